@@ -1,0 +1,17 @@
+/* The subcommands of `cbana`, one file each in cli/. Each takes the
+ * arguments after its own name and returns the process exit status:
+ * 0 success, 1 a gate failed (validate, check), 2 an error before any
+ * input ran (usage, compile, configuration), 3 some input stopped. */
+#ifndef CBANA_CLI_COMMANDS_H
+#define CBANA_CLI_COMMANDS_H
+
+typedef struct cb_command {
+  const char *name;
+  const char *summary;
+  int (*run)(int argc, char **argv);
+  void (*usage)(void);
+} cb_command;
+
+extern const cb_command cb_commands[];
+
+#endif
