@@ -1,0 +1,393 @@
+/* program.h: the Program, the contract between frontend/ and analysis/.
+ *
+ * A Program is a whole C program lowered from LLVM IR into flat arrays
+ * that an engine can run without LLVM: functions made of blocks, blocks
+ * made of operations on numbered value slots, memory operations tagged
+ * with a site (where in the source, what it touches), the globals with the
+ * addresses the linker gave them and their initial bytes, the debug-info
+ * view of variables and C types, and the branch points with the text of
+ * their conditions. The frontend builds it once; afterwards it is
+ * immutable and shared by every input and every thread. Nothing here
+ * refers to LLVM.
+ *
+ * Values. Every SSA value of a function lives in "slots" of the function's
+ * frame: one 8-byte slot per scalar (cb_value), `lanes` consecutive slots
+ * for a vector, one slot per flattened member for an aggregate ({i64, i1}
+ * of an overflow intrinsic uses two). Integers are kept zero-extended from
+ * their width; f32 is kept as a float in the slot (cb_value.f), f64 as a
+ * double, pointers as the 64-bit address in the modelled process.
+ *
+ * Operands. A cb_operand below CB_OPND_CONST names a slot of the current
+ * frame; with CB_OPND_CONST set, its low bits index program->consts (a
+ * vector constant takes `lanes` consecutive entries). Addresses of globals
+ * and functions are constants: the frontend has already placed them.
+ */
+#ifndef CBANA_PROGRAM_H
+#define CBANA_PROGRAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cbana/libc_names.h"
+
+#define CB_NONE UINT32_MAX
+#define CB_OPND_CONST 0x80000000u
+
+typedef uint32_t cb_operand;
+
+typedef union cb_value {
+  uint64_t u;
+  int64_t s;
+  double d;
+  float f;
+} cb_value;
+
+/* Element types of values. */
+typedef enum cb_ty {
+  CB_TY_VOID,
+  CB_TY_I1,
+  CB_TY_I8,
+  CB_TY_I16,
+  CB_TY_I32,
+  CB_TY_I64,
+  CB_TY_F32,
+  CB_TY_F64,
+  CB_TY_PTR,
+  CB_TY_COUNT
+} cb_ty;
+
+/* Bytes an element of the type occupies in memory (I1 as one byte). */
+static inline unsigned cb_ty_bytes(cb_ty t) {
+  static const unsigned bytes[CB_TY_COUNT] = {0, 1, 1, 2, 4, 8, 4, 8, 8};
+  return bytes[t];
+}
+
+/* Integer predicates (LLVM's order) and floating-point predicates. */
+typedef enum cb_icmp {
+  CB_ICMP_EQ,
+  CB_ICMP_NE,
+  CB_ICMP_UGT,
+  CB_ICMP_UGE,
+  CB_ICMP_ULT,
+  CB_ICMP_ULE,
+  CB_ICMP_SGT,
+  CB_ICMP_SGE,
+  CB_ICMP_SLT,
+  CB_ICMP_SLE
+} cb_icmp;
+
+/* Bit-encoded as in LLVM: 1 less, 2 equal, 4 greater, 8 unordered. */
+typedef enum cb_fcmp {
+  CB_FCMP_FALSE,
+  CB_FCMP_OEQ,
+  CB_FCMP_OGT,
+  CB_FCMP_OGE,
+  CB_FCMP_OLT,
+  CB_FCMP_OLE,
+  CB_FCMP_ONE,
+  CB_FCMP_ORD,
+  CB_FCMP_UNO,
+  CB_FCMP_UEQ,
+  CB_FCMP_UGT,
+  CB_FCMP_UGE,
+  CB_FCMP_ULT,
+  CB_FCMP_ULE,
+  CB_FCMP_UNE,
+  CB_FCMP_TRUE
+} cb_fcmp;
+
+/* Operations. Field use per opcode (see cb_op):
+ *   binary arithmetic    dst = a OP b                   ty, lanes
+ *   CB_OP_FNEG           dst = -a                       ty, lanes
+ *   CB_OP_ICMP/FCMP      dst(i1 x lanes) = a PRED b     ty = operand type,
+ *                                                       aux = predicate
+ *   CB_OP_SELECT         dst = a ? b : c (a may be a lane vector)
+ *   casts                dst(ty) = (ty) a(ty2)          lanes
+ *   CB_OP_BITCAST        reinterpret bytes: dst ty x lanes from a of ty2
+ *                        (source lanes = total bytes / bytes of ty2)
+ *   CB_OP_MOV            dst = a (also freeze, and copies of aggregates of
+ *                        `lanes` slots)
+ *   CB_OP_GEP            dst = a + extra[aux] + sum(index_k * scale_k);
+ *                        extra[aux+1] = n; for k < n:
+ *                        extra[aux+2+2k] = operand | (index bits << 32)
+ *                        (the index is sign-extended from its bits),
+ *                        extra[aux+3+2k] = scale in bytes
+ *   CB_OP_LOAD           dst = *(ty x lanes *)a         aux = site
+ *   CB_OP_STORE          *(ty x lanes *)b = a           aux = site
+ *   CB_OP_ALLOCA         dst = address of frame object aux (program
+ *                        frame_objs); a = element count operand for a
+ *                        dynamic alloca (then size = count * obj size),
+ *                        CB_NONE for a fixed one
+ *   CB_OP_EXTRACTELT     dst(ty) = a[b]                 lanes = of a
+ *   CB_OP_INSERTELT      dst = a with [c] = b           ty, lanes
+ *   CB_OP_SHUFFLE        dst[i] = concat(a, b)[mask[i]] ty, lanes = result
+ *                        lanes; extra[aux] = source lanes, extra[aux+1+i]
+ *                        = mask[i] (-1: undefined, any value will do)
+ *   CB_OP_EXTRACTVAL     dst(lanes slots) = slots a+aux .. of an aggregate
+ *   CB_OP_INSERTVAL      dst = aggregate a (extra[aux] slots in all) with
+ *                        slots from extra[aux+1] replaced by b (lanes)
+ *   CB_OP_PHI            dst = the value for the predecessor control came
+ *                        from; extra[aux] = n; pairs (predecessor block
+ *                        index within the function, operand). Phis come
+ *                        first in their block and are parallel.
+ *   CB_OP_CALL           dst = call; extra[aux..]: see cb_call_kind
+ *   CB_OP_BR             a = i1 condition, or CB_NONE when unconditional;
+ *                        successors of the block: [0] taken when true (or
+ *                        the only one), [1] when false; aux = branch point
+ *                        (program->branches) or CB_NONE
+ *   CB_OP_SWITCH         a = value (ty); extra[aux] = n cases; pairs
+ *                        (case value, successor index); default is
+ *                        successor 0; branch point in extra[aux+1+2n]
+ *   CB_OP_RET            a = value (lanes slots) or CB_NONE
+ *   CB_OP_UNREACHABLE    the engine stops the input with an error
+ */
+typedef enum cb_opcode {
+  CB_OP_ADD,
+  CB_OP_SUB,
+  CB_OP_MUL,
+  CB_OP_UDIV,
+  CB_OP_SDIV,
+  CB_OP_UREM,
+  CB_OP_SREM,
+  CB_OP_SHL,
+  CB_OP_LSHR,
+  CB_OP_ASHR,
+  CB_OP_AND,
+  CB_OP_OR,
+  CB_OP_XOR,
+  CB_OP_FADD,
+  CB_OP_FSUB,
+  CB_OP_FMUL,
+  CB_OP_FDIV,
+  CB_OP_FREM,
+  CB_OP_FNEG,
+  CB_OP_ICMP,
+  CB_OP_FCMP,
+  CB_OP_SELECT,
+  CB_OP_TRUNC,
+  CB_OP_ZEXT,
+  CB_OP_SEXT,
+  CB_OP_FPTRUNC,
+  CB_OP_FPEXT,
+  CB_OP_FPTOUI,
+  CB_OP_FPTOSI,
+  CB_OP_UITOFP,
+  CB_OP_SITOFP,
+  CB_OP_PTRTOINT,
+  CB_OP_INTTOPTR,
+  CB_OP_BITCAST,
+  CB_OP_MOV,
+  CB_OP_GEP,
+  CB_OP_LOAD,
+  CB_OP_STORE,
+  CB_OP_ALLOCA,
+  CB_OP_EXTRACTELT,
+  CB_OP_INSERTELT,
+  CB_OP_SHUFFLE,
+  CB_OP_EXTRACTVAL,
+  CB_OP_INSERTVAL,
+  CB_OP_PHI,
+  CB_OP_CALL,
+  CB_OP_BR,
+  CB_OP_SWITCH,
+  CB_OP_RET,
+  CB_OP_UNREACHABLE,
+  CB_OP_COUNT
+} cb_opcode;
+
+typedef struct cb_op {
+  uint8_t code;  /* cb_opcode */
+  uint8_t ty;    /* cb_ty of the result (or of the operands, see above) */
+  uint8_t ty2;   /* source element type of casts */
+  uint8_t lanes; /* 1 for scalars */
+  uint32_t dst;  /* destination slot, CB_NONE when the op has no value */
+  cb_operand a, b, c;
+  uint32_t aux; /* site, predicate, frame object, or index into extra */
+} cb_op;
+
+/* A call's record in program->extra, starting at op.aux:
+ *   [0] cb_call_kind
+ *   [1] callee: function index (DIRECT), cb_libfn (LIBC), cb_intrinsic
+ *       (INTRINSIC), unused (INDIRECT: the callee address is op.a)
+ *   [2] site of the call (file, line, function; for library traffic)
+ *   [3] n arguments
+ *   [4+k] operand | (cb_ty << 32) | (lanes << 40) | (byval bytes << 48);
+ *         byval bytes is non-zero for a pointer argument passed by value
+ *         (the callee gets a copy of that many bytes)
+ * The result type is op.ty x op.lanes (CB_TY_VOID: no result). */
+typedef enum cb_call_kind {
+  CB_CALL_DIRECT,
+  CB_CALL_INDIRECT,
+  CB_CALL_LIBC,
+  CB_CALL_INTRINSIC
+} cb_call_kind;
+
+#define CB_CALL_ARG_OPERAND(x) ((cb_operand)((uint64_t)(x)&0xffffffffu))
+#define CB_CALL_ARG_TY(x) ((cb_ty)(((uint64_t)(x) >> 32) & 0xff))
+#define CB_CALL_ARG_LANES(x) ((unsigned)(((uint64_t)(x) >> 40) & 0xff))
+#define CB_CALL_ARG_BYVAL(x) ((uint32_t)((uint64_t)(x) >> 48))
+
+typedef struct cb_block {
+  uint32_t first_op, n_ops;    /* into program->ops; the last op ends it */
+  uint32_t first_succ, n_succ; /* into program->succs (block indexes
+                                  within the function) */
+  uint32_t first_pred, n_pred; /* into program->preds */
+} cb_block;
+
+typedef struct cb_param {
+  uint32_t slot;
+  uint8_t ty, lanes;
+  uint32_t byval; /* bytes copied for a by-value aggregate, else 0 */
+} cb_param;
+
+typedef struct cb_function {
+  const char *name;               /* the linker's name */
+  uint32_t first_block, n_blocks; /* into program->blocks; entry first */
+  uint32_t n_slots;               /* frame size in slots */
+  uint32_t first_param, n_params; /* into program->params */
+  uint8_t ret_ty, ret_lanes;
+  bool is_vararg;
+  uint64_t addr;       /* code address in the modelled process, 0 if none */
+  uint32_t file, line; /* definition (program->files) */
+} cb_function;
+
+/* Where an access or call comes from, and what it touches. Functions are
+ * the source's: code inlined into a caller keeps the function it was
+ * written in (the debug location's scope). Line 0: the compiler left no
+ * line; file is then the function's file. */
+typedef struct cb_site {
+  uint32_t file, line, col;
+  uint32_t func;  /* program->src_funcs: the source function */
+  uint32_t var;   /* program->vars: the variable accessed, or CB_NONE */
+  uint32_t type;  /* program->types: C type of the element, or CB_NONE */
+  uint32_t field; /* program->fields: struct field, or CB_NONE */
+  uint32_t size;  /* bytes accessed (calls: 0) */
+  uint8_t is_write;
+  uint8_t is_call;  /* a call site (library traffic attributed here) */
+  const char *text; /* the access as written when known: "grid[i][j]" */
+} cb_site;
+
+/* Source-level functions (including ones fully inlined away). */
+typedef struct cb_src_func {
+  const char *name;
+  uint32_t file, line;
+} cb_src_func;
+
+typedef enum cb_var_kind {
+  CB_VAR_GLOBAL,
+  CB_VAR_LOCAL,
+  CB_VAR_PARAM
+} cb_var_kind;
+
+typedef struct cb_var {
+  const char *name;
+  cb_var_kind kind;
+  uint32_t src_func; /* locals and parameters */
+  uint32_t type;     /* program->types or CB_NONE */
+  uint32_t file, line;
+} cb_var;
+
+typedef enum cb_ctype_kind {
+  CB_CT_BASE,
+  CB_CT_POINTER,
+  CB_CT_ARRAY,
+  CB_CT_STRUCT,
+  CB_CT_UNION,
+  CB_CT_ENUM,
+  CB_CT_TYPEDEF,
+  CB_CT_FUNCTION
+} cb_ctype_kind;
+
+typedef struct cb_ctype {
+  cb_ctype_kind kind;
+  const char *name; /* "double", "struct particle", "double[64][128]" */
+  uint64_t size;
+  uint32_t elem;  /* pointee, array element, typedef target, or CB_NONE */
+  uint64_t count; /* array elements (0: unknown) */
+  uint32_t first_field, n_fields; /* struct and union members */
+} cb_ctype;
+
+typedef struct cb_field {
+  const char *name;
+  uint64_t offset; /* bytes from the start of the struct */
+  uint64_t size;
+  uint32_t type;
+} cb_field;
+
+typedef struct cb_global {
+  const char *name;
+  uint64_t addr, size;
+  uint32_t align;
+  uint32_t var;        /* program->vars or CB_NONE (compiler-made) */
+  const uint8_t *init; /* size bytes with pointers resolved; NULL: zeros */
+  bool is_constant;
+  const char *section; /* ".data", ".bss", ".rodata", ... */
+} cb_global;
+
+/* A stack object (an alloca). */
+typedef struct cb_frame_obj {
+  uint32_t func; /* program->functions */
+  uint64_t size;
+  uint32_t align;
+  uint32_t var;         /* program->vars or CB_NONE */
+  int64_t frame_offset; /* from the frame's CFA when the machine code says
+                           so, else CB_FRAME_OFFSET_UNKNOWN */
+} cb_frame_obj;
+#define CB_FRAME_OFFSET_UNKNOWN INT64_MIN
+
+/* A point where control splits on a condition of the source. */
+typedef struct cb_branch {
+  uint32_t func, block; /* program->functions, block within it */
+  uint32_t file, line, col;
+  const char *text; /* the condition as written: "n % 20 == 0" */
+} cb_branch;
+
+typedef struct cb_program {
+  const char **files; /* source files, as given to the compiler */
+  uint32_t n_files;
+  cb_function *functions;
+  uint32_t n_functions;
+  uint32_t main_function; /* index of main, CB_NONE when absent */
+  cb_block *blocks;
+  uint32_t n_blocks;
+  uint32_t *succs, *preds;
+  cb_op *ops;
+  uint32_t n_ops;
+  cb_param *params;
+  cb_value *consts;
+  uint32_t n_consts;
+  int64_t *extra;
+  uint32_t n_extra;
+  cb_site *sites;
+  uint32_t n_sites;
+  cb_src_func *src_funcs;
+  uint32_t n_src_funcs;
+  cb_var *vars;
+  uint32_t n_vars;
+  cb_ctype *types;
+  uint32_t n_types;
+  cb_field *fields;
+  uint32_t n_fields;
+  cb_global *globals;
+  uint32_t n_globals;
+  cb_frame_obj *frame_objs;
+  uint32_t n_frame_objs;
+  cb_branch *branches;
+  uint32_t n_branches;
+  /* The modelled process image. */
+  uint64_t load_base;   /* where the PIE is placed (0 for a non-PIE) */
+  uint64_t image_end;   /* first address past the executable's segments */
+  const char *exe_path; /* the ELF executable built with the same flags */
+} cb_program;
+
+/* Frees a Program and everything it owns (implemented by the frontend,
+ * which allocates it). */
+void cb_program_free(cb_program *p);
+
+static inline const cb_value *cb_program_const(const cb_program *p,
+                                               cb_operand o) {
+  return &p->consts[o & ~CB_OPND_CONST];
+}
+
+#endif
