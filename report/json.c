@@ -1,0 +1,212 @@
+/* The JSON report (schema: docs/report-json.md), built with json-c so that
+ * 64-bit counters stay exact and strings are escaped correctly. */
+#include "cbana/report.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+
+static json_object *u64(uint64_t v) {
+  return json_object_new_uint64(v);
+}
+
+static json_object *str_or_null(const char *s) {
+  return s ? json_object_new_string(s) : NULL;
+}
+
+static json_object *level_totals(const cb_level_counts *lc, bool classified) {
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "accesses", u64(lc->accesses));
+  json_object_object_add(o, "reads", u64(lc->reads));
+  json_object_object_add(o, "writes", u64(lc->writes));
+  json_object_object_add(o, "misses", u64(lc->misses));
+  json_object_object_add(o, "read_misses", u64(lc->read_misses));
+  json_object_object_add(o, "write_misses", u64(lc->write_misses));
+  json_object_object_add(o, "compulsory",
+                         classified ? u64(lc->compulsory) : NULL);
+  json_object_object_add(o, "capacity", classified ? u64(lc->capacity) : NULL);
+  json_object_object_add(o, "conflict", classified ? u64(lc->conflict) : NULL);
+  return o;
+}
+
+/* accesses (first level), misses keyed by level, classes keyed by level */
+static void add_row_counts(json_object *o, const cb_cache_result *c,
+                           const cb_row *row) {
+  json_object_object_add(o, "accesses", u64(row->level[0].accesses));
+  json_object *misses = json_object_new_object();
+  json_object *classes = json_object_new_object();
+  for (unsigned l = 0; l < c->n_levels; l++) {
+    json_object_object_add(misses, c->level_names[l],
+                           u64(row->level[l].misses));
+    if (c->classified) {
+      json_object *k = json_object_new_object();
+      json_object_object_add(k, "compulsory", u64(row->level[l].compulsory));
+      json_object_object_add(k, "capacity", u64(row->level[l].capacity));
+      json_object_object_add(k, "conflict", u64(row->level[l].conflict));
+      json_object_object_add(classes, c->level_names[l], k);
+    }
+  }
+  json_object_object_add(o, "misses", misses);
+  if (c->classified)
+    json_object_object_add(o, "classes", classes);
+  else
+    json_object_put(classes);
+}
+
+static const char *file_name(const cb_program *p, uint32_t f) {
+  return f < p->n_files ? p->files[f] : NULL;
+}
+
+static const char *func_name(const cb_program *p, uint32_t f) {
+  return f < p->n_src_funcs ? p->src_funcs[f].name : NULL;
+}
+
+static const char *var_kind_name(cb_var_kind k) {
+  switch (k) {
+  case CB_VAR_GLOBAL:
+    return "global";
+  case CB_VAR_LOCAL:
+    return "local";
+  case CB_VAR_PARAM:
+    return "parameter";
+  }
+  return "unknown";
+}
+
+static json_object *view_array(const cb_program *p, const cb_cache_result *c,
+                               cb_view view) {
+  cb_row *rows;
+  size_t n = cb_report_aggregate(p, c, view, &rows);
+  json_object *arr = json_object_new_array();
+  for (size_t i = 0; i < n; i++) {
+    const cb_row *row = &rows[i];
+    json_object *o = json_object_new_object();
+    switch (view) {
+    case CB_VIEW_CALLS:
+      json_object_object_add(o, "callee", str_or_null(row->callee));
+      /* A call is placed by its calling line, as a line is. */
+      /* fall through */
+    case CB_VIEW_LINES:
+      json_object_object_add(o, "file", str_or_null(file_name(p, row->file)));
+      json_object_object_add(o, "line", u64(row->line));
+      json_object_object_add(o, "function",
+                             str_or_null(func_name(p, row->func)));
+      break;
+    case CB_VIEW_FUNCTIONS:
+      json_object_object_add(o, "name", str_or_null(func_name(p, row->func)));
+      json_object_object_add(o, "file", str_or_null(file_name(p, row->file)));
+      break;
+    case CB_VIEW_VARIABLES: {
+      const cb_var *v = &p->vars[row->var];
+      json_object_object_add(o, "name", str_or_null(v->name));
+      json_object_object_add(o, "kind",
+                             json_object_new_string(var_kind_name(v->kind)));
+      json_object_object_add(o, "function",
+                             v->kind == CB_VAR_GLOBAL
+                                 ? NULL
+                                 : str_or_null(func_name(p, v->src_func)));
+      json_object_object_add(
+          o, "type",
+          v->type < p->n_types ? str_or_null(p->types[v->type].name) : NULL);
+      break;
+    }
+    }
+    add_row_counts(o, c, row);
+    json_object_array_add(arr, o);
+  }
+  free(rows);
+  return arr;
+}
+
+static json_object *cache_object(const cb_program *p,
+                                 const cb_cache_result *c) {
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "name", json_object_new_string(c->name));
+  json_object *levels = json_object_new_object();
+  for (unsigned l = 0; l < c->n_levels; l++)
+    json_object_object_add(levels, c->level_names[l],
+                           level_totals(&c->levels[l], c->classified));
+  json_object_object_add(o, "levels", levels);
+  json_object_object_add(o, "lines", view_array(p, c, CB_VIEW_LINES));
+  json_object_object_add(o, "calls", view_array(p, c, CB_VIEW_CALLS));
+  json_object_object_add(o, "variables", view_array(p, c, CB_VIEW_VARIABLES));
+  json_object_object_add(o, "functions", view_array(p, c, CB_VIEW_FUNCTIONS));
+  return o;
+}
+
+static json_object *run_object(const cb_program *p, const cb_run_result *r) {
+  json_object *o = json_object_new_object();
+  json_object *in = json_object_new_object();
+  json_object_object_add(in, "index", u64(r->index));
+  json_object *args = json_object_new_array();
+  for (unsigned i = 0; i < r->n_args; i++)
+    json_object_array_add(args, json_object_new_string(r->args[i]));
+  json_object_object_add(in, "args", args);
+  json_object_object_add(in, "stdin", str_or_null(r->stdin_path));
+  if (r->inputs_line)
+    json_object_object_add(in, "line", u64(r->inputs_line));
+  json_object_object_add(o, "input", in);
+  json_object_object_add(
+      o, "status",
+      json_object_new_string(r->status == CB_RUN_OK ? "ok" : "error"));
+  if (r->status != CB_RUN_OK) {
+    json_object *e = json_object_new_object();
+    json_object_object_add(e, "message", str_or_null(r->error_message));
+    json_object_object_add(e, "file", str_or_null(r->error_file));
+    json_object_object_add(e, "line", u64(r->error_line));
+    json_object_object_add(o, "error", e);
+  }
+  json_object_object_add(o, "exit_code",
+                         r->exited ? json_object_new_int(r->exit_code) : NULL);
+  char path[32];
+  snprintf(path, sizeof path, "P%u", r->path_class);
+  json_object_object_add(o, "path", json_object_new_string(path));
+  snprintf(path, sizeof path, "%016llx", (unsigned long long)r->path_hash);
+  json_object_object_add(o, "path_hash", json_object_new_string(path));
+  json_object_object_add(o, "operations", u64(r->operations));
+  json_object_object_add(o, "output", str_or_null(r->output));
+  json_object *caches = json_object_new_array();
+  for (unsigned i = 0; i < r->n_caches; i++)
+    json_object_array_add(caches, cache_object(p, &r->caches[i]));
+  json_object_object_add(o, "caches", caches);
+  return o;
+}
+
+/* Which inputs share which path class. */
+static json_object *paths_array(const cb_results *r) {
+  json_object *arr = json_object_new_array();
+  for (unsigned k = 1; k <= r->n_path_classes; k++) {
+    json_object *cls = json_object_new_object();
+    char name[32];
+    snprintf(name, sizeof name, "P%u", k);
+    json_object_object_add(cls, "path", json_object_new_string(name));
+    json_object *inputs = json_object_new_array();
+    for (unsigned i = 0; i < r->n_runs; i++)
+      if (r->runs[i].path_class == k)
+        json_object_array_add(inputs, u64(r->runs[i].index));
+    json_object_object_add(cls, "inputs", inputs);
+    json_object_array_add(arr, cls);
+  }
+  return arr;
+}
+
+int cb_report_json(FILE *out, const cb_results *r,
+                   const cb_report_options *opt) {
+  (void)opt;
+  json_object *root = json_object_new_object();
+  json_object_object_add(root, "tool", json_object_new_string("cbana"));
+  json_object *files = json_object_new_array();
+  for (uint32_t i = 0; i < r->program->n_files; i++)
+    json_object_array_add(files, json_object_new_string(r->program->files[i]));
+  json_object_object_add(root, "files", files);
+  json_object *runs = json_object_new_array();
+  for (unsigned i = 0; i < r->n_runs; i++)
+    json_object_array_add(runs, run_object(r->program, &r->runs[i]));
+  json_object_object_add(root, "runs", runs);
+  json_object_object_add(root, "paths", paths_array(r));
+  const char *text = json_object_to_json_string_ext(
+      root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                JSON_C_TO_STRING_NOSLASHESCAPE);
+  int rc = fputs(text, out) < 0 || fputc('\n', out) == EOF ? -1 : 0;
+  json_object_put(root);
+  return rc;
+}

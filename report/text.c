@@ -1,0 +1,226 @@
+/* The text report, for people: per input, the totals of every level in
+ * the shape of cachegrind's summary, then the heaviest source lines (with
+ * the line's text), variables, and library calls. */
+#include "cbana/report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The lines of one source file, read once. */
+typedef struct source_file {
+  char *text;
+  char **lines; /* lines[i] is line i+1, without its newline */
+  uint32_t n_lines;
+} source_file;
+
+static void source_load(source_file *sf, const char *path) {
+  memset(sf, 0, sizeof *sf);
+  FILE *f = path ? fopen(path, "r") : NULL;
+  if (!f)
+    return;
+  size_t cap = 4096, len = 0;
+  sf->text = malloc(cap);
+  size_t got;
+  while (sf->text && (got = fread(sf->text + len, 1, cap - len - 1, f)) > 0) {
+    len += got;
+    if (cap - len - 1 == 0) {
+      char *t = realloc(sf->text, cap * 2);
+      if (!t)
+        break;
+      sf->text = t;
+      cap *= 2;
+    }
+  }
+  fclose(f);
+  if (!sf->text)
+    return;
+  sf->text[len] = '\0';
+  uint32_t n = 1;
+  for (size_t i = 0; i < len; i++)
+    n += sf->text[i] == '\n';
+  sf->lines = malloc(sizeof *sf->lines * n);
+  if (!sf->lines)
+    return;
+  char *s = sf->text;
+  for (;;) {
+    sf->lines[sf->n_lines++] = s;
+    char *nl = strchr(s, '\n');
+    if (!nl)
+      break;
+    *nl = '\0';
+    s = nl + 1;
+  }
+}
+
+static const char *source_line(const source_file *sf, uint32_t line) {
+  if (line == 0 || line > sf->n_lines)
+    return "";
+  const char *s = sf->lines[line - 1];
+  while (*s == ' ' || *s == '\t')
+    s++;
+  return s;
+}
+
+static double pct(uint64_t part, uint64_t whole) {
+  return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void print_levels(FILE *out, const cb_cache_result *c) {
+  fprintf(out, "  %-6s %14s %12s %7s %12s %12s %12s\n", "level", "accesses",
+          "misses", "miss%", "compulsory", "capacity", "conflict");
+  for (unsigned l = 0; l < c->n_levels; l++) {
+    const cb_level_counts *lc = &c->levels[l];
+    fprintf(out, "  %-6s %14" PRIu64 " %12" PRIu64 " %6.2f%%",
+            c->level_names[l], lc->accesses, lc->misses,
+            pct(lc->misses, lc->accesses));
+    if (c->classified)
+      fprintf(out, " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n",
+              lc->compulsory, lc->capacity, lc->conflict);
+    else
+      fprintf(out, " %12s %12s %12s\n", "-", "-", "-");
+    fprintf(out, "  %-6s %14" PRIu64 " %12" PRIu64 "   (reads)\n", "",
+            lc->reads, lc->read_misses);
+    fprintf(out, "  %-6s %14" PRIu64 " %12" PRIu64 "   (writes)\n", "",
+            lc->writes, lc->write_misses);
+  }
+}
+
+static void print_row_counts(FILE *out, const cb_cache_result *c,
+                             const cb_row *row) {
+  fprintf(out, "%12" PRIu64, row->level[0].accesses);
+  for (unsigned l = 0; l < c->n_levels; l++)
+    fprintf(out, " %10" PRIu64, row->level[l].misses);
+}
+
+static void print_row_header(FILE *out, const cb_cache_result *c,
+                             const char *what) {
+  fprintf(out, "  %12s", "accesses");
+  for (unsigned l = 0; l < c->n_levels; l++)
+    fprintf(out, " %10s", c->level_names[l]);
+  fprintf(out, "  %s\n", what);
+}
+
+static void print_lines(FILE *out, const cb_program *p,
+                        const cb_cache_result *c, const source_file *src,
+                        unsigned top) {
+  cb_row *rows;
+  size_t n = cb_report_aggregate(p, c, CB_VIEW_LINES, &rows);
+  fprintf(out, "\n  heaviest lines (misses per level):\n");
+  print_row_header(out, c, "file:line  function  source");
+  for (size_t i = 0; i < n && i < top; i++) {
+    const cb_row *row = &rows[i];
+    fprintf(out, "  ");
+    print_row_counts(out, c, row);
+    const char *fn =
+        row->func < p->n_src_funcs ? p->src_funcs[row->func].name : "?";
+    const char *file = row->file < p->n_files ? p->files[row->file] : "?";
+    const char *base = strrchr(file, '/');
+    fprintf(out, "  %s:%u  %s  %s\n", base ? base + 1 : file, row->line, fn,
+            row->file < p->n_files ? source_line(&src[row->file], row->line)
+                                   : "");
+  }
+  free(rows);
+}
+
+static void print_variables(FILE *out, const cb_program *p,
+                            const cb_cache_result *c, unsigned top) {
+  cb_row *rows;
+  size_t n = cb_report_aggregate(p, c, CB_VIEW_VARIABLES, &rows);
+  if (n == 0) {
+    free(rows);
+    return;
+  }
+  fprintf(out, "\n  heaviest variables:\n");
+  print_row_header(out, c, "variable  type");
+  for (size_t i = 0; i < n && i < top; i++) {
+    const cb_var *v = &p->vars[rows[i].var];
+    fprintf(out, "  ");
+    print_row_counts(out, c, &rows[i]);
+    fprintf(out, "  %s", v->name ? v->name : "?");
+    if (v->kind != CB_VAR_GLOBAL && v->src_func < p->n_src_funcs)
+      fprintf(out, " (in %s)", p->src_funcs[v->src_func].name);
+    if (v->type < p->n_types)
+      fprintf(out, "  %s", p->types[v->type].name);
+    fputc('\n', out);
+  }
+  free(rows);
+}
+
+static void print_calls(FILE *out, const cb_program *p,
+                        const cb_cache_result *c, unsigned top) {
+  cb_row *rows;
+  size_t n = cb_report_aggregate(p, c, CB_VIEW_CALLS, &rows);
+  if (n > 0) {
+    fprintf(out, "\n  library traffic (not counted above):\n");
+    print_row_header(out, c, "callee  called from");
+    for (size_t i = 0; i < n && i < top; i++) {
+      const char *file =
+          rows[i].file < p->n_files ? p->files[rows[i].file] : "?";
+      const char *base = strrchr(file, '/');
+      fprintf(out, "  ");
+      print_row_counts(out, c, &rows[i]);
+      fprintf(out, "  %s  %s:%u\n", rows[i].callee ? rows[i].callee : "?",
+              base ? base + 1 : file, rows[i].line);
+    }
+  }
+  free(rows);
+}
+
+static void print_input(FILE *out, const cb_run_result *r) {
+  fprintf(out, "input %u:", r->index);
+  for (unsigned i = 0; i < r->n_args; i++)
+    fprintf(out, " %s", r->args[i]);
+  if (r->stdin_path)
+    fprintf(out, " < %s", r->stdin_path);
+  if (r->status == CB_RUN_OK)
+    fprintf(out, "  [path P%u, exit %d]\n", r->path_class, r->exit_code);
+  else
+    fprintf(out, "  [stopped]\n");
+}
+
+int cb_report_text(FILE *out, const cb_results *r,
+                   const cb_report_options *opt) {
+  const cb_program *p = r->program;
+  unsigned top = opt && opt->top ? opt->top : 10;
+  source_file *src = calloc(p->n_files ? p->n_files : 1, sizeof *src);
+  if (!src)
+    return -1;
+  for (uint32_t f = 0; f < p->n_files; f++)
+    source_load(&src[f], p->files[f]);
+  for (unsigned i = 0; i < r->n_runs; i++) {
+    const cb_run_result *run = &r->runs[i];
+    if (i)
+      fputc('\n', out);
+    print_input(out, run);
+    if (run->status != CB_RUN_OK)
+      fprintf(out, "  error: %s:%u: %s\n",
+              run->error_file ? run->error_file : "?", run->error_line,
+              run->error_message ? run->error_message : "stopped");
+    for (unsigned k = 0; k < run->n_caches; k++) {
+      const cb_cache_result *c = &run->caches[k];
+      fprintf(out, "cache %s%s\n", c->name,
+              run->status == CB_RUN_OK ? "" : " (up to where it stopped)");
+      print_levels(out, c);
+      print_lines(out, p, c, src, top);
+      print_variables(out, p, c, top);
+      print_calls(out, p, c, top);
+    }
+  }
+  if (r->n_path_classes > 1) {
+    fprintf(out, "\npath classes:\n");
+    for (unsigned k = 1; k <= r->n_path_classes; k++) {
+      fprintf(out, "  P%u: inputs", k);
+      for (unsigned i = 0; i < r->n_runs; i++)
+        if (r->runs[i].path_class == k)
+          fprintf(out, " %u", r->runs[i].index);
+      fputc('\n', out);
+    }
+  }
+  for (uint32_t f = 0; f < p->n_files; f++) {
+    free(src[f].lines);
+    free(src[f].text);
+  }
+  free(src);
+  return ferror(out) ? -1 : 0;
+}
