@@ -1,0 +1,249 @@
+/* Option parsing for analyze, validate and check (getopt_long, so GNU
+ * conventions hold: --opt=value or --opt value, options anywhere). */
+#include "analyze_args.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  OPT_INPUTS = 256,
+  OPT_ARGS,
+  OPT_CACHE,
+  OPT_D1,
+  OPT_L2,
+  OPT_LL,
+  OPT_CFLAGS,
+  OPT_FORMAT,
+  OPT_TOP,
+  OPT_JOBS,
+  OPT_BUDGET,
+  OPT_STACK_TOP,
+  OPT_NO_CLASSIFY,
+  OPT_QUIET,
+  OPT_STATS,
+  OPT_BASELINE,
+  OPT_TOLERANCE,
+  OPT_LEVEL,
+  OPT_UPDATE,
+};
+
+static const struct option long_options[] = {
+    {"inputs", required_argument, NULL, OPT_INPUTS},
+    {"args", required_argument, NULL, OPT_ARGS},
+    {"cache", required_argument, NULL, OPT_CACHE},
+    {"D1", required_argument, NULL, OPT_D1},
+    {"L2", required_argument, NULL, OPT_L2},
+    {"LL", required_argument, NULL, OPT_LL},
+    {"cflags", required_argument, NULL, OPT_CFLAGS},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"output", required_argument, NULL, 'o'},
+    {"top", required_argument, NULL, OPT_TOP},
+    {"jobs", required_argument, NULL, OPT_JOBS},
+    {"budget", required_argument, NULL, OPT_BUDGET},
+    {"stack-top", required_argument, NULL, OPT_STACK_TOP},
+    {"no-classify", no_argument, NULL, OPT_NO_CLASSIFY},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"stats", no_argument, NULL, OPT_STATS},
+    {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+    {"max-increase", required_argument, NULL, OPT_TOLERANCE},
+    {"level", required_argument, NULL, OPT_LEVEL},
+    {"update", no_argument, NULL, OPT_UPDATE},
+    {NULL, 0, NULL, 0},
+};
+
+/* A whole unsigned number (any base strtoull takes), or false. */
+static bool parse_u64(const char *s, uint64_t *out) {
+  if (!s || !*s || *s == '-')
+    return false;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 0);
+  if (errno || *end)
+    return false;
+  *out = v;
+  return true;
+}
+
+static bool bad_number(const char *command, const char *opt, const char *v) {
+  fprintf(stderr, "cbana %s: %s needs a whole number, not '%s'\n", command, opt,
+          v);
+  return false;
+}
+
+bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
+                           const char *command) {
+  memset(a, 0, sizeof *a);
+  a->cflags = "-O2";
+  a->format = "text";
+  a->top = 10;
+  a->tolerance = -1;
+  a->sources = calloc((size_t)argc + 1, sizeof *a->sources);
+  if (!a->sources)
+    return false;
+  /* getopt_long wants argv[0] to be the program; shift by one. */
+  char **av = calloc((size_t)argc + 2, sizeof *av);
+  if (!av)
+    return false;
+  av[0] = (char *)command;
+  for (int i = 0; i < argc; i++)
+    av[i + 1] = argv[i];
+  int ac = argc + 1;
+  optind = 1;
+  opterr = 0;
+  bool ok = true;
+  int c;
+  uint64_t n;
+  while (ok && (c = getopt_long(ac, av, ":o:p:", long_options, NULL)) != -1) {
+    switch (c) {
+    case OPT_INPUTS:
+      a->inputs_file = optarg;
+      break;
+    case OPT_ARGS:
+      a->inline_args = optarg;
+      break;
+    case OPT_CACHE:
+      if (a->n_caches == CB_MAX_CACHE_ARGS) {
+        fprintf(stderr, "cbana %s: at most %d --cache options\n", command,
+                CB_MAX_CACHE_ARGS);
+        ok = false;
+      } else {
+        a->caches[a->n_caches++] = optarg;
+      }
+      break;
+    case OPT_D1:
+      a->flag_d1 = optarg;
+      break;
+    case OPT_L2:
+      a->flag_l2 = optarg;
+      break;
+    case OPT_LL:
+      a->flag_ll = optarg;
+      break;
+    case OPT_CFLAGS:
+      a->cflags = optarg;
+      break;
+    case 'p':
+      a->compdb_dir = optarg;
+      break;
+    case OPT_FORMAT:
+      a->format = optarg;
+      break;
+    case 'o':
+      a->output = optarg;
+      break;
+    case OPT_TOP:
+      ok = (parse_u64(optarg, &n) && n > 0 && n < 1000000)
+               ? (a->top = (unsigned)n, true)
+               : bad_number(command, "--top", optarg);
+      break;
+    case OPT_JOBS:
+      ok = (parse_u64(optarg, &n) && n < 1024)
+               ? (a->jobs = (unsigned)n, true)
+               : bad_number(command, "--jobs", optarg);
+      break;
+    case OPT_BUDGET:
+      ok = (parse_u64(optarg, &n) && n > 0)
+               ? (a->budget = n, true)
+               : bad_number(command, "--budget", optarg);
+      break;
+    case OPT_STACK_TOP:
+      ok = parse_u64(optarg, &a->stack_top)
+               ? true
+               : bad_number(command, "--stack-top", optarg);
+      break;
+    case OPT_NO_CLASSIFY:
+      a->no_classify = true;
+      break;
+    case OPT_QUIET:
+      a->quiet = true;
+      break;
+    case OPT_STATS:
+      a->stats = true;
+      break;
+    case OPT_BASELINE:
+      a->baseline = optarg;
+      break;
+    case OPT_TOLERANCE: {
+      char *end;
+      a->tolerance = strtod(optarg, &end);
+      if (*end || a->tolerance < 0) {
+        fprintf(stderr,
+                "cbana %s: a tolerance is a percentage >= 0, not "
+                "'%s'\n",
+                command, optarg);
+        ok = false;
+      }
+      break;
+    }
+    case OPT_LEVEL:
+      a->level = optarg;
+      break;
+    case OPT_UPDATE:
+      a->update = true;
+      break;
+    case ':':
+      fprintf(stderr, "cbana %s: %s needs a value\n", command, av[optind - 1]);
+      ok = false;
+      break;
+    default:
+      fprintf(stderr, "cbana %s: unknown option '%s'\n", command,
+              av[optind - 1]);
+      ok = false;
+      break;
+    }
+  }
+  for (int i = optind; ok && i < ac; i++)
+    a->sources[a->n_sources++] = av[i];
+  free(av);
+  if (ok && a->n_sources == 0) {
+    fprintf(stderr, "cbana %s: no C source given\n", command);
+    ok = false;
+  }
+  if (ok && strcmp(a->format, "text") && strcmp(a->format, "json")) {
+    fprintf(stderr, "cbana %s: --format is text or json, not '%s'\n", command,
+            a->format);
+    ok = false;
+  }
+  if (ok && a->inputs_file && a->inline_args) {
+    fprintf(stderr, "cbana %s: give --inputs or --args, not both\n", command);
+    ok = false;
+  }
+  if (!ok) {
+    free(a->sources);
+    a->sources = NULL;
+  }
+  return ok;
+}
+
+void cb_analyze_args_usage(const char *command, const char *extra) {
+  printf(
+      "usage: cbana %s FILE.c... [options]%s\n\n"
+      "program:\n"
+      "  --cflags \"...\"      compile flags (default -O2; -g is added)\n"
+      "  -p DIR              take each file's flags from "
+      "DIR/compile_commands.json\n"
+      "inputs:\n"
+      "  --inputs FILE       one input set a line (docs/inputs-format.md)\n"
+      "  --args \"...\"        one input set inline\n"
+      "caches:\n"
+      "  --cache FILE|PRESET a configuration file or a preset; repeatable\n"
+      "  --D1=S,A,L --L2=S,A,L --LL=S,A,L\n"
+      "                      cachegrind-style levels (size, ways, line), LRU\n"
+      "  --no-classify       skip the compulsory/capacity/conflict classes\n"
+      "output:\n"
+      "  --format text|json  (default text; JSON: docs/report-json.md)\n"
+      "  -o FILE             write the report to FILE\n"
+      "  --top N             rows per table in the text report (10)\n"
+      "engine:\n"
+      "  --jobs N            inputs analysed in parallel (default: cores)\n"
+      "  --budget N          operations an input may execute before it "
+      "stops\n"
+      "  --stack-top ADDR    the stack pointer at main's entry\n"
+      "  --stats             where the time went, on stderr\n"
+      "  --quiet             no progress on stderr\n",
+      command, extra ? extra : "");
+}

@@ -1,0 +1,46 @@
+/* The command line shared by `analyze`, `validate` and `check`: sources,
+ * compile flags, inputs, caches, output. Parsing only; each subcommand
+ * decides what to do with it. */
+#ifndef CBANA_CLI_ANALYZE_ARGS_H
+#define CBANA_CLI_ANALYZE_ARGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define CB_MAX_CACHE_ARGS 8
+
+typedef struct cb_analyze_args {
+  char **sources;
+  unsigned n_sources;
+  const char *inputs_file;               /* --inputs */
+  const char *inline_args;               /* --args "..." */
+  const char *caches[CB_MAX_CACHE_ARGS]; /* --cache FILE|PRESET, in order */
+  unsigned n_caches;
+  const char *flag_d1, *flag_l2, *flag_ll; /* --D1= --L2= --LL= */
+  const char *cflags;                      /* --cflags, default "-O2" */
+  const char *compdb_dir;                  /* -p DIR */
+  const char *format;                      /* text | json */
+  const char *output;                      /* -o FILE, NULL: stdout */
+  unsigned top;                            /* --top N */
+  unsigned jobs;                           /* --jobs N, 0: number of cores */
+  uint64_t budget;    /* --budget N, 0: the engine's default */
+  uint64_t stack_top; /* --stack-top ADDR, 0: computed */
+  bool no_classify;   /* --no-classify */
+  bool quiet;         /* --quiet */
+  bool stats;         /* --stats */
+  /* check and validate */
+  const char *baseline; /* --baseline FILE */
+  double tolerance;     /* --tolerance PCT (validate), --max-increase */
+  const char *level;    /* --level NAME */
+  bool update;          /* --update */
+} cb_analyze_args;
+
+/* Parses argv (after the subcommand's name). On error prints a message
+ * naming the bad argument to stderr and returns false. */
+bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
+                           const char *command);
+
+/* Prints the options common to the three commands. */
+void cb_analyze_args_usage(const char *command, const char *extra);
+
+#endif
