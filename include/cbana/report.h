@@ -18,7 +18,7 @@ typedef struct cb_row {
   uint32_t func;       /* program->src_funcs, or CB_NONE */
   uint32_t var;        /* program->vars, or CB_NONE */
   const char *callee;  /* library calls: the function called */
-  cb_site_counts level[CB_MAX_LEVELS];
+  cb_site_counts level[CB_RESULT_LEVELS];
 } cb_row;
 
 typedef enum cb_view {

@@ -17,7 +17,7 @@
 
 #include "cbana/program.h"
 
-#define CB_MAX_LEVELS 4
+#define CB_RESULT_LEVELS 8 /* as many as a cache configuration may have */
 
 /* Totals of one cache level. The three classes add up to misses when
  * classification is on; when it is off, `classified` is false and they
@@ -37,8 +37,8 @@ typedef struct cb_site_counts {
 typedef struct cb_cache_result {
   char *name; /* the configuration: file name, preset, or "flags" */
   unsigned n_levels;
-  char *level_names[CB_MAX_LEVELS];
-  cb_level_counts levels[CB_MAX_LEVELS];
+  char *level_names[CB_RESULT_LEVELS];
+  cb_level_counts levels[CB_RESULT_LEVELS];
   bool classified;
   /* n_sites * n_levels counters, site-major: sites[s * n_levels + l]. */
   cb_site_counts *sites;
