@@ -14,4 +14,8 @@ typedef struct cb_command {
 
 extern const cb_command cb_commands[];
 
+/* cli/sim.c */
+int cb_cmd_sim_run(int argc, char **argv);
+void cb_cmd_sim_usage(void);
+
 #endif

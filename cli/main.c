@@ -12,6 +12,8 @@ static void help_usage(void);
 
 const cb_command cb_commands[] = {
     {"help", "describe a subcommand", help_run, help_usage},
+    {"sim", "run an address trace through a cache hierarchy", cb_cmd_sim_run,
+     cb_cmd_sim_usage},
     {NULL, NULL, NULL, NULL},
 };
 
