@@ -474,6 +474,7 @@ void fe_build_cleanup(fe_build *b) {
   free(b->src_dirs);
   free(b->src_args);
   free(b->exe);
+  free(b->link_err);
   memset(b, 0, sizeof *b);
 }
 
@@ -619,9 +620,15 @@ cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b,
     if (ok) {
       wait_proc(lp);
       if (lp->status != 0) {
-        append_file(err, lp->errfile);
-        fe_errf(err, CB_FE_ERR_COMPILE, "cbana: linking failed\n");
-        ok = false;
+        /* kept apart: the caller first looks for undefined functions */
+        char buf[16384];
+        fe_err le = {buf, sizeof buf, 0, CB_FE_OK};
+        buf[0] = 0;
+        append_file(&le, lp->errfile);
+        fe_errf(&le, CB_FE_ERR_COMPILE, "cbana: linking failed\n");
+        b->link_err = xstrdup(buf);
+        free(b->exe);
+        b->exe = NULL;
       }
     }
   }

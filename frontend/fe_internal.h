@@ -118,6 +118,7 @@ typedef struct fe_build {
   char *exe;
   char **src_dirs;  /* working directory each source compiled in */
   char ***src_args; /* the user's flags per source (NULL-terminated) */
+  char *link_err;    /* the linker's messages when only linking failed */
 } fe_build;
 
 cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b, fe_err *err);

@@ -225,6 +225,14 @@ cb_fe_status cb_frontend_load(const cb_frontend_options *opts, cb_program **out,
   if (st == CB_FE_OK)
     st = load_built((const char *const *)b.bitcode, b.n, b.exe, opts, &b, out,
                     &err);
+  if (st == CB_FE_OK && b.link_err) {
+    /* the bitcode lowered (no undefined function found): the linker's
+       own complaint stands */
+    cb_program_free(*out);
+    *out = NULL;
+    fe_errf(&err, CB_FE_ERR_COMPILE, "%s", b.link_err);
+    st = CB_FE_ERR_COMPILE;
+  }
   fe_build_cleanup(&b);
   return st;
 }
