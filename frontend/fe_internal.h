@@ -118,7 +118,7 @@ typedef struct fe_build {
   char *exe;
   char **src_dirs;  /* working directory each source compiled in */
   char ***src_args; /* the user's flags per source (NULL-terminated) */
-  char *link_err;    /* the linker's messages when only linking failed */
+  char *link_err;   /* the linker's messages when only linking failed */
 } fe_build;
 
 cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b, fe_err *err);
@@ -151,6 +151,7 @@ typedef struct fe {
 
   FE_VEC(const char *) files;
   FE_VEC(const char *) file_paths; /* resolved for reading the source */
+  FE_VEC(const char *) src_real;   /* realpath of each source, or NULL */
   FE_VEC(cb_function) functions;
   FE_VEC(cb_block) blocks;
   FE_VEC(uint32_t) succs;
