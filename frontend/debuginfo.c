@@ -361,9 +361,11 @@ uint32_t fe_type(fe *f, LLVMMetadataRef md) {
         snprintf(one, sizeof one, "[%llu]", (unsigned long long)counts[d]);
       else
         snprintf(one, sizeof one, "[]");
-      char nd2[256];
-      snprintf(nd2, sizeof nd2, "%s%s", one, dims);
-      snprintf(dims, sizeof dims, "%s", nd2);
+      size_t lo = strlen(one), ld = strlen(dims);
+      if (lo + ld < sizeof dims) {
+        memmove(dims + lo, dims, ld + 1);
+        memcpy(dims, one, lo);
+      }
       snprintf(buf, sizeof buf, "%s%s", type_name_of(f, e), dims);
       uint64_t es = cur != CB_NONE ? f->types.v[cur].size : 0;
       uint32_t t =
