@@ -168,6 +168,30 @@ for srcs, name in cases:
               f"{name}: {fn['name']} has {len(fn['loops'])} loops at -O0, "
               f"the source {n}")
 
+# per-file flags from compile_commands.json (-p DIR)
+two = os.path.join(corpus, "two_files")
+cdb = os.path.join(tmp, "cdb")
+os.mkdir(cdb)
+with open(os.path.join(cdb, "compile_commands.json"), "w") as f:
+    json.dump([{"directory": two, "file": "main.c",
+                "command": "cc -O1 -c main.c -o main.o"},
+               {"directory": two, "file": "kernel.c",
+                "arguments": ["cc", "-O3", "-c", "-o", "kernel.o",
+                              "kernel.c"]}], f)
+srcs = [os.path.join(two, "main.c"), os.path.join(two, "kernel.c")]
+r = subprocess.run([cbana, "dump", *srcs, "-p", cdb, "--format", "json"],
+                   capture_output=True, text=True, env=env)
+check(r.returncode == 0, f"dump -p: {r.stderr}")
+if r.returncode == 0:
+    sites = [s for s in json.loads(r.stdout)["sites"] if s["kind"] != "call"]
+    want = count_mem_insts(srcs[:1], "-O1") + count_mem_insts(srcs[1:], "-O3")
+    check(len(sites) == want, f"dump -p: {len(sites)} sites, want {want}")
+check(os.listdir(private_tmp) == [], "temporary files left after dump -p")
+r = subprocess.run([cbana, "dump", *srcs, "-p", tmp], capture_output=True,
+                   text=True, env=env)
+check(r.returncode == 2 and "compile_commands.json" in r.stderr,
+      f"dump -p without the file: {r.stderr}")
+
 # bad inputs: exit 2, a message with file and line, nothing left behind
 bad = os.path.join(corpus, "bad")
 r = dump([os.path.join(bad, "syntax_error.c")])
