@@ -17,5 +17,8 @@ extern const cb_command cb_commands[];
 /* cli/sim.c */
 int cb_cmd_sim_run(int argc, char **argv);
 void cb_cmd_sim_usage(void);
+/* cbana dump (cli/dump.c) */
+int dump_run(int argc, char **argv);
+void dump_usage(void);
 
 #endif

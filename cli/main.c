@@ -14,6 +14,8 @@ const cb_command cb_commands[] = {
     {"help", "describe a subcommand", help_run, help_usage},
     {"sim", "run an address trace through a cache hierarchy", cb_cmd_sim_run,
      cb_cmd_sim_usage},
+    {"dump", "print the lowered program: functions, loops, sites, globals",
+     dump_run, dump_usage},
     {NULL, NULL, NULL, NULL},
 };
 
