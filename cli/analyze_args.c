@@ -28,6 +28,7 @@ enum {
   OPT_TOLERANCE,
   OPT_LEVEL,
   OPT_UPDATE,
+  OPT_ARGV0,
 };
 
 static const struct option long_options[] = {
@@ -52,6 +53,7 @@ static const struct option long_options[] = {
     {"max-increase", required_argument, NULL, OPT_TOLERANCE},
     {"level", required_argument, NULL, OPT_LEVEL},
     {"update", no_argument, NULL, OPT_UPDATE},
+    {"argv0", required_argument, NULL, OPT_ARGV0},
     {NULL, 0, NULL, 0},
 };
 
@@ -185,6 +187,9 @@ bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
     case OPT_UPDATE:
       a->update = true;
       break;
+    case OPT_ARGV0:
+      a->argv0 = optarg;
+      break;
     case ':':
       fprintf(stderr, "cbana %s: %s needs a value\n", command, av[optind - 1]);
       ok = false;
@@ -219,6 +224,11 @@ bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
   return ok;
 }
 
+void cb_analyze_args_free(cb_analyze_args *a) {
+  free(a->sources);
+  a->sources = NULL;
+}
+
 void cb_analyze_args_usage(const char *command, const char *extra) {
   printf(
       "usage: cbana %s FILE.c... [options]%s\n\n"
@@ -243,6 +253,8 @@ void cb_analyze_args_usage(const char *command, const char *extra) {
       "  --budget N          operations an input may execute before it "
       "stops\n"
       "  --stack-top ADDR    the stack pointer at main's entry\n"
+      "  --argv0 PATH        the program's path as the real run gets it "
+      "(./NAME)\n"
       "  --stats             where the time went, on stderr\n"
       "  --quiet             no progress on stderr\n",
       command, extra ? extra : "");

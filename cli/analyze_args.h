@@ -40,6 +40,8 @@ typedef struct cb_analyze_args {
 bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
                            const char *command);
 
+void cb_analyze_args_free(cb_analyze_args *a);
+
 /* Prints the options common to the three commands. */
 void cb_analyze_args_usage(const char *command, const char *extra);
 

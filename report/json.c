@@ -145,10 +145,9 @@ static json_object *run_object(const cb_program *p, const cb_run_result *r) {
   if (r->inputs_line)
     json_object_object_add(in, "line", u64(r->inputs_line));
   json_object_object_add(o, "input", in);
-  json_object_object_add(
-      o, "status",
-      json_object_new_string(r->status == CB_RUN_OK ? "ok" : "error"));
-  if (r->status != CB_RUN_OK) {
+  json_object_object_add(o, "status",
+                         json_object_new_string(r->ok ? "ok" : "error"));
+  if (!r->ok) {
     json_object *e = json_object_new_object();
     json_object_object_add(e, "message", str_or_null(r->error_message));
     json_object_object_add(e, "file", str_or_null(r->error_file));

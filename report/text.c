@@ -173,7 +173,7 @@ static void print_input(FILE *out, const cb_run_result *r) {
     fprintf(out, " %s", r->args[i]);
   if (r->stdin_path)
     fprintf(out, " < %s", r->stdin_path);
-  if (r->status == CB_RUN_OK)
+  if (r->ok)
     fprintf(out, "  [path P%u, exit %d]\n", r->path_class, r->exit_code);
   else
     fprintf(out, "  [stopped]\n");
@@ -193,14 +193,14 @@ int cb_report_text(FILE *out, const cb_results *r,
     if (i)
       fputc('\n', out);
     print_input(out, run);
-    if (run->status != CB_RUN_OK)
+    if (!run->ok)
       fprintf(out, "  error: %s:%u: %s\n",
               run->error_file ? run->error_file : "?", run->error_line,
               run->error_message ? run->error_message : "stopped");
     for (unsigned k = 0; k < run->n_caches; k++) {
       const cb_cache_result *c = &run->caches[k];
       fprintf(out, "cache %s%s\n", c->name,
-              run->status == CB_RUN_OK ? "" : " (up to where it stopped)");
+              run->ok ? "" : " (up to where it stopped)");
       print_levels(out, c);
       print_lines(out, p, c, src, top);
       print_variables(out, p, c, top);

@@ -45,8 +45,6 @@ typedef struct cb_cache_result {
   uint32_t n_sites;
 } cb_cache_result;
 
-typedef enum cb_run_status { CB_RUN_OK, CB_RUN_ERROR } cb_run_status;
-
 typedef struct cb_run_result {
   unsigned index; /* 1-based position in the inputs */
   char **args;    /* the program's arguments (argv[1..]) */
@@ -54,8 +52,8 @@ typedef struct cb_run_result {
   char *stdin_path;     /* NULL when none */
   unsigned inputs_line; /* line of the inputs file, 0 for --args */
 
-  cb_run_status status;
-  char *error_message; /* when status is CB_RUN_ERROR */
+  bool ok;             /* the input ran to the end */
+  char *error_message; /* when it did not: what stopped it */
   char *error_file;
   unsigned error_line;
 

@@ -105,6 +105,7 @@ static void test_json(void) {
   cb_run_result run;
   memset(&run, 0, sizeof run);
   run.index = 1;
+  run.ok = true;
   run.args = args;
   run.n_args = 2;
   run.exited = true;

@@ -1,0 +1,329 @@
+/* The analysis driver: inputs x caches -> results, in parallel.
+ *
+ * Each worker thread owns one hierarchy per cache configuration and
+ * reuses it (reset between inputs), so the simulator's memory is
+ * allocated once per thread. Inputs are taken from a shared counter, and
+ * each result lands in its input's slot, so the report's order is the
+ * inputs' order whatever the scheduling. */
+#include "cbana/analysis.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct driver {
+  const cb_program *p;
+  const cb_analysis_input *inputs;
+  unsigned n_inputs;
+  const cb_analysis_cache *caches;
+  unsigned n_caches;
+  const cb_analysis_options *opt;
+  cb_results *out;
+  atomic_uint next;
+  atomic_uint done;
+  char err[256]; /* the first setup failure of any worker */
+  pthread_mutex_t lock;
+} driver;
+
+typedef struct fanout {
+  cb_hierarchy **h;
+  unsigned n;
+} fanout;
+
+static void fanout_batch(void *ctx, const cb_access *batch, size_t n) {
+  fanout *f = ctx;
+  for (unsigned i = 0; i < f->n; i++)
+    cb_hierarchy_run(f->h[i], batch, n);
+}
+
+static char *dup_or_null(const char *s) {
+  return s ? strdup(s) : NULL;
+}
+
+/* Reads a whole file; NULL with a message in err when it cannot. */
+static unsigned char *read_file(const char *path, size_t *len, char *err,
+                                size_t err_size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    snprintf(err, err_size, "%s: cannot read standard input file", path);
+    return NULL;
+  }
+  size_t cap = 1 << 16, n = 0;
+  unsigned char *buf = malloc(cap);
+  size_t got;
+  while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+    n += got;
+    if (n == cap) {
+      unsigned char *b = realloc(buf, cap * 2);
+      if (!b) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = b;
+      cap *= 2;
+    }
+  }
+  fclose(f);
+  if (!buf)
+    snprintf(err, err_size, "%s: out of memory reading it", path);
+  *len = n;
+  return buf;
+}
+
+static void copy_level(cb_level_counts *dst, const cb_level_stats *s) {
+  dst->accesses = s->accesses;
+  dst->reads = s->reads;
+  dst->writes = s->writes;
+  dst->misses = s->misses;
+  dst->read_misses = s->read_misses;
+  dst->write_misses = s->write_misses;
+  dst->compulsory = s->miss_class[CB_MISS_COMPULSORY];
+  dst->capacity = s->miss_class[CB_MISS_CAPACITY];
+  dst->conflict = s->miss_class[CB_MISS_CONFLICT];
+}
+
+/* Copies a hierarchy's counters into a cache result. */
+static bool collect_cache(const driver *d, cb_hierarchy *h,
+                          const cb_analysis_cache *cfg, cb_cache_result *c) {
+  unsigned nl = cb_hierarchy_n_levels(h);
+  if (nl > CB_RESULT_LEVELS)
+    nl = CB_RESULT_LEVELS;
+  c->name = strdup(cfg->name);
+  c->n_levels = nl;
+  c->classified = cb_hierarchy_classifies(h);
+  for (unsigned l = 0; l < nl; l++) {
+    c->level_names[l] = strdup(cfg->config.levels[l].name);
+    cb_level_stats s;
+    cb_hierarchy_level_stats(h, l, &s);
+    copy_level(&c->levels[l], &s);
+  }
+  c->n_sites = d->p->n_sites;
+  c->sites = calloc((size_t)c->n_sites * nl + 1, sizeof *c->sites);
+  if (!c->sites)
+    return false;
+  for (uint32_t s = 0; s < c->n_sites; s++)
+    for (unsigned l = 0; l < nl; l++) {
+      const cb_site_stats *ss = cb_hierarchy_site_stats(h, s, l);
+      cb_site_counts *dst = &c->sites[(size_t)s * nl + l];
+      if (!ss)
+        continue;
+      dst->accesses = ss->accesses;
+      dst->misses = ss->misses;
+      dst->compulsory = ss->miss_class[CB_MISS_COMPULSORY];
+      dst->capacity = ss->miss_class[CB_MISS_CAPACITY];
+      dst->conflict = ss->miss_class[CB_MISS_CONFLICT];
+    }
+  return true;
+}
+
+static void fail_run(cb_run_result *r, const char *msg, const char *file,
+                     unsigned line) {
+  r->ok = false;
+  free(r->error_message);
+  free(r->error_file);
+  r->error_message = strdup(msg);
+  r->error_file = dup_or_null(file);
+  r->error_line = line;
+}
+
+/* Runs one input through the engine and every hierarchy. */
+static void run_one(driver *d, unsigned i, cb_hierarchy **h) {
+  const cb_analysis_input *in = &d->inputs[i];
+  cb_run_result *r = &d->out->runs[i];
+  r->index = i + 1;
+  r->n_args = in->n_args;
+  r->args = calloc(in->n_args + 1, sizeof *r->args);
+  for (unsigned k = 0; r->args && k < in->n_args; k++)
+    r->args[k] = strdup(in->args[k]);
+  r->stdin_path = dup_or_null(in->stdin_path);
+  r->inputs_line = in->line;
+  r->ok = true;
+  if (in->error) {
+    fail_run(r, in->error, in->error_file, in->line);
+    return;
+  }
+
+  char err[512];
+  size_t stdin_len = 0;
+  unsigned char *stdin_data = NULL;
+  if (in->stdin_path) {
+    stdin_data = read_file(in->stdin_path, &stdin_len, err, sizeof err);
+    if (!stdin_data) {
+      fail_run(r, err, in->error_file, in->line);
+      return;
+    }
+  }
+
+  const char **argv = calloc(in->n_args + 2, sizeof *argv);
+  if (!argv) {
+    free(stdin_data);
+    fail_run(r, "out of memory", NULL, 0);
+    return;
+  }
+  argv[0] = d->opt->argv0;
+  for (unsigned k = 0; k < in->n_args; k++)
+    argv[k + 1] = in->args[k];
+  cb_run_input run_in = {(int)in->n_args + 1, argv, stdin_data, stdin_len};
+
+  for (unsigned c = 0; c < d->n_caches; c++)
+    cb_hierarchy_reset(h[c]);
+  fanout f = {h, d->n_caches};
+  cb_access_sink sink = {fanout_batch, &f};
+  cb_run_outcome o;
+  memset(&o, 0, sizeof o);
+  cb_engine_run(d->p, &run_in, &d->opt->engine, &sink, &o);
+  free(argv);
+  free(stdin_data);
+
+  r->operations = o.ops;
+  r->path_hash = o.path_signature;
+  r->output = o.out ? strdup(o.out) : NULL;
+  if (o.status == CB_RUN_OK) {
+    r->exited = true;
+    r->exit_code = o.exit_code;
+  } else {
+    fail_run(r, o.message, o.file, o.line);
+  }
+  cb_run_outcome_free(&o);
+
+  r->caches = calloc(d->n_caches, sizeof *r->caches);
+  if (!r->caches) {
+    fail_run(r, "out of memory", NULL, 0);
+    return;
+  }
+  r->n_caches = d->n_caches;
+  for (unsigned c = 0; c < d->n_caches; c++)
+    if (!collect_cache(d, h[c], &d->caches[c], &r->caches[c]))
+      fail_run(r, "out of memory", NULL, 0);
+}
+
+static void *worker(void *arg) {
+  driver *d = arg;
+  cb_hierarchy **h = calloc(d->n_caches, sizeof *h);
+  unsigned flags = d->opt->classify ? CB_CLASSIFY : 0;
+  char err[256] = "";
+  bool ok = h != NULL;
+  for (unsigned c = 0; ok && c < d->n_caches; c++) {
+    h[c] = cb_hierarchy_create(&d->caches[c].config, d->p->n_sites, flags, err,
+                               sizeof err);
+    ok = h[c] != NULL;
+  }
+  if (!ok) {
+    pthread_mutex_lock(&d->lock);
+    if (!d->err[0])
+      snprintf(d->err, sizeof d->err, "cache: %s",
+               err[0] ? err : "out of memory");
+    pthread_mutex_unlock(&d->lock);
+  }
+  unsigned i;
+  while (ok && (i = atomic_fetch_add(&d->next, 1)) < d->n_inputs) {
+    run_one(d, i, h);
+    unsigned done = atomic_fetch_add(&d->done, 1) + 1;
+    if (d->opt->progress) {
+      pthread_mutex_lock(&d->lock);
+      fprintf(stderr, "\rcbana: %u/%u inputs", done, d->n_inputs);
+      if (done == d->n_inputs)
+        fputc('\n', stderr);
+      pthread_mutex_unlock(&d->lock);
+    }
+  }
+  for (unsigned c = 0; h && c < d->n_caches; c++)
+    if (h[c])
+      cb_hierarchy_destroy(h[c]);
+  free(h);
+  return NULL;
+}
+
+/* Path classes numbered by first appearance in input order. */
+static void assign_path_classes(cb_results *r) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < r->n_runs; i++) {
+    cb_run_result *run = &r->runs[i];
+    run->path_class = 0;
+    for (unsigned j = 0; j < i && !run->path_class; j++)
+      if (r->runs[j].path_hash == run->path_hash && r->runs[j].path_class)
+        run->path_class = r->runs[j].path_class;
+    if (!run->path_class)
+      run->path_class = ++n;
+  }
+  r->n_path_classes = n;
+}
+
+int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
+                    unsigned n_inputs, const cb_analysis_cache *caches,
+                    unsigned n_caches, const cb_analysis_options *opt,
+                    cb_results *out, char *err, size_t err_size) {
+  memset(out, 0, sizeof *out);
+  out->program = p;
+  out->runs = calloc(n_inputs ? n_inputs : 1, sizeof *out->runs);
+  if (!out->runs) {
+    snprintf(err, err_size, "out of memory");
+    return -1;
+  }
+  out->n_runs = n_inputs;
+
+  driver d;
+  memset(&d, 0, sizeof d);
+  d.p = p;
+  d.inputs = inputs;
+  d.n_inputs = n_inputs;
+  d.caches = caches;
+  d.n_caches = n_caches;
+  d.opt = opt;
+  d.out = out;
+  atomic_init(&d.next, 0);
+  atomic_init(&d.done, 0);
+  pthread_mutex_init(&d.lock, NULL);
+
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  unsigned jobs = opt->jobs ? opt->jobs : (cores > 0 ? (unsigned)cores : 1);
+  if (jobs > n_inputs)
+    jobs = n_inputs ? n_inputs : 1;
+  pthread_t *threads = calloc(jobs, sizeof *threads);
+  unsigned started = 0;
+  for (unsigned t = 1; threads && t < jobs; t++)
+    if (pthread_create(&threads[started], NULL, worker, &d) == 0)
+      started++;
+  worker(&d); /* this thread works too */
+  for (unsigned t = 0; t < started; t++)
+    pthread_join(threads[t], NULL);
+  free(threads);
+  pthread_mutex_destroy(&d.lock);
+  if (d.err[0]) {
+    snprintf(err, err_size, "%s", d.err);
+    return -1;
+  }
+
+  assign_path_classes(out);
+  for (unsigned i = 0; i < n_inputs; i++)
+    if (!out->runs[i].ok)
+      return 1;
+  return 0;
+}
+
+void cb_results_free(cb_results *r) {
+  for (unsigned i = 0; i < r->n_runs; i++) {
+    cb_run_result *run = &r->runs[i];
+    for (unsigned k = 0; k < run->n_args; k++)
+      free(run->args ? run->args[k] : NULL);
+    free(run->args);
+    free(run->stdin_path);
+    free(run->error_message);
+    free(run->error_file);
+    free(run->output);
+    for (unsigned c = 0; c < run->n_caches; c++) {
+      cb_cache_result *cr = &run->caches[c];
+      free(cr->name);
+      for (unsigned l = 0; l < cr->n_levels; l++)
+        free(cr->level_names[l]);
+      free(cr->sites);
+    }
+    free(run->caches);
+  }
+  free(r->runs);
+  memset(r, 0, sizeof *r);
+}

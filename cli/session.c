@@ -1,0 +1,225 @@
+/* The shared body of analyze, validate and check: configuration errors,
+ * unreadable inputs files and compile errors stop everything (exit 2); a
+ * malformed inputs line only stops its own input. */
+#include "session.h"
+
+#include "cbana/frontend.h"
+#include "cbana/report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static bool add_flag(cb_cache_flags *f, const char *name, const char *value,
+                     const char *command) {
+  if (!value)
+    return true;
+  char arg[256], err[CB_ERR_MAX];
+  snprintf(arg, sizeof arg, "--%s=%s", name, value);
+  if (cb_cache_flag_parse(f, arg, err, sizeof err) == 1)
+    return true;
+  fprintf(stderr, "cbana %s: %s\n", command, err);
+  return false;
+}
+
+static int open_caches(cb_session *s, const char *command) {
+  const cb_analyze_args *a = s->args;
+  cb_cache_flags flags;
+  memset(&flags, 0, sizeof flags);
+  if (!add_flag(&flags, "D1", a->flag_d1, command) ||
+      !add_flag(&flags, "L2", a->flag_l2, command) ||
+      !add_flag(&flags, "LL", a->flag_ll, command))
+    return 2;
+  bool any_flag = a->flag_d1 || a->flag_l2 || a->flag_ll;
+  unsigned n = a->n_caches ? a->n_caches : 1;
+  for (unsigned i = 0; i < n; i++) {
+    const char *arg = a->n_caches ? a->caches[i] : NULL;
+    char err[CB_ERR_MAX];
+    if (!cb_cache_config_resolve(arg, &flags, &s->caches[i].config, err,
+                                 sizeof err)) {
+      fprintf(stderr, "cbana %s: %s\n", command, err);
+      return 2;
+    }
+    s->caches[i].name = arg ? arg : any_flag ? "flags" : "cachegrind";
+  }
+  s->n_caches = n;
+  return 0;
+}
+
+/* The line number in "FILE:LINE: message", where FILE is known. */
+static unsigned error_line(const char *msg, const char *file) {
+  size_t n = strlen(file);
+  unsigned line = 0;
+  if (strncmp(msg, file, n) == 0 && msg[n] == ':')
+    line = (unsigned)strtoul(msg + n + 1, NULL, 10);
+  return line;
+}
+
+static int cmp_input_line(const void *x, const void *y) {
+  const cb_analysis_input *a = x, *b = y;
+  return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static int open_inputs(cb_session *s, const char *command) {
+  const cb_analyze_args *a = s->args;
+  if (a->inputs_file) {
+    if (access(a->inputs_file, R_OK) != 0) {
+      fprintf(stderr, "cbana %s: %s: cannot read the inputs file\n", command,
+              a->inputs_file);
+      return 2;
+    }
+    cb_inputs_parse_file(a->inputs_file, &s->parsed);
+    size_t n = s->parsed.n + s->parsed.n_errors;
+    s->inputs = calloc(n ? n : 1, sizeof *s->inputs);
+    if (!s->inputs)
+      return 2;
+    for (size_t i = 0; i < s->parsed.n; i++) {
+      cb_input_set *set = &s->parsed.sets[i];
+      cb_analysis_input *in = &s->inputs[s->n_inputs++];
+      in->args = set->args;
+      in->n_args = (unsigned)set->argc;
+      in->stdin_path = set->stdin_path;
+      in->line = set->line;
+      in->error_file = a->inputs_file;
+    }
+    for (size_t i = 0; i < s->parsed.n_errors; i++) {
+      const char *msg = s->parsed.errors[i];
+      fprintf(stderr, "cbana %s: %s\n", command, msg);
+      cb_analysis_input *in = &s->inputs[s->n_inputs++];
+      in->error = msg;
+      in->error_file = a->inputs_file;
+      in->line = error_line(msg, a->inputs_file);
+    }
+    qsort(s->inputs, s->n_inputs, sizeof *s->inputs, cmp_input_line);
+    return 0;
+  }
+  s->inputs = calloc(1, sizeof *s->inputs);
+  if (!s->inputs)
+    return 2;
+  s->n_inputs = 1;
+  if (a->inline_args) {
+    char err[256];
+    int n = cb_inputs_split(a->inline_args, &s->inline_words, &s->inline_stdin,
+                            err, sizeof err);
+    if (n < 0) {
+      fprintf(stderr, "cbana %s: --args: %s\n", command, err);
+      return 2;
+    }
+    s->n_inline_words = n;
+    s->inputs[0].args = s->inline_words;
+    s->inputs[0].n_args = (unsigned)n;
+    s->inputs[0].stdin_path = s->inline_stdin;
+  }
+  return 0;
+}
+
+/* "./NAME" for NAME.c, the first source: how a user starts the program. */
+static char *default_argv0(const char *source) {
+  const char *base = strrchr(source, '/');
+  base = base ? base + 1 : source;
+  size_t n = strlen(base);
+  if (n > 2 && strcmp(base + n - 2, ".c") == 0)
+    n -= 2;
+  char *s = malloc(n + 3);
+  if (s)
+    snprintf(s, n + 3, "./%.*s", (int)n, base);
+  return s;
+}
+
+int cb_session_open(cb_session *s, const cb_analyze_args *a,
+                    const char *command) {
+  int rc;
+  if ((rc = open_caches(s, command)) || (rc = open_inputs(s, command)))
+    return rc;
+  s->argv0 = a->argv0 ? strdup(a->argv0) : default_argv0(a->sources[0]);
+  cb_frontend_options fo;
+  memset(&fo, 0, sizeof fo);
+  fo.sources = (const char *const *)a->sources;
+  fo.n_sources = a->n_sources;
+  fo.cflags = a->cflags;
+  fo.compdb_dir = a->compdb_dir;
+  fo.exe_out = s->exe_out;
+  size_t err_size = 1 << 16;
+  char *err = malloc(err_size);
+  if (!err)
+    return 2;
+  err[0] = '\0';
+  if (cb_frontend_load(&fo, &s->program, err, err_size) != CB_FE_OK) {
+    fprintf(stderr, "%s%s", err,
+            err[0] && err[strlen(err) - 1] != '\n' ? "\n" : "");
+    fprintf(stderr, "cbana %s: the program could not be loaded\n", command);
+    free(err);
+    return 2;
+  }
+  free(err);
+  return 0;
+}
+
+int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
+  const cb_analyze_args *a = s->args;
+  cb_analysis_options opt;
+  memset(&opt, 0, sizeof opt);
+  cb_engine_options_default(&opt.engine);
+  if (a->budget)
+    opt.engine.budget = a->budget;
+  if (a->stack_top)
+    opt.engine.stack_top = a->stack_top;
+  opt.classify = !a->no_classify;
+  opt.jobs = a->jobs;
+  opt.argv0 = s->argv0;
+  opt.progress = !a->quiet && isatty(STDERR_FILENO) && s->n_inputs > 1;
+  char err[256];
+  int rc = cb_analysis_run(s->program, s->inputs, s->n_inputs, s->caches,
+                           s->n_caches, &opt, r, err, sizeof err);
+  if (rc < 0) {
+    fprintf(stderr, "cbana %s: %s\n", command, err);
+    return 2;
+  }
+  for (unsigned i = 0; i < r->n_runs; i++) {
+    const cb_run_result *run = &r->runs[i];
+    if (run->ok || s->inputs[i].error)
+      continue; /* malformed inputs lines were reported while parsing */
+    char where[512] = "";
+    if (run->error_file)
+      snprintf(where, sizeof where, "%s:%u: ", run->error_file,
+               run->error_line);
+    fprintf(stderr, "cbana %s: input %u stopped: %s%s\n", command, run->index,
+            where, run->error_message ? run->error_message : "");
+  }
+  return rc ? 3 : 0;
+}
+
+int cb_session_report(const cb_session *s, const cb_results *r,
+                      const char *command) {
+  const cb_analyze_args *a = s->args;
+  FILE *out = stdout;
+  if (a->output && !(out = fopen(a->output, "w"))) {
+    fprintf(stderr, "cbana %s: %s: cannot write the report\n", command,
+            a->output);
+    return 2;
+  }
+  cb_report_options ro = {a->top};
+  int rc = strcmp(a->format, "json") == 0 ? cb_report_json(out, r, &ro)
+                                          : cb_report_text(out, r, &ro);
+  if (out != stdout && fclose(out) != 0)
+    rc = -1;
+  if (rc) {
+    fprintf(stderr, "cbana %s: writing the report failed\n", command);
+    return 2;
+  }
+  return 0;
+}
+
+void cb_session_close(cb_session *s) {
+  if (s->program)
+    cb_program_free(s->program);
+  cb_inputs_free(&s->parsed);
+  for (int i = 0; i < s->n_inline_words; i++)
+    free(s->inline_words[i]);
+  free(s->inline_words);
+  free(s->inline_stdin);
+  free(s->inputs);
+  free(s->argv0);
+  memset(s, 0, sizeof *s);
+}

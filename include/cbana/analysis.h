@@ -1,0 +1,54 @@
+/* analysis.h: the analysis of a Program for many inputs and caches.
+ *
+ * The driver of analysis/: for each input set it runs the engine
+ * (engine.h) with the input's arguments and standard input, feeds the
+ * access stream to one cache hierarchy per configuration (cache.h), and
+ * collects the counters into results (results.h) that report/ turns into
+ * text or JSON. Independent inputs run in parallel on `jobs` threads;
+ * inputs that take the same path through the program's branches share a
+ * path class.
+ */
+#ifndef CBANA_ANALYSIS_H
+#define CBANA_ANALYSIS_H
+
+#include "cbana/cache.h"
+#include "cbana/engine.h"
+#include "cbana/program.h"
+#include "cbana/results.h"
+
+/* One cache configuration to simulate, with the name reports give it. */
+typedef struct cb_analysis_cache {
+  const char *name;
+  cb_cache_config config;
+} cb_analysis_cache;
+
+/* One input set. An input whose line of the inputs file was malformed
+ * carries the message in `error` and is reported without running. */
+typedef struct cb_analysis_input {
+  char **args; /* argv[1..] */
+  unsigned n_args;
+  const char *stdin_path; /* NULL: empty standard input */
+  unsigned line;          /* line of the inputs file; 0 for --args */
+  const char *error;      /* "FILE:LINE: message", or NULL */
+  const char *error_file; /* the inputs file, for error */
+} cb_analysis_input;
+
+typedef struct cb_analysis_options {
+  cb_engine_options engine;
+  bool classify;     /* 3C classes and stack distances */
+  unsigned jobs;     /* threads; 0: the number of cores */
+  const char *argv0; /* the executable path the real run is given */
+  bool progress;     /* a progress line on stderr */
+} cb_analysis_options;
+
+/* Analyses every input with every cache. Returns 0 when every input ran
+ * to its end, 1 when some stopped (their results say why), -1 when the
+ * analysis could not start (message in err). */
+int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
+                    unsigned n_inputs, const cb_analysis_cache *caches,
+                    unsigned n_caches, const cb_analysis_options *opt,
+                    cb_results *out, char *err, size_t err_size);
+
+void cb_results_free(cb_results *r);
+
+#endif
