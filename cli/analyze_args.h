@@ -21,8 +21,9 @@ typedef struct cb_analyze_args {
   const char *compdb_dir;                  /* -p DIR */
   const char *format;                      /* text | json */
   const char *output;                      /* -o FILE, NULL: stdout */
-  unsigned top;                            /* --top N */
-  unsigned jobs;                           /* --jobs N, 0: number of cores */
+  const char *argv0;  /* --argv0 PATH: the program path given to it */
+  unsigned top;       /* --top N */
+  unsigned jobs;      /* --jobs N, 0: number of cores */
   uint64_t budget;    /* --budget N, 0: the engine's default */
   uint64_t stack_top; /* --stack-top ADDR, 0: computed */
   bool no_classify;   /* --no-classify */
