@@ -21,11 +21,13 @@ if [[ $what == all || $what == stack ]]; then
   cc stack
   (cd "$out" && vg "$out/stack" a bb ccc)
   echo "== stack: same under cachegrind"
-  (cd "$out" && cg "$out/stack" a bb ccc | head -3)
+  (cd "$out" && cg "$out/stack" a bb ccc >"$out/cg.txt" 2>/dev/null)
+  sed -n 1,3p "$out/cg.txt"
   echo "== stack: model (tools/probe/stack_model.py) against the probe"
   python3 "$here/stack_model.py" check "$out/stack"
   echo "== stack: natively (ASLR: random top, same layout rules)"
-  env -i "$out/stack" a | head -2
+  env -i "$out/stack" a >"$out/native.txt"
+  sed -n 1,2p "$out/native.txt"
 fi
 
 if [[ $what == all || $what == heap ]]; then
@@ -46,7 +48,8 @@ if [[ $what == all || $what == heap ]]; then
   echo 5 >"$out/five"
   vg "$out/heap" stdin <"$out/five" 2>&1 >/dev/null | grep -E 'scanf|printf'
   echo "== heap: natively (page offsets; brk start is random)"
-  env -i "$out/heap" basic 2>&1 >/dev/null | head -4
+  env -i "$out/heap" basic 2>"$out/native.txt" >/dev/null
+  sed -n 1,4p "$out/native.txt"
   echo "== mmap base: ld.so, libraries and first mmap chunk, with and without libm"
   cat >"$out/maps.c" <<'C'
 #include <math.h>
