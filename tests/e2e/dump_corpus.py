@@ -129,6 +129,14 @@ r = dump([os.path.join(corpus, "stack_stencil.c")])
 prog = json.loads(r.stdout)
 vars_ = {s["var"] for s in prog["sites"] if s["kind"] != "call"}
 check({"a", "b"} <= vars_, f"stack_stencil: stack arrays a, b: {vars_}")
+fo = {f["var"]: f for f in prog["frame_objects"]}
+check("a" in fo and "b" in fo and fo["a"]["size"] == 48000,
+      f"stack_stencil: frame objects {fo}")
+if "a" in fo and "b" in fo:
+    oa, ob = fo["a"]["cfa_offset"], fo["b"]["cfa_offset"]
+    check(oa is not None and ob is not None and abs(oa - ob) == 48000 and
+          min(oa, ob) >= -96100 and max(oa, ob) < 0,
+          f"stack_stencil: CFA offsets of a, b: {oa}, {ob}")
 
 # branch conditions as written
 r = dump([os.path.join(corpus, "branch_paths.c")])
