@@ -174,6 +174,8 @@ void fe_frame_offsets(fe *f, const char *exe) {
     }
   }
   free(c.vars.v);
+  if (c.cfi)
+    dwarf_cfi_end(c.cfi); /* a CFI from the ELF is not the Dwarf's */
   dwarf_end(dw);
   close(fd);
 }
