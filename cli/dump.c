@@ -390,6 +390,8 @@ static void dump_json(FILE *o, const cb_program *p, const cb_cfg_info *cfg) {
     json_str(o, s->type != CB_NONE ? p->types[s->type].name : NULL);
     fputs(", \"field\": ", o);
     json_str(o, s->field != CB_NONE ? p->fields[s->field].name : NULL);
+    fputs(", \"text\": ", o);
+    json_str(o, s->text);
     fprintf(o, "}%s\n", i + 1 < p->n_sites ? "," : "");
   }
   fputs("  ],\n  \"globals\": [\n", o);
