@@ -213,6 +213,8 @@ LLVMValueRef fe_md_op_value(fe *f, LLVMMetadataRef md, unsigned i);
 const char *fe_md_op_str(fe *f, LLVMMetadataRef md, unsigned i, size_t *len);
 unsigned fe_md_tag(fe *f, LLVMMetadataRef md);
 long fe_md_print_field(fe *f, LLVMMetadataRef md, const char *field);
+/* frame.c */
+void fe_frame_offsets(fe *f, const char *exe);
 /* condtext.c */
 void fe_branch_texts(fe *f, fe_build *b);
 

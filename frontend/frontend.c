@@ -155,8 +155,10 @@ static cb_fe_status load_built(const char *const *bitcode, size_t n,
     if (!fe_lower_module(&f))
       st = err->status ? err->status : CB_FE_ERR_INTERNAL;
   }
-  if (st == CB_FE_OK)
+  if (st == CB_FE_OK) {
+    fe_frame_offsets(&f, exe);
     fe_branch_texts(&f, b);
+  }
   if (st == CB_FE_OK && err->status != CB_FE_OK)
     st = err->status;
   if (st != CB_FE_OK) {

@@ -108,6 +108,9 @@ for v in ("aos", "soa"):
     for fld in ("x", "vx"):
         check((v, fld) in acc, f"aos_soa: no site on {v}.{fld}: {sorted(map(str, acc))}")
 check(("aos", "id") in acc, "aos_soa: no site on aos[i].id")
+texts = {s["text"] for s in prog["sites"]}
+for t in ("aos[i].x", "aos[i].vx", "soa.x[i]", "soa.vx[i]", "argv[1]"):
+    check(t in texts, f"aos_soa: no site written '{t}'")
 types = {g["name"]: g["type"] for g in prog["globals"]}
 check(types.get("aos") == "struct particle[50000]", f"aos type {types.get('aos')}")
 check(types.get("soa") == "struct particles", f"soa type {types.get('soa')}")
@@ -124,11 +127,21 @@ prog = json.loads(r.stdout)
 acc = {(s["var"], s["field"], s["kind"]) for s in prog["sites"]}
 check(("p", "key", "store") in acc, "linked_list: p->key store")
 check(("p", "next", "store") in acc, "linked_list: p->next store")
+texts = {s["text"] for s in prog["sites"]}
+check({"p->key", "p->next", "head->next"} <= texts, f"linked_list texts {texts}")
 
 r = dump([os.path.join(corpus, "stack_stencil.c")])
 prog = json.loads(r.stdout)
 vars_ = {s["var"] for s in prog["sites"] if s["kind"] != "call"}
 check({"a", "b"} <= vars_, f"stack_stencil: stack arrays a, b: {vars_}")
+fo = {f["var"]: f for f in prog["frame_objects"]}
+check("a" in fo and "b" in fo and fo["a"]["size"] == 48000,
+      f"stack_stencil: frame objects {fo}")
+if "a" in fo and "b" in fo:
+    oa, ob = fo["a"]["cfa_offset"], fo["b"]["cfa_offset"]
+    check(oa is not None and ob is not None and abs(oa - ob) == 48000 and
+          min(oa, ob) >= -96100 and max(oa, ob) < 0,
+          f"stack_stencil: CFA offsets of a, b: {oa}, {ob}")
 
 # branch conditions as written
 r = dump([os.path.join(corpus, "branch_paths.c")])
