@@ -1,0 +1,257 @@
+/* `cbana validate`: the analysis, checked against real runs.
+ *
+ * The program is built once as analysed (the frontend keeps the
+ * executable, DWARF 4 so valgrind 3.19 reads it), analysed, and run under
+ * `env -i valgrind --tool=cachegrind` with the same geometry for every
+ * input, with the same argv[0] and working directory, so that the real
+ * process has the addresses the analysis assumed (docs/process-model.md).
+ * Like is compared with like: the accesses and misses cachegrind
+ * attributes to the program's own source files (line 0 included) against
+ * cbana's own loads and stores. Exit 1 when an input's L1D gap exceeds the
+ * tolerance (default: 1% or 20 misses, whichever is larger). */
+#include "cachegrind.h"
+#include "commands.h"
+#include "session.h"
+
+#include "cbana/report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void cb_cmd_validate_usage(void) {
+  cb_analyze_args_usage("validate", " [--tolerance PCT]");
+  printf("\nRuns every input under cachegrind with the same cache and "
+         "compares the\nprogram's own L1D misses; exits 1 when a gap "
+         "exceeds --tolerance percent\n(default: 1%% or 20 misses, "
+         "whichever is larger).\n");
+}
+
+/* Cachegrind simulates LRU, write-allocate, one L1D and one LL. */
+static bool cachegrind_can_express(const cb_cache_config *c, char *why,
+                                   size_t n) {
+  if (c->n_levels < 1 || c->n_levels > 2) {
+    snprintf(why, n,
+             "cachegrind has one L1D and one LL, this cache %u "
+             "levels",
+             c->n_levels);
+    return false;
+  }
+  for (unsigned l = 0; l < c->n_levels; l++) {
+    const cb_level_config *lc = &c->levels[l];
+    if (lc->policy != CB_POLICY_LRU || !lc->write_allocate ||
+        lc->assoc == CB_ASSOC_FULL) {
+      snprintf(why, n,
+               "level %s is not set-associative LRU with "
+               "write-allocate, which is all cachegrind simulates",
+               lc->name);
+      return false;
+    }
+  }
+  return true;
+}
+
+static cb_cg_cache cg_geometry(const cb_level_config *lc) {
+  cb_cg_cache g = {lc->size, lc->assoc, lc->line};
+  return g;
+}
+
+typedef struct own_totals {
+  uint64_t accesses, l1_misses, ll_misses;
+} own_totals;
+
+static own_totals cbana_own(const cb_program *p, const cb_cache_result *c) {
+  own_totals t = {0, 0, 0};
+  cb_row *rows;
+  size_t n = cb_report_aggregate(p, c, CB_VIEW_LINES, &rows);
+  for (size_t i = 0; i < n; i++) {
+    t.accesses += rows[i].level[0].accesses;
+    t.l1_misses += rows[i].level[0].misses;
+    if (c->n_levels > 1)
+      t.ll_misses += rows[i].level[c->n_levels - 1].misses;
+  }
+  free(rows);
+  return t;
+}
+
+static bool within(uint64_t got, uint64_t want, double tol_pct) {
+  double gap = (double)got - (double)want;
+  if (gap < 0)
+    gap = -gap;
+  if (tol_pct >= 0)
+    return gap <= tol_pct / 100.0 * (double)want;
+  double bound = 0.01 * (double)want;
+  return gap <= (bound > 20 ? bound : 20);
+}
+
+static double pct_gap(uint64_t got, uint64_t want) {
+  return want ? 100.0 * ((double)got - (double)want) / (double)want : 0.0;
+}
+
+/* Per line: cachegrind's rows of own files beside cbana's lines. */
+static void print_lines(const cb_program *p, const cb_cache_result *c,
+                        const cb_cg_result *cg, unsigned top) {
+  cb_row *rows;
+  size_t n = cb_report_aggregate(p, c, CB_VIEW_LINES, &rows);
+  printf("    %-28s %12s %12s %12s %12s\n", "line", "cbana acc", "cg acc",
+         "cbana L1D", "cg L1D");
+  for (size_t i = 0; i < n && i < top; i++) {
+    const char *src = rows[i].file < p->n_files ? p->files[rows[i].file] : "";
+    cb_cg_counts cc;
+    memset(&cc, 0, sizeof cc);
+    for (size_t r = 0; r < cg->nrows; r++) {
+      const cb_cg_row *row = &cg->rows[r];
+      if (row->line == rows[i].line &&
+          cb_cg_path_matches(cg->files[row->file], src, NULL))
+        for (int e = 0; e < CB_CG_NEVENTS; e++)
+          cc.v[e] += row->c.v[e];
+    }
+    const char *base = strrchr(src, '/');
+    char where[64];
+    snprintf(where, sizeof where, "%s:%u", base ? base + 1 : src, rows[i].line);
+    printf("    %-28s %12llu %12llu %12llu %12llu\n", where,
+           (unsigned long long)rows[i].level[0].accesses,
+           (unsigned long long)(cc.v[CB_CG_DR] + cc.v[CB_CG_DW]),
+           (unsigned long long)rows[i].level[0].misses,
+           (unsigned long long)(cc.v[CB_CG_D1MR] + cc.v[CB_CG_D1MW]));
+  }
+  free(rows);
+}
+
+/* perf's hardware L1D counters, where the machine has them. In virtual
+ * machines perf answers "<not supported>" and still exits 0, so its
+ * output is what tells. */
+static void report_hardware_counters(void) {
+  FILE *f = popen("perf stat -x, -e L1-dcache-load-misses true 2>&1", "r");
+  char buf[512] = "";
+  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  buf[n] = '\0';
+  int rc = f ? pclose(f) : -1;
+  bool counted = rc == 0 && strstr(buf, "L1-dcache-load-misses") &&
+                 !strstr(buf, "<not supported>") &&
+                 !strstr(buf, "<not counted>");
+  if (!counted)
+    printf("hardware counters: not available on this machine (perf stat: "
+           "%s); compared with cachegrind only\n",
+           rc != 0 ? "missing or failed"
+                   : "L1-dcache-load-misses not "
+                     "supported");
+  else
+    printf("hardware counters: perf counts L1-dcache-load-misses here, for "
+           "the whole process on this machine's own caches; not compared\n");
+}
+
+static int validate_inputs(cb_session *s, const cb_results *r, const char *exe,
+                           const cb_cache_config *cfg) {
+  const cb_analyze_args *a = s->args;
+  int status = 0;
+  cb_cg_request req;
+  memset(&req, 0, sizeof req);
+  req.program = exe;
+  req.d1 = cg_geometry(&cfg->levels[0]);
+  if (cfg->n_levels == 2)
+    req.ll = cg_geometry(&cfg->levels[1]);
+  for (unsigned i = 0; i < r->n_runs; i++) {
+    const cb_run_result *run = &r->runs[i];
+    printf("\ninput %u:", run->index);
+    for (unsigned k = 0; k < run->n_args; k++)
+      printf(" %s", run->args[k]);
+    printf("\n");
+    if (!run->ok) {
+      printf("  not compared: the analysis stopped (%s)\n",
+             run->error_message ? run->error_message : "?");
+      status = 1;
+      continue;
+    }
+    const char **args = calloc(run->n_args + 1, sizeof *args);
+    for (unsigned k = 0; args && k < run->n_args; k++)
+      args[k] = run->args[k];
+    req.args = args;
+    req.stdin_path = run->stdin_path;
+    cb_cg_result cg;
+    char err[512];
+    int rc = cb_cg_run(&req, &cg, err, sizeof err);
+    free(args);
+    if (rc != 0) {
+      printf("  cachegrind failed: %s\n", err);
+      cb_cg_result_free(&cg);
+      status = 1;
+      continue;
+    }
+    cb_cg_counts own;
+    cb_cg_sum_files(&cg, (const char *const *)s->program->files,
+                    s->program->n_files, NULL, &own);
+    own_totals ours = cbana_own(s->program, &run->caches[0]);
+    uint64_t cg_acc = own.v[CB_CG_DR] + own.v[CB_CG_DW];
+    uint64_t cg_l1 = own.v[CB_CG_D1MR] + own.v[CB_CG_D1MW];
+    uint64_t cg_ll = own.v[CB_CG_DLMR] + own.v[CB_CG_DLMW];
+    bool ok = within(ours.l1_misses, cg_l1, a->tolerance);
+    printf("  %-22s %14s %14s %9s\n", "own code", "cbana", "cachegrind", "gap");
+    printf("  %-22s %14llu %14llu %+8.2f%%\n", "accesses",
+           (unsigned long long)ours.accesses, (unsigned long long)cg_acc,
+           pct_gap(ours.accesses, cg_acc));
+    printf("  %-22s %14llu %14llu %+8.2f%%  %s\n", "L1D misses",
+           (unsigned long long)ours.l1_misses, (unsigned long long)cg_l1,
+           pct_gap(ours.l1_misses, cg_l1), ok ? "ok" : "OUT OF TOLERANCE");
+    if (cfg->n_levels == 2)
+      printf("  %-22s %14llu %14llu %+8.2f%%\n", "LL misses",
+             (unsigned long long)ours.ll_misses, (unsigned long long)cg_ll,
+             pct_gap(ours.ll_misses, cg_ll));
+    if (cg.exited && run->exited && cg.exit_code != run->exit_code)
+      printf("  exit code: cbana %d, real %d\n", run->exit_code, cg.exit_code);
+    print_lines(s->program, &run->caches[0], &cg, a->top);
+    if (!ok)
+      status = 1;
+    cb_cg_result_free(&cg);
+  }
+  return status;
+}
+
+int cb_cmd_validate_run(int argc, char **argv) {
+  cb_analyze_args a;
+  if (!cb_analyze_args_parse(argc, argv, &a, "validate"))
+    return 2;
+  char dir[] = "/tmp/cbana-validate-XXXXXX";
+  if (!mkdtemp(dir)) {
+    fprintf(stderr, "cbana validate: cannot make a temporary directory\n");
+    cb_analyze_args_free(&a);
+    return 2;
+  }
+  char exe[sizeof dir + 8];
+  snprintf(exe, sizeof exe, "%s/prog", dir);
+  cb_session s;
+  memset(&s, 0, sizeof s);
+  s.args = &a;
+  s.exe_out = exe;
+  /* argv[0] of both runs is the kept executable's path. */
+  if (!a.argv0)
+    a.argv0 = exe;
+  int rc = cb_session_open(&s, &a, "validate");
+  if (rc == 0) {
+    char why[256];
+    const cb_cache_config *cfg = &s.caches[0].config;
+    if (!cachegrind_can_express(cfg, why, sizeof why)) {
+      fprintf(stderr, "cbana validate: cannot compare: %s\n", why);
+      rc = 2;
+    } else {
+      cb_results r;
+      rc = cb_session_analyze(&s, &r, "validate");
+      if (rc != 2) {
+        printf("validate: %s against cachegrind, cache %s\n", a.sources[0],
+               s.caches[0].name);
+        report_hardware_counters();
+        rc = validate_inputs(&s, &r, exe, cfg);
+        printf("\n%s\n", rc ? "validate: some input is out of tolerance"
+                            : "validate: every input within tolerance");
+        cb_results_free(&r);
+      }
+    }
+  }
+  cb_session_close(&s);
+  unlink(exe);
+  rmdir(dir);
+  cb_analyze_args_free(&a);
+  return rc;
+}

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""End-to-end: `cbana analyze` against live cachegrind on the corpus.
+
+For every program of the corpus, every input of its inputs file, and both
+reference geometries (--D1=32768,8,64 --LL=1048576,16,64, and
+--D1=32768,2,64), cachegrind runs the program (cgref.py, the independent
+reference) and cbana analyzes it the same way: same executable path in
+argv[0], same working directory, same inputs. The program's own L1D
+misses must agree within max(1%, 20) (10% for the programs whose stack
+and constant traffic the IR does not show yet, as the issue allows).
+
+  analyze_corpus.py CBANA CORPUS [--cache-dir DIR] [--jobs N] [--only NAME]
+
+Cachegrind's results are cached in --cache-dir (keyed by program, input,
+geometry and build), so a second build of the suite (the sanitizer one)
+does not run cachegrind again. Prints "N passed, N failed".
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cgref  # noqa: E402
+
+GEOMETRIES = cgref.GEOMETRIES
+# Programs whose own-code misses include traffic the IR does not show
+# (pushes, pops, spills, constants), within 10% until issue 6 closes it.
+LOOSE = {"converge.c": 0.10, "merge_sort.c": 0.10}
+
+
+def reference(program, idx, d1, ll, cache_dir):
+    """cgref's result for one input, from the cache when it is there."""
+    sources, _, _ = cgref.program_files(program)
+    exe = cgref.build(sources, cache_dir)
+    key = f"{os.path.basename(exe)}-{idx}-{d1}-{ll}".replace(",", "_")
+    path = os.path.join(cache_dir, key + ".json")
+    if os.path.exists(path):
+        with open(path) as f:
+            return json.load(f)
+    res = cgref.run_reference(program, idx, None, d1, ll, workdir=cache_dir)
+    tmp = path + f".tmp{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump(res, f)
+    os.replace(tmp, path)
+    return res
+
+
+def analyze(cbana, program, refs, d1, ll):
+    """cbana's JSON report for all inputs of a program, run as cgref ran
+    it (argv[0] and working directory)."""
+    sources, inputs_file, _ = cgref.program_files(program)
+    ref = refs[0]
+    cmd = [cbana, "analyze", *sources, "--inputs", inputs_file,
+           f"--D1={d1}", "--format", "json", "--argv0", ref["exe"],
+           "--cflags", "-O2", "--jobs", "1", "--quiet"]
+    if ll:
+        cmd.append(f"--LL={ll}")
+    r = subprocess.run(cmd, cwd=ref["cwd"], capture_output=True, text=True,
+                       timeout=900)
+    if r.returncode not in (0, 3):
+        raise RuntimeError(f"cbana exited {r.returncode}: {r.stderr[-2000:]}")
+    return json.loads(r.stdout), r.returncode, r.stderr
+
+
+def check_program(cbana, program, d1, ll, cache_dir):
+    name = os.path.basename(program.rstrip("/"))
+    _, inputs_file, _ = cgref.program_files(program)
+    idxs = [i for i, _, _ in cgref.read_inputs(inputs_file)]
+    refs = [reference(program, i, d1, ll, cache_dir) for i in idxs]
+    report, rc, err = analyze(cbana, program, refs, d1, ll)
+    fails = []
+    if rc != 0:
+        fails.append(f"exit status {rc}: {err.strip()[-500:]}")
+    tol = LOOSE.get(name)
+    for run, ref in zip(report["runs"], refs):
+        if run["status"] != "ok":
+            fails.append(f"input {run['input']['index']}: {run['error']}")
+            continue
+        if run["exit_code"] != ref["exit_code"]:
+            fails.append(f"input {ref['input']['index']}: exit code "
+                         f"{run['exit_code']}, real {ref['exit_code']}")
+        pred = cgref.report_l1d_misses(run)
+        meas = ref["own"]["D1mr"] + ref["own"]["D1mw"]
+        ok = (abs(pred - meas) <= max(tol * meas, 20) if tol
+              else cgref.gap_ok(pred, meas))
+        line = (f"{name} #{ref['input']['index']} "
+                f"({' '.join(ref['input']['args'])}) D1={d1}: "
+                f"cbana {pred}, cachegrind {meas}")
+        print(("ok   " if ok else "FAIL ") + line, flush=True)
+        if not ok:
+            fails.append(line)
+    return fails, len(refs)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("cbana")
+    ap.add_argument("corpus")
+    ap.add_argument("--cache-dir", default=None)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--only", default=None)
+    a = ap.parse_args()
+    cache_dir = os.path.abspath(a.cache_dir or "cgref-cache")
+    os.makedirs(cache_dir, exist_ok=True)
+    progs = cgref.corpus_programs(a.corpus)
+    if a.only:
+        progs = [p for p in progs if a.only in os.path.basename(p)]
+    for p in progs:  # build once, before the pool
+        cgref.build(cgref.program_files(p)[0], cache_dir)
+    tasks = [(p, d1, ll) for p in progs for d1, ll in GEOMETRIES]
+    passed = failed = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
+        futs = {ex.submit(check_program, a.cbana, p, d1, ll, cache_dir):
+                (p, d1) for p, d1, ll in tasks}
+        for fut in concurrent.futures.as_completed(futs):
+            p, d1 = futs[fut]
+            try:
+                fails, n = fut.result()
+            except Exception as e:  # a crash of cbana or cachegrind
+                fails, n = [f"{type(e).__name__}: {e}"], 1
+            for f in fails:
+                print(f"FAIL {os.path.basename(p)} D1={d1}: {f}", flush=True)
+            failed += 1 if fails else 0
+            passed += 0 if fails else 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
