@@ -14,4 +14,8 @@ typedef struct cb_command {
 
 extern const cb_command cb_commands[];
 
+/* cbana dump (cli/dump.c) */
+int dump_run(int argc, char **argv);
+void dump_usage(void);
+
 #endif

@@ -12,6 +12,8 @@ static void help_usage(void);
 
 const cb_command cb_commands[] = {
     {"help", "describe a subcommand", help_run, help_usage},
+    {"dump", "print the lowered program: functions, loops, sites, globals",
+     dump_run, dump_usage},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -384,11 +384,23 @@ typedef struct cb_program {
   /* The modelled process image. */
   uint64_t load_base;   /* where the PIE is placed (0 for a non-PIE) */
   uint64_t image_end;   /* first address past the executable's segments */
-  const char *exe_path; /* the ELF executable built with the same flags */
+  const char *exe_path; /* the ELF executable built with the same flags
+                           (NULL when the caller did not ask to keep it) */
+  /* Added by the frontend: */
+  uint64_t synth_end; /* first address past the globals the frontend placed
+                         itself in the range past image_end (string
+                         literals without a symbol it could not find in
+                         .rodata, external objects such as stdout); a heap
+                         model must start above it */
+  void *owned;        /* the frontend's storage for strings and initial
+                         bytes (freed by cb_program_free; NULL in a
+                         hand-built Program) */
 } cb_program;
 
 /* Frees a Program and everything it owns (implemented by the frontend,
- * which allocates it). */
+ * which allocates it): the struct and every array with free(), strings
+ * and initial bytes through `owned`. A hand-built Program may use it too
+ * when it malloc's the struct and arrays and leaves `owned` NULL. */
 void cb_program_free(cb_program *p);
 
 static inline const cb_value *cb_program_const(const cb_program *p,

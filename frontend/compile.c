@@ -1,0 +1,649 @@
+/* compile.c: runs clang (no shell) to build one bitcode file per source
+ * and the ELF executable, with the same flags, in a private temporary
+ * directory; reads compile_commands.json for per-file flags. */
+#include "fe_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <dirent.h>
+
+extern char **environ;
+
+void fe_free_strv(char **v) {
+  if (!v)
+    return;
+  for (char **p = v; *p; p++)
+    free(*p);
+  free(v);
+}
+
+static char *xstrdup(const char *s) {
+  char *d = strdup(s);
+  if (!d)
+    abort();
+  return d;
+}
+
+char **fe_split_flags(const char *s) {
+  size_t n = 0, cap = 8;
+  char **v = malloc(cap * sizeof *v);
+  if (!v)
+    abort();
+  const char *p = s ? s : "";
+  size_t len = strlen(p);
+  char *word = malloc(len + 1);
+  if (!word)
+    abort();
+  while (*p) {
+    while (*p == ' ' || *p == '\t' || *p == '\n')
+      p++;
+    if (!*p)
+      break;
+    size_t w = 0;
+    char q = 0;
+    while (*p && (q || (*p != ' ' && *p != '\t' && *p != '\n'))) {
+      if (q) {
+        if (*p == q)
+          q = 0;
+        else if (*p == '\\' && q == '"' && p[1])
+          word[w++] = *++p;
+        else
+          word[w++] = *p;
+      } else if (*p == '"' || *p == '\'') {
+        q = *p;
+      } else if (*p == '\\' && p[1]) {
+        word[w++] = *++p;
+      } else {
+        word[w++] = *p;
+      }
+      p++;
+    }
+    word[w] = 0;
+    if (n + 2 > cap) {
+      cap *= 2;
+      v = realloc(v, cap * sizeof *v);
+      if (!v)
+        abort();
+    }
+    v[n++] = xstrdup(word);
+  }
+  free(word);
+  v[n] = NULL;
+  return v;
+}
+
+/* ---- a small JSON reader for compile_commands.json ---- */
+
+typedef struct jp {
+  const char *s, *end;
+  bool bad;
+} jp;
+
+static void j_ws(jp *j) {
+  while (j->s < j->end &&
+         (*j->s == ' ' || *j->s == '\n' || *j->s == '\t' || *j->s == '\r'))
+    j->s++;
+}
+
+static char *j_string(jp *j) {
+  j_ws(j);
+  if (j->s >= j->end || *j->s != '"') {
+    j->bad = true;
+    return NULL;
+  }
+  j->s++;
+  size_t cap = 64, n = 0;
+  char *out = malloc(cap);
+  if (!out)
+    abort();
+  while (j->s < j->end && *j->s != '"') {
+    char c = *j->s++;
+    if (c == '\\' && j->s < j->end) {
+      char e = *j->s++;
+      switch (e) {
+      case 'n':
+        c = '\n';
+        break;
+      case 't':
+        c = '\t';
+        break;
+      case 'r':
+        c = '\r';
+        break;
+      case 'b':
+        c = '\b';
+        break;
+      case 'f':
+        c = '\f';
+        break;
+      case 'u': {
+        unsigned v = 0;
+        for (int k = 0; k < 4 && j->s < j->end; k++) {
+          char h = *j->s++;
+          v = v * 16 + (unsigned)(h >= 'a'   ? h - 'a' + 10
+                                  : h >= 'A' ? h - 'A' + 10
+                                             : h - '0');
+        }
+        c = v < 128 ? (char)v : '?';
+        break;
+      }
+      default:
+        c = e;
+      }
+    }
+    if (n + 2 > cap) {
+      cap *= 2;
+      out = realloc(out, cap);
+      if (!out)
+        abort();
+    }
+    out[n++] = c;
+  }
+  if (j->s >= j->end)
+    j->bad = true;
+  else
+    j->s++;
+  out[n] = 0;
+  return out;
+}
+
+static void j_skip(jp *j);
+
+static void j_skip_seq(jp *j, char close) {
+  j->s++;
+  j_ws(j);
+  if (j->s < j->end && *j->s == close) {
+    j->s++;
+    return;
+  }
+  while (!j->bad && j->s < j->end) {
+    if (close == '}') {
+      free(j_string(j));
+      j_ws(j);
+      if (j->s >= j->end || *j->s != ':') {
+        j->bad = true;
+        return;
+      }
+      j->s++;
+    }
+    j_skip(j);
+    j_ws(j);
+    if (j->s < j->end && *j->s == ',') {
+      j->s++;
+      continue;
+    }
+    if (j->s < j->end && *j->s == close) {
+      j->s++;
+      return;
+    }
+    j->bad = true;
+  }
+  j->bad = true;
+}
+
+static void j_skip(jp *j) {
+  j_ws(j);
+  if (j->s >= j->end) {
+    j->bad = true;
+    return;
+  }
+  if (*j->s == '"')
+    free(j_string(j));
+  else if (*j->s == '{')
+    j_skip_seq(j, '}');
+  else if (*j->s == '[')
+    j_skip_seq(j, ']');
+  else
+    while (j->s < j->end && *j->s != ',' && *j->s != '}' && *j->s != ']')
+      j->s++;
+}
+
+typedef struct cdb_entry {
+  char *dir, *file, *command;
+  char **args;
+} cdb_entry;
+
+static void cdb_free(cdb_entry *e, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    free(e[i].dir);
+    free(e[i].file);
+    free(e[i].command);
+    fe_free_strv(e[i].args);
+  }
+  free(e);
+}
+
+static cdb_entry *cdb_read(const char *dir, size_t *n_out, fe_err *err) {
+  char path[PATH_MAX];
+  snprintf(path, sizeof path, "%s/compile_commands.json", dir);
+  FILE *fp = fopen(path, "rb");
+  if (!fp) {
+    fe_errf(err, CB_FE_ERR_USAGE, "cbana: cannot open %s: %s\n", path,
+            strerror(errno));
+    return NULL;
+  }
+  fseek(fp, 0, SEEK_END);
+  long len = ftell(fp);
+  fseek(fp, 0, SEEK_SET);
+  char *text = malloc((size_t)len + 1);
+  if (!text)
+    abort();
+  size_t got = fread(text, 1, (size_t)len, fp);
+  fclose(fp);
+  text[got] = 0;
+  jp j = {text, text + got, false};
+  size_t n = 0, cap = 8;
+  cdb_entry *es = calloc(cap, sizeof *es);
+  j_ws(&j);
+  if (j.s >= j.end || *j.s != '[')
+    j.bad = true;
+  else
+    j.s++;
+  while (!j.bad) {
+    j_ws(&j);
+    if (j.s < j.end && *j.s == ']')
+      break;
+    if (j.s >= j.end || *j.s != '{') {
+      j.bad = true;
+      break;
+    }
+    j.s++;
+    if (n == cap) {
+      cap *= 2;
+      es = realloc(es, cap * sizeof *es);
+      if (!es)
+        abort();
+    }
+    cdb_entry *e = &es[n++];
+    memset(e, 0, sizeof *e);
+    for (;;) {
+      j_ws(&j);
+      if (j.s < j.end && *j.s == '}') {
+        j.s++;
+        break;
+      }
+      char *key = j_string(&j);
+      j_ws(&j);
+      if (j.bad || j.s >= j.end || *j.s != ':') {
+        free(key);
+        j.bad = true;
+        break;
+      }
+      j.s++;
+      j_ws(&j);
+      if (strcmp(key, "directory") == 0)
+        e->dir = j_string(&j);
+      else if (strcmp(key, "file") == 0)
+        e->file = j_string(&j);
+      else if (strcmp(key, "command") == 0)
+        e->command = j_string(&j);
+      else if (strcmp(key, "arguments") == 0 && j.s < j.end && *j.s == '[') {
+        j.s++;
+        size_t an = 0, acap = 8;
+        char **a = malloc(acap * sizeof *a);
+        for (;;) {
+          j_ws(&j);
+          if (j.s < j.end && *j.s == ']') {
+            j.s++;
+            break;
+          }
+          char *s = j_string(&j);
+          if (j.bad) {
+            free(s);
+            break;
+          }
+          if (an + 2 > acap) {
+            acap *= 2;
+            a = realloc(a, acap * sizeof *a);
+          }
+          a[an++] = s;
+          j_ws(&j);
+          if (j.s < j.end && *j.s == ',')
+            j.s++;
+        }
+        a[an] = NULL;
+        e->args = a;
+      } else
+        j_skip(&j);
+      free(key);
+      j_ws(&j);
+      if (j.s < j.end && *j.s == ',')
+        j.s++;
+      if (j.bad)
+        break;
+    }
+    j_ws(&j);
+    if (j.s < j.end && *j.s == ',')
+      j.s++;
+  }
+  free(text);
+  if (j.bad) {
+    fe_errf(err, CB_FE_ERR_USAGE, "cbana: %s: malformed JSON\n", path);
+    cdb_free(es, n);
+    return NULL;
+  }
+  *n_out = n;
+  return es;
+}
+
+/* The user's flags from an entry: without the compiler, the source, -c,
+ * -o and dependency-file options. */
+static char **cdb_flags(const cdb_entry *e) {
+  char **src = e->args ? e->args : NULL;
+  char **split = NULL;
+  if (!src)
+    src = split = fe_split_flags(e->command ? e->command : "");
+  size_t n = 0;
+  while (src[n])
+    n++;
+  char **out = calloc(n + 1, sizeof *out);
+  size_t k = 0;
+  const char *base = e->file ? strrchr(e->file, '/') : NULL;
+  base = base ? base + 1 : e->file;
+  for (size_t i = 1; i < n; i++) {
+    const char *a = src[i];
+    if (strcmp(a, "-c") == 0 || strcmp(a, "-MD") == 0 || strcmp(a, "-MMD") == 0)
+      continue;
+    if (strcmp(a, "-o") == 0 || strcmp(a, "-MF") == 0 ||
+        strcmp(a, "-MT") == 0 || strcmp(a, "-MQ") == 0) {
+      i++;
+      continue;
+    }
+    if (strncmp(a, "-o", 2) == 0)
+      continue;
+    if (e->file && (strcmp(a, e->file) == 0 ||
+                    (a[0] != '-' && base && strstr(a, base) &&
+                     strcmp(a + strlen(a) - strlen(base), base) == 0)))
+      continue;
+    out[k++] = xstrdup(a);
+  }
+  out[k] = NULL;
+  fe_free_strv(split);
+  return out;
+}
+
+/* ---- processes ---- */
+
+typedef struct proc {
+  pid_t pid;
+  char *errfile;
+  int status;
+} proc;
+
+static bool spawn(proc *p, const char *clang, char **flags,
+                  const char *const *pre, const char *const *post,
+                  const char *cwd, const char *errfile, fe_err *err) {
+  size_t nf = 0, npre = 0, npost = 0;
+  while (flags && flags[nf])
+    nf++;
+  while (pre && pre[npre])
+    npre++;
+  while (post && post[npost])
+    npost++;
+  char **argv = calloc(nf + npre + npost + 2, sizeof *argv);
+  size_t k = 0;
+  argv[k++] = (char *)clang;
+  for (size_t i = 0; i < npre; i++)
+    argv[k++] = (char *)pre[i];
+  for (size_t i = 0; i < nf; i++)
+    argv[k++] = flags[i];
+  for (size_t i = 0; i < npost; i++)
+    argv[k++] = (char *)post[i];
+  argv[k] = NULL;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, errfile,
+                                   O_WRONLY | O_CREAT | O_APPEND, 0600);
+  posix_spawn_file_actions_addopen(&fa, 2, errfile,
+                                   O_WRONLY | O_CREAT | O_APPEND, 0600);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  if (cwd)
+    posix_spawn_file_actions_addchdir_np(&fa, cwd);
+  int rc = posix_spawnp(&p->pid, clang, &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  free(argv);
+  p->errfile = xstrdup(errfile);
+  if (rc != 0) {
+    fe_errf(err, CB_FE_ERR_COMPILE, "cbana: cannot run %s: %s\n", clang,
+            strerror(rc));
+    p->pid = 0;
+    return false;
+  }
+  return true;
+}
+
+static void wait_proc(proc *p) {
+  if (!p->pid) {
+    p->status = -1;
+    return;
+  }
+  int st;
+  while (waitpid(p->pid, &st, 0) < 0 && errno == EINTR)
+    ;
+  p->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void append_file(fe_err *err, const char *path) {
+  FILE *fp = fopen(path, "r");
+  if (!fp)
+    return;
+  char line[4096];
+  while (fgets(line, sizeof line, fp))
+    fe_errf(err, CB_FE_ERR_COMPILE, "%s", line);
+  fclose(fp);
+}
+
+static const char *default_clang(void) {
+  return access("/usr/bin/clang-14", X_OK) == 0 ? "/usr/bin/clang-14" : "clang";
+}
+
+void fe_build_cleanup(fe_build *b) {
+  if (b->tmpdir) {
+    DIR *d = opendir(b->tmpdir);
+    if (d) {
+      struct dirent *de;
+      while ((de = readdir(d))) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+          continue;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", b->tmpdir, de->d_name);
+        unlink(path);
+      }
+      closedir(d);
+    }
+    rmdir(b->tmpdir);
+    free(b->tmpdir);
+  }
+  for (size_t i = 0; i < b->n; i++) {
+    if (b->bitcode)
+      free(b->bitcode[i]);
+    if (b->src_dirs)
+      free(b->src_dirs[i]);
+    if (b->src_args)
+      fe_free_strv(b->src_args[i]);
+  }
+  free(b->bitcode);
+  free(b->src_dirs);
+  free(b->src_args);
+  free(b->exe);
+  free(b->link_err);
+  memset(b, 0, sizeof *b);
+}
+
+cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b,
+                        fe_err *err) {
+  memset(b, 0, sizeof *b);
+  if (o->n_sources == 0) {
+    fe_errf(err, CB_FE_ERR_USAGE, "cbana: no source files\n");
+    return err->status;
+  }
+  for (size_t i = 0; i < o->n_sources; i++)
+    if (access(o->sources[i], R_OK) != 0) {
+      fe_errf(err, CB_FE_ERR_USAGE, "cbana: %s: %s\n", o->sources[i],
+              strerror(errno));
+      return err->status;
+    }
+  const char *clang = o->clang ? o->clang : default_clang();
+  const char *tmp = getenv("TMPDIR");
+  if (!tmp || !*tmp)
+    tmp = "/tmp";
+  char tpl[PATH_MAX];
+  snprintf(tpl, sizeof tpl, "%s/cbana-XXXXXX", tmp);
+  if (!mkdtemp(tpl)) {
+    fe_errf(err, CB_FE_ERR_INTERNAL,
+            "cbana: cannot create a directory in %s: %s\n", tmp,
+            strerror(errno));
+    return err->status;
+  }
+  b->tmpdir = xstrdup(tpl);
+  b->n = o->n_sources;
+  b->bitcode = calloc(b->n, sizeof *b->bitcode);
+  b->src_dirs = calloc(b->n, sizeof *b->src_dirs);
+  b->src_args = calloc(b->n, sizeof *b->src_args);
+
+  cdb_entry *cdb = NULL;
+  size_t n_cdb = 0;
+  if (o->compdb_dir) {
+    cdb = cdb_read(o->compdb_dir, &n_cdb, err);
+    if (!cdb)
+      return err->status;
+  }
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd))
+    snprintf(cwd, sizeof cwd, ".");
+  char **common = fe_split_flags(o->cflags ? o->cflags : "-O2");
+  proc *procs = calloc(2 * b->n + 1, sizeof *procs);
+  char **objs = calloc(b->n, sizeof *objs);
+  char **srcpaths = calloc(b->n, sizeof *srcpaths);
+  bool ok = true;
+  for (size_t i = 0; i < b->n && ok; i++) {
+    const char *src = o->sources[i];
+    char rsrc[PATH_MAX];
+    const cdb_entry *ent = NULL;
+    if (cdb && realpath(src, rsrc)) {
+      for (size_t k = 0; k < n_cdb && !ent; k++) {
+        char f[PATH_MAX * 2], rf[PATH_MAX];
+        if (!cdb[k].file)
+          continue;
+        if (cdb[k].file[0] == '/' || !cdb[k].dir)
+          snprintf(f, sizeof f, "%s", cdb[k].file);
+        else
+          snprintf(f, sizeof f, "%s/%s", cdb[k].dir, cdb[k].file);
+        if (realpath(f, rf) && strcmp(rf, rsrc) == 0)
+          ent = &cdb[k];
+      }
+    }
+    if (ent) {
+      b->src_args[i] = cdb_flags(ent);
+      b->src_dirs[i] = xstrdup(ent->dir ? ent->dir : cwd);
+      srcpaths[i] = xstrdup(rsrc);
+    } else {
+      size_t nc = 0;
+      while (common[nc])
+        nc++;
+      char **a = calloc(nc + 1, sizeof *a);
+      for (size_t k = 0; k < nc; k++)
+        a[k] = xstrdup(common[k]);
+      b->src_args[i] = a;
+      b->src_dirs[i] = xstrdup(cwd);
+      srcpaths[i] = xstrdup(src);
+    }
+    char bc[PATH_MAX], obj[PATH_MAX], ef[PATH_MAX];
+    snprintf(bc, sizeof bc, "%s/%zu.bc", b->tmpdir, i);
+    snprintf(obj, sizeof obj, "%s/%zu.o", b->tmpdir, i);
+    b->bitcode[i] = xstrdup(bc);
+    objs[i] = xstrdup(obj);
+    snprintf(ef, sizeof ef, "%s/%zu.bc.err", b->tmpdir, i);
+    const char *post_bc[] = {"-g",        "-c", "-emit-llvm",
+                             "-o",        bc,   "-fno-color-diagnostics",
+                             srcpaths[i], NULL};
+    ok = spawn(&procs[2 * i], clang, b->src_args[i], NULL, post_bc,
+               b->src_dirs[i], ef, err);
+    if (!ok)
+      break;
+    snprintf(ef, sizeof ef, "%s/%zu.o.err", b->tmpdir, i);
+    const char *post_o[] = {
+        "-gdwarf-4", "-c", "-o", obj, "-fno-color-diagnostics",
+        srcpaths[i], NULL};
+    ok = spawn(&procs[2 * i + 1], clang, b->src_args[i], NULL, post_o,
+               b->src_dirs[i], ef, err);
+  }
+  for (size_t i = 0; i < 2 * b->n; i++)
+    if (procs[i].pid)
+      wait_proc(&procs[i]);
+  if (ok) {
+    for (size_t i = 0; i < b->n; i++) {
+      if (procs[2 * i].status != 0) {
+        append_file(err, procs[2 * i].errfile);
+        fe_errf(err, CB_FE_ERR_COMPILE, "cbana: %s does not compile\n",
+                o->sources[i]);
+        ok = false;
+      } else if (procs[2 * i + 1].status != 0) {
+        append_file(err, procs[2 * i + 1].errfile);
+        fe_errf(err, CB_FE_ERR_COMPILE, "cbana: %s does not compile\n",
+                o->sources[i]);
+        ok = false;
+      }
+    }
+  }
+  if (ok) {
+    char exe[PATH_MAX];
+    if (o->exe_out)
+      snprintf(exe, sizeof exe, "%s", o->exe_out);
+    else
+      snprintf(exe, sizeof exe, "%s/a.out", b->tmpdir);
+    b->exe = xstrdup(exe);
+    size_t nl = b->n + 4;
+    const char **post = calloc(nl, sizeof *post);
+    size_t k = 0;
+    post[k++] = "-o";
+    post[k++] = exe;
+    for (size_t i = 0; i < b->n; i++)
+      post[k++] = objs[i];
+    post[k++] = "-lm";
+    post[k] = NULL;
+    char ef[PATH_MAX];
+    snprintf(ef, sizeof ef, "%s/link.err", b->tmpdir);
+    proc *lp = &procs[2 * b->n];
+    /* Link flags: the common ones (compile_commands.json has none). */
+    char **lf = o->compdb_dir ? NULL : common;
+    ok = spawn(lp, clang, lf, NULL, post, NULL, ef, err);
+    free(post);
+    if (ok) {
+      wait_proc(lp);
+      if (lp->status != 0) {
+        /* kept apart: the caller first looks for undefined functions */
+        char buf[16384];
+        fe_err le = {buf, sizeof buf, 0, CB_FE_OK};
+        buf[0] = 0;
+        append_file(&le, lp->errfile);
+        fe_errf(&le, CB_FE_ERR_COMPILE, "cbana: linking failed\n");
+        b->link_err = xstrdup(buf);
+        free(b->exe);
+        b->exe = NULL;
+      }
+    }
+  }
+  for (size_t i = 0; i < 2 * b->n + 1; i++)
+    free(procs[i].errfile);
+  free(procs);
+  for (size_t i = 0; i < b->n; i++) {
+    free(objs[i]);
+    free(srcpaths[i]);
+  }
+  free(objs);
+  free(srcpaths);
+  fe_free_strv(common);
+  cdb_free(cdb, n_cdb);
+  if (!ok && err->status == CB_FE_OK)
+    err->status = CB_FE_ERR_COMPILE;
+  return ok ? CB_FE_OK : err->status;
+}

@@ -1,0 +1,218 @@
+/* fe_internal.h: shared between the frontend's files; never installed. */
+#ifndef CBANA_FE_INTERNAL_H
+#define CBANA_FE_INTERNAL_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
+#include <llvm-c/Target.h>
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "cbana/frontend.h"
+#include "cbana/program.h"
+
+/* ---- growable arrays ---------------------------------------------------- */
+
+#define FE_VEC(T)                                                              \
+  struct {                                                                     \
+    T *v;                                                                      \
+    uint32_t n, cap;                                                           \
+  }
+
+void *fe_grow(void *v, uint32_t *cap, uint32_t need, size_t elem);
+
+#define FE_RESERVE(vec, k)                                                     \
+  ((vec).n + (k) > (vec).cap                                                   \
+       ? (void)((vec).v = fe_grow((vec).v, &(vec).cap, (vec).n + (k),          \
+                                  sizeof(*(vec).v)))                           \
+       : (void)0)
+#define FE_PUSH(vec, x)                                                        \
+  do {                                                                         \
+    FE_RESERVE(vec, 1);                                                        \
+    (vec).v[(vec).n++] = (x);                                                  \
+  } while (0)
+
+/* ---- pointer-keyed hash map -------------------------------------------- */
+
+typedef struct fe_map {
+  const void **keys;
+  uint64_t *vals;
+  uint32_t n, cap; /* cap a power of two */
+} fe_map;
+
+bool fe_map_get(const fe_map *m, const void *key, uint64_t *val);
+void fe_map_put(fe_map *m, const void *key, uint64_t val);
+void fe_map_clear(fe_map *m);
+void fe_map_free(fe_map *m);
+
+/* ---- string pool owned by the Program ---------------------------------- */
+
+typedef struct fe_pool fe_pool;
+fe_pool *fe_pool_new(void);
+void fe_pool_free(fe_pool *p);
+void *fe_pool_alloc(fe_pool *p, size_t n); /* zeroed, 16-aligned */
+const char *fe_pool_strn(fe_pool *p, const char *s, size_t n);
+const char *fe_pool_str(fe_pool *p, const char *s);
+/* Interned: the same text gives the same pointer. */
+const char *fe_pool_intern(fe_pool *p, const char *s, size_t n);
+
+/* ---- errors -------------------------------------------------------------- */
+
+typedef struct fe_err {
+  char *buf;
+  size_t size, len;
+  cb_fe_status status;
+} fe_err;
+
+void fe_errf(fe_err *e, cb_fe_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- ELF ------------------------------------------------------------------
+ */
+
+typedef struct fe_sym {
+  const char *name;
+  const char *file; /* STT_FILE before a local symbol, or NULL */
+  uint64_t value, size;
+  const char *section;
+  bool is_func, is_local;
+} fe_sym;
+
+typedef struct fe_elf_section {
+  const char *name;
+  uint64_t addr, size; /* addr already includes the load base */
+  uint8_t *data;       /* NULL for NOBITS */
+  bool writable, exec;
+} fe_elf_section;
+
+typedef struct fe_elf {
+  bool loaded, pie;
+  uint64_t base, image_end;
+  FE_VEC(fe_sym) syms;
+  FE_VEC(fe_elf_section) secs;
+  fe_pool *strings;
+} fe_elf;
+
+bool fe_elf_read(fe_elf *elf, const char *path, uint64_t load_base,
+                 fe_err *err);
+void fe_elf_free(fe_elf *elf);
+/* The symbol for a name (a local one from `file` preferred when given). */
+const fe_sym *fe_elf_find(const fe_elf *elf, const char *name, bool func,
+                          const char *file);
+/* An address in a read-only allocated section holding these bytes at the
+ * alignment, or 0. */
+uint64_t fe_elf_find_bytes(const fe_elf *elf, const uint8_t *bytes, size_t n,
+                           uint32_t align);
+const fe_elf_section *fe_elf_section_at(const fe_elf *elf, uint64_t addr);
+
+/* ---- compile ------------------------------------------------------------- */
+
+typedef struct fe_build {
+  char *tmpdir;
+  char **bitcode; /* one per source */
+  size_t n;
+  char *exe;
+  char **src_dirs;  /* working directory each source compiled in */
+  char ***src_args; /* the user's flags per source (NULL-terminated) */
+  char *link_err;    /* the linker's messages when only linking failed */
+} fe_build;
+
+cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b, fe_err *err);
+void fe_build_cleanup(fe_build *b);
+/* Splits a flag string; NULL-terminated array of strdup'ed words. */
+char **fe_split_flags(const char *s);
+void fe_free_strv(char **v);
+
+/* ---- lowering state ------------------------------------------------------ */
+
+typedef struct fe_unknown_call {
+  const char *name;
+  uint32_t file, line;
+} fe_unknown_call;
+
+typedef struct fe_dbgval {
+  LLVMMetadataRef var;
+  uint32_t next; /* index of the next for the same value, or CB_NONE */
+} fe_dbgval;
+
+typedef struct fe {
+  const cb_frontend_options *opts;
+  fe_err *err;
+  fe_pool *pool;
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  LLVMTargetDataRef td;
+  fe_elf elf;
+  uint64_t synth_next; /* next address in the synthetic range */
+
+  FE_VEC(const char *) files;
+  FE_VEC(const char *) file_paths; /* resolved for reading the source */
+  FE_VEC(cb_function) functions;
+  FE_VEC(cb_block) blocks;
+  FE_VEC(uint32_t) succs;
+  FE_VEC(uint32_t) preds;
+  FE_VEC(cb_op) ops;
+  FE_VEC(cb_param) params;
+  FE_VEC(cb_value) consts;
+  FE_VEC(int64_t) extra;
+  FE_VEC(cb_site) sites;
+  FE_VEC(cb_src_func) src_funcs;
+  FE_VEC(cb_var) vars;
+  FE_VEC(cb_ctype) types;
+  FE_VEC(cb_field) fields;
+  FE_VEC(cb_global) globals;
+  FE_VEC(cb_frame_obj) frame_objs;
+  FE_VEC(cb_branch) branches;
+  FE_VEC(LLVMMetadataRef) var_md; /* parallel to vars */
+
+  fe_map func_index;   /* LLVMValueRef function -> index */
+  fe_map global_index; /* LLVMValueRef global -> index in globals */
+  fe_map const_index;  /* LLVMValueRef constant -> consts index */
+  fe_map file_index;   /* interned file name -> files index */
+  fe_map md_srcfunc;   /* DISubprogram -> src_funcs */
+  fe_map md_var;       /* DIVariable -> vars */
+  fe_map md_type;      /* DIType -> types */
+  fe_map md_tag;       /* DINode -> DWARF tag (cache) */
+  fe_map md_file;      /* DIFile -> files */
+
+  /* per function */
+  fe_map vals;       /* LLVMValueRef -> operand */
+  fe_map blockmap;   /* LLVMBasicBlockRef -> block index in function */
+  fe_map dbgval;     /* LLVMValueRef -> first fe_dbgval index */
+  fe_map alloca_var; /* alloca -> DILocalVariable */
+  FE_VEC(fe_dbgval) dbgvals;
+  uint32_t n_slots;
+  uint32_t cur_func;
+  LLVMMetadataRef cur_sp;
+
+  FE_VEC(fe_unknown_call) unknown;
+} fe;
+
+/* lower.c */
+bool fe_lower_module(fe *f);
+/* debuginfo.c */
+uint32_t fe_file_of_scope(fe *f, LLVMMetadataRef scope);
+uint32_t fe_file_index(fe *f, const char *name, const char *dir);
+uint32_t fe_src_func(fe *f, LLVMMetadataRef scope);
+LLVMMetadataRef fe_subprogram_of(fe *f, LLVMMetadataRef scope);
+uint32_t fe_var(fe *f, LLVMMetadataRef divar);
+uint32_t fe_type(fe *f, LLVMMetadataRef ditype);
+/* The type with typedefs and qualifiers stripped (program types). */
+uint32_t fe_type_strip(fe *f, uint32_t t);
+void fe_resolve_access(fe *f, uint32_t var, bool var_is_object, int64_t off,
+                       uint32_t size, uint32_t *type, uint32_t *field);
+/* Metadata operand helpers. */
+unsigned fe_md_nops(fe *f, LLVMMetadataRef md);
+LLVMMetadataRef fe_md_op(fe *f, LLVMMetadataRef md, unsigned i);
+LLVMValueRef fe_md_op_value(fe *f, LLVMMetadataRef md, unsigned i);
+const char *fe_md_op_str(fe *f, LLVMMetadataRef md, unsigned i, size_t *len);
+unsigned fe_md_tag(fe *f, LLVMMetadataRef md);
+long fe_md_print_field(fe *f, LLVMMetadataRef md, const char *field);
+/* condtext.c */
+void fe_branch_texts(fe *f, fe_build *b);
+
+#endif

@@ -1,0 +1,279 @@
+/* frontend.c: cb_frontend_load: compile, read and link the bitcode, read
+ * the executable, lower, and hand over a Program; cb_program_free. */
+#include "fe_internal.h"
+
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Linker.h>
+
+#include <stdio.h>
+#include <string.h>
+
+/* The Program's private storage: every array is malloc'ed separately and
+ * strings and initial bytes live in one pool (program->owned). */
+
+void cb_program_free(cb_program *p) {
+  if (!p)
+    return;
+  free(p->files);
+  free(p->functions);
+  free(p->blocks);
+  free(p->succs);
+  free(p->preds);
+  free(p->ops);
+  free(p->params);
+  free(p->consts);
+  free(p->extra);
+  free(p->sites);
+  free(p->src_funcs);
+  free(p->vars);
+  free(p->types);
+  free(p->fields);
+  free(p->globals);
+  free(p->frame_objs);
+  free(p->branches);
+  fe_pool_free((fe_pool *)p->owned);
+  free(p);
+}
+
+static void diag_handler(LLVMDiagnosticInfoRef di, void *ctx) {
+  fe *f = ctx;
+  if (LLVMGetDiagInfoSeverity(di) != LLVMDSError)
+    return;
+  char *s = LLVMGetDiagInfoDescription(di);
+  fe_errf(f->err, CB_FE_ERR_INTERNAL, "llvm: %s\n", s);
+  LLVMDisposeMessage(s);
+}
+
+static LLVMModuleRef read_bitcode(fe *f, const char *path) {
+  LLVMMemoryBufferRef mb = NULL;
+  char *msg = NULL;
+  if (LLVMCreateMemoryBufferWithContentsOfFile(path, &mb, &msg)) {
+    fe_errf(f->err, CB_FE_ERR_INTERNAL, "cbana: %s: %s\n", path,
+            msg ? msg : "cannot read");
+    LLVMDisposeMessage(msg);
+    return NULL;
+  }
+  LLVMModuleRef m = NULL;
+  if (LLVMParseBitcodeInContext2(f->ctx, mb, &m)) {
+    fe_errf(f->err, CB_FE_ERR_INTERNAL, "cbana: %s: not valid LLVM bitcode\n",
+            path);
+    m = NULL;
+  }
+  LLVMDisposeMemoryBuffer(mb);
+  return m;
+}
+
+#define MOVE(dst, vec)                                                         \
+  do {                                                                         \
+    (dst) = (vec).v;                                                           \
+    (vec).v = NULL;                                                            \
+    (vec).n = (vec).cap = 0;                                                   \
+  } while (0)
+
+static void fe_free(fe *f) {
+  free(f->files.v);
+  free(f->file_paths.v);
+  free(f->functions.v);
+  free(f->blocks.v);
+  free(f->succs.v);
+  free(f->preds.v);
+  free(f->ops.v);
+  free(f->params.v);
+  free(f->consts.v);
+  free(f->extra.v);
+  free(f->sites.v);
+  free(f->src_funcs.v);
+  free(f->vars.v);
+  free(f->types.v);
+  free(f->fields.v);
+  free(f->globals.v);
+  free(f->frame_objs.v);
+  free(f->branches.v);
+  free(f->var_md.v);
+  free(f->dbgvals.v);
+  free(f->unknown.v);
+  fe_map *maps[] = {&f->func_index, &f->global_index, &f->const_index,
+                    &f->file_index, &f->md_srcfunc,   &f->md_var,
+                    &f->md_type,    &f->md_tag,       &f->md_file,
+                    &f->vals,       &f->blockmap,     &f->dbgval,
+                    &f->alloca_var};
+  for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
+    fe_map_free(maps[i]);
+  fe_elf_free(&f->elf);
+  if (f->mod)
+    LLVMDisposeModule(f->mod);
+  if (f->ctx)
+    LLVMContextDispose(f->ctx);
+  fe_pool_free(f->pool);
+}
+
+static cb_fe_status load_built(const char *const *bitcode, size_t n,
+                               const char *exe, const cb_frontend_options *o,
+                               fe_build *b, cb_program **out, fe_err *err) {
+  fe f;
+  memset(&f, 0, sizeof f);
+  f.opts = o;
+  f.err = err;
+  f.pool = fe_pool_new();
+  f.ctx = LLVMContextCreate();
+  LLVMContextSetDiagnosticHandler(f.ctx, diag_handler, &f);
+  cb_fe_status st = CB_FE_OK;
+  /* the sources first, in the order given */
+  for (size_t i = 0; o && i < o->n_sources; i++)
+    fe_file_index(&f, o->sources[i], b && b->src_dirs ? b->src_dirs[i] : NULL);
+  for (size_t i = 0; i < n && st == CB_FE_OK; i++) {
+    LLVMModuleRef m = read_bitcode(&f, bitcode[i]);
+    if (!m) {
+      st = err->status ? err->status : CB_FE_ERR_INTERNAL;
+      break;
+    }
+    if (!f.mod) {
+      f.mod = m;
+    } else if (LLVMLinkModules2(f.mod, m)) {
+      fe_errf(err, CB_FE_ERR_COMPILE,
+              "cbana: the translation units do not link together\n");
+      st = err->status;
+    }
+  }
+  if (st == CB_FE_OK && !f.mod) {
+    fe_errf(err, CB_FE_ERR_USAGE, "cbana: nothing to load\n");
+    st = err->status;
+  }
+  uint64_t base = o && o->has_load_base ? o->load_base : CB_DEFAULT_LOAD_BASE;
+  if (st == CB_FE_OK && exe && !fe_elf_read(&f.elf, exe, base, err))
+    st = err->status;
+  if (st == CB_FE_OK) {
+    f.td = LLVMGetModuleDataLayout(f.mod);
+    if (!fe_lower_module(&f))
+      st = err->status ? err->status : CB_FE_ERR_INTERNAL;
+  }
+  if (st == CB_FE_OK)
+    fe_branch_texts(&f, b);
+  if (st == CB_FE_OK && err->status != CB_FE_OK)
+    st = err->status;
+  if (st != CB_FE_OK) {
+    fe_free(&f);
+    return st;
+  }
+  cb_program *p = calloc(1, sizeof *p);
+  p->n_files = f.files.n;
+  p->n_functions = f.functions.n;
+  p->n_blocks = f.blocks.n;
+  p->n_ops = f.ops.n;
+  p->n_consts = f.consts.n;
+  p->n_extra = f.extra.n;
+  p->n_sites = f.sites.n;
+  p->n_src_funcs = f.src_funcs.n;
+  p->n_vars = f.vars.n;
+  p->n_types = f.types.n;
+  p->n_fields = f.fields.n;
+  p->n_globals = f.globals.n;
+  p->n_frame_objs = f.frame_objs.n;
+  p->n_branches = f.branches.n;
+  MOVE(p->files, f.files);
+  MOVE(p->functions, f.functions);
+  MOVE(p->blocks, f.blocks);
+  MOVE(p->succs, f.succs);
+  MOVE(p->preds, f.preds);
+  MOVE(p->ops, f.ops);
+  MOVE(p->params, f.params);
+  MOVE(p->consts, f.consts);
+  MOVE(p->extra, f.extra);
+  MOVE(p->sites, f.sites);
+  MOVE(p->src_funcs, f.src_funcs);
+  MOVE(p->vars, f.vars);
+  MOVE(p->types, f.types);
+  MOVE(p->fields, f.fields);
+  MOVE(p->globals, f.globals);
+  MOVE(p->frame_objs, f.frame_objs);
+  MOVE(p->branches, f.branches);
+  p->main_function = CB_NONE;
+  for (uint32_t i = 0; i < p->n_functions; i++)
+    if (strcmp(p->functions[i].name, "main") == 0)
+      p->main_function = i;
+  p->load_base = f.elf.loaded ? f.elf.base : 0;
+  p->image_end = f.elf.image_end;
+  p->synth_end = f.synth_next;
+  p->exe_path = o && o->exe_out && exe ? fe_pool_str(f.pool, exe) : NULL;
+  p->owned = f.pool;
+  f.pool = NULL;
+  fe_free(&f);
+  *out = p;
+  return CB_FE_OK;
+}
+
+cb_fe_status cb_frontend_load_built(const char *const *bitcode, size_t n,
+                                    const char *exe,
+                                    const cb_frontend_options *opts,
+                                    cb_program **out, char *errbuf,
+                                    size_t err_size) {
+  fe_err err = {errbuf, err_size, 0, CB_FE_OK};
+  if (errbuf && err_size)
+    errbuf[0] = 0;
+  *out = NULL;
+  return load_built(bitcode, n, exe, opts, NULL, out, &err);
+}
+
+cb_fe_status cb_frontend_load(const cb_frontend_options *opts, cb_program **out,
+                              char *errbuf, size_t err_size) {
+  fe_err err = {errbuf, err_size, 0, CB_FE_OK};
+  if (errbuf && err_size)
+    errbuf[0] = 0;
+  *out = NULL;
+  fe_build b;
+  cb_fe_status st = fe_compile(opts, &b, &err);
+  if (st == CB_FE_OK)
+    st = load_built((const char *const *)b.bitcode, b.n, b.exe, opts, &b, out,
+                    &err);
+  if (st == CB_FE_OK && b.link_err) {
+    /* the bitcode lowered (no undefined function found): the linker's
+       own complaint stands */
+    cb_program_free(*out);
+    *out = NULL;
+    fe_errf(&err, CB_FE_ERR_COMPILE, "%s", b.link_err);
+    st = CB_FE_ERR_COMPILE;
+  }
+  fe_build_cleanup(&b);
+  return st;
+}
+
+/* ---- names ---- */
+
+const char *cb_opcode_name(cb_opcode op) {
+  static const char *const names[CB_OP_COUNT] = {
+      "add",       "sub",      "mul",        "udiv",      "sdiv",
+      "urem",      "srem",     "shl",        "lshr",      "ashr",
+      "and",       "or",       "xor",        "fadd",      "fsub",
+      "fmul",      "fdiv",     "frem",       "fneg",      "icmp",
+      "fcmp",      "select",   "trunc",      "zext",      "sext",
+      "fptrunc",   "fpext",    "fptoui",     "fptosi",    "uitofp",
+      "sitofp",    "ptrtoint", "inttoptr",   "bitcast",   "mov",
+      "gep",       "load",     "store",      "alloca",    "extractelt",
+      "insertelt", "shuffle",  "extractval", "insertval", "phi",
+      "call",      "br",       "switch",     "ret",       "unreachable"};
+  return (unsigned)op < CB_OP_COUNT ? names[op] : "?";
+}
+
+const char *cb_ty_name(cb_ty t) {
+  static const char *const names[CB_TY_COUNT] = {
+      "void", "i1", "i8", "i16", "i32", "i64", "f32", "f64", "ptr"};
+  return (unsigned)t < CB_TY_COUNT ? names[t] : "?";
+}
+
+const char *cb_libfn_name(cb_libfn fn) {
+  static const char *const names[] = {
+#define X(id, nm) nm,
+      CB_LIBC_FUNCTIONS(X)
+#undef X
+  };
+  return (unsigned)fn < CB_LIBC_COUNT ? names[fn] : "?";
+}
+
+const char *cb_intrinsic_name(cb_intrinsic i) {
+  static const char *const names[] = {
+#define X(id, nm) nm,
+      CB_INTRINSICS(X)
+#undef X
+  };
+  return (unsigned)i < CB_INTR_COUNT ? names[i] : "?";
+}
