@@ -26,23 +26,8 @@
 
 #include "cbana/program.h"
 
-/* The access record. stream.h (the cache model's contract) defines
- * struct cb_access {addr, size, site, is_write}; until it exists the
- * engine declares the same record here. */
-#if defined(__has_include)
-#if __has_include("cbana/stream.h")
+/* The access record (struct cb_access) is the cache model's, stream.h. */
 #include "cbana/stream.h"
-#define CB_ENGINE_HAVE_STREAM_H 1
-#endif
-#endif
-#ifndef CB_ENGINE_HAVE_STREAM_H
-typedef struct cb_access {
-  uint64_t addr;
-  uint32_t size;
-  uint32_t site; /* program->sites; CB_NONE when unknown */
-  uint8_t is_write;
-} cb_access;
-#endif
 
 /* Receives the accesses in program order, in batches of at most
  * CB_ENGINE_BATCH records; the batch is only valid during the call. */

@@ -1,0 +1,57 @@
+/* A cache level's storage and geometry. */
+#include "level.h"
+
+#include <stdlib.h>
+
+static uint32_t log2_exact(uint64_t v) {
+  uint32_t k = 0;
+  while ((1ull << k) < v)
+    k++;
+  return k;
+}
+
+bool cb_level_init(cb_level *lv, const cb_level_config *cfg,
+                   cb_stackdist *shadow) {
+  memset(lv, 0, sizeof *lv);
+  lv->cfg = *cfg;
+  lv->n_lines = cfg->size / cfg->line;
+  lv->assoc = cfg->assoc == CB_ASSOC_FULL ? (uint32_t)lv->n_lines : cfg->assoc;
+  lv->set_mask = lv->n_lines / lv->assoc - 1;
+  lv->line_shift = log2_exact(cfg->line);
+  lv->log2_assoc = log2_exact(lv->assoc);
+  lv->policy = cfg->policy;
+  lv->write_allocate = cfg->write_allocate;
+  lv->shadow = shadow;
+  lv->tags = malloc(lv->n_lines * sizeof *lv->tags);
+  if (lv->policy == CB_POLICY_PLRU) {
+    /* Bits 1..assoc-1 of each set's tree. */
+    lv->plru_words = (lv->assoc + 63) / 64;
+    lv->plru_bits =
+        malloc((lv->set_mask + 1) * lv->plru_words * sizeof(uint64_t));
+  }
+  if (!lv->tags || (lv->policy == CB_POLICY_PLRU && !lv->plru_bits)) {
+    cb_level_free(lv);
+    return false;
+  }
+  cb_level_reset(lv);
+  return true;
+}
+
+void cb_level_free(cb_level *lv) {
+  free(lv->tags);
+  free(lv->plru_bits);
+  lv->tags = NULL;
+  lv->plru_bits = NULL;
+}
+
+void cb_level_reset(cb_level *lv) {
+  for (uint64_t i = 0; i < lv->n_lines; i++)
+    lv->tags[i] = NO_LINE;
+  if (lv->plru_bits)
+    memset(lv->plru_bits, 0,
+           (lv->set_mask + 1) * lv->plru_words * sizeof(uint64_t));
+  lv->last_line = NO_LINE;
+  lv->rng = lv->cfg.seed;
+  lv->accesses = lv->writes = lv->misses = lv->write_misses = 0;
+  memset(lv->miss_class, 0, sizeof lv->miss_class);
+}

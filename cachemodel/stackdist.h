@@ -1,0 +1,71 @@
+/* LRU stack distances of a stream of line references, one pass, in
+ * O(log n) per reference (Bennett and Kruskal, "LRU stack processing",
+ * IBM J. R&D 1975): every line remembers the time of its last reference;
+ * a Fenwick tree over times holds a 1 at each time that is still some
+ * line's last reference, so the distinct lines referenced since a line's
+ * previous reference are the 1s after that time. Times are renumbered
+ * densely when the tree fills, so memory follows the distinct lines, not
+ * the length of the stream.
+ *
+ * The distance is also the fully associative LRU shadow used for miss
+ * classification: a cache of C lines misses on a reference exactly when
+ * its distance is >= C or the line is cold (the inclusion property of
+ * LRU, Mattson et al. 1970). Internal to cachemodel. */
+#ifndef CBANA_CACHEMODEL_STACKDIST_H
+#define CBANA_CACHEMODEL_STACKDIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SD_COLD UINT64_MAX /* distance of a first reference */
+#define SD_BLOCK_LINES 16  /* lines sharing one hash entry */
+
+typedef struct sd_block {
+  uint64_t key; /* (line / SD_BLOCK_LINES) + 1; 0 marks an empty slot */
+  uint32_t time[SD_BLOCK_LINES]; /* last reference, 0 = never */
+} sd_block;
+
+typedef struct cb_stackdist {
+  uint64_t last_line; /* the most recent reference (distance 0 again) */
+  uint64_t *hist;     /* hist[d]: references at distance d */
+  size_t hist_len;    /* 1 + the largest distance seen */
+  size_t hist_cap;
+  uint64_t cold;     /* first references */
+  uint64_t distinct; /* lines seen = 1s in the tree */
+  uint32_t now;      /* the last time handed out */
+  uint32_t cap;      /* times 1..cap fit in the tree */
+  uint32_t initial_cap;
+  uint32_t *tree;   /* Fenwick tree, tree[1..cap] */
+  sd_block *blocks; /* open addressing, linear probing */
+  size_t n_blocks;  /* a power of two */
+  size_t used_blocks;
+  sd_block *recent; /* the block of last_line, or NULL */
+} cb_stackdist;
+
+/* initial_cap: the tree's first size in times (tests make it tiny to
+ * exercise renumbering). False if memory runs out. */
+bool cb_stackdist_init(cb_stackdist *sd, uint32_t initial_cap);
+void cb_stackdist_free(cb_stackdist *sd);
+void cb_stackdist_reset(cb_stackdist *sd);
+
+/* The slow path of cb_stackdist_ref. */
+uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line);
+
+/* Records a reference to `line`; returns its distance or SD_COLD. A
+ * repeated reference to the most recent line costs a compare: it changes
+ * no last-reference order. */
+static inline uint64_t cb_stackdist_ref(cb_stackdist *sd, uint64_t line) {
+  if (line == sd->last_line) {
+    sd->hist[0]++;
+    return 0;
+  }
+  return cb_stackdist_ref_new(sd, line);
+}
+
+/* Misses of a fully associative LRU cache of `lines` lines. */
+uint64_t cb_stackdist_fa_misses(const cb_stackdist *sd, uint64_t lines);
+/* All references recorded. */
+uint64_t cb_stackdist_refs(const cb_stackdist *sd);
+
+#endif

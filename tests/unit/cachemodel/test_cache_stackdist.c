@@ -1,0 +1,152 @@
+/* Stack distances: every returned distance against a naive move-to-front
+ * list (with a tree small enough to renumber hundreds of times), and the
+ * histogram's miss-ratio curve against direct simulation of fully
+ * associative LRU caches of several capacities. */
+#include "cbana/stream.h"
+#include "check.h"
+#include "stackdist.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rnd_state = 7;
+static uint64_t rnd(uint64_t n) {
+  uint64_t z = (rnd_state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return (z ^ (z >> 31)) % n;
+}
+
+/* Lines: a hot few, a wider pool, and sparse ones far apart (so the hash
+ * table grows and blocks hold one line each). */
+static uint64_t pick_line(void) {
+  switch (rnd(4)) {
+  case 0:
+    return rnd(8);
+  case 1:
+    return 1000 + rnd(600);
+  case 2:
+    return rnd(300) * 4099 + (1ull << 40);
+  default:
+    return 5000 + rnd(40) * 16;
+  }
+}
+
+static void test_distances(uint32_t initial_cap) {
+  enum { N = 30000, MAX = 4000 };
+  uint64_t *stack = malloc(MAX * sizeof *stack);
+  uint64_t *hist = calloc(MAX, sizeof *hist);
+  size_t depth = 0;
+  uint64_t cold = 0;
+  int wrong = 0;
+  cb_stackdist sd;
+  CHECK(cb_stackdist_init(&sd, initial_cap));
+  for (int i = 0; i < N; i++) {
+    uint64_t line = pick_line();
+    size_t p = 0;
+    while (p < depth && stack[p] != line)
+      p++;
+    uint64_t want = p < depth ? p : SD_COLD;
+    if (p == depth)
+      depth++;
+    memmove(stack + 1, stack, p * sizeof *stack);
+    stack[0] = line;
+    if (want == SD_COLD)
+      cold++;
+    else
+      hist[want]++;
+    uint64_t got = cb_stackdist_ref(&sd, line);
+    if (got != want && wrong++ < 5)
+      fprintf(stderr, "cap %u ref %d line %llu: distance %llu, want %llu\n",
+              initial_cap, i, (unsigned long long)line, (unsigned long long)got,
+              (unsigned long long)want);
+  }
+  CHECK(wrong == 0);
+  CHECK_EQ_U64(sd.cold, cold);
+  CHECK_EQ_U64(sd.distinct, depth);
+  bool same = sd.hist_len <= MAX;
+  for (size_t d = 0; same && d < MAX; d++)
+    same = (d < sd.hist_len ? sd.hist[d] : 0) == hist[d];
+  CHECK(same);
+  CHECK_EQ_U64(cb_stackdist_refs(&sd), N);
+  /* After a reset the same stream gives the same distances. */
+  cb_stackdist_reset(&sd);
+  CHECK_EQ_U64(cb_stackdist_refs(&sd), 0);
+  CHECK(cb_stackdist_ref(&sd, 3) == SD_COLD);
+  CHECK(cb_stackdist_ref(&sd, 4) == SD_COLD);
+  CHECK_EQ_U64(cb_stackdist_ref(&sd, 3), 1);
+  CHECK_EQ_U64(cb_stackdist_ref(&sd, 3), 0);
+  cb_stackdist_free(&sd);
+  free(stack);
+  free(hist);
+}
+
+/* Misses of a fully associative LRU cache of `cap` lines, simulated. */
+static uint64_t fa_lru_misses(const uint64_t *lines, size_t n, size_t cap) {
+  uint64_t *c = malloc(cap * sizeof *c);
+  size_t used = 0;
+  uint64_t misses = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t p = 0;
+    while (p < used && c[p] != lines[i])
+      p++;
+    if (p == used) {
+      misses++;
+      if (used < cap)
+        used++;
+      p = used - 1; /* the LRU line's slot, or the new one */
+    }
+    memmove(c + 1, c, p * sizeof *c);
+    c[0] = lines[i];
+  }
+  free(c);
+  return misses;
+}
+
+/* Through the hierarchy: accesses of 1 to 64 bytes with 32-byte lines,
+ * so straddles make two line references. */
+static void test_mrc(void) {
+  enum { N = 20000 };
+  cb_cache_config cfg = {1,
+                         {{.name = "L1D",
+                           .size = 1024,
+                           .assoc = 2,
+                           .line = 32,
+                           .policy = CB_POLICY_LRU,
+                           .write_allocate = true}}};
+  char err[CB_ERR_MAX];
+  cb_hierarchy *h = cb_hierarchy_create(&cfg, 0, CB_CLASSIFY, err, sizeof err);
+  uint64_t *lines = malloc(2 * N * sizeof *lines);
+  size_t n_lines = 0;
+  for (int i = 0; i < N; i++) {
+    uint64_t addr = pick_line() * 8 + rnd(8);
+    uint32_t size = (uint32_t)(1 + rnd(40));
+    cb_hierarchy_access(h, addr, size, rnd(3) == 0, CB_SITE_NONE);
+    for (uint64_t l = addr / 32; l <= (addr + size - 1) / 32; l++)
+      lines[n_lines++] = l;
+  }
+  CHECK_EQ_U64(cb_hierarchy_line_refs(h, 0), n_lines);
+  static const size_t caps[] = {1, 2, 3, 4, 7, 8, 16, 33, 64, 100, 512, 3000};
+  for (size_t k = 0; k < sizeof caps / sizeof caps[0]; k++)
+    CHECK_EQ_U64(cb_hierarchy_fa_lru_misses(h, 0, caps[k]),
+                 fa_lru_misses(lines, n_lines, caps[k]));
+  cb_hierarchy_destroy(h);
+  /* Without classification there is no histogram. */
+  h = cb_hierarchy_create(&cfg, 0, 0, err, sizeof err);
+  const uint64_t *hist;
+  size_t len;
+  uint64_t cold;
+  CHECK(!cb_hierarchy_distance_histogram(h, 0, &hist, &len, &cold));
+  CHECK(cb_hierarchy_fa_lru_misses(h, 0, 4) == UINT64_MAX);
+  cb_hierarchy_destroy(h);
+  free(lines);
+}
+
+int main(void) {
+  test_distances(2);
+  test_distances(3);
+  test_distances(17);
+  test_distances(1u << 16);
+  test_mrc();
+  return check_done();
+}
