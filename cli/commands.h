@@ -14,14 +14,11 @@ typedef struct cb_command {
 
 extern const cb_command cb_commands[];
 
-<<<<<<< HEAD
 /* cbana dump (cli/dump.c) */
 int dump_run(int argc, char **argv);
 void dump_usage(void);
-=======
 /* cli/sim.c */
 int cb_cmd_sim_run(int argc, char **argv);
 void cb_cmd_sim_usage(void);
->>>>>>> cache
 
 #endif

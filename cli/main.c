@@ -12,13 +12,10 @@ static void help_usage(void);
 
 const cb_command cb_commands[] = {
     {"help", "describe a subcommand", help_run, help_usage},
-<<<<<<< HEAD
     {"dump", "print the lowered program: functions, loops, sites, globals",
      dump_run, dump_usage},
-=======
     {"sim", "run an address trace through a cache hierarchy", cb_cmd_sim_run,
      cb_cmd_sim_usage},
->>>>>>> cache
     {NULL, NULL, NULL, NULL},
 };
 
