@@ -464,7 +464,9 @@ static inline void fp_put_f(cb_value *d, float f) {
 }
 
 static bool fcmp(unsigned pred, double a, double b) {
-  unsigned r = (isnan(a) || isnan(b)) ? 8 : a < b ? 1 : a == b ? 2 : 4;
+  /* LLVM's encoding (the enum order of cb_fcmp): 1 equal, 2 greater,
+   * 4 less, 8 unordered */
+  unsigned r = (isnan(a) || isnan(b)) ? 8 : a < b ? 4 : a == b ? 1 : 2;
   return (pred & r) != 0;
 }
 

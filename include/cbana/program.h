@@ -77,7 +77,7 @@ typedef enum cb_icmp {
   CB_ICMP_SLE
 } cb_icmp;
 
-/* Bit-encoded as in LLVM: 1 less, 2 equal, 4 greater, 8 unordered. */
+/* Bit-encoded as in LLVM: 1 equal, 2 greater, 4 less, 8 unordered. */
 typedef enum cb_fcmp {
   CB_FCMP_FALSE,
   CB_FCMP_OEQ,
