@@ -1,0 +1,22 @@
+# cgref, the cachegrind reference of the end-to-end tests (cgref.py), and
+# its tests. Meant to be include()d from tests/e2e/CMakeLists.txt.
+#   cgref_unit    cgref's own logic (input lines, parsing, the gap rule)
+#   cgref_corpus  every corpus program and input under cachegrind with two
+#                 geometries: sanity of the numbers, and stride_global
+#                 against a first-principles count (about 1 min on 2 cores)
+find_package(Python3 COMPONENTS Interpreter)
+set(CBANA_CORPUS_DIR "${PROJECT_SOURCE_DIR}/../shared/corpus"
+    CACHE PATH "The acceptance corpus (programs + .inputs files)")
+if(Python3_Interpreter_FOUND)
+  add_test(NAME cgref_unit
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_cgref.py)
+  if(EXISTS "${CBANA_CORPUS_DIR}")
+    add_test(NAME cgref_corpus
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cgref.py
+                     selftest --corpus ${CBANA_CORPUS_DIR} --jobs 2)
+    set_tests_properties(cgref_corpus PROPERTIES TIMEOUT 400 PROCESSORS 2)
+  else()
+    message(STATUS "cgref: no corpus at ${CBANA_CORPUS_DIR}; "
+                   "cgref_corpus not registered")
+  endif()
+endif()
