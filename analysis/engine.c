@@ -6,13 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "engine_internal.h"
 
 #define STACK_TOP_VALGRIND 0x1fff001000ull
-#define MAIN_CFA_BASE 0x1fff000c80ull /* for "./x" with no arguments */
-#define ARGV_ABOVE_CFA 264u           /* main's CFA to argv, measured */
-#define RET_ADDR_VALUE 0x109000ull    /* what a pushed return address holds */
+#define RET_ADDR_VALUE 0x109000ull /* what a pushed return address holds */
 #define MAX_DEPTH 1000000u
 
 static const uint64_t ty_mask[CB_TY_COUNT] = {
@@ -36,25 +35,63 @@ static inline int64_t sxbits(uint64_t v, unsigned bits) {
 void cb_engine_options_default(cb_engine_options *opt) {
   memset(opt, 0, sizeof *opt);
   opt->budget = CB_ENGINE_DEFAULT_BUDGET;
-  opt->heap_base = CB_ENGINE_DEFAULT_HEAP_BASE;
-  opt->mmap_base = CB_ENGINE_DEFAULT_MMAP_BASE;
   opt->stack_limit = CB_ENGINE_DEFAULT_STACK_LIMIT;
   opt->mode = CB_ENGINE_EXACT;
 }
 
-/* valgrind 3.19 builds the initial stack below 0x1fff001000: strings
- * (argv[0] twice: as argv[0] and as AT_EXECFN), the vectors, aligned to
- * 16. Fitted on measurements with `env -i valgrind PROG ARGS`. */
-uint64_t cb_engine_default_stack_top(int argc, const char *const *argv) {
-  uint64_t x = 0;
-  for (int i = 0; i < argc; i++) {
-    uint64_t len = strlen(argv[i]) + 1;
-    x += i == 0 ? 2 * len : len + 8;
-  }
+/* valgrind 3.19 builds the initial stack below 0x1fff001000 (see
+ * docs/process-model.md, section 2): the strings (argv, the environment
+ * Debian's valgrind wrapper exports even under `env -i`, 16 random bytes,
+ * AT_EXECFN = argv[0], "x86_64"), then argc, argv, envp and auxv; glibc's
+ * start code puts main's return address 0x108 below argc. */
+#define VG_NENV 5
+static void vg_env(const char *cwd, char env[VG_NENV][4200]) {
+  char real[4096];
+  char here[4096];
+  if (!cwd)
+    cwd = getcwd(here, sizeof here) ? here : "/";
+  if (!realpath(cwd, real))
+    snprintf(real, sizeof real, "%s", cwd);
+  snprintf(env[0], 4200, "LD_LIBRARY_PATH=/usr/lib/debug");
+  snprintf(env[1], 4200, "GLIBCPP_FORCE_NEW=1");
+  snprintf(env[2], 4200, "PWD=%s", real);
+  snprintf(env[3], 4200, "GLIBCXX_FORCE_NEW=1");
+  snprintf(env[4], 4200,
+           "LD_PRELOAD=/usr/libexec/valgrind/vgpreload_core-amd64-linux.so");
+}
+
+typedef struct vg_stack {
+  uint64_t argc_slot, strtab;
+} vg_stack;
+
+static vg_stack vg_stack_layout(int argc, const char *const *argv,
+                                const char *cwd, unsigned n_aux) {
+  char env[VG_NENV][4200];
+  vg_env(cwd, env);
+  if (!n_aux)
+    n_aux = 22;
+  const char *exe = argc > 0 ? argv[0] : "";
+  uint64_t s = 0;
+  for (int i = 0; i < argc; i++)
+    s += strlen(argv[i]) + 1;
   if (argc == 0)
-    x = 2;
-  uint64_t steps = (x + 9) / 16;
-  return MAIN_CFA_BASE - 16 * (steps ? steps - 1 : 0);
+    s += 1;
+  for (int i = 0; i < VG_NENV; i++)
+    s += strlen(env[i]) + 1;
+  s += 16 + strlen(exe) + 1 + strlen("x86_64") + 1;
+  uint64_t nargs = argc > 0 ? (uint64_t)argc - 1 : 0;
+  uint64_t size = 8 + 8 * (1 + nargs) + 8 + 8 * VG_NENV + 8 +
+                  16 * ((uint64_t)n_aux + 1) + ((s + 7) & ~7ull);
+  vg_stack v;
+  v.argc_slot = (STACK_TOP_VALGRIND - 1 - size) & ~15ull;
+  v.strtab = STACK_TOP_VALGRIND - 1 - ((s + 3) & ~3ull);
+  return v;
+}
+
+uint64_t cb_engine_default_stack_top(int argc, const char *const *argv,
+                                     const char *cwd, unsigned n_aux) {
+  /* main's entry rsp (its return address) is argc slot - 0x108 */
+  return vg_stack_layout(argc, argv, cwd, n_aux).argc_slot - 0x108 + 8;
 }
 
 /* ---- emission and errors ---- */
@@ -1416,18 +1453,24 @@ static void setup_image(cb_eng *e) {
  * them. Returns argv's address. */
 static uint64_t setup_stack(cb_eng *e, const cb_run_input *in) {
   uint64_t cfa = e->main_cfa;
-  uint64_t argv_at = cfa + ARGV_ABOVE_CFA;
-  uint64_t strings = argv_at + 8 * ((uint64_t)in->argc + 2) + 0x150;
-  uint64_t end = strings;
-  for (int i = 0; i < in->argc; i++)
-    end += strlen(in->argv[i]) + 1;
-  uint64_t top = (end + CB_PG_SIZE - 1) & ~(uint64_t)(CB_PG_SIZE - 1);
-  if (!e->opt.stack_top && top < STACK_TOP_VALGRIND)
+  uint64_t argc_slot = cfa + 0x100;
+  uint64_t argv_at = argc_slot + 8;
+  uint64_t strings, top;
+  if (!e->opt.stack_top) {
+    vg_stack v = vg_stack_layout(in->argc, in->argv, e->opt.cwd, e->opt.n_aux);
+    strings = v.strtab;
     top = STACK_TOP_VALGRIND;
+  } else {
+    strings = argv_at + 8 * ((uint64_t)in->argc + 2 + VG_NENV) + 0x180;
+    uint64_t end = strings;
+    for (int i = 0; i < in->argc; i++)
+      end += strlen(in->argv[i]) + 1;
+    top = (end + 256 + CB_PG_SIZE - 1) & ~(uint64_t)(CB_PG_SIZE - 1);
+  }
   e->stack_lo = cfa - e->opt.stack_limit;
   cb_mem_map(&e->mem, e->stack_lo & ~(uint64_t)(CB_PG_SIZE - 1), top);
   uint64_t argc = (uint64_t)in->argc;
-  cb_mem_write(&e->mem, argv_at - 8, &argc, 8, NULL);
+  cb_mem_write(&e->mem, argc_slot, &argc, 8, NULL);
   uint64_t s = strings;
   for (int i = 0; i < in->argc; i++) {
     size_t n = strlen(in->argv[i]) + 1;
@@ -1495,10 +1538,6 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
     cb_engine_options_default(&def);
     if (!e->opt.budget)
       e->opt.budget = def.budget;
-    if (!e->opt.heap_base)
-      e->opt.heap_base = def.heap_base;
-    if (!e->opt.mmap_base)
-      e->opt.mmap_base = def.mmap_base;
     if (!e->opt.stack_limit)
       e->opt.stack_limit = def.stack_limit;
   }
@@ -1514,6 +1553,14 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
   e->file_stderr = 0x7ff0000006a0ull;
   cb_mem_init(&e->mem);
   cb_rand_seed(&e->rng, 1);
+  {
+    uint64_t hb, mb;
+    cb_engine_layout(p, &hb, &mb);
+    if (!e->opt.heap_base)
+      e->opt.heap_base = hb;
+    if (!e->opt.mmap_base)
+      e->opt.mmap_base = mb;
+  }
   cb_heap_config hc = {e->opt.heap_base, e->opt.mmap_base, 0x7ff000};
   cb_heap_hooks hk = {e, hk_access, hk_clear, hk_copy, hk_map};
   e->heap = cb_heap_new(&hc, &hk);
@@ -1527,7 +1574,8 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
   setup_image(e);
   e->main_cfa = e->opt.stack_top
                     ? e->opt.stack_top
-                    : cb_engine_default_stack_top(in->argc, in->argv);
+                    : cb_engine_default_stack_top(in->argc, in->argv,
+                                                  e->opt.cwd, e->opt.n_aux);
   uint64_t argv_at = setup_stack(e, in);
   cb_libc_init(e);
 

@@ -54,10 +54,14 @@ typedef struct cb_engine_options {
   uint64_t budget;      /* max executed operations; 0: default */
   uint64_t stack_top;   /* main's CFA (rsp before `call main`); 0: from
                            valgrind's initial stack for the given argv */
-  uint64_t heap_base;   /* initial brk; 0: default */
-  uint64_t mmap_base;   /* first address for mmapped blocks; 0: default */
+  uint64_t heap_base;   /* initial brk; 0: cb_engine_layout's */
+  uint64_t mmap_base;   /* first mmapped block; 0: cb_engine_layout's */
   uint64_t stack_limit; /* bytes of stack below main's CFA; 0: 8 MiB */
   bool stdout_is_tty;   /* line buffered stdout with a 1024-byte buffer */
+  const char *cwd;      /* the run's working directory (its length moves
+                           the stack: PWD is in valgrind's environment);
+                           NULL: this process's */
+  unsigned n_aux;       /* auxv entries the kernel gives valgrind; 0: 22 */
   cb_engine_mode mode;
 } cb_engine_options;
 
@@ -95,9 +99,19 @@ typedef struct cb_run_outcome {
 
 void cb_engine_options_default(cb_engine_options *opt);
 
-/* Main's CFA under valgrind for these arguments and an empty
- * environment. */
-uint64_t cb_engine_default_stack_top(int argc, const char *const *argv);
+/* Main's CFA (rsp before `call main`) under `env -i valgrind` for these
+ * arguments (argv[0]: the program path as given to valgrind), working
+ * directory (NULL: this process's) and auxv count (0: 22); the formula of
+ * docs/process-model.md section 2. */
+uint64_t cb_engine_default_stack_top(int argc, const char *const *argv,
+                                     const char *cwd, unsigned n_aux);
+
+/* The initial break and the first mmapped block's address under
+ * valgrind for this program (docs/process-model.md 1 and 3.3): from the
+ * executable's end and the libraries it needs (read from exe_path when it
+ * is there). */
+void cb_engine_layout(const cb_program *p, uint64_t *heap_base,
+                      uint64_t *mmap_base);
 
 /* Runs main for one input. Returns 0 when the run completed (status OK),
  * -1 otherwise; *out is filled in both cases (free it with

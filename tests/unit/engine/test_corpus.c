@@ -178,6 +178,12 @@ static void one_prog(const prog *pr) {
     fprintf(stderr, "%s: frontend: %s\n", pr->name, err);
     return;
   }
+  uint64_t hb, mb;
+  cb_engine_layout(p, &hb, &mb);
+  printf("%-14s layout: heap 0x%llx mmap 0x%llx\n", pr->name,
+         (unsigned long long)hb, (unsigned long long)mb);
+  CHECK_EQ_U64(hb, 0x4035000); /* small PIE programs */
+  CHECK(mb == 0x4a2c000 || mb == 0x4a2c000 + 0xe0000);
   if (!pr->inputs) {
     one_input(pr, p, exe, 0, NULL, NULL, "(no args)");
   } else {
