@@ -7,6 +7,7 @@
 
 #include "../../../analysis/mem.h"
 #include "../../../analysis/rand.h"
+#include "cbana/engine.h"
 #include "cbana/inputs.h"
 #include "check.h"
 
@@ -191,7 +192,34 @@ static void test_mem(void) {
   cb_mem_destroy(&m);
 }
 
+/* Main's CFA measured with `cd /tmp/eng && env -i valgrind --tool=none
+ * PROG ARGS` (a probe printing __builtin_frame_address(0) + 16). */
+static void test_stack_top(void) {
+  static const struct {
+    const char *args[3];
+    uint64_t cfa;
+  } v[] = {
+      {{"./cfa"}, 0x1fff000c80},
+      {{"./cfa", "a"}, 0x1fff000c80},
+      {{"./cfa", "ab"}, 0x1fff000c70},
+      {{"/tmp/eng/cfa"}, 0x1fff000c70},
+      {{"/tmp/../tmp/eng/cfa"}, 0x1fff000c60},
+      {{"/tmp/../tmp/../tmp/../tmp/eng/cfa"}, 0x1fff000c50},
+      {{"/tmp/eng/cfa", "abcdefg"}, 0x1fff000c60},
+      {{"/tmp/eng/cfa", "abcdefghijklmnopqrstuvw"}, 0x1fff000c50},
+      {{"./cfa", "a", "b"}, 0x1fff000c70},
+  };
+  for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+    int argc = 0;
+    while (argc < 3 && v[i].args[argc])
+      argc++;
+    CHECK_EQ_U64(cb_engine_default_stack_top(argc, v[i].args, "/tmp/eng", 22),
+                 v[i].cfa);
+  }
+}
+
 int main(void) {
+  test_stack_top();
   test_rand();
   test_split();
   test_parse();
