@@ -1054,8 +1054,10 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
         for (unsigned i = 0; i < l; i++)
           store_lane(pp + i * bytes, &v[i], op->ty);
       }
-      cb_eng_emit(e, addr, size, op->aux, true);
-      out->stores++;
+      if (__builtin_expect(!e->rmw[ip - 1], 1)) {
+        cb_eng_emit(e, addr, size, op->aux, true);
+        out->stores++;
+      }
       continue;
     }
     case CB_OP_ALLOCA: {
@@ -1481,7 +1483,127 @@ static uint64_t setup_stack(cb_eng *e, const cb_run_input *in) {
   return argv_at;
 }
 
+/* Stores that the x86 backend folds with the load of the same address
+ * into one read-modify-write instruction (`addl %eax, (mem)`), which
+ * cachegrind counts as one read and no write: load L of p; v = L op x;
+ * store v to p; in one block, L and v used once, no store or call in
+ * between. */
+static void count_use(uint32_t *uses, uint32_t nslots, cb_operand o) {
+  if (o != CB_NONE && !(o & CB_OPND_CONST) && o < nslots)
+    uses[o]++;
+}
+
+static void find_rmw(cb_eng *e) {
+  const cb_program *p = e->p;
+  e->rmw = calloc(p->n_ops + 1, 1);
+  for (uint32_t f = 0; f < p->n_functions; f++) {
+    const cb_function *fn = &p->functions[f];
+    if (!fn->n_blocks)
+      continue;
+    uint32_t ns = fn->n_slots + 1;
+    uint32_t *uses = calloc(ns, sizeof *uses);
+    const cb_block *b0 = &p->blocks[fn->first_block];
+    const cb_block *bl = &p->blocks[fn->first_block + fn->n_blocks - 1];
+    uint32_t o0 = b0->first_op, o1 = bl->first_op + bl->n_ops;
+    for (uint32_t i = o0; i < o1; i++) {
+      const cb_op *op = &p->ops[i];
+      const int64_t *g = &p->extra[op->aux];
+      switch (op->code) {
+      case CB_OP_GEP:
+        count_use(uses, ns, op->a);
+        for (int64_t k = 0; k < g[1]; k++)
+          count_use(uses, ns, (cb_operand)(g[2 + 2 * k] & 0xffffffff));
+        break;
+      case CB_OP_PHI:
+        for (int64_t k = 0; k < g[0]; k++)
+          count_use(uses, ns, (cb_operand)g[2 + 2 * k]);
+        break;
+      case CB_OP_CALL:
+        if (g[0] == CB_CALL_INDIRECT)
+          count_use(uses, ns, op->a);
+        for (int64_t k = 0; k < g[3]; k++)
+          count_use(uses, ns, CB_CALL_ARG_OPERAND(g[4 + k]));
+        break;
+      case CB_OP_ALLOCA:
+      case CB_OP_BR:
+      case CB_OP_SWITCH:
+      case CB_OP_RET:
+      case CB_OP_EXTRACTVAL:
+        count_use(uses, ns, op->a);
+        break;
+      case CB_OP_UNREACHABLE:
+        break;
+      default:
+        count_use(uses, ns, op->a);
+        count_use(uses, ns, op->b);
+        if (op->code == CB_OP_SELECT || op->code == CB_OP_INSERTELT)
+          count_use(uses, ns, op->c);
+        break;
+      }
+    }
+    for (uint32_t bi = 0; bi < fn->n_blocks; bi++) {
+      const cb_block *b = &p->blocks[fn->first_block + bi];
+      for (uint32_t i = b->first_op; i < b->first_op + b->n_ops; i++) {
+        const cb_op *st = &p->ops[i];
+        if (st->code != CB_OP_STORE || st->lanes > 1 || st->ty < CB_TY_I8 ||
+            st->ty > CB_TY_I64 || (st->a & CB_OPND_CONST) ||
+            (st->b & CB_OPND_CONST))
+          continue;
+        /* the value's definition */
+        uint32_t j = i;
+        while (j > b->first_op && p->ops[j - 1].dst != st->a)
+          j--;
+        if (j == b->first_op)
+          continue;
+        const cb_op *bin = &p->ops[--j];
+        switch (bin->code) {
+        case CB_OP_ADD:
+        case CB_OP_SUB:
+        case CB_OP_AND:
+        case CB_OP_OR:
+        case CB_OP_XOR:
+        case CB_OP_SHL:
+        case CB_OP_LSHR:
+        case CB_OP_ASHR:
+          break;
+        default:
+          continue;
+        }
+        if (bin->ty != st->ty || bin->lanes > 1 || st->a >= ns ||
+            uses[st->a] != 1)
+          continue;
+        bool commutative = bin->code == CB_OP_ADD || bin->code == CB_OP_AND ||
+                           bin->code == CB_OP_OR || bin->code == CB_OP_XOR;
+        bool found = false;
+        for (int side = 0; side < (commutative ? 2 : 1) && !found; side++) {
+          cb_operand lv = side ? bin->b : bin->a;
+          if ((lv & CB_OPND_CONST) || lv >= ns || uses[lv] != 1)
+            continue;
+          uint32_t k = j;
+          while (k > b->first_op && p->ops[k - 1].dst != lv)
+            k--;
+          if (k == b->first_op)
+            continue;
+          const cb_op *ld = &p->ops[k - 1];
+          if (ld->code != CB_OP_LOAD || ld->a != st->b || ld->ty != st->ty ||
+              ld->lanes > 1)
+            continue;
+          bool clean = true;
+          for (uint32_t m = k; m < i && clean; m++)
+            if (p->ops[m].code == CB_OP_STORE || p->ops[m].code == CB_OP_CALL)
+              clean = false;
+          found = clean;
+        }
+        if (found)
+          e->rmw[i] = 1;
+      }
+    }
+    free(uses);
+  }
+}
+
 static void precompute(cb_eng *e) {
+  find_rmw(e);
   const cb_program *p = e->p;
   e->nphis = calloc(p->n_blocks + 1, sizeof *e->nphis);
   size_t maxl = 16;
@@ -1513,6 +1635,7 @@ static void eng_destroy(cb_eng *e) {
   cb_mem_destroy(&e->mem);
   cb_heap_free_model(e->heap);
   free(e->nphis);
+  free(e->rmw);
   free(e->fo_off);
   free(e->frame_size);
   free(e->fn_by_addr);

@@ -52,8 +52,10 @@ typedef struct cb_eng {
   cb_rand rng;
 
   /* per function / block / frame object, precomputed */
-  uint32_t *nphis;      /* per global block: leading phi ops */
-  int64_t *fo_off;      /* per frame object: offset from the CFA */
+  uint32_t *nphis; /* per global block: leading phi ops */
+  uint8_t *rmw;    /* per op: 1 for a store that x86 folds with its load into
+                     one read-modify-write instruction (counted as a read) */
+  int64_t *fo_off; /* per frame object: offset from the CFA */
   uint64_t *frame_size; /* per function: CFA - rsp in the body */
   uint32_t *fn_by_addr; /* function indexes sorted by addr */
   uint32_t n_fn_by_addr;
