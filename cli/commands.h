@@ -14,6 +14,14 @@ typedef struct cb_command {
 
 extern const cb_command cb_commands[];
 
+/* cli/analyze.c */
+int cb_cmd_analyze_run(int argc, char **argv);
+void cb_cmd_analyze_usage(void);
+
+/* cli/validate.c */
+int cb_cmd_validate_run(int argc, char **argv);
+void cb_cmd_validate_usage(void);
+
 /* cli/sim.c */
 int cb_cmd_sim_run(int argc, char **argv);
 void cb_cmd_sim_usage(void);

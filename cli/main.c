@@ -12,6 +12,10 @@ static void help_usage(void);
 
 const cb_command cb_commands[] = {
     {"help", "describe a subcommand", help_run, help_usage},
+    {"analyze", "predict the cache behaviour of a program for its inputs",
+     cb_cmd_analyze_run, cb_cmd_analyze_usage},
+    {"validate", "analyze, and compare with cachegrind runs",
+     cb_cmd_validate_run, cb_cmd_validate_usage},
     {"sim", "run an address trace through a cache hierarchy", cb_cmd_sim_run,
      cb_cmd_sim_usage},
     {"dump", "print the lowered program: functions, loops, sites, globals",

@@ -77,7 +77,7 @@ typedef enum cb_icmp {
   CB_ICMP_SLE
 } cb_icmp;
 
-/* Bit-encoded as in LLVM: 1 less, 2 equal, 4 greater, 8 unordered. */
+/* Bit-encoded as in LLVM: 1 equal, 2 greater, 4 less, 8 unordered. */
 typedef enum cb_fcmp {
   CB_FCMP_FALSE,
   CB_FCMP_OEQ,
@@ -102,7 +102,9 @@ typedef enum cb_fcmp {
  *   CB_OP_FNEG           dst = -a                       ty, lanes
  *   CB_OP_ICMP/FCMP      dst(i1 x lanes) = a PRED b     ty = operand type,
  *                                                       aux = predicate
- *   CB_OP_SELECT         dst = a ? b : c (a may be a lane vector)
+ *   CB_OP_SELECT         dst = a ? b : c (a may be a lane vector: then
+ *                        ty2 = CB_TY_I1; ty2 = CB_TY_VOID (0) when a is
+ *                        one i1 for all lanes)
  *   casts                dst(ty) = (ty) a(ty2)          lanes
  *   CB_OP_BITCAST        reinterpret bytes: dst ty x lanes from a of ty2
  *                        (source lanes = total bytes / bytes of ty2)
@@ -250,6 +252,10 @@ typedef struct cb_function {
   bool is_vararg;
   uint64_t addr;       /* code address in the modelled process, 0 if none */
   uint32_t file, line; /* definition (program->files) */
+  /* Bytes from the CFA down to rsp in the body (return address, pushes,
+   * locals and spills, outgoing area), from the CFI of the machine code;
+   * 0 when unknown (the engine then sizes the frame from frame_objs). */
+  uint32_t frame_size;
 } cb_function;
 
 /* Where an access or call comes from, and what it touches. Functions are

@@ -10,6 +10,11 @@ misses must agree within max(1%, 20) (10% for the programs whose stack
 and constant traffic the IR does not show yet, as the issue allows).
 
   analyze_corpus.py CBANA CORPUS [--cache-dir DIR] [--jobs N] [--only NAME]
+                    [--xfail NAME:INDEX@D1 ...]
+
+--xfail names the known gaps (program, input index, D1 geometry) that an
+open issue still has to close: they are reported as XFAIL and do not fail
+the test; one that passes is reported as XPASS so the list can shrink.
 
 Cachegrind's results are cached in --cache-dir (keyed by program, input,
 geometry and build), so a second build of the suite (the sanitizer one)
@@ -65,7 +70,7 @@ def analyze(cbana, program, refs, d1, ll):
     return json.loads(r.stdout), r.returncode, r.stderr
 
 
-def check_program(cbana, program, d1, ll, cache_dir):
+def check_program(cbana, program, d1, ll, cache_dir, xfail=()):
     name = os.path.basename(program.rstrip("/"))
     _, inputs_file, _ = cgref.program_files(program)
     idxs = [i for i, _, _ in cgref.read_inputs(inputs_file)]
@@ -89,6 +94,10 @@ def check_program(cbana, program, d1, ll, cache_dir):
         line = (f"{name} #{ref['input']['index']} "
                 f"({' '.join(ref['input']['args'])}) D1={d1}: "
                 f"cbana {pred}, cachegrind {meas}")
+        tag = f"{name}:{ref['input']['index']}@{d1}"
+        if tag in xfail:
+            print(("XPASS " if ok else "XFAIL ") + line, flush=True)
+            continue
         print(("ok   " if ok else "FAIL ") + line, flush=True)
         if not ok:
             fails.append(line)
@@ -102,6 +111,7 @@ def main():
     ap.add_argument("--cache-dir", default=None)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", default=None)
+    ap.add_argument("--xfail", nargs="*", default=[])
     a = ap.parse_args()
     cache_dir = os.path.abspath(a.cache_dir or "cgref-cache")
     os.makedirs(cache_dir, exist_ok=True)
@@ -113,7 +123,8 @@ def main():
     tasks = [(p, d1, ll) for p in progs for d1, ll in GEOMETRIES]
     passed = failed = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
-        futs = {ex.submit(check_program, a.cbana, p, d1, ll, cache_dir):
+        futs = {ex.submit(check_program, a.cbana, p, d1, ll, cache_dir,
+                          set(a.xfail)):
                 (p, d1) for p, d1, ll in tasks}
         for fut in concurrent.futures.as_completed(futs):
             p, d1 = futs[fut]

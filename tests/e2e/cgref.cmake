@@ -7,7 +7,9 @@
 find_package(Python3 COMPONENTS Interpreter)
 set(CBANA_CORPUS_DIR "${PROJECT_SOURCE_DIR}/../shared/corpus"
     CACHE PATH "The acceptance corpus (programs + .inputs files)")
-if(Python3_Interpreter_FOUND)
+# The sanitizer build does not run cgref's own checks again: they test
+# cachegrind and cgref, not cbana.
+if(Python3_Interpreter_FOUND AND NOT CBANA_SANITIZE)
   add_test(NAME cgref_unit
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/test_cgref.py)
   if(EXISTS "${CBANA_CORPUS_DIR}")

@@ -1,0 +1,136 @@
+/* engine_internal.h: the state of one engine run, shared by the
+ * interpreter (engine.c) and the C library model (libc.c). Internal to
+ * analysis/. */
+#ifndef CBANA_ANALYSIS_ENGINE_INTERNAL_H
+#define CBANA_ANALYSIS_ENGINE_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cbana/engine.h"
+#include "cbana/program.h"
+#include "heap.h"
+#include "mem.h"
+#include "rand.h"
+
+typedef struct cb_frame {
+  uint32_t func;
+  uint32_t slot_base; /* into eng.slots */
+  uint32_t ip;        /* next op (global index) while a callee runs */
+  uint32_t block;     /* current block, global index */
+  uint32_t prev;      /* block control came from, within the function */
+  uint32_t call_op;   /* the caller's call op (global), CB_NONE for main */
+  uint32_t call_site; /* site of the call that made this frame */
+  uint64_t cfa;       /* the caller's rsp before the call */
+  uint64_t sp;        /* lowest address in use by this frame */
+} cb_frame;
+
+/* Why the interpreter loop stopped. */
+typedef enum cb_stop {
+  CB_GO = 0,   /* keep going */
+  CB_RETURNED, /* the frame at the stop depth returned */
+  CB_EXIT,     /* exit() or main returned */
+  CB_FAIL      /* error, budget, abort: see outcome */
+} cb_stop;
+
+typedef struct cb_textbuf {
+  char *s;
+  size_t n, cap;
+} cb_textbuf;
+
+typedef struct cb_eng {
+  const cb_program *p;
+  cb_engine_options opt;
+  cb_run_outcome *out;
+  const cb_access_sink *sink;
+  cb_access batch[CB_ENGINE_BATCH];
+  size_t nbatch;
+
+  cb_mem mem;
+  cb_heap *heap;
+  cb_rand rng;
+
+  /* per function / block / frame object, precomputed */
+  uint32_t *nphis; /* per global block: leading phi ops */
+  uint8_t *rmw;    /* per op: 1 for a store that x86 folds with its load into
+                     one read-modify-write instruction (counted as a read) */
+  int64_t *fo_off; /* per frame object: offset from the CFA */
+  uint64_t *frame_size; /* per function: CFA - rsp in the body */
+  uint32_t *fn_by_addr; /* function indexes sorted by addr */
+  uint32_t n_fn_by_addr;
+
+  cb_value *slots;
+  size_t nslots, capslots;
+  cb_frame *frames;
+  uint32_t depth, capframes;
+
+  uint64_t budget_left;
+  uint64_t stack_lo; /* lowest stack address allowed */
+  uint64_t main_cfa;
+
+  /* stdio */
+  cb_textbuf out_text, err_text;
+  uint64_t stdout_buf, stdin_buf; /* heap buffers, 0 until first use */
+  uint64_t stdout_pos;
+  size_t stdin_pos;
+  const unsigned char *in_data;
+  size_t in_len;
+  uint64_t file_stdin, file_stdout, file_stderr; /* FILE * values */
+
+  int exit_code;
+  uint32_t cur_site; /* call site of the library call running */
+  uint64_t *phi_tmp;
+  size_t phi_cap;
+} cb_eng;
+
+/* Access emission (engine.c). */
+void cb_eng_flush(cb_eng *e);
+static inline void cb_eng_emit(cb_eng *e, uint64_t addr, uint32_t size,
+                               uint32_t site, bool is_write) {
+  cb_access *a = &e->batch[e->nbatch++];
+  a->addr = addr;
+  a->size = size;
+  a->site = site;
+  a->is_write = is_write;
+  if (e->nbatch == CB_ENGINE_BATCH)
+    cb_eng_flush(e);
+}
+/* Library traffic attributed to the running call's site. */
+void cb_eng_lib(cb_eng *e, uint64_t addr, uint64_t len, bool is_write);
+/* Library bulk traffic: memset/memcpy-like, as glibc's string functions
+ * generate it. */
+void cb_eng_lib_bulk(cb_eng *e, uint64_t addr, uint64_t len, bool is_write);
+
+/* Stops the input with an error; returns CB_FAIL. */
+cb_stop cb_eng_fail(cb_eng *e, cb_run_status st, uint32_t site, const char *fmt,
+                    ...) __attribute__((format(printf, 4, 5)));
+/* Fails with a message about an access outside every object. */
+cb_stop cb_eng_fault(cb_eng *e, uint64_t addr, uint64_t size, bool is_write,
+                     uint32_t site);
+
+/* Memory helpers for the library: false after reporting a fault. */
+bool cb_eng_read(cb_eng *e, uint64_t addr, void *dst, size_t n);
+bool cb_eng_write(cb_eng *e, uint64_t addr, const void *src, size_t n);
+/* Reads a NUL-terminated string (at most max bytes), malloc'ed. */
+char *cb_eng_read_str(cb_eng *e, uint64_t addr, size_t max, size_t *len);
+
+/* Runs a Program function from the library (qsort's comparator). */
+cb_stop cb_eng_call_function(cb_eng *e, uint32_t func, const cb_value *args,
+                             uint32_t nargs, cb_value *ret);
+/* The function whose code address is addr, or CB_NONE. */
+uint32_t cb_eng_function_at(const cb_eng *e, uint64_t addr);
+
+/* The C library (libc.c): runs call op `op` of libfn fn with its argument
+ * values; writes the result into ret (ret_lanes slots). */
+cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *args,
+                     const uint8_t *arg_ty, uint32_t nargs, cb_value *ret);
+cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
+                          const cb_value *const *argv, const uint8_t *arg_ty,
+                          const uint8_t *arg_lanes, uint32_t nargs,
+                          cb_value *ret);
+void cb_libc_init(cb_eng *e);
+
+void cb_textbuf_put(cb_textbuf *b, const char *s, size_t n);
+
+#endif

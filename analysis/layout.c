@@ -1,0 +1,184 @@
+/* layout.c: where valgrind puts the heap and the first mmapped block for
+ * a given executable (docs/process-model.md, sections 1 and 3.3): the
+ * break starts 0x35000 (ld.so's span) above max(0x4000000, the
+ * executable's end); mappings start above the break's 8 MiB reservation,
+ * ld.so's data, valgrind's core preload, /etc/ld.so.cache and every needed
+ * library. The ELF files are read with <elf.h> only. */
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "engine_internal.h"
+
+#define PAGEUP(x) (((x) + 0xfffull) & ~0xfffull)
+
+static unsigned char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  if (fseek(f, 0, SEEK_END) != 0) {
+    fclose(f);
+    return NULL;
+  }
+  long n = ftell(f);
+  if (n <= 0 || fseek(f, 0, SEEK_SET) != 0) {
+    fclose(f);
+    return NULL;
+  }
+  unsigned char *b = malloc((size_t)n);
+  *len = b ? fread(b, 1, (size_t)n, f) : 0;
+  fclose(f);
+  if (b && *len != (size_t)n) {
+    free(b);
+    return NULL;
+  }
+  return b;
+}
+
+static const Elf64_Phdr *phdrs(const unsigned char *b, size_t len,
+                               unsigned *n) {
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b;
+  if (len < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+      eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > len)
+    return NULL;
+  *n = eh->e_phnum;
+  return (const Elf64_Phdr *)(b + eh->e_phoff);
+}
+
+/* Page-rounded span of the PT_LOAD segments; 0 if not an ELF. */
+static uint64_t load_span(const unsigned char *b, size_t len, uint64_t *end) {
+  unsigned n;
+  const Elf64_Phdr *ph = phdrs(b, len, &n);
+  if (!ph)
+    return 0;
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (unsigned i = 0; i < n; i++)
+    if (ph[i].p_type == PT_LOAD) {
+      if (ph[i].p_vaddr < lo)
+        lo = ph[i].p_vaddr;
+      if (ph[i].p_vaddr + ph[i].p_memsz > hi)
+        hi = ph[i].p_vaddr + ph[i].p_memsz;
+    }
+  if (hi <= lo)
+    return 0;
+  if (end)
+    *end = hi;
+  return PAGEUP(hi) - (lo & ~0xfffull);
+}
+
+static uint64_t vaddr_to_off(const Elf64_Phdr *ph, unsigned n, uint64_t va) {
+  for (unsigned i = 0; i < n; i++)
+    if (ph[i].p_type == PT_LOAD && va >= ph[i].p_vaddr &&
+        va < ph[i].p_vaddr + ph[i].p_filesz)
+      return va - ph[i].p_vaddr + ph[i].p_offset;
+  return UINT64_MAX;
+}
+
+/* Calls fn for every DT_NEEDED name. */
+static void needed(const unsigned char *b, size_t len,
+                   void (*fn)(void *, const char *), void *ctx) {
+  unsigned n;
+  const Elf64_Phdr *ph = phdrs(b, len, &n);
+  if (!ph)
+    return;
+  for (unsigned i = 0; i < n; i++) {
+    if (ph[i].p_type != PT_DYNAMIC || ph[i].p_offset + ph[i].p_filesz > len)
+      continue;
+    const Elf64_Dyn *d = (const Elf64_Dyn *)(b + ph[i].p_offset);
+    size_t nd = ph[i].p_filesz / sizeof *d;
+    uint64_t strtab = 0;
+    for (size_t k = 0; k < nd && d[k].d_tag != DT_NULL; k++)
+      if (d[k].d_tag == DT_STRTAB)
+        strtab = vaddr_to_off(ph, n, d[k].d_un.d_ptr);
+    if (strtab == UINT64_MAX || !strtab)
+      return;
+    for (size_t k = 0; k < nd && d[k].d_tag != DT_NULL; k++)
+      if (d[k].d_tag == DT_NEEDED && strtab + d[k].d_un.d_val < len)
+        fn(ctx, (const char *)b + strtab + d[k].d_un.d_val);
+  }
+}
+
+typedef struct libs {
+  char names[32][256];
+  int n;
+  uint64_t span;
+  bool ok;
+} libs;
+
+static void add_lib(void *ctx, const char *name) {
+  libs *L = ctx;
+  if (strstr(name, "ld-linux") || L->n >= 32)
+    return;
+  for (int i = 0; i < L->n; i++)
+    if (!strcmp(L->names[i], name))
+      return;
+  snprintf(L->names[L->n++], sizeof L->names[0], "%s", name);
+  static const char *dirs[] = {"/lib/x86_64-linux-gnu",
+                               "/usr/lib/x86_64-linux-gnu", "/lib64",
+                               "/usr/lib", "/lib"};
+  for (size_t d = 0; d < sizeof dirs / sizeof *dirs; d++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dirs[d], name);
+    size_t len;
+    unsigned char *b = slurp(path, &len);
+    if (!b)
+      continue;
+    uint64_t s = load_span(b, len, NULL);
+    L->span += s;
+    if (!s)
+      L->ok = false;
+    needed(b, len, add_lib, L);
+    free(b);
+    return;
+  }
+  L->ok = false;
+}
+
+static bool calls_libm(const cb_program *p) {
+  for (uint32_t i = 0; i < p->n_ops; i++) {
+    const cb_op *op = &p->ops[i];
+    if (op->code != CB_OP_CALL)
+      continue;
+    const int64_t *g = &p->extra[op->aux];
+    if (g[0] == CB_CALL_LIBC && g[1] >= CB_LIBC_SQRT && g[1] <= CB_LIBC_FMIN &&
+        g[1] != CB_LIBC_FABS && g[1] != CB_LIBC_FABSF)
+      return true;
+  }
+  return false;
+}
+
+void cb_engine_layout(const cb_program *p, uint64_t *heap_base,
+                      uint64_t *mmap_base) {
+  uint64_t exe_end = p->image_end;
+  size_t len = 0;
+  unsigned char *b = p->exe_path ? slurp(p->exe_path, &len) : NULL;
+  libs L;
+  memset(&L, 0, sizeof L);
+  L.ok = b != NULL;
+  if (b) {
+    uint64_t end = 0;
+    if (load_span(b, len, &end) && p->load_base)
+      exe_end = p->load_base + end;
+    needed(b, len, add_lib, &L);
+    free(b);
+  }
+  uint64_t ldso = PAGEUP(exe_end) > 0x4000000 ? PAGEUP(exe_end) : 0x4000000;
+  uint64_t brk0 = ldso + 0x35000;
+  uint64_t base;
+  struct stat st;
+  uint64_t cache = stat("/etc/ld.so.cache", &st) == 0
+                       ? PAGEUP((uint64_t)st.st_size)
+                       : 0xb000;
+  if (L.ok && L.n)
+    base = brk0 + 0x800000 + 0x2000 + 0x5000 + cache + L.span + 0x3000;
+  else /* libc only, plus libm when the program calls it */
+    base = brk0 + 0x800000 + 0x2000 + 0x5000 + cache + 0x1e2000 + 0x3000 +
+           (calls_libm(p) ? 0xe0000 : 0);
+  if (heap_base)
+    *heap_base = brk0;
+  if (mmap_base)
+    *mmap_base = base;
+}

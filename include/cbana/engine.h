@@ -1,0 +1,125 @@
+/* engine.h: the engine of analysis/, which runs a Program for one input.
+ *
+ * analysis/ owns everything between the Program (program.h, made by the
+ * frontend) and the access stream (stream.h, consumed by the cache model):
+ * the interpreter of the compact IR, the model of the process's address
+ * space (globals at their ELF addresses, a glibc 2.36 malloc model for the
+ * heap and mmapped blocks, stack frames under valgrind's stack top), the
+ * C library model (libc_names.h: results and memory traffic), the inputs
+ * file parser (inputs.h), and later the CFG/loop analyses (cfg.c and
+ * loops.c, written by the frontend engineer) and the faster splicing
+ * engine. It includes nothing but include/cbana headers and libc.
+ *
+ * One call to cb_engine_run runs main() with one input's argv and stdin,
+ * in exact mode (every operation interpreted), sending every data access
+ * of the real process (program loads and stores, return addresses pushed
+ * and popped, the C library's own traffic attributed to its call site) to
+ * a sink in batches, and fills an outcome: status, the program's exit
+ * code and output, counts, and a path-class signature.
+ */
+#ifndef CBANA_ENGINE_H
+#define CBANA_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cbana/program.h"
+
+/* The access record (struct cb_access) is the cache model's, stream.h. */
+#include "cbana/stream.h"
+
+/* Receives the accesses in program order, in batches of at most
+ * CB_ENGINE_BATCH records; the batch is only valid during the call. */
+typedef struct cb_access_sink {
+  void (*fn)(void *ctx, const cb_access *batch, size_t n);
+  void *ctx;
+} cb_access_sink;
+
+#define CB_ENGINE_BATCH 4096
+
+/* Defaults measured under `env -i valgrind --tool=cachegrind` (Debian 12,
+ * valgrind 3.19, small PIE programs). */
+#define CB_ENGINE_DEFAULT_HEAP_BASE 0x4035000ull
+#define CB_ENGINE_DEFAULT_MMAP_BASE 0x4a2c000ull
+#define CB_ENGINE_DEFAULT_BUDGET 1000000000ull
+#define CB_ENGINE_DEFAULT_STACK_LIMIT (8ull << 20)
+
+typedef enum cb_engine_mode {
+  CB_ENGINE_EXACT, /* interpret every operation */
+  CB_ENGINE_FAST   /* splice loop templates (not yet: runs EXACT) */
+} cb_engine_mode;
+
+typedef struct cb_engine_options {
+  uint64_t budget;      /* max executed operations; 0: default */
+  uint64_t stack_top;   /* main's CFA (rsp before `call main`); 0: from
+                           valgrind's initial stack for the given argv */
+  uint64_t heap_base;   /* initial brk; 0: cb_engine_layout's */
+  uint64_t mmap_base;   /* first mmapped block; 0: cb_engine_layout's */
+  uint64_t stack_limit; /* bytes of stack below main's CFA; 0: 8 MiB */
+  bool stdout_is_tty;   /* line buffered stdout with a 1024-byte buffer */
+  const char *cwd;      /* the run's working directory (its length moves
+                           the stack: PWD is in valgrind's environment);
+                           NULL: this process's */
+  unsigned n_aux;       /* auxv entries the kernel gives valgrind; 0: 22 */
+  cb_engine_mode mode;
+} cb_engine_options;
+
+/* One input set. */
+typedef struct cb_run_input {
+  int argc;
+  const char *const *argv;         /* argv[0]: the executable path as given */
+  const unsigned char *stdin_data; /* NULL: empty standard input */
+  size_t stdin_len;
+} cb_run_input;
+
+typedef enum cb_run_status {
+  CB_RUN_OK,     /* main returned or exit() was called */
+  CB_RUN_ERROR,  /* the model stopped the input: see message */
+  CB_RUN_BUDGET, /* the operation budget ran out */
+  CB_RUN_ABORT   /* the program called abort() or failed an assert */
+} cb_run_status;
+
+typedef struct cb_run_outcome {
+  cb_run_status status;
+  char message[512]; /* what stopped the input, with file:line */
+  const char *file;  /* where (program->files entry or NULL) */
+  uint32_t line;
+  int exit_code;
+  char *out; /* captured standard output (malloc'ed, NUL ended) */
+  size_t out_len;
+  char *err; /* captured standard error */
+  size_t err_len;
+  uint64_t ops;                   /* executed operations */
+  uint64_t loads, stores;         /* accesses of the program's own operations */
+  uint64_t lib_reads, lib_writes; /* library and call/return traffic */
+  uint64_t path_signature;        /* hash of the branch outcomes in order */
+  uint64_t branches;              /* branch points executed */
+} cb_run_outcome;
+
+void cb_engine_options_default(cb_engine_options *opt);
+
+/* Main's CFA (rsp before `call main`) under `env -i valgrind` for these
+ * arguments (argv[0]: the program path as given to valgrind), working
+ * directory (NULL: this process's) and auxv count (0: 22); the formula of
+ * docs/process-model.md section 2. */
+uint64_t cb_engine_default_stack_top(int argc, const char *const *argv,
+                                     const char *cwd, unsigned n_aux);
+
+/* The initial break and the first mmapped block's address under
+ * valgrind for this program (docs/process-model.md 1 and 3.3): from the
+ * executable's end and the libraries it needs (read from exe_path when it
+ * is there). */
+void cb_engine_layout(const cb_program *p, uint64_t *heap_base,
+                      uint64_t *mmap_base);
+
+/* Runs main for one input. Returns 0 when the run completed (status OK),
+ * -1 otherwise; *out is filled in both cases (free it with
+ * cb_run_outcome_free). sink may be NULL (counts only). */
+int cb_engine_run(const cb_program *p, const cb_run_input *in,
+                  const cb_engine_options *opt, const cb_access_sink *sink,
+                  cb_run_outcome *out);
+
+void cb_run_outcome_free(cb_run_outcome *out);
+
+#endif

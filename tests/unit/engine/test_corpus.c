@@ -1,0 +1,219 @@
+/* The engine on the acceptance corpus: every program is lowered by the
+ * frontend, run by the engine for every input of its inputs file, and run
+ * natively (the executable the frontend built with the same flags); the
+ * printed output and the exit status must be identical, and the bad
+ * programs must stop with their messages. Usage: engine_corpus [NAME...]
+ * (default: all). */
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cbana/engine.h"
+#include "cbana/frontend.h"
+#include "cbana/inputs.h"
+#include "check.h"
+
+typedef struct prog {
+  const char *name;
+  const char *sources[3];
+  const char *inputs;
+} prog;
+
+static const prog corpus[] = {
+    {"stride_global", {"stride_global.c"}, "stride_global.inputs"},
+    {"branch_paths", {"branch_paths.c"}, "branch_paths.inputs"},
+    {"aos_soa", {"aos_soa.c"}, "aos_soa.inputs"},
+    {"conflict_pad", {"conflict_pad.c"}, "conflict_pad.inputs"},
+    {"rand_gather", {"rand_gather.c"}, "rand_gather.inputs"},
+    {"linked_list", {"linked_list.c"}, "linked_list.inputs"},
+    {"stack_stencil", {"stack_stencil.c"}, "stack_stencil.inputs"},
+    {"merge_sort", {"merge_sort.c"}, "merge_sort.inputs"},
+    {"mem_funcs", {"mem_funcs.c"}, "mem_funcs.inputs"},
+    {"stdin_hist", {"stdin_hist.c"}, "stdin_hist.inputs"},
+    {"converge", {"converge.c"}, "converge.inputs"},
+    {"matmul_heap", {"matmul_heap.c"}, "matmul_heap.inputs"},
+    {"two_files",
+     {"two_files/main.c", "two_files/kernel.c"},
+     "two_files/inputs"},
+    {"huge_alloc", {"bad/huge_alloc.c"}, NULL},
+    {"endless", {"bad/endless.c"}, "bad/endless.inputs"},
+    {"out_of_bounds", {"bad/out_of_bounds.c"}, "bad/out_of_bounds.inputs"},
+};
+
+static char tmpdir[64];
+
+/* Runs exe natively with env -i semantics; returns the exit status, the
+ * output in *out. */
+static int run_native(const char *exe, int argc, char **args,
+                      const char *stdin_path, char **out) {
+  int pfd[2];
+  if (pipe(pfd))
+    return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    int in = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY);
+    dup2(in, 0);
+    dup2(pfd[1], 1);
+    close(pfd[0]);
+    char **av = calloc((size_t)argc + 2, sizeof *av);
+    av[0] = (char *)exe;
+    for (int i = 0; i < argc; i++)
+      av[i + 1] = args[i];
+    char *envp[] = {NULL};
+    alarm(120); /* never hang on a program that does not end */
+    execve(exe, av, envp);
+    _exit(127);
+  }
+  close(pfd[1]);
+  size_t cap = 4096, n = 0;
+  char *buf = malloc(cap);
+  ssize_t k;
+  while ((k = read(pfd[0], buf + n, cap - n - 1)) > 0) {
+    n += (size_t)k;
+    if (n + 1 >= cap)
+      buf = realloc(buf, cap *= 2);
+  }
+  buf[n] = 0;
+  close(pfd[0]);
+  int st;
+  waitpid(pid, &st, 0);
+  *out = buf;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static unsigned char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  unsigned char *b = malloc((size_t)n + 1);
+  *len = fread(b, 1, (size_t)n, f);
+  fclose(f);
+  return b;
+}
+
+static void count_sink(void *ctx, const cb_access *b, size_t n) {
+  (void)b;
+  *(uint64_t *)ctx += n;
+}
+
+static void one_input(const prog *pr, cb_program *p, const char *exe, int argc,
+                      char **args, const char *stdin_path, const char *label) {
+  char *native = NULL;
+  bool endless = !strcmp(pr->name, "endless") && argc && !strcmp(args[0], "0");
+  int want = endless ? 0 : run_native(exe, argc, args, stdin_path, &native);
+  const char **argv = calloc((size_t)argc + 2, sizeof *argv);
+  argv[0] = exe;
+  for (int i = 0; i < argc; i++)
+    argv[i + 1] = args[i];
+  size_t in_len = 0;
+  unsigned char *in = stdin_path ? slurp(stdin_path, &in_len) : NULL;
+  cb_run_input ri = {argc + 1, argv, in, in_len};
+  cb_engine_options opt;
+  cb_engine_options_default(&opt);
+  if (!strcmp(pr->name, "endless"))
+    opt.budget = 50000000;
+  uint64_t total = 0;
+  cb_access_sink sink = {count_sink, &total};
+  cb_run_outcome o;
+  clock_t t0 = clock();
+  int rc = cb_engine_run(p, &ri, &opt, &sink, &o);
+  double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  printf("%-14s %-22s rc=%d status=%d exit=%d ops=%llu loads=%llu "
+         "stores=%llu lib=%llu+%llu %.2fs%s%s\n",
+         pr->name, label, rc, o.status, o.exit_code, (unsigned long long)o.ops,
+         (unsigned long long)o.loads, (unsigned long long)o.stores,
+         (unsigned long long)o.lib_reads, (unsigned long long)o.lib_writes,
+         secs, o.message[0] ? "\n    " : "", o.message);
+  if (endless) {
+    CHECK(o.status == CB_RUN_BUDGET);
+    CHECK(strstr(o.message, "budget") != NULL);
+  } else if (!strcmp(pr->name, "out_of_bounds") && argc &&
+             !strcmp(args[0], "100000000")) {
+    CHECK(o.status == CB_RUN_ERROR);
+    CHECK(strstr(o.message, "out_of_bounds.c:8") != NULL);
+    CHECK(strstr(o.message, "`a`") != NULL);
+  } else {
+    CHECK(rc == 0);
+    CHECK_EQ_U64(o.exit_code, want);
+    CHECK(strcmp(o.out, native) == 0);
+    if (strcmp(o.out, native))
+      fprintf(stderr, "  engine: %s  native: %s", o.out, native);
+    CHECK(total == o.loads + o.stores + o.lib_reads + o.lib_writes);
+  }
+  cb_run_outcome_free(&o);
+  free(in);
+  free(argv);
+  free(native);
+}
+
+static void one_prog(const prog *pr) {
+  const char *srcs[3];
+  size_t ns = 0;
+  char paths[3][512];
+  for (; ns < 3 && pr->sources[ns]; ns++) {
+    snprintf(paths[ns], sizeof paths[ns], "%s/%s", CB_TEST_CORPUS,
+             pr->sources[ns]);
+    srcs[ns] = paths[ns];
+  }
+  char exe[600];
+  snprintf(exe, sizeof exe, "%s/%s", tmpdir, pr->name);
+  cb_frontend_options fo = {0};
+  fo.sources = srcs;
+  fo.n_sources = ns;
+  fo.cflags = "-O2";
+  fo.exe_out = exe;
+  cb_program *p = NULL;
+  char err[4096];
+  cb_fe_status fs = cb_frontend_load(&fo, &p, err, sizeof err);
+  CHECK(fs == CB_FE_OK);
+  if (fs != CB_FE_OK) {
+    fprintf(stderr, "%s: frontend: %s\n", pr->name, err);
+    return;
+  }
+  uint64_t hb, mb;
+  cb_engine_layout(p, &hb, &mb);
+  printf("%-14s layout: heap 0x%llx mmap 0x%llx\n", pr->name,
+         (unsigned long long)hb, (unsigned long long)mb);
+  CHECK_EQ_U64(hb, 0x4035000); /* small PIE programs */
+  CHECK(mb == 0x4a2c000 || mb == 0x4a2c000 + 0xe0000);
+  if (!pr->inputs) {
+    one_input(pr, p, exe, 0, NULL, NULL, "(no args)");
+  } else {
+    char ip[600];
+    snprintf(ip, sizeof ip, "%s/%s", CB_TEST_CORPUS, pr->inputs);
+    cb_inputs in;
+    CHECK(cb_inputs_parse_file(ip, &in) == 0);
+    for (size_t i = 0; i < in.n; i++)
+      one_input(pr, p, exe, in.sets[i].argc, in.sets[i].args,
+                in.sets[i].stdin_path, in.sets[i].text);
+    cb_inputs_free(&in);
+  }
+  cb_program_free(p);
+  unlink(exe);
+}
+
+int main(int argc, char **argv) {
+  snprintf(tmpdir, sizeof tmpdir, "/tmp/cbana_corpusXXXXXX");
+  if (!mkdtemp(tmpdir)) {
+    perror("mkdtemp");
+    return 1;
+  }
+  for (size_t i = 0; i < sizeof corpus / sizeof *corpus; i++) {
+    bool want = argc < 2;
+    for (int k = 1; k < argc; k++)
+      if (!strcmp(argv[k], corpus[i].name))
+        want = true;
+    if (want)
+      one_prog(&corpus[i]);
+  }
+  rmdir(tmpdir);
+  return check_done();
+}
