@@ -965,9 +965,14 @@ static bool lower_call(fe *f, LLVMValueRef I) {
     return unsupported(f, I, "inline assembly");
   cb_op o = new_op(CB_OP_CALL);
   int64_t kind, target = 0;
+  /* The callee's name, for reports of library traffic per call site. */
+  const char *callee_name = "(indirect)";
+  size_t callee_len = strlen(callee_name);
   if (LLVMIsAFunction(callee)) {
     size_t len;
     const char *name = LLVMGetValueName2(callee, &len);
+    callee_name = name;
+    callee_len = len;
     uint64_t idx;
     if (strncmp(name, "llvm.", 5) == 0) {
       const char *iname = name + 5;
@@ -998,6 +1003,8 @@ static bool lower_call(fe *f, LLVMValueRef I) {
       }
       kind = CB_CALL_INTRINSIC;
       target = id;
+      callee_name = iname; /* llvm.memcpy.p0i8... reads as memcpy... */
+      callee_len = strcspn(iname, ".");
     } else if (fe_map_get(&f->func_index, callee, &idx)) {
       kind = CB_CALL_DIRECT;
       target = (int64_t)idx;
@@ -1036,6 +1043,7 @@ static bool lower_call(fe *f, LLVMValueRef I) {
       first_ptr = LLVMGetOperand(I, k);
   uint32_t site =
       new_site(f, I, kind == CB_CALL_DIRECT ? NULL : first_ptr, 0, false, true);
+  f->sites.v[site].text = fe_pool_intern(f->pool, callee_name, callee_len);
   o.aux = f->extra.n;
   FE_RESERVE(f->extra, 4 + nargs);
   f->extra.v[f->extra.n++] = kind;
