@@ -115,28 +115,160 @@ void cb_eng_lib(cb_eng *e, uint64_t addr, uint64_t len, bool is_write) {
   }
 }
 
-/* glibc 2.36 on x86-64 (AVX2, ERMS) moves small blocks with 32-byte
- * vector accesses and large ones (>= 2048 bytes) with `rep movsb/stosb`,
- * which cachegrind counts byte by byte. */
+/* glibc 2.36 on x86-64 as valgrind 3.19 runs it (AVX2 and ERMS
+ * variants): small blocks move with 32-byte vector accesses and large
+ * ones with `rep movsb/stosb`, which cachegrind counts byte by byte. The
+ * sequences are those measured in docs/process-model.md, section 4. */
+static inline void lib1(cb_eng *e, uint64_t a, uint32_t n, bool w) {
+  cb_eng_emit(e, a, n, e->cur_site, w);
+  if (w)
+    e->out->lib_writes++;
+  else
+    e->out->lib_reads++;
+}
+
 void cb_eng_lib_bulk(cb_eng *e, uint64_t addr, uint64_t len, bool is_write) {
-  if (len >= 2048) {
-    for (uint64_t i = 0; i < len; i++)
-      cb_eng_emit(e, addr + i, 1, e->cur_site, is_write);
-    if (is_write)
-      e->out->lib_writes += len;
-    else
-      e->out->lib_reads += len;
-    return;
-  }
+  /* a plain sweep (reads of strings and the like) */
   while (len) {
     uint32_t n = len > 32 ? 32 : (uint32_t)len;
-    cb_eng_emit(e, addr, n, e->cur_site, is_write);
-    if (is_write)
-      e->out->lib_writes++;
-    else
-      e->out->lib_reads++;
+    lib1(e, addr, n, is_write);
     addr += n;
     len -= n;
+  }
+}
+
+void cb_eng_memset_traffic(cb_eng *e, uint64_t d, uint64_t n) {
+  if (n == 0)
+    return;
+  if (n == 1) {
+    lib1(e, d, 1, true);
+  } else if (n <= 3) {
+    lib1(e, d, 1, true);
+    lib1(e, d + 1, 1, true);
+    lib1(e, d + n - 1, 1, true);
+  } else if (n <= 64) {
+    uint32_t k = n < 8 ? 4 : n < 16 ? 8 : n < 32 ? 16 : 32;
+    lib1(e, d, k, true);
+    lib1(e, d + n - k, k, true);
+  } else if (n <= 128) {
+    lib1(e, d, 32, true);
+    lib1(e, d + 32, 32, true);
+    lib1(e, d + n - 64, 32, true);
+    lib1(e, d + n - 32, 32, true);
+  } else if (n <= 2048) {
+    for (int i = 0; i < 4; i++)
+      lib1(e, d + 32 * (uint64_t)i, 32, true);
+    if (n > 256) {
+      uint64_t p = (d + 128) & ~31ull;
+      do {
+        for (int i = 0; i < 4; i++)
+          lib1(e, p + 32 * (uint64_t)i, 32, true);
+        p += 128;
+      } while (p < d + n - 128);
+    }
+    uint64_t end = d + n - 128;
+    for (int i = 0; i < 4; i++)
+      lib1(e, end + 32 * (uint64_t)i, 32, true);
+  } else {
+    for (uint64_t i = 0; i < n; i++)
+      cb_eng_emit(e, d + i, 1, e->cur_site, true);
+    e->out->lib_writes += n;
+  }
+}
+
+#define NT_THRESHOLD (3ull << 20)
+
+static void vec_loop(cb_eng *e, uint64_t d, uint64_t s, uint64_t n,
+                     bool backward) {
+  /* glibc's 4 x 32-byte loop: edge vectors, the aligned body, edges */
+  if (!backward) {
+    lib1(e, s, 32, false);
+    for (int i = 1; i <= 4; i++)
+      lib1(e, s + n - 32 * (uint64_t)i, 32, false);
+    uint64_t p = (d + 32) & ~31ull;
+    while (p < d + n - 128) {
+      for (int i = 0; i < 4; i++)
+        lib1(e, s + (p - d) + 32 * (uint64_t)i, 32, false);
+      for (int i = 0; i < 4; i++)
+        lib1(e, p + 32 * (uint64_t)i, 32, true);
+      p += 128;
+    }
+    for (int i = 1; i <= 4; i++)
+      lib1(e, d + n - 32 * (uint64_t)i, 32, true);
+    lib1(e, d, 32, true);
+  } else {
+    lib1(e, s + n - 32, 32, false);
+    for (int i = 0; i < 4; i++)
+      lib1(e, s + 32 * (uint64_t)i, 32, false);
+    uint64_t p = (d + n - 32) & ~31ull;
+    while (p > d + 128) {
+      for (int i = 0; i < 4; i++)
+        lib1(e, s + (p - d) - 32 * (uint64_t)i, 32, false);
+      for (int i = 0; i < 4; i++)
+        lib1(e, p - 32 * (uint64_t)i, 32, true);
+      if (p < 128)
+        break;
+      p -= 128;
+    }
+    for (int i = 0; i < 4; i++)
+      lib1(e, d + 32 * (uint64_t)i, 32, true);
+    lib1(e, d + n - 32, 32, true);
+  }
+}
+
+void cb_eng_memcpy_traffic(cb_eng *e, uint64_t d, uint64_t s, uint64_t n) {
+  if (n == 0)
+    return;
+  if (n == 1) {
+    lib1(e, s, 1, false);
+    lib1(e, d, 1, true);
+  } else if (n <= 3) {
+    lib1(e, s, 1, false);
+    lib1(e, s + n - 2, 2, false);
+    lib1(e, d + n - 2, 2, true);
+    lib1(e, d, 1, true);
+  } else if (n <= 64) {
+    uint32_t k = n < 8 ? 4 : n < 16 ? 8 : n < 32 ? 16 : 32;
+    lib1(e, s, k, false);
+    lib1(e, s + n - k, k, false);
+    lib1(e, d, k, true);
+    lib1(e, d + n - k, k, true);
+  } else if (n <= 256) {
+    int v = n <= 128 ? 2 : 4;
+    for (int i = 0; i < v; i++)
+      lib1(e, s + 32 * (uint64_t)i, 32, false);
+    for (int i = 1; i <= v; i++)
+      lib1(e, s + n - 32 * (uint64_t)i, 32, false);
+    for (int i = 0; i < v; i++)
+      lib1(e, d + 32 * (uint64_t)i, 32, true);
+    for (int i = 1; i <= v; i++)
+      lib1(e, d + n - 32 * (uint64_t)i, 32, true);
+  } else {
+    bool overlap_up = d - s < n; /* unsigned: d > s, overlapping */
+    bool alias4k = ((d - s) & 0xf00) == 0;
+    if (n <= 4096 || overlap_up) {
+      vec_loop(e, d, s, n, overlap_up || alias4k);
+    } else if (n < NT_THRESHOLD) {
+      lib1(e, s, 32, false);
+      lib1(e, s + 32, 32, false);
+      uint64_t base = ((d - s) & 0xe00) == 0 ? s : d;
+      uint64_t o = 64 - (base & 63);
+      for (uint64_t i = o; i < n; i++) {
+        cb_eng_emit(e, s + i, 1, e->cur_site, false);
+        cb_eng_emit(e, d + i, 1, e->cur_site, true);
+      }
+      if (n > o) {
+        e->out->lib_reads += n - o;
+        e->out->lib_writes += n - o;
+      }
+      lib1(e, d, 32, true);
+      lib1(e, d + 32, 32, true);
+    } else {
+      for (uint64_t i = 0; i < n; i += 32) {
+        lib1(e, s + i, 32, false);
+        lib1(e, d + i, 32, true);
+      }
+    }
   }
 }
 
@@ -320,7 +452,7 @@ static void hk_clear(void *ctx, uint64_t addr, uint64_t len) {
   cb_eng *e = ctx;
   cb_mem_fill(&e->mem, addr, 0, len, NULL);
   if (len > 9 * 8)
-    cb_eng_lib_bulk(e, addr, len, true);
+    cb_eng_memset_traffic(e, addr, len);
   else
     cb_eng_lib(e, addr, len, true);
 }
@@ -334,8 +466,7 @@ static void hk_copy(void *ctx, uint64_t dst, uint64_t src, uint64_t len) {
     cb_mem_read(&e->mem, src + off, buf, k, NULL);
     cb_mem_write(&e->mem, dst + off, buf, k, NULL);
   }
-  cb_eng_lib_bulk(e, src, len, false);
-  cb_eng_lib_bulk(e, dst, len, true);
+  cb_eng_memcpy_traffic(e, dst, src, len);
 }
 
 static void hk_map(void *ctx, uint64_t lo, uint64_t hi, bool on) {
@@ -460,11 +591,19 @@ static cb_stop push_frame(cb_eng *e, uint32_t f, uint64_t sp, uint32_t call_op,
   cb_mem_write(&e->mem, sp - 8, &ra, 8, NULL);
   cb_eng_emit(e, sp - 8, 8, call_site, true);
   e->out->lib_writes++;
+  /* the prologue's pushes of callee-saved registers */
+  for (unsigned r = 0; r < fn->n_saved_regs; r++)
+    cb_eng_emit(e, sp - 16 - 8 * (uint64_t)r, 8, call_site, true);
+  e->out->lib_writes += fn->n_saved_regs;
   return CB_GO;
 }
 
 static void pop_frame(cb_eng *e) {
   cb_frame *F = &e->frames[e->depth - 1];
+  unsigned nr = e->p->functions[F->func].n_saved_regs;
+  for (unsigned r = nr; r-- > 0;)
+    cb_eng_emit(e, F->cfa - 16 - 8 * (uint64_t)r, 8, F->call_site, false);
+  e->out->lib_reads += nr;
   cb_eng_emit(e, F->cfa - 8, 8, F->call_site, false);
   e->out->lib_reads++;
   e->nslots = F->slot_base;
@@ -1365,6 +1504,19 @@ static cb_stop do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
   uint32_t keep = e->cur_site;
   e->cur_site = site;
   cb_stop st;
+  /* a call into the library pushes its return address (the caller's
+   * line) and the library's `ret` pops it */
+  bool real_call = kind == CB_CALL_LIBC;
+  if (kind == CB_CALL_INTRINSIC &&
+      (callee == CB_INTR_MEMCPY || callee == CB_INTR_MEMMOVE ||
+       callee == CB_INTR_MEMSET))
+    real_call = !(nargs > 2 && (((uint64_t)g[4 + 2]) & CB_OPND_CONST) &&
+                  vals[2][0].u <= 128);
+  uint64_t ra_at = F->sp - 8;
+  if (real_call) {
+    cb_eng_emit(e, ra_at, 8, site, true);
+    e->out->lib_writes++;
+  }
   if (kind == CB_CALL_LIBC) {
     cb_value a[MAXA];
     for (uint32_t k = 0; k < nargs; k++)
@@ -1376,6 +1528,10 @@ static cb_stop do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
   e->cur_site = keep;
   if (st != CB_GO)
     return st;
+  if (real_call) {
+    cb_eng_emit(e, ra_at, 8, site, false);
+    e->out->lib_reads++;
+  }
   /* the slot stack may have moved (qsort ran a comparator) */
   F = &e->frames[e->depth - 1];
   S = e->slots + F->slot_base;

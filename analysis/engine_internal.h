@@ -101,6 +101,9 @@ void cb_eng_lib(cb_eng *e, uint64_t addr, uint64_t len, bool is_write);
 /* Library bulk traffic: memset/memcpy-like, as glibc's string functions
  * generate it. */
 void cb_eng_lib_bulk(cb_eng *e, uint64_t addr, uint64_t len, bool is_write);
+/* glibc's memset and memcpy/memmove traffic, access by access. */
+void cb_eng_memset_traffic(cb_eng *e, uint64_t d, uint64_t n);
+void cb_eng_memcpy_traffic(cb_eng *e, uint64_t d, uint64_t s, uint64_t n);
 
 /* Stops the input with an error; returns CB_FAIL. */
 cb_stop cb_eng_fail(cb_eng *e, cb_run_status st, uint32_t site, const char *fmt,

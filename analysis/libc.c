@@ -492,8 +492,7 @@ static cb_stop do_memmove(cb_eng *e, uint64_t dst, uint64_t src, uint64_t n) {
       done += k;
     }
   }
-  cb_eng_lib_bulk(e, src, n, false);
-  cb_eng_lib_bulk(e, dst, n, true);
+  cb_eng_memcpy_traffic(e, dst, src, n);
   return CB_GO;
 }
 
@@ -501,7 +500,7 @@ static cb_stop do_memset(cb_eng *e, uint64_t dst, int c, uint64_t n) {
   uint64_t bad;
   if (!cb_mem_fill(&e->mem, dst, c, n, &bad))
     return cb_eng_fault(e, bad, 1, true, e->cur_site);
-  cb_eng_lib_bulk(e, dst, n, true);
+  cb_eng_memset_traffic(e, dst, n);
   return CB_GO;
 }
 

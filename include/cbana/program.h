@@ -256,6 +256,10 @@ typedef struct cb_function {
    * locals and spills, outgoing area), from the CFI of the machine code;
    * 0 when unknown (the engine then sizes the frame from frame_objs). */
   uint32_t frame_size;
+  /* Callee-saved registers the prologue pushes (and the epilogue pops),
+   * from the CFI; 0 when unknown or none. The engine emits them as 8-byte
+   * writes below the return address on entry and reads on return. */
+  uint8_t n_saved_regs;
 } cb_function;
 
 /* Where an access or call comes from, and what it touches. Functions are
