@@ -142,7 +142,8 @@ void cb_loops_find(const cb_program *p, uint32_t func, cb_func_cfg *fc) {
   }
   free(work);
   free(hdr_loop);
-  qsort(raw, nraw, sizeof *raw, by_size_desc);
+  if (nraw)
+    qsort(raw, nraw, sizeof *raw, by_size_desc);
   fc->n_loops = nraw;
   fc->loops = calloc(nraw ? nraw : 1, sizeof *fc->loops);
   vec32 blocks = {0}, latches = {0}, exits = {0};

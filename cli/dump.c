@@ -390,6 +390,8 @@ static void dump_json(FILE *o, const cb_program *p, const cb_cfg_info *cfg) {
     json_str(o, s->type != CB_NONE ? p->types[s->type].name : NULL);
     fputs(", \"field\": ", o);
     json_str(o, s->field != CB_NONE ? p->fields[s->field].name : NULL);
+    fputs(", \"text\": ", o);
+    json_str(o, s->text);
     fprintf(o, "}%s\n", i + 1 < p->n_sites ? "," : "");
   }
   fputs("  ],\n  \"globals\": [\n", o);
@@ -407,6 +409,21 @@ static void dump_json(FILE *o, const cb_program *p, const cb_cfg_info *cfg) {
                     ? p->types[p->vars[g->var].type].name
                     : NULL);
     fprintf(o, "}%s\n", i + 1 < p->n_globals ? "," : "");
+  }
+  fputs("  ],\n  \"frame_objects\": [\n", o);
+  for (uint32_t i = 0; i < p->n_frame_objs; i++) {
+    const cb_frame_obj *fo = &p->frame_objs[i];
+    fputs("    {\"function\": ", o);
+    json_str(o, p->functions[fo->func].name);
+    fprintf(o, ", \"size\": %" PRIu64 ", \"align\": %u, \"var\": ", fo->size,
+            fo->align);
+    json_str(o, fo->var != CB_NONE ? p->vars[fo->var].name : NULL);
+    fputs(", \"cfa_offset\": ", o);
+    if (fo->frame_offset == CB_FRAME_OFFSET_UNKNOWN)
+      fputs("null", o);
+    else
+      fprintf(o, "%" PRId64, fo->frame_offset);
+    fprintf(o, "}%s\n", i + 1 < p->n_frame_objs ? "," : "");
   }
   fputs("  ],\n  \"branches\": [\n", o);
   for (uint32_t i = 0; i < p->n_branches; i++) {

@@ -155,6 +155,14 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent,
     size_t w = open;
     while (w > s && sc->text[w] != 'w')
       w--;
+    /* the body's closing brace belongs to the tail too: clang puts the
+       back edge there */
+    size_t br = w;
+    while (br > s && (sc->text[br - 1] == ' ' || sc->text[br - 1] == '\t' ||
+                      sc->text[br - 1] == '\n' || sc->text[br - 1] == '\r'))
+      br--;
+    if (br > s && sc->text[br - 1] == '}')
+      w = br - 1;
     if (open < close)
       add(sc, (unsigned)w, e + 1, (unsigned)open + 1, (unsigned)close);
   } else {

@@ -5,6 +5,7 @@
  * LLVM 14 is noted at each use) and DWARF tags from the node's text. */
 #include "fe_internal.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -167,10 +168,21 @@ uint32_t fe_file_of_scope(fe *f, LLVMMetadataRef scope) {
   unsigned ln = 0, ld = 0;
   const char *name = LLVMDIFileGetFilename(file, &ln);
   const char *dir = LLVMDIFileGetDirectory(file, &ld);
-  char nb[4096], db[4096];
+  char nb[4096], db[4096], full[8200], real[PATH_MAX];
   snprintf(nb, sizeof nb, "%.*s", (int)ln, name ? name : "");
   snprintf(db, sizeof db, "%.*s", (int)ld, dir ? dir : "");
-  uint32_t idx = fe_file_index(f, nb, db);
+  uint32_t idx = CB_NONE;
+  /* a source the user named: keep the name as given */
+  if (nb[0] == '/' || !db[0])
+    snprintf(full, sizeof full, "%s", nb);
+  else
+    snprintf(full, sizeof full, "%s/%s", db, nb);
+  if (f->src_real.n && realpath(full, real))
+    for (uint32_t i = 0; i < f->src_real.n && idx == CB_NONE; i++)
+      if (f->src_real.v[i] && strcmp(f->src_real.v[i], real) == 0)
+        idx = i;
+  if (idx == CB_NONE)
+    idx = fe_file_index(f, nb, db);
   fe_map_put(&f->md_file, file, idx);
   return idx;
 }
@@ -349,9 +361,11 @@ uint32_t fe_type(fe *f, LLVMMetadataRef md) {
         snprintf(one, sizeof one, "[%llu]", (unsigned long long)counts[d]);
       else
         snprintf(one, sizeof one, "[]");
-      char nd2[256];
-      snprintf(nd2, sizeof nd2, "%s%s", one, dims);
-      snprintf(dims, sizeof dims, "%s", nd2);
+      size_t lo = strlen(one), ld = strlen(dims);
+      if (lo + ld < sizeof dims) {
+        memmove(dims + lo, dims, ld + 1);
+        memcpy(dims, one, lo);
+      }
       snprintf(buf, sizeof buf, "%s%s", type_name_of(f, e), dims);
       uint64_t es = cur != CB_NONE ? f->types.v[cur].size : 0;
       uint32_t t =

@@ -118,7 +118,7 @@ typedef struct fe_build {
   char *exe;
   char **src_dirs;  /* working directory each source compiled in */
   char ***src_args; /* the user's flags per source (NULL-terminated) */
-  char *link_err;    /* the linker's messages when only linking failed */
+  char *link_err;   /* the linker's messages when only linking failed */
 } fe_build;
 
 cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b, fe_err *err);
@@ -151,6 +151,7 @@ typedef struct fe {
 
   FE_VEC(const char *) files;
   FE_VEC(const char *) file_paths; /* resolved for reading the source */
+  FE_VEC(const char *) src_real;   /* realpath of each source, or NULL */
   FE_VEC(cb_function) functions;
   FE_VEC(cb_block) blocks;
   FE_VEC(uint32_t) succs;
@@ -212,6 +213,8 @@ LLVMValueRef fe_md_op_value(fe *f, LLVMMetadataRef md, unsigned i);
 const char *fe_md_op_str(fe *f, LLVMMetadataRef md, unsigned i, size_t *len);
 unsigned fe_md_tag(fe *f, LLVMMetadataRef md);
 long fe_md_print_field(fe *f, LLVMMetadataRef md, const char *field);
+/* frame.c */
+void fe_frame_offsets(fe *f, const char *exe);
 /* condtext.c */
 void fe_branch_texts(fe *f, fe_build *b);
 

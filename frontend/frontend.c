@@ -5,6 +5,7 @@
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Linker.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -73,6 +74,7 @@ static LLVMModuleRef read_bitcode(fe *f, const char *path) {
 static void fe_free(fe *f) {
   free(f->files.v);
   free(f->file_paths.v);
+  free(f->src_real.v);
   free(f->functions.v);
   free(f->blocks.v);
   free(f->succs.v);
@@ -119,8 +121,14 @@ static cb_fe_status load_built(const char *const *bitcode, size_t n,
   LLVMContextSetDiagnosticHandler(f.ctx, diag_handler, &f);
   cb_fe_status st = CB_FE_OK;
   /* the sources first, in the order given */
-  for (size_t i = 0; o && i < o->n_sources; i++)
-    fe_file_index(&f, o->sources[i], b && b->src_dirs ? b->src_dirs[i] : NULL);
+  for (size_t i = 0; o && i < o->n_sources; i++) {
+    const char *dir = b && b->src_dirs ? b->src_dirs[i] : NULL;
+    fe_file_index(&f, o->sources[i], dir);
+    char real[PATH_MAX];
+    FE_PUSH(f.src_real, realpath(f.file_paths.v[f.file_paths.n - 1], real)
+                            ? fe_pool_str(f.pool, real)
+                            : NULL);
+  }
   for (size_t i = 0; i < n && st == CB_FE_OK; i++) {
     LLVMModuleRef m = read_bitcode(&f, bitcode[i]);
     if (!m) {
@@ -147,8 +155,10 @@ static cb_fe_status load_built(const char *const *bitcode, size_t n,
     if (!fe_lower_module(&f))
       st = err->status ? err->status : CB_FE_ERR_INTERNAL;
   }
-  if (st == CB_FE_OK)
+  if (st == CB_FE_OK) {
+    fe_frame_offsets(&f, exe);
     fe_branch_texts(&f, b);
+  }
   if (st == CB_FE_OK && err->status != CB_FE_OK)
     st = err->status;
   if (st != CB_FE_OK) {

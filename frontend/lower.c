@@ -623,6 +623,198 @@ static bool resolve_base(fe *f, LLVMValueRef v, LLVMMetadataRef sp, int depth,
   return false;
 }
 
+/* ---- the access as written ---------------------------------------------- */
+
+typedef struct sbuf {
+  char b[256];
+  size_t n;
+  bool bad;
+} sbuf;
+
+static void sb_add(sbuf *s, const char *t) {
+  size_t l = strlen(t);
+  if (s->n + l + 1 > sizeof s->b) {
+    s->bad = true;
+    return;
+  }
+  memcpy(s->b + s->n, t, l + 1);
+  s->n += l;
+}
+
+/* An index as the source could have written it: a constant, a variable,
+ * or a little arithmetic on them. */
+static bool expr_text(fe *f, LLVMValueRef v, LLVMMetadataRef sp, int depth,
+                      sbuf *out) {
+  if (depth > 4)
+    return false;
+  if (LLVMIsAConstantInt(v)) {
+    char t[32];
+    snprintf(t, sizeof t, "%lld", LLVMConstIntGetSExtValue(v));
+    sb_add(out, t);
+    return !out->bad;
+  }
+  LLVMMetadataRef dv = dbgval_var(f, v, sp);
+  if (dv) {
+    size_t len;
+    const char *nm = fe_md_op_str(f, dv, 1, &len);
+    if (!nm)
+      return false;
+    char t[128];
+    snprintf(t, sizeof t, "%.*s", (int)len, nm);
+    sb_add(out, t);
+    return !out->bad;
+  }
+  if (!LLVMIsAInstruction(v))
+    return false;
+  LLVMOpcode op = LLVMGetInstructionOpcode(v);
+  if (op == LLVMSExt || op == LLVMZExt || op == LLVMTrunc)
+    return expr_text(f, LLVMGetOperand(v, 0), sp, depth + 1, out);
+  const char *sym = op == LLVMAdd   ? " + "
+                    : op == LLVMSub ? " - "
+                    : op == LLVMMul ? " * "
+                    : op == LLVMShl ? " << "
+                                    : NULL;
+  if (!sym)
+    return false;
+  LLVMValueRef a = LLVMGetOperand(v, 0), b = LLVMGetOperand(v, 1);
+  if (op == LLVMAdd && LLVMIsAConstantInt(b) &&
+      LLVMConstIntGetSExtValue(b) < 0) {
+    if (!expr_text(f, a, sp, depth + 1, out))
+      return false;
+    char t[40];
+    snprintf(t, sizeof t, " - %lld", -LLVMConstIntGetSExtValue(b));
+    sb_add(out, t);
+    return !out->bad;
+  }
+  bool paren = depth > 0 && (op == LLVMAdd || op == LLVMSub);
+  if (paren)
+    sb_add(out, "(");
+  if (!expr_text(f, a, sp, depth + 1, out))
+    return false;
+  sb_add(out, sym);
+  if (!expr_text(f, b, sp, depth + 1, out))
+    return false;
+  if (paren)
+    sb_add(out, ")");
+  return !out->bad;
+}
+
+static const char *site_text(fe *f, LLVMValueRef addr, uint32_t var,
+                             bool object, LLVMMetadataRef sp) {
+  LLVMValueRef geps[16];
+  int n = 0;
+  LLVMValueRef v = addr;
+  for (int depth = 0;; depth++) {
+    if (depth > 24)
+      return NULL;
+    if (object && (LLVMIsAGlobalVariable(v) || LLVMIsAAllocaInst(v)))
+      break;
+    if (!object) {
+      LLVMMetadataRef dv = dbgval_var(f, v, sp);
+      if (dv && fe_var(f, dv) == var)
+        break;
+    }
+    bool ce = LLVMIsAConstantExpr(v) != NULL;
+    if (!ce && !LLVMIsAInstruction(v))
+      return NULL;
+    LLVMOpcode op = ce ? LLVMGetConstOpcode(v) : LLVMGetInstructionOpcode(v);
+    if (op == LLVMGetElementPtr) {
+      if (n == 16)
+        return NULL;
+      geps[n++] = v;
+    } else if (op != LLVMBitCast) {
+      return NULL;
+    }
+    v = LLVMGetOperand(v, 0);
+  }
+  sbuf out = {.n = 0, .bad = false};
+  out.b[0] = 0;
+  sb_add(&out, f->vars.v[var].name);
+  uint32_t cur = fe_type_strip(f, f->vars.v[var].type);
+  if (!object) {
+    if (cur == CB_NONE || f->types.v[cur].kind != CB_CT_POINTER)
+      return NULL;
+    cur = fe_type_strip(f, f->types.v[cur].elem);
+  }
+  size_t last_index = 0; /* where the last [..] starts, 0: none */
+  bool deref = object;   /* a pointer not yet dereferenced */
+  for (int k = n - 1; k >= 0; k--) {
+    LLVMValueRef g = geps[k];
+    LLVMTypeRef t = LLVMGetGEPSourceElementType(g);
+    unsigned nops = (unsigned)LLVMGetNumOperands(g);
+    for (unsigned i = 1; i < nops; i++) {
+      LLVMValueRef idx = LLVMGetOperand(g, i);
+      bool zero = LLVMIsAConstantInt(idx) && LLVMConstIntGetZExtValue(idx) == 0;
+      if (i == 1) {
+        if (zero)
+          continue;
+        if (!deref && last_index == 0) {
+          /* p[i] */
+          last_index = out.n;
+          sb_add(&out, "[");
+          if (!expr_text(f, idx, sp, 0, &out))
+            return NULL;
+          sb_add(&out, "]");
+          deref = true;
+          continue;
+        }
+        if (last_index == 0)
+          return NULL;
+        /* a further offset on the last index: [a] + b -> [a + b] */
+        out.n--; /* drop ']' */
+        out.b[out.n] = 0;
+        if (LLVMIsAConstantInt(idx) && LLVMConstIntGetSExtValue(idx) < 0) {
+          char tt[40];
+          snprintf(tt, sizeof tt, " - %lld", -LLVMConstIntGetSExtValue(idx));
+          sb_add(&out, tt);
+        } else {
+          sb_add(&out, " + ");
+          if (!expr_text(f, idx, sp, 1, &out))
+            return NULL;
+        }
+        sb_add(&out, "]");
+        continue;
+      }
+      if (cur == CB_NONE)
+        return NULL;
+      const cb_ctype *ct = &f->types.v[cur];
+      if (LLVMGetTypeKind(t) == LLVMStructTypeKind) {
+        unsigned fi = (unsigned)LLVMConstIntGetZExtValue(idx);
+        uint64_t off = LLVMOffsetOfElement(f->td, t, fi);
+        t = LLVMStructGetTypeAtIndex(t, fi);
+        if (ct->kind != CB_CT_STRUCT && ct->kind != CB_CT_UNION)
+          return NULL;
+        uint32_t hit = CB_NONE;
+        for (uint32_t m = 0; m < ct->n_fields && hit == CB_NONE; m++)
+          if (f->fields.v[ct->first_field + m].offset == off)
+            hit = ct->first_field + m;
+        if (hit == CB_NONE)
+          return NULL;
+        sb_add(&out, deref ? "." : "->");
+        sb_add(&out, f->fields.v[hit].name);
+        cur = fe_type_strip(f, f->fields.v[hit].type);
+        deref = true;
+        last_index = 0;
+      } else {
+        t = LLVMGetElementType(t);
+        if (ct->kind != CB_CT_ARRAY)
+          return NULL;
+        last_index = out.n;
+        sb_add(&out, "[");
+        if (!expr_text(f, idx, sp, 0, &out))
+          return NULL;
+        sb_add(&out, "]");
+        cur = fe_type_strip(f, ct->elem);
+      }
+    }
+  }
+  if (!deref)
+    return NULL; /* *p: say nothing rather than guess */
+  if (out.bad)
+    return NULL;
+  return fe_pool_intern(f->pool, out.b, out.n);
+}
+
 static uint32_t new_site(fe *f, LLVMValueRef I, LLVMValueRef addr,
                          uint32_t size, bool write, bool call) {
   cb_site s;
@@ -642,8 +834,10 @@ static uint32_t new_site(fe *f, LLVMValueRef I, LLVMValueRef addr,
     int64_t off = 0;
     if (resolve_base(f, addr, sp, 0, phis, 0, &var, &object, &off)) {
       s.var = var;
-      if (!call)
+      if (!call) {
         fe_resolve_access(f, var, object, off, size, &s.type, &s.field);
+        s.text = site_text(f, addr, var, object, sp);
+      }
     }
   }
   FE_PUSH(f->sites, s);
@@ -762,6 +956,8 @@ static uint32_t byval_bytes_call(fe *f, LLVMValueRef call, unsigned argi,
   return t ? (uint32_t)LLVMABISizeOfType(f->td, t) : 0;
 }
 
+static bool lower_load_relative(fe *f, LLVMValueRef I);
+
 /* Lowers a call; returns false on error. *emitted false when dropped. */
 static bool lower_call(fe *f, LLVMValueRef I) {
   LLVMValueRef callee = strip_casts(LLVMGetCalledValue(I));
@@ -790,6 +986,8 @@ static bool lower_call(fe *f, LLVMValueRef I) {
         FE_PUSH(f->ops, u);
         return true;
       }
+      if (strncmp(iname, "load.relative", 13) == 0)
+        return lower_load_relative(f, I);
       if (strncmp(iname, "va_", 3) == 0)
         return unsupported(f, I, "variable argument list (va_start/va_arg)");
       int id = find_intrinsic(iname);
@@ -900,6 +1098,115 @@ static uint32_t block_index(fe *f, LLVMBasicBlockRef b) {
   uint64_t x = CB_NONE;
   fe_map_get(&f->blockmap, b, &x);
   return (uint32_t)x;
+}
+
+/* A temporary slot of the current frame. */
+static uint32_t temp_slot(fe *f) {
+  return f->n_slots++;
+}
+
+/* dst = base + off (bytes) + idx * scale (idx CB_NONE: none). */
+static void emit_gep(fe *f, uint32_t dst, cb_operand base, int64_t off,
+                     cb_operand idx, unsigned bits, int64_t scale) {
+  cb_op g = new_op(CB_OP_GEP);
+  g.ty = CB_TY_PTR;
+  g.dst = dst;
+  g.a = base;
+  g.aux = f->extra.n;
+  FE_PUSH(f->extra, off);
+  FE_PUSH(f->extra, idx == CB_NONE ? 0 : 1);
+  if (idx != CB_NONE) {
+    FE_PUSH(f->extra, (int64_t)((uint64_t)idx | ((uint64_t)bits << 32)));
+    FE_PUSH(f->extra, scale);
+  }
+  FE_PUSH(f->ops, g);
+}
+
+/* A load or store of a struct or array value: one access per scalar or
+ * vector member, as the machine code does it. */
+static bool agg_members(fe *f, LLVMValueRef I, bool st, LLVMValueRef addr,
+                        cb_operand base, cb_operand val, LLVMTypeRef t,
+                        uint64_t off, uint32_t slot) {
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  if (k == LLVMStructTypeKind || k == LLVMArrayTypeKind) {
+    unsigned n = k == LLVMStructTypeKind ? LLVMCountStructElementTypes(t)
+                                         : (unsigned)LLVMGetArrayLength(t);
+    for (unsigned i = 0; i < n; i++) {
+      LLVMTypeRef et = k == LLVMStructTypeKind ? LLVMStructGetTypeAtIndex(t, i)
+                                               : LLVMGetElementType(t);
+      uint64_t eo = k == LLVMStructTypeKind ? LLVMOffsetOfElement(f->td, t, i)
+                                            : i * LLVMABISizeOfType(f->td, et);
+      if (!agg_members(f, I, st, addr, base, val, et, off + eo, slot))
+        return false;
+      slot += type_slots(et, NULL);
+    }
+    return true;
+  }
+  cb_ty ty;
+  uint32_t lanes = type_slots(t, &ty);
+  if (lanes == UINT32_MAX || lanes == 0)
+    return unsupported(f, I, "memory access of this aggregate type");
+  cb_operand a = base;
+  if (off) {
+    a = temp_slot(f);
+    emit_gep(f, a, base, (int64_t)off, CB_NONE, 0, 0);
+  }
+  cb_op o = new_op(st ? CB_OP_STORE : CB_OP_LOAD);
+  o.ty = (uint8_t)ty;
+  o.lanes = (uint8_t)lanes;
+  if (st) {
+    o.a = val + slot;
+    o.b = a;
+  } else {
+    o.dst = val + slot;
+    o.a = a;
+  }
+  uint32_t size = (uint32_t)LLVMStoreSizeOfType(f->td, t);
+  o.aux = new_site(f, I, addr, size, st, false);
+  FE_PUSH(f->ops, o);
+  return true;
+}
+
+static bool lower_aggregate_access(fe *f, LLVMValueRef I, bool st,
+                                   LLVMValueRef addr, LLVMTypeRef t) {
+  cb_operand base, val;
+  if (type_slots(t, NULL) == UINT32_MAX)
+    return unsupported(f, I, "load or store of a large aggregate");
+  if (!operand_of(f, addr, I, &base))
+    return false;
+  if (st) {
+    if (!operand_of(f, LLVMGetOperand(I, 0), I, &val))
+      return false;
+  } else if (!slot_of(f, I, NULL, &val)) {
+    return false;
+  }
+  return agg_members(f, I, st, addr, base, val, t, 0, 0);
+}
+
+/* llvm.load.relative(ptr, off): ptr + sext(*(i32 *)(ptr + off)). */
+static bool lower_load_relative(fe *f, LLVMValueRef I) {
+  cb_operand p, off, dst;
+  if (!operand_of(f, LLVMGetOperand(I, 0), I, &p) ||
+      !operand_of(f, LLVMGetOperand(I, 1), I, &off) ||
+      !slot_of(f, I, NULL, &dst))
+    return false;
+  unsigned bits = LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(I, 1)));
+  uint32_t at = temp_slot(f), v = temp_slot(f), w = temp_slot(f);
+  emit_gep(f, at, p, 0, off, bits, 1);
+  cb_op ld = new_op(CB_OP_LOAD);
+  ld.ty = CB_TY_I32;
+  ld.dst = v;
+  ld.a = at;
+  ld.aux = new_site(f, I, LLVMGetOperand(I, 0), 4, false, false);
+  FE_PUSH(f->ops, ld);
+  cb_op se = new_op(CB_OP_SEXT);
+  se.ty = CB_TY_I64;
+  se.ty2 = CB_TY_I32;
+  se.dst = w;
+  se.a = v;
+  FE_PUSH(f->ops, se);
+  emit_gep(f, dst, p, 0, w, 64, 1);
+  return true;
 }
 
 static bool lower_inst(fe *f, LLVMValueRef I, uint32_t bi, cb_block *blk) {
@@ -1057,7 +1364,7 @@ static bool lower_inst(fe *f, LLVMValueRef I, uint32_t bi, cb_block *blk) {
     LLVMTypeRef t = LLVMTypeOf(val);
     LLVMTypeKind k = LLVMGetTypeKind(t);
     if (k == LLVMStructTypeKind || k == LLVMArrayTypeKind)
-      return unsupported(f, I, "load or store of a whole aggregate");
+      return lower_aggregate_access(f, I, st, addr, t);
     cb_ty ty;
     uint32_t lanes = type_slots(t, &ty);
     if (lanes == UINT32_MAX) {
@@ -1434,6 +1741,24 @@ static bool lower_function(fe *f, LLVMValueRef fn, uint32_t fi) {
 /* ---- globals ---------------------------------------------------------------
  */
 
+/* Does a constant refer to a global without an address yet? */
+static bool refs_unplaced(fe *f, LLVMValueRef c, const bool *placed,
+                          int depth) {
+  if (depth > 16)
+    return false;
+  if (LLVMIsAGlobalVariable(c)) {
+    uint64_t gi;
+    return fe_map_get(&f->global_index, c, &gi) && !placed[gi];
+  }
+  if (!LLVMIsAConstantExpr(c))
+    return false;
+  int n = LLVMGetNumOperands(c);
+  for (int i = 0; i < n; i++)
+    if (refs_unplaced(f, LLVMGetOperand(c, (unsigned)i), placed, depth + 1))
+      return true;
+  return false;
+}
+
 /* Writes a constant's bytes; *unplaced set when it points to a global
  * that has no address yet. */
 static bool write_const(fe *f, uint8_t *buf, uint64_t size, uint64_t off,
@@ -1480,15 +1805,8 @@ static bool write_const(fe *f, uint8_t *buf, uint64_t size, uint64_t off,
     return true;
   }
   /* a scalar */
-  LLVMValueRef base = c;
-  while (LLVMIsAConstantExpr(base) && LLVMGetNumOperands(base) > 0)
-    base = LLVMGetOperand(base, 0);
-  base = strip_casts(base);
-  if (LLVMIsAGlobalVariable(base) && placed) {
-    uint64_t gi;
-    if (fe_map_get(&f->global_index, base, &gi) && !placed[gi])
-      *unplaced = true;
-  }
+  if (placed && refs_unplaced(f, c, placed, 0))
+    *unplaced = true;
   cb_value v;
   if (!const_scalar(f, c, &v))
     return false;
