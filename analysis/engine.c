@@ -559,6 +559,8 @@ static bool grow_slots(cb_eng *e, size_t need) {
 
 /* Pushes a frame for function f whose caller's rsp is `sp`; the caller
  * copies argument values in afterwards. */
+static void emit_mach(cb_eng *e, const cb_block *b, uint64_t cfa);
+
 static cb_stop push_frame(cb_eng *e, uint32_t f, uint64_t sp, uint32_t call_op,
                           uint32_t call_site) {
   const cb_program *p = e->p;
@@ -595,6 +597,8 @@ static cb_stop push_frame(cb_eng *e, uint32_t f, uint64_t sp, uint32_t call_op,
   for (unsigned r = 0; r < fn->n_saved_regs; r++)
     cb_eng_emit(e, sp - 16 - 8 * (uint64_t)r, 8, call_site, true);
   e->out->lib_writes += fn->n_saved_regs;
+  if (p->blocks[fn->first_block].n_mach)
+    emit_mach(e, &p->blocks[fn->first_block], sp);
   return CB_GO;
 }
 
@@ -629,6 +633,21 @@ static void set_params(cb_eng *e, uint32_t f, const cb_value *const *vals,
 
 cb_stop cb_eng_call_function(cb_eng *e, uint32_t func, const cb_value *args,
                              uint32_t nargs, cb_value *ret);
+
+/* The machine code's own accesses of a block (spills, reloads, constant
+ * loads) when the frontend found them. */
+static void emit_mach(cb_eng *e, const cb_block *b, uint64_t cfa) {
+  const cb_program *p = e->p;
+  for (uint32_t i = 0; i < b->n_mach && b->first_mach + i < p->n_mach; i++) {
+    const cb_mach_access *m = &p->mach[b->first_mach + i];
+    uint64_t a = m->cfa_offset ? cfa + (uint64_t)m->cfa_offset : m->addr;
+    cb_eng_emit(e, a, m->size ? m->size : 8, m->site, m->is_write != 0);
+    if (m->is_write)
+      e->out->stores++;
+    else
+      e->out->loads++;
+  }
+}
 
 /* ---- the interpreter ---- */
 
@@ -1376,6 +1395,8 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
     F->prev = from;
     F->block = gb;
     ip = nb->first_op;
+    if (__builtin_expect(nb->n_mach != 0, 0))
+      emit_mach(e, nb, F->cfa);
     if (np) {
       /* parallel: read every incoming value, then write */
       uint64_t *tmp = e->phi_tmp;

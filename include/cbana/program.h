@@ -235,7 +235,23 @@ typedef struct cb_block {
   uint32_t first_succ, n_succ; /* into program->succs (block indexes
                                   within the function) */
   uint32_t first_pred, n_pred; /* into program->preds */
+  uint32_t first_mach, n_mach; /* into program->mach: accesses of the
+                                  machine code that the IR does not show,
+                                  made each time the block runs (0: none) */
 } cb_block;
+
+/* A data access the compiled code makes beyond the IR's loads and stores:
+ * a spill or reload, a scalar kept on the stack, a constant-pool load
+ * (found in the executable's disassembly by the frontend). The engine
+ * emits it, in block order before the block's own accesses, at
+ * CFA + cfa_offset for a stack access, else at the absolute addr. */
+typedef struct cb_mach_access {
+  int64_t cfa_offset; /* stack: from the function's CFA (negative) */
+  uint64_t addr;      /* not stack (cfa_offset == 0): absolute address */
+  uint32_t site;      /* program->sites (its line) */
+  uint8_t size;
+  uint8_t is_write;
+} cb_mach_access;
 
 typedef struct cb_param {
   uint32_t slot;
@@ -385,6 +401,8 @@ typedef struct cb_program {
   uint32_t n_frame_objs;
   cb_branch *branches;
   uint32_t n_branches;
+  cb_mach_access *mach; /* see cb_block.first_mach; NULL: none */
+  uint32_t n_mach;
   /* The modelled process image. */
   uint64_t load_base;   /* where the PIE is placed (0 for a non-PIE) */
   uint64_t image_end;   /* first address past the executable's segments */

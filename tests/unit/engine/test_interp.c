@@ -525,7 +525,36 @@ static void test_qsort(void) {
   cb_run_outcome_free(&o);
 }
 
+/* machine-code accesses of a block run each time it runs */
+static void test_mach(void) {
+  pb_init();
+  static cb_mach_access m[1] = {{-24, 0, 2, 8, 0}};
+  B.p.mach = m;
+  B.p.n_mach = 1;
+  fn_begin("main", 16, 2, CB_TY_I32);
+  blk(1, 1, 0);
+  op(CB_OP_BR, CB_TY_VOID, N, N, N, N, N, 1, 0);
+  blk(2, 1, 2); /* loop: i = phi(0, i + 1) while i + 1 < 3 */
+  B.blocks[B.p.n_blocks - 1].n_mach = 1;
+  uint32_t ph = X(2);
+  X(0);
+  X((int64_t)K(0));
+  X(1);
+  X(3);
+  op(CB_OP_PHI, CB_TY_I64, 2, N, N, N, ph, 1, 0);
+  op(CB_OP_ADD, CB_TY_I64, 3, 2, K(1), N, 0, 1, 0);
+  op(CB_OP_ICMP, CB_TY_I64, 4, 3, K(3), N, CB_ICMP_SLT, 1, 0);
+  op(CB_OP_BR, CB_TY_VOID, N, 4, N, N, 0, 1, 0);
+  blk(0, 0, 0);
+  op(CB_OP_RET, CB_TY_I32, N, K(0), N, N, 0, 1, 0);
+  cb_run_outcome o;
+  CHECK(run("", CB_RUN_OK, 0, &o) == 0);
+  CHECK_EQ_U64(o.loads, 3);
+  cb_run_outcome_free(&o);
+}
+
 int main(void) {
+  test_mach();
   test_ints();
   test_vectors();
   test_calls();
