@@ -311,8 +311,10 @@ static uint64_t tc_entries(const cb_heap *h, int i) {
   return h->tcache_mem + 128 + 8 * (uint64_t)i;
 }
 
+/* The tcache bin of a chunk size; TC_BINS for sizes beyond the tcache. */
 static int csize2tidx(uint64_t size) {
-  return (int)((size - MINSIZE + 15) / 16);
+  uint64_t i = (size - MINSIZE + 15) / 16;
+  return i < TC_BINS ? (int)i : TC_BINS;
 }
 
 static void tcache_put(cb_heap *h, int32_t r, int idx) {

@@ -20,7 +20,7 @@ typedef struct pb {
   cb_value consts[512];
   int64_t extra[2048];
   cb_function fns[8];
-  cb_param params[16];
+  cb_param params[64];
   cb_site sites[8];
   cb_global globals[8];
   cb_frame_obj fobjs[8];
