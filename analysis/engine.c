@@ -987,10 +987,9 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
       return cb_eng_fail(e, CB_RUN_BUDGET, CB_NONE,
                          "stopped after %llu operations (the budget) in "
                          "%s: the input does not finish in time",
-                         (unsigned long long)out->ops, fn->name);
+                         (unsigned long long)e->opt.budget, fn->name);
     }
     budget--;
-    out->ops++;
     const cb_op *op = &ops[ip++];
     switch ((cb_opcode)op->code) {
     case CB_OP_ADD:
@@ -1422,7 +1421,6 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
         for (unsigned i = 0; i < l; i++)
           S[ph->dst + i].u = tmp[t++];
       }
-      out->ops += np;
       budget = budget > np ? budget - np : 0;
       ip += np;
     }
@@ -1905,6 +1903,7 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
     rc = 0;
   }
 done:
+  out->ops = e->opt.budget - e->budget_left;
   cb_eng_flush(e);
   out->out = e->out_text.s ? e->out_text.s : calloc(1, 1);
   out->out_len = e->out_text.n;
