@@ -1777,6 +1777,150 @@ static void find_rmw(cb_eng *e) {
   }
 }
 
+/* Checks that every index the interpreter follows stays inside the
+ * Program's arrays, so that a malformed Program is an error, never a
+ * crash. Returns NULL or a message. */
+static const char *validate(const cb_program *p, char *buf, size_t n) {
+  if (!p->functions || !p->blocks || !p->ops)
+    return "no functions, blocks or operations";
+  for (uint32_t f = 0; f < p->n_functions; f++) {
+    const cb_function *fn = &p->functions[f];
+    const char *nm = fn->name ? fn->name : "?";
+    uint32_t ns = fn->n_slots;
+    if (!fn->n_blocks)
+      continue;
+    if ((uint64_t)fn->first_block + fn->n_blocks > p->n_blocks) {
+      snprintf(buf, n, "function %s: blocks out of range", nm);
+      return buf;
+    }
+    for (uint32_t k = 0; k < fn->n_params; k++) {
+      const cb_param *pa = &p->params[fn->first_param + k];
+      if ((uint64_t)pa->slot + (pa->lanes ? pa->lanes : 1) > ns) {
+        snprintf(buf, n, "function %s: parameter %u slot out of range", nm, k);
+        return buf;
+      }
+    }
+    for (uint32_t b = 0; b < fn->n_blocks; b++) {
+      const cb_block *bl = &p->blocks[fn->first_block + b];
+      if (!bl->n_ops || (uint64_t)bl->first_op + bl->n_ops > p->n_ops) {
+        snprintf(buf, n, "function %s block %u: operations out of range", nm,
+                 b);
+        return buf;
+      }
+      for (uint32_t k = 0; k < bl->n_succ; k++)
+        if (p->succs[bl->first_succ + k] >= fn->n_blocks) {
+          snprintf(buf, n, "function %s block %u: successor out of range", nm,
+                   b);
+          return buf;
+        }
+      if (bl->n_mach &&
+          (!p->mach || (uint64_t)bl->first_mach + bl->n_mach > p->n_mach)) {
+        snprintf(buf, n, "function %s block %u: machine accesses out of range",
+                 nm, b);
+        return buf;
+      }
+      for (uint32_t i = bl->first_op; i < bl->first_op + bl->n_ops; i++) {
+        const cb_op *op = &p->ops[i];
+        unsigned l = op->lanes ? op->lanes : 1;
+        const char *why = NULL;
+#define OPND_OK(o, ln)                                                         \
+  ((o) == CB_NONE ||                                                           \
+   (((o)&CB_OPND_CONST)                                                        \
+        ? ((uint64_t)((o) & ~CB_OPND_CONST) + (ln) <= p->n_consts)             \
+        : ((uint64_t)(o) + (ln) <= ns)))
+        bool last = i + 1 == bl->first_op + bl->n_ops;
+        bool term = op->code == CB_OP_BR || op->code == CB_OP_SWITCH ||
+                    op->code == CB_OP_RET || op->code == CB_OP_UNREACHABLE;
+        if (op->code >= CB_OP_COUNT || op->ty >= CB_TY_COUNT ||
+            op->ty2 >= CB_TY_COUNT)
+          why = "unknown opcode or type";
+        else if (last != term)
+          why = last ? "the block does not end with a terminator"
+                     : "a terminator inside the block";
+        else if (op->dst != CB_NONE &&
+                 (uint64_t)op->dst + (l < 2 ? 2 : l) > ns + 1)
+          why = "destination slot out of range";
+        else if (!OPND_OK(op->a, 1) || !OPND_OK(op->b, 1) || !OPND_OK(op->c, 1))
+          why = "operand out of range";
+        else if ((op->code == CB_OP_LOAD || op->code == CB_OP_STORE) &&
+                 op->aux != CB_NONE && op->aux >= p->n_sites)
+          why = "site out of range";
+        else if (op->code == CB_OP_ALLOCA && op->aux >= p->n_frame_objs)
+          why = "frame object out of range";
+        else if (op->code == CB_OP_BR && op->a != CB_NONE && bl->n_succ < 2)
+          why = "conditional branch with fewer than two successors";
+        else if (op->code == CB_OP_BR && bl->n_succ < 1)
+          why = "branch without a successor";
+        else if (op->code == CB_OP_GEP || op->code == CB_OP_PHI ||
+                 op->code == CB_OP_CALL || op->code == CB_OP_SWITCH ||
+                 op->code == CB_OP_SHUFFLE || op->code == CB_OP_INSERTVAL) {
+          uint64_t need = 2;
+          if (op->aux >= p->n_extra)
+            why = "extra record out of range";
+          else {
+            const int64_t *g = &p->extra[op->aux];
+            switch (op->code) {
+            case CB_OP_GEP:
+              need = 2 + 2 * (uint64_t)g[1];
+              break;
+            case CB_OP_PHI:
+              need = 1 + 2 * (uint64_t)g[0];
+              break;
+            case CB_OP_CALL:
+              need = op->aux + 3 < p->n_extra ? 4 + (uint64_t)g[3] : 4;
+              break;
+            case CB_OP_SWITCH:
+              need = 2 + 2 * (uint64_t)g[0];
+              break;
+            case CB_OP_SHUFFLE:
+              need = 1 + (uint64_t)l;
+              break;
+            default:
+              need = 2;
+              break;
+            }
+            if ((uint64_t)op->aux + need > p->n_extra)
+              why = "extra record out of range";
+            else if (op->code == CB_OP_CALL &&
+                     ((g[0] == CB_CALL_DIRECT &&
+                       (uint64_t)g[1] >= p->n_functions) ||
+                      (g[0] == CB_CALL_LIBC && g[1] >= CB_LIBC_COUNT) ||
+                      (g[0] == CB_CALL_INTRINSIC && g[1] >= CB_INTR_COUNT) ||
+                      g[0] > CB_CALL_INTRINSIC || g[3] > 64))
+              why = "call record out of range";
+            else if (op->code == CB_OP_SWITCH)
+              for (int64_t k = 0; k < g[0] && !why; k++)
+                if ((uint64_t)g[2 + 2 * k] >= bl->n_succ)
+                  why = "switch successor out of range";
+            if (!why && op->code == CB_OP_PHI)
+              for (int64_t k = 0; k < g[0] && !why; k++)
+                if (!OPND_OK((cb_operand)g[2 + 2 * k], l))
+                  why = "phi operand out of range";
+            if (!why && op->code == CB_OP_GEP)
+              for (int64_t k = 0; k < g[1] && !why; k++)
+                if (!OPND_OK((cb_operand)(g[2 + 2 * k] & 0xffffffff), 1))
+                  why = "index operand out of range";
+            if (!why && op->code == CB_OP_CALL)
+              for (int64_t k = 0; k < g[3] && !why; k++) {
+                uint64_t x = (uint64_t)g[4 + k];
+                unsigned al = CB_CALL_ARG_LANES(x) ? CB_CALL_ARG_LANES(x) : 1;
+                if (!OPND_OK(CB_CALL_ARG_OPERAND(x), al))
+                  why = "argument out of range";
+              }
+          }
+        }
+        if (why) {
+          snprintf(buf, n, "function %s block %u operation %u: %s", nm, b,
+                   i - bl->first_op, why);
+          return buf;
+        }
+#undef OPND_OK
+      }
+    }
+  }
+  return NULL;
+}
+
 static void precompute(cb_eng *e) {
   find_rmw(e);
   const cb_program *p = e->p;
@@ -1867,6 +2011,14 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
   if (p->main_function == CB_NONE || p->main_function >= p->n_functions) {
     cb_eng_fail(e, CB_RUN_ERROR, CB_NONE, "the program has no main");
     goto done;
+  }
+  {
+    char vbuf[300];
+    const char *bad = validate(p, vbuf, sizeof vbuf);
+    if (bad) {
+      cb_eng_fail(e, CB_RUN_ERROR, CB_NONE, "malformed Program: %s", bad);
+      goto done;
+    }
   }
   precompute(e);
   setup_image(e);

@@ -465,6 +465,23 @@ static void test_failures(void) {
   CHECK(strstr(o.message, "0x1234") != NULL);
   cb_run_outcome_free(&o);
 
+  /* a malformed Program is an error, not a crash */
+  pb_init();
+  fn_begin("main", 8, 2, CB_TY_I32);
+  blk(0, 0, 0);
+  op(CB_OP_ADD, CB_TY_I32, 2, 5000, K(1), N, 0, 1, 0);
+  op(CB_OP_RET, CB_TY_I32, N, K(0), N, N, 0, 1, 0);
+  CHECK(run(NULL, CB_RUN_ERROR, 0, &o) != 0);
+  CHECK(strstr(o.message, "malformed") != NULL);
+  cb_run_outcome_free(&o);
+  pb_init();
+  fn_begin("main", 8, 2, CB_TY_I32);
+  blk(0, 0, 0);
+  op(CB_OP_ADD, CB_TY_I32, 2, 1, K(1), N, 0, 1, 0);
+  CHECK(run(NULL, CB_RUN_ERROR, 0, &o) != 0);
+  CHECK(strstr(o.message, "terminator") != NULL);
+  cb_run_outcome_free(&o);
+
   /* deep recursion: a clean stack overflow */
   pb_init();
   fn_begin("main", 8, 2, CB_TY_I32);
