@@ -1535,6 +1535,16 @@ static cb_stop do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
   if (real_call) {
     cb_eng_emit(e, ra_at, 8, site, true);
     e->out->lib_writes++;
+    /* the PLT stub reads the function's GOT slot */
+    uint32_t lf = callee;
+    if (kind == CB_CALL_INTRINSIC)
+      lf = callee == CB_INTR_MEMSET    ? CB_LIBC_MEMSET
+           : callee == CB_INTR_MEMMOVE ? CB_LIBC_MEMMOVE
+                                       : CB_LIBC_MEMCPY;
+    if (lf < CB_LIBC_COUNT && e->got[lf]) {
+      cb_eng_emit(e, e->got[lf], 8, site, false);
+      e->out->lib_reads++;
+    }
   }
   if (kind == CB_CALL_LIBC) {
     cb_value a[MAXA];
@@ -2021,6 +2031,7 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
     }
   }
   precompute(e);
+  cb_engine_got_slots(p, e->got);
   setup_image(e);
   e->main_cfa = e->opt.stack_top
                     ? e->opt.stack_top

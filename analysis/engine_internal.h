@@ -78,6 +78,7 @@ typedef struct cb_eng {
   size_t in_len;
   uint64_t file_stdin, file_stdout, file_stderr; /* FILE * values */
 
+  uint64_t got[CB_LIBC_COUNT]; /* GOT slots the PLT stubs read, or 0 */
   int exit_code;
   uint32_t cur_site; /* call site of the library call running */
   uint64_t *phi_tmp;
@@ -133,6 +134,8 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
                           const uint8_t *arg_lanes, uint32_t nargs,
                           cb_value *ret);
 void cb_libc_init(cb_eng *e);
+
+void cb_engine_got_slots(const cb_program *p, uint64_t got[CB_LIBC_COUNT]);
 
 void cb_textbuf_put(cb_textbuf *b, const char *s, size_t n);
 

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../../analysis/engine_internal.h"
 #include "cbana/engine.h"
 #include "cbana/frontend.h"
 #include "cbana/inputs.h"
@@ -184,6 +185,13 @@ static void one_prog(const prog *pr) {
          (unsigned long long)hb, (unsigned long long)mb);
   CHECK_EQ_U64(hb, 0x4035000); /* small PIE programs */
   CHECK(mb == 0x4a2c000 || mb == 0x4a2c000 + 0xe0000);
+  uint64_t got[CB_LIBC_COUNT];
+  cb_engine_got_slots(p, got);
+  /* every program here calls atoi (strtol), printf/puts or malloc */
+  CHECK(got[CB_LIBC_STRTOL] || got[CB_LIBC_PRINTF] || got[CB_LIBC_PUTS] ||
+        got[CB_LIBC_MALLOC] || got[CB_LIBC_ISOC99_SCANF]);
+  for (int k = 0; k < CB_LIBC_COUNT; k++)
+    CHECK(!got[k] || (got[k] > p->load_base && got[k] < p->image_end));
   if (!pr->inputs) {
     one_input(pr, p, exe, 0, NULL, NULL, "(no args)");
   } else {
