@@ -570,7 +570,40 @@ static void test_mach(void) {
   cb_run_outcome_free(&o);
 }
 
+/* frame objects at their CFA offsets under an overridden stack top */
+static void test_stack(void) {
+  pb_init();
+  fn_begin("main", 64, 2, CB_TY_I32);
+  B.fobjs[0] = (cb_frame_obj){0, 16, 16, CB_NONE, -48};
+  B.fobjs[1] = (cb_frame_obj){0, 8, 8, CB_NONE, CB_FRAME_OFFSET_UNKNOWN};
+  B.p.n_frame_objs = 2;
+  blk(0, 0, 0);
+  op(CB_OP_ALLOCA, CB_TY_PTR, 2, N, N, N, 0, 1, 0);
+  op(CB_OP_ALLOCA, CB_TY_PTR, 3, N, N, N, 1, 1, 0);
+  op(CB_OP_STORE, CB_TY_I64, N, K(77), 3, N, 0, 1, 0);
+  op(CB_OP_LOAD, CB_TY_I64, 4, 3, N, N, 1, 1, 0);
+  cb_operand v[] = {2, 3, 4};
+  uint8_t t[] = {CB_TY_PTR, CB_TY_PTR, CB_TY_I64};
+  print("%llx %llx %lld\n", 3, v, t);
+  op(CB_OP_RET, CB_TY_I32, N, K(0), N, N, 0, 1, 0);
+  const char *argv[] = {"./t"};
+  cb_run_input in = {1, argv, NULL, 0};
+  cb_engine_options opt;
+  cb_engine_options_default(&opt);
+  opt.stack_top = 0x7ff000001000ull;
+  cb_run_outcome o;
+  CHECK(cb_engine_run(&B.p, &in, &opt, NULL, &o) == 0);
+  if (o.message[0])
+    fprintf(stderr, "  %s\n", o.message);
+  /* the unknown one goes below the known one, 8-aligned */
+  CHECK(strcmp(o.out, "7ff000000fd0 7ff000000fc8 77\n") == 0);
+  if (strcmp(o.out, "7ff000000fd0 7ff000000fc8 77\n"))
+    fprintf(stderr, "  got %s", o.out);
+  cb_run_outcome_free(&o);
+}
+
 int main(void) {
+  test_stack();
   test_mach();
   test_ints();
   test_vectors();
