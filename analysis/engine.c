@@ -1618,11 +1618,24 @@ static void setup_image(cb_eng *e) {
   if (lo < hi)
     cb_mem_map(&e->mem, lo & ~(uint64_t)(CB_PG_SIZE - 1),
                (hi + CB_PG_SIZE - 1) & ~(uint64_t)(CB_PG_SIZE - 1));
+  /* the FILE objects: the frontend's _IO_2_1_std*_ when it placed them */
+  for (uint32_t i = 0; i < p->n_globals; i++) {
+    const cb_global *g = &p->globals[i];
+    if (!g->name)
+      continue;
+    if (!strcmp(g->name, "_IO_2_1_stdout_"))
+      e->file_stdout = g->addr;
+    else if (!strcmp(g->name, "_IO_2_1_stderr_"))
+      e->file_stderr = g->addr;
+    else if (!strcmp(g->name, "_IO_2_1_stdin_"))
+      e->file_stdin = g->addr;
+  }
   for (uint32_t i = 0; i < p->n_globals; i++) {
     const cb_global *g = &p->globals[i];
     if (g->init)
       cb_mem_write(&e->mem, g->addr, g->init, g->size, NULL);
     if (g->name && !g->init && g->size == 8) {
+      /* stdout and friends without an object: point at ours */
       uint64_t v = 0;
       if (!strcmp(g->name, "stdout"))
         v = e->file_stdout;

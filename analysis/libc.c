@@ -867,6 +867,7 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
     return st;
   }
   case CB_LIBC_PUTCHAR:
+  case CB_LIBC_PUTC: /* glibc's inline putchar at -O2 */
   case CB_LIBC_FPUTC: {
     char c = (char)a[0].u;
     ret[0].u = a[0].u & 0xff;
@@ -923,6 +924,12 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
     ret[0].u = (uint64_t)(uint32_t)r;
     return CB_GO;
   }
+  case CB_LIBC_GETC:
+  case CB_LIBC_FGETC:
+    if (a[0].u != e->file_stdin)
+      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                         "getc from a FILE * other than stdin");
+    /* fall through */
   case CB_LIBC_GETCHAR: {
     ensure_stdin_buf(e);
     if (e->stdin_pos >= e->in_len) {

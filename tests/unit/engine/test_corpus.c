@@ -44,7 +44,17 @@ static const prog corpus[] = {
     {"huge_alloc", {"bad/huge_alloc.c"}, NULL},
     {"endless", {"bad/endless.c"}, "bad/endless.inputs"},
     {"out_of_bounds", {"bad/out_of_bounds.c"}, "bad/out_of_bounds.inputs"},
+    /* tests/unit/engine/progs (marked by the leading '@') */
+    {"libc_mix", {"@libc_mix.c"}, "@libc_mix.inputs"},
 };
+
+/* A corpus path, or one of this directory's programs. */
+static void prog_path(char *out, size_t n, const char *rel) {
+  if (rel[0] == '@')
+    snprintf(out, n, "%s/%s", CB_TEST_PROGS, rel + 1);
+  else
+    snprintf(out, n, "%s/%s", CB_TEST_CORPUS, rel);
+}
 
 static char tmpdir[64];
 
@@ -147,6 +157,8 @@ static void one_input(const prog *pr, cb_program *p, const char *exe, int argc,
     CHECK(strcmp(o.out, native) == 0);
     if (strcmp(o.out, native))
       fprintf(stderr, "  engine: %s  native: %s", o.out, native);
+    if (!strcmp(pr->name, "libc_mix"))
+      CHECK(strstr(o.err, "to stderr") != NULL);
     CHECK(total == o.loads + o.stores + o.lib_reads + o.lib_writes);
   }
   cb_run_outcome_free(&o);
@@ -160,8 +172,7 @@ static void one_prog(const prog *pr) {
   size_t ns = 0;
   char paths[3][512];
   for (; ns < 3 && pr->sources[ns]; ns++) {
-    snprintf(paths[ns], sizeof paths[ns], "%s/%s", CB_TEST_CORPUS,
-             pr->sources[ns]);
+    prog_path(paths[ns], sizeof paths[ns], pr->sources[ns]);
     srcs[ns] = paths[ns];
   }
   char exe[600];
@@ -196,7 +207,7 @@ static void one_prog(const prog *pr) {
     one_input(pr, p, exe, 0, NULL, NULL, "(no args)");
   } else {
     char ip[600];
-    snprintf(ip, sizeof ip, "%s/%s", CB_TEST_CORPUS, pr->inputs);
+    prog_path(ip, sizeof ip, pr->inputs);
     cb_inputs in;
     CHECK(cb_inputs_parse_file(ip, &in) == 0);
     for (size_t i = 0; i < in.n; i++)
