@@ -1099,7 +1099,7 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
     case CB_OP_SELECT: {
       const cb_value *c = V(op->a), *x = V(op->b), *y = V(op->c);
       unsigned l = op->lanes ? op->lanes : 1;
-      if (op->ty2 == CB_TY_I1)
+      if (e->rmw[ip - 1] & 2)
         for (unsigned i = 0; i < l; i++)
           S[op->dst + i] = (c[i].u & 1) ? x[i] : y[i];
       else {
@@ -1211,7 +1211,7 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
         for (unsigned i = 0; i < l; i++)
           store_lane(pp + i * bytes, &v[i], op->ty);
       }
-      if (__builtin_expect(!e->rmw[ip - 1], 1)) {
+      if (__builtin_expect(!(e->rmw[ip - 1] & 1), 1)) {
         cb_eng_emit(e, addr, size, op->aux, true);
         out->stores++;
       }
@@ -1944,8 +1944,42 @@ static const char *validate(const cb_program *p, char *buf, size_t n) {
   return NULL;
 }
 
+/* Selects whose condition is a vector of i1 (one per lane): marked by
+ * the frontend with ty2 = CB_TY_I1, or found here from the lanes of the
+ * condition's definition. Sets bit 2 of e->rmw. */
+static void find_vector_selects(cb_eng *e) {
+  const cb_program *p = e->p;
+  for (uint32_t f = 0; f < p->n_functions; f++) {
+    const cb_function *fn = &p->functions[f];
+    if (!fn->n_blocks)
+      continue;
+    uint8_t *lanes = calloc(fn->n_slots + 2, 1);
+    for (uint32_t k = 0; k < fn->n_params; k++) {
+      const cb_param *pa = &p->params[fn->first_param + k];
+      if (pa->slot < fn->n_slots)
+        lanes[pa->slot] = pa->lanes;
+    }
+    const cb_block *b0 = &p->blocks[fn->first_block];
+    const cb_block *bl = &p->blocks[fn->first_block + fn->n_blocks - 1];
+    uint32_t o0 = b0->first_op, o1 = bl->first_op + bl->n_ops;
+    for (uint32_t i = o0; i < o1; i++)
+      if (p->ops[i].dst < fn->n_slots)
+        lanes[p->ops[i].dst] = p->ops[i].lanes;
+    for (uint32_t i = o0; i < o1; i++) {
+      const cb_op *op = &p->ops[i];
+      if (op->code != CB_OP_SELECT || op->lanes <= 1)
+        continue;
+      if (op->ty2 == CB_TY_I1 || (op->a & CB_OPND_CONST) ||
+          (op->a < fn->n_slots && lanes[op->a] > 1))
+        e->rmw[i] |= 2;
+    }
+    free(lanes);
+  }
+}
+
 static void precompute(cb_eng *e) {
   find_rmw(e);
+  find_vector_selects(e);
   const cb_program *p = e->p;
   e->nphis = calloc(p->n_blocks + 1, sizeof *e->nphis);
   size_t maxl = 16;

@@ -46,6 +46,7 @@ static const prog corpus[] = {
     {"out_of_bounds", {"bad/out_of_bounds.c"}, "bad/out_of_bounds.inputs"},
     /* tests/unit/engine/progs (marked by the leading '@') */
     {"libc_mix", {"@libc_mix.c"}, "@libc_mix.inputs"},
+    {"vec_mix", {"@vec_mix.c"}, "@vec_mix.inputs"},
 };
 
 /* A corpus path, or one of this directory's programs. */
