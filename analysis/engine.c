@@ -115,28 +115,160 @@ void cb_eng_lib(cb_eng *e, uint64_t addr, uint64_t len, bool is_write) {
   }
 }
 
-/* glibc 2.36 on x86-64 (AVX2, ERMS) moves small blocks with 32-byte
- * vector accesses and large ones (>= 2048 bytes) with `rep movsb/stosb`,
- * which cachegrind counts byte by byte. */
+/* glibc 2.36 on x86-64 as valgrind 3.19 runs it (AVX2 and ERMS
+ * variants): small blocks move with 32-byte vector accesses and large
+ * ones with `rep movsb/stosb`, which cachegrind counts byte by byte. The
+ * sequences are those measured in docs/process-model.md, section 4. */
+static inline void lib1(cb_eng *e, uint64_t a, uint32_t n, bool w) {
+  cb_eng_emit(e, a, n, e->cur_site, w);
+  if (w)
+    e->out->lib_writes++;
+  else
+    e->out->lib_reads++;
+}
+
 void cb_eng_lib_bulk(cb_eng *e, uint64_t addr, uint64_t len, bool is_write) {
-  if (len >= 2048) {
-    for (uint64_t i = 0; i < len; i++)
-      cb_eng_emit(e, addr + i, 1, e->cur_site, is_write);
-    if (is_write)
-      e->out->lib_writes += len;
-    else
-      e->out->lib_reads += len;
-    return;
-  }
+  /* a plain sweep (reads of strings and the like) */
   while (len) {
     uint32_t n = len > 32 ? 32 : (uint32_t)len;
-    cb_eng_emit(e, addr, n, e->cur_site, is_write);
-    if (is_write)
-      e->out->lib_writes++;
-    else
-      e->out->lib_reads++;
+    lib1(e, addr, n, is_write);
     addr += n;
     len -= n;
+  }
+}
+
+void cb_eng_memset_traffic(cb_eng *e, uint64_t d, uint64_t n) {
+  if (n == 0)
+    return;
+  if (n == 1) {
+    lib1(e, d, 1, true);
+  } else if (n <= 3) {
+    lib1(e, d, 1, true);
+    lib1(e, d + 1, 1, true);
+    lib1(e, d + n - 1, 1, true);
+  } else if (n <= 64) {
+    uint32_t k = n < 8 ? 4 : n < 16 ? 8 : n < 32 ? 16 : 32;
+    lib1(e, d, k, true);
+    lib1(e, d + n - k, k, true);
+  } else if (n <= 128) {
+    lib1(e, d, 32, true);
+    lib1(e, d + 32, 32, true);
+    lib1(e, d + n - 64, 32, true);
+    lib1(e, d + n - 32, 32, true);
+  } else if (n <= 2048) {
+    for (int i = 0; i < 4; i++)
+      lib1(e, d + 32 * (uint64_t)i, 32, true);
+    if (n > 256) {
+      uint64_t p = (d + 128) & ~31ull;
+      do {
+        for (int i = 0; i < 4; i++)
+          lib1(e, p + 32 * (uint64_t)i, 32, true);
+        p += 128;
+      } while (p < d + n - 128);
+    }
+    uint64_t end = d + n - 128;
+    for (int i = 0; i < 4; i++)
+      lib1(e, end + 32 * (uint64_t)i, 32, true);
+  } else {
+    for (uint64_t i = 0; i < n; i++)
+      cb_eng_emit(e, d + i, 1, e->cur_site, true);
+    e->out->lib_writes += n;
+  }
+}
+
+#define NT_THRESHOLD (3ull << 20)
+
+static void vec_loop(cb_eng *e, uint64_t d, uint64_t s, uint64_t n,
+                     bool backward) {
+  /* glibc's 4 x 32-byte loop: edge vectors, the aligned body, edges */
+  if (!backward) {
+    lib1(e, s, 32, false);
+    for (int i = 1; i <= 4; i++)
+      lib1(e, s + n - 32 * (uint64_t)i, 32, false);
+    uint64_t p = (d + 32) & ~31ull;
+    while (p < d + n - 128) {
+      for (int i = 0; i < 4; i++)
+        lib1(e, s + (p - d) + 32 * (uint64_t)i, 32, false);
+      for (int i = 0; i < 4; i++)
+        lib1(e, p + 32 * (uint64_t)i, 32, true);
+      p += 128;
+    }
+    for (int i = 1; i <= 4; i++)
+      lib1(e, d + n - 32 * (uint64_t)i, 32, true);
+    lib1(e, d, 32, true);
+  } else {
+    lib1(e, s + n - 32, 32, false);
+    for (int i = 0; i < 4; i++)
+      lib1(e, s + 32 * (uint64_t)i, 32, false);
+    uint64_t p = (d + n - 32) & ~31ull;
+    while (p > d + 128) {
+      for (int i = 0; i < 4; i++)
+        lib1(e, s + (p - d) - 32 * (uint64_t)i, 32, false);
+      for (int i = 0; i < 4; i++)
+        lib1(e, p - 32 * (uint64_t)i, 32, true);
+      if (p < 128)
+        break;
+      p -= 128;
+    }
+    for (int i = 0; i < 4; i++)
+      lib1(e, d + 32 * (uint64_t)i, 32, true);
+    lib1(e, d + n - 32, 32, true);
+  }
+}
+
+void cb_eng_memcpy_traffic(cb_eng *e, uint64_t d, uint64_t s, uint64_t n) {
+  if (n == 0)
+    return;
+  if (n == 1) {
+    lib1(e, s, 1, false);
+    lib1(e, d, 1, true);
+  } else if (n <= 3) {
+    lib1(e, s, 1, false);
+    lib1(e, s + n - 2, 2, false);
+    lib1(e, d + n - 2, 2, true);
+    lib1(e, d, 1, true);
+  } else if (n <= 64) {
+    uint32_t k = n < 8 ? 4 : n < 16 ? 8 : n < 32 ? 16 : 32;
+    lib1(e, s, k, false);
+    lib1(e, s + n - k, k, false);
+    lib1(e, d, k, true);
+    lib1(e, d + n - k, k, true);
+  } else if (n <= 256) {
+    int v = n <= 128 ? 2 : 4;
+    for (int i = 0; i < v; i++)
+      lib1(e, s + 32 * (uint64_t)i, 32, false);
+    for (int i = 1; i <= v; i++)
+      lib1(e, s + n - 32 * (uint64_t)i, 32, false);
+    for (int i = 0; i < v; i++)
+      lib1(e, d + 32 * (uint64_t)i, 32, true);
+    for (int i = 1; i <= v; i++)
+      lib1(e, d + n - 32 * (uint64_t)i, 32, true);
+  } else {
+    bool overlap_up = d - s < n; /* unsigned: d > s, overlapping */
+    bool alias4k = ((d - s) & 0xf00) == 0;
+    if (n <= 4096 || overlap_up) {
+      vec_loop(e, d, s, n, overlap_up || alias4k);
+    } else if (n < NT_THRESHOLD) {
+      lib1(e, s, 32, false);
+      lib1(e, s + 32, 32, false);
+      uint64_t base = ((d - s) & 0xe00) == 0 ? s : d;
+      uint64_t o = 64 - (base & 63);
+      for (uint64_t i = o; i < n; i++) {
+        cb_eng_emit(e, s + i, 1, e->cur_site, false);
+        cb_eng_emit(e, d + i, 1, e->cur_site, true);
+      }
+      if (n > o) {
+        e->out->lib_reads += n - o;
+        e->out->lib_writes += n - o;
+      }
+      lib1(e, d, 32, true);
+      lib1(e, d + 32, 32, true);
+    } else {
+      for (uint64_t i = 0; i < n; i += 32) {
+        lib1(e, s + i, 32, false);
+        lib1(e, d + i, 32, true);
+      }
+    }
   }
 }
 
@@ -320,7 +452,7 @@ static void hk_clear(void *ctx, uint64_t addr, uint64_t len) {
   cb_eng *e = ctx;
   cb_mem_fill(&e->mem, addr, 0, len, NULL);
   if (len > 9 * 8)
-    cb_eng_lib_bulk(e, addr, len, true);
+    cb_eng_memset_traffic(e, addr, len);
   else
     cb_eng_lib(e, addr, len, true);
 }
@@ -334,8 +466,7 @@ static void hk_copy(void *ctx, uint64_t dst, uint64_t src, uint64_t len) {
     cb_mem_read(&e->mem, src + off, buf, k, NULL);
     cb_mem_write(&e->mem, dst + off, buf, k, NULL);
   }
-  cb_eng_lib_bulk(e, src, len, false);
-  cb_eng_lib_bulk(e, dst, len, true);
+  cb_eng_memcpy_traffic(e, dst, src, len);
 }
 
 static void hk_map(void *ctx, uint64_t lo, uint64_t hi, bool on) {
@@ -428,6 +559,8 @@ static bool grow_slots(cb_eng *e, size_t need) {
 
 /* Pushes a frame for function f whose caller's rsp is `sp`; the caller
  * copies argument values in afterwards. */
+static void emit_mach(cb_eng *e, const cb_block *b, uint64_t cfa);
+
 static cb_stop push_frame(cb_eng *e, uint32_t f, uint64_t sp, uint32_t call_op,
                           uint32_t call_site) {
   const cb_program *p = e->p;
@@ -460,11 +593,21 @@ static cb_stop push_frame(cb_eng *e, uint32_t f, uint64_t sp, uint32_t call_op,
   cb_mem_write(&e->mem, sp - 8, &ra, 8, NULL);
   cb_eng_emit(e, sp - 8, 8, call_site, true);
   e->out->lib_writes++;
+  /* the prologue's pushes of callee-saved registers */
+  for (unsigned r = 0; r < fn->n_saved_regs; r++)
+    cb_eng_emit(e, sp - 16 - 8 * (uint64_t)r, 8, call_site, true);
+  e->out->lib_writes += fn->n_saved_regs;
+  if (p->blocks[fn->first_block].n_mach)
+    emit_mach(e, &p->blocks[fn->first_block], sp);
   return CB_GO;
 }
 
 static void pop_frame(cb_eng *e) {
   cb_frame *F = &e->frames[e->depth - 1];
+  unsigned nr = e->p->functions[F->func].n_saved_regs;
+  for (unsigned r = nr; r-- > 0;)
+    cb_eng_emit(e, F->cfa - 16 - 8 * (uint64_t)r, 8, F->call_site, false);
+  e->out->lib_reads += nr;
   cb_eng_emit(e, F->cfa - 8, 8, F->call_site, false);
   e->out->lib_reads++;
   e->nslots = F->slot_base;
@@ -490,6 +633,21 @@ static void set_params(cb_eng *e, uint32_t f, const cb_value *const *vals,
 
 cb_stop cb_eng_call_function(cb_eng *e, uint32_t func, const cb_value *args,
                              uint32_t nargs, cb_value *ret);
+
+/* The machine code's own accesses of a block (spills, reloads, constant
+ * loads) when the frontend found them. */
+static void emit_mach(cb_eng *e, const cb_block *b, uint64_t cfa) {
+  const cb_program *p = e->p;
+  for (uint32_t i = 0; i < b->n_mach && b->first_mach + i < p->n_mach; i++) {
+    const cb_mach_access *m = &p->mach[b->first_mach + i];
+    uint64_t a = m->cfa_offset ? cfa + (uint64_t)m->cfa_offset : m->addr;
+    cb_eng_emit(e, a, m->size ? m->size : 8, m->site, m->is_write != 0);
+    if (m->is_write)
+      e->out->stores++;
+    else
+      e->out->loads++;
+  }
+}
 
 /* ---- the interpreter ---- */
 
@@ -829,10 +987,9 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
       return cb_eng_fail(e, CB_RUN_BUDGET, CB_NONE,
                          "stopped after %llu operations (the budget) in "
                          "%s: the input does not finish in time",
-                         (unsigned long long)out->ops, fn->name);
+                         (unsigned long long)e->opt.budget, fn->name);
     }
     budget--;
-    out->ops++;
     const cb_op *op = &ops[ip++];
     switch ((cb_opcode)op->code) {
     case CB_OP_ADD:
@@ -942,7 +1099,7 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
     case CB_OP_SELECT: {
       const cb_value *c = V(op->a), *x = V(op->b), *y = V(op->c);
       unsigned l = op->lanes ? op->lanes : 1;
-      if (op->ty2 == CB_TY_I1)
+      if (e->rmw[ip - 1] & 2)
         for (unsigned i = 0; i < l; i++)
           S[op->dst + i] = (c[i].u & 1) ? x[i] : y[i];
       else {
@@ -1054,7 +1211,7 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
         for (unsigned i = 0; i < l; i++)
           store_lane(pp + i * bytes, &v[i], op->ty);
       }
-      if (__builtin_expect(!e->rmw[ip - 1], 1)) {
+      if (__builtin_expect(!(e->rmw[ip - 1] & 1), 1)) {
         cb_eng_emit(e, addr, size, op->aux, true);
         out->stores++;
       }
@@ -1237,6 +1394,8 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
     F->prev = from;
     F->block = gb;
     ip = nb->first_op;
+    if (__builtin_expect(nb->n_mach != 0, 0))
+      emit_mach(e, nb, F->cfa);
     if (np) {
       /* parallel: read every incoming value, then write */
       uint64_t *tmp = e->phi_tmp;
@@ -1262,7 +1421,6 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
         for (unsigned i = 0; i < l; i++)
           S[ph->dst + i].u = tmp[t++];
       }
-      out->ops += np;
       budget = budget > np ? budget - np : 0;
       ip += np;
     }
@@ -1365,6 +1523,29 @@ static cb_stop do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
   uint32_t keep = e->cur_site;
   e->cur_site = site;
   cb_stop st;
+  /* a call into the library pushes its return address (the caller's
+   * line) and the library's `ret` pops it */
+  bool real_call = kind == CB_CALL_LIBC;
+  if (kind == CB_CALL_INTRINSIC &&
+      (callee == CB_INTR_MEMCPY || callee == CB_INTR_MEMMOVE ||
+       callee == CB_INTR_MEMSET))
+    real_call = !(nargs > 2 && (((uint64_t)g[4 + 2]) & CB_OPND_CONST) &&
+                  vals[2][0].u <= 128);
+  uint64_t ra_at = F->sp - 8;
+  if (real_call) {
+    cb_eng_emit(e, ra_at, 8, site, true);
+    e->out->lib_writes++;
+    /* the PLT stub reads the function's GOT slot */
+    uint32_t lf = callee;
+    if (kind == CB_CALL_INTRINSIC)
+      lf = callee == CB_INTR_MEMSET    ? CB_LIBC_MEMSET
+           : callee == CB_INTR_MEMMOVE ? CB_LIBC_MEMMOVE
+                                       : CB_LIBC_MEMCPY;
+    if (lf < CB_LIBC_COUNT && e->got[lf]) {
+      cb_eng_emit(e, e->got[lf], 8, site, false);
+      e->out->lib_reads++;
+    }
+  }
   if (kind == CB_CALL_LIBC) {
     cb_value a[MAXA];
     for (uint32_t k = 0; k < nargs; k++)
@@ -1376,6 +1557,10 @@ static cb_stop do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
   e->cur_site = keep;
   if (st != CB_GO)
     return st;
+  if (real_call) {
+    cb_eng_emit(e, ra_at, 8, site, false);
+    e->out->lib_reads++;
+  }
   /* the slot stack may have moved (qsort ran a comparator) */
   F = &e->frames[e->depth - 1];
   S = e->slots + F->slot_base;
@@ -1433,11 +1618,24 @@ static void setup_image(cb_eng *e) {
   if (lo < hi)
     cb_mem_map(&e->mem, lo & ~(uint64_t)(CB_PG_SIZE - 1),
                (hi + CB_PG_SIZE - 1) & ~(uint64_t)(CB_PG_SIZE - 1));
+  /* the FILE objects: the frontend's _IO_2_1_std*_ when it placed them */
+  for (uint32_t i = 0; i < p->n_globals; i++) {
+    const cb_global *g = &p->globals[i];
+    if (!g->name)
+      continue;
+    if (!strcmp(g->name, "_IO_2_1_stdout_"))
+      e->file_stdout = g->addr;
+    else if (!strcmp(g->name, "_IO_2_1_stderr_"))
+      e->file_stderr = g->addr;
+    else if (!strcmp(g->name, "_IO_2_1_stdin_"))
+      e->file_stdin = g->addr;
+  }
   for (uint32_t i = 0; i < p->n_globals; i++) {
     const cb_global *g = &p->globals[i];
     if (g->init)
       cb_mem_write(&e->mem, g->addr, g->init, g->size, NULL);
     if (g->name && !g->init && g->size == 8) {
+      /* stdout and friends without an object: point at ours */
       uint64_t v = 0;
       if (!strcmp(g->name, "stdout"))
         v = e->file_stdout;
@@ -1602,8 +1800,186 @@ static void find_rmw(cb_eng *e) {
   }
 }
 
+/* Checks that every index the interpreter follows stays inside the
+ * Program's arrays, so that a malformed Program is an error, never a
+ * crash. Returns NULL or a message. */
+static const char *validate(const cb_program *p, char *buf, size_t n) {
+  if (!p->functions || !p->blocks || !p->ops)
+    return "no functions, blocks or operations";
+  for (uint32_t f = 0; f < p->n_functions; f++) {
+    const cb_function *fn = &p->functions[f];
+    const char *nm = fn->name ? fn->name : "?";
+    uint32_t ns = fn->n_slots;
+    if (!fn->n_blocks)
+      continue;
+    if ((uint64_t)fn->first_block + fn->n_blocks > p->n_blocks) {
+      snprintf(buf, n, "function %s: blocks out of range", nm);
+      return buf;
+    }
+    for (uint32_t k = 0; k < fn->n_params; k++) {
+      const cb_param *pa = &p->params[fn->first_param + k];
+      if ((uint64_t)pa->slot + (pa->lanes ? pa->lanes : 1) > ns) {
+        snprintf(buf, n, "function %s: parameter %u slot out of range", nm, k);
+        return buf;
+      }
+    }
+    for (uint32_t b = 0; b < fn->n_blocks; b++) {
+      const cb_block *bl = &p->blocks[fn->first_block + b];
+      if (!bl->n_ops || (uint64_t)bl->first_op + bl->n_ops > p->n_ops) {
+        snprintf(buf, n, "function %s block %u: operations out of range", nm,
+                 b);
+        return buf;
+      }
+      for (uint32_t k = 0; k < bl->n_succ; k++)
+        if (p->succs[bl->first_succ + k] >= fn->n_blocks) {
+          snprintf(buf, n, "function %s block %u: successor out of range", nm,
+                   b);
+          return buf;
+        }
+      if (bl->n_mach &&
+          (!p->mach || (uint64_t)bl->first_mach + bl->n_mach > p->n_mach)) {
+        snprintf(buf, n, "function %s block %u: machine accesses out of range",
+                 nm, b);
+        return buf;
+      }
+      for (uint32_t i = bl->first_op; i < bl->first_op + bl->n_ops; i++) {
+        const cb_op *op = &p->ops[i];
+        unsigned l = op->lanes ? op->lanes : 1;
+        const char *why = NULL;
+#define OPND_OK(o, ln)                                                         \
+  ((o) == CB_NONE ||                                                           \
+   (((o)&CB_OPND_CONST)                                                        \
+        ? ((uint64_t)((o) & ~CB_OPND_CONST) + (ln) <= p->n_consts)             \
+        : ((uint64_t)(o) + (ln) <= ns)))
+        bool last = i + 1 == bl->first_op + bl->n_ops;
+        bool term = op->code == CB_OP_BR || op->code == CB_OP_SWITCH ||
+                    op->code == CB_OP_RET || op->code == CB_OP_UNREACHABLE;
+        if (op->code >= CB_OP_COUNT || op->ty >= CB_TY_COUNT ||
+            op->ty2 >= CB_TY_COUNT)
+          why = "unknown opcode or type";
+        else if (last != term)
+          why = last ? "the block does not end with a terminator"
+                     : "a terminator inside the block";
+        else if (op->dst != CB_NONE &&
+                 (uint64_t)op->dst + (l < 2 ? 2 : l) > ns + 1)
+          why = "destination slot out of range";
+        else if (!OPND_OK(op->a, 1) || !OPND_OK(op->b, 1) || !OPND_OK(op->c, 1))
+          why = "operand out of range";
+        else if ((op->code == CB_OP_LOAD || op->code == CB_OP_STORE) &&
+                 op->aux != CB_NONE && op->aux >= p->n_sites)
+          why = "site out of range";
+        else if (op->code == CB_OP_ALLOCA && op->aux >= p->n_frame_objs)
+          why = "frame object out of range";
+        else if (op->code == CB_OP_BR && op->a != CB_NONE && bl->n_succ < 2)
+          why = "conditional branch with fewer than two successors";
+        else if (op->code == CB_OP_BR && bl->n_succ < 1)
+          why = "branch without a successor";
+        else if (op->code == CB_OP_GEP || op->code == CB_OP_PHI ||
+                 op->code == CB_OP_CALL || op->code == CB_OP_SWITCH ||
+                 op->code == CB_OP_SHUFFLE || op->code == CB_OP_INSERTVAL) {
+          uint64_t need = 2;
+          if (op->aux >= p->n_extra)
+            why = "extra record out of range";
+          else {
+            const int64_t *g = &p->extra[op->aux];
+            switch (op->code) {
+            case CB_OP_GEP:
+              need = 2 + 2 * (uint64_t)g[1];
+              break;
+            case CB_OP_PHI:
+              need = 1 + 2 * (uint64_t)g[0];
+              break;
+            case CB_OP_CALL:
+              need = op->aux + 3 < p->n_extra ? 4 + (uint64_t)g[3] : 4;
+              break;
+            case CB_OP_SWITCH:
+              need = 2 + 2 * (uint64_t)g[0];
+              break;
+            case CB_OP_SHUFFLE:
+              need = 1 + (uint64_t)l;
+              break;
+            default:
+              need = 2;
+              break;
+            }
+            if ((uint64_t)op->aux + need > p->n_extra)
+              why = "extra record out of range";
+            else if (op->code == CB_OP_CALL &&
+                     ((g[0] == CB_CALL_DIRECT &&
+                       (uint64_t)g[1] >= p->n_functions) ||
+                      (g[0] == CB_CALL_LIBC && g[1] >= CB_LIBC_COUNT) ||
+                      (g[0] == CB_CALL_INTRINSIC && g[1] >= CB_INTR_COUNT) ||
+                      g[0] > CB_CALL_INTRINSIC || g[3] > 64))
+              why = "call record out of range";
+            else if (op->code == CB_OP_SWITCH)
+              for (int64_t k = 0; k < g[0] && !why; k++)
+                if ((uint64_t)g[2 + 2 * k] >= bl->n_succ)
+                  why = "switch successor out of range";
+            if (!why && op->code == CB_OP_PHI)
+              for (int64_t k = 0; k < g[0] && !why; k++)
+                if (!OPND_OK((cb_operand)g[2 + 2 * k], l))
+                  why = "phi operand out of range";
+            if (!why && op->code == CB_OP_GEP)
+              for (int64_t k = 0; k < g[1] && !why; k++)
+                if (!OPND_OK((cb_operand)(g[2 + 2 * k] & 0xffffffff), 1))
+                  why = "index operand out of range";
+            if (!why && op->code == CB_OP_CALL)
+              for (int64_t k = 0; k < g[3] && !why; k++) {
+                uint64_t x = (uint64_t)g[4 + k];
+                unsigned al = CB_CALL_ARG_LANES(x) ? CB_CALL_ARG_LANES(x) : 1;
+                if (!OPND_OK(CB_CALL_ARG_OPERAND(x), al))
+                  why = "argument out of range";
+              }
+          }
+        }
+        if (why) {
+          snprintf(buf, n, "function %s block %u operation %u: %s", nm, b,
+                   i - bl->first_op, why);
+          return buf;
+        }
+#undef OPND_OK
+      }
+    }
+  }
+  return NULL;
+}
+
+/* Selects whose condition is a vector of i1 (one per lane): marked by
+ * the frontend with ty2 = CB_TY_I1, or found here from the lanes of the
+ * condition's definition. Sets bit 2 of e->rmw. */
+static void find_vector_selects(cb_eng *e) {
+  const cb_program *p = e->p;
+  for (uint32_t f = 0; f < p->n_functions; f++) {
+    const cb_function *fn = &p->functions[f];
+    if (!fn->n_blocks)
+      continue;
+    uint8_t *lanes = calloc(fn->n_slots + 2, 1);
+    for (uint32_t k = 0; k < fn->n_params; k++) {
+      const cb_param *pa = &p->params[fn->first_param + k];
+      if (pa->slot < fn->n_slots)
+        lanes[pa->slot] = pa->lanes;
+    }
+    const cb_block *b0 = &p->blocks[fn->first_block];
+    const cb_block *bl = &p->blocks[fn->first_block + fn->n_blocks - 1];
+    uint32_t o0 = b0->first_op, o1 = bl->first_op + bl->n_ops;
+    for (uint32_t i = o0; i < o1; i++)
+      if (p->ops[i].dst < fn->n_slots)
+        lanes[p->ops[i].dst] = p->ops[i].lanes;
+    for (uint32_t i = o0; i < o1; i++) {
+      const cb_op *op = &p->ops[i];
+      if (op->code != CB_OP_SELECT || op->lanes <= 1)
+        continue;
+      if (op->ty2 == CB_TY_I1 || (op->a & CB_OPND_CONST) ||
+          (op->a < fn->n_slots && lanes[op->a] > 1))
+        e->rmw[i] |= 2;
+    }
+    free(lanes);
+  }
+}
+
 static void precompute(cb_eng *e) {
   find_rmw(e);
+  find_vector_selects(e);
   const cb_program *p = e->p;
   e->nphis = calloc(p->n_blocks + 1, sizeof *e->nphis);
   size_t maxl = 16;
@@ -1693,7 +2069,16 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
     cb_eng_fail(e, CB_RUN_ERROR, CB_NONE, "the program has no main");
     goto done;
   }
+  {
+    char vbuf[300];
+    const char *bad = validate(p, vbuf, sizeof vbuf);
+    if (bad) {
+      cb_eng_fail(e, CB_RUN_ERROR, CB_NONE, "malformed Program: %s", bad);
+      goto done;
+    }
+  }
   precompute(e);
+  cb_engine_got_slots(p, e->got);
   setup_image(e);
   e->main_cfa = e->opt.stack_top
                     ? e->opt.stack_top
@@ -1728,6 +2113,7 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
     rc = 0;
   }
 done:
+  out->ops = e->opt.budget - e->budget_left;
   cb_eng_flush(e);
   out->out = e->out_text.s ? e->out_text.s : calloc(1, 1);
   out->out_len = e->out_text.n;

@@ -78,6 +78,7 @@ typedef struct cb_eng {
   size_t in_len;
   uint64_t file_stdin, file_stdout, file_stderr; /* FILE * values */
 
+  uint64_t got[CB_LIBC_COUNT]; /* GOT slots the PLT stubs read, or 0 */
   int exit_code;
   uint32_t cur_site; /* call site of the library call running */
   uint64_t *phi_tmp;
@@ -101,6 +102,9 @@ void cb_eng_lib(cb_eng *e, uint64_t addr, uint64_t len, bool is_write);
 /* Library bulk traffic: memset/memcpy-like, as glibc's string functions
  * generate it. */
 void cb_eng_lib_bulk(cb_eng *e, uint64_t addr, uint64_t len, bool is_write);
+/* glibc's memset and memcpy/memmove traffic, access by access. */
+void cb_eng_memset_traffic(cb_eng *e, uint64_t d, uint64_t n);
+void cb_eng_memcpy_traffic(cb_eng *e, uint64_t d, uint64_t s, uint64_t n);
 
 /* Stops the input with an error; returns CB_FAIL. */
 cb_stop cb_eng_fail(cb_eng *e, cb_run_status st, uint32_t site, const char *fmt,
@@ -130,6 +134,8 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
                           const uint8_t *arg_lanes, uint32_t nargs,
                           cb_value *ret);
 void cb_libc_init(cb_eng *e);
+
+void cb_engine_got_slots(const cb_program *p, uint64_t got[CB_LIBC_COUNT]);
 
 void cb_textbuf_put(cb_textbuf *b, const char *s, size_t n);
 

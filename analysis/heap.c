@@ -311,8 +311,7 @@ static uint64_t tc_entries(const cb_heap *h, int i) {
   return h->tcache_mem + 128 + 8 * (uint64_t)i;
 }
 
-/* glibc's csize2tidx is unsigned; a size past every bin compares as
- * such, so clamp rather than let a huge request wrap to a negative bin. */
+/* The tcache bin of a chunk size; TC_BINS for sizes beyond the tcache. */
 static int csize2tidx(uint64_t size) {
   uint64_t i = (size - MINSIZE + 15) / 16;
   return i < TC_BINS ? (int)i : TC_BINS;

@@ -182,3 +182,54 @@ void cb_engine_layout(const cb_program *p, uint64_t *heap_base,
   if (mmap_base)
     *mmap_base = base;
 }
+
+/* The GOT slot that each library function's PLT stub reads (the
+ * executable's R_X86_64_JUMP_SLOT relocations), 0 when unknown. */
+void cb_engine_got_slots(const cb_program *p, uint64_t got[CB_LIBC_COUNT]) {
+  static const char *names[CB_LIBC_COUNT] = {
+#define CB_LIBFN_NAME(id, name) name,
+      CB_LIBC_FUNCTIONS(CB_LIBFN_NAME)
+#undef CB_LIBFN_NAME
+  };
+  memset(got, 0, sizeof(uint64_t) * CB_LIBC_COUNT);
+  size_t len = 0;
+  unsigned char *b = p->exe_path ? slurp(p->exe_path, &len) : NULL;
+  if (!b)
+    return;
+  const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b;
+  if (len < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+      eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh->e_shoff + (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > len) {
+    free(b);
+    return;
+  }
+  const Elf64_Shdr *sh = (const Elf64_Shdr *)(b + eh->e_shoff);
+  for (unsigned i = 0; i < eh->e_shnum; i++) {
+    if (sh[i].sh_type != SHT_RELA || sh[i].sh_link >= eh->e_shnum)
+      continue;
+    const Elf64_Shdr *sym = &sh[sh[i].sh_link];
+    if (sym->sh_link >= eh->e_shnum)
+      continue;
+    const Elf64_Shdr *str = &sh[sym->sh_link];
+    if (sh[i].sh_offset + sh[i].sh_size > len ||
+        sym->sh_offset + sym->sh_size > len ||
+        str->sh_offset + str->sh_size > len)
+      continue;
+    const Elf64_Rela *r = (const Elf64_Rela *)(b + sh[i].sh_offset);
+    size_t nr = sh[i].sh_size / sizeof *r;
+    const Elf64_Sym *sy = (const Elf64_Sym *)(b + sym->sh_offset);
+    size_t nsy = sym->sh_size / sizeof *sy;
+    for (size_t k = 0; k < nr; k++) {
+      if (ELF64_R_TYPE(r[k].r_info) != R_X86_64_JUMP_SLOT)
+        continue;
+      size_t si = ELF64_R_SYM(r[k].r_info);
+      if (si >= nsy || sy[si].st_name >= str->sh_size)
+        continue;
+      const char *nm = (const char *)b + str->sh_offset + sy[si].st_name;
+      for (int f = 0; f < CB_LIBC_COUNT; f++)
+        if (!strcmp(nm, names[f]))
+          got[f] = p->load_base + r[k].r_offset;
+    }
+  }
+  free(b);
+}

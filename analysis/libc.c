@@ -492,8 +492,7 @@ static cb_stop do_memmove(cb_eng *e, uint64_t dst, uint64_t src, uint64_t n) {
       done += k;
     }
   }
-  cb_eng_lib_bulk(e, src, n, false);
-  cb_eng_lib_bulk(e, dst, n, true);
+  cb_eng_memcpy_traffic(e, dst, src, n);
   return CB_GO;
 }
 
@@ -501,7 +500,7 @@ static cb_stop do_memset(cb_eng *e, uint64_t dst, int c, uint64_t n) {
   uint64_t bad;
   if (!cb_mem_fill(&e->mem, dst, c, n, &bad))
     return cb_eng_fault(e, bad, 1, true, e->cur_site);
-  cb_eng_lib_bulk(e, dst, n, true);
+  cb_eng_memset_traffic(e, dst, n);
   return CB_GO;
 }
 
@@ -868,6 +867,7 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
     return st;
   }
   case CB_LIBC_PUTCHAR:
+  case CB_LIBC_PUTC: /* glibc's inline putchar at -O2 */
   case CB_LIBC_FPUTC: {
     char c = (char)a[0].u;
     ret[0].u = a[0].u & 0xff;
@@ -924,6 +924,12 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
     ret[0].u = (uint64_t)(uint32_t)r;
     return CB_GO;
   }
+  case CB_LIBC_GETC:
+  case CB_LIBC_FGETC:
+    if (a[0].u != e->file_stdin)
+      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                         "getc from a FILE * other than stdin");
+    /* fall through */
   case CB_LIBC_GETCHAR: {
     ensure_stdin_buf(e);
     if (e->stdin_pos >= e->in_len) {

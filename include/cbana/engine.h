@@ -38,8 +38,9 @@ typedef struct cb_access_sink {
 
 #define CB_ENGINE_BATCH 4096
 
-/* Defaults measured under `env -i valgrind --tool=cachegrind` (Debian 12,
- * valgrind 3.19, small PIE programs). */
+/* Measured under `env -i valgrind --tool=cachegrind` (Debian 12,
+ * valgrind 3.19) for a small PIE linked with libc only; the engine
+ * computes the real values per program with cb_engine_layout. */
 #define CB_ENGINE_DEFAULT_HEAP_BASE 0x4035000ull
 #define CB_ENGINE_DEFAULT_MMAP_BASE 0x4a2c000ull
 #define CB_ENGINE_DEFAULT_BUDGET 1000000000ull
@@ -90,11 +91,16 @@ typedef struct cb_run_outcome {
   size_t out_len;
   char *err; /* captured standard error */
   size_t err_len;
-  uint64_t ops;                   /* executed operations */
-  uint64_t loads, stores;         /* accesses of the program's own operations */
-  uint64_t lib_reads, lib_writes; /* library and call/return traffic */
-  uint64_t path_signature;        /* hash of the branch outcomes in order */
-  uint64_t branches;              /* branch points executed */
+  uint64_t ops; /* executed operations */
+  /* Accesses of the program's own operations (a store that x86 folds
+   * into a read-modify-write instruction counts as its load only, as in
+   * cachegrind; the frontend's machine-code accesses count here too). */
+  uint64_t loads, stores;
+  /* The C library's traffic, return addresses pushed and popped, saved
+   * registers, PLT reads of the GOT; attributed to call sites. */
+  uint64_t lib_reads, lib_writes;
+  uint64_t path_signature; /* hash of the branch outcomes in order */
+  uint64_t branches;       /* branch points executed */
 } cb_run_outcome;
 
 void cb_engine_options_default(cb_engine_options *opt);

@@ -93,7 +93,10 @@
   X(ROUND, "round")                                                            \
   X(FMOD, "fmod")                                                              \
   X(FMAX, "fmax")                                                              \
-  X(FMIN, "fmin")
+  X(FMIN, "fmin")                                                              \
+  X(PUTC, "putc")                                                              \
+  X(GETC, "getc")                                                              \
+  X(FGETC, "fgetc")
 
 typedef enum cb_libfn {
 #define CB_LIBFN_ENUM(id, name) CB_LIBC_##id,

@@ -235,7 +235,23 @@ typedef struct cb_block {
   uint32_t first_succ, n_succ; /* into program->succs (block indexes
                                   within the function) */
   uint32_t first_pred, n_pred; /* into program->preds */
+  uint32_t first_mach, n_mach; /* into program->mach: accesses of the
+                                  machine code that the IR does not show,
+                                  made each time the block runs (0: none) */
 } cb_block;
+
+/* A data access the compiled code makes beyond the IR's loads and stores:
+ * a spill or reload, a scalar kept on the stack, a constant-pool load
+ * (found in the executable's disassembly by the frontend). The engine
+ * emits it, in block order before the block's own accesses, at
+ * CFA + cfa_offset for a stack access, else at the absolute addr. */
+typedef struct cb_mach_access {
+  int64_t cfa_offset; /* stack: from the function's CFA (negative) */
+  uint64_t addr;      /* not stack (cfa_offset == 0): absolute address */
+  uint32_t site;      /* program->sites (its line) */
+  uint8_t size;
+  uint8_t is_write;
+} cb_mach_access;
 
 typedef struct cb_param {
   uint32_t slot;
@@ -256,6 +272,10 @@ typedef struct cb_function {
    * locals and spills, outgoing area), from the CFI of the machine code;
    * 0 when unknown (the engine then sizes the frame from frame_objs). */
   uint32_t frame_size;
+  /* Callee-saved registers the prologue pushes (and the epilogue pops),
+   * from the CFI; 0 when unknown or none. The engine emits them as 8-byte
+   * writes below the return address on entry and reads on return. */
+  uint8_t n_saved_regs;
 } cb_function;
 
 /* Where an access or call comes from, and what it touches. Functions are
@@ -381,6 +401,8 @@ typedef struct cb_program {
   uint32_t n_frame_objs;
   cb_branch *branches;
   uint32_t n_branches;
+  cb_mach_access *mach; /* see cb_block.first_mach; NULL: none */
+  uint32_t n_mach;
   /* The modelled process image. */
   uint64_t load_base;   /* where the PIE is placed (0 for a non-PIE) */
   uint64_t image_end;   /* first address past the executable's segments */

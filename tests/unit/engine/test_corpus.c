@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../../analysis/engine_internal.h"
 #include "cbana/engine.h"
 #include "cbana/frontend.h"
 #include "cbana/inputs.h"
@@ -43,7 +44,18 @@ static const prog corpus[] = {
     {"huge_alloc", {"bad/huge_alloc.c"}, NULL},
     {"endless", {"bad/endless.c"}, "bad/endless.inputs"},
     {"out_of_bounds", {"bad/out_of_bounds.c"}, "bad/out_of_bounds.inputs"},
+    /* tests/unit/engine/progs (marked by the leading '@') */
+    {"libc_mix", {"@libc_mix.c"}, "@libc_mix.inputs"},
+    {"vec_mix", {"@vec_mix.c"}, "@vec_mix.inputs"},
 };
+
+/* A corpus path, or one of this directory's programs. */
+static void prog_path(char *out, size_t n, const char *rel) {
+  if (rel[0] == '@')
+    snprintf(out, n, "%s/%s", CB_TEST_PROGS, rel + 1);
+  else
+    snprintf(out, n, "%s/%s", CB_TEST_CORPUS, rel);
+}
 
 static char tmpdir[64];
 
@@ -146,6 +158,8 @@ static void one_input(const prog *pr, cb_program *p, const char *exe, int argc,
     CHECK(strcmp(o.out, native) == 0);
     if (strcmp(o.out, native))
       fprintf(stderr, "  engine: %s  native: %s", o.out, native);
+    if (!strcmp(pr->name, "libc_mix"))
+      CHECK(strstr(o.err, "to stderr") != NULL);
     CHECK(total == o.loads + o.stores + o.lib_reads + o.lib_writes);
   }
   cb_run_outcome_free(&o);
@@ -159,8 +173,7 @@ static void one_prog(const prog *pr) {
   size_t ns = 0;
   char paths[3][512];
   for (; ns < 3 && pr->sources[ns]; ns++) {
-    snprintf(paths[ns], sizeof paths[ns], "%s/%s", CB_TEST_CORPUS,
-             pr->sources[ns]);
+    prog_path(paths[ns], sizeof paths[ns], pr->sources[ns]);
     srcs[ns] = paths[ns];
   }
   char exe[600];
@@ -184,11 +197,18 @@ static void one_prog(const prog *pr) {
          (unsigned long long)hb, (unsigned long long)mb);
   CHECK_EQ_U64(hb, 0x4035000); /* small PIE programs */
   CHECK(mb == 0x4a2c000 || mb == 0x4a2c000 + 0xe0000);
+  uint64_t got[CB_LIBC_COUNT];
+  cb_engine_got_slots(p, got);
+  /* every program here calls atoi (strtol), printf/puts or malloc */
+  CHECK(got[CB_LIBC_STRTOL] || got[CB_LIBC_PRINTF] || got[CB_LIBC_PUTS] ||
+        got[CB_LIBC_MALLOC] || got[CB_LIBC_ISOC99_SCANF]);
+  for (int k = 0; k < CB_LIBC_COUNT; k++)
+    CHECK(!got[k] || (got[k] > p->load_base && got[k] < p->image_end));
   if (!pr->inputs) {
     one_input(pr, p, exe, 0, NULL, NULL, "(no args)");
   } else {
     char ip[600];
-    snprintf(ip, sizeof ip, "%s/%s", CB_TEST_CORPUS, pr->inputs);
+    prog_path(ip, sizeof ip, pr->inputs);
     cb_inputs in;
     CHECK(cb_inputs_parse_file(ip, &in) == 0);
     for (size_t i = 0; i < in.n; i++)
