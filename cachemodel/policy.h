@@ -35,13 +35,26 @@ static inline bool lru_touch(uint64_t *set, uint32_t assoc, uint64_t line,
                              bool fill) {
   if (set[0] == line)
     return true;
-  for (uint32_t i = 1; i < assoc; i++)
-    if (set[i] == line) {
-      set_push_front(set, i, line);
+  if (!fill) {
+    for (uint32_t i = 1; i < assoc; i++)
+      if (set[i] == line) {
+        set_push_front(set, i, line);
+        return true;
+      }
+    return false;
+  }
+  /* Search and shift in one pass, as cg_sim.c does: each line moves down
+   * one way until the looked-for line (a hit) or the end (a miss, which
+   * drops the LRU line). */
+  uint64_t carry = set[0];
+  set[0] = line;
+  for (uint32_t i = 1; i < assoc; i++) {
+    uint64_t here = set[i];
+    set[i] = carry;
+    if (here == line)
       return true;
-    }
-  if (fill)
-    set_push_front(set, assoc - 1, line); /* drops the LRU line */
+    carry = here;
+  }
   return false;
 }
 
