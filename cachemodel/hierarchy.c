@@ -108,18 +108,23 @@ static inline uint64_t access_end(uint64_t addr, uint64_t size) {
  * one's store. */
 void cb_hierarchy_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
   cb_level *l1 = &h->levels[0];
-  uint64_t writes = 0, slow = 0;
+  const uint32_t shift = l1->line_shift, n_sites = h->n_sites;
+  const uint64_t offset_mask = (1ull << shift) - 1;
+  uint64_t writes = 0, slow = 0, last_line = l1->last_line;
   for (size_t k = 0; k < n; k++) {
     const cb_access *a = &batch[k];
-    uint64_t end = access_end(a->addr, a->size);
     writes += a->is_write;
-    if (a->site < h->n_sites)
+    if (a->site < n_sites)
       h->sites[(size_t)a->site * h->n_levels].accesses++;
-    uint64_t first = a->addr >> l1->line_shift;
-    if (first == l1->last_line && (end >> l1->line_shift) == first)
+    /* Within one line: its offset plus its size fit (size 0, a byte,
+     * always does). */
+    if (a->addr >> shift == last_line &&
+        (a->addr & offset_mask) + a->size <= offset_mask + 1)
       continue;
     slow++;
-    access_levels(h, a->addr, end, a->is_write, a->site, 0);
+    access_levels(h, a->addr, access_end(a->addr, a->size), a->is_write,
+                  a->site, 0);
+    last_line = l1->last_line;
   }
   l1->accesses += n;
   l1->writes += writes;

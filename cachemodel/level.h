@@ -45,6 +45,12 @@ static inline bool cb_level_ref(cb_level *lv, uint64_t line, bool is_write) {
   bool fill = !is_write || lv->write_allocate;
   switch (lv->policy) {
   case CB_POLICY_LRU:
+    /* The common geometries get their own copy with the loop bound a
+     * constant, which the compiler unrolls. */
+    if (lv->assoc == 8)
+      return lru_touch(set, 8, line, fill);
+    if (lv->assoc == 16)
+      return lru_touch(set, 16, line, fill);
     return lru_touch(set, lv->assoc, line, fill);
   case CB_POLICY_FIFO:
     return fifo_touch(set, lv->assoc, line, fill);

@@ -35,27 +35,19 @@ static inline bool lru_touch(uint64_t *set, uint32_t assoc, uint64_t line,
                              bool fill) {
   if (set[0] == line)
     return true;
-  if (!fill) {
-    for (uint32_t i = 1; i < assoc; i++)
-      if (set[i] == line) {
-        set_push_front(set, i, line);
-        return true;
-      }
-    return false;
+  uint32_t i;
+#pragma GCC unroll 16
+  for (i = 1; i < assoc; i++)
+    if (set[i] == line)
+      break;
+  bool hit = i < assoc;
+  if (!hit) {
+    if (!fill)
+      return false;
+    i = assoc - 1; /* the LRU line goes */
   }
-  /* Search and shift in one pass, as cg_sim.c does: each line moves down
-   * one way until the looked-for line (a hit) or the end (a miss, which
-   * drops the LRU line). */
-  uint64_t carry = set[0];
-  set[0] = line;
-  for (uint32_t i = 1; i < assoc; i++) {
-    uint64_t here = set[i];
-    set[i] = carry;
-    if (here == line)
-      return true;
-    carry = here;
-  }
-  return false;
+  set_push_front(set, i, line);
+  return hit;
 }
 
 static inline bool fifo_touch(uint64_t *set, uint32_t assoc, uint64_t line,

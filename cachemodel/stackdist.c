@@ -1,16 +1,27 @@
-/* LRU stack distances with a Fenwick tree over last-reference times; see
- * stackdist.h for the method. */
+/* LRU stack distances: a bitmap of live last-reference times and a
+ * Fenwick tree of its word counts; see stackdist.h for the method. */
 #include "stackdist.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define NO_LINE UINT64_MAX
-#define MIN_BLOCKS 64
+#define MIN_GROUPS 64
 
-static void tree_add(uint32_t *tree, uint32_t cap, uint32_t i, uint32_t v) {
-  for (; i <= cap; i += i & -i)
-    tree[i] += v; /* v is 1 or (uint32_t)-1: wraps to a subtraction */
+static inline unsigned popcount64(uint64_t x) {
+#ifdef __POPCNT__
+  return (unsigned)__builtin_popcountll(x);
+#else /* the SWAR count (Hacker's Delight, 5-1) */
+  x -= (x >> 1) & 0x5555555555555555ull;
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+  return (unsigned)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
+
+static void tree_add(uint32_t *tree, uint32_t n, uint32_t i, uint32_t v) {
+  for (; i <= n; i += i & -i)
+    tree[i] += v; /* v is a count or (uint32_t)-1: wraps to a subtraction */
 }
 
 static uint32_t tree_prefix(const uint32_t *tree, uint32_t i) {
@@ -20,94 +31,118 @@ static uint32_t tree_prefix(const uint32_t *tree, uint32_t i) {
   return s;
 }
 
-/* Linear-time Fenwick construction from plain values in tree[1..cap]. */
-static void tree_build(uint32_t *tree, uint32_t cap) {
-  for (uint32_t i = 1; i <= cap; i++) {
+/* Linear-time Fenwick construction from plain values in tree[1..n]. */
+static void tree_build(uint32_t *tree, uint32_t n) {
+  for (uint32_t i = 1; i <= n; i++) {
     uint32_t j = i + (i & -i);
-    if (j <= cap && j > i)
+    if (j <= n && j > i)
       tree[j] += tree[i];
   }
 }
 
-/* The inverse of tree_build: back to plain values, in place. */
-static void tree_unbuild(uint32_t *tree, uint32_t cap) {
-  for (uint32_t i = cap; i >= 1; i--) {
-    uint32_t j = i + (i & -i);
-    if (j <= cap && j > i)
-      tree[j] -= tree[i];
-  }
-}
-
-static size_t block_slot(uint64_t key, size_t n_blocks) {
+static size_t group_slot(uint64_t key, size_t n_groups) {
   /* Fibonacci hashing: the multiply spreads power-of-two strides. */
   uint64_t h = key * 0x9E3779B97F4A7C15ull;
-  return (size_t)(h >> 32) & (n_blocks - 1);
+  return (size_t)(h >> 32) & (n_groups - 1);
 }
 
-static bool blocks_grow(cb_stackdist *sd) {
-  size_t n = sd->n_blocks * 2;
-  sd_block *nb = calloc(n, sizeof *nb);
-  if (!nb)
+static bool groups_grow(cb_stackdist *sd) {
+  size_t n = sd->n_groups * 2;
+  sd_group *ng = calloc(n, sizeof *ng);
+  if (!ng)
     return false;
-  for (size_t i = 0; i < sd->n_blocks; i++) {
-    sd_block *b = &sd->blocks[i];
-    if (!b->key)
+  for (size_t i = 0; i < sd->n_groups; i++) {
+    sd_group *g = &sd->groups[i];
+    if (!g->key)
       continue;
-    size_t s = block_slot(b->key, n);
-    while (nb[s].key)
+    size_t s = group_slot(g->key, n);
+    while (ng[s].key)
       s = (s + 1) & (n - 1);
-    nb[s] = *b;
+    ng[s] = *g;
   }
-  free(sd->blocks);
-  sd->blocks = nb;
-  sd->n_blocks = n;
+  free(sd->groups);
+  sd->groups = ng;
+  sd->n_groups = n;
   sd->recent = NULL;
   return true;
 }
 
-/* The block holding `line`, inserted if new; NULL if memory runs out. */
-static sd_block *block_find(cb_stackdist *sd, uint64_t line) {
-  uint64_t key = line / SD_BLOCK_LINES + 1;
+/* The group holding `line`, inserted if new; NULL if memory runs out. */
+static sd_group *group_find(cb_stackdist *sd, uint64_t line) {
+  uint64_t key = line / SD_GROUP_LINES + 1;
   if (sd->recent && sd->recent->key == key)
     return sd->recent;
-  size_t s = block_slot(key, sd->n_blocks);
+  size_t s = group_slot(key, sd->n_groups);
   for (;;) {
-    sd_block *b = &sd->blocks[s];
-    if (b->key == key)
-      return sd->recent = b;
-    if (!b->key)
+    sd_group *g = &sd->groups[s];
+    if (g->key == key)
+      return sd->recent = g;
+    if (!g->key)
       break;
-    s = (s + 1) & (sd->n_blocks - 1);
+    s = (s + 1) & (sd->n_groups - 1);
   }
-  if (2 * (sd->used_blocks + 1) > sd->n_blocks) {
-    if (!blocks_grow(sd))
+  if (2 * (sd->used_groups + 1) > sd->n_groups) {
+    if (!groups_grow(sd))
       return NULL;
-    s = block_slot(key, sd->n_blocks);
-    while (sd->blocks[s].key)
-      s = (s + 1) & (sd->n_blocks - 1);
+    s = group_slot(key, sd->n_groups);
+    while (sd->groups[s].key)
+      s = (s + 1) & (sd->n_groups - 1);
   }
-  sd_block *b = &sd->blocks[s];
-  b->key = key;
-  sd->used_blocks++;
-  return sd->recent = b;
+  sd_group *g = &sd->groups[s];
+  g->key = key;
+  sd->used_groups++;
+  return sd->recent = g;
+}
+
+/* A stream that walks through memory reaches the next group soon; its
+ * slot is somewhere random in the table, so ask for it now. */
+static inline void group_prefetch_next(const cb_stackdist *sd, uint64_t line) {
+  uint64_t next = line / SD_GROUP_LINES + 2;
+  __builtin_prefetch(&sd->groups[group_slot(next, sd->n_groups)]);
+}
+
+/* Times 1..now as the first `now` bits, the tree holding every full word
+ * before the word of `now`. */
+static void times_fill(cb_stackdist *sd, uint32_t now) {
+  uint32_t words = sd->cap / 64;
+  memset(sd->live, 0, words * sizeof *sd->live);
+  memset(sd->tree, 0, ((size_t)words + 1) * sizeof *sd->tree);
+  sd->now = now;
+  sd->cur_word = now ? (now - 1) / 64 : 0;
+  for (uint32_t w = 0; w < now / 64; w++)
+    sd->live[w] = UINT64_MAX;
+  if (now % 64)
+    sd->live[now / 64] = (1ull << (now % 64)) - 1;
+  for (uint32_t w = 0; w < sd->cur_word; w++)
+    sd->tree[w + 1] = 64;
+  tree_build(sd->tree, words);
+}
+
+static uint32_t round_cap(uint64_t want) {
+  return (uint32_t)((want + 63) / 64 * 64);
 }
 
 /* Renumbers the live times 1..distinct, keeping their order, and makes
  * room for at least as many new times as there are lines. */
 static bool renumber(cb_stackdist *sd) {
-  uint32_t *t = sd->tree;
-  tree_unbuild(t, sd->cap);
-  /* Each live time's new number is its rank among live times. */
-  uint32_t rank = 0;
-  for (uint32_t i = 1; i <= sd->now; i++)
-    t[i] = t[i] ? ++rank : 0;
-  for (size_t b = 0; b < sd->n_blocks; b++) {
-    if (!sd->blocks[b].key)
+  uint32_t words = sd->cap / 64;
+  /* before[w]: live times in the words before w (in the tree's array,
+   * rebuilt below). */
+  uint32_t *before = sd->tree, sum = 0;
+  for (uint32_t w = 0; w < words; w++) {
+    before[w] = sum;
+    sum += popcount64(sd->live[w]);
+  }
+  for (size_t g = 0; g < sd->n_groups; g++) {
+    if (!sd->groups[g].key)
       continue;
-    for (int k = 0; k < SD_BLOCK_LINES; k++) {
-      uint32_t old = sd->blocks[b].time[k];
-      if (old)
-        sd->blocks[b].time[k] = t[old];
+    for (int k = 0; k < SD_GROUP_LINES; k++) {
+      uint32_t t = sd->groups[g].time[k];
+      if (!t)
+        continue;
+      uint32_t w = (t - 1) / 64, b = (t - 1) % 64;
+      uint64_t below = sd->live[w] & ((1ull << b) - 1);
+      sd->groups[g].time[k] = before[w] + popcount64(below) + 1;
     }
   }
   uint64_t want = 2 * sd->distinct;
@@ -115,19 +150,19 @@ static bool renumber(cb_stackdist *sd) {
     want = sd->initial_cap;
   if (want > (1u << 31))
     return false; /* over 2^30 distinct lines: times would overflow */
-  uint32_t cap = want > sd->cap ? (uint32_t)want : sd->cap;
-  if (cap != sd->cap) {
-    uint32_t *nt = realloc(t, ((size_t)cap + 1) * sizeof *nt);
+  uint32_t cap = round_cap(want);
+  if (cap > sd->cap) {
+    uint64_t *nl = realloc(sd->live, cap / 64 * sizeof *nl);
+    if (!nl)
+      return false;
+    sd->live = nl;
+    uint32_t *nt = realloc(sd->tree, ((size_t)cap / 64 + 1) * sizeof *nt);
     if (!nt)
       return false;
-    sd->tree = t = nt;
+    sd->tree = nt;
     sd->cap = cap;
   }
-  memset(t, 0, ((size_t)cap + 1) * sizeof *t);
-  for (uint32_t i = 1; i <= rank; i++)
-    t[i] = 1;
-  tree_build(t, cap);
-  sd->now = rank;
+  times_fill(sd, sum);
   return true;
 }
 
@@ -153,13 +188,23 @@ static void out_of_memory(void) {
 uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
   if (sd->now == sd->cap && !renumber(sd))
     out_of_memory();
-  sd_block *b = block_find(sd, line);
-  if (!b)
-    out_of_memory();
-  uint32_t *slot = &b->time[line % SD_BLOCK_LINES];
+  sd_group *g = sd->recent;
+  if (!g || g->key != line / SD_GROUP_LINES + 1) {
+    g = group_find(sd, line);
+    if (!g)
+      out_of_memory();
+    group_prefetch_next(sd, line);
+  }
+  uint32_t *slot = &g->time[line % SD_GROUP_LINES];
   uint32_t t = ++sd->now;
+  uint32_t w = (t - 1) / 64;
+  if (w != sd->cur_word) { /* the newest word is full: into the tree */
+    tree_add(sd->tree, sd->cap / 64, sd->cur_word + 1,
+             popcount64(sd->live[sd->cur_word]));
+    sd->cur_word = w;
+  }
+  sd->live[w] |= 1ull << ((t - 1) % 64);
   sd->last_line = line;
-  tree_add(sd->tree, sd->cap, t, 1);
   uint32_t old = *slot;
   *slot = t;
   if (!old) {
@@ -167,10 +212,17 @@ uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
     sd->cold++;
     return SD_COLD;
   }
-  /* Live times before t: all lines but this one's new time; those up to
-   * and including `old` were last referenced before this line was. */
-  uint64_t d = sd->distinct - tree_prefix(sd->tree, old);
-  tree_add(sd->tree, sd->cap, old, (uint32_t)-1);
+  /* Live times now: one per line, and t. Those after `old` are the lines
+   * referenced since, and t: the ones above it in its word, and all in
+   * later words (every live time minus the words up to old's). */
+  uint32_t ow = (old - 1) / 64, ob = (old - 1) % 64;
+  uint64_t after = popcount64((sd->live[ow] >> ob) >> 1);
+  if (ow != sd->cur_word) {
+    after += sd->distinct + 1 - tree_prefix(sd->tree, ow + 1);
+    tree_add(sd->tree, sd->cap / 64, ow + 1, (uint32_t)-1);
+  }
+  sd->live[ow] &= ~(1ull << ob);
+  uint64_t d = after - 1;
   if (d >= sd->hist_len) {
     if (d >= sd->hist_cap && !hist_grow(sd, (size_t)d + 1))
       out_of_memory();
@@ -182,40 +234,40 @@ uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
 
 bool cb_stackdist_init(cb_stackdist *sd, uint32_t initial_cap) {
   memset(sd, 0, sizeof *sd);
-  if (initial_cap < 2)
-    initial_cap = 2;
-  sd->initial_cap = initial_cap;
-  sd->cap = initial_cap;
-  sd->tree = calloc((size_t)initial_cap + 1, sizeof *sd->tree);
-  sd->n_blocks = MIN_BLOCKS;
-  sd->blocks = calloc(sd->n_blocks, sizeof *sd->blocks);
+  sd->initial_cap = round_cap(initial_cap ? initial_cap : 1);
+  sd->cap = sd->initial_cap;
+  sd->live = malloc(sd->cap / 64 * sizeof *sd->live);
+  sd->tree = malloc(((size_t)sd->cap / 64 + 1) * sizeof *sd->tree);
+  sd->n_groups = MIN_GROUPS;
+  sd->groups = calloc(sd->n_groups, sizeof *sd->groups);
   sd->hist_cap = 64;
   sd->hist = calloc(sd->hist_cap, sizeof *sd->hist);
   sd->hist_len = 1;
   sd->last_line = NO_LINE;
-  if (!sd->tree || !sd->blocks || !sd->hist) {
+  if (!sd->live || !sd->tree || !sd->groups || !sd->hist) {
     cb_stackdist_free(sd);
     return false;
   }
+  times_fill(sd, 0);
   return true;
 }
 
 void cb_stackdist_free(cb_stackdist *sd) {
+  free(sd->live);
   free(sd->tree);
-  free(sd->blocks);
+  free(sd->groups);
   free(sd->hist);
   memset(sd, 0, sizeof *sd);
 }
 
 void cb_stackdist_reset(cb_stackdist *sd) {
-  memset(sd->tree, 0, ((size_t)sd->cap + 1) * sizeof *sd->tree);
-  memset(sd->blocks, 0, sd->n_blocks * sizeof *sd->blocks);
+  times_fill(sd, 0);
+  memset(sd->groups, 0, sd->n_groups * sizeof *sd->groups);
   memset(sd->hist, 0, sd->hist_cap * sizeof *sd->hist);
   sd->hist_len = 1;
-  sd->used_blocks = 0;
+  sd->used_groups = 0;
   sd->recent = NULL;
   sd->cold = sd->distinct = 0;
-  sd->now = 0;
   sd->last_line = NO_LINE;
 }
 
