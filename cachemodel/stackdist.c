@@ -6,18 +6,21 @@
 #include <string.h>
 
 #define NO_LINE UINT64_MAX
-#define MIN_GROUPS 64
+#define MIN_GROUPS 64 /* a multiple of RUN */
 
 static inline unsigned popcount64(uint64_t x) {
-#ifdef __POPCNT__
   return (unsigned)__builtin_popcountll(x);
-#else /* the SWAR count (Hacker's Delight, 5-1) */
-  x -= (x >> 1) & 0x5555555555555555ull;
-  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-  return (unsigned)((x * 0x0101010101010101ull) >> 56);
-#endif
 }
+
+/* The per-reference work counts bits; x86-64 has had a popcnt
+ * instruction since 2008 but not in its baseline, so the functions that
+ * count get a copy built for it, chosen when the program loads (GCC's
+ * target_clones, an ifunc). Elsewhere the compiler's own popcount. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define COUNTS_BITS __attribute__((target_clones("popcnt", "default")))
+#else
+#define COUNTS_BITS
+#endif
 
 static void tree_add(uint32_t *tree, uint32_t n, uint32_t i, uint32_t v) {
   for (; i <= n; i += i & -i)
@@ -40,65 +43,80 @@ static void tree_build(uint32_t *tree, uint32_t n) {
   }
 }
 
+/* Slots come in runs of 16 for 16 consecutive groups (256 lines), so a
+ * walk through memory walks through the table too; the run is placed by
+ * Fibonacci hashing, whose multiply spreads power-of-two strides. A
+ * stride of 16 groups or more uses one slot per run, and the keys that
+ * meet there spill into the run's free slots. */
+#define RUN 16
+
 static size_t group_slot(uint64_t key, size_t n_groups) {
-  /* Fibonacci hashing: the multiply spreads power-of-two strides. */
-  uint64_t h = key * 0x9E3779B97F4A7C15ull;
-  return (size_t)(h >> 32) & (n_groups - 1);
+  uint64_t h = (key / RUN) * 0x9E3779B97F4A7C15ull;
+  size_t run = (size_t)(h >> 32) & (n_groups / RUN - 1);
+  return run * RUN + (size_t)(key % RUN);
+}
+
+/* Zeroed, cache-line aligned times for n groups. */
+static sd_times *times_alloc(size_t n) {
+  sd_times *t = aligned_alloc(64, n * sizeof *t);
+  if (t)
+    memset(t, 0, n * sizeof *t);
+  return t;
 }
 
 static bool groups_grow(cb_stackdist *sd) {
   size_t n = sd->n_groups * 2;
-  sd_group *ng = calloc(n, sizeof *ng);
-  if (!ng)
+  uint64_t *nk = calloc(n, sizeof *nk);
+  sd_times *nt = times_alloc(n);
+  if (!nk || !nt) {
+    free(nk);
+    free(nt);
     return false;
-  for (size_t i = 0; i < sd->n_groups; i++) {
-    sd_group *g = &sd->groups[i];
-    if (!g->key)
-      continue;
-    size_t s = group_slot(g->key, n);
-    while (ng[s].key)
-      s = (s + 1) & (n - 1);
-    ng[s] = *g;
   }
-  free(sd->groups);
-  sd->groups = ng;
+  for (size_t i = 0; i < sd->n_groups; i++) {
+    if (!sd->keys[i])
+      continue;
+    size_t s = group_slot(sd->keys[i], n);
+    while (nk[s])
+      s = (s + 1) & (n - 1);
+    nk[s] = sd->keys[i];
+    nt[s] = sd->times[i];
+  }
+  free(sd->keys);
+  free(sd->times);
+  sd->keys = nk;
+  sd->times = nt;
   sd->n_groups = n;
-  sd->recent = NULL;
+  sd->recent_key = 0;
   return true;
 }
 
-/* The group holding `line`, inserted if new; NULL if memory runs out. */
-static sd_group *group_find(cb_stackdist *sd, uint64_t line) {
-  uint64_t key = line / SD_GROUP_LINES + 1;
-  if (sd->recent && sd->recent->key == key)
-    return sd->recent;
-  size_t s = group_slot(key, sd->n_groups);
-  for (;;) {
-    sd_group *g = &sd->groups[s];
-    if (g->key == key)
-      return sd->recent = g;
-    if (!g->key)
-      break;
-    s = (s + 1) & (sd->n_groups - 1);
-  }
+/* The times of the group holding `line`, inserted if new; NULL if memory
+ * runs out. */
+static sd_times *group_find(cb_stackdist *sd, uint64_t key) {
+  size_t mask = sd->n_groups - 1, s = group_slot(key, sd->n_groups);
+  for (; sd->keys[s]; s = (s + 1) & mask)
+    if (sd->keys[s] == key)
+      return &sd->times[s];
   if (2 * (sd->used_groups + 1) > sd->n_groups) {
     if (!groups_grow(sd))
       return NULL;
+    mask = sd->n_groups - 1;
     s = group_slot(key, sd->n_groups);
-    while (sd->groups[s].key)
-      s = (s + 1) & (sd->n_groups - 1);
+    while (sd->keys[s])
+      s = (s + 1) & mask;
   }
-  sd_group *g = &sd->groups[s];
-  g->key = key;
+  sd->keys[s] = key;
   sd->used_groups++;
-  return sd->recent = g;
+  return &sd->times[s];
 }
 
 /* A stream that walks through memory reaches the next group soon; its
  * slot is somewhere random in the table, so ask for it now. */
-static inline void group_prefetch_next(const cb_stackdist *sd, uint64_t line) {
-  uint64_t next = line / SD_GROUP_LINES + 2;
-  __builtin_prefetch(&sd->groups[group_slot(next, sd->n_groups)]);
+static inline void group_prefetch(const cb_stackdist *sd, uint64_t key) {
+  size_t s = group_slot(key, sd->n_groups);
+  __builtin_prefetch(&sd->keys[s]);
+  __builtin_prefetch(&sd->times[s]);
 }
 
 /* Times 1..now as the first `now` bits, the tree holding every full word
@@ -124,7 +142,7 @@ static uint32_t round_cap(uint64_t want) {
 
 /* Renumbers the live times 1..distinct, keeping their order, and makes
  * room for at least as many new times as there are lines. */
-static bool renumber(cb_stackdist *sd) {
+COUNTS_BITS static bool renumber(cb_stackdist *sd) {
   uint32_t words = sd->cap / 64;
   /* before[w]: live times in the words before w (in the tree's array,
    * rebuilt below). */
@@ -134,22 +152,22 @@ static bool renumber(cb_stackdist *sd) {
     sum += popcount64(sd->live[w]);
   }
   for (size_t g = 0; g < sd->n_groups; g++) {
-    if (!sd->groups[g].key)
+    if (!sd->keys[g])
       continue;
     for (int k = 0; k < SD_GROUP_LINES; k++) {
-      uint32_t t = sd->groups[g].time[k];
+      uint32_t t = sd->times[g].time[k];
       if (!t)
         continue;
       uint32_t w = (t - 1) / 64, b = (t - 1) % 64;
       uint64_t below = sd->live[w] & ((1ull << b) - 1);
-      sd->groups[g].time[k] = before[w] + popcount64(below) + 1;
+      sd->times[g].time[k] = before[w] + popcount64(below) + 1;
     }
   }
-  uint64_t want = 2 * sd->distinct;
+  uint64_t want = 4 * sd->distinct; /* a renumbering every 3n times */
   if (want < sd->initial_cap)
     want = sd->initial_cap;
   if (want > (1u << 31))
-    return false; /* over 2^30 distinct lines: times would overflow */
+    return false; /* over 2^29 distinct lines: times would overflow */
   uint32_t cap = round_cap(want);
   if (cap > sd->cap) {
     uint64_t *nl = realloc(sd->live, cap / 64 * sizeof *nl);
@@ -185,17 +203,18 @@ static void out_of_memory(void) {
   abort();
 }
 
-uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
+COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
   if (sd->now == sd->cap && !renumber(sd))
     out_of_memory();
-  sd_group *g = sd->recent;
-  if (!g || g->key != line / SD_GROUP_LINES + 1) {
-    g = group_find(sd, line);
-    if (!g)
+  uint64_t key = line / SD_GROUP_LINES + 1;
+  if (key != sd->recent_key) {
+    sd->recent = group_find(sd, key);
+    if (!sd->recent)
       out_of_memory();
-    group_prefetch_next(sd, line);
+    sd->recent_key = key;
+    group_prefetch(sd, key + 1);
   }
-  uint32_t *slot = &g->time[line % SD_GROUP_LINES];
+  uint32_t *slot = &sd->recent->time[line % SD_GROUP_LINES];
   uint32_t t = ++sd->now;
   uint32_t w = (t - 1) / 64;
   if (w != sd->cur_word) { /* the newest word is full: into the tree */
@@ -239,12 +258,13 @@ bool cb_stackdist_init(cb_stackdist *sd, uint32_t initial_cap) {
   sd->live = malloc(sd->cap / 64 * sizeof *sd->live);
   sd->tree = malloc(((size_t)sd->cap / 64 + 1) * sizeof *sd->tree);
   sd->n_groups = MIN_GROUPS;
-  sd->groups = calloc(sd->n_groups, sizeof *sd->groups);
+  sd->keys = calloc(sd->n_groups, sizeof *sd->keys);
+  sd->times = times_alloc(sd->n_groups);
   sd->hist_cap = 64;
   sd->hist = calloc(sd->hist_cap, sizeof *sd->hist);
   sd->hist_len = 1;
   sd->last_line = NO_LINE;
-  if (!sd->live || !sd->tree || !sd->groups || !sd->hist) {
+  if (!sd->live || !sd->tree || !sd->keys || !sd->times || !sd->hist) {
     cb_stackdist_free(sd);
     return false;
   }
@@ -255,18 +275,20 @@ bool cb_stackdist_init(cb_stackdist *sd, uint32_t initial_cap) {
 void cb_stackdist_free(cb_stackdist *sd) {
   free(sd->live);
   free(sd->tree);
-  free(sd->groups);
+  free(sd->keys);
+  free(sd->times);
   free(sd->hist);
   memset(sd, 0, sizeof *sd);
 }
 
 void cb_stackdist_reset(cb_stackdist *sd) {
   times_fill(sd, 0);
-  memset(sd->groups, 0, sd->n_groups * sizeof *sd->groups);
+  memset(sd->keys, 0, sd->n_groups * sizeof *sd->keys);
+  memset(sd->times, 0, sd->n_groups * sizeof *sd->times);
   memset(sd->hist, 0, sd->hist_cap * sizeof *sd->hist);
   sd->hist_len = 1;
   sd->used_groups = 0;
-  sd->recent = NULL;
+  sd->recent_key = 0;
   sd->cold = sd->distinct = 0;
   sd->last_line = NO_LINE;
 }

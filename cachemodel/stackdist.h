@@ -25,10 +25,11 @@
 #define SD_COLD UINT64_MAX /* distance of a first reference */
 #define SD_GROUP_LINES 16  /* consecutive lines sharing one hash entry */
 
-typedef struct sd_group {
-  uint64_t key; /* (line / SD_GROUP_LINES) + 1; 0 marks an empty slot */
-  uint32_t time[SD_GROUP_LINES]; /* last reference, 0 = never */
-} sd_group;
+/* The last reference times of a group of lines, 0 = never: one cache
+ * line, apart from the keys so that probing stays dense. */
+typedef struct sd_times {
+  _Alignas(64) uint32_t time[SD_GROUP_LINES];
+} sd_times;
 
 typedef struct cb_stackdist {
   uint64_t last_line; /* the most recent reference (distance 0 again) */
@@ -44,10 +45,14 @@ typedef struct cb_stackdist {
   uint32_t cur_word; /* the word of `now`: its count is not in the tree */
   uint64_t *live;    /* cap / 64 words */
   uint32_t *tree;    /* Fenwick tree of word counts, tree[1..cap/64] */
-  sd_group *groups;  /* open addressing, linear probing */
-  size_t n_groups;   /* a power of two */
+  /* Hash table of groups, open addressing with linear probing: slot s
+   * holds key (line / SD_GROUP_LINES) + 1 (0 = empty) and its times. */
+  uint64_t *keys;
+  sd_times *times;
+  size_t n_groups; /* a power of two */
   size_t used_groups;
-  sd_group *recent; /* the group of last_line, or NULL */
+  uint64_t recent_key; /* the group of last_line, 0 if none */
+  sd_times *recent;
 } cb_stackdist;
 
 /* initial_cap: the first number of times (tests make it tiny to exercise
