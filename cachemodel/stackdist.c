@@ -127,6 +127,8 @@ static void times_fill(cb_stackdist *sd, uint32_t now) {
   memset(sd->tree, 0, ((size_t)words + 1) * sizeof *sd->tree);
   sd->now = now;
   sd->cur_word = now ? (now - 1) / 64 : 0;
+  sd->pend_count = 0;
+  sd->prefix_valid = false;
   for (uint32_t w = 0; w < now / 64; w++)
     sd->live[w] = UINT64_MAX;
   if (now % 64)
@@ -237,8 +239,20 @@ COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
   uint32_t ow = (old - 1) / 64, ob = (old - 1) % 64;
   uint64_t after = popcount64((sd->live[ow] >> ob) >> 1);
   if (ow != sd->cur_word) {
-    after += sd->distinct + 1 - tree_prefix(sd->tree, ow + 1);
-    tree_add(sd->tree, sd->cap / 64, ow + 1, (uint32_t)-1);
+    if (sd->pend_count && sd->pend_word != ow) {
+      tree_add(sd->tree, sd->cap / 64, sd->pend_word + 1, -sd->pend_count);
+      sd->pend_count = 0;
+      sd->prefix_valid &= sd->prefix_word < sd->pend_word;
+    }
+    if (!sd->prefix_valid || sd->prefix_word != ow) {
+      sd->prefix = tree_prefix(sd->tree, ow + 1);
+      sd->prefix_word = ow;
+      sd->prefix_valid = true;
+    }
+    /* The tree still counts the pending removals, all from word ow. */
+    after += sd->distinct + 1 - (sd->prefix - sd->pend_count);
+    sd->pend_word = ow;
+    sd->pend_count++;
   }
   sd->live[ow] &= ~(1ull << ob);
   uint64_t d = after - 1;
