@@ -128,7 +128,7 @@ static void times_fill(cb_stackdist *sd, uint32_t now) {
   sd->now = now;
   sd->cur_word = now ? (now - 1) / 64 : 0;
   sd->pend_count = 0;
-  sd->prefix_valid = false;
+  sd->finger_valid = false;
   for (uint32_t w = 0; w < now / 64; w++)
     sd->live[w] = UINT64_MAX;
   if (now % 64)
@@ -239,19 +239,16 @@ COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
   uint32_t ow = (old - 1) / 64, ob = (old - 1) % 64;
   uint64_t after = popcount64((sd->live[ow] >> ob) >> 1);
   if (ow != sd->cur_word) {
-    if (sd->pend_count && sd->pend_word != ow) {
-      tree_add(sd->tree, sd->cap / 64, sd->pend_word + 1, -sd->pend_count);
+    if (!sd->finger_valid || sd->finger_word != ow) {
+      if (sd->pend_count)
+        tree_add(sd->tree, sd->cap / 64, sd->finger_word + 1, -sd->pend_count);
       sd->pend_count = 0;
-      sd->prefix_valid &= sd->prefix_word < sd->pend_word;
-    }
-    if (!sd->prefix_valid || sd->prefix_word != ow) {
-      sd->prefix = tree_prefix(sd->tree, ow + 1);
-      sd->prefix_word = ow;
-      sd->prefix_valid = true;
+      sd->finger_word = ow;
+      sd->finger_prefix = tree_prefix(sd->tree, ow + 1);
+      sd->finger_valid = true;
     }
     /* The tree still counts the pending removals, all from word ow. */
-    after += sd->distinct + 1 - (sd->prefix - sd->pend_count);
-    sd->pend_word = ow;
+    after += sd->distinct + 1 - (sd->finger_prefix - sd->pend_count);
     sd->pend_count++;
   }
   sd->live[ow] &= ~(1ull << ob);

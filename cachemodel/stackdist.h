@@ -7,7 +7,7 @@
  * the time's 64-bit word plus a Fenwick tree of per-word counts. The tree
  * leaves out the newest word (all new times land there), which is folded
  * in once full: so a new time costs O(1) (and a sweep's reference, see
- * pend_word below, O(1) amortized), and the bitmap (1 bit per time)
+ * the finger below, O(1) amortized), and the bitmap (1 bit per time)
  * and the tree (4 bytes per 64 times) stay small enough for the caches.
  * Times are renumbered densely when the bitmap fills, so memory follows
  * the distinct lines, not the length of the stream.
@@ -44,15 +44,17 @@ typedef struct cb_stackdist {
   uint32_t cap; /* a multiple of 64 */
   uint32_t initial_cap;
   uint32_t cur_word; /* the word of `now`: its count is not in the tree */
-  /* Removals from one older word wait to enter the tree together, and the
-   * tree's prefix sum up to one word is kept: a stream that revisits
-   * lines in the order it last saw them (a sweep) removes times from the
-   * same word 64 times in a row, and asks the same prefix. */
-  uint32_t pend_word, pend_count; /* pend_count times gone from pend_word */
-  uint32_t prefix_word;           /* tree prefix through this word ... */
-  uint32_t prefix;                /* ... is this, */
-  bool prefix_valid;              /* if this is true */
-  uint64_t *live;                 /* cap / 64 words */
+  /* A finger on one older word: the removals from it wait to enter the
+   * tree together, and the tree's prefix sum through it is kept. A stream
+   * that revisits lines in the order it last saw them (a sweep) removes
+   * 64 times in a row from one word and asks the same prefix each time.
+   * Adding the newest word to the tree leaves that prefix alone (it is
+   * further on). */
+  uint32_t finger_word;
+  uint32_t finger_prefix; /* tree prefix through finger_word */
+  uint32_t pend_count;    /* times gone from finger_word, not in the tree */
+  bool finger_valid;
+  uint64_t *live; /* cap / 64 words */
   uint32_t *tree; /* Fenwick tree of word counts, tree[1..cap/64] */
   /* Hash table of groups, open addressing with linear probing: slot s
    * holds key (line / SD_GROUP_LINES) + 1 (0 = empty) and its times. */
