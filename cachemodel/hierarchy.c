@@ -20,6 +20,7 @@ struct cb_hierarchy {
   uint32_t n_sites;
   cb_site_stats *sites; /* n_sites * n_levels, site-major */
   bool classify;
+  uint64_t slow_accesses; /* accesses that missed the fast path */
   cb_level levels[CB_MAX_LEVELS];
   cb_stackdist shadows[CB_MAX_LEVELS];
 };
@@ -108,20 +109,20 @@ static inline uint64_t access_end(uint64_t addr, uint64_t size) {
  * one's store. */
 void cb_hierarchy_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
   cb_level *l1 = &h->levels[0];
-  const uint32_t shift = l1->line_shift, n_sites = h->n_sites;
+  const uint32_t shift = l1->line_shift;
   const uint64_t offset_mask = (1ull << shift) - 1;
-  uint64_t writes = 0, slow = 0, last_line = l1->last_line;
-  for (size_t k = 0; k < n; k++) {
-    const cb_access *a = &batch[k];
+  uint64_t writes = 0, slow_before = h->slow_accesses;
+  uint64_t last_line = l1->last_line;
+  for (const cb_access *a = batch, *end = batch + n; a < end; a++) {
     writes += a->is_write;
-    if (a->site < n_sites)
+    if (a->site < h->n_sites)
       h->sites[(size_t)a->site * h->n_levels].accesses++;
     /* Within one line: its offset plus its size fit (size 0, a byte,
      * always does). */
     if (a->addr >> shift == last_line &&
         (a->addr & offset_mask) + a->size <= offset_mask + 1)
       continue;
-    slow++;
+    h->slow_accesses++;
     access_levels(h, a->addr, access_end(a->addr, a->size), a->is_write,
                   a->site, 0);
     last_line = l1->last_line;
@@ -129,7 +130,7 @@ void cb_hierarchy_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
   l1->accesses += n;
   l1->writes += writes;
   if (l1->shadow)
-    l1->shadow->hist[0] += n - slow;
+    l1->shadow->hist[0] += n - (h->slow_accesses - slow_before);
 }
 
 void cb_hierarchy_access(cb_hierarchy *h, uint64_t addr, uint32_t size,
