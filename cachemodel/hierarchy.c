@@ -53,22 +53,23 @@ static inline bool level_ref_lines(cb_level *lv, uint64_t first, uint64_t last,
       break;
     line++;
   }
-  /* The repeat fast path below may trust last_line only while it is
-   * cached: a write miss without allocation leaves it out. */
+  /* The repeat fast path may trust last_line only while it is cached: a
+   * write miss without allocation leaves it out. */
   lv->last_line = hit || !is_write || lv->write_allocate ? last : NO_LINE;
   return missed;
 }
 
-/* Everything but the repeat fast path of the first level. */
+/* An access that missed the first level's fast path, from the first
+ * level down; the first level's access counters are the caller's. */
 static void __attribute__((noinline))
 access_levels(cb_hierarchy *h, uint64_t addr, uint64_t end, bool is_write,
-              uint32_t site, unsigned from) {
+              uint32_t site) {
   cb_site_stats *ss =
       site < h->n_sites ? &h->sites[(size_t)site * h->n_levels] : NULL;
-  for (unsigned i = from; i < h->n_levels; i++) {
+  for (unsigned i = 0; i < h->n_levels; i++) {
     cb_level *lv = &h->levels[i];
     uint64_t first = addr >> lv->line_shift, last = end >> lv->line_shift;
-    if (i > from) {
+    if (i > 0) { /* the same fast path as the first level's */
       lv->accesses++;
       lv->writes += is_write;
       if (ss)
@@ -124,7 +125,7 @@ void cb_hierarchy_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
       continue;
     h->slow_accesses++;
     access_levels(h, a->addr, access_end(a->addr, a->size), a->is_write,
-                  a->site, 0);
+                  a->site);
     last_line = l1->last_line;
   }
   l1->accesses += n;
@@ -147,7 +148,7 @@ void cb_hierarchy_access(cb_hierarchy *h, uint64_t addr, uint32_t size,
   l1->writes += is_write;
   if (site < h->n_sites)
     h->sites[(size_t)site * h->n_levels].accesses++;
-  access_levels(h, addr, access_end(addr, size), is_write, site, 0);
+  access_levels(h, addr, access_end(addr, size), is_write, site);
 }
 
 static void set_err(char *err, size_t n, const char *msg, const char *name) {

@@ -35,9 +35,7 @@ bool cb_level_init(cb_level *lv, const cb_level_config *cfg,
   }
   if (lv->assoc > WIDE_ASSOC) {
     lv->wide = malloc(sizeof *lv->wide);
-    if (!lv->wide ||
-        !cb_wideset_init(lv->wide, lv->set_mask + 1, lv->assoc, lv->policy,
-                         lv->tags, lv->plru_bits, lv->plru_words, &lv->rng)) {
+    if (!lv->wide || !cb_wideset_init(lv->wide, lv->set_mask + 1, lv->assoc)) {
       free(lv->wide);
       lv->wide = NULL;
       cb_level_free(lv);

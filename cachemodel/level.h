@@ -46,7 +46,7 @@ static inline bool cb_level_ref(cb_level *lv, uint64_t line, bool is_write) {
   uint64_t *set = lv->tags + set_index * lv->assoc;
   bool fill = !is_write || lv->write_allocate;
   if (lv->wide)
-    return cb_wideset_ref(lv->wide, set_index, line, fill);
+    return cb_wideset_ref(lv->wide, lv, set_index, line, fill);
   switch (lv->policy) {
   case CB_POLICY_LRU:
     /* The common geometries get their own copy with the loop bound a

@@ -1,6 +1,6 @@
 /* Wide sets: O(1) lookups through a hash table; see wideset.h. */
 #include "wideset.h"
-#include "policy.h"
+#include "level.h"
 
 #include <stdlib.h>
 
@@ -76,25 +76,26 @@ static bool keeps_order(cb_policy p) {
   return p == CB_POLICY_LRU || p == CB_POLICY_FIFO || p == CB_POLICY_MRU;
 }
 
-bool cb_wideset_ref(cb_wideset *ws, uint64_t set, uint64_t line, bool fill) {
-  uint32_t base = (uint32_t)(set * ws->assoc);
-  uint64_t *bits = ws->plru_bits ? ws->plru_bits + set * ws->plru_words : NULL;
+bool cb_wideset_ref(cb_wideset *ws, cb_level *lv, uint64_t set, uint64_t line,
+                    bool fill) {
+  uint32_t base = (uint32_t)(set * lv->assoc);
+  uint64_t *bits = lv->plru_bits ? lv->plru_bits + set * lv->plru_words : NULL;
   uint32_t g = table_find(ws, line);
   if (g != NONE) {
-    if (ws->policy == CB_POLICY_LRU || ws->policy == CB_POLICY_MRU) {
+    if (lv->policy == CB_POLICY_LRU || lv->policy == CB_POLICY_MRU) {
       list_unlink(ws, set, g);
       list_push_front(ws, set, g);
-    } else if (ws->policy == CB_POLICY_PLRU) {
-      plru_touch_way(bits, ws->log2_assoc, g - base);
+    } else if (lv->policy == CB_POLICY_PLRU) {
+      plru_touch_way(bits, lv->log2_assoc, g - base);
     }
     return true;
   }
   if (!fill)
     return false;
-  if (ws->filled[set] < ws->assoc) {
+  if (ws->filled[set] < lv->assoc) {
     g = base + ws->filled[set]++; /* the lowest empty way */
   } else {
-    switch (ws->policy) {
+    switch (lv->policy) {
     case CB_POLICY_LRU:
     case CB_POLICY_FIFO:
       g = ws->tail[set]; /* least recently used / oldest fill */
@@ -103,41 +104,31 @@ bool cb_wideset_ref(cb_wideset *ws, uint64_t set, uint64_t line, bool fill) {
       g = ws->head[set];
       break;
     case CB_POLICY_PLRU:
-      g = base + plru_victim(bits, ws->log2_assoc);
+      g = base + plru_victim(bits, lv->log2_assoc);
       break;
     case CB_POLICY_RANDOM:
-      g = base + (uint32_t)(splitmix64_next(ws->rng) % ws->assoc);
+      g = base + (uint32_t)(splitmix64_next(&lv->rng) % lv->assoc);
       break;
     }
-    table_erase(ws, ws->tags[g]);
-    if (keeps_order(ws->policy))
+    table_erase(ws, lv->tags[g]);
+    if (keeps_order(lv->policy))
       list_unlink(ws, set, g);
   }
-  ws->tags[g] = line;
+  lv->tags[g] = line;
   table_insert(ws, line, g);
-  if (keeps_order(ws->policy))
+  if (keeps_order(lv->policy))
     list_push_front(ws, set, g);
-  else if (ws->policy == CB_POLICY_PLRU)
-    plru_touch_way(bits, ws->log2_assoc, g - base);
+  else if (lv->policy == CB_POLICY_PLRU)
+    plru_touch_way(bits, lv->log2_assoc, g - base);
   return false;
 }
 
-bool cb_wideset_init(cb_wideset *ws, uint64_t n_sets, uint32_t assoc,
-                     cb_policy policy, uint64_t *tags, uint64_t *plru_bits,
-                     uint32_t plru_words, uint64_t *rng) {
+bool cb_wideset_init(cb_wideset *ws, uint64_t n_sets, uint32_t assoc) {
   memset(ws, 0, sizeof *ws);
   uint64_t lines = n_sets * assoc, slots = 1;
   while (slots < 2 * lines)
     slots *= 2;
-  ws->assoc = assoc;
   ws->n_sets = n_sets;
-  ws->policy = policy;
-  while ((1u << ws->log2_assoc) < assoc)
-    ws->log2_assoc++;
-  ws->tags = tags;
-  ws->plru_bits = plru_bits;
-  ws->plru_words = plru_words;
-  ws->rng = rng;
   ws->mask = slots - 1;
   ws->keys = malloc(slots * sizeof *ws->keys);
   ws->ways = malloc(slots * sizeof *ws->ways);

@@ -10,42 +10,38 @@
 #ifndef CBANA_CACHEMODEL_WIDESET_H
 #define CBANA_CACHEMODEL_WIDESET_H
 
-#include "cbana/cache.h"
+#include <stdbool.h>
+#include <stdint.h>
 
 #define WIDE_ASSOC 32
 
+struct cb_level;
+
+/* The state a wide level adds; geometry, policy, tags, PLRU bits and the
+ * random generator stay the level's. */
 typedef struct cb_wideset {
-  uint32_t assoc;
-  uint64_t n_sets;
-  cb_policy policy;
-  uint32_t log2_assoc;
-  uint64_t *rng;       /* the level's generator (random) */
-  uint64_t *tags;      /* the level's tags, n_sets * assoc, by way */
-  uint32_t *filled;    /* per set: ways in use (ways 0..filled-1) */
-  uint32_t *prev;      /* per way (global index): list neighbours, */
-  uint32_t *next;      /* NONE at the ends */
-  uint32_t *head;      /* per set: most recent (LRU, MRU) or newest fill */
-  uint32_t *tail;      /* per set: the other end */
-  uint64_t *plru_bits; /* the level's PLRU trees (policy plru) */
-  uint32_t plru_words;
-  /* Hash table line -> global way index; linear probing, backward-shift
-   * deletion, keys NO_LINE when empty. */
+  uint32_t *filled; /* per set: ways in use (ways 0..filled-1) */
+  uint32_t *head;   /* per set: most recent (LRU, MRU) or newest fill */
+  uint32_t *tail;   /* per set: the other end */
+  uint32_t *prev;   /* per way (global index): list neighbours, */
+  uint32_t *next;   /* UINT32_MAX at the ends */
+  /* Hash table line -> global way index (set * assoc + way); linear
+   * probing, backward-shift deletion, keys NO_LINE when empty. */
   uint64_t *keys;
   uint32_t *ways;
   uint64_t mask;
+  uint64_t n_sets;
 } cb_wideset;
 
-/* For a level of n_sets sets of assoc ways whose tags (and PLRU bits, rng)
- * the level owns. False if memory runs out. */
-bool cb_wideset_init(cb_wideset *ws, uint64_t n_sets, uint32_t assoc,
-                     cb_policy policy, uint64_t *tags, uint64_t *plru_bits,
-                     uint32_t plru_words, uint64_t *rng);
+/* For n_sets sets of assoc ways. False if memory runs out. */
+bool cb_wideset_init(cb_wideset *ws, uint64_t n_sets, uint32_t assoc);
 void cb_wideset_free(cb_wideset *ws);
 /* Empties every set (the level resets its tags and bits). */
 void cb_wideset_reset(cb_wideset *ws);
 
-/* One line reference in set `set`: true on a hit; fills on a miss if
- * `fill`. */
-bool cb_wideset_ref(cb_wideset *ws, uint64_t set, uint64_t line, bool fill);
+/* One line reference in set `set` of level lv: true on a hit; fills on
+ * a miss if `fill`. */
+bool cb_wideset_ref(cb_wideset *ws, struct cb_level *lv, uint64_t set,
+                    uint64_t line, bool fill);
 
 #endif
