@@ -17,8 +17,13 @@
  *          ir      irregular: index from a 64-bit LCG computed in the
  *                  program (registers only), seeded with SEED
  *          rand    irregular: index rand() % N, after srand(SEED) (glibc)
+ *          line    regular, one cache line apart: element 8*i (array, soa),
+ *                  record 2*i (aos), field (8*i) % 64 (struct); the data
+ *                  hold 8*N (2*N) elements. With N*64 bytes over the L1
+ *                  size every load misses, as in the paper's Table IV rows.
  * N, M     elements per loop and number of loops: N*M loads (2*N*M for aos
- *          and soa), 10^4 to 10^8 with one binary.
+ *          and soa), 10^4 to 10^8 with one binary. The global and stack
+ *          caps apply to the elements held (8*N or 2*N for line).
  *
  * The data are initialised (written) once before the loops. The program
  * prints one line: the sum of every value loaded. Only malloc/free, printf,
@@ -32,7 +37,11 @@
 
 enum layout { L_ARRAY, L_STRUCT, L_AOS, L_SOA };
 enum storage { S_GLOBAL, S_STACK, S_HEAP };
-enum pattern { P_R, P_IR, P_RAND };
+enum pattern { P_R, P_IR, P_RAND, P_LINE };
+
+/* elements per 64-byte line: doubles, and 32-byte records */
+#define LINE_DOUBLES 8
+#define LINE_RECS 2
 
 struct rec {
   double x;
@@ -72,6 +81,17 @@ static struct soa_global g_soa;
 static unsigned long long lcg(unsigned long long s)
 {
   return s * 6364136223846793005ULL + 1442695040888963407ULL;
+}
+
+/* Elements the data hold: N, or one line's worth per load for P_LINE (the
+   struct layout always holds its STRUCT_FIELDS fields). */
+static long held_elems(int layout, long n, int pat)
+{
+  if (layout == L_STRUCT)
+    return STRUCT_FIELDS;
+  if (pat != P_LINE)
+    return n;
+  return n * (layout == L_AOS ? LINE_RECS : LINE_DOUBLES);
 }
 
 static void init_array(double *a, long n)
@@ -121,6 +141,10 @@ static double run_array(const double *a, long n, long m, int pat,
     for (j = 0; j < m; j++)
       for (i = 0; i < n; i++)
         sum += a[i];
+  } else if (pat == P_LINE) {
+    for (j = 0; j < m; j++)
+      for (i = 0; i < n; i++)
+        sum += a[i * LINE_DOUBLES];
   } else if (pat == P_IR) {
     for (j = 0; j < m; j++)
       for (i = 0; i < n; i++) {
@@ -147,6 +171,10 @@ static double run_struct(const struct blob *b, long n, long m, int pat,
     for (j = 0; j < m; j++)
       for (i = 0; i < n; i++)
         sum += b->f[i % STRUCT_FIELDS];
+  } else if (pat == P_LINE) {
+    for (j = 0; j < m; j++)
+      for (i = 0; i < n; i++)
+        sum += b->f[(i * LINE_DOUBLES) % STRUCT_FIELDS];
   } else if (pat == P_IR) {
     for (j = 0; j < m; j++)
       for (i = 0; i < n; i++) {
@@ -173,6 +201,10 @@ static double run_aos(const struct rec *a, long n, long m, int pat,
     for (j = 0; j < m; j++)
       for (i = 0; i < n; i++)
         sum += a[i].x + a[i].y;
+  } else if (pat == P_LINE) {
+    for (j = 0; j < m; j++)
+      for (i = 0; i < n; i++)
+        sum += a[i * LINE_RECS].x + a[i * LINE_RECS].y;
   } else if (pat == P_IR) {
     for (j = 0; j < m; j++)
       for (i = 0; i < n; i++) {
@@ -202,6 +234,10 @@ static double run_soa(const double *x, const double *y, long n, long m,
     for (j = 0; j < m; j++)
       for (i = 0; i < n; i++)
         sum += x[i] + y[i];
+  } else if (pat == P_LINE) {
+    for (j = 0; j < m; j++)
+      for (i = 0; i < n; i++)
+        sum += x[i * LINE_DOUBLES] + y[i * LINE_DOUBLES];
   } else if (pat == P_IR) {
     for (j = 0; j < m; j++)
       for (i = 0; i < n; i++) {
@@ -224,16 +260,16 @@ static double on_global(int layout, long n, long m, int pat, unsigned seed)
 {
   switch (layout) {
   case L_ARRAY:
-    init_array(g_array, n);
+    init_array(g_array, held_elems(L_ARRAY, n, pat));
     return run_array(g_array, n, m, pat, seed);
   case L_STRUCT:
     init_blob(&g_blob);
     return run_struct(&g_blob, n, m, pat, seed);
   case L_AOS:
-    init_aos(g_aos, n);
+    init_aos(g_aos, held_elems(L_AOS, n, pat));
     return run_aos(g_aos, n, m, pat, seed);
   default:
-    init_soa(g_soa.x, g_soa.y, n);
+    init_soa(g_soa.x, g_soa.y, held_elems(L_SOA, n, pat));
     return run_soa(g_soa.x, g_soa.y, n, m, pat, seed);
   }
 }
@@ -241,7 +277,7 @@ static double on_global(int layout, long n, long m, int pat, unsigned seed)
 static double stack_array(long n, long m, int pat, unsigned seed)
 {
   double a[STACK_MAX];
-  init_array(a, n);
+  init_array(a, held_elems(L_ARRAY, n, pat));
   return run_array(a, n, m, pat, seed);
 }
 
@@ -255,14 +291,14 @@ static double stack_struct(long n, long m, int pat, unsigned seed)
 static double stack_aos(long n, long m, int pat, unsigned seed)
 {
   struct rec a[STACK_MAX];
-  init_aos(a, n);
+  init_aos(a, held_elems(L_AOS, n, pat));
   return run_aos(a, n, m, pat, seed);
 }
 
 static double stack_soa(long n, long m, int pat, unsigned seed)
 {
   struct soa_stack s;
-  init_soa(s.x, s.y, n);
+  init_soa(s.x, s.y, held_elems(L_SOA, n, pat));
   return run_soa(s.x, s.y, n, m, pat, seed);
 }
 
@@ -286,10 +322,11 @@ static double on_heap(int layout, long n, long m, int pat, unsigned seed)
 
   switch (layout) {
   case L_ARRAY: {
-    double *a = malloc((size_t)n * sizeof *a);
+    long h = held_elems(L_ARRAY, n, pat);
+    double *a = malloc((size_t)h * sizeof *a);
     if (!a)
       return -1.0;
-    init_array(a, n);
+    init_array(a, h);
     r = run_array(a, n, m, pat, seed);
     free(a);
     return r;
@@ -304,21 +341,23 @@ static double on_heap(int layout, long n, long m, int pat, unsigned seed)
     return r;
   }
   case L_AOS: {
-    struct rec *a = malloc((size_t)n * sizeof *a);
+    long h = held_elems(L_AOS, n, pat);
+    struct rec *a = malloc((size_t)h * sizeof *a);
     if (!a)
       return -1.0;
-    init_aos(a, n);
+    init_aos(a, h);
     r = run_aos(a, n, m, pat, seed);
     free(a);
     return r;
   }
   default: {
+    long h = held_elems(L_SOA, n, pat);
     struct soa_heap s;
-    s.x = malloc((size_t)n * sizeof *s.x);
-    s.y = malloc((size_t)n * sizeof *s.y);
+    s.x = malloc((size_t)h * sizeof *s.x);
+    s.y = malloc((size_t)h * sizeof *s.y);
     if (!s.x || !s.y)
       return -1.0;
-    init_soa(s.x, s.y, n);
+    init_soa(s.x, s.y, h);
     r = run_soa(s.x, s.y, n, m, pat, seed);
     free(s.x);
     free(s.y);
@@ -347,7 +386,7 @@ static int lookup(const char *s, const char *const names[], int count)
 
 static const char *const layouts[] = {"array", "struct", "aos", "soa"};
 static const char *const storages[] = {"global", "stack", "heap"};
-static const char *const patterns[] = {"r", "ir", "rand"};
+static const char *const patterns[] = {"r", "ir", "rand", "line"};
 
 int main(int argc, char **argv)
 {
@@ -358,21 +397,21 @@ int main(int argc, char **argv)
 
   if (argc < 6) {
     printf("usage: load_loop array|struct|aos|soa global|stack|heap "
-           "r|ir|rand N M [SEED]\n");
+           "r|ir|rand|line N M [SEED]\n");
     return 2;
   }
   layout = lookup(argv[1], layouts, 4);
   storage = lookup(argv[2], storages, 3);
-  pat = lookup(argv[3], patterns, 3);
+  pat = lookup(argv[3], patterns, 4);
   n = atol(argv[4]);
   m = atol(argv[5]);
   if (argc > 6)
     seed = (unsigned)strtol(argv[6], NULL, 10);
   cap = storage == S_GLOBAL ? GLOBAL_MAX : storage == S_STACK ? STACK_MAX : 0;
   if (layout < 0 || storage < 0 || pat < 0 || n < 1 || m < 0 ||
-      (cap > 0 && n > cap)) {
-    printf("load_loop: bad arguments (N at most %ld for global, %ld for "
-           "stack)\n",
+      (cap > 0 && held_elems(layout, n, pat) > cap)) {
+    printf("load_loop: bad arguments (at most %ld elements for global, %ld "
+           "for stack)\n",
            GLOBAL_MAX, STACK_MAX);
     return 2;
   }
