@@ -78,15 +78,13 @@ static struct soa_global g_soa;
 
 /* Next state of the in-program generator (Knuth's MMIX LCG); the index is
    taken from the high bits. */
-static unsigned long long lcg(unsigned long long s)
-{
+static unsigned long long lcg(unsigned long long s) {
   return s * 6364136223846793005ULL + 1442695040888963407ULL;
 }
 
 /* Elements the data hold: N, or one line's worth per load for P_LINE (the
    struct layout always holds its STRUCT_FIELDS fields). */
-static long held_elems(int layout, long n, int pat)
-{
+static long held_elems(int layout, long n, int pat) {
   if (layout == L_STRUCT)
     return STRUCT_FIELDS;
   if (pat != P_LINE)
@@ -94,15 +92,13 @@ static long held_elems(int layout, long n, int pat)
   return n * (layout == L_AOS ? LINE_RECS : LINE_DOUBLES);
 }
 
-static void init_array(double *a, long n)
-{
+static void init_array(double *a, long n) {
   long i;
   for (i = 0; i < n; i++)
     a[i] = (double)(i % 1000);
 }
 
-static void init_blob(struct blob *b)
-{
+static void init_blob(struct blob *b) {
   int k;
   b->id = 7;
   for (k = 0; k < STRUCT_FIELDS; k++)
@@ -110,8 +106,7 @@ static void init_blob(struct blob *b)
   b->tail = 9;
 }
 
-static void init_aos(struct rec *a, long n)
-{
+static void init_aos(struct rec *a, long n) {
   long i;
   for (i = 0; i < n; i++) {
     a[i].x = (double)(i % 1000);
@@ -121,8 +116,7 @@ static void init_aos(struct rec *a, long n)
   }
 }
 
-static void init_soa(double *x, double *y, long n)
-{
+static void init_soa(double *x, double *y, long n) {
   long i;
   for (i = 0; i < n; i++) {
     x[i] = (double)(i % 1000);
@@ -131,8 +125,7 @@ static void init_soa(double *x, double *y, long n)
 }
 
 static double run_array(const double *a, long n, long m, int pat,
-                        unsigned seed)
-{
+                        unsigned seed) {
   double sum = 0.0;
   long i, j;
   unsigned long long s = seed;
@@ -161,8 +154,7 @@ static double run_array(const double *a, long n, long m, int pat,
 }
 
 static double run_struct(const struct blob *b, long n, long m, int pat,
-                         unsigned seed)
-{
+                         unsigned seed) {
   double sum = 0.0;
   long i, j;
   unsigned long long s = seed;
@@ -191,8 +183,7 @@ static double run_struct(const struct blob *b, long n, long m, int pat,
 }
 
 static double run_aos(const struct rec *a, long n, long m, int pat,
-                      unsigned seed)
-{
+                      unsigned seed) {
   double sum = 0.0;
   long i, j, k;
   unsigned long long s = seed;
@@ -223,9 +214,8 @@ static double run_aos(const struct rec *a, long n, long m, int pat,
   return sum;
 }
 
-static double run_soa(const double *x, const double *y, long n, long m,
-                      int pat, unsigned seed)
-{
+static double run_soa(const double *x, const double *y, long n, long m, int pat,
+                      unsigned seed) {
   double sum = 0.0;
   long i, j, k;
   unsigned long long s = seed;
@@ -256,8 +246,7 @@ static double run_soa(const double *x, const double *y, long n, long m,
   return sum;
 }
 
-static double on_global(int layout, long n, long m, int pat, unsigned seed)
-{
+static double on_global(int layout, long n, long m, int pat, unsigned seed) {
   switch (layout) {
   case L_ARRAY:
     init_array(g_array, held_elems(L_ARRAY, n, pat));
@@ -274,36 +263,31 @@ static double on_global(int layout, long n, long m, int pat, unsigned seed)
   }
 }
 
-static double stack_array(long n, long m, int pat, unsigned seed)
-{
+static double stack_array(long n, long m, int pat, unsigned seed) {
   double a[STACK_MAX];
   init_array(a, held_elems(L_ARRAY, n, pat));
   return run_array(a, n, m, pat, seed);
 }
 
-static double stack_struct(long n, long m, int pat, unsigned seed)
-{
+static double stack_struct(long n, long m, int pat, unsigned seed) {
   struct blob b;
   init_blob(&b);
   return run_struct(&b, n, m, pat, seed);
 }
 
-static double stack_aos(long n, long m, int pat, unsigned seed)
-{
+static double stack_aos(long n, long m, int pat, unsigned seed) {
   struct rec a[STACK_MAX];
   init_aos(a, held_elems(L_AOS, n, pat));
   return run_aos(a, n, m, pat, seed);
 }
 
-static double stack_soa(long n, long m, int pat, unsigned seed)
-{
+static double stack_soa(long n, long m, int pat, unsigned seed) {
   struct soa_stack s;
   init_soa(s.x, s.y, held_elems(L_SOA, n, pat));
   return run_soa(s.x, s.y, n, m, pat, seed);
 }
 
-static double on_stack(int layout, long n, long m, int pat, unsigned seed)
-{
+static double on_stack(int layout, long n, long m, int pat, unsigned seed) {
   switch (layout) {
   case L_ARRAY:
     return stack_array(n, m, pat, seed);
@@ -316,8 +300,7 @@ static double on_stack(int layout, long n, long m, int pat, unsigned seed)
   }
 }
 
-static double on_heap(int layout, long n, long m, int pat, unsigned seed)
-{
+static double on_heap(int layout, long n, long m, int pat, unsigned seed) {
   double r;
 
   switch (layout) {
@@ -366,8 +349,7 @@ static double on_heap(int layout, long n, long m, int pat, unsigned seed)
   }
 }
 
-static int streq(const char *a, const char *b)
-{
+static int streq(const char *a, const char *b) {
   while (*a && *a == *b) {
     a++;
     b++;
@@ -375,8 +357,7 @@ static int streq(const char *a, const char *b)
   return *a == *b;
 }
 
-static int lookup(const char *s, const char *const names[], int count)
-{
+static int lookup(const char *s, const char *const names[], int count) {
   int k;
   for (k = 0; k < count; k++)
     if (streq(s, names[k]))
@@ -388,8 +369,7 @@ static const char *const layouts[] = {"array", "struct", "aos", "soa"};
 static const char *const storages[] = {"global", "stack", "heap"};
 static const char *const patterns[] = {"r", "ir", "rand", "line"};
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   int layout, storage, pat;
   long n, m, cap;
   unsigned seed = 1;
