@@ -158,7 +158,7 @@ static void conflict_advice(const cb_program *p, const cb_cache_result *c,
            name, f->class_misses, c->level_names[0], f->class_misses, f->misses,
            f->sets_used, f->n_sets);
   uint64_t s = absd(f->stride);
-  if (s >= g->line && s % g->line == 0 && g->sets > 1) {
+  if (g->line && s >= g->line && s % g->line == 0 && g->sets > 1) {
     uint64_t step = s / g->line;
     uint64_t visited = g->sets / gcd64(g->sets, step % g->sets ? step : 0);
     if (step % g->sets == 0)
