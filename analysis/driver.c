@@ -596,9 +596,15 @@ static void derive_branches(const cb_program *p, cb_results *out) {
       continue;
     uint32_t succ[2] = {p->succs[bl->first_succ], p->succs[bl->first_succ + 1]};
     bool own[2];
+    /* A side is the branch's own when its first block is entered only
+     * through it (other predecessors are back edges from inside). */
     for (int k = 0; k < 2; k++) {
       const cb_block *sb = &p->blocks[fn->first_block + succ[k]];
-      own[k] = succ[0] != succ[1] && sb->n_pred == 1 && succ[k] != br->block;
+      own[k] = succ[0] != succ[1] && succ[k] != br->block;
+      for (uint32_t q = 0; own[k] && q < sb->n_pred; q++) {
+        uint32_t pred = p->preds[sb->first_pred + q];
+        own[k] = pred == br->block || cb_cfg_dominates(fc, succ[k], pred);
+      }
     }
     for (unsigned i = 0; i < out->n_runs; i++) {
       cb_run_result *r = &out->runs[i];

@@ -92,6 +92,10 @@ static void annotate_cache(FILE *out, const cb_program *p,
       if (site->var < p->n_vars && p->vars[site->var].name)
         add_var(x, p->vars[site->var].name);
     }
+    if (!total_acc) { /* a header the program's own code never reached */
+      free(li);
+      continue;
+    }
     fprintf(out, "-- file %s: %" PRIu64 " accesses, %" PRIu64 " %s misses\n",
             p->files[f], total_acc, total_miss, c->level_names[0]);
     print_header(out, c);
