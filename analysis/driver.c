@@ -509,7 +509,7 @@ static void *worker(void *arg) {
   if (!ok) {
     pthread_mutex_lock(&d->lock);
     if (!d->err[0])
-      snprintf(d->err, sizeof d->err, "cache: %s",
+      snprintf(d->err, sizeof d->err, "cache: %.200s",
                err[0] ? err : "out of memory");
     pthread_mutex_unlock(&d->lock);
   }
