@@ -483,8 +483,9 @@ static int key_cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static uint64_t mkkey(uint32_t file, uint32_t line, bool call) {
-  return ((uint64_t)file << 33) | ((uint64_t)line << 1) | (call ? 1 : 0);
+/* kind: 0 memory access, 1 call, 2 conditional branch */
+static uint64_t mkkey(uint32_t file, uint32_t line, unsigned kind) {
+  return ((uint64_t)file << 34) | ((uint64_t)line << 2) | kind;
 }
 
 /* Size of the multiset intersection of two sorted key arrays. */
@@ -729,9 +730,11 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     for (uint32_t i = b->first; i < b->first + b->n; i++) {
       const minst *m = &ins.v[i];
       if (m->kind == MK_MEM)
-        FE_PUSH(keys, mkkey(m->file, m->line, false));
+        FE_PUSH(keys, mkkey(m->file, m->line, 0));
       else if (m->kind == MK_CALL)
-        FE_PUSH(keys, mkkey(m->file, m->line, true));
+        FE_PUSH(keys, mkkey(m->file, m->line, 1));
+      else if (m->kind == MK_JCC && i == b->first + b->n - 1)
+        FE_PUSH(keys, mkkey(m->file, m->line, 2));
       else if ((m->kind == MK_STACK || m->kind == MK_CONST) &&
                i >= prologue_end)
         b->n_hidden++;
@@ -764,6 +767,16 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
         continue;
       const cb_site *s = &f->sites.v[site];
       FE_PUSH(keys, mkkey(s->file, s->line, call));
+    }
+    if (bl->n_ops) {
+      const cb_op *t = &f->ops.v[bl->first_op + bl->n_ops - 1];
+      uint32_t bp = CB_NONE;
+      if (t->code == CB_OP_BR && t->a != CB_NONE)
+        bp = t->aux;
+      else if (t->code == CB_OP_SWITCH)
+        bp = (uint32_t)f->extra.v[t->aux + 1 + 2 * f->extra.v[t->aux]];
+      if (bp < f->branches.n)
+        FE_PUSH(keys, mkkey(f->branches.v[bp].file, f->branches.v[bp].line, 2));
     }
     if (keys.n)
       qsort(keys.v, keys.n, sizeof *keys.v, key_cmp);
@@ -872,6 +885,33 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       }
     }
   }
+  if (getenv("CBANA_DEBUG_MACHINE")) {
+    for (uint32_t i = 0; i < mb.n; i++) {
+      const mblock *b = &mb.v[i];
+      fprintf(stderr, "%s mb%u 0x%llx n%u hidden %u -> ir %d succ", fn->name, i,
+              (unsigned long long)ins.v[b->first].pc, b->n, b->n_hidden,
+              b->ir == CB_NONE ? -1 : (int)b->ir);
+      for (uint32_t k = 0; k < b->n_succ; k++)
+        fprintf(stderr, " %u", b->succ[k]);
+      fprintf(stderr, " keys");
+      for (uint32_t k = 0; k < b->n_keys; k++)
+        fprintf(stderr, " %u%s", (unsigned)((b->keys[k] >> 2) & 0xffffffff),
+                (b->keys[k] & 3) == 1   ? "c"
+                : (b->keys[k] & 3) == 2 ? "b"
+                                        : "");
+      fputc('\n', stderr);
+    }
+    for (uint32_t j = 0; j < fn->n_blocks; j++) {
+      fprintf(stderr, "%s ir%u -> mb %d keys", fn->name, j,
+              ib[j].m == CB_NONE ? -1 : (int)ib[j].m);
+      for (uint32_t k = 0; k < ib[j].n_keys; k++)
+        fprintf(stderr, " %u%s", (unsigned)((ib[j].keys[k] >> 2) & 0xffffffff),
+                (ib[j].keys[k] & 3) == 1   ? "c"
+                : (ib[j].keys[k] & 3) == 2 ? "b"
+                                           : "");
+      fputc('\n', stderr);
+    }
+  }
   /* IR accesses of stack objects per line, to take from the hidden ones */
   for (uint32_t i = 0; i < mb.n; i++) {
     mblock *b = &mb.v[i];
@@ -895,13 +935,13 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       if ((addr & CB_OPND_CONST) || addr >= fn->n_slots || !is_alloca[addr])
         continue;
       const cb_site *s = &f->sites.v[op->aux];
-      FE_PUSH(owed, mkkey(s->file, s->line, false));
+      FE_PUSH(owed, mkkey(s->file, s->line, 0));
     }
     for (uint32_t k = b->first; k < b->first + b->n; k++) {
       const minst *m = &ins.v[k];
       if (m->kind != MK_MEM || !m->stack_indexed)
         continue;
-      uint64_t key = mkkey(m->file, m->line, false);
+      uint64_t key = mkkey(m->file, m->line, 0);
       for (uint32_t q = 0; q < owed.n; q++)
         if (owed.v[q] == key) {
           owed.v[q] = owed.v[--owed.n];
@@ -936,7 +976,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       if ((m->kind != MK_STACK && m->kind != MK_CONST) || k < prologue_end)
         continue;
       if (m->kind == MK_STACK) {
-        uint64_t key = mkkey(m->file, m->line, false);
+        uint64_t key = mkkey(m->file, m->line, 0);
         bool ir_own = false;
         for (uint32_t q = 0; q < owed.n; q++)
           if (owed.v[q] == key) {
