@@ -837,6 +837,29 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
           continue;
         }
       }
+      /* the join of a diamond or triangle from a paired block P (a select
+         the machine code made into a branch): runs as often as P */
+      if (b->preds.n >= 2) {
+        uint32_t P = CB_NONE;
+        bool diamond = true;
+        for (uint32_t k = 0; k < b->preds.n && diamond; k++) {
+          const mblock *x = &mb.v[b->preds.v[k]];
+          uint32_t top = b->preds.v[k];
+          if (x->n_succ == 1 && x->preds.n == 1 && !x->unknown_succ)
+            top = x->preds.v[0];
+          else if (x->ir == CB_NONE)
+            diamond = false;
+          if (P == CB_NONE)
+            P = top;
+          else if (P != top)
+            diamond = false;
+        }
+        if (diamond && P != CB_NONE && P != i && mb.v[P].ir != CB_NONE) {
+          b->ir = mb.v[P].ir;
+          changed = true;
+          continue;
+        }
+      }
       if (b->n_succ == 1 && !b->unknown_succ) {
         mblock *s = &mb.v[b->succ[0]];
         if (s->preds.n == 1 && s->ir != CB_NONE) {
