@@ -112,7 +112,7 @@ static sd_times *group_find(cb_stackdist *sd, uint64_t key) {
 }
 
 /* A stream that walks through memory reaches the next group soon; its
- * slot is somewhere random in the table, so ask for it now. */
+ * slot may be anywhere in the table, so ask for it early. */
 static inline void group_prefetch(const cb_stackdist *sd, uint64_t key) {
   size_t s = group_slot(key, sd->n_groups);
   __builtin_prefetch(&sd->keys[s]);
@@ -210,11 +210,12 @@ COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
     out_of_memory();
   uint64_t key = line / SD_GROUP_LINES + 1;
   if (key != sd->recent_key) {
+    if (key == sd->recent_key + 1) /* walking forward: the next one soon */
+      group_prefetch(sd, key + 1);
     sd->recent = group_find(sd, key);
     if (!sd->recent)
       out_of_memory();
     sd->recent_key = key;
-    group_prefetch(sd, key + 1);
   }
   uint32_t *slot = &sd->recent->time[line % SD_GROUP_LINES];
   uint32_t t = ++sd->now;
