@@ -24,7 +24,7 @@ static inline unsigned popcount64(uint64_t x) {
 
 static void tree_add(uint32_t *tree, uint32_t n, uint32_t i, uint32_t v) {
   for (; i <= n; i += i & -i)
-    tree[i] += v; /* v is a count or (uint32_t)-1: wraps to a subtraction */
+    tree[i] += v; /* a negated count wraps around: a subtraction */
 }
 
 static uint32_t tree_prefix(const uint32_t *tree, uint32_t i) {
@@ -143,7 +143,8 @@ static uint32_t round_cap(uint64_t want) {
 }
 
 /* Renumbers the live times 1..distinct, keeping their order, and makes
- * room for at least as many new times as there are lines. */
+ * room for (at least) three times as many new times as there are lines,
+ * so renumbering costs O(1) per reference amortized. */
 COUNTS_BITS static bool renumber(cb_stackdist *sd) {
   uint32_t words = sd->cap / 64;
   /* before[w]: live times in the words before w (in the tree's array,
