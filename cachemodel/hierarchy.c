@@ -66,31 +66,34 @@ access_levels(cb_hierarchy *h, uint64_t addr, uint64_t end, bool is_write,
               uint32_t site) {
   cb_site_stats *ss =
       site < h->n_sites ? &h->sites[(size_t)site * h->n_levels] : NULL;
-  for (unsigned i = 0; i < h->n_levels; i++) {
-    cb_level *lv = &h->levels[i];
+  const bool classify = h->classify;
+  cb_level *lv = h->levels, *const lv_end = h->levels + h->n_levels;
+  for (;; lv++, ss = ss ? ss + 1 : NULL) {
     uint64_t first = addr >> lv->line_shift, last = end >> lv->line_shift;
-    if (i > 0) { /* the same fast path as the first level's */
-      lv->accesses++;
-      lv->writes += is_write;
-      if (ss)
-        ss[i].accesses++;
-      if (first == lv->last_line && last == first) {
-        if (lv->shadow)
-          lv->shadow->hist[0]++;
-        return;
-      }
-    }
     unsigned cls = CB_MISS_CONFLICT;
     if (!level_ref_lines(lv, first, last, is_write, &cls))
       return;
     lv->misses++;
     lv->write_misses += is_write;
     if (ss)
-      ss[i].misses++;
-    if (h->classify) {
+      ss->misses++;
+    if (classify) {
       lv->miss_class[cls]++;
       if (ss)
-        ss[i].miss_class[cls]++;
+        ss->miss_class[cls]++;
+    }
+    if (lv + 1 == lv_end)
+      return;
+    /* Presented to the next level, with the first level's fast path. */
+    lv[1].accesses++;
+    lv[1].writes += is_write;
+    if (ss)
+      ss[1].accesses++;
+    if (addr >> lv[1].line_shift == lv[1].last_line &&
+        end >> lv[1].line_shift == lv[1].last_line) {
+      if (lv[1].shadow)
+        lv[1].shadow->hist[0]++;
+      return;
     }
   }
 }

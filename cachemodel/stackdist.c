@@ -24,7 +24,7 @@ static inline unsigned popcount64(uint64_t x) {
 
 static void tree_add(uint32_t *tree, uint32_t n, uint32_t i, uint32_t v) {
   for (; i <= n; i += i & -i)
-    tree[i] += v; /* v is a count or (uint32_t)-1: wraps to a subtraction */
+    tree[i] += v; /* a negated count wraps around: a subtraction */
 }
 
 static uint32_t tree_prefix(const uint32_t *tree, uint32_t i) {
@@ -112,7 +112,7 @@ static sd_times *group_find(cb_stackdist *sd, uint64_t key) {
 }
 
 /* A stream that walks through memory reaches the next group soon; its
- * slot is somewhere random in the table, so ask for it now. */
+ * slot may be anywhere in the table, so ask for it early. */
 static inline void group_prefetch(const cb_stackdist *sd, uint64_t key) {
   size_t s = group_slot(key, sd->n_groups);
   __builtin_prefetch(&sd->keys[s]);
@@ -143,7 +143,8 @@ static uint32_t round_cap(uint64_t want) {
 }
 
 /* Renumbers the live times 1..distinct, keeping their order, and makes
- * room for at least as many new times as there are lines. */
+ * room for (at least) three times as many new times as there are lines,
+ * so renumbering costs O(1) per reference amortized. */
 COUNTS_BITS static bool renumber(cb_stackdist *sd) {
   uint32_t words = sd->cap / 64;
   /* before[w]: live times in the words before w (in the tree's array,
@@ -210,11 +211,12 @@ COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
     out_of_memory();
   uint64_t key = line / SD_GROUP_LINES + 1;
   if (key != sd->recent_key) {
+    if (key == sd->recent_key + 1) /* walking forward: the next one soon */
+      group_prefetch(sd, key + 1);
     sd->recent = group_find(sd, key);
     if (!sd->recent)
       out_of_memory();
     sd->recent_key = key;
-    group_prefetch(sd, key + 1);
   }
   uint32_t *slot = &sd->recent->time[line % SD_GROUP_LINES];
   uint32_t t = ++sd->now;
