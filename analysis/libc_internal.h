@@ -1,0 +1,27 @@
+/* libc_internal.h: shared between the C library model's files (libc.c,
+ * libc_mem.c, libc_stdio.c); internal to the analysis module. */
+#ifndef CBANA_LIBC_INTERNAL_H
+#define CBANA_LIBC_INTERNAL_H
+
+#include "engine_internal.h"
+
+/* The longest string the model reads. */
+#define MAX_STR (1u << 24)
+
+/* libc_mem.c */
+/* glibc's AVX2 string functions read whole aligned 32-byte vectors. */
+void cb_libc_scan(cb_eng *e, uint64_t addr, uint64_t len);
+/* memmove/memcpy and memset: the bytes and glibc's traffic. */
+cb_stop cb_libc_memmove(cb_eng *e, uint64_t dst, uint64_t src, uint64_t n);
+cb_stop cb_libc_memset(cb_eng *e, uint64_t dst, int c, uint64_t n);
+/* cb_libc_call for mem* and str* functions. */
+cb_stop cb_libc_mem_call(cb_eng *e, uint32_t fn, const cb_value *a,
+                         const uint8_t *ty, uint32_t n, cb_value *ret);
+
+/* libc_stdio.c */
+/* cb_libc_call for the printf and scanf families and the other stdio
+ * functions. */
+cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
+                           const uint8_t *ty, uint32_t n, cb_value *ret);
+
+#endif

@@ -1,0 +1,166 @@
+/* libc_mem.c: the C library model's memory and string functions
+ * (memset, memcpy/memmove, memcmp, strlen, strcpy, strcmp, strchr ...):
+ * what they do to the modelled memory and the traffic glibc's
+ * implementations generate for them. */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libc_internal.h"
+
+/* ---- strings ---- */
+
+/* glibc's AVX2 string functions read whole aligned 32-byte vectors. */
+void cb_libc_scan(cb_eng *e, uint64_t addr, uint64_t len) {
+  uint64_t a = addr & ~31ull, end = addr + len;
+  for (; a < end; a += 32)
+    cb_eng_emit(e, a, 32, e->cur_site, false);
+  e->out->lib_reads += (end - (addr & ~31ull) + 31) / 32;
+}
+
+cb_stop cb_libc_memmove(cb_eng *e, uint64_t dst, uint64_t src, uint64_t n) {
+  if (!n)
+    return CB_GO;
+  uint8_t buf[65536];
+  if (dst <= src || dst >= src + n) {
+    for (uint64_t off = 0; off < n; off += sizeof buf) {
+      size_t k = n - off > sizeof buf ? sizeof buf : (size_t)(n - off);
+      if (!cb_eng_read(e, src + off, buf, k) ||
+          !cb_eng_write(e, dst + off, buf, k))
+        return CB_FAIL;
+    }
+  } else {
+    for (uint64_t done = 0; done < n;) {
+      size_t k = n - done > sizeof buf ? sizeof buf : (size_t)(n - done);
+      uint64_t off = n - done - k;
+      if (!cb_eng_read(e, src + off, buf, k) ||
+          !cb_eng_write(e, dst + off, buf, k))
+        return CB_FAIL;
+      done += k;
+    }
+  }
+  cb_eng_memcpy_traffic(e, dst, src, n);
+  return CB_GO;
+}
+
+cb_stop cb_libc_memset(cb_eng *e, uint64_t dst, int c, uint64_t n) {
+  uint64_t bad;
+  if (!cb_mem_fill(&e->mem, dst, c, n, &bad))
+    return cb_eng_fault(e, bad, 1, true, e->cur_site);
+  cb_eng_memset_traffic(e, dst, n);
+  return CB_GO;
+}
+
+static cb_stop str_arg(cb_eng *e, uint64_t addr, char **out, size_t *len) {
+  *out = cb_eng_read_str(e, addr, MAX_STR, len);
+  if (!*out)
+    return CB_FAIL;
+  cb_libc_scan(e, addr, *len + 1);
+  return CB_GO;
+}
+
+/* The mem* and str* functions. */
+cb_stop cb_libc_mem_call(cb_eng *e, uint32_t fn, const cb_value *a,
+                         const uint8_t *ty, uint32_t n, cb_value *ret) {
+  (void)ty;
+  (void)n;
+  switch ((cb_libfn)fn) {
+  case CB_LIBC_MEMSET:
+    ret[0].u = a[0].u;
+    return cb_libc_memset(e, a[0].u, (int)(a[1].u & 0xff), a[2].u);
+  case CB_LIBC_MEMCPY:
+  case CB_LIBC_MEMMOVE:
+    ret[0].u = a[0].u;
+    return cb_libc_memmove(e, a[0].u, a[1].u, a[2].u);
+  case CB_LIBC_MEMCMP: {
+    uint64_t len = a[2].u;
+    int r = 0;
+    uint64_t i = 0;
+    for (; i < len; i++) {
+      uint8_t x, y;
+      if (!cb_eng_read(e, a[0].u + i, &x, 1) ||
+          !cb_eng_read(e, a[1].u + i, &y, 1))
+        return CB_FAIL;
+      if (x != y) {
+        r = x < y ? -1 : 1;
+        i++;
+        break;
+      }
+    }
+    cb_libc_scan(e, a[0].u, i);
+    cb_libc_scan(e, a[1].u, i);
+    ret[0].u = (uint64_t)(uint32_t)r;
+    return CB_GO;
+  }
+  case CB_LIBC_STRLEN: {
+    char *s;
+    size_t len;
+    if (str_arg(e, a[0].u, &s, &len) != CB_GO)
+      return CB_FAIL;
+    free(s);
+    ret[0].u = len;
+    return CB_GO;
+  }
+  case CB_LIBC_STRCPY:
+  case CB_LIBC_STRNCPY: {
+    char *s;
+    size_t len;
+    if (str_arg(e, a[1].u, &s, &len) != CB_GO)
+      return CB_FAIL;
+    size_t w = len + 1;
+    if (fn == CB_LIBC_STRNCPY) {
+      uint64_t lim = a[2].u;
+      if (w > lim)
+        w = (size_t)lim;
+      char *z = calloc(1, lim + 1);
+      memcpy(z, s, w);
+      bool ok = cb_eng_write(e, a[0].u, z, (size_t)lim);
+      free(z);
+      free(s);
+      if (!ok)
+        return CB_FAIL;
+      cb_eng_lib_bulk(e, a[0].u, lim, true);
+    } else {
+      bool ok = cb_eng_write(e, a[0].u, s, w);
+      free(s);
+      if (!ok)
+        return CB_FAIL;
+      cb_eng_lib_bulk(e, a[0].u, w, true);
+    }
+    ret[0].u = a[0].u;
+    return CB_GO;
+  }
+  case CB_LIBC_STRCMP:
+  case CB_LIBC_STRNCMP: {
+    char *s, *t;
+    size_t ls, lt;
+    if (str_arg(e, a[0].u, &s, &ls) != CB_GO)
+      return CB_FAIL;
+    if (str_arg(e, a[1].u, &t, &lt) != CB_GO) {
+      free(s);
+      return CB_FAIL;
+    }
+    int r = fn == CB_LIBC_STRCMP ? strcmp(s, t) : strncmp(s, t, a[2].u);
+    free(s);
+    free(t);
+    ret[0].u = (uint64_t)(uint32_t)(r < 0 ? -1 : r > 0);
+    return CB_GO;
+  }
+  case CB_LIBC_STRCHR: {
+    char *s;
+    size_t len;
+    if (str_arg(e, a[0].u, &s, &len) != CB_GO)
+      return CB_FAIL;
+    int c = (int)(a[1].u & 0xff);
+    char *q = c ? strchr(s, c) : s + len;
+    ret[0].u = q ? a[0].u + (uint64_t)(q - s) : 0;
+    free(s);
+    return CB_GO;
+  }
+  default:
+    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                       "library function #%u is not modelled", fn);
+  }
+}

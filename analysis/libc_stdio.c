@@ -1,0 +1,592 @@
+/* libc_stdio.c: the C library model's standard input and output: the
+ * printf and scanf families (formatting and conversion by the host's
+ * glibc), puts/putchar/fwrite/getchar ..., and stdin's and stdout's
+ * buffers on the heap, as glibc allocates them. */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libc_internal.h"
+
+#define STDIO_BUF 4096u
+
+/* ---- stdio buffers ---- */
+
+static void ensure_stdout_buf(cb_eng *e) {
+  if (!e->stdout_buf)
+    e->stdout_buf =
+        cb_heap_malloc(e->heap, e->opt.stdout_is_tty ? 1024 : STDIO_BUF);
+}
+
+/* Output through stdout's buffer: the bytes are copied into it. */
+static void put_stdout(cb_eng *e, const char *s, size_t n) {
+  ensure_stdout_buf(e);
+  cb_textbuf_put(&e->out_text, s, n);
+  uint64_t cap = e->opt.stdout_is_tty ? 1024 : STDIO_BUF;
+  if (e->stdout_buf) {
+    for (size_t i = 0; i < n;) {
+      uint64_t at = e->stdout_pos % cap;
+      size_t k = n - i;
+      if (k > cap - at)
+        k = (size_t)(cap - at);
+      cb_mem_write(&e->mem, e->stdout_buf + at, s + i, k, NULL);
+      cb_eng_lib(e, e->stdout_buf + at, k, true);
+      e->stdout_pos += k;
+      i += k;
+    }
+  }
+}
+
+static cb_stop put_file(cb_eng *e, uint64_t file, const char *s, size_t n) {
+  if (file == e->file_stdout)
+    put_stdout(e, s, n);
+  else if (file == e->file_stderr)
+    cb_textbuf_put(&e->err_text, s, n);
+  else
+    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                       "output to a FILE * (0x%llx) the model does not know",
+                       (unsigned long long)file);
+  return CB_GO;
+}
+
+/* ---- printf ---- */
+
+typedef struct argcur {
+  const cb_value *a;
+  const uint8_t *ty;
+  uint32_t n, i;
+} argcur;
+
+static cb_value next_arg(argcur *c, uint8_t *ty) {
+  if (c->i >= c->n) {
+    *ty = CB_TY_I64;
+    return (cb_value){0};
+  }
+  *ty = c->ty[c->i];
+  return c->a[c->i++];
+}
+
+/* Formats into *b; false after a fault. */
+static bool format(cb_eng *e, uint64_t fmt_addr, argcur *ac, cb_textbuf *b) {
+  size_t flen;
+  char *fmt = cb_eng_read_str(e, fmt_addr, MAX_STR, &flen);
+  if (!fmt)
+    return false;
+  cb_eng_lib(e, fmt_addr, flen + 1, false);
+  char spec[64], tmp[512];
+  for (size_t i = 0; i < flen;) {
+    if (fmt[i] != '%') {
+      size_t j = i;
+      while (j < flen && fmt[j] != '%')
+        j++;
+      cb_textbuf_put(b, fmt + i, j - i);
+      i = j;
+      continue;
+    }
+    size_t st = i++;
+    if (i < flen && fmt[i] == '%') {
+      cb_textbuf_put(b, "%", 1);
+      i++;
+      continue;
+    }
+    /* flags, width, precision (with * taken from the arguments) */
+    int star[2], nstar = 0;
+    size_t k = 0;
+    spec[k++] = '%';
+    while (i < flen && strchr("-+ #0'", fmt[i]) && k < 40)
+      spec[k++] = fmt[i++];
+    if (i < flen && fmt[i] == '*') {
+      uint8_t t;
+      star[nstar++] = (int)next_arg(ac, &t).s;
+      spec[k++] = '*';
+      i++;
+    } else
+      while (i < flen && isdigit((unsigned char)fmt[i]) && k < 40)
+        spec[k++] = fmt[i++];
+    if (i < flen && fmt[i] == '.') {
+      spec[k++] = fmt[i++];
+      if (i < flen && fmt[i] == '*') {
+        uint8_t t;
+        star[nstar++] = (int)next_arg(ac, &t).s;
+        spec[k++] = '*';
+        i++;
+      } else
+        while (i < flen && isdigit((unsigned char)fmt[i]) && k < 40)
+          spec[k++] = fmt[i++];
+    }
+    int lng = 0; /* 0 int, 1 long, 2 long long, -1 short, -2 char, 3 L */
+    while (i < flen && strchr("hlLqjzt", fmt[i]) && k < 50) {
+      char c = fmt[i];
+      if (c == 'h')
+        lng = lng == -1 ? -2 : -1;
+      else if (c == 'l')
+        lng = lng == 1 ? 2 : 1;
+      else if (c == 'L' || c == 'q')
+        lng = 3;
+      else
+        lng = 1;
+      spec[k++] = fmt[i++];
+    }
+    if (i >= flen) {
+      cb_textbuf_put(b, fmt + st, flen - st);
+      break;
+    }
+    char conv = fmt[i++];
+    spec[k++] = conv;
+    spec[k] = 0;
+    uint8_t t;
+    int n = 0;
+    char *dyn = NULL;
+    switch (conv) {
+    case 'd':
+    case 'i': {
+      cb_value v = next_arg(ac, &t);
+      long long x = lng >= 1 ? (long long)v.s : (long long)(int)(uint32_t)v.u;
+#define SNP(val)                                                               \
+  (nstar == 2   ? snprintf(tmp, sizeof tmp, spec, star[0], star[1], val)       \
+   : nstar == 1 ? snprintf(tmp, sizeof tmp, spec, star[0], val)                \
+                : snprintf(tmp, sizeof tmp, spec, val))
+      if (lng >= 1)
+        n = SNP(x);
+      else
+        n = SNP((int)x);
+      break;
+    }
+    case 'u':
+    case 'o':
+    case 'x':
+    case 'X':
+    case 'c': {
+      cb_value v = next_arg(ac, &t);
+      if (lng >= 1 && conv != 'c')
+        n = SNP((unsigned long long)v.u);
+      else
+        n = SNP((unsigned)v.u);
+      break;
+    }
+    case 'f':
+    case 'F':
+    case 'e':
+    case 'E':
+    case 'g':
+    case 'G':
+    case 'a':
+    case 'A': {
+      cb_value v = next_arg(ac, &t);
+      double d = t == CB_TY_F32 ? (double)v.f : v.d;
+      if (lng == 3) {
+        /* long double arrives as double in this model */
+        char *L = strchr(spec, 'L');
+        if (L)
+          memmove(L, L + 1, strlen(L));
+      }
+      n = SNP(d);
+      break;
+    }
+    case 'p': {
+      cb_value v = next_arg(ac, &t);
+      n = SNP((void *)(uintptr_t)v.u);
+      break;
+    }
+    case 's': {
+      cb_value v = next_arg(ac, &t);
+      size_t len;
+      char *s = v.u ? cb_eng_read_str(e, v.u, MAX_STR, &len) : NULL;
+      if (v.u && !s) {
+        free(fmt);
+        return false;
+      }
+      if (s)
+        cb_eng_lib(e, v.u, len + 1, false);
+      const char *arg = s ? s : "(null)";
+      size_t need = strlen(arg) + 64 + (nstar ? (size_t)abs(star[0]) : 0);
+      if (need > sizeof tmp) {
+        dyn = malloc(need + 4096);
+        n = nstar == 2 ? snprintf(dyn, need + 4096, spec, star[0], star[1], arg)
+            : nstar == 1 ? snprintf(dyn, need + 4096, spec, star[0], arg)
+                         : snprintf(dyn, need + 4096, spec, arg);
+      } else {
+        n = SNP(arg);
+      }
+      free(s);
+      break;
+    }
+    case 'n': {
+      cb_value v = next_arg(ac, &t);
+      int32_t cnt = (int32_t)b->n;
+      if (v.u && !cb_eng_write(e, v.u, &cnt, 4)) {
+        free(fmt);
+        return false;
+      }
+      continue;
+    }
+    default:
+      cb_textbuf_put(b, fmt + st, i - st);
+      continue;
+    }
+#undef SNP
+    if (n > 0) {
+      if (dyn)
+        cb_textbuf_put(b, dyn, (size_t)n);
+      else
+        cb_textbuf_put(b, tmp,
+                       (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+    }
+    free(dyn);
+  }
+  free(fmt);
+  return true;
+}
+
+/* ---- scanf ---- */
+
+typedef struct scan_src {
+  const unsigned char *d;
+  size_t len, pos;
+  bool is_stdin;
+} scan_src;
+
+static int src_peek(scan_src *s) {
+  return s->pos < s->len ? s->d[s->pos] : EOF;
+}
+
+static void src_take(cb_eng *e, scan_src *s, size_t n) {
+  if (s->is_stdin) {
+    for (size_t i = 0; i < n; i++)
+      if (e->stdin_buf)
+        cb_eng_emit(e, e->stdin_buf + (s->pos + i) % STDIO_BUF, 1, e->cur_site,
+                    false);
+    e->out->lib_reads += n;
+  }
+  s->pos += n;
+}
+
+static bool store_int(cb_eng *e, uint64_t ptr, int lng, uint64_t v) {
+  unsigned sz = lng == -2 ? 1 : lng == -1 ? 2 : lng == 0 ? 4 : 8;
+  if (!cb_eng_write(e, ptr, &v, sz))
+    return false;
+  cb_eng_lib(e, ptr, sz, true);
+  return true;
+}
+
+/* Returns the number of assignments, EOF, or -2 after a fault. */
+static int scan(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
+  size_t flen;
+  char *fmt = cb_eng_read_str(e, fmt_addr, MAX_STR, &flen);
+  if (!fmt)
+    return -2;
+  int assigned = 0, convs = 0;
+  char tok[4200];
+  for (size_t i = 0; i < flen;) {
+    unsigned char fc = (unsigned char)fmt[i];
+    if (isspace(fc)) {
+      while (isspace(src_peek(s)))
+        src_take(e, s, 1);
+      i++;
+      continue;
+    }
+    if (fc != '%' || (i + 1 < flen && fmt[i + 1] == '%')) {
+      if (fc == '%') {
+        i++;
+        while (isspace(src_peek(s)))
+          src_take(e, s, 1);
+      }
+      if (src_peek(s) == EOF) {
+        free(fmt);
+        return convs ? assigned : EOF;
+      }
+      if (src_peek(s) != (unsigned char)fmt[i])
+        break;
+      src_take(e, s, 1);
+      i++;
+      continue;
+    }
+    i++;
+    bool suppress = false;
+    if (i < flen && fmt[i] == '*') {
+      suppress = true;
+      i++;
+    }
+    size_t width = 0;
+    while (i < flen && isdigit((unsigned char)fmt[i]))
+      width = width * 10 + (size_t)(fmt[i++] - '0');
+    int lng = 0;
+    while (i < flen && strchr("hlLqjzt", fmt[i])) {
+      char c = fmt[i++];
+      if (c == 'h')
+        lng = lng == -1 ? -2 : -1;
+      else if (c == 'l')
+        lng = lng == 1 ? 2 : 1;
+      else if (c == 'L' || c == 'q')
+        lng = 3;
+      else
+        lng = 1;
+    }
+    if (i >= flen)
+      break;
+    char conv = fmt[i++];
+    if (conv == 'n') {
+      uint8_t t;
+      cb_value p = next_arg(ac, &t);
+      if (!suppress && !store_int(e, p.u, lng, s->pos)) {
+        free(fmt);
+        return -2;
+      }
+      continue;
+    }
+    if (conv != 'c' && conv != '[')
+      while (isspace(src_peek(s)))
+        src_take(e, s, 1);
+    if (src_peek(s) == EOF) {
+      free(fmt);
+      return convs ? assigned : EOF;
+    }
+    convs++;
+    size_t maxw = width ? width : sizeof tok - 1;
+    if (maxw > sizeof tok - 1)
+      maxw = sizeof tok - 1;
+    size_t avail = s->len - s->pos;
+    if (conv == 'c') {
+      size_t w = width ? width : 1;
+      if (w > avail)
+        w = avail;
+      uint8_t t;
+      cb_value p = next_arg(ac, &t);
+      if (!suppress) {
+        if (!cb_eng_write(e, p.u, s->d + s->pos, w)) {
+          free(fmt);
+          return -2;
+        }
+        cb_eng_lib(e, p.u, w, true);
+        assigned++;
+      }
+      src_take(e, s, w);
+      continue;
+    }
+    if (conv == 's') {
+      size_t w = 0;
+      while (w < maxw && w < avail && !isspace(s->d[s->pos + w]))
+        w++;
+      uint8_t t;
+      cb_value p = next_arg(ac, &t);
+      if (!suppress) {
+        char z = 0;
+        if (!cb_eng_write(e, p.u, s->d + s->pos, w) ||
+            !cb_eng_write(e, p.u + w, &z, 1)) {
+          free(fmt);
+          return -2;
+        }
+        cb_eng_lib(e, p.u, w + 1, true);
+        assigned++;
+      }
+      src_take(e, s, w);
+      continue;
+    }
+    /* numbers: the host's strto* on a copy of the next bytes */
+    size_t w = maxw < avail ? maxw : avail;
+    memcpy(tok, s->d + s->pos, w);
+    tok[w] = 0;
+    char *end = tok;
+    uint8_t t;
+    cb_value p = {0};
+    if (strchr("diuxXo", conv)) {
+      int base = conv == 'd' || conv == 'u' ? 10
+                 : conv == 'i'              ? 0
+                 : conv == 'o'              ? 8
+                                            : 16;
+      unsigned long long v = conv == 'd' || conv == 'i'
+                                 ? (unsigned long long)strtoll(tok, &end, base)
+                                 : strtoull(tok, &end, base);
+      if (end == tok)
+        break;
+      p = next_arg(ac, &t);
+      if (!suppress) {
+        if (!store_int(e, p.u, lng, v)) {
+          free(fmt);
+          return -2;
+        }
+        assigned++;
+      }
+    } else if (strchr("feEgGaA", conv)) {
+      double d = strtod(tok, &end);
+      if (end == tok)
+        break;
+      p = next_arg(ac, &t);
+      if (!suppress) {
+        bool ok;
+        if (lng >= 1) {
+          ok = cb_eng_write(e, p.u, &d, 8);
+          cb_eng_lib(e, p.u, 8, true);
+        } else {
+          float f = (float)d;
+          ok = cb_eng_write(e, p.u, &f, 4);
+          cb_eng_lib(e, p.u, 4, true);
+        }
+        if (!ok) {
+          free(fmt);
+          return -2;
+        }
+        assigned++;
+      }
+    } else {
+      break; /* %[ and the rest: not modelled */
+    }
+    src_take(e, s, (size_t)(end - tok));
+  }
+  free(fmt);
+  return assigned;
+}
+
+static void ensure_stdin_buf(cb_eng *e) {
+  if (!e->stdin_buf)
+    e->stdin_buf = cb_heap_malloc(e->heap, STDIO_BUF);
+}
+
+static cb_stop scan_stdin(cb_eng *e, uint64_t fmt, argcur *ac, cb_value *ret) {
+  ensure_stdin_buf(e);
+  scan_src s = {e->in_data, e->in_len, e->stdin_pos, true};
+  int r = scan(e, &s, fmt, ac);
+  e->stdin_pos = s.pos;
+  if (r == -2)
+    return CB_FAIL;
+  ret[0].u = (uint64_t)(uint32_t)r;
+  return CB_GO;
+}
+
+/* The stdio functions. */
+cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
+                           const uint8_t *ty, uint32_t n, cb_value *ret) {
+  switch ((cb_libfn)fn) {
+  case CB_LIBC_PRINTF:
+  case CB_LIBC_FPRINTF:
+  case CB_LIBC_SPRINTF:
+  case CB_LIBC_SNPRINTF: {
+    uint32_t fi = fn == CB_LIBC_PRINTF ? 0 : fn == CB_LIBC_SNPRINTF ? 2 : 1;
+    argcur ac = {a, ty, n, fi + 1};
+    cb_textbuf b = {0};
+    if (!format(e, a[fi].u, &ac, &b)) {
+      free(b.s);
+      return CB_FAIL;
+    }
+    cb_stop st = CB_GO;
+    if (fn == CB_LIBC_PRINTF)
+      put_stdout(e, b.s ? b.s : "", b.n);
+    else if (fn == CB_LIBC_FPRINTF)
+      st = put_file(e, a[0].u, b.s ? b.s : "", b.n);
+    else {
+      uint64_t lim = fn == CB_LIBC_SNPRINTF ? a[1].u : UINT64_MAX;
+      if (lim) {
+        size_t w = b.n < lim ? b.n : (size_t)(lim - 1);
+        char z = 0;
+        if ((w && !cb_eng_write(e, a[0].u, b.s, w)) ||
+            !cb_eng_write(e, a[0].u + w, &z, 1))
+          st = CB_FAIL;
+        else
+          cb_eng_lib(e, a[0].u, w + 1, true);
+      }
+    }
+    ret[0].u = (uint64_t)(uint32_t)b.n;
+    free(b.s);
+    return st;
+  }
+  case CB_LIBC_PUTS:
+  case CB_LIBC_FPUTS: {
+    size_t len;
+    char *s = cb_eng_read_str(e, a[0].u, MAX_STR, &len);
+    if (!s)
+      return CB_FAIL;
+    cb_libc_scan(e, a[0].u, len + 1);
+    cb_stop st = CB_GO;
+    if (fn == CB_LIBC_PUTS) {
+      put_stdout(e, s, len);
+      put_stdout(e, "\n", 1);
+    } else {
+      st = put_file(e, a[1].u, s, len);
+    }
+    free(s);
+    ret[0].u = 1;
+    return st;
+  }
+  case CB_LIBC_PUTCHAR:
+  case CB_LIBC_PUTC: /* glibc's inline putchar at -O2 */
+  case CB_LIBC_FPUTC: {
+    char c = (char)a[0].u;
+    ret[0].u = a[0].u & 0xff;
+    if (fn == CB_LIBC_PUTCHAR) {
+      put_stdout(e, &c, 1);
+      return CB_GO;
+    }
+    return put_file(e, a[1].u, &c, 1);
+  }
+  case CB_LIBC_FWRITE: {
+    uint64_t bytes = a[1].u * a[2].u;
+    if (bytes > MAX_STR)
+      bytes = MAX_STR;
+    char *buf = malloc(bytes + 1);
+    if (!cb_eng_read(e, a[0].u, buf, bytes)) {
+      free(buf);
+      return CB_FAIL;
+    }
+    cb_eng_lib_bulk(e, a[0].u, bytes, false);
+    cb_stop st = put_file(e, a[3].u, buf, bytes);
+    free(buf);
+    ret[0].u = a[2].u;
+    return st;
+  }
+  case CB_LIBC_FFLUSH:
+    ret[0].u = 0;
+    return CB_GO;
+  case CB_LIBC_SCANF:
+  case CB_LIBC_ISOC99_SCANF: {
+    argcur ac = {a, ty, n, 1};
+    return scan_stdin(e, a[0].u, &ac, ret);
+  }
+  case CB_LIBC_FSCANF:
+  case CB_LIBC_ISOC99_FSCANF: {
+    if (a[0].u != e->file_stdin)
+      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                         "fscanf from a FILE * other than stdin");
+    argcur ac = {a, ty, n, 2};
+    return scan_stdin(e, a[1].u, &ac, ret);
+  }
+  case CB_LIBC_SSCANF:
+  case CB_LIBC_ISOC99_SSCANF: {
+    size_t len;
+    char *s = cb_eng_read_str(e, a[0].u, MAX_STR, &len);
+    if (!s)
+      return CB_FAIL;
+    scan_src src = {(const unsigned char *)s, len, 0, false};
+    argcur ac = {a, ty, n, 2};
+    int r = scan(e, &src, a[1].u, &ac);
+    cb_eng_lib(e, a[0].u, src.pos + 1, false);
+    free(s);
+    if (r == -2)
+      return CB_FAIL;
+    ret[0].u = (uint64_t)(uint32_t)r;
+    return CB_GO;
+  }
+  case CB_LIBC_GETC:
+  case CB_LIBC_FGETC:
+    if (a[0].u != e->file_stdin)
+      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                         "getc from a FILE * other than stdin");
+    /* fall through */
+  case CB_LIBC_GETCHAR: {
+    ensure_stdin_buf(e);
+    if (e->stdin_pos >= e->in_len) {
+      ret[0].u = (uint64_t)(uint32_t)EOF;
+      return CB_GO;
+    }
+    cb_eng_emit(e, e->stdin_buf + e->stdin_pos % STDIO_BUF, 1, e->cur_site,
+                false);
+    e->out->lib_reads++;
+    ret[0].u = e->in_data[e->stdin_pos++];
+    return CB_GO;
+  }
+  default:
+    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                       "library function #%u is not modelled", fn);
+  }
+}

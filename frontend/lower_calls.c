@@ -1,0 +1,191 @@
+/* lower_calls.c: calls: direct and indirect calls, the intrinsics and
+ * library functions cbana knows by name, those dropped, byval
+ * arguments. */
+#include "lower_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct intr_name {
+  const char *name;
+  int id;
+} intr_name;
+
+static const intr_name intrinsic_names[] = {
+#define X(id, nm) {nm, CB_INTR_##id},
+    CB_INTRINSICS(X)
+#undef X
+};
+
+static const char *const libc_names[] = {
+#define X(id, nm) nm,
+    CB_LIBC_FUNCTIONS(X)
+#undef X
+};
+
+static const char *const dropped_intrinsics[] = {
+    "dbg",         "lifetime",
+    "assume",      "experimental.noalias.scope.decl",
+    "invariant",   "sideeffect",
+    "pseudoprobe", "var.annotation",
+    "donothing",   "prefetch",
+    "annotation",  "ptr.annotation",
+    "objc",        "codeview.annotation"};
+
+static int find_intrinsic(const char *name) {
+  int best = -1;
+  size_t bl = 0;
+  for (size_t i = 0; i < sizeof intrinsic_names / sizeof *intrinsic_names;
+       i++) {
+    size_t l = strlen(intrinsic_names[i].name);
+    if (strncmp(name, intrinsic_names[i].name, l) == 0 &&
+        (name[l] == 0 || name[l] == '.') && l > bl) {
+      best = intrinsic_names[i].id;
+      bl = l;
+    }
+  }
+  return best;
+}
+
+static int find_libc(const char *name) {
+  for (size_t i = 0; i < sizeof libc_names / sizeof *libc_names; i++)
+    if (strcmp(name, libc_names[i]) == 0)
+      return (int)i;
+  return -1;
+}
+
+unsigned fe_byval_kind(void) {
+  static unsigned k;
+  if (!k)
+    k = LLVMGetEnumAttributeKindForName("byval", 5);
+  return k;
+}
+
+static uint32_t byval_bytes_call(fe *f, LLVMValueRef call, unsigned argi,
+                                 LLVMValueRef callee) {
+  LLVMAttributeRef a =
+      LLVMGetCallSiteEnumAttribute(call, argi + 1, fe_byval_kind());
+  if (!a && callee && LLVMIsAFunction(callee) && argi < LLVMCountParams(callee))
+    a = LLVMGetEnumAttributeAtIndex(callee, argi + 1, fe_byval_kind());
+  if (!a)
+    return 0;
+  LLVMTypeRef t = LLVMGetTypeAttributeValue(a);
+  return t ? (uint32_t)LLVMABISizeOfType(f->td, t) : 0;
+}
+
+/* Lowers a call; returns false on error. *emitted false when dropped. */
+bool fe_lower_call(fe *f, LLVMValueRef I) {
+  LLVMValueRef callee = fe_strip_casts(LLVMGetCalledValue(I));
+  if (LLVMIsAInlineAsm(callee))
+    return fe_unsupported(f, I, "inline assembly");
+  cb_op o = fe_new_op(CB_OP_CALL);
+  int64_t kind, target = 0;
+  /* The callee's name, for reports of library traffic per call site. */
+  const char *callee_name = "(indirect)";
+  size_t callee_len = strlen(callee_name);
+  if (LLVMIsAFunction(callee)) {
+    size_t len;
+    const char *name = LLVMGetValueName2(callee, &len);
+    callee_name = name;
+    callee_len = len;
+    uint64_t idx;
+    if (strncmp(name, "llvm.", 5) == 0) {
+      const char *iname = name + 5;
+      for (size_t i = 0;
+           i < sizeof dropped_intrinsics / sizeof *dropped_intrinsics; i++) {
+        size_t l = strlen(dropped_intrinsics[i]);
+        if (strncmp(iname, dropped_intrinsics[i], l) == 0 &&
+            (iname[l] == 0 || iname[l] == '.'))
+          return true;
+      }
+      if (fe_alias_source(I))
+        return true;
+      if (strncmp(iname, "trap", 4) == 0 ||
+          strncmp(iname, "debugtrap", 9) == 0) {
+        cb_op u = fe_new_op(CB_OP_UNREACHABLE);
+        FE_PUSH(f->ops, u);
+        return true;
+      }
+      if (strncmp(iname, "load.relative", 13) == 0)
+        return fe_lower_load_relative(f, I);
+      if (strncmp(iname, "va_", 3) == 0)
+        return fe_unsupported(f, I, "variable argument list (va_start/va_arg)");
+      int id = find_intrinsic(iname);
+      if (id < 0) {
+        char buf[300];
+        snprintf(buf, sizeof buf, "intrinsic %.200s", name);
+        return fe_unsupported(f, I, buf);
+      }
+      kind = CB_CALL_INTRINSIC;
+      target = id;
+      callee_name = iname; /* llvm.memcpy.p0i8... reads as memcpy... */
+      callee_len = strcspn(iname, ".");
+    } else if (fe_map_get(&f->func_index, callee, &idx)) {
+      kind = CB_CALL_DIRECT;
+      target = (int64_t)idx;
+    } else {
+      int lib = find_libc(name);
+      if (lib < 0) {
+        if (strcmp(name, "setjmp") == 0 || strcmp(name, "_setjmp") == 0 ||
+            strcmp(name, "longjmp") == 0 || strcmp(name, "__sigsetjmp") == 0)
+          return fe_unsupported(f, I, "setjmp/longjmp");
+        if (strncmp(name, "pthread_", 8) == 0)
+          return fe_unsupported(f, I, "threads");
+        fe_unknown_call u;
+        uint32_t col;
+        fe_loc_of(f, I, &u.file, &u.line, &col, NULL);
+        u.name = fe_pool_intern(f->pool, name, len);
+        FE_PUSH(f->unknown, u);
+        lib = 0;
+      }
+      kind = CB_CALL_LIBC;
+      target = lib;
+    }
+  } else {
+    kind = CB_CALL_INDIRECT;
+    if (!fe_operand_of(f, LLVMGetCalledValue(I), I, &o.a))
+      return false;
+  }
+  if (!fe_set_dst(f, &o, I))
+    return false;
+  if (o.dst == CB_NONE)
+    o.ty = CB_TY_VOID;
+  unsigned nargs = (unsigned)LLVMGetNumArgOperands(I);
+  LLVMValueRef first_ptr = NULL;
+  for (unsigned k = 0; k < nargs && !first_ptr; k++)
+    if (LLVMGetTypeKind(LLVMTypeOf(LLVMGetOperand(I, k))) ==
+        LLVMPointerTypeKind)
+      first_ptr = LLVMGetOperand(I, k);
+  uint32_t site = fe_new_site(f, I, kind == CB_CALL_DIRECT ? NULL : first_ptr,
+                              0, false, true);
+  f->sites.v[site].text = fe_pool_intern(f->pool, callee_name, callee_len);
+  o.aux = f->extra.n;
+  FE_RESERVE(f->extra, 4 + nargs);
+  f->extra.v[f->extra.n++] = kind;
+  f->extra.v[f->extra.n++] = target;
+  f->extra.v[f->extra.n++] = site;
+  f->extra.v[f->extra.n++] = nargs;
+  for (unsigned k = 0; k < nargs; k++) {
+    LLVMValueRef arg = LLVMGetOperand(I, k);
+    LLVMTypeRef at = LLVMTypeOf(arg);
+    if (LLVMGetTypeKind(at) == LLVMMetadataTypeKind)
+      return fe_unsupported(f, I, "call with a metadata argument");
+    cb_operand a;
+    if (!fe_operand_of(f, arg, I, &a))
+      return false;
+    cb_ty ty;
+    uint32_t lanes = fe_type_slots(at, &ty);
+    uint64_t bv =
+        byval_bytes_call(f, I, k, kind == CB_CALL_DIRECT ? callee : NULL);
+    if (bv > 0xffff)
+      return fe_unsupported(f, I, "struct passed by value larger than 64 KiB");
+    f->extra.v[f->extra.n++] =
+        (int64_t)((uint64_t)a | ((uint64_t)ty << 32) |
+                  ((uint64_t)(lanes & 0xff) << 40) | (bv << 48));
+  }
+  FE_PUSH(f->ops, o);
+  return true;
+}
+
+/* Flattened slot offset of an aggregate index path. */

@@ -1,0 +1,82 @@
+/* machine_internal.h: shared between disasm.c (decoding the executable's
+ * instructions, its line table and call-frame rules) and machine.c (pairing
+ * machine blocks with IR blocks); never installed. */
+#ifndef CBANA_MACHINE_INTERNAL_H
+#define CBANA_MACHINE_INTERNAL_H
+
+#include "fe_internal.h"
+
+#include <elfutils/libdw.h>
+#include <llvm-c/Disassembler.h>
+
+/* ---- line table ---------------------------------------------------------
+ */
+
+typedef struct lrow {
+  uint64_t addr;
+  const char *file; /* interned in the frontend's pool */
+  uint32_t line;
+  bool end;
+} lrow;
+
+typedef FE_VEC(lrow) lrows;
+
+/* ---- instructions --------------------------------------------------------
+ */
+
+enum {
+  MK_NONE,   /* no data access */
+  MK_MEM,    /* an IR-visible access */
+  MK_STACK,  /* hidden: frame-relative, no index register */
+  MK_CONST,  /* hidden: rip-relative, no IR global */
+  MK_PUSH,   /* push of a register */
+  MK_POP,    /* pop of a register */
+  MK_CALL,   /* call */
+  MK_RET,    /* ret */
+  MK_JMP,    /* unconditional jump (direct) */
+  MK_JCC,    /* conditional jump */
+  MK_IJMP,   /* indirect jump: successors unknown */
+  MK_UNKNOWN /* an access cbana does not classify (left to the IR) */
+};
+
+typedef struct minst {
+  uint64_t pc; /* file address */
+  uint8_t len, kind, size, write;
+  bool stack_indexed; /* MK_MEM through the frame with an index register */
+  uint64_t target;    /* branch target (file address), or rip-relative
+                         address (MK_CONST / MK_MEM) */
+  int64_t cfa_off;    /* MK_STACK: from the CFA */
+  uint32_t file, line;
+  bool has_cfa;
+} minst;
+
+typedef struct mctx {
+  fe *f;
+  LLVMDisasmContextRef dc;
+  lrows rows;
+  Dwarf_CFI *cfi;
+  fe_map file_of;         /* interned DWARF path -> files index + 1 */
+  const char **real_srcs; /* realpath of each program file, lazily */
+  uint32_t n_real;
+  uint64_t base;
+  FE_VEC(uint32_t) mach_sites_keys;
+  fe_map site_map; /* interned key text -> site */
+} mctx;
+
+/* disasm.c */
+void fe_mc_read_lines(fe *f, Dwarf *dw, lrows *rows);
+/* The row in effect at pc (file address), or NULL. */
+const lrow *fe_mc_line_at(const lrows *rows, uint64_t pc);
+/* The CFA rule at pc: CFA = reg + off (DWARF register numbers). */
+bool fe_mc_cfa_rule(mctx *c, uint64_t pc, int *reg, int64_t *off);
+/* The program file for a DWARF path. */
+uint32_t fe_mc_file_index(mctx *c, const char *path);
+/* Decodes one instruction's text into m. */
+void fe_mc_classify(mctx *c, minst *m, const char *text, uint64_t frame);
+/* The source function of Program function fi, or CB_NONE. */
+uint32_t fe_mc_src_func(fe *f, uint32_t fi);
+/* The site (made on first use) of a machine-code access. */
+uint32_t fe_mc_site(mctx *c, uint32_t file, uint32_t line, uint32_t func,
+                    uint32_t size, bool write, const char *what);
+
+#endif
