@@ -284,15 +284,21 @@ def fmt_ratio(x):
     return "-" if not x else (f"{x:.1f}" if x < 100 else f"{x:.0f}")
 
 
-def summarize(results, xfail):
+def summarize(results, xfail, kinds=True):
     ok = [r for r in results if "cg_misses" in r and "cb_misses" in r]
     s = {"rows": len(results), "compared": len(ok)}
     s["within"] = sum(1 for r in ok if r["within"])
     if ok:
-        worst = max(ok, key=lambda r: abs(r["gap_pct"]))
+        # worst: the largest gap measured against the bound, max(1%, 20)
+        worst = max(ok, key=lambda r: abs(r["cb_misses"] - r["cg_misses"])
+                    / max(0.01 * r["cg_misses"], 20))
         s["worst_gap_pct"] = worst["gap_pct"]
         s["worst_gap_row"] = worst["name"]
         s["worst_gap_misses"] = worst["cb_misses"] - worst["cg_misses"]
+        big = max(ok, key=lambda r: abs(r["gap_pct"]))
+        s["largest_pct_gap_pct"] = big["gap_pct"]
+        s["largest_pct_gap_row"] = big["name"]
+        s["largest_pct_gap_misses"] = big["cb_misses"] - big["cg_misses"]
         s["median_abs_gap_pct"] = statistics.median(abs(r["gap_pct"])
                                                     for r in ok)
         s["geomean_speed_wall"] = geomean(r["speed_wall"] for r in ok)
@@ -302,19 +308,62 @@ def summarize(results, xfail):
     s["outside"] = [r["name"] for r in ok if not r["within"]]
     s["errors"] = [r["name"] for r in results if "error" in r]
     s["xfail"] = [r["name"] for r in ok if r["name"] in xfail]
+    if kinds:
+        s["kinds"] = {}
+        for kind in ("polybench", "workload"):
+            sub = [r for r in results if r["kind"] == kind]
+            if any("cg_misses" in r and "cb_misses" in r for r in sub):
+                s["kinds"][kind] = summarize(sub, xfail, kinds=False)
     return s
+
+
+# Rows outside the bound whose cause is known (name regex -> cause), for
+# the report's "Outside the bound" section.
+KNOWN_CAUSES = [
+    (r"^load_loop aos \w+ rand ",
+     "machine-code traffic (issue 6): `sum` (a double) is spilled to the "
+     "stack and reloaded around every rand() call, 2 accesses per load "
+     "pair that cachegrind puts on line 0 (20005 accesses there against "
+     "cbana's 3 at 1000 10); the array of 32-byte structs (32000 bytes) "
+     "fills L1, so that stack line and rand()'s frame evict array lines: "
+     "the missing misses are on load_loop.c:211 (`sum += a[k].x + "
+     "a[k].y`: cachegrind 296, cbana 17, `cbana validate`)"),
+]
+
+
+def known_cause(name):
+    for pat, why in KNOWN_CAUSES:
+        if re.search(pat, name):
+            return why
+    return None
 
 
 def summary_lines(s):
     lines = []
     if s["compared"]:
+        for kind, label in (("polybench", "PolyBench kernels"),
+                            ("workload", "workload rows")):
+            k = s["kinds"].get(kind)
+            if k:
+                lines.append(
+                    f"- {label}: {k['within']}/{k['compared']} within "
+                    f"max(1%, 20 misses); worst {k['worst_gap_pct']:+.2f}% "
+                    f"({k['worst_gap_misses']:+d} misses, "
+                    f"{k['worst_gap_row']}); median |gap| "
+                    f"{k['median_abs_gap_pct']:.3f}%; geomean speed "
+                    f"{k['geomean_speed_wall']:.2f}x wall, "
+                    f"{k['geomean_speed_cpu']:.2f}x CPU")
         lines.append(
-            f"- rows within max(1%, 20 misses): {s['within']}/{s['compared']}"
+            f"- all rows within max(1%, 20 misses): {s['within']}/{s['compared']}"
             + (f" (outside: {', '.join(s['outside'])})" if s["outside"]
                else ""))
-        lines.append(f"- worst gap: {s['worst_gap_pct']:+.2f}% "
+        lines.append(f"- worst gap (against the bound): "
+                     f"{s['worst_gap_pct']:+.2f}% "
                      f"({s['worst_gap_misses']:+d} misses, "
-                     f"{s['worst_gap_row']}); median |gap|: "
+                     f"{s['worst_gap_row']}); largest in %: "
+                     f"{s['largest_pct_gap_pct']:+.2f}% "
+                     f"({s['largest_pct_gap_misses']:+d} misses, "
+                     f"{s['largest_pct_gap_row']}); median |gap|: "
                      f"{s['median_abs_gap_pct']:.3f}%")
         lines.append(
             f"- geomean speed ratio cachegrind/cbana: "
@@ -414,6 +463,14 @@ def write_markdown(path, size, results, s, meta, xfail):
             f"{fmt_s(r['cb_compile_cpu_s'])} | "
             f"{fmt_s(r['cb_analysis_cpu_s'])} | "
             f"{fmt_ratio(r['speed_analysis'])} |")
+    out = [r for r in results if "within" in r and not r["within"]]
+    if out:
+        L += ["", "## Outside the bound", ""]
+        for r in out:
+            why = known_cause(r["name"]) or "cause not analysed yet"
+            L.append(f"- {r['name']}: cachegrind {r['cg_misses']}, cbana "
+                     f"{r['cb_misses']} ({r['gap_pct']:+.2f}%, "
+                     f"{r['cb_misses'] - r['cg_misses']:+d} misses): {why}")
     errs = [r for r in results if "error" in r]
     if errs:
         L += ["", "## Errors", ""]
@@ -446,6 +503,17 @@ def private_cbana(cbana, tmp):
 
 def run_size(a):
     size = a.size.upper()
+    name = size if not a.only else f"{size}-subset"
+    xfail = set(a.xfail or [])
+    if a.rewrite:
+        with open(os.path.join(a.out, name + ".json")) as f:
+            d = json.load(f)
+        s = summarize(d["rows"], xfail)
+        write_markdown(os.path.join(a.out, name + ".md"), size, d["rows"], s,
+                       d["meta"], xfail)
+        for line in summary_lines(s):
+            print(line)
+        return 0
     rows = select(rows_for(size), a.only)
     if not rows:
         print("compare.py: no rows selected", file=sys.stderr)
@@ -455,7 +523,6 @@ def run_size(a):
     os.makedirs(workdir, exist_ok=True)
     cbana = private_cbana(os.path.abspath(a.cbana), tmp)
     meta = meta_info(a.cbana, a.jobs)
-    xfail = set(a.xfail or [])
     try:
         for row in rows:  # builds, before the pool (cached by cgref)
             cgref.build([row["src"]], workdir, row["cflags"])
@@ -494,7 +561,6 @@ def run_size(a):
     meta["load_end"] = loadavg()
     s = summarize(results, xfail)
     os.makedirs(a.out, exist_ok=True)
-    name = size if not a.only else f"{size}-subset"
     with open(os.path.join(a.out, name + ".json"), "w") as f:
         json.dump({"meta": meta, "summary": s, "rows": results}, f,
                   indent=1)
@@ -683,6 +749,8 @@ def main():
     ap.add_argument("--check", action="store_true",
                     help="exit 1 when a row outside --xfail breaks the rule")
     ap.add_argument("--xfail", nargs="*", default=[])
+    ap.add_argument("--rewrite", action="store_true",
+                    help="only write SIZE.md again from SIZE.json")
     ap.add_argument("--sample", type=int, default=0,
                     help="tableV: cachegrind on the first K inputs only")
     a = ap.parse_args()
