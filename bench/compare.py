@@ -572,6 +572,9 @@ def run_size(a):
         print(line)
     bad = [r for r in results if "error" in r or
            (not r.get("within", False) and r["name"] not in xfail)]
+    if a.check:
+        print("xfail list: " + (" ".join(sorted(xfail)) if xfail else
+                                "(empty: every row must pass)"))
     for r in results:
         if r["name"] in xfail and "gap_pct" in r:
             print(f"xfail list: {r['name']}: gap {r['gap_pct']:+.2f}% "
