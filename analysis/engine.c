@@ -36,7 +36,7 @@ void cb_engine_options_default(cb_engine_options *opt) {
   memset(opt, 0, sizeof *opt);
   opt->budget = CB_ENGINE_DEFAULT_BUDGET;
   opt->stack_limit = CB_ENGINE_DEFAULT_STACK_LIMIT;
-  opt->mode = CB_ENGINE_EXACT;
+  opt->mode = CB_ENGINE_FAST;
 }
 
 /* valgrind 3.19 builds the initial stack below 0x1fff001000 (see
