@@ -18,6 +18,8 @@
  * driver goes back to simulating directly (hashing on the way). */
 #include "cbana/analysis.h"
 
+#include "pipe.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -85,7 +87,8 @@ typedef struct driver {
   memo_entry *memo;
   unsigned n_memo, cap_memo;
   unsigned memo_hits, memo_misses; /* of hash-first runs */
-  cb_analysis_stats stats;         /* summed by the workers, under lock */
+  bool pipeline;           /* cores to spare: simulate on a second thread */
+  cb_analysis_stats stats; /* summed by the workers, under lock */
 } driver;
 
 typedef struct fanout {
@@ -306,7 +309,7 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h) {
   f.n = d->n_caches;
   f.timed = d->opt->stats != NULL;
   int twin = -1;
-  bool simulated = false;
+  bool simulated = false, piped = false;
   double t0 = thread_cpu_s();
   double path_s = 0;
 
@@ -342,7 +345,14 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h) {
       cb_hierarchy_reset(h[c]);
     f.sh = (stream_hash){0x243F6A8885A308D3ull, 0x13198A2E03707344ull, 0};
     cb_access_sink sink = {fanout_batch, &f};
+    cb_pipe *pipe = d->pipeline ? cb_pipe_start(fanout_batch, &f) : NULL;
+    if (pipe)
+      sink = (cb_access_sink){cb_pipe_push, pipe};
     cb_engine_run(d->p, &run_in, &d->opt->engine, &sink, &o);
+    if (pipe) {
+      cb_pipe_finish(pipe);
+      piped = true;
+    }
     simulated = true;
   }
   double t2 = thread_cpu_s();
@@ -353,7 +363,8 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h) {
     pthread_mutex_lock(&d->lock);
     d->stats.path_s += path_s;
     d->stats.sim_s += f.sim_s;
-    d->stats.stream_s += (t2 - t1) - f.sim_s;
+    /* piped: the simulation ran on its own thread */
+    d->stats.stream_s += (t2 - t1) - (piped ? 0 : f.sim_s);
     d->stats.ops += o.ops;
     d->stats.accesses += f.sh.n;
     d->stats.simulated += simulated;
@@ -477,8 +488,11 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
 
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   unsigned jobs = opt->jobs ? opt->jobs : (cores > 0 ? (unsigned)cores : 1);
-  if (jobs > n_inputs)
+  if (jobs > n_inputs) {
+    /* a core left per input: stream generation and simulation overlap */
+    d.pipeline = opt->engine.mode == CB_ENGINE_FAST && jobs >= 2 * n_inputs;
     jobs = n_inputs ? n_inputs : 1;
+  }
   double w0 = wall_s();
   pthread_t *threads = calloc(jobs, sizeof *threads);
   unsigned started = 0;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "engine_internal.h"
+#include "fastops.h"
 
 #define STACK_TOP_VALGRIND 0x1fff001000ull
 #define RET_ADDR_VALUE 0x109000ull /* what a pushed return address holds */
@@ -971,6 +972,7 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
   cb_run_outcome *out = e->out;
   cb_stop st = CB_GO;
   uint32_t target = 0;
+  const uint8_t *FK = e->fk; /* fast engine: pre-decoded kinds */
 
 #define V(o) ((o)&CB_OPND_CONST ? &K[(o) & ~CB_OPND_CONST] : &S[o])
 #define RELOAD()                                                               \
@@ -991,6 +993,111 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
     }
     budget--;
     const cb_op *op = &ops[ip++];
+    if (FK) {
+      /* The fast engine's specialised handlers (fastops.h): each does what
+       * the reference case below does for its form; `break` falls back to
+       * the reference case (page-crossing or unmapped accesses). */
+      switch (FK[ip - 1]) {
+      case FK_NONE:
+        break;
+      case FK_ADD:
+        S[op->dst].u = (V(op->a)->u + V(op->b)->u) & ty_mask[op->ty];
+        continue;
+      case FK_SUB:
+        S[op->dst].u = (V(op->a)->u - V(op->b)->u) & ty_mask[op->ty];
+        continue;
+      case FK_MUL:
+        S[op->dst].u = (V(op->a)->u * V(op->b)->u) & ty_mask[op->ty];
+        continue;
+      case FK_AND:
+        S[op->dst].u = V(op->a)->u & V(op->b)->u;
+        continue;
+      case FK_OR:
+        S[op->dst].u = V(op->a)->u | V(op->b)->u;
+        continue;
+      case FK_XOR:
+        S[op->dst].u = V(op->a)->u ^ V(op->b)->u;
+        continue;
+      case FK_FADD_D:
+        S[op->dst].d = V(op->a)->d + V(op->b)->d;
+        continue;
+      case FK_FSUB_D:
+        S[op->dst].d = V(op->a)->d - V(op->b)->d;
+        continue;
+      case FK_FMUL_D:
+        S[op->dst].d = V(op->a)->d * V(op->b)->d;
+        continue;
+      case FK_ICMP: {
+        uint64_t m = ty_mask[op->ty];
+        S[op->dst].u = icmp(op->aux, V(op->a)->u & m, V(op->b)->u & m, op->ty);
+        continue;
+      }
+      case FK_GEP0:
+        S[op->dst].u = V(op->a)->u + (uint64_t)X[op->aux];
+        continue;
+      case FK_GEP1: {
+        const int64_t *g = &X[op->aux];
+        uint64_t x = (uint64_t)g[2];
+        const cb_value *iv = V((cb_operand)(x & 0xffffffffu));
+        S[op->dst].u =
+            V(op->a)->u + (uint64_t)g[0] +
+            (uint64_t)sxbits(iv->u, (unsigned)(x >> 32)) * (uint64_t)g[3];
+        continue;
+      }
+      case FK_GEP2: {
+        const int64_t *g = &X[op->aux];
+        uint64_t x = (uint64_t)g[2], y = (uint64_t)g[4];
+        const cb_value *iv = V((cb_operand)(x & 0xffffffffu));
+        const cb_value *jv = V((cb_operand)(y & 0xffffffffu));
+        uint64_t addr = V(op->a)->u + (uint64_t)g[0];
+        addr += (uint64_t)sxbits(iv->u, (unsigned)(x >> 32)) * (uint64_t)g[3];
+        addr += (uint64_t)sxbits(jv->u, (unsigned)(y >> 32)) * (uint64_t)g[5];
+        S[op->dst].u = addr;
+        continue;
+      }
+      case FK_LOAD8:
+      case FK_LOAD16: {
+        uint64_t addr = V(op->a)->u;
+        unsigned size = FK[ip - 1] == FK_LOAD8 ? 8 : 16;
+        uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+        if (__builtin_expect(
+                !pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE, 0))
+          break;
+        memcpy(&S[op->dst], pp, size);
+        cb_eng_emit(e, addr, size, op->aux, false);
+        out->loads++;
+        continue;
+      }
+      case FK_STORE8:
+      case FK_STORE16: {
+        uint64_t addr = V(op->b)->u;
+        unsigned size = FK[ip - 1] == FK_STORE8 ? 8 : 16;
+        uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+        if (__builtin_expect(
+                !pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE, 0))
+          break;
+        memcpy(pp, V(op->a), size);
+        cb_eng_emit(e, addr, size, op->aux, true);
+        out->stores++;
+        continue;
+      }
+      case FK_FMA_D: {
+        const int64_t *g = &X[op->aux];
+        const cb_value *x = V(CB_CALL_ARG_OPERAND((uint64_t)g[4]));
+        const cb_value *y = V(CB_CALL_ARG_OPERAND((uint64_t)g[5]));
+        const cb_value *z = V(CB_CALL_ARG_OPERAND((uint64_t)g[6]));
+        unsigned l = op->lanes ? op->lanes : 1;
+        cb_value r[64];
+        for (unsigned i = 0; i < l; i++)
+          r[i].d = fma(x[i].d, y[i].d, z[i].d);
+        for (unsigned i = 0; i < l; i++)
+          S[op->dst + i] = r[i];
+        continue;
+      }
+      default:
+        break;
+      }
+    }
     switch ((cb_opcode)op->code) {
     case CB_OP_ADD:
     case CB_OP_SUB:
@@ -1980,6 +2087,8 @@ static void find_vector_selects(cb_eng *e) {
 static void precompute(cb_eng *e) {
   find_rmw(e);
   find_vector_selects(e);
+  if (e->opt.mode == CB_ENGINE_FAST)
+    e->fk = cb_fast_kinds(e->p, e->rmw); /* NULL: the reference loop */
   const cb_program *p = e->p;
   e->nphis = calloc(p->n_blocks + 1, sizeof *e->nphis);
   size_t maxl = 16;
@@ -2012,6 +2121,7 @@ static void eng_destroy(cb_eng *e) {
   cb_heap_free_model(e->heap);
   free(e->nphis);
   free(e->rmw);
+  free(e->fk);
   free(e->fo_off);
   free(e->frame_size);
   free(e->fn_by_addr);

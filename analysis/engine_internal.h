@@ -55,6 +55,8 @@ typedef struct cb_eng {
   uint32_t *nphis; /* per global block: leading phi ops */
   uint8_t *rmw;    /* per op: 1 for a store that x86 folds with its load into
                      one read-modify-write instruction (counted as a read) */
+  uint8_t *fk;     /* per op: the fast engine's kind (fastops.h); NULL in the
+                      reference mode */
   int64_t *fo_off; /* per frame object: offset from the CFA */
   uint64_t *frame_size; /* per function: CFA - rsp in the body */
   uint32_t *fn_by_addr; /* function indexes sorted by addr */
