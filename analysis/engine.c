@@ -973,6 +973,7 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
   cb_stop st = CB_GO;
   uint32_t target = 0;
   const uint8_t *FK = e->fk; /* fast engine: pre-decoded kinds */
+  const cb_phi_edges *PE = e->pe.first ? &e->pe : NULL;
 
 #define V(o) ((o)&CB_OPND_CONST ? &K[(o) & ~CB_OPND_CONST] : &S[o])
 #define RELOAD()                                                               \
@@ -1027,6 +1028,36 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
       case FK_FMUL_D:
         S[op->dst].d = V(op->a)->d * V(op->b)->d;
         continue;
+      case FK_FDIV_D:
+        S[op->dst].d = V(op->a)->d / V(op->b)->d;
+        continue;
+      case FK_FADD_V:
+      case FK_FSUB_V:
+      case FK_FMUL_V:
+      case FK_FDIV_V: {
+        const cb_value *a = V(op->a), *b = V(op->b);
+        cb_value *r = &S[op->dst];
+        unsigned l = op->lanes;
+        switch (FK[ip - 1]) {
+        case FK_FADD_V:
+          for (unsigned i = 0; i < l; i++)
+            r[i].d = a[i].d + b[i].d;
+          break;
+        case FK_FSUB_V:
+          for (unsigned i = 0; i < l; i++)
+            r[i].d = a[i].d - b[i].d;
+          break;
+        case FK_FMUL_V:
+          for (unsigned i = 0; i < l; i++)
+            r[i].d = a[i].d * b[i].d;
+          break;
+        default:
+          for (unsigned i = 0; i < l; i++)
+            r[i].d = a[i].d / b[i].d;
+          break;
+        }
+        continue;
+      }
       case FK_ICMP: {
         uint64_t m = ty_mask[op->ty];
         S[op->dst].u = icmp(op->aux, V(op->a)->u & m, V(op->b)->u & m, op->ty);
@@ -1503,7 +1534,38 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
     ip = nb->first_op;
     if (__builtin_expect(nb->n_mach != 0, 0))
       emit_mach(e, nb, F->cfa);
-    if (np) {
+    if (np && PE) {
+      /* fast engine: this edge's moves, precomputed (fastops.h) */
+      const cb_phi_edge *ed = &PE->edges[PE->first[gb]];
+      const cb_phi_edge *ee = &PE->edges[PE->first[gb + 1]];
+      while (ed < ee && ed->pred != from)
+        ed++;
+      uint64_t *tmp = e->phi_tmp;
+      size_t t = 0;
+      if (ed < ee) {
+        const cb_phi_move *mv = &PE->moves[ed->first_move];
+        for (uint32_t k = 0; k < ed->n_moves; k++) {
+          const cb_value *src =
+              mv[k].src == CB_NONE ? NULL : V((cb_operand)mv[k].src);
+          for (unsigned i = 0; i < mv[k].lanes; i++)
+            tmp[t++] = src ? src[i].u : 0;
+        }
+        t = 0;
+        for (uint32_t k = 0; k < ed->n_moves; k++)
+          for (unsigned i = 0; i < mv[k].lanes; i++)
+            S[mv[k].dst + i].u = tmp[t++];
+      } else {
+        /* an edge no phi names: every phi reads 0, as the reference */
+        for (uint32_t k = 0; k < np; k++) {
+          const cb_op *ph = &ops[ip + k];
+          unsigned l = ph->lanes ? ph->lanes : 1;
+          for (unsigned i = 0; i < l; i++)
+            S[ph->dst + i].u = 0;
+        }
+      }
+      budget = budget > np ? budget - np : 0;
+      ip += np;
+    } else if (np) {
       /* parallel: read every incoming value, then write */
       uint64_t *tmp = e->phi_tmp;
       size_t t = 0;
@@ -2106,6 +2168,8 @@ static void precompute(cb_eng *e) {
       maxl = l;
   }
   e->phi_cap = maxl;
+  if (e->opt.mode == CB_ENGINE_FAST)
+    cb_phi_edges_build(p, e->nphis, &e->pe);
   e->phi_tmp = malloc(maxl * sizeof *e->phi_tmp);
   e->fn_by_addr = malloc((p->n_functions + 1) * sizeof *e->fn_by_addr);
   for (uint32_t f = 0; f < p->n_functions; f++)
@@ -2122,6 +2186,7 @@ static void eng_destroy(cb_eng *e) {
   free(e->nphis);
   free(e->rmw);
   free(e->fk);
+  cb_phi_edges_free(&e->pe);
   free(e->fo_off);
   free(e->frame_size);
   free(e->fn_by_addr);
