@@ -3,7 +3,7 @@
 #
 #   bench/fast.sh [-b BUILD] [-r RESULTS] [-k "KERNEL ..."] SECTION...
 #
-# SECTION: medium | large | irregular | tablev | report
+# SECTION: medium | large | irregular | tablev | memory | report
 #   medium, large  every PolyBench kernel at MEDIUM / LARGE
 #   irregular      bench/workloads whose addresses come from loaded data
 #                  (CSR gathers, pointer chasing), near 10^8 data references
@@ -11,12 +11,15 @@
 #                  to br_path2 and br_path3; cachegrind runs a sample of
 #                  TABLEV_SAMPLE (20) of the inputs, one process each, and
 #                  the 1000-run figure is that mean times 1000
+#   memory         cbana's peak RSS as one program's stream grows 100x
 #   report         bench/results/fast.md from bench/results/fast.tsv
 # Each measurement is one line of RESULTS/fast.tsv:
 #   section name tool wall_s user_s sys_s maxrss_kib refs
 # A cachegrind line already there is not measured again (they take
 # minutes); cbana lines are replaced. CG_ONLY=1 measures only cachegrind,
-# CB_ONLY=1 only cbana. The cbana binary is copied first,
+# CB_ONLY=1 only cbana. CBANA_FLAGS adds options to every cbana run
+# (e.g. --no-classify: the counters cachegrind computes, without the 3C
+# classes, whose shadow LRU stack costs more than the rest). The cbana binary is copied first,
 # so rebuilding while the bench runs does not disturb it.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -81,7 +84,7 @@ cb() {
   [ -z "${CG_ONLY:-}" ] || return 0
   local tf=$work/cb.$sec.$name.time log=$work/cb.$sec.$name.log
   (cd "$work" && /usr/bin/time -f '%e %U %S %M' -o "$tf" \
-    "$cbana" analyze "$@" --quiet --stats --format json \
+    "$cbana" analyze "$@" ${CBANA_FLAGS:-} --quiet --stats --format json \
     -o "$work/cb.$sec.$name.json" 2> "$log")
   local acc
   acc=$(grep -o 'accesses [0-9]*' "$log" | head -n 1 | cut -d' ' -f2)
@@ -125,22 +128,30 @@ tablev() {
   "$root/bench/workloads/gen_brpath_inputs.sh" 1000 > "$work/tablev.inputs"
   for prog in br_path2 br_path3; do
     if [ -z "${CB_ONLY:-}" ] && ! have tablev "$prog" cachegrind; then
-      local tf=$work/cg.tablev.$prog.time t0 t1
-      t0=$(date +%s.%N)
-      grep -v '^#' "$work/tablev.inputs" | head -n "$n" |
-        while read -r x nn; do
-          (cd "$work" && "$valgrind" --tool=cachegrind --cache-sim=yes \
-            --cachegrind-out-file=/dev/null "$work/wl/$prog" "$x" "$nn" \
-            > /dev/null 2>&1)
-        done
-      t1=$(date +%s.%N)
-      # the sample's mean run, times 1000
-      echo "$t0 $t1 $n" | awk '{ w = ($2 - $1) / $3 * 1000;
-        printf "%.2f 0 0 0\n", w }' > "$tf"
+      local tf=$work/cg.tablev.$prog.time
+      grep -v '^#' "$work/tablev.inputs" | head -n "$n" > "$work/sample"
+      (cd "$work" && /usr/bin/time -f '%e %U %S %M' -o "$tf.sample" \
+        sh -c 'while read -r x nn; do
+                 "$1" --tool=cachegrind --cache-sim=yes \
+                   --cachegrind-out-file=/dev/null "$2" "$x" "$nn" \
+                   > /dev/null 2>&1
+               done < sample' sh "$valgrind" "$work/wl/$prog")
+      # the sample's mean run, times 1000 (wall, user, sys; rss as is)
+      awk -v n="$n" '{ printf "%.2f %.2f %.2f %s\n", $1 / n * 1000,
+        $2 / n * 1000, $3 / n * 1000, $4 }' "$tf.sample" > "$tf"
       record tablev "$prog" cachegrind "$tf" 0
     fi
     cb tablev "$prog" "$root/bench/workloads/$prog.c" \
       --inputs "$work/tablev.inputs"
+  done
+}
+
+# Peak memory against stream length: the same data (N elements), M passes.
+memory() {
+  "$root/bench/workloads/build.sh" -o "$work/wl" load_loop > /dev/null
+  for m in 10 100 1000; do
+    CG_ONLY= cb memory "load_loop_r_10000_x$m" \
+      "$root/bench/workloads/load_loop.c" --args "array heap r 10000 $m"
   done
 }
 
@@ -150,6 +161,7 @@ for s in "$@"; do
     large) polybench LARGE ;;
     irregular) irregular ;;
     tablev) tablev ;;
+    memory) memory ;;
     report) python3 "$here/fast_report.py" "$tsv" > "$results/fast.md" ;;
     *) echo "fast.sh: unknown section $s" >&2; exit 2 ;;
   esac
