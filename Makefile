@@ -27,7 +27,8 @@ check-san: build-san
 	ctest --test-dir $(BUILD_SAN) --output-on-failure -j $(JOBS)
 
 demo: build
-	$(BUILD)/cbana sim --cache cachegrind examples/stride.din
+	$(BUILD)/cbana analyze examples/transpose.c --inputs examples/transpose.inputs \
+	  --cache examples/l1-2way.cfg --top 5
 
 bench: build
 	bench/run.sh $(BUILD)

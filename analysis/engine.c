@@ -138,9 +138,21 @@ void cb_eng_lib_bulk(cb_eng *e, uint64_t addr, uint64_t len, bool is_write) {
   }
 }
 
+/* Variables of glibc 2.36 (Debian 12's libc.so.6) that its string
+ * functions read, as offsets from libc's load address (measured with
+ * lackey, docs/process-model.md section 4). */
+#define NT_THRESHOLD (3ull << 20)
+#define LIBC_MEMSET_THRESHOLD 0x1d33d0ull /* __x86_rep_stosb_threshold */
+#define LIBC_MOVSB_THRESHOLD 0x1d33d8ull  /* __x86_rep_movsb_threshold */
+#define LIBC_STRING_CONTROL 0x1da540ull   /* __x86_string_control (4 B) */
+#define LIBC_MOVSB_STOP 0x1da548ull       /* __x86_rep_movsb_stop_threshold */
+#define LIBC_NT_THRESHOLD 0x1da550ull     /* non-temporal threshold */
+
 void cb_eng_memset_traffic(cb_eng *e, uint64_t d, uint64_t n) {
   if (n == 0)
     return;
+  if (n > 64 && e->libc_base)
+    lib1(e, e->libc_base + LIBC_MEMSET_THRESHOLD, 8, false);
   if (n == 1) {
     lib1(e, d, 1, true);
   } else if (n <= 3) {
@@ -176,8 +188,6 @@ void cb_eng_memset_traffic(cb_eng *e, uint64_t d, uint64_t n) {
     e->out->lib_writes += n;
   }
 }
-
-#define NT_THRESHOLD (3ull << 20)
 
 static void vec_loop(cb_eng *e, uint64_t d, uint64_t s, uint64_t n,
                      bool backward) {
@@ -220,6 +230,21 @@ static void vec_loop(cb_eng *e, uint64_t d, uint64_t s, uint64_t n,
 void cb_eng_memcpy_traffic(cb_eng *e, uint64_t d, uint64_t s, uint64_t n) {
   if (n == 0)
     return;
+  if (n > 64 && e->libc_base) {
+    /* the tunables the size classes compare with */
+    uint64_t L = e->libc_base;
+    bool overlap_up = d - s < n;
+    lib1(e, L + LIBC_MOVSB_THRESHOLD, 8, false);
+    if (n > 4096 && !overlap_up) {
+      lib1(e, L + LIBC_MOVSB_STOP, 8, false);
+      if (n < NT_THRESHOLD)
+        lib1(e, L + LIBC_STRING_CONTROL, 4, false);
+      else
+        lib1(e, L + LIBC_NT_THRESHOLD, 8, false);
+    } else if (n > 256 && !overlap_up) {
+      lib1(e, L + LIBC_NT_THRESHOLD, 8, false);
+    }
+  }
   if (n == 1) {
     lib1(e, s, 1, false);
     lib1(e, d, 1, true);
@@ -561,6 +586,8 @@ static bool grow_slots(cb_eng *e, size_t need) {
 /* Pushes a frame for function f whose caller's rsp is `sp`; the caller
  * copies argument values in afterwards. */
 static void emit_mach(cb_eng *e, const cb_block *b, uint64_t cfa);
+static void emit_mach_at(cb_eng *e, const cb_block *b, uint64_t cfa,
+                         uint32_t at);
 
 static cb_stop push_frame(cb_eng *e, uint32_t f, uint64_t sp, uint32_t call_op,
                           uint32_t call_site) {
@@ -589,15 +616,30 @@ static cb_stop push_frame(cb_eng *e, uint32_t f, uint64_t sp, uint32_t call_op,
   F->call_site = call_site;
   F->cfa = sp;
   F->sp = sp - e->frame_size[f];
-  /* call pushes the return address */
+  /* call pushes the return address: the caller's own access on the
+   * call's line when the caller is the program's code */
   uint64_t ra = RET_ADDR_VALUE;
   cb_mem_write(&e->mem, sp - 8, &ra, 8, NULL);
-  cb_eng_emit(e, sp - 8, 8, call_site, true);
-  e->out->lib_writes++;
-  /* the prologue's pushes of callee-saved registers */
+  uint32_t ra_site = call_op != CB_NONE && p->ra_site && call_site < p->n_sites
+                         ? p->ra_site[call_site]
+                         : CB_NONE;
+  if (ra_site != CB_NONE) {
+    cb_eng_emit(e, sp - 8, 8, ra_site, true);
+    e->out->stores++;
+  } else {
+    cb_eng_emit(e, sp - 8, 8, call_site, true);
+    e->out->lib_writes++;
+  }
+  /* the prologue's pushes of callee-saved registers (the callee's own
+   * accesses on its first line when the machine code told) */
+  uint32_t in_site = p->fn_mach ? p->fn_mach[f].entry_site : CB_NONE;
   for (unsigned r = 0; r < fn->n_saved_regs; r++)
-    cb_eng_emit(e, sp - 16 - 8 * (uint64_t)r, 8, call_site, true);
-  e->out->lib_writes += fn->n_saved_regs;
+    cb_eng_emit(e, sp - 16 - 8 * (uint64_t)r, 8,
+                in_site != CB_NONE ? in_site : call_site, true);
+  if (in_site != CB_NONE)
+    e->out->stores += fn->n_saved_regs;
+  else
+    e->out->lib_writes += fn->n_saved_regs;
   if (p->blocks[fn->first_block].n_mach)
     emit_mach(e, &p->blocks[fn->first_block], sp);
   return CB_GO;
@@ -605,12 +647,19 @@ static cb_stop push_frame(cb_eng *e, uint32_t f, uint64_t sp, uint32_t call_op,
 
 static void pop_frame(cb_eng *e) {
   cb_frame *F = &e->frames[e->depth - 1];
-  unsigned nr = e->p->functions[F->func].n_saved_regs;
+  const cb_program *p = e->p;
+  unsigned nr = p->functions[F->func].n_saved_regs;
+  /* the epilogue's pops and ret: the callee's own reads on its exit line
+   * when the machine code told */
+  uint32_t x = p->fn_mach ? p->fn_mach[F->func].exit_site : CB_NONE;
+  uint32_t site = x != CB_NONE ? x : F->call_site;
   for (unsigned r = nr; r-- > 0;)
-    cb_eng_emit(e, F->cfa - 16 - 8 * (uint64_t)r, 8, F->call_site, false);
-  e->out->lib_reads += nr;
-  cb_eng_emit(e, F->cfa - 8, 8, F->call_site, false);
-  e->out->lib_reads++;
+    cb_eng_emit(e, F->cfa - 16 - 8 * (uint64_t)r, 8, site, false);
+  cb_eng_emit(e, F->cfa - 8, 8, site, false);
+  if (x != CB_NONE)
+    e->out->loads += nr + 1;
+  else
+    e->out->lib_reads += nr + 1;
   e->nslots = F->slot_base;
   e->depth--;
 }
@@ -637,10 +686,13 @@ cb_stop cb_eng_call_function(cb_eng *e, uint32_t func, const cb_value *args,
 
 /* The machine code's own accesses of a block (spills, reloads, constant
  * loads) when the frontend found them. */
-static void emit_mach(cb_eng *e, const cb_block *b, uint64_t cfa) {
+static void emit_mach_at(cb_eng *e, const cb_block *b, uint64_t cfa,
+                         uint32_t at) {
   const cb_program *p = e->p;
   for (uint32_t i = 0; i < b->n_mach && b->first_mach + i < p->n_mach; i++) {
     const cb_mach_access *m = &p->mach[b->first_mach + i];
+    if (m->op > b->first_op ? m->op != at : at != b->first_op)
+      continue;
     uint64_t a = m->cfa_offset ? cfa + (uint64_t)m->cfa_offset : m->addr;
     cb_eng_emit(e, a, m->size ? m->size : 8, m->site, m->is_write != 0);
     if (m->is_write)
@@ -648,6 +700,11 @@ static void emit_mach(cb_eng *e, const cb_block *b, uint64_t cfa) {
     else
       e->out->loads++;
   }
+}
+
+/* On entry to a block: the accesses before its own. */
+static void emit_mach(cb_eng *e, const cb_block *b, uint64_t cfa) {
+  emit_mach_at(e, b, cfa, b->first_op);
 }
 
 /* ---- the interpreter ---- */
@@ -1443,6 +1500,8 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
       RELOAD();
       if (e->depth != d0)
         ip = F->ip; /* entered the callee */
+      else if (__builtin_expect(B[F->block].n_mach != 0, 0))
+        emit_mach_at(e, &B[F->block], F->cfa, ip); /* after the call */
       continue;
     }
     case CB_OP_BR: {
@@ -1508,6 +1567,8 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
             S[cop->dst + i] = rv[i];
       }
       ip = F->ip;
+      if (__builtin_expect(B[F->block].n_mach != 0, 0))
+        emit_mach_at(e, &B[F->block], F->cfa, ip); /* after the call */
       continue;
     }
     case CB_OP_UNREACHABLE:
@@ -1702,8 +1763,13 @@ static cb_stop do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
                   vals[2][0].u <= 128);
   uint64_t ra_at = F->sp - 8;
   if (real_call) {
-    cb_eng_emit(e, ra_at, 8, site, true);
-    e->out->lib_writes++;
+    /* the caller's `call` writes the return address on the call's line */
+    uint32_t ras = p->ra_site && site < p->n_sites ? p->ra_site[site] : CB_NONE;
+    cb_eng_emit(e, ra_at, 8, ras != CB_NONE ? ras : site, true);
+    if (ras != CB_NONE)
+      e->out->stores++;
+    else
+      e->out->lib_writes++;
     /* the PLT stub reads the function's GOT slot */
     uint32_t lf = callee;
     if (kind == CB_CALL_INTRINSIC)
@@ -1975,6 +2041,18 @@ static void find_rmw(cb_eng *e) {
 static const char *validate(const cb_program *p, char *buf, size_t n) {
   if (!p->functions || !p->blocks || !p->ops)
     return "no functions, blocks or operations";
+  for (uint32_t f = 0; p->fn_mach && f < p->n_functions; f++)
+    if ((p->fn_mach[f].entry_site != CB_NONE &&
+         p->fn_mach[f].entry_site >= p->n_sites) ||
+        (p->fn_mach[f].exit_site != CB_NONE &&
+         p->fn_mach[f].exit_site >= p->n_sites))
+      return "function entry/exit sites out of range";
+  for (uint32_t s = 0; p->ra_site && s < p->n_sites; s++)
+    if (p->ra_site[s] != CB_NONE && p->ra_site[s] >= p->n_sites)
+      return "return-address sites out of range";
+  for (uint32_t i = 0; p->mach && i < p->n_mach; i++)
+    if (p->mach[i].site >= p->n_sites)
+      return "machine access sites out of range";
   for (uint32_t f = 0; f < p->n_functions; f++) {
     const cb_function *fn = &p->functions[f];
     const char *nm = fn->name ? fn->name : "?";
@@ -2234,6 +2312,7 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
       e->opt.heap_base = hb;
     if (!e->opt.mmap_base)
       e->opt.mmap_base = mb;
+    e->libc_base = cb_eng_libc_base(p);
   }
   cb_heap_config hc = {e->opt.heap_base, e->opt.mmap_base, 0x7ff000};
   cb_heap_hooks hk = {e, hk_access, hk_clear, hk_copy, hk_map};

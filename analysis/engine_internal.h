@@ -83,6 +83,7 @@ typedef struct cb_eng {
   uint64_t file_stdin, file_stdout, file_stderr; /* FILE * values */
 
   uint64_t got[CB_LIBC_COUNT]; /* GOT slots the PLT stubs read, or 0 */
+  uint64_t libc_base; /* where libc.so.6 is mapped (its tunables) */
   int exit_code;
   uint32_t cur_site; /* call site of the library call running */
   uint64_t *phi_tmp;
@@ -140,6 +141,8 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
 void cb_libc_init(cb_eng *e);
 
 void cb_engine_got_slots(const cb_program *p, uint64_t got[CB_LIBC_COUNT]);
+/* Where libc.so.6 is mapped under valgrind (layout.c). */
+uint64_t cb_eng_libc_base(const cb_program *p);
 
 void cb_textbuf_put(cb_textbuf *b, const char *s, size_t n);
 

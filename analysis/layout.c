@@ -105,6 +105,8 @@ typedef struct libs {
   char names[32][256];
   int n;
   uint64_t span;
+  uint64_t libc_off; /* span of the libraries mapped before libc */
+  bool has_libc;
   bool ok;
 } libs;
 
@@ -127,6 +129,10 @@ static void add_lib(void *ctx, const char *name) {
     if (!b)
       continue;
     uint64_t s = load_span(b, len, NULL);
+    if (!strncmp(name, "libc.so", 7) && !L->has_libc) {
+      L->libc_off = L->span;
+      L->has_libc = true;
+    }
     L->span += s;
     if (!s)
       L->ok = false;
@@ -150,8 +156,8 @@ static bool calls_libm(const cb_program *p) {
   return false;
 }
 
-void cb_engine_layout(const cb_program *p, uint64_t *heap_base,
-                      uint64_t *mmap_base) {
+static void layout(const cb_program *p, uint64_t *heap_base,
+                   uint64_t *mmap_base, uint64_t *libc_base) {
   uint64_t exe_end = p->image_end;
   size_t len = 0;
   unsigned char *b = p->exe_path ? slurp(p->exe_path, &len) : NULL;
@@ -172,15 +178,33 @@ void cb_engine_layout(const cb_program *p, uint64_t *heap_base,
   uint64_t cache = stat("/etc/ld.so.cache", &st) == 0
                        ? PAGEUP((uint64_t)st.st_size)
                        : 0xb000;
-  if (L.ok && L.n)
-    base = brk0 + 0x800000 + 0x2000 + 0x5000 + cache + L.span + 0x3000;
-  else /* libc only, plus libm when the program calls it */
-    base = brk0 + 0x800000 + 0x2000 + 0x5000 + cache + 0x1e2000 + 0x3000 +
-           (calls_libm(p) ? 0xe0000 : 0);
+  uint64_t libs0 = brk0 + 0x800000 + 0x2000 + 0x5000 + cache;
+  uint64_t libc;
+  if (L.ok && L.n) {
+    base = libs0 + L.span + 0x3000;
+    libc = libs0 + (L.has_libc ? L.libc_off : 0);
+  } else { /* libc only, after libm when the program calls it */
+    uint64_t m = calls_libm(p) ? 0xe0000 : 0;
+    base = libs0 + 0x1e2000 + 0x3000 + m;
+    libc = libs0 + m;
+  }
   if (heap_base)
     *heap_base = brk0;
   if (mmap_base)
     *mmap_base = base;
+  if (libc_base)
+    *libc_base = libc;
+}
+
+void cb_engine_layout(const cb_program *p, uint64_t *heap_base,
+                      uint64_t *mmap_base) {
+  layout(p, heap_base, mmap_base, NULL);
+}
+
+uint64_t cb_eng_libc_base(const cb_program *p) {
+  uint64_t libc = 0;
+  layout(p, NULL, NULL, &libc);
+  return libc;
 }
 
 /* The GOT slot that each library function's PLT stub reads (the

@@ -20,6 +20,7 @@ struct cb_hierarchy {
   uint32_t n_sites;
   cb_site_stats *sites; /* n_sites * n_levels, site-major */
   bool classify;
+  uint64_t slow_accesses; /* accesses that missed the fast path */
   cb_level levels[CB_MAX_LEVELS];
   cb_stackdist shadows[CB_MAX_LEVELS];
 };
@@ -52,57 +53,105 @@ static inline bool level_ref_lines(cb_level *lv, uint64_t first, uint64_t last,
       break;
     line++;
   }
-  /* The repeat fast path below may trust last_line only while it is
-   * cached: a write miss without allocation leaves it out. */
+  /* The repeat fast path may trust last_line only while it is cached: a
+   * write miss without allocation leaves it out. */
   lv->last_line = hit || !is_write || lv->write_allocate ? last : NO_LINE;
   return missed;
 }
 
-static inline void access_one(cb_hierarchy *h, uint64_t addr, uint64_t size,
-                              bool is_write, uint32_t site) {
-  uint64_t end = addr + (size ? size - 1 : 0);
-  if (end < addr)
-    end = UINT64_MAX; /* clamped at the top of the address space */
+/* An access that missed the first level's fast path, from the first
+ * level down; the first level's access counters are the caller's. */
+static void __attribute__((noinline))
+access_levels(cb_hierarchy *h, uint64_t addr, uint64_t end, bool is_write,
+              uint32_t site) {
   cb_site_stats *ss =
       site < h->n_sites ? &h->sites[(size_t)site * h->n_levels] : NULL;
-  for (unsigned i = 0; i < h->n_levels; i++) {
-    cb_level *lv = &h->levels[i];
-    lv->accesses++;
-    lv->writes += is_write;
-    if (ss)
-      ss[i].accesses++;
+  const bool classify = h->classify;
+  cb_level *lv = h->levels, *const lv_end = h->levels + h->n_levels;
+  for (;; lv++, ss = ss ? ss + 1 : NULL) {
     uint64_t first = addr >> lv->line_shift, last = end >> lv->line_shift;
-    if (first == lv->last_line && last == first) {
-      /* The line referenced last at this level, still cached: a hit that
-       * changes no policy state and is at distance 0 in the shadow. */
-      if (lv->shadow)
-        lv->shadow->hist[0]++;
-      return;
-    }
     unsigned cls = CB_MISS_CONFLICT;
     if (!level_ref_lines(lv, first, last, is_write, &cls))
       return;
     lv->misses++;
     lv->write_misses += is_write;
     if (ss)
-      ss[i].misses++;
-    if (h->classify) {
+      ss->misses++;
+    if (classify) {
       lv->miss_class[cls]++;
       if (ss)
-        ss[i].miss_class[cls]++;
+        ss->miss_class[cls]++;
+    }
+    if (lv + 1 == lv_end)
+      return;
+    /* Presented to the next level, with the first level's fast path. */
+    lv[1].accesses++;
+    lv[1].writes += is_write;
+    if (ss)
+      ss[1].accesses++;
+    if (addr >> lv[1].line_shift == lv[1].last_line &&
+        end >> lv[1].line_shift == lv[1].last_line) {
+      if (lv[1].shadow)
+        lv[1].shadow->hist[0]++;
+      return;
     }
   }
 }
 
+/* The last byte of an access, clamped at the top of the address space. */
+static inline uint64_t access_end(uint64_t addr, uint64_t size) {
+  uint64_t end = addr + size - (size != 0);
+  return end < addr ? UINT64_MAX : end;
+}
+
+/* The first level's fast path: the line referenced last at this level,
+ * still cached, is a hit that changes no policy state and is at distance
+ * 0 in the shadow. Most accesses of real streams end here, so the batch
+ * loop below does it inline, counting the first level's accesses, writes
+ * and distance-0 references (n minus the slow ones) in registers: a
+ * counter in memory would make every iteration wait for the previous
+ * one's store. */
 void cb_hierarchy_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
-  for (size_t k = 0; k < n; k++)
-    access_one(h, batch[k].addr, batch[k].size, batch[k].is_write,
-               batch[k].site);
+  cb_level *l1 = &h->levels[0];
+  const uint32_t shift = l1->line_shift;
+  const uint64_t offset_mask = (1ull << shift) - 1;
+  uint64_t writes = 0, slow_before = h->slow_accesses;
+  uint64_t last_line = l1->last_line;
+  for (const cb_access *a = batch, *end = batch + n; a < end; a++) {
+    writes += a->is_write;
+    if (a->site < h->n_sites)
+      h->sites[(size_t)a->site * h->n_levels].accesses++;
+    /* Within one line: its offset plus its size fit (size 0, a byte,
+     * always does). */
+    if (a->addr >> shift == last_line &&
+        (a->addr & offset_mask) + a->size <= offset_mask + 1)
+      continue;
+    h->slow_accesses++;
+    access_levels(h, a->addr, access_end(a->addr, a->size), a->is_write,
+                  a->site);
+    last_line = l1->last_line;
+  }
+  l1->accesses += n;
+  l1->writes += writes;
+  if (l1->shadow)
+    l1->shadow->hist[0] += n - (h->slow_accesses - slow_before);
 }
 
 void cb_hierarchy_access(cb_hierarchy *h, uint64_t addr, uint32_t size,
                          bool is_write, uint32_t site) {
-  access_one(h, addr, size, is_write, site);
+  cb_access a = {.addr = addr, .site = site, .is_write = is_write};
+  if (size <= UINT16_MAX) {
+    a.size = (uint16_t)size;
+    cb_hierarchy_run(h, &a, 1);
+    return;
+  }
+  /* Too big for a batch entry: the same steps, without the fast path. */
+  cb_level *l1 = &h->levels[0];
+  l1->accesses++;
+  l1->writes += is_write;
+  if (site < h->n_sites)
+    h->sites[(size_t)site * h->n_levels].accesses++;
+  access_levels(h, addr, access_end(addr, size), is_write, site);
 }
 
 static void set_err(char *err, size_t n, const char *msg, const char *name) {

@@ -33,11 +33,25 @@ bool cb_level_init(cb_level *lv, const cb_level_config *cfg,
     cb_level_free(lv);
     return false;
   }
+  if (lv->assoc > WIDE_ASSOC) {
+    lv->wide = malloc(sizeof *lv->wide);
+    if (!lv->wide || !cb_wideset_init(lv->wide, lv->set_mask + 1, lv->assoc)) {
+      free(lv->wide);
+      lv->wide = NULL;
+      cb_level_free(lv);
+      return false;
+    }
+  }
   cb_level_reset(lv);
   return true;
 }
 
 void cb_level_free(cb_level *lv) {
+  if (lv->wide) {
+    cb_wideset_free(lv->wide);
+    free(lv->wide);
+    lv->wide = NULL;
+  }
   free(lv->tags);
   free(lv->plru_bits);
   lv->tags = NULL;
@@ -50,6 +64,8 @@ void cb_level_reset(cb_level *lv) {
   if (lv->plru_bits)
     memset(lv->plru_bits, 0,
            (lv->set_mask + 1) * lv->plru_words * sizeof(uint64_t));
+  if (lv->wide)
+    cb_wideset_reset(lv->wide);
   lv->last_line = NO_LINE;
   lv->rng = lv->cfg.seed;
   lv->accesses = lv->writes = lv->misses = lv->write_misses = 0;

@@ -7,6 +7,7 @@
 #include "cbana/cache.h"
 #include "policy.h"
 #include "stackdist.h"
+#include "wideset.h"
 
 typedef struct cb_level {
   /* Read on every access, kept together. */
@@ -18,6 +19,7 @@ typedef struct cb_level {
   cb_policy policy;
   bool write_allocate;
   cb_stackdist *shadow; /* NULL without classification */
+  cb_wideset *wide;     /* sets of more than WIDE_ASSOC ways, else NULL */
   uint64_t n_lines;     /* capacity in lines, for the shadow's verdict */
   /* Counters; reads and read misses are derived. */
   uint64_t accesses, writes, misses, write_misses;
@@ -43,8 +45,16 @@ static inline bool cb_level_ref(cb_level *lv, uint64_t line, bool is_write) {
   uint64_t set_index = line & lv->set_mask;
   uint64_t *set = lv->tags + set_index * lv->assoc;
   bool fill = !is_write || lv->write_allocate;
+  if (lv->wide)
+    return cb_wideset_ref(lv->wide, lv, set_index, line, fill);
   switch (lv->policy) {
   case CB_POLICY_LRU:
+    /* The common geometries get their own copy with the loop bound a
+     * constant, which the compiler unrolls. */
+    if (lv->assoc == 8)
+      return lru_touch(set, 8, line, fill);
+    if (lv->assoc == 16)
+      return lru_touch(set, 16, line, fill);
     return lru_touch(set, lv->assoc, line, fill);
   case CB_POLICY_FIFO:
     return fifo_touch(set, lv->assoc, line, fill);

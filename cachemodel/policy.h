@@ -35,14 +35,19 @@ static inline bool lru_touch(uint64_t *set, uint32_t assoc, uint64_t line,
                              bool fill) {
   if (set[0] == line)
     return true;
-  for (uint32_t i = 1; i < assoc; i++)
-    if (set[i] == line) {
-      set_push_front(set, i, line);
-      return true;
-    }
-  if (fill)
-    set_push_front(set, assoc - 1, line); /* drops the LRU line */
-  return false;
+  uint32_t i;
+#pragma GCC unroll 16
+  for (i = 1; i < assoc; i++)
+    if (set[i] == line)
+      break;
+  bool hit = i < assoc;
+  if (!hit) {
+    if (!fill)
+      return false;
+    i = assoc - 1; /* the LRU line goes */
+  }
+  set_push_front(set, i, line);
+  return hit;
 }
 
 static inline bool fifo_touch(uint64_t *set, uint32_t assoc, uint64_t line,

@@ -1,11 +1,16 @@
 /* LRU stack distances of a stream of line references, one pass, in
  * O(log n) per reference (Bennett and Kruskal, "LRU stack processing",
  * IBM J. R&D 1975): every line remembers the time of its last reference;
- * a Fenwick tree over times holds a 1 at each time that is still some
- * line's last reference, so the distinct lines referenced since a line's
- * previous reference are the 1s after that time. Times are renumbered
- * densely when the tree fills, so memory follows the distinct lines, not
- * the length of the stream.
+ * a bitmap over times has a 1 at each time that is still some line's last
+ * reference, so the distinct lines referenced since a line's previous
+ * reference are the 1s after that time. Counting them: a popcount inside
+ * the time's 64-bit word plus a Fenwick tree of per-word counts. The tree
+ * leaves out the newest word (all new times land there), which is folded
+ * in once full: so a new time costs O(1) (and a sweep's reference, see
+ * the finger below, O(1) amortized), and the bitmap (1 bit per time)
+ * and the tree (4 bytes per 64 times) stay small enough for the caches.
+ * Times are renumbered densely when the bitmap fills, so memory follows
+ * the distinct lines, not the length of the stream.
  *
  * The distance is also the fully associative LRU shadow used for miss
  * classification: a cache of C lines misses on a reference exactly when
@@ -19,12 +24,13 @@
 #include <stdint.h>
 
 #define SD_COLD UINT64_MAX /* distance of a first reference */
-#define SD_BLOCK_LINES 16  /* lines sharing one hash entry */
+#define SD_GROUP_LINES 16  /* consecutive lines sharing one hash entry */
 
-typedef struct sd_block {
-  uint64_t key; /* (line / SD_BLOCK_LINES) + 1; 0 marks an empty slot */
-  uint32_t time[SD_BLOCK_LINES]; /* last reference, 0 = never */
-} sd_block;
+/* The last reference times of a group of lines, 0 = never: one cache
+ * line, apart from the keys so that probing stays dense. */
+typedef struct sd_times {
+  _Alignas(64) uint32_t time[SD_GROUP_LINES];
+} sd_times;
 
 typedef struct cb_stackdist {
   uint64_t last_line; /* the most recent reference (distance 0 again) */
@@ -32,19 +38,36 @@ typedef struct cb_stackdist {
   size_t hist_len;    /* 1 + the largest distance seen */
   size_t hist_cap;
   uint64_t cold;     /* first references */
-  uint64_t distinct; /* lines seen = 1s in the tree */
-  uint32_t now;      /* the last time handed out */
-  uint32_t cap;      /* times 1..cap fit in the tree */
+  uint64_t distinct; /* lines seen */
+  /* Times 1..cap; time t is bit t-1 of `live`, in word (t-1)/64. */
+  uint32_t now; /* the last time handed out */
+  uint32_t cap; /* a multiple of 64 */
   uint32_t initial_cap;
-  uint32_t *tree;   /* Fenwick tree, tree[1..cap] */
-  sd_block *blocks; /* open addressing, linear probing */
-  size_t n_blocks;  /* a power of two */
-  size_t used_blocks;
-  sd_block *recent; /* the block of last_line, or NULL */
+  uint32_t cur_word; /* the word of `now`: its count is not in the tree */
+  /* A finger on one older word: the removals from it wait to enter the
+   * tree together, and the tree's prefix sum through it is kept. A stream
+   * that revisits lines in the order it last saw them (a sweep) removes
+   * 64 times in a row from one word and asks the same prefix each time.
+   * Adding the newest word to the tree leaves that prefix alone (it is
+   * further on). */
+  uint32_t finger_word;
+  uint32_t finger_prefix; /* tree prefix through finger_word */
+  uint32_t pend_count;    /* times gone from finger_word, not in the tree */
+  bool finger_valid;
+  uint64_t *live; /* cap / 64 words */
+  uint32_t *tree; /* Fenwick tree of word counts, tree[1..cap/64] */
+  /* Hash table of groups, open addressing with linear probing: slot s
+   * holds key (line / SD_GROUP_LINES) + 1 (0 = empty) and its times. */
+  uint64_t *keys;
+  sd_times *times;
+  size_t n_groups; /* a power of two */
+  size_t used_groups;
+  uint64_t recent_key; /* the group of last_line, 0 if none */
+  sd_times *recent;
 } cb_stackdist;
 
-/* initial_cap: the tree's first size in times (tests make it tiny to
- * exercise renumbering). False if memory runs out. */
+/* initial_cap: the first number of times (tests make it tiny to exercise
+ * renumbering). False if memory runs out. */
 bool cb_stackdist_init(cb_stackdist *sd, uint32_t initial_cap);
 void cb_stackdist_free(cb_stackdist *sd);
 void cb_stackdist_reset(cb_stackdist *sd);

@@ -2,6 +2,8 @@
  * conventions hold: --opt=value or --opt value, options anywhere). */
 #include "analyze_args.h"
 
+#include "cbana/report.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -218,9 +220,14 @@ bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
     fprintf(stderr, "cbana %s: no C source given\n", command);
     ok = false;
   }
-  if (ok && strcmp(a->format, "text") && strcmp(a->format, "json")) {
-    fprintf(stderr, "cbana %s: --format is text or json, not '%s'\n", command,
-            a->format);
+  bool known = false;
+  for (const char *const *f = cb_report_formats; *f; f++)
+    known |= strcmp(*f, a->format) == 0;
+  if (ok && !known) {
+    fprintf(stderr,
+            "cbana %s: --format is text, json, annotate, html, sarif or dot, "
+            "not '%s'\n",
+            command, a->format);
     ok = false;
   }
   if (ok && a->inputs_file && a->inline_args) {
@@ -255,7 +262,9 @@ void cb_analyze_args_usage(const char *command, const char *extra) {
       "                      cachegrind-style levels (size, ways, line), LRU\n"
       "  --no-classify       skip the compulsory/capacity/conflict classes\n"
       "output:\n"
-      "  --format text|json  (default text; JSON: docs/report-json.md)\n"
+      "  --format FORMAT     text (default), json (docs/report-json.md),\n"
+      "                      annotate, html, sarif, dot "
+      "(docs/report-views.md)\n"
       "  -o FILE             write the report to FILE\n"
       "  --top N             rows per table in the text report (10)\n"
       "engine:\n"

@@ -29,4 +29,14 @@ void cb_cmd_sim_usage(void);
 int dump_run(int argc, char **argv);
 void dump_usage(void);
 
+/* cli/check.c, cli/diff.c, cli/annotate.c, cli/paths.c */
+int cb_cmd_check_run(int argc, char **argv);
+void cb_cmd_check_usage(void);
+int cb_cmd_diff_run(int argc, char **argv);
+void cb_cmd_diff_usage(void);
+int cb_cmd_annotate_run(int argc, char **argv);
+void cb_cmd_annotate_usage(void);
+int cb_cmd_paths_run(int argc, char **argv);
+void cb_cmd_paths_usage(void);
+
 #endif

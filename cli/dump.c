@@ -221,6 +221,12 @@ static void dump_text(FILE *o, const cb_program *p, const cb_cfg_info *cfg,
           "image: load_base 0x%" PRIx64 " image_end 0x%" PRIx64
           " synth_end 0x%" PRIx64 "\n",
           p->load_base, p->image_end, p->synth_end);
+  fprintf(o,
+          "machine code: %u functions, %u blocks with hidden accesses, %u "
+          "unmatched (IR alone there), %u accesses attached, %u left out\n",
+          p->mach_stats.functions, p->mach_stats.blocks,
+          p->mach_stats.blocks_unmatched, p->mach_stats.accesses,
+          p->mach_stats.accesses_dropped);
   fprintf(o, "\nfiles:\n");
   for (uint32_t i = 0; i < p->n_files; i++)
     fprintf(o, "  f%u %s\n", i, p->files[i]);
@@ -234,6 +240,9 @@ static void dump_text(FILE *o, const cb_program *p, const cb_cfg_info *cfg,
             f->name, f->addr, f->file != CB_NONE ? file_of(p, f->file) : "?",
             f->line, f->n_params, f->n_slots, f->n_blocks,
             fc ? fc->n_loops : 0);
+    if (f->frame_size || f->n_saved_regs)
+      fprintf(o, "    frame %u bytes, %u pushes\n", f->frame_size,
+              f->n_saved_regs);
     for (uint32_t l = 0; fc && l < fc->n_loops; l++) {
       const cb_loop *lp = &fc->loops[l];
       fprintf(o,
@@ -267,6 +276,16 @@ static void dump_text(FILE *o, const cb_program *p, const cb_cfg_info *cfg,
       if (fc && fc->loop_of[b] != CB_NONE)
         fprintf(o, " loop L%u", fc->loop_of[b]);
       fputc('\n', o);
+      for (uint32_t k = 0; k < bl->n_mach && p->mach; k++) {
+        const cb_mach_access *m = &p->mach[bl->first_mach + k];
+        if (m->cfa_offset)
+          fprintf(o, "      mach %s %u cfa%+" PRId64 " s%u\n",
+                  m->is_write ? "store" : "load", m->size, m->cfa_offset,
+                  m->site);
+        else
+          fprintf(o, "      mach %s %u 0x%" PRIx64 " s%u\n",
+                  m->is_write ? "store" : "load", m->size, m->addr, m->site);
+      }
       for (uint32_t k = 0; k < bl->n_ops; k++) {
         fputs("      ", o);
         print_op(o, p, &p->ops[bl->first_op + k]);
@@ -282,6 +301,8 @@ static void dump_text(FILE *o, const cb_program *p, const cb_cfg_info *cfg,
             : s->is_write ? "store"
                           : "load",
             s->size);
+    if (s->is_mach)
+      fputs("machine ", o);
     site_desc(o, p, i);
     if (s->var != CB_NONE) {
       const cb_var *v = &p->vars[s->var];
@@ -380,6 +401,7 @@ static void dump_json(FILE *o, const cb_program *p, const cb_cfg_info *cfg) {
             "\"file\": %u, \"line\": %u, \"col\": %u, \"func\": ",
             i,
             s->is_call    ? "call"
+            : s->is_mach  ? (s->is_write ? "machine-store" : "machine-load")
             : s->is_write ? "store"
                           : "load",
             s->size, s->file, s->line, s->col);

@@ -225,9 +225,8 @@ int cb_session_report(const cb_session *s, const cb_results *r,
             a->output);
     return 2;
   }
-  cb_report_options ro = {a->top};
-  int rc = strcmp(a->format, "json") == 0 ? cb_report_json(out, r, &ro)
-                                          : cb_report_text(out, r, &ro);
+  cb_report_options ro = {a->top, 0, NULL, 0};
+  int rc = cb_report_write(out, r, &ro, a->format);
   if (out != stdout && fclose(out) != 0)
     rc = -1;
   if (rc) {

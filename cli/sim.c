@@ -248,12 +248,24 @@ static void print_level_config(const cb_level_config *lc) {
          lc->write_allocate ? "write-allocate" : "no-write-allocate");
 }
 
+/* What the hierarchy came from, for the report's header. */
+static void print_cache_name(const sim_opts *o) {
+  const cb_cache_flags *f = &o->flags;
+  bool flags = f->given[0] || f->given[1] || f->given[2];
+  if (!o->cache)
+    printf("cache %s:\n",
+           flags ? "from --D1/--L2/--LL" : "cachegrind (default)");
+  else
+    printf("cache %s%s:\n", o->cache, flags ? " with --D1/--L2/--LL" : "");
+}
+
 static void print_text(const cb_hierarchy *h, const sim_opts *o,
                        const trace_counts *tc) {
   unsigned nl = cb_hierarchy_n_levels(h);
   printf("trace %s: %" PRIu64 " data accesses (%" PRIu64
-         " instruction fetches skipped)\ncache %s:\n",
-         o->trace, tc->accesses, tc->ifetches, o->cache ? o->cache : "(flags)");
+         " instruction fetches skipped)\n",
+         o->trace, tc->accesses, tc->ifetches);
+  print_cache_name(o);
   for (unsigned i = 0; i < nl; i++)
     print_level_config(cb_hierarchy_level_config(h, i));
   printf("\n%-6s %12s %12s %12s %12s %12s %12s %7s %7s %7s", "level",

@@ -191,6 +191,12 @@ typedef struct fe {
   LLVMMetadataRef cur_sp;
 
   FE_VEC(fe_unknown_call) unknown;
+
+  /* machine.c */
+  FE_VEC(cb_mach_access) mach;
+  cb_fn_mach *fn_mach_v; /* per function */
+  uint32_t *ra_site_v;   /* per site */
+  cb_mach_stats mach_stats;
 } fe;
 
 /* lower.c */
@@ -215,6 +221,9 @@ unsigned fe_md_tag(fe *f, LLVMMetadataRef md);
 long fe_md_print_field(fe *f, LLVMMetadataRef md, const char *field);
 /* frame.c */
 void fe_frame_offsets(fe *f, const char *exe);
+/* machine.c: hidden accesses, prologues, entry/exit and return-address
+ * sites from the executable's machine code */
+void fe_machine(fe *f, const char *exe);
 /* condtext.c */
 void fe_branch_texts(fe *f, fe_build *b);
 

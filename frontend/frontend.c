@@ -32,6 +32,9 @@ void cb_program_free(cb_program *p) {
   free(p->globals);
   free(p->frame_objs);
   free(p->branches);
+  free(p->mach);
+  free(p->fn_mach);
+  free(p->ra_site);
   fe_pool_free((fe_pool *)p->owned);
   free(p);
 }
@@ -94,6 +97,9 @@ static void fe_free(fe *f) {
   free(f->var_md.v);
   free(f->dbgvals.v);
   free(f->unknown.v);
+  free(f->mach.v);
+  free(f->fn_mach_v);
+  free(f->ra_site_v);
   fe_map *maps[] = {&f->func_index, &f->global_index, &f->const_index,
                     &f->file_index, &f->md_srcfunc,   &f->md_var,
                     &f->md_type,    &f->md_tag,       &f->md_file,
@@ -157,6 +163,7 @@ static cb_fe_status load_built(const char *const *bitcode, size_t n,
   }
   if (st == CB_FE_OK) {
     fe_frame_offsets(&f, exe);
+    fe_machine(&f, exe);
     fe_branch_texts(&f, b);
   }
   if (st == CB_FE_OK && err->status != CB_FE_OK)
@@ -180,6 +187,8 @@ static cb_fe_status load_built(const char *const *bitcode, size_t n,
   p->n_globals = f.globals.n;
   p->n_frame_objs = f.frame_objs.n;
   p->n_branches = f.branches.n;
+  p->n_mach = f.mach.n;
+  p->mach_stats = f.mach_stats;
   MOVE(p->files, f.files);
   MOVE(p->functions, f.functions);
   MOVE(p->blocks, f.blocks);
@@ -197,6 +206,11 @@ static cb_fe_status load_built(const char *const *bitcode, size_t n,
   MOVE(p->globals, f.globals);
   MOVE(p->frame_objs, f.frame_objs);
   MOVE(p->branches, f.branches);
+  MOVE(p->mach, f.mach);
+  p->fn_mach = f.fn_mach_v;
+  f.fn_mach_v = NULL;
+  p->ra_site = f.ra_site_v;
+  f.ra_site_v = NULL;
   p->main_function = CB_NONE;
   for (uint32_t i = 0; i < p->n_functions; i++)
     if (strcmp(p->functions[i].name, "main") == 0)

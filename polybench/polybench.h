@@ -22,16 +22,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#if !defined(MINI_DATASET) && !defined(SMALL_DATASET) &&                     \
-    !defined(MEDIUM_DATASET) && !defined(LARGE_DATASET) &&                   \
+#if !defined(MINI_DATASET) && !defined(SMALL_DATASET) &&                       \
+    !defined(MEDIUM_DATASET) && !defined(LARGE_DATASET) &&                     \
     !defined(EXTRALARGE_DATASET)
 #define LARGE_DATASET
 #endif
 
 /* One page-aligned heap block of n elements of elt_size bytes; NULL if the
    allocation fails. */
-static inline void *pb_alloc(size_t n, size_t elt_size)
-{
+static inline void *pb_alloc(size_t n, size_t elt_size) {
   void *p = NULL;
   if (posix_memalign(&p, 4096, n * elt_size) != 0)
     return NULL;

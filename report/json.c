@@ -4,6 +4,7 @@
 
 #include <json-c/json.h>
 #include <stdlib.h>
+#include <string.h>
 
 static json_object *u64(uint64_t v) {
   return json_object_new_uint64(v);
@@ -117,6 +118,106 @@ static json_object *view_array(const cb_program *p, const cb_cache_result *c,
   return arr;
 }
 
+static json_object *data_array(const cb_program *p, const cb_cache_result *c,
+                               cb_data_kind kind) {
+  cb_data_row *rows;
+  size_t n = cb_report_data(p, c, kind, &rows);
+  json_object *arr = json_object_new_array();
+  for (size_t i = 0; i < n; i++) {
+    const cb_data_row *row = &rows[i];
+    json_object *o = json_object_new_object();
+    char name[256];
+    cb_report_data_name(p, row, name, sizeof name);
+    json_object_object_add(o, "name", json_object_new_string(name));
+    if (kind == CB_DATA_FIELD && row->id < p->n_fields) {
+      json_object_object_add(o, "offset", u64(p->fields[row->id].offset));
+      json_object_object_add(o, "size", u64(p->fields[row->id].size));
+    }
+    json_object_object_add(o, "working_set_lines", u64(row->lines));
+    json_object_object_add(o, "hot_file",
+                           str_or_null(file_name(p, row->hot_file)));
+    json_object_object_add(o, "hot_line", u64(row->hot_line));
+    cb_row r;
+    memset(&r, 0, sizeof r);
+    memcpy(r.level, row->level, sizeof r.level);
+    add_row_counts(o, c, &r);
+    json_object_array_add(arr, o);
+  }
+  free(rows);
+  return arr;
+}
+
+static json_object *findings_array(const cb_program *p,
+                                   const cb_cache_result *c) {
+  cb_finding *f;
+  size_t n = cb_report_findings(p, c, &f);
+  json_object *arr = json_object_new_array();
+  for (size_t i = 0; i < n; i++) {
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "rule",
+                           json_object_new_string(cb_finding_rule(&f[i])));
+    json_object_object_add(o, "level",
+                           json_object_new_string(c->level_names[f[i].level]));
+    json_object_object_add(
+        o, "variable",
+        f[i].var < p->n_vars ? str_or_null(p->vars[f[i].var].name) : NULL);
+    json_object_object_add(o, "file", str_or_null(file_name(p, f[i].file)));
+    json_object_object_add(o, "line", u64(f[i].line));
+    json_object_object_add(o, "misses", u64(f[i].misses));
+    json_object_object_add(o, "class_misses", u64(f[i].class_misses));
+    if (f[i].kind == CB_FINDING_CONFLICT) {
+      json_object_object_add(o, "sets_used", u64(f[i].sets_used));
+      json_object_object_add(o, "sets", u64(f[i].n_sets));
+      json_object *sh = json_object_new_array();
+      for (unsigned k = 0; k < f[i].n_sharers; k++)
+        json_object_array_add(sh, str_or_null(p->vars[f[i].sharers[k]].name));
+      json_object_object_add(o, "sharing_with", sh);
+    }
+    if (f[i].kind == CB_FINDING_CAPACITY) {
+      json_object_object_add(o, "working_set_lines", u64(f[i].working_set));
+      json_object_object_add(o, "capacity_lines", u64(f[i].capacity));
+    }
+    json_object_object_add(o, "stride", json_object_new_int64(f[i].stride));
+    json_object_object_add(o, "message", json_object_new_string(f[i].message));
+    json_object_object_add(o, "action", str_or_null(f[i].action));
+    json_object_object_add(o, "advice",
+                           f[i].advice[0] ? json_object_new_string(f[i].advice)
+                                          : NULL);
+    json_object_array_add(arr, o);
+  }
+  free(f);
+  return arr;
+}
+
+/* The miss-ratio curve of a level: misses of a fully associative LRU
+ * cache at powers of two lines and at the level's own capacity. */
+static json_object *mrc_array(const cb_cache_result *c, unsigned l) {
+  json_object *arr = json_object_new_array();
+  uint64_t cap =
+      c->geometry[l].line ? c->geometry[l].size / c->geometry[l].line : 0;
+  uint64_t top = c->distance_len[l] > cap * 2 ? c->distance_len[l] : cap * 2;
+  bool cap_done = cap == 0;
+  for (uint64_t lines = 1;; lines *= 2) {
+    if (!cap_done && cap <= lines) {
+      if (cap < lines) {
+        json_object *pt = json_object_new_object();
+        json_object_object_add(pt, "lines", u64(cap));
+        json_object_object_add(pt, "misses",
+                               u64(cb_report_fa_misses(c, l, cap)));
+        json_object_array_add(arr, pt);
+      }
+      cap_done = true;
+    }
+    json_object *pt = json_object_new_object();
+    json_object_object_add(pt, "lines", u64(lines));
+    json_object_object_add(pt, "misses", u64(cb_report_fa_misses(c, l, lines)));
+    json_object_array_add(arr, pt);
+    if (lines >= top || lines > (1ull << 40))
+      break;
+  }
+  return arr;
+}
+
 static json_object *cache_object(const cb_program *p,
                                  const cb_cache_result *c) {
   json_object *o = json_object_new_object();
@@ -130,6 +231,43 @@ static json_object *cache_object(const cb_program *p,
   json_object_object_add(o, "calls", view_array(p, c, CB_VIEW_CALLS));
   json_object_object_add(o, "variables", view_array(p, c, CB_VIEW_VARIABLES));
   json_object_object_add(o, "functions", view_array(p, c, CB_VIEW_FUNCTIONS));
+  json_object *geo = json_object_new_object();
+  for (unsigned l = 0; l < c->n_levels; l++) {
+    json_object *g = json_object_new_object();
+    json_object_object_add(g, "size", u64(c->geometry[l].size));
+    json_object_object_add(g, "assoc", u64(c->geometry[l].assoc));
+    json_object_object_add(g, "line", u64(c->geometry[l].line));
+    json_object_object_add(g, "sets", u64(c->geometry[l].sets));
+    json_object_object_add(geo, c->level_names[l], g);
+  }
+  json_object_object_add(o, "geometry", geo);
+  if (!c->classified)
+    return o;
+  json_object *data = json_object_new_object();
+  json_object_object_add(data, "variables", data_array(p, c, CB_DATA_VARIABLE));
+  json_object_object_add(data, "types", data_array(p, c, CB_DATA_TYPE));
+  json_object_object_add(data, "fields", data_array(p, c, CB_DATA_FIELD));
+  json_object_object_add(o, "data", data);
+  json_object_object_add(o, "findings", findings_array(p, c));
+  json_object *mrc = json_object_new_object();
+  json_object *sets = json_object_new_object();
+  for (unsigned l = 0; l < c->n_levels; l++) {
+    if (c->distance_hist[l])
+      json_object_object_add(mrc, c->level_names[l], mrc_array(c, l));
+    if (c->set_misses[l]) {
+      json_object *so = json_object_new_object();
+      json_object *m = json_object_new_array(), *k = json_object_new_array();
+      for (uint32_t i = 0; i < c->geometry[l].sets; i++) {
+        json_object_array_add(m, u64(c->set_misses[l][i]));
+        json_object_array_add(k, u64(c->set_conflicts[l][i]));
+      }
+      json_object_object_add(so, "misses", m);
+      json_object_object_add(so, "conflict", k);
+      json_object_object_add(sets, c->level_names[l], so);
+    }
+  }
+  json_object_object_add(o, "miss_ratio_curve", mrc);
+  json_object_object_add(o, "sets", sets);
   return o;
 }
 

@@ -7,56 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The lines of one source file, read once. */
-typedef struct source_file {
-  char *text;
-  char **lines; /* lines[i] is line i+1, without its newline */
-  uint32_t n_lines;
-} source_file;
-
-static void source_load(source_file *sf, const char *path) {
-  memset(sf, 0, sizeof *sf);
-  FILE *f = path ? fopen(path, "r") : NULL;
-  if (!f)
-    return;
-  size_t cap = 4096, len = 0;
-  sf->text = malloc(cap);
-  size_t got;
-  while (sf->text && (got = fread(sf->text + len, 1, cap - len - 1, f)) > 0) {
-    len += got;
-    if (cap - len - 1 == 0) {
-      char *t = realloc(sf->text, cap * 2);
-      if (!t)
-        break;
-      sf->text = t;
-      cap *= 2;
-    }
-  }
-  fclose(f);
-  if (!sf->text)
-    return;
-  sf->text[len] = '\0';
-  uint32_t n = 1;
-  for (size_t i = 0; i < len; i++)
-    n += sf->text[i] == '\n';
-  sf->lines = malloc(sizeof *sf->lines * n);
-  if (!sf->lines)
-    return;
-  char *s = sf->text;
-  for (;;) {
-    sf->lines[sf->n_lines++] = s;
-    char *nl = strchr(s, '\n');
-    if (!nl)
-      break;
-    *nl = '\0';
-    s = nl + 1;
-  }
-}
-
-static const char *source_line(const source_file *sf, uint32_t line) {
-  if (line == 0 || line > sf->n_lines)
-    return "";
-  const char *s = sf->lines[line - 1];
+static const char *source_line(const cb_source *sf, uint32_t line) {
+  const char *s = cb_source_line(sf, line);
   while (*s == ' ' || *s == '\t')
     s++;
   return s;
@@ -102,7 +54,7 @@ static void print_row_header(FILE *out, const cb_cache_result *c,
 }
 
 static void print_lines(FILE *out, const cb_program *p,
-                        const cb_cache_result *c, const source_file *src,
+                        const cb_cache_result *c, const cb_source *src,
                         unsigned top) {
   cb_row *rows;
   size_t n = cb_report_aggregate(p, c, CB_VIEW_LINES, &rows);
@@ -147,6 +99,48 @@ static void print_variables(FILE *out, const cb_program *p,
   free(rows);
 }
 
+static void print_data(FILE *out, const cb_program *p, const cb_cache_result *c,
+                       cb_data_kind kind, const char *title, unsigned top) {
+  cb_data_row *rows;
+  size_t n = cb_report_data(p, c, kind, &rows);
+  if (n > 0) {
+    fprintf(out, "\n  %s:\n", title);
+    fprintf(out, "  %12s %10s %10s %10s %10s %12s  %s\n", "accesses",
+            c->level_names[0], "compuls.", "capacity", "conflict", "lines",
+            "name");
+    for (size_t i = 0; i < n && i < top; i++) {
+      const cb_site_counts *l0 = &rows[i].level[0];
+      char name[256];
+      cb_report_data_name(p, &rows[i], name, sizeof name);
+      fprintf(out, "  %12" PRIu64 " %10" PRIu64, l0->accesses, l0->misses);
+      if (c->classified)
+        fprintf(out, " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %12" PRIu64,
+                l0->compulsory, l0->capacity, l0->conflict, rows[i].lines);
+      else
+        fprintf(out, " %10s %10s %10s %12s", "-", "-", "-", "-");
+      fprintf(out, "  %s\n", name);
+    }
+  }
+  free(rows);
+}
+
+static void print_findings(FILE *out, const cb_program *p,
+                           const cb_cache_result *c) {
+  cb_finding *f;
+  size_t n = cb_report_findings(p, c, &f);
+  size_t shown = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (f[i].kind == CB_FINDING_HOT_LINE)
+      continue;
+    if (!shown++)
+      fprintf(out, "\n  findings:\n");
+    fprintf(out, "  - [%s] %s.\n", cb_finding_rule(&f[i]), f[i].message);
+    if (f[i].advice[0])
+      fprintf(out, "    advice (%s): %s\n", f[i].action, f[i].advice);
+  }
+  free(f);
+}
+
 static void print_calls(FILE *out, const cb_program *p,
                         const cb_cache_result *c, unsigned top) {
   cb_row *rows;
@@ -183,11 +177,9 @@ int cb_report_text(FILE *out, const cb_results *r,
                    const cb_report_options *opt) {
   const cb_program *p = r->program;
   unsigned top = opt && opt->top ? opt->top : 10;
-  source_file *src = calloc(p->n_files ? p->n_files : 1, sizeof *src);
+  cb_source *src = cb_sources_load(p);
   if (!src)
     return -1;
-  for (uint32_t f = 0; f < p->n_files; f++)
-    source_load(&src[f], p->files[f]);
   for (unsigned i = 0; i < r->n_runs; i++) {
     const cb_run_result *run = &r->runs[i];
     if (i)
@@ -204,7 +196,16 @@ int cb_report_text(FILE *out, const cb_results *r,
       print_levels(out, c);
       print_lines(out, p, c, src, top);
       print_variables(out, p, c, top);
+      if (c->classified) {
+        print_data(out, p, c, CB_DATA_VARIABLE,
+                   "data view: variables (lines: working set, distinct "
+                   "lines touched)",
+                   top);
+        print_data(out, p, c, CB_DATA_TYPE, "data view: element types", top);
+        print_data(out, p, c, CB_DATA_FIELD, "data view: struct fields", top);
+      }
       print_calls(out, p, c, top);
+      print_findings(out, p, c);
     }
   }
   if (r->n_path_classes > 1) {
@@ -217,10 +218,6 @@ int cb_report_text(FILE *out, const cb_results *r,
       fputc('\n', out);
     }
   }
-  for (uint32_t f = 0; f < p->n_files; f++) {
-    free(src[f].lines);
-    free(src[f].text);
-  }
-  free(src);
+  cb_sources_free(p, src);
   return ferror(out) ? -1 : 0;
 }

@@ -16,8 +16,7 @@
 
 #define PASSES1 100
 
-static double sweep(const double *a, long len, int passes)
-{
+static double sweep(const double *a, long len, int passes) {
   double sum = 0.0;
   long i;
   int p;
@@ -27,8 +26,7 @@ static double sweep(const double *a, long len, int passes)
   return sum;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   int x;
   long n = 1000, i;
   double *a;

@@ -19,8 +19,7 @@
 #define PASSES1 1000
 #define PASSES2 10
 
-static double sweep(const double *a, long len, int passes)
-{
+static double sweep(const double *a, long len, int passes) {
   double sum = 0.0;
   long i;
   int p;
@@ -30,8 +29,7 @@ static double sweep(const double *a, long len, int passes)
   return sum;
 }
 
-static double scatter(const double *a, long len, int passes)
-{
+static double scatter(const double *a, long len, int passes) {
   double sum = 0.0;
   unsigned long long s = 12345;
   long i;
@@ -44,8 +42,7 @@ static double scatter(const double *a, long len, int passes)
   return sum;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   int x;
   long n = 1000, i;
   double *a;

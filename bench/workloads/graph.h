@@ -12,15 +12,14 @@
 #include <stdlib.h>
 
 struct csr {
-  int n;    /* nodes */
-  long nnz; /* stored (directed) edges: twice the undirected ones */
+  int n;     /* nodes */
+  long nnz;  /* stored (directed) edges: twice the undirected ones */
   long *row; /* n + 1 offsets into col */
   int *col;  /* neighbours, sorted within each row */
 };
 
 /* Sort a[0..len) ascending (insertion sort: adjacency lists are short). */
-static void sort_ints(int *a, long len)
-{
+static void sort_ints(int *a, long len) {
   long i, j;
   for (i = 1; i < len; i++) {
     int v = a[i];
@@ -31,8 +30,7 @@ static void sort_ints(int *a, long len)
 }
 
 /* Build the graph; returns 0, or -1 if an allocation fails. */
-static int graph_build(struct csr *g, int n, long edges, unsigned seed)
-{
+static int graph_build(struct csr *g, int n, long edges, unsigned seed) {
   int *src = malloc((size_t)edges * sizeof *src);
   int *dst = malloc((size_t)edges * sizeof *dst);
   long *pos = malloc((size_t)(n + 1) * sizeof *pos);
@@ -94,8 +92,7 @@ static int graph_build(struct csr *g, int n, long edges, unsigned seed)
   return 0;
 }
 
-static void graph_free(struct csr *g)
-{
+static void graph_free(struct csr *g) {
   free(g->row);
   free(g->col);
 }

@@ -17,8 +17,13 @@
  *          ir      irregular: index from a 64-bit LCG computed in the
  *                  program (registers only), seeded with SEED
  *          rand    irregular: index rand() % N, after srand(SEED) (glibc)
+ *          line    regular, one cache line apart: element 8*i (array, soa),
+ *                  record 2*i (aos), field (8*i) % 64 (struct); the data
+ *                  hold 8*N (2*N) elements. With N*64 bytes over the L1
+ *                  size every load misses, as in the paper's Table IV rows.
  * N, M     elements per loop and number of loops: N*M loads (2*N*M for aos
- *          and soa), 10^4 to 10^8 with one binary.
+ *          and soa), 10^4 to 10^8 with one binary. The global and stack
+ *          caps apply to the elements held (8*N or 2*N for line).
  *
  * The data are initialised (written) once before the loops. The program
  * prints one line: the sum of every value loaded. Only malloc/free, printf,
@@ -32,7 +37,11 @@
 
 enum layout { L_ARRAY, L_STRUCT, L_AOS, L_SOA };
 enum storage { S_GLOBAL, S_STACK, S_HEAP };
-enum pattern { P_R, P_IR, P_RAND };
+enum pattern { P_R, P_IR, P_RAND, P_LINE };
+
+/* elements per 64-byte line: doubles, and 32-byte records */
+#define LINE_DOUBLES 8
+#define LINE_RECS 2
 
 struct rec {
   double x;
@@ -69,20 +78,27 @@ static struct soa_global g_soa;
 
 /* Next state of the in-program generator (Knuth's MMIX LCG); the index is
    taken from the high bits. */
-static unsigned long long lcg(unsigned long long s)
-{
+static unsigned long long lcg(unsigned long long s) {
   return s * 6364136223846793005ULL + 1442695040888963407ULL;
 }
 
-static void init_array(double *a, long n)
-{
+/* Elements the data hold: N, or one line's worth per load for P_LINE (the
+   struct layout always holds its STRUCT_FIELDS fields). */
+static long held_elems(int layout, long n, int pat) {
+  if (layout == L_STRUCT)
+    return STRUCT_FIELDS;
+  if (pat != P_LINE)
+    return n;
+  return n * (layout == L_AOS ? LINE_RECS : LINE_DOUBLES);
+}
+
+static void init_array(double *a, long n) {
   long i;
   for (i = 0; i < n; i++)
     a[i] = (double)(i % 1000);
 }
 
-static void init_blob(struct blob *b)
-{
+static void init_blob(struct blob *b) {
   int k;
   b->id = 7;
   for (k = 0; k < STRUCT_FIELDS; k++)
@@ -90,8 +106,7 @@ static void init_blob(struct blob *b)
   b->tail = 9;
 }
 
-static void init_aos(struct rec *a, long n)
-{
+static void init_aos(struct rec *a, long n) {
   long i;
   for (i = 0; i < n; i++) {
     a[i].x = (double)(i % 1000);
@@ -101,8 +116,7 @@ static void init_aos(struct rec *a, long n)
   }
 }
 
-static void init_soa(double *x, double *y, long n)
-{
+static void init_soa(double *x, double *y, long n) {
   long i;
   for (i = 0; i < n; i++) {
     x[i] = (double)(i % 1000);
@@ -111,8 +125,7 @@ static void init_soa(double *x, double *y, long n)
 }
 
 static double run_array(const double *a, long n, long m, int pat,
-                        unsigned seed)
-{
+                        unsigned seed) {
   double sum = 0.0;
   long i, j;
   unsigned long long s = seed;
@@ -121,6 +134,10 @@ static double run_array(const double *a, long n, long m, int pat,
     for (j = 0; j < m; j++)
       for (i = 0; i < n; i++)
         sum += a[i];
+  } else if (pat == P_LINE) {
+    for (j = 0; j < m; j++)
+      for (i = 0; i < n; i++)
+        sum += a[i * LINE_DOUBLES];
   } else if (pat == P_IR) {
     for (j = 0; j < m; j++)
       for (i = 0; i < n; i++) {
@@ -137,8 +154,7 @@ static double run_array(const double *a, long n, long m, int pat,
 }
 
 static double run_struct(const struct blob *b, long n, long m, int pat,
-                         unsigned seed)
-{
+                         unsigned seed) {
   double sum = 0.0;
   long i, j;
   unsigned long long s = seed;
@@ -147,6 +163,10 @@ static double run_struct(const struct blob *b, long n, long m, int pat,
     for (j = 0; j < m; j++)
       for (i = 0; i < n; i++)
         sum += b->f[i % STRUCT_FIELDS];
+  } else if (pat == P_LINE) {
+    for (j = 0; j < m; j++)
+      for (i = 0; i < n; i++)
+        sum += b->f[(i * LINE_DOUBLES) % STRUCT_FIELDS];
   } else if (pat == P_IR) {
     for (j = 0; j < m; j++)
       for (i = 0; i < n; i++) {
@@ -163,8 +183,7 @@ static double run_struct(const struct blob *b, long n, long m, int pat,
 }
 
 static double run_aos(const struct rec *a, long n, long m, int pat,
-                      unsigned seed)
-{
+                      unsigned seed) {
   double sum = 0.0;
   long i, j, k;
   unsigned long long s = seed;
@@ -173,6 +192,10 @@ static double run_aos(const struct rec *a, long n, long m, int pat,
     for (j = 0; j < m; j++)
       for (i = 0; i < n; i++)
         sum += a[i].x + a[i].y;
+  } else if (pat == P_LINE) {
+    for (j = 0; j < m; j++)
+      for (i = 0; i < n; i++)
+        sum += a[i * LINE_RECS].x + a[i * LINE_RECS].y;
   } else if (pat == P_IR) {
     for (j = 0; j < m; j++)
       for (i = 0; i < n; i++) {
@@ -191,9 +214,8 @@ static double run_aos(const struct rec *a, long n, long m, int pat,
   return sum;
 }
 
-static double run_soa(const double *x, const double *y, long n, long m,
-                      int pat, unsigned seed)
-{
+static double run_soa(const double *x, const double *y, long n, long m, int pat,
+                      unsigned seed) {
   double sum = 0.0;
   long i, j, k;
   unsigned long long s = seed;
@@ -202,6 +224,10 @@ static double run_soa(const double *x, const double *y, long n, long m,
     for (j = 0; j < m; j++)
       for (i = 0; i < n; i++)
         sum += x[i] + y[i];
+  } else if (pat == P_LINE) {
+    for (j = 0; j < m; j++)
+      for (i = 0; i < n; i++)
+        sum += x[i * LINE_DOUBLES] + y[i * LINE_DOUBLES];
   } else if (pat == P_IR) {
     for (j = 0; j < m; j++)
       for (i = 0; i < n; i++) {
@@ -220,54 +246,48 @@ static double run_soa(const double *x, const double *y, long n, long m,
   return sum;
 }
 
-static double on_global(int layout, long n, long m, int pat, unsigned seed)
-{
+static double on_global(int layout, long n, long m, int pat, unsigned seed) {
   switch (layout) {
   case L_ARRAY:
-    init_array(g_array, n);
+    init_array(g_array, held_elems(L_ARRAY, n, pat));
     return run_array(g_array, n, m, pat, seed);
   case L_STRUCT:
     init_blob(&g_blob);
     return run_struct(&g_blob, n, m, pat, seed);
   case L_AOS:
-    init_aos(g_aos, n);
+    init_aos(g_aos, held_elems(L_AOS, n, pat));
     return run_aos(g_aos, n, m, pat, seed);
   default:
-    init_soa(g_soa.x, g_soa.y, n);
+    init_soa(g_soa.x, g_soa.y, held_elems(L_SOA, n, pat));
     return run_soa(g_soa.x, g_soa.y, n, m, pat, seed);
   }
 }
 
-static double stack_array(long n, long m, int pat, unsigned seed)
-{
+static double stack_array(long n, long m, int pat, unsigned seed) {
   double a[STACK_MAX];
-  init_array(a, n);
+  init_array(a, held_elems(L_ARRAY, n, pat));
   return run_array(a, n, m, pat, seed);
 }
 
-static double stack_struct(long n, long m, int pat, unsigned seed)
-{
+static double stack_struct(long n, long m, int pat, unsigned seed) {
   struct blob b;
   init_blob(&b);
   return run_struct(&b, n, m, pat, seed);
 }
 
-static double stack_aos(long n, long m, int pat, unsigned seed)
-{
+static double stack_aos(long n, long m, int pat, unsigned seed) {
   struct rec a[STACK_MAX];
-  init_aos(a, n);
+  init_aos(a, held_elems(L_AOS, n, pat));
   return run_aos(a, n, m, pat, seed);
 }
 
-static double stack_soa(long n, long m, int pat, unsigned seed)
-{
+static double stack_soa(long n, long m, int pat, unsigned seed) {
   struct soa_stack s;
-  init_soa(s.x, s.y, n);
+  init_soa(s.x, s.y, held_elems(L_SOA, n, pat));
   return run_soa(s.x, s.y, n, m, pat, seed);
 }
 
-static double on_stack(int layout, long n, long m, int pat, unsigned seed)
-{
+static double on_stack(int layout, long n, long m, int pat, unsigned seed) {
   switch (layout) {
   case L_ARRAY:
     return stack_array(n, m, pat, seed);
@@ -280,16 +300,16 @@ static double on_stack(int layout, long n, long m, int pat, unsigned seed)
   }
 }
 
-static double on_heap(int layout, long n, long m, int pat, unsigned seed)
-{
+static double on_heap(int layout, long n, long m, int pat, unsigned seed) {
   double r;
 
   switch (layout) {
   case L_ARRAY: {
-    double *a = malloc((size_t)n * sizeof *a);
+    long h = held_elems(L_ARRAY, n, pat);
+    double *a = malloc((size_t)h * sizeof *a);
     if (!a)
       return -1.0;
-    init_array(a, n);
+    init_array(a, h);
     r = run_array(a, n, m, pat, seed);
     free(a);
     return r;
@@ -304,21 +324,23 @@ static double on_heap(int layout, long n, long m, int pat, unsigned seed)
     return r;
   }
   case L_AOS: {
-    struct rec *a = malloc((size_t)n * sizeof *a);
+    long h = held_elems(L_AOS, n, pat);
+    struct rec *a = malloc((size_t)h * sizeof *a);
     if (!a)
       return -1.0;
-    init_aos(a, n);
+    init_aos(a, h);
     r = run_aos(a, n, m, pat, seed);
     free(a);
     return r;
   }
   default: {
+    long h = held_elems(L_SOA, n, pat);
     struct soa_heap s;
-    s.x = malloc((size_t)n * sizeof *s.x);
-    s.y = malloc((size_t)n * sizeof *s.y);
+    s.x = malloc((size_t)h * sizeof *s.x);
+    s.y = malloc((size_t)h * sizeof *s.y);
     if (!s.x || !s.y)
       return -1.0;
-    init_soa(s.x, s.y, n);
+    init_soa(s.x, s.y, h);
     r = run_soa(s.x, s.y, n, m, pat, seed);
     free(s.x);
     free(s.y);
@@ -327,8 +349,7 @@ static double on_heap(int layout, long n, long m, int pat, unsigned seed)
   }
 }
 
-static int streq(const char *a, const char *b)
-{
+static int streq(const char *a, const char *b) {
   while (*a && *a == *b) {
     a++;
     b++;
@@ -336,8 +357,7 @@ static int streq(const char *a, const char *b)
   return *a == *b;
 }
 
-static int lookup(const char *s, const char *const names[], int count)
-{
+static int lookup(const char *s, const char *const names[], int count) {
   int k;
   for (k = 0; k < count; k++)
     if (streq(s, names[k]))
@@ -347,10 +367,9 @@ static int lookup(const char *s, const char *const names[], int count)
 
 static const char *const layouts[] = {"array", "struct", "aos", "soa"};
 static const char *const storages[] = {"global", "stack", "heap"};
-static const char *const patterns[] = {"r", "ir", "rand"};
+static const char *const patterns[] = {"r", "ir", "rand", "line"};
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   int layout, storage, pat;
   long n, m, cap;
   unsigned seed = 1;
@@ -358,21 +377,21 @@ int main(int argc, char **argv)
 
   if (argc < 6) {
     printf("usage: load_loop array|struct|aos|soa global|stack|heap "
-           "r|ir|rand N M [SEED]\n");
+           "r|ir|rand|line N M [SEED]\n");
     return 2;
   }
   layout = lookup(argv[1], layouts, 4);
   storage = lookup(argv[2], storages, 3);
-  pat = lookup(argv[3], patterns, 3);
+  pat = lookup(argv[3], patterns, 4);
   n = atol(argv[4]);
   m = atol(argv[5]);
   if (argc > 6)
     seed = (unsigned)strtol(argv[6], NULL, 10);
   cap = storage == S_GLOBAL ? GLOBAL_MAX : storage == S_STACK ? STACK_MAX : 0;
   if (layout < 0 || storage < 0 || pat < 0 || n < 1 || m < 0 ||
-      (cap > 0 && n > cap)) {
-    printf("load_loop: bad arguments (N at most %ld for global, %ld for "
-           "stack)\n",
+      (cap > 0 && held_elems(layout, n, pat) > cap)) {
+    printf("load_loop: bad arguments (at most %ld elements for global, %ld "
+           "for stack)\n",
            GLOBAL_MAX, STACK_MAX);
     return 2;
   }

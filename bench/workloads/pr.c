@@ -17,8 +17,7 @@
 #define DAMPING 0.85
 
 static void pagerank(const struct csr *g, int iters, double *rank,
-                     double *contrib)
-{
+                     double *contrib) {
   int u, it;
   double base = (1.0 - DAMPING) / g->n;
 
@@ -39,8 +38,7 @@ static void pagerank(const struct csr *g, int iters, double *rank,
   }
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   struct csr g;
   int n, u, iters = 20;
   long edges;
@@ -57,8 +55,7 @@ int main(int argc, char **argv)
     seed = (unsigned)strtol(argv[3], NULL, 10);
   if (argc > 4)
     iters = atoi(argv[4]);
-  if (n < 2 || edges < 1 || iters < 0 ||
-      graph_build(&g, n, edges, seed) != 0) {
+  if (n < 2 || edges < 1 || iters < 0 || graph_build(&g, n, edges, seed) != 0) {
     printf("pr: bad arguments or out of memory\n");
     return 2;
   }

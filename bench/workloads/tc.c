@@ -14,8 +14,7 @@
 
 #include "graph.h"
 
-static long count_triangles(const struct csr *g, long *tri)
-{
+static long count_triangles(const struct csr *g, long *tri) {
   long total = 0;
   int u;
 
@@ -53,8 +52,7 @@ static long count_triangles(const struct csr *g, long *tri)
   return total;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   struct csr g;
   int n, it, iters = 1;
   long edges, total = 0, check = 0, *tri;

@@ -243,14 +243,20 @@ typedef struct cb_block {
 /* A data access the compiled code makes beyond the IR's loads and stores:
  * a spill or reload, a scalar kept on the stack, a constant-pool load
  * (found in the executable's disassembly by the frontend). The engine
- * emits it, in block order before the block's own accesses, at
- * CFA + cfa_offset for a stack access, else at the absolute addr. */
+ * emits it, in block order (see `op`), at CFA + cfa_offset for a stack
+ * access, else at the absolute addr. */
 typedef struct cb_mach_access {
   int64_t cfa_offset; /* stack: from the function's CFA (negative) */
   uint64_t addr;      /* not stack (cfa_offset == 0): absolute address */
   uint32_t site;      /* program->sites (its line) */
   uint8_t size;
   uint8_t is_write;
+  /* Appended (issue 6): where in the block the access happens. 0 or the
+   * block's first op: on entry, before the block's own accesses. Else the
+   * op just after a call op of the block (program->ops index): made when
+   * that call returns, so that what the machine code does after a call
+   * comes after the callee's traffic. A block's list is in this order. */
+  uint32_t op;
 } cb_mach_access;
 
 typedef struct cb_param {
@@ -292,6 +298,11 @@ typedef struct cb_site {
   uint8_t is_write;
   uint8_t is_call;  /* a call site (library traffic attributed here) */
   const char *text; /* the access as written when known: "grid[i][j]" */
+  /* Appended (issue 6): an access of the machine code that the IR does
+   * not show (a spill or reload, a constant-pool or GOT load, a call's
+   * return address, the prologue's pushes, the epilogue's pops and ret);
+   * the program's own traffic, which reports may show or hide. */
+  uint8_t is_mach;
 } cb_site;
 
 /* Source-level functions (including ones fully inlined away). */
@@ -369,6 +380,23 @@ typedef struct cb_branch {
   const char *text; /* the condition as written: "n % 20 == 0" */
 } cb_branch;
 
+/* Where the engine attributes a function's entry and exit traffic that
+ * the IR does not show (program->fn_mach, one per function). */
+typedef struct cb_fn_mach {
+  uint32_t entry_site; /* the prologue's pushes (writes); CB_NONE: unknown */
+  uint32_t exit_site;  /* the epilogue's pops and ret's return-address read */
+} cb_fn_mach;
+
+/* How well the machine code matched the IR (frontend/machine.c). */
+typedef struct cb_mach_stats {
+  uint32_t functions;        /* functions disassembled */
+  uint32_t blocks;           /* machine blocks with accesses the IR hides */
+  uint32_t blocks_unmatched; /* of those, blocks matched to no IR block:
+                                their accesses are left out (IR alone) */
+  uint32_t accesses;         /* hidden accesses attached to IR blocks */
+  uint32_t accesses_dropped; /* hidden accesses of unmatched blocks */
+} cb_mach_stats;
+
 typedef struct cb_program {
   const char **files; /* source files, as given to the compiler */
   uint32_t n_files;
@@ -417,6 +445,13 @@ typedef struct cb_program {
   void *owned;        /* the frontend's storage for strings and initial
                          bytes (freed by cb_program_free; NULL in a
                          hand-built Program) */
+  /* Appended (issue 6): the machine code's view, NULL when the frontend
+   * had no executable. fn_mach: per function (n_functions). ra_site: per
+   * site (n_sites); for a call site, the site (is_mach, same line) of the
+   * `call`'s 8-byte return-address write, else CB_NONE. */
+  cb_fn_mach *fn_mach;
+  uint32_t *ra_site;
+  cb_mach_stats mach_stats;
 } cb_program;
 
 /* Frees a Program and everything it owns (implemented by the frontend,

@@ -34,8 +34,98 @@ typedef enum cb_view {
 size_t cb_report_aggregate(const cb_program *p, const cb_cache_result *c,
                            cb_view view, cb_row **rows);
 
+/* ---- The data view (report/dataview.c) ------------------------------ */
+
+typedef enum cb_data_kind {
+  CB_DATA_VARIABLE, /* id: program->vars */
+  CB_DATA_TYPE,     /* id: program->types, the accessed element's type */
+  CB_DATA_FIELD     /* id: program->fields; owner: the struct's type */
+} cb_data_kind;
+
+typedef struct cb_data_row {
+  cb_data_kind kind;
+  uint32_t id;
+  uint32_t owner;    /* fields: program->types of the struct, or CB_NONE */
+  uint64_t lines;    /* working set: distinct first-level lines touched
+                        (0 when the results hold no working sets) */
+  uint32_t hot_file; /* the line with most first-level misses */
+  uint32_t hot_line;
+  cb_site_counts level[CB_RESULT_LEVELS];
+} cb_data_row;
+
+/* Own accesses per variable, type or field, with working sets; sorted as
+ * cb_report_aggregate sorts. Returns the number of rows; *rows malloc'ed. */
+size_t cb_report_data(const cb_program *p, const cb_cache_result *c,
+                      cb_data_kind kind, cb_data_row **rows);
+
+/* The name of a data row: "grid", "double", "struct particle.x". */
+void cb_report_data_name(const cb_program *p, const cb_data_row *row, char *buf,
+                         size_t n);
+
+/* ---- Findings and advice (report/advice.c) ------------------------- */
+
+typedef enum cb_finding_kind {
+  CB_FINDING_CONFLICT, /* a variable's conflict misses at a level */
+  CB_FINDING_CAPACITY, /* a variable's capacity misses at a level */
+  CB_FINDING_HOT_LINE  /* a source line with many misses */
+} cb_finding_kind;
+
+#define CB_FINDING_SHARERS 4
+
+typedef struct cb_finding {
+  cb_finding_kind kind;
+  unsigned level;
+  uint32_t var;              /* program->vars, CB_NONE for a hot line */
+  uint32_t file, line, func; /* the line (for a variable: its hottest) */
+  uint64_t misses;           /* of the variable or line at the level */
+  uint64_t class_misses;     /* of the finding's class */
+  uint64_t accesses;         /* at the first level */
+  /* conflict: the sets holding 90% of the variable's conflict misses, of
+   * how many, and the other variables missing in those sets */
+  uint32_t sets_used, n_sets;
+  uint32_t first_set; /* the set with most of them */
+  uint32_t sharers[CB_FINDING_SHARERS];
+  unsigned n_sharers;
+  /* capacity: working set against the level's capacity, in lines */
+  uint64_t working_set, capacity;
+  int64_t stride;     /* the hot line's dominant stride in bytes (0: none) */
+  bool in_struct;     /* the variable holds structs */
+  const char *action; /* "pad", "align", "interchange", "tile", "split",
+                         or NULL when the cause is not clear */
+  char message[384];  /* one sentence: what was found */
+  char advice[384];   /* one sentence of advice, "" when none */
+} cb_finding;
+
+/* The significant findings of one cache result, most misses first:
+ * variables with at least 2% of a level's misses of a class that makes
+ * at least 20% of their own, and lines with at least 5% of a level's
+ * misses. Returns the count; *out malloc'ed. */
+size_t cb_report_findings(const cb_program *p, const cb_cache_result *c,
+                          cb_finding **out);
+
+const char *cb_finding_rule(const cb_finding *f); /* "conflict-misses"... */
+
+/* ---- Sources (report/source.c) -------------------------------------- */
+
+typedef struct cb_source {
+  char *text;
+  char **lines; /* lines[i] is line i+1, without its newline */
+  uint32_t n_lines;
+} cb_source;
+
+/* Reads every file of the program (missing files have no lines). */
+cb_source *cb_sources_load(const cb_program *p);
+void cb_sources_free(const cb_program *p, cb_source *src);
+/* Line `line` (1-based) or "" */
+const char *cb_source_line(const cb_source *sf, uint32_t line);
+
+/* ---- Whole reports -------------------------------------------------- */
+
 typedef struct cb_report_options {
-  unsigned top; /* rows per table in the text report */
+  unsigned top;      /* rows per table in the text report */
+  unsigned level;    /* annotate/sarif: the level to rank by (0: first) */
+  const char *title; /* html: the page's title (NULL: the first file) */
+  unsigned input;    /* annotate: the 1-based input shown (0: the first) */
 } cb_report_options;
 
 /* Write the whole report. They return 0, or -1 when writing failed. */
@@ -43,5 +133,37 @@ int cb_report_text(FILE *out, const cb_results *r,
                    const cb_report_options *opt);
 int cb_report_json(FILE *out, const cb_results *r,
                    const cb_report_options *opt);
+/* The annotated source, like cg_annotate: every line of every file with
+ * its accesses, misses per level and classes, and the variables it
+ * touches; first input and cache (report/annotate.c). */
+int cb_report_annotate(FILE *out, const cb_results *r,
+                       const cb_report_options *opt);
+/* One self-contained HTML page (report/html.c). */
+int cb_report_html(FILE *out, const cb_results *r,
+                   const cb_report_options *opt);
+/* SARIF 2.1.0: one result per finding of every input (report/sarif.c). */
+int cb_report_sarif(FILE *out, const cb_results *r,
+                    const cb_report_options *opt);
+/* The program-state graph: branch points, path classes, their inputs
+ * and misses (report/paths.c): text, JSON, Graphviz DOT. */
+int cb_report_paths_text(FILE *out, const cb_results *r,
+                         const cb_report_options *opt);
+int cb_report_paths_json(FILE *out, const cb_results *r,
+                         const cb_report_options *opt);
+int cb_report_paths_dot(FILE *out, const cb_results *r,
+                        const cb_report_options *opt);
+
+/* The report formats by name: text, json, annotate, html, sarif, and the
+ * state graph's paths-text, paths-json, dot. NULL-terminated. */
+extern const char *const cb_report_formats[];
+/* Writes the report in the named format; -1 on a write failure or an
+ * unknown format. */
+int cb_report_write(FILE *out, const cb_results *r,
+                    const cb_report_options *opt, const char *format);
+
+/* Misses a fully associative LRU cache of `lines` lines would take at a
+ * level, from the distance histogram (UINT64_MAX when there is none). */
+uint64_t cb_report_fa_misses(const cb_cache_result *c, unsigned level,
+                             uint64_t lines);
 
 #endif

@@ -34,16 +34,71 @@ typedef struct cb_site_counts {
   uint64_t compulsory, capacity, conflict;
 } cb_site_counts;
 
+/* A level's geometry, for views that weigh working sets against it. */
+typedef struct cb_level_geometry {
+  uint64_t size;  /* bytes */
+  uint32_t assoc; /* ways; 0: fully associative */
+  uint32_t line;  /* bytes */
+  uint32_t sets;  /* size / (assoc * line); 1 when fully associative */
+} cb_level_geometry;
+
+/* First-level misses of one variable in one cache set (nonzero only). */
+typedef struct cb_var_set {
+  uint32_t var, set;
+  uint64_t misses, conflict;
+} cb_var_set;
+
 typedef struct cb_cache_result {
   char *name; /* the configuration: file name, preset, or "flags" */
   unsigned n_levels;
   char *level_names[CB_RESULT_LEVELS];
   cb_level_counts levels[CB_RESULT_LEVELS];
+  cb_level_geometry geometry[CB_RESULT_LEVELS];
   bool classified;
   /* n_sites * n_levels counters, site-major: sites[s * n_levels + l]. */
   cb_site_counts *sites;
   uint32_t n_sites;
+
+  /* The rest is filled when classified (NULL/0 otherwise). */
+  /* LRU stack-distance histogram of each level's line references:
+   * distance_hist[l][d], d < distance_len[l], counts references with d
+   * distinct other lines since the previous reference to the same line;
+   * distance_cold[l] counts first references (the distinct lines). A fully
+   * associative LRU cache of C lines misses cold + sum(hist[d], d >= C). */
+  uint64_t *distance_hist[CB_RESULT_LEVELS];
+  uint64_t distance_len[CB_RESULT_LEVELS];
+  uint64_t distance_cold[CB_RESULT_LEVELS];
+  /* Misses and conflict misses per set of each level (geometry[l].sets
+   * entries; accesses without a site are counted too). */
+  uint64_t *set_misses[CB_RESULT_LEVELS];
+  uint64_t *set_conflicts[CB_RESULT_LEVELS];
+  /* Working sets: distinct lines (of the first level's line size) that
+   * the program's own accesses touched, per program->vars, ->types (the
+   * accessed element's type) and ->fields; arrays of n_vars, n_types and
+   * n_fields entries. */
+  uint64_t *var_lines, *type_lines, *field_lines;
+  /* Per site: the stride of its accesses (bytes from the previous access
+   * of the same site) that repeated most recently, and how many accesses
+   * repeated the stride before them; n_sites entries each. */
+  int64_t *site_stride;
+  uint64_t *site_stride_runs;
+  /* First-level misses per (variable, set), sorted by variable then set. */
+  cb_var_set *var_sets;
+  uint32_t n_var_sets;
 } cb_cache_result;
+
+/* What a run is known to have done at a branch point (bits of
+ * cb_run_result.branches[b]). Derived from which accesses ran: a side is
+ * "taken" when an access in a block only reachable through it ran, "not
+ * taken" when the side's first block has an access that did not run;
+ * neither bit: unknown (the side makes no access of its own). */
+enum cb_branch_seen {
+  CB_BRANCH_REACHED = 1u << 0, /* the branch's block ran */
+  CB_BRANCH_TRUE = 1u << 1,    /* the true side was taken */
+  CB_BRANCH_NOT_TRUE = 1u << 2,
+  CB_BRANCH_FALSE = 1u << 3, /* the false side was taken */
+  CB_BRANCH_NOT_FALSE = 1u << 4,
+};
 
 typedef struct cb_run_result {
   unsigned index; /* 1-based position in the inputs */
@@ -66,6 +121,7 @@ typedef struct cb_run_result {
 
   cb_cache_result *caches;
   unsigned n_caches;
+  uint8_t *branches; /* per program->branches: cb_branch_seen bits */
 } cb_run_result;
 
 typedef struct cb_results {

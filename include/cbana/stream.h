@@ -16,7 +16,8 @@
 /* 16 bytes, so a batch of 4096 fits in 64 KiB. */
 typedef struct cb_access {
   uint64_t addr;
-  uint32_t site;    /* CB_SITE_NONE, or < the hierarchy's n_sites */
+  uint32_t site;    /* < the hierarchy's n_sites to be counted per site;
+                       CB_SITE_NONE (or any larger id) is not */
   uint16_t size;    /* bytes; 0 counts as 1 */
   uint8_t is_write; /* 0 read, 1 write (a read-modify-write is a read, as
                        in cachegrind) */

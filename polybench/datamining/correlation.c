@@ -25,8 +25,7 @@
 #endif
 #endif
 
-static void init_array(int m, int n, double *float_n, double data[N][M])
-{
+static void init_array(int m, int n, double *float_n, double data[N][M]) {
   int i, j;
   (void)m;
   (void)n;
@@ -39,8 +38,7 @@ static void init_array(int m, int n, double *float_n, double data[N][M])
 
 static void kernel_correlation(int m, int n, double float_n, double data[N][M],
                                double corr[M][M], double mean[M],
-                               double stddev[M])
-{
+                               double stddev[M]) {
   int i, j, k;
   double eps = 0.1;
 
@@ -81,8 +79,7 @@ static void kernel_correlation(int m, int n, double float_n, double data[N][M],
   corr[m - 1][m - 1] = 1.0;
 }
 
-static double checksum(int m, double corr[M][M])
-{
+static double checksum(int m, double corr[M][M]) {
   double s = 0.0;
   int i, j;
   for (i = 0; i < m; i++)
@@ -91,13 +88,12 @@ static double checksum(int m, double corr[M][M])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int n = N;
   int m = M;
   double float_n;
-  double (*data)[M] = pb_alloc((size_t)N * M, sizeof(double));
-  double (*corr)[M] = pb_alloc((size_t)M * M, sizeof(double));
+  double(*data)[M] = pb_alloc((size_t)N * M, sizeof(double));
+  double(*corr)[M] = pb_alloc((size_t)M * M, sizeof(double));
   double *mean = pb_alloc(M, sizeof(double));
   double *stddev = pb_alloc(M, sizeof(double));
 

@@ -25,8 +25,7 @@
 #endif
 #endif
 
-static void init_array(int m, int n, double *float_n, double data[N][M])
-{
+static void init_array(int m, int n, double *float_n, double data[N][M]) {
   int i, j;
   (void)m;
 
@@ -37,8 +36,7 @@ static void init_array(int m, int n, double *float_n, double data[N][M])
 }
 
 static void kernel_covariance(int m, int n, double float_n, double data[N][M],
-                              double cov[M][M], double mean[M])
-{
+                              double cov[M][M], double mean[M]) {
   int i, j, k;
 
   for (j = 0; j < m; j++) {
@@ -62,8 +60,7 @@ static void kernel_covariance(int m, int n, double float_n, double data[N][M],
     }
 }
 
-static double checksum(int m, double cov[M][M])
-{
+static double checksum(int m, double cov[M][M]) {
   double s = 0.0;
   int i, j;
   for (i = 0; i < m; i++)
@@ -72,13 +69,12 @@ static double checksum(int m, double cov[M][M])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int n = N;
   int m = M;
   double float_n;
-  double (*data)[M] = pb_alloc((size_t)N * M, sizeof(double));
-  double (*cov)[M] = pb_alloc((size_t)M * M, sizeof(double));
+  double(*data)[M] = pb_alloc((size_t)N * M, sizeof(double));
+  double(*cov)[M] = pb_alloc((size_t)M * M, sizeof(double));
   double *mean = pb_alloc(M, sizeof(double));
 
   init_array(m, n, &float_n, data);

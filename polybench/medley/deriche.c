@@ -27,8 +27,7 @@
 #endif
 
 static void init_array(int w, int h, float *alpha, float imgIn[W][H],
-                       float imgOut[W][H])
-{
+                       float imgOut[W][H]) {
   int i, j;
   (void)imgOut;
 
@@ -41,8 +40,7 @@ static void init_array(int w, int h, float *alpha, float imgIn[W][H],
 }
 
 static void kernel_deriche(int w, int h, float alpha, float imgIn[W][H],
-                           float imgOut[W][H], float y1[W][H], float y2[W][H])
-{
+                           float imgOut[W][H], float y1[W][H], float y2[W][H]) {
   int i, j;
   float xm1, tm1, ym1, ym2;
   float xp1, xp2;
@@ -125,8 +123,7 @@ static void kernel_deriche(int w, int h, float alpha, float imgIn[W][H],
       imgOut[i][j] = c2 * (y1[i][j] + y2[i][j]);
 }
 
-static double checksum(int w, int h, float imgOut[W][H])
-{
+static double checksum(int w, int h, float imgOut[W][H]) {
   double s = 0.0;
   int i, j;
   for (i = 0; i < w; i++)
@@ -135,15 +132,14 @@ static double checksum(int w, int h, float imgOut[W][H])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int w = W;
   int h = H;
   float alpha;
-  float (*imgIn)[H] = pb_alloc((size_t)W * H, sizeof(float));
-  float (*imgOut)[H] = pb_alloc((size_t)W * H, sizeof(float));
-  float (*y1)[H] = pb_alloc((size_t)W * H, sizeof(float));
-  float (*y2)[H] = pb_alloc((size_t)W * H, sizeof(float));
+  float(*imgIn)[H] = pb_alloc((size_t)W * H, sizeof(float));
+  float(*imgOut)[H] = pb_alloc((size_t)W * H, sizeof(float));
+  float(*y1)[H] = pb_alloc((size_t)W * H, sizeof(float));
+  float(*y2)[H] = pb_alloc((size_t)W * H, sizeof(float));
 
   init_array(w, h, &alpha, imgIn, imgOut);
   kernel_deriche(w, h, alpha, imgIn, imgOut, y1, y2);

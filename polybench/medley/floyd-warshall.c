@@ -21,8 +21,7 @@
 #endif
 #endif
 
-static void init_array(int n, int path[N][N])
-{
+static void init_array(int n, int path[N][N]) {
   int i, j;
 
   for (i = 0; i < n; i++)
@@ -33,8 +32,7 @@ static void init_array(int n, int path[N][N])
     }
 }
 
-static void kernel_floyd_warshall(int n, int path[N][N])
-{
+static void kernel_floyd_warshall(int n, int path[N][N]) {
   int i, j, k;
 
   for (k = 0; k < n; k++) {
@@ -46,8 +44,7 @@ static void kernel_floyd_warshall(int n, int path[N][N])
   }
 }
 
-static long checksum(int n, int path[N][N])
-{
+static long checksum(int n, int path[N][N]) {
   long s = 0;
   int i, j;
   for (i = 0; i < n; i++)
@@ -56,10 +53,9 @@ static long checksum(int n, int path[N][N])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int n = N;
-  int (*path)[N] = pb_alloc((size_t)N * N, sizeof(int));
+  int(*path)[N] = pb_alloc((size_t)N * N, sizeof(int));
 
   init_array(n, path);
   kernel_floyd_warshall(n, path);

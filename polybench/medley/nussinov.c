@@ -27,8 +27,7 @@ typedef char base;
 #define match(b1, b2) (((b1) + (b2)) == 3 ? 1 : 0)
 #define max_score(s1, s2) ((s1 >= s2) ? s1 : s2)
 
-static void init_array(int n, base seq[N], int table[N][N])
-{
+static void init_array(int n, base seq[N], int table[N][N]) {
   int i, j;
 
   for (i = 0; i < n; i++) {
@@ -40,8 +39,7 @@ static void init_array(int n, base seq[N], int table[N][N])
       table[i][j] = 0;
 }
 
-static void kernel_nussinov(int n, base seq[N], int table[N][N])
-{
+static void kernel_nussinov(int n, base seq[N], int table[N][N]) {
   int i, j, k;
 
   for (i = n - 1; i >= 0; i--) {
@@ -69,8 +67,7 @@ static void kernel_nussinov(int n, base seq[N], int table[N][N])
 }
 
 /* The upper triangle, which is what PolyBench dumps. */
-static long checksum(int n, int table[N][N])
-{
+static long checksum(int n, int table[N][N]) {
   long s = 0;
   int i, j;
   for (i = 0; i < n; i++)
@@ -79,11 +76,10 @@ static long checksum(int n, int table[N][N])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int n = N;
   base *seq = pb_alloc(N, sizeof(base));
-  int (*table)[N] = pb_alloc((size_t)N * N, sizeof(int));
+  int(*table)[N] = pb_alloc((size_t)N * N, sizeof(int));
 
   init_array(n, seq, table);
   kernel_nussinov(n, seq, table);

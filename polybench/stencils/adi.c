@@ -25,8 +25,7 @@
 #endif
 #endif
 
-static void init_array(int n, double u[N][N])
-{
+static void init_array(int n, double u[N][N]) {
   int i, j;
 
   for (i = 0; i < n; i++)
@@ -36,8 +35,7 @@ static void init_array(int n, double u[N][N])
 }
 
 static void kernel_adi(int tsteps, int n, double u[N][N], double v[N][N],
-                       double p[N][N], double q[N][N])
-{
+                       double p[N][N], double q[N][N]) {
   int t, i, j;
   double DX, DY, DT;
   double B1, B2;
@@ -96,8 +94,7 @@ static void kernel_adi(int tsteps, int n, double u[N][N], double v[N][N],
   }
 }
 
-static double checksum(int n, double u[N][N])
-{
+static double checksum(int n, double u[N][N]) {
   double s = 0.0;
   int i, j;
   for (i = 0; i < n; i++)
@@ -106,14 +103,13 @@ static double checksum(int n, double u[N][N])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int n = N;
   int tsteps = TSTEPS;
-  double (*u)[N] = pb_alloc((size_t)N * N, sizeof(double));
-  double (*v)[N] = pb_alloc((size_t)N * N, sizeof(double));
-  double (*p)[N] = pb_alloc((size_t)N * N, sizeof(double));
-  double (*q)[N] = pb_alloc((size_t)N * N, sizeof(double));
+  double(*u)[N] = pb_alloc((size_t)N * N, sizeof(double));
+  double(*v)[N] = pb_alloc((size_t)N * N, sizeof(double));
+  double(*p)[N] = pb_alloc((size_t)N * N, sizeof(double));
+  double(*q)[N] = pb_alloc((size_t)N * N, sizeof(double));
 
   init_array(n, u);
   kernel_adi(tsteps, n, u, v, p, q);

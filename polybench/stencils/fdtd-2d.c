@@ -32,8 +32,7 @@
 
 static void init_array(int tmax, int nx, int ny, double ex[NX][NY],
                        double ey[NX][NY], double hz[NX][NY],
-                       double _fict_[TMAX])
-{
+                       double _fict_[TMAX]) {
   int i, j;
 
   for (i = 0; i < tmax; i++)
@@ -48,8 +47,7 @@ static void init_array(int tmax, int nx, int ny, double ex[NX][NY],
 
 static void kernel_fdtd_2d(int tmax, int nx, int ny, double ex[NX][NY],
                            double ey[NX][NY], double hz[NX][NY],
-                           double _fict_[TMAX])
-{
+                           double _fict_[TMAX]) {
   int t, i, j;
 
   for (t = 0; t < tmax; t++) {
@@ -70,8 +68,7 @@ static void kernel_fdtd_2d(int tmax, int nx, int ny, double ex[NX][NY],
 
 /* ex, ey then hz, which is what PolyBench dumps. */
 static double checksum(int nx, int ny, double ex[NX][NY], double ey[NX][NY],
-                       double hz[NX][NY])
-{
+                       double hz[NX][NY]) {
   double s = 0.0;
   int i, j;
   for (i = 0; i < nx; i++)
@@ -86,14 +83,13 @@ static double checksum(int nx, int ny, double ex[NX][NY], double ey[NX][NY],
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int tmax = TMAX;
   int nx = NX;
   int ny = NY;
-  double (*ex)[NY] = pb_alloc((size_t)NX * NY, sizeof(double));
-  double (*ey)[NY] = pb_alloc((size_t)NX * NY, sizeof(double));
-  double (*hz)[NY] = pb_alloc((size_t)NX * NY, sizeof(double));
+  double(*ex)[NY] = pb_alloc((size_t)NX * NY, sizeof(double));
+  double(*ey)[NY] = pb_alloc((size_t)NX * NY, sizeof(double));
+  double(*hz)[NY] = pb_alloc((size_t)NX * NY, sizeof(double));
   double *_fict_ = pb_alloc(TMAX, sizeof(double));
 
   init_array(tmax, nx, ny, ex, ey, hz, _fict_);

@@ -25,8 +25,7 @@
 #endif
 #endif
 
-static void init_array(int n, double A[N][N][N], double B[N][N][N])
-{
+static void init_array(int n, double A[N][N][N], double B[N][N][N]) {
   int i, j, k;
 
   for (i = 0; i < n; i++)
@@ -36,8 +35,7 @@ static void init_array(int n, double A[N][N][N], double B[N][N][N])
 }
 
 static void kernel_heat_3d(int tsteps, int n, double A[N][N][N],
-                           double B[N][N][N])
-{
+                           double B[N][N][N]) {
   int t, i, j, k;
 
   for (t = 1; t <= tsteps; t++) {
@@ -66,8 +64,7 @@ static void kernel_heat_3d(int tsteps, int n, double A[N][N][N],
   }
 }
 
-static double checksum(int n, double A[N][N][N])
-{
+static double checksum(int n, double A[N][N][N]) {
   double s = 0.0;
   int i, j, k;
   for (i = 0; i < n; i++)
@@ -77,12 +74,11 @@ static double checksum(int n, double A[N][N][N])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int n = N;
   int tsteps = TSTEPS;
-  double (*A)[N][N] = pb_alloc((size_t)N * N * N, sizeof(double));
-  double (*B)[N][N] = pb_alloc((size_t)N * N * N, sizeof(double));
+  double(*A)[N][N] = pb_alloc((size_t)N * N * N, sizeof(double));
+  double(*B)[N][N] = pb_alloc((size_t)N * N * N, sizeof(double));
 
   init_array(n, A, B);
   kernel_heat_3d(tsteps, n, A, B);

@@ -25,8 +25,7 @@
 #endif
 #endif
 
-static void init_array(int n, double A[N], double B[N])
-{
+static void init_array(int n, double A[N], double B[N]) {
   int i;
 
   for (i = 0; i < n; i++) {
@@ -35,8 +34,7 @@ static void init_array(int n, double A[N], double B[N])
   }
 }
 
-static void kernel_jacobi_1d(int tsteps, int n, double A[N], double B[N])
-{
+static void kernel_jacobi_1d(int tsteps, int n, double A[N], double B[N]) {
   int t, i;
 
   for (t = 0; t < tsteps; t++) {
@@ -47,8 +45,7 @@ static void kernel_jacobi_1d(int tsteps, int n, double A[N], double B[N])
   }
 }
 
-static double checksum(int n, double A[N])
-{
+static double checksum(int n, double A[N]) {
   double s = 0.0;
   int i;
   for (i = 0; i < n; i++)
@@ -56,8 +53,7 @@ static double checksum(int n, double A[N])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int n = N;
   int tsteps = TSTEPS;
   double *A = pb_alloc(N, sizeof(double));

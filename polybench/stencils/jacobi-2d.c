@@ -25,8 +25,7 @@
 #endif
 #endif
 
-static void init_array(int n, double A[N][N], double B[N][N])
-{
+static void init_array(int n, double A[N][N], double B[N][N]) {
   int i, j;
 
   for (i = 0; i < n; i++)
@@ -36,8 +35,8 @@ static void init_array(int n, double A[N][N], double B[N][N])
     }
 }
 
-static void kernel_jacobi_2d(int tsteps, int n, double A[N][N], double B[N][N])
-{
+static void kernel_jacobi_2d(int tsteps, int n, double A[N][N],
+                             double B[N][N]) {
   int t, i, j;
 
   for (t = 0; t < tsteps; t++) {
@@ -52,8 +51,7 @@ static void kernel_jacobi_2d(int tsteps, int n, double A[N][N], double B[N][N])
   }
 }
 
-static double checksum(int n, double A[N][N])
-{
+static double checksum(int n, double A[N][N]) {
   double s = 0.0;
   int i, j;
   for (i = 0; i < n; i++)
@@ -62,12 +60,11 @@ static double checksum(int n, double A[N][N])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int n = N;
   int tsteps = TSTEPS;
-  double (*A)[N] = pb_alloc((size_t)N * N, sizeof(double));
-  double (*B)[N] = pb_alloc((size_t)N * N, sizeof(double));
+  double(*A)[N] = pb_alloc((size_t)N * N, sizeof(double));
+  double(*B)[N] = pb_alloc((size_t)N * N, sizeof(double));
 
   init_array(n, A, B);
   kernel_jacobi_2d(tsteps, n, A, B);

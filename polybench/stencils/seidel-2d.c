@@ -25,8 +25,7 @@
 #endif
 #endif
 
-static void init_array(int n, double A[N][N])
-{
+static void init_array(int n, double A[N][N]) {
   int i, j;
 
   for (i = 0; i < n; i++)
@@ -34,8 +33,7 @@ static void init_array(int n, double A[N][N])
       A[i][j] = ((double)i * (j + 2) + 2) / n;
 }
 
-static void kernel_seidel_2d(int tsteps, int n, double A[N][N])
-{
+static void kernel_seidel_2d(int tsteps, int n, double A[N][N]) {
   int t, i, j;
 
   for (t = 0; t <= tsteps - 1; t++)
@@ -47,8 +45,7 @@ static void kernel_seidel_2d(int tsteps, int n, double A[N][N])
                   9.0;
 }
 
-static double checksum(int n, double A[N][N])
-{
+static double checksum(int n, double A[N][N]) {
   double s = 0.0;
   int i, j;
   for (i = 0; i < n; i++)
@@ -57,11 +54,10 @@ static double checksum(int n, double A[N][N])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int n = N;
   int tsteps = TSTEPS;
-  double (*A)[N] = pb_alloc((size_t)N * N, sizeof(double));
+  double(*A)[N] = pb_alloc((size_t)N * N, sizeof(double));
 
   init_array(n, A);
   kernel_seidel_2d(tsteps, n, A);

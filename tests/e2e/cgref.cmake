@@ -16,7 +16,7 @@ if(Python3_Interpreter_FOUND AND NOT CBANA_SANITIZE)
     add_test(NAME cgref_corpus
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cgref.py
                      selftest --corpus ${CBANA_CORPUS_DIR} --jobs 2)
-    set_tests_properties(cgref_corpus PROPERTIES TIMEOUT 400 PROCESSORS 2)
+    set_tests_properties(cgref_corpus PROPERTIES TIMEOUT 1200 PROCESSORS 2)
   else()
     message(STATUS "cgref: no corpus at ${CBANA_CORPUS_DIR}; "
                    "cgref_corpus not registered")

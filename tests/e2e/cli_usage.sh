@@ -17,5 +17,19 @@ expect 2 'usage: cbana' --
 expect 2 "unknown command 'frobnicate'" -- frobnicate
 expect 0 'cbana [0-9]' -- --version
 expect 0 'usage: cbana help' -- help help
+for cmd in annotate paths check diff; do
+  expect 0 "usage: cbana $cmd" -- help $cmd
+  expect 0 "usage: cbana $cmd" -- $cmd --help
+done
+expect 2 'give exactly two JSON reports' -- diff a.json
+# The man page renders and names every subcommand of the table.
+man_page=$(dirname "$0")/../../docs/cbana.1
+if command -v man >/dev/null; then
+  page=$(MANWIDTH=80 man -l "$man_page" 2>&1)
+  for cmd in analyze annotate paths check diff validate sim dump; do
+    if grep -qE "^ +$cmd\b" <<<"$page"; then pass=$((pass + 1)); else
+      fail=$((fail + 1)); echo "FAIL: man page has no $cmd"; fi
+  done
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

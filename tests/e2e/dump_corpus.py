@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """cbana dump on every corpus program, checked against what clang, nm and
 the sources say about the same build; bad inputs fail cleanly; no
-temporary file is left behind. Usage: dump_corpus.py CBANA CORPUS"""
+temporary file is left behind; with a PolyBench folder, every kernel too.
+Usage: dump_corpus.py CBANA CORPUS [POLYBENCH]"""
 import json
 import os
 import re
@@ -92,7 +93,7 @@ for srcs, name in cases:
                     check(fn["addr"] == int(parts[0], 16) + base,
                           f"{name}: function {fn['name']} address")
     # one site per load and store of the IR at the same flags
-    sites = [s for s in prog["sites"] if s["kind"] != "call"]
+    sites = [s for s in prog["sites"] if s["kind"] in ("load", "store")]
     want = count_mem_insts(srcs, "-O2")
     check(len(sites) == want,
           f"{name}: {len(sites)} load/store sites, the .ll has {want}")
@@ -196,7 +197,7 @@ r = subprocess.run([cbana, "dump", *srcs, "-p", cdb, "--format", "json"],
                    capture_output=True, text=True, env=env)
 check(r.returncode == 0, f"dump -p: {r.stderr}")
 if r.returncode == 0:
-    sites = [s for s in json.loads(r.stdout)["sites"] if s["kind"] != "call"]
+    sites = [s for s in json.loads(r.stdout)["sites"] if s["kind"] in ("load", "store")]
     want = count_mem_insts(srcs[:1], "-O1") + count_mem_insts(srcs[1:], "-O3")
     check(len(sites) == want, f"dump -p: {len(sites)} sites, want {want}")
 check(os.listdir(private_tmp) == [], "temporary files left after dump -p")
@@ -227,6 +228,34 @@ r = subprocess.run([cbana, "dump", os.path.join(corpus, "stride_global.c")],
                    capture_output=True, text=True, env=env)
 check(r.returncode == 0 and "function main" in r.stdout and
       "var a type double" in r.stdout, "text dump of stride_global")
+
+# every PolyBench kernel at MINI and SMALL: it lowers, every load and
+# store of its IR has a site, its loops are there, and its arrays are
+# named at their accesses.
+if len(sys.argv) > 3:
+    pb = sys.argv[3]
+    kernels = sorted(os.path.join(d, f) for d, _, fs in os.walk(pb)
+                     for f in fs if f.endswith(".c"))
+    check(len(kernels) == 30, f"polybench: {len(kernels)} kernels, want 30")
+    for k in kernels:
+        name = os.path.basename(k)
+        for size in ("MINI", "SMALL"):
+            flags = f"-O2 -D{size}_DATASET"
+            r = dump([k], flags)
+            check(r.returncode == 0,
+                  f"{name} {size}: exit {r.returncode}: {r.stderr[-300:]}")
+            if r.returncode != 0:
+                continue
+            prog = json.loads(r.stdout)
+            sites = [s for s in prog["sites"] if s["kind"] != "call"]
+            want = count_mem_insts([k], flags)
+            check(len(sites) == want,
+                  f"{name} {size}: {len(sites)} sites, the .ll has {want}")
+            loops = sum(len(f.get("loops", [])) for f in prog["functions"])
+            check(loops >= 1, f"{name} {size}: no loop found")
+            named = [s for s in sites if s.get("var")]
+            check(len(named) >= len(sites) // 2,
+                  f"{name} {size}: {len(named)} of {len(sites)} sites named")
 
 subprocess.run(["rm", "-rf", tmp])
 print(f"{passed} passed, {failed} failed")

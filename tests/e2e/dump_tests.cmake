@@ -5,5 +5,5 @@ find_program(CB_PYTHON3 python3)
 if(CB_PYTHON3 AND EXISTS "${CBANA_CORPUS}")
   add_test(NAME dump_corpus
            COMMAND ${CB_PYTHON3} ${CMAKE_CURRENT_LIST_DIR}/dump_corpus.py
-                   ${CBANA_EXE} ${CBANA_CORPUS})
+                   ${CBANA_EXE} ${CBANA_CORPUS} ${PROJECT_SOURCE_DIR}/polybench)
 endif()

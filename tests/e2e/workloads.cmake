@@ -10,4 +10,4 @@ add_test(NAME workloads_paper
          COMMAND ${PROJECT_SOURCE_DIR}/tests/e2e/workloads_paper.sh
                  ${PROJECT_SOURCE_DIR} ${CBANA_WORKLOADS_DIR}/paper)
 set_tests_properties(workloads_polybench_mini workloads_paper
-                     PROPERTIES TIMEOUT 60 LABELS workloads)
+                     PROPERTIES TIMEOUT 900 LABELS workloads)

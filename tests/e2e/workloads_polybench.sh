@@ -2,8 +2,10 @@
 # The 30 PolyBench kernels at MINI_DATASET: they build without warnings
 # (-std=c11 -Wall -Wextra -Werror), run natively, exit 0 and print one
 # checksum line; two runs print the same; -O0 prints the same as -O2 (no
-# optimisation changes the arithmetic); and the checksum is the one recorded
-# in polybench/checksums_mini.txt.
+# optimisation changes the arithmetic); the checksum is the one recorded in
+# polybench/checksums_mini.txt; and that is what an independent Python
+# transcription of each kernel computes (workloads_polybench_ref.py, same
+# operation order, so bit-identical; skipped if python3 is missing).
 #
 #   workloads_polybench.sh SOURCE_ROOT BUILD_DIR
 set -u
@@ -39,6 +41,15 @@ while read -r name value; do
   [ "$a" = "$value" ] ||
     { echo "FAIL $name: checksum $a, expected $value"; fail=1; }
 done <"$pb/checksums_mini.txt"
+
+if command -v python3 >/dev/null 2>&1; then
+  python3 "$src/tests/e2e/workloads_polybench_ref.py" >"$out/ref.txt" ||
+    { echo "FAIL: workloads_polybench_ref.py"; fail=1; }
+  grep -v '^#' "$pb/checksums_mini.txt" | diff - "$out/ref.txt" ||
+    { echo "FAIL: checksums_mini.txt differs from the Python reference"; fail=1; }
+else
+  echo "note: python3 missing, reference computation skipped"
+fi
 
 listed=$("$pb/build.sh" --list | wc -l)
 [ "$count" -eq 30 ] && [ "$listed" -eq 30 ] ||

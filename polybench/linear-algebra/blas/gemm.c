@@ -31,8 +31,7 @@
 #endif
 
 static void init_array(int ni, int nj, int nk, double *alpha, double *beta,
-                       double C[NI][NJ], double A[NI][NK], double B[NK][NJ])
-{
+                       double C[NI][NJ], double A[NI][NK], double B[NK][NJ]) {
   int i, j;
 
   *alpha = 1.5;
@@ -49,8 +48,7 @@ static void init_array(int ni, int nj, int nk, double *alpha, double *beta,
 }
 
 static void kernel_gemm(int ni, int nj, int nk, double alpha, double beta,
-                        double C[NI][NJ], double A[NI][NK], double B[NK][NJ])
-{
+                        double C[NI][NJ], double A[NI][NK], double B[NK][NJ]) {
   int i, j, k;
 
   for (i = 0; i < ni; i++) {
@@ -63,8 +61,7 @@ static void kernel_gemm(int ni, int nj, int nk, double alpha, double beta,
   }
 }
 
-static double checksum(int ni, int nj, double C[NI][NJ])
-{
+static double checksum(int ni, int nj, double C[NI][NJ]) {
   double s = 0.0;
   int i, j;
   for (i = 0; i < ni; i++)
@@ -73,15 +70,14 @@ static double checksum(int ni, int nj, double C[NI][NJ])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int ni = NI;
   int nj = NJ;
   int nk = NK;
   double alpha, beta;
-  double (*C)[NJ] = pb_alloc((size_t)NI * NJ, sizeof(double));
-  double (*A)[NK] = pb_alloc((size_t)NI * NK, sizeof(double));
-  double (*B)[NJ] = pb_alloc((size_t)NK * NJ, sizeof(double));
+  double(*C)[NJ] = pb_alloc((size_t)NI * NJ, sizeof(double));
+  double(*A)[NK] = pb_alloc((size_t)NI * NK, sizeof(double));
+  double(*B)[NJ] = pb_alloc((size_t)NK * NJ, sizeof(double));
 
   init_array(ni, nj, nk, &alpha, &beta, C, A, B);
   kernel_gemm(ni, nj, nk, alpha, beta, C, A, B);

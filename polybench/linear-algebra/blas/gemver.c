@@ -22,8 +22,7 @@
 
 static void init_array(int n, double *alpha, double *beta, double A[N][N],
                        double u1[N], double v1[N], double u2[N], double v2[N],
-                       double w[N], double x[N], double y[N], double z[N])
-{
+                       double w[N], double x[N], double y[N], double z[N]) {
   int i, j;
 
   *alpha = 1.5;
@@ -48,8 +47,7 @@ static void init_array(int n, double *alpha, double *beta, double A[N][N],
 static void kernel_gemver(int n, double alpha, double beta, double A[N][N],
                           double u1[N], double v1[N], double u2[N],
                           double v2[N], double w[N], double x[N], double y[N],
-                          double z[N])
-{
+                          double z[N]) {
   int i, j;
 
   for (i = 0; i < n; i++)
@@ -68,8 +66,7 @@ static void kernel_gemver(int n, double alpha, double beta, double A[N][N],
       w[i] = w[i] + alpha * A[i][j] * x[j];
 }
 
-static double checksum(int n, double w[N])
-{
+static double checksum(int n, double w[N]) {
   double s = 0.0;
   int i;
   for (i = 0; i < n; i++)
@@ -77,11 +74,10 @@ static double checksum(int n, double w[N])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int n = N;
   double alpha, beta;
-  double (*A)[N] = pb_alloc((size_t)N * N, sizeof(double));
+  double(*A)[N] = pb_alloc((size_t)N * N, sizeof(double));
   double *u1 = pb_alloc(N, sizeof(double));
   double *v1 = pb_alloc(N, sizeof(double));
   double *u2 = pb_alloc(N, sizeof(double));

@@ -21,8 +21,7 @@
 #endif
 
 static void init_array(int n, double *alpha, double *beta, double A[N][N],
-                       double B[N][N], double x[N])
-{
+                       double B[N][N], double x[N]) {
   int i, j;
 
   *alpha = 1.5;
@@ -38,8 +37,7 @@ static void init_array(int n, double *alpha, double *beta, double A[N][N],
 
 static void kernel_gesummv(int n, double alpha, double beta, double A[N][N],
                            double B[N][N], double tmp[N], double x[N],
-                           double y[N])
-{
+                           double y[N]) {
   int i, j;
 
   for (i = 0; i < n; i++) {
@@ -53,8 +51,7 @@ static void kernel_gesummv(int n, double alpha, double beta, double A[N][N],
   }
 }
 
-static double checksum(int n, double y[N])
-{
+static double checksum(int n, double y[N]) {
   double s = 0.0;
   int i;
   for (i = 0; i < n; i++)
@@ -62,12 +59,11 @@ static double checksum(int n, double y[N])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int n = N;
   double alpha, beta;
-  double (*A)[N] = pb_alloc((size_t)N * N, sizeof(double));
-  double (*B)[N] = pb_alloc((size_t)N * N, sizeof(double));
+  double(*A)[N] = pb_alloc((size_t)N * N, sizeof(double));
+  double(*B)[N] = pb_alloc((size_t)N * N, sizeof(double));
   double *tmp = pb_alloc(N, sizeof(double));
   double *x = pb_alloc(N, sizeof(double));
   double *y = pb_alloc(N, sizeof(double));

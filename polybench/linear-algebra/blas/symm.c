@@ -27,8 +27,7 @@
 #endif
 
 static void init_array(int m, int n, double *alpha, double *beta,
-                       double C[M][N], double A[M][M], double B[M][N])
-{
+                       double C[M][N], double A[M][M], double B[M][N]) {
   int i, j;
 
   *alpha = 1.5;
@@ -46,9 +45,8 @@ static void init_array(int m, int n, double *alpha, double *beta,
   }
 }
 
-static void kernel_symm(int m, int n, double alpha, double beta,
-                        double C[M][N], double A[M][M], double B[M][N])
-{
+static void kernel_symm(int m, int n, double alpha, double beta, double C[M][N],
+                        double A[M][M], double B[M][N]) {
   int i, j, k;
   double temp2;
 
@@ -63,8 +61,7 @@ static void kernel_symm(int m, int n, double alpha, double beta,
     }
 }
 
-static double checksum(int m, int n, double C[M][N])
-{
+static double checksum(int m, int n, double C[M][N]) {
   double s = 0.0;
   int i, j;
   for (i = 0; i < m; i++)
@@ -73,14 +70,13 @@ static double checksum(int m, int n, double C[M][N])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int m = M;
   int n = N;
   double alpha, beta;
-  double (*C)[N] = pb_alloc((size_t)M * N, sizeof(double));
-  double (*A)[M] = pb_alloc((size_t)M * M, sizeof(double));
-  double (*B)[N] = pb_alloc((size_t)M * N, sizeof(double));
+  double(*C)[N] = pb_alloc((size_t)M * N, sizeof(double));
+  double(*A)[M] = pb_alloc((size_t)M * M, sizeof(double));
+  double(*B)[N] = pb_alloc((size_t)M * N, sizeof(double));
 
   init_array(m, n, &alpha, &beta, C, A, B);
   kernel_symm(m, n, alpha, beta, C, A, B);

@@ -27,8 +27,7 @@
 #endif
 
 static void init_array(int n, int m, double *alpha, double *beta,
-                       double C[N][N], double A[N][M], double B[N][M])
-{
+                       double C[N][N], double A[N][M], double B[N][M]) {
   int i, j;
 
   *alpha = 1.5;
@@ -44,8 +43,7 @@ static void init_array(int n, int m, double *alpha, double *beta,
 }
 
 static void kernel_syr2k(int n, int m, double alpha, double beta,
-                         double C[N][N], double A[N][M], double B[N][M])
-{
+                         double C[N][N], double A[N][M], double B[N][M]) {
   int i, j, k;
 
   for (i = 0; i < n; i++) {
@@ -57,8 +55,7 @@ static void kernel_syr2k(int n, int m, double alpha, double beta,
   }
 }
 
-static double checksum(int n, double C[N][N])
-{
+static double checksum(int n, double C[N][N]) {
   double s = 0.0;
   int i, j;
   for (i = 0; i < n; i++)
@@ -67,14 +64,13 @@ static double checksum(int n, double C[N][N])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int n = N;
   int m = M;
   double alpha, beta;
-  double (*C)[N] = pb_alloc((size_t)N * N, sizeof(double));
-  double (*A)[M] = pb_alloc((size_t)N * M, sizeof(double));
-  double (*B)[M] = pb_alloc((size_t)N * M, sizeof(double));
+  double(*C)[N] = pb_alloc((size_t)N * N, sizeof(double));
+  double(*A)[M] = pb_alloc((size_t)N * M, sizeof(double));
+  double(*B)[M] = pb_alloc((size_t)N * M, sizeof(double));
 
   init_array(n, m, &alpha, &beta, C, A, B);
   kernel_syr2k(n, m, alpha, beta, C, A, B);

@@ -26,8 +26,7 @@
 #endif
 
 static void init_array(int n, int m, double *alpha, double *beta,
-                       double C[N][N], double A[N][M])
-{
+                       double C[N][N], double A[N][M]) {
   int i, j;
 
   *alpha = 1.5;
@@ -40,9 +39,8 @@ static void init_array(int n, int m, double *alpha, double *beta,
       C[i][j] = (double)((i * j + 2) % m) / m;
 }
 
-static void kernel_syrk(int n, int m, double alpha, double beta,
-                        double C[N][N], double A[N][M])
-{
+static void kernel_syrk(int n, int m, double alpha, double beta, double C[N][N],
+                        double A[N][M]) {
   int i, j, k;
 
   for (i = 0; i < n; i++) {
@@ -55,8 +53,7 @@ static void kernel_syrk(int n, int m, double alpha, double beta,
   }
 }
 
-static double checksum(int n, double C[N][N])
-{
+static double checksum(int n, double C[N][N]) {
   double s = 0.0;
   int i, j;
   for (i = 0; i < n; i++)
@@ -65,13 +62,12 @@ static double checksum(int n, double C[N][N])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int n = N;
   int m = M;
   double alpha, beta;
-  double (*C)[N] = pb_alloc((size_t)N * N, sizeof(double));
-  double (*A)[M] = pb_alloc((size_t)N * M, sizeof(double));
+  double(*C)[N] = pb_alloc((size_t)N * N, sizeof(double));
+  double(*A)[M] = pb_alloc((size_t)N * M, sizeof(double));
 
   init_array(n, m, &alpha, &beta, C, A);
   kernel_syrk(n, m, alpha, beta, C, A);

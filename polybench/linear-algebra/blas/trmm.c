@@ -27,8 +27,7 @@
 #endif
 
 static void init_array(int m, int n, double *alpha, double A[M][M],
-                       double B[M][N])
-{
+                       double B[M][N]) {
   int i, j;
 
   *alpha = 1.5;
@@ -42,8 +41,7 @@ static void init_array(int m, int n, double *alpha, double A[M][M],
 }
 
 static void kernel_trmm(int m, int n, double alpha, double A[M][M],
-                        double B[M][N])
-{
+                        double B[M][N]) {
   int i, j, k;
 
   for (i = 0; i < m; i++)
@@ -54,8 +52,7 @@ static void kernel_trmm(int m, int n, double alpha, double A[M][M],
     }
 }
 
-static double checksum(int m, int n, double B[M][N])
-{
+static double checksum(int m, int n, double B[M][N]) {
   double s = 0.0;
   int i, j;
   for (i = 0; i < m; i++)
@@ -64,13 +61,12 @@ static double checksum(int m, int n, double B[M][N])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int m = M;
   int n = N;
   double alpha;
-  double (*A)[M] = pb_alloc((size_t)M * M, sizeof(double));
-  double (*B)[N] = pb_alloc((size_t)M * N, sizeof(double));
+  double(*A)[M] = pb_alloc((size_t)M * M, sizeof(double));
+  double(*B)[N] = pb_alloc((size_t)M * N, sizeof(double));
 
   init_array(m, n, &alpha, A, B);
   kernel_trmm(m, n, alpha, A, B);

@@ -37,8 +37,7 @@
 
 static void init_array(int ni, int nj, int nk, int nl, double *alpha,
                        double *beta, double A[NI][NK], double B[NK][NJ],
-                       double C[NJ][NL], double D[NI][NL])
-{
+                       double C[NJ][NL], double D[NI][NL]) {
   int i, j;
 
   *alpha = 1.5;
@@ -59,8 +58,7 @@ static void init_array(int ni, int nj, int nk, int nl, double *alpha,
 
 static void kernel_2mm(int ni, int nj, int nk, int nl, double alpha,
                        double beta, double tmp[NI][NJ], double A[NI][NK],
-                       double B[NK][NJ], double C[NJ][NL], double D[NI][NL])
-{
+                       double B[NK][NJ], double C[NJ][NL], double D[NI][NL]) {
   int i, j, k;
 
   for (i = 0; i < ni; i++)
@@ -77,8 +75,7 @@ static void kernel_2mm(int ni, int nj, int nk, int nl, double alpha,
     }
 }
 
-static double checksum(int ni, int nl, double D[NI][NL])
-{
+static double checksum(int ni, int nl, double D[NI][NL]) {
   double s = 0.0;
   int i, j;
   for (i = 0; i < ni; i++)
@@ -87,18 +84,17 @@ static double checksum(int ni, int nl, double D[NI][NL])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int ni = NI;
   int nj = NJ;
   int nk = NK;
   int nl = NL;
   double alpha, beta;
-  double (*tmp)[NJ] = pb_alloc((size_t)NI * NJ, sizeof(double));
-  double (*A)[NK] = pb_alloc((size_t)NI * NK, sizeof(double));
-  double (*B)[NJ] = pb_alloc((size_t)NK * NJ, sizeof(double));
-  double (*C)[NL] = pb_alloc((size_t)NJ * NL, sizeof(double));
-  double (*D)[NL] = pb_alloc((size_t)NI * NL, sizeof(double));
+  double(*tmp)[NJ] = pb_alloc((size_t)NI * NJ, sizeof(double));
+  double(*A)[NK] = pb_alloc((size_t)NI * NK, sizeof(double));
+  double(*B)[NJ] = pb_alloc((size_t)NK * NJ, sizeof(double));
+  double(*C)[NL] = pb_alloc((size_t)NJ * NL, sizeof(double));
+  double(*D)[NL] = pb_alloc((size_t)NI * NL, sizeof(double));
 
   init_array(ni, nj, nk, nl, &alpha, &beta, A, B, C, D);
   kernel_2mm(ni, nj, nk, nl, alpha, beta, tmp, A, B, C, D);

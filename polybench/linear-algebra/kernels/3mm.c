@@ -2,8 +2,7 @@
    PolyBench/C 4.2.1 linear-algebra/kernels/3mm, rewritten for cbana. */
 #include "../../polybench.h"
 
-#if !defined(NI) && !defined(NJ) && !defined(NK) && !defined(NL) &&           \
-    !defined(NM)
+#if !defined(NI) && !defined(NJ) && !defined(NK) && !defined(NL) && !defined(NM)
 #ifdef MINI_DATASET
 #define NI 16
 #define NJ 18
@@ -41,10 +40,8 @@
 #endif
 #endif
 
-static void init_array(int ni, int nj, int nk, int nl, int nm,
-                       double A[NI][NK], double B[NK][NJ], double C[NJ][NM],
-                       double D[NM][NL])
-{
+static void init_array(int ni, int nj, int nk, int nl, int nm, double A[NI][NK],
+                       double B[NK][NJ], double C[NJ][NM], double D[NM][NL]) {
   int i, j;
 
   for (i = 0; i < ni; i++)
@@ -61,11 +58,9 @@ static void init_array(int ni, int nj, int nk, int nl, int nm,
       D[i][j] = (double)((i * (j + 2) + 2) % nk) / (5 * nk);
 }
 
-static void kernel_3mm(int ni, int nj, int nk, int nl, int nm,
-                       double E[NI][NJ], double A[NI][NK], double B[NK][NJ],
-                       double F[NJ][NL], double C[NJ][NM], double D[NM][NL],
-                       double G[NI][NL])
-{
+static void kernel_3mm(int ni, int nj, int nk, int nl, int nm, double E[NI][NJ],
+                       double A[NI][NK], double B[NK][NJ], double F[NJ][NL],
+                       double C[NJ][NM], double D[NM][NL], double G[NI][NL]) {
   int i, j, k;
 
   /* E := A*B */
@@ -91,8 +86,7 @@ static void kernel_3mm(int ni, int nj, int nk, int nl, int nm,
     }
 }
 
-static double checksum(int ni, int nl, double G[NI][NL])
-{
+static double checksum(int ni, int nl, double G[NI][NL]) {
   double s = 0.0;
   int i, j;
   for (i = 0; i < ni; i++)
@@ -101,20 +95,19 @@ static double checksum(int ni, int nl, double G[NI][NL])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int ni = NI;
   int nj = NJ;
   int nk = NK;
   int nl = NL;
   int nm = NM;
-  double (*E)[NJ] = pb_alloc((size_t)NI * NJ, sizeof(double));
-  double (*A)[NK] = pb_alloc((size_t)NI * NK, sizeof(double));
-  double (*B)[NJ] = pb_alloc((size_t)NK * NJ, sizeof(double));
-  double (*F)[NL] = pb_alloc((size_t)NJ * NL, sizeof(double));
-  double (*C)[NM] = pb_alloc((size_t)NJ * NM, sizeof(double));
-  double (*D)[NL] = pb_alloc((size_t)NM * NL, sizeof(double));
-  double (*G)[NL] = pb_alloc((size_t)NI * NL, sizeof(double));
+  double(*E)[NJ] = pb_alloc((size_t)NI * NJ, sizeof(double));
+  double(*A)[NK] = pb_alloc((size_t)NI * NK, sizeof(double));
+  double(*B)[NJ] = pb_alloc((size_t)NK * NJ, sizeof(double));
+  double(*F)[NL] = pb_alloc((size_t)NJ * NL, sizeof(double));
+  double(*C)[NM] = pb_alloc((size_t)NJ * NM, sizeof(double));
+  double(*D)[NL] = pb_alloc((size_t)NM * NL, sizeof(double));
+  double(*G)[NL] = pb_alloc((size_t)NI * NL, sizeof(double));
 
   init_array(ni, nj, nk, nl, nm, A, B, C, D);
   kernel_3mm(ni, nj, nk, nl, nm, E, A, B, F, C, D, G);

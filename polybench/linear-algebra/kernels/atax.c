@@ -25,8 +25,7 @@
 #endif
 #endif
 
-static void init_array(int m, int n, double A[M][N], double x[N])
-{
+static void init_array(int m, int n, double A[M][N], double x[N]) {
   int i, j;
   double fn;
   fn = (double)n;
@@ -39,8 +38,7 @@ static void init_array(int m, int n, double A[M][N], double x[N])
 }
 
 static void kernel_atax(int m, int n, double A[M][N], double x[N], double y[N],
-                        double tmp[M])
-{
+                        double tmp[M]) {
   int i, j;
 
   for (i = 0; i < n; i++)
@@ -54,8 +52,7 @@ static void kernel_atax(int m, int n, double A[M][N], double x[N], double y[N],
   }
 }
 
-static double checksum(int n, double y[N])
-{
+static double checksum(int n, double y[N]) {
   double s = 0.0;
   int i;
   for (i = 0; i < n; i++)
@@ -63,11 +60,10 @@ static double checksum(int n, double y[N])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int m = M;
   int n = N;
-  double (*A)[N] = pb_alloc((size_t)M * N, sizeof(double));
+  double(*A)[N] = pb_alloc((size_t)M * N, sizeof(double));
   double *x = pb_alloc(N, sizeof(double));
   double *y = pb_alloc(N, sizeof(double));
   double *tmp = pb_alloc(M, sizeof(double));

@@ -25,8 +25,7 @@
 #endif
 #endif
 
-static void init_array(int m, int n, double A[N][M], double r[N], double p[M])
-{
+static void init_array(int m, int n, double A[N][M], double r[N], double p[M]) {
   int i, j;
 
   for (i = 0; i < m; i++)
@@ -39,8 +38,7 @@ static void init_array(int m, int n, double A[N][M], double r[N], double p[M])
 }
 
 static void kernel_bicg(int m, int n, double A[N][M], double s[M], double q[N],
-                        double p[M], double r[N])
-{
+                        double p[M], double r[N]) {
   int i, j;
 
   for (i = 0; i < m; i++)
@@ -54,8 +52,7 @@ static void kernel_bicg(int m, int n, double A[N][M], double s[M], double q[N],
   }
 }
 
-static double checksum(int m, int n, double s[M], double q[N])
-{
+static double checksum(int m, int n, double s[M], double q[N]) {
   double sum = 0.0;
   int i;
   for (i = 0; i < m; i++)
@@ -65,11 +62,10 @@ static double checksum(int m, int n, double s[M], double q[N])
   return sum;
 }
 
-int main(void)
-{
+int main(void) {
   int n = N;
   int m = M;
-  double (*A)[M] = pb_alloc((size_t)N * M, sizeof(double));
+  double(*A)[M] = pb_alloc((size_t)N * M, sizeof(double));
   double *s = pb_alloc(M, sizeof(double));
   double *q = pb_alloc(N, sizeof(double));
   double *p = pb_alloc(M, sizeof(double));

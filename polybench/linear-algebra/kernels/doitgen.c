@@ -34,8 +34,7 @@
 #endif
 
 static void init_array(int nr, int nq, int np, double A[NR][NQ][NP],
-                       double C4[NP][NP])
-{
+                       double C4[NP][NP]) {
   int i, j, k;
 
   for (i = 0; i < nr; i++)
@@ -51,8 +50,7 @@ void kernel_doitgen(int nr, int nq, int np, double A[NR][NQ][NP],
                     double C4[NP][NP], double sum[NP]);
 
 void kernel_doitgen(int nr, int nq, int np, double A[NR][NQ][NP],
-                    double C4[NP][NP], double sum[NP])
-{
+                    double C4[NP][NP], double sum[NP]) {
   int r, q, p, s;
 
   for (r = 0; r < nr; r++)
@@ -67,8 +65,7 @@ void kernel_doitgen(int nr, int nq, int np, double A[NR][NQ][NP],
     }
 }
 
-static double checksum(int nr, int nq, int np, double A[NR][NQ][NP])
-{
+static double checksum(int nr, int nq, int np, double A[NR][NQ][NP]) {
   double s = 0.0;
   int i, j, k;
   for (i = 0; i < nr; i++)
@@ -78,14 +75,13 @@ static double checksum(int nr, int nq, int np, double A[NR][NQ][NP])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int nr = NR;
   int nq = NQ;
   int np = NP;
-  double (*A)[NQ][NP] = pb_alloc((size_t)NR * NQ * NP, sizeof(double));
+  double(*A)[NQ][NP] = pb_alloc((size_t)NR * NQ * NP, sizeof(double));
   double *sum = pb_alloc(NP, sizeof(double));
-  double (*C4)[NP] = pb_alloc((size_t)NP * NP, sizeof(double));
+  double(*C4)[NP] = pb_alloc((size_t)NP * NP, sizeof(double));
 
   init_array(nr, nq, np, A, C4);
   kernel_doitgen(nr, nq, np, A, C4, sum);

@@ -21,8 +21,7 @@
 #endif
 
 static void init_array(int n, double x1[N], double x2[N], double y_1[N],
-                       double y_2[N], double A[N][N])
-{
+                       double y_2[N], double A[N][N]) {
   int i, j;
 
   for (i = 0; i < n; i++) {
@@ -36,8 +35,7 @@ static void init_array(int n, double x1[N], double x2[N], double y_1[N],
 }
 
 static void kernel_mvt(int n, double x1[N], double x2[N], double y_1[N],
-                       double y_2[N], double A[N][N])
-{
+                       double y_2[N], double A[N][N]) {
   int i, j;
 
   for (i = 0; i < n; i++)
@@ -48,8 +46,7 @@ static void kernel_mvt(int n, double x1[N], double x2[N], double y_1[N],
       x2[i] = x2[i] + A[j][i] * y_2[j];
 }
 
-static double checksum(int n, double x1[N], double x2[N])
-{
+static double checksum(int n, double x1[N], double x2[N]) {
   double s = 0.0;
   int i;
   for (i = 0; i < n; i++)
@@ -59,10 +56,9 @@ static double checksum(int n, double x1[N], double x2[N])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int n = N;
-  double (*A)[N] = pb_alloc((size_t)N * N, sizeof(double));
+  double(*A)[N] = pb_alloc((size_t)N * N, sizeof(double));
   double *x1 = pb_alloc(N, sizeof(double));
   double *x2 = pb_alloc(N, sizeof(double));
   double *y_1 = pb_alloc(N, sizeof(double));

@@ -21,8 +21,7 @@
 #endif
 #endif
 
-static void init_array(int n, double r[N])
-{
+static void init_array(int n, double r[N]) {
   int i;
 
   for (i = 0; i < n; i++) {
@@ -30,8 +29,7 @@ static void init_array(int n, double r[N])
   }
 }
 
-static void kernel_durbin(int n, double r[N], double y[N])
-{
+static void kernel_durbin(int n, double r[N], double y[N]) {
   double z[N];
   double alpha;
   double beta;
@@ -61,8 +59,7 @@ static void kernel_durbin(int n, double r[N], double y[N])
   }
 }
 
-static double checksum(int n, double y[N])
-{
+static double checksum(int n, double y[N]) {
   double s = 0.0;
   int i;
   for (i = 0; i < n; i++)
@@ -70,8 +67,7 @@ static double checksum(int n, double y[N])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int n = N;
   double *r = pb_alloc(N, sizeof(double));
   double *y = pb_alloc(N, sizeof(double));

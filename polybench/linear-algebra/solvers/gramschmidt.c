@@ -27,8 +27,7 @@
 #endif
 
 static void init_array(int m, int n, double A[M][N], double R[N][N],
-                       double Q[M][N])
-{
+                       double Q[M][N]) {
   int i, j;
 
   for (i = 0; i < m; i++)
@@ -42,8 +41,7 @@ static void init_array(int m, int n, double A[M][N], double R[N][N],
 }
 
 static void kernel_gramschmidt(int m, int n, double A[M][N], double R[N][N],
-                               double Q[M][N])
-{
+                               double Q[M][N]) {
   int i, j, k;
   double nrm;
 
@@ -65,8 +63,7 @@ static void kernel_gramschmidt(int m, int n, double A[M][N], double R[N][N],
 }
 
 /* R then Q, which is what PolyBench dumps. */
-static double checksum(int m, int n, double R[N][N], double Q[M][N])
-{
+static double checksum(int m, int n, double R[N][N], double Q[M][N]) {
   double s = 0.0;
   int i, j;
   for (i = 0; i < n; i++)
@@ -78,13 +75,12 @@ static double checksum(int m, int n, double R[N][N], double Q[M][N])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int m = M;
   int n = N;
-  double (*A)[N] = pb_alloc((size_t)M * N, sizeof(double));
-  double (*R)[N] = pb_alloc((size_t)N * N, sizeof(double));
-  double (*Q)[N] = pb_alloc((size_t)M * N, sizeof(double));
+  double(*A)[N] = pb_alloc((size_t)M * N, sizeof(double));
+  double(*R)[N] = pb_alloc((size_t)N * N, sizeof(double));
+  double(*Q)[N] = pb_alloc((size_t)M * N, sizeof(double));
 
   init_array(m, n, A, R, Q);
   kernel_gramschmidt(m, n, A, R, Q);

@@ -20,8 +20,7 @@
 #endif
 #endif
 
-static void init_array(int n, double A[N][N])
-{
+static void init_array(int n, double A[N][N]) {
   int i, j;
 
   for (i = 0; i < n; i++) {
@@ -36,7 +35,7 @@ static void init_array(int n, double A[N][N])
   /* Make the matrix positive semi-definite: A := A*A**T, through a
      temporary heap array B allocated and freed here, as PolyBench does. */
   int r, s, t;
-  double (*B)[N] = pb_alloc((size_t)N * N, sizeof(double));
+  double(*B)[N] = pb_alloc((size_t)N * N, sizeof(double));
   for (r = 0; r < n; ++r)
     for (s = 0; s < n; ++s)
       B[r][s] = 0;
@@ -50,8 +49,7 @@ static void init_array(int n, double A[N][N])
   free(B);
 }
 
-static void kernel_lu(int n, double A[N][N])
-{
+static void kernel_lu(int n, double A[N][N]) {
   int i, j, k;
 
   for (i = 0; i < n; i++) {
@@ -69,8 +67,7 @@ static void kernel_lu(int n, double A[N][N])
   }
 }
 
-static double checksum(int n, double A[N][N])
-{
+static double checksum(int n, double A[N][N]) {
   double s = 0.0;
   int i, j;
   for (i = 0; i < n; i++)
@@ -79,10 +76,9 @@ static double checksum(int n, double A[N][N])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int n = N;
-  double (*A)[N] = pb_alloc((size_t)N * N, sizeof(double));
+  double(*A)[N] = pb_alloc((size_t)N * N, sizeof(double));
 
   init_array(n, A);
   kernel_lu(n, A);

@@ -22,8 +22,7 @@
 #endif
 
 static void init_array(int n, double A[N][N], double b[N], double x[N],
-                       double y[N])
-{
+                       double y[N]) {
   int i, j;
   double fn = (double)n;
 
@@ -45,7 +44,7 @@ static void init_array(int n, double A[N][N], double b[N], double x[N],
   /* Make the matrix positive semi-definite: A := A*A**T, through a
      temporary heap array B allocated and freed here, as PolyBench does. */
   int r, s, t;
-  double (*B)[N] = pb_alloc((size_t)N * N, sizeof(double));
+  double(*B)[N] = pb_alloc((size_t)N * N, sizeof(double));
   for (r = 0; r < n; ++r)
     for (s = 0; s < n; ++s)
       B[r][s] = 0;
@@ -60,8 +59,7 @@ static void init_array(int n, double A[N][N], double b[N], double x[N],
 }
 
 static void kernel_ludcmp(int n, double A[N][N], double b[N], double x[N],
-                          double y[N])
-{
+                          double y[N]) {
   int i, j, k;
   double w;
 
@@ -97,8 +95,7 @@ static void kernel_ludcmp(int n, double A[N][N], double b[N], double x[N],
   }
 }
 
-static double checksum(int n, double x[N])
-{
+static double checksum(int n, double x[N]) {
   double s = 0.0;
   int i;
   for (i = 0; i < n; i++)
@@ -106,10 +103,9 @@ static double checksum(int n, double x[N])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int n = N;
-  double (*A)[N] = pb_alloc((size_t)N * N, sizeof(double));
+  double(*A)[N] = pb_alloc((size_t)N * N, sizeof(double));
   double *b = pb_alloc(N, sizeof(double));
   double *x = pb_alloc(N, sizeof(double));
   double *y = pb_alloc(N, sizeof(double));

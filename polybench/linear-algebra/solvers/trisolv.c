@@ -20,8 +20,7 @@
 #endif
 #endif
 
-static void init_array(int n, double L[N][N], double x[N], double b[N])
-{
+static void init_array(int n, double L[N][N], double x[N], double b[N]) {
   int i, j;
 
   for (i = 0; i < n; i++) {
@@ -32,8 +31,7 @@ static void init_array(int n, double L[N][N], double x[N], double b[N])
   }
 }
 
-static void kernel_trisolv(int n, double L[N][N], double x[N], double b[N])
-{
+static void kernel_trisolv(int n, double L[N][N], double x[N], double b[N]) {
   int i, j;
 
   for (i = 0; i < n; i++) {
@@ -44,8 +42,7 @@ static void kernel_trisolv(int n, double L[N][N], double x[N], double b[N])
   }
 }
 
-static double checksum(int n, double x[N])
-{
+static double checksum(int n, double x[N]) {
   double s = 0.0;
   int i;
   for (i = 0; i < n; i++)
@@ -53,10 +50,9 @@ static double checksum(int n, double x[N])
   return s;
 }
 
-int main(void)
-{
+int main(void) {
   int n = N;
-  double (*L)[N] = pb_alloc((size_t)N * N, sizeof(double));
+  double(*L)[N] = pb_alloc((size_t)N * N, sizeof(double));
   double *x = pb_alloc(N, sizeof(double));
   double *b = pb_alloc(N, sizeof(double));
 

@@ -355,11 +355,20 @@ int main(void) {
   cb_access *t = malloc(N * sizeof *t);
   /* size, assoc, line: direct-mapped, set-associative, fully assoc. */
   static const uint32_t geo[][3] = {
-      {256, 1, 16},  {512, 2, 32}, {256, 4, 16},   {128, 0, 16},
-      {1024, 8, 64}, {64, 0, 64},  {2048, 16, 32}, {512, 0, 8},
+      {256, 1, 16},
+      {512, 2, 32},
+      {256, 4, 16},
+      {128, 0, 16},
+      {1024, 8, 64},
+      {64, 0, 64},
+      {2048, 16, 32},
+      {512, 0, 8},
+      /* wide sets (wideset.c): fully associative, and 4 sets of 64 */
+      {2048, 0, 16},
+      {4096, 64, 16},
   };
   char what[128];
-  for (int g = 0; g < 8; g++)
+  for (int g = 0; g < (int)(sizeof geo / sizeof geo[0]); g++)
     for (int p = CB_POLICY_LRU; p <= CB_POLICY_RANDOM; p++)
       for (int wa = 0; wa < 2; wa++) {
         make_trace(t, N, 4 * (uint64_t)geo[g][0]);

@@ -32,8 +32,17 @@ static uint64_t pick_line(void) {
   }
 }
 
-static void test_distances(uint32_t initial_cap) {
-  enum { N = 30000, MAX = 4000 };
+/* Sweeps: passes over 700 lines in order (a stride of one or three),
+ * now and then a line from elsewhere: removals come from one word at a
+ * time, the case stackdist batches. */
+static uint64_t sweep_line(int i) {
+  if (rnd(50) == 0)
+    return rnd(5000);
+  return (uint64_t)(i % 700) * (i / 7000 % 2 ? 3 : 1);
+}
+
+static void test_distances(uint32_t initial_cap, bool sweep) {
+  enum { N = 30000, MAX = 8000 };
   uint64_t *stack = malloc(MAX * sizeof *stack);
   uint64_t *hist = calloc(MAX, sizeof *hist);
   size_t depth = 0;
@@ -42,7 +51,7 @@ static void test_distances(uint32_t initial_cap) {
   cb_stackdist sd;
   CHECK(cb_stackdist_init(&sd, initial_cap));
   for (int i = 0; i < N; i++) {
-    uint64_t line = pick_line();
+    uint64_t line = sweep ? sweep_line(i) : pick_line();
     size_t p = 0;
     while (p < depth && stack[p] != line)
       p++;
@@ -143,10 +152,12 @@ static void test_mrc(void) {
 }
 
 int main(void) {
-  test_distances(2);
-  test_distances(3);
-  test_distances(17);
-  test_distances(1u << 16);
+  test_distances(2, false);
+  test_distances(3, false);
+  test_distances(17, false);
+  test_distances(1u << 16, false);
+  test_distances(64, true);
+  test_distances(1u << 16, true);
   test_mrc();
   return check_done();
 }

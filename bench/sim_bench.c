@@ -1,0 +1,114 @@
+/* Throughput of the cache model, the engine's inner loop: accesses per
+ * second through a 32 KiB 8-way LRU L1D and a 1 MiB 16-way LRU LL
+ * (cachegrind's defaults), on streams made in memory (no trace parsing,
+ * generation not timed):
+ *   sweep:  8-byte reads at stride 8 over 64 MiB, repeated (32 M accesses
+ *           by default: 4 passes, the first one all compulsory misses);
+ *   random: 8-byte reads at uniformly random 8-byte-aligned addresses in
+ *           the same 64 MiB (a quarter as many accesses: with
+ *           classification every access misses the host's caches in the
+ *           model's tables, see bench/results/sim.md);
+ * each with miss classification (3C + stack distances) off and on.
+ * Each figure is the best of a few runs, on one core.
+ * usage: sim_bench [MILLION_ACCESSES [RUNS [CASE]]]  (defaults 32, 3, all;
+ * the random stream runs a quarter of MILLION_ACCESSES)
+ * CASE picks one figure: 0 sweep/off, 1 sweep/on, 2 random/off, 3
+ * random/on (for profiling). */
+#include "cbana/stream.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define REGION (64ull << 20)
+#define BATCH 4096
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t splitmix64(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* Fills a batch of the stream from access number `k` on. */
+static void fill(cb_access *b, size_t n, uint64_t k, int random,
+                 uint64_t *rng) {
+  const uint64_t base = 0x10000000;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t off =
+        random ? (splitmix64(rng) % (REGION / 8)) * 8 : ((k + i) * 8) % REGION;
+    b[i] = (cb_access){.addr = base + off, .size = 8, .site = CB_SITE_NONE};
+  }
+}
+
+/* Seconds spent in cb_hierarchy_run for `total` accesses; misses out. */
+static double run(const cb_cache_config *cfg, int random, unsigned flags,
+                  uint64_t total, uint64_t *l1_misses, uint64_t *ll_misses) {
+  char err[CB_ERR_MAX];
+  cb_hierarchy *h = cb_hierarchy_create(cfg, 0, flags, err, sizeof err);
+  if (!h) {
+    fprintf(stderr, "sim_bench: %s\n", err);
+    exit(2);
+  }
+  static cb_access batch[BATCH];
+  uint64_t rng = 1;
+  double spent = 0;
+  for (uint64_t k = 0; k < total; k += BATCH) {
+    size_t n = total - k < BATCH ? (size_t)(total - k) : BATCH;
+    fill(batch, n, k, random, &rng);
+    double t0 = now();
+    cb_hierarchy_run(h, batch, n);
+    spent += now() - t0;
+  }
+  cb_level_stats s;
+  cb_hierarchy_level_stats(h, 0, &s);
+  *l1_misses = s.misses;
+  cb_hierarchy_level_stats(h, 1, &s);
+  *ll_misses = s.misses;
+  cb_hierarchy_destroy(h);
+  return spent;
+}
+
+int main(int argc, char **argv) {
+  uint64_t millions = argc > 1 ? strtoull(argv[1], NULL, 10) : 32;
+  int runs = argc > 2 ? atoi(argv[2]) : 3;
+  int only = argc > 3 ? atoi(argv[3]) : -1;
+  if (millions == 0 || runs <= 0) {
+    fprintf(stderr, "usage: sim_bench [MILLION_ACCESSES [RUNS]]\n");
+    return 2;
+  }
+  uint64_t total = millions * 1000000;
+  cb_cache_config cfg;
+  cb_cache_preset("cachegrind", &cfg);
+  printf("sim_bench: best of %d runs, CPU time of cb_hierarchy_run; L1D 32 "
+         "KiB 8-way, LL 1 MiB 16-way, LRU, 64-byte lines\n\n",
+         runs);
+  printf("| stream | classification | accesses | M accesses/s | L1D misses "
+         "| LL misses |\n|---|---|---:|---:|---:|---:|\n");
+  for (int random = 0; random < 2; random++)
+    for (int classify = 0; classify < 2; classify++) {
+      if (only >= 0 && only != 2 * random + classify)
+        continue;
+      double best = 1e30;
+      uint64_t m1 = 0, m2 = 0, count = random ? total / 4 : total;
+      for (int r = 0; r < runs; r++) {
+        double t =
+            run(&cfg, random, classify ? CB_CLASSIFY : 0, count, &m1, &m2);
+        if (t < best)
+          best = t;
+      }
+      printf("| %s | %s | %llu M | %.1f | %llu | %llu |\n",
+             random ? "random 8 B reads, 64 MiB" : "stride-8 sweep, 64 MiB",
+             classify ? "on" : "off", (unsigned long long)(count / 1000000),
+             (double)count / best / 1e6, (unsigned long long)m1,
+             (unsigned long long)m2);
+      fflush(stdout);
+    }
+  return 0;
+}

@@ -1,0 +1,1197 @@
+/* machine.c: the accesses the machine code makes that the IR does not
+ * show, read from the executable itself.
+ *
+ * Each function of the Program is disassembled (LLVM-C disassembler,
+ * Intel syntax, memory operands parsed from the text); the DWARF line
+ * table gives each instruction's file:line and the call-frame information
+ * (libdw) the CFA rule at each instruction. Memory operands are sorted
+ * into IR-visible accesses (loads and stores through other registers,
+ * rip-relative accesses of the IR's globals, indexed stack accesses),
+ * and hidden ones: rsp/frame-pointer-relative accesses without an index
+ * (spills, reloads, scalars kept on the stack) and rip-relative accesses
+ * of no IR global (constant pools, GOT slots).
+ *
+ * Matching: the machine code is cut into basic blocks at branch targets
+ * and after branches. Each block's IR-visible accesses and calls form a
+ * multiset of (file, line, call?) keys, as do each IR block's loads,
+ * stores and calls; blocks of a function are paired greedily by the
+ * share of keys they have in common (ties: the nearest relative
+ * position), one machine block per IR block. Blocks with hidden accesses
+ * but no key are paired through the CFG: a block that runs exactly when
+ * a paired neighbour runs (single predecessor with a single successor,
+ * or the converse), or whose paired predecessors and successors single
+ * out one unpaired IR block with those neighbours. A paired block's
+ * hidden accesses become the IR block's cb_mach_access list, minus the
+ * stack accesses that are the IR's own accesses of stack objects on the
+ * same line. Unpaired blocks are counted in program->mach_stats and their
+ * accesses left out (the IR alone).
+ *
+ * Also per function: the prologue's pushes (cb_function.n_saved_regs),
+ * frame size, and the sites of the entry and exit traffic; per call
+ * site: the site of the return-address write. */
+#include "fe_internal.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <llvm-c/Disassembler.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- line table ---------------------------------------------------------
+ */
+
+typedef struct lrow {
+  uint64_t addr;
+  const char *file; /* interned in the frontend's pool */
+  uint32_t line;
+  bool end;
+} lrow;
+
+typedef FE_VEC(lrow) lrows;
+
+static int lrow_cmp(const void *a, const void *b) {
+  const lrow *x = a, *y = b;
+  if (x->addr != y->addr)
+    return x->addr < y->addr ? -1 : 1;
+  /* an end of sequence first: the row that starts there wins */
+  return (int)y->end - (int)x->end;
+}
+
+static void read_lines(fe *f, Dwarf *dw, lrows *rows) {
+  Dwarf_Off off = 0, next;
+  size_t hsize;
+  while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+    Dwarf_Die cu;
+    Dwarf_Lines *lines;
+    size_t n;
+    if (dwarf_offdie(dw, off + hsize, &cu) &&
+        dwarf_getsrclines(&cu, &lines, &n) == 0) {
+      for (size_t i = 0; i < n; i++) {
+        Dwarf_Line *l = dwarf_onesrcline(lines, i);
+        Dwarf_Addr a;
+        int ln = 0;
+        bool end = false;
+        if (!l || dwarf_lineaddr(l, &a) != 0)
+          continue;
+        dwarf_lineno(l, &ln);
+        dwarf_lineendsequence(l, &end);
+        const char *src = dwarf_linesrc(l, NULL, NULL);
+        lrow r = {a, src ? fe_pool_intern(f->pool, src, strlen(src)) : NULL,
+                  ln > 0 ? (uint32_t)ln : 0, end};
+        FE_PUSH(*rows, r);
+      }
+    }
+    off = next;
+  }
+  if (rows->n)
+    qsort(rows->v, rows->n, sizeof *rows->v, lrow_cmp);
+}
+
+/* The row in effect at pc (file address), or NULL. */
+static const lrow *line_at(const lrows *rows, uint64_t pc) {
+  uint32_t lo = 0, hi = rows->n;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    if (rows->v[mid].addr <= pc)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo == 0)
+    return NULL;
+  const lrow *r = &rows->v[lo - 1];
+  return r->end ? NULL : r;
+}
+
+/* ---- instructions --------------------------------------------------------
+ */
+
+enum {
+  MK_NONE,   /* no data access */
+  MK_MEM,    /* an IR-visible access */
+  MK_STACK,  /* hidden: frame-relative, no index register */
+  MK_CONST,  /* hidden: rip-relative, no IR global */
+  MK_PUSH,   /* push of a register */
+  MK_POP,    /* pop of a register */
+  MK_CALL,   /* call */
+  MK_RET,    /* ret */
+  MK_JMP,    /* unconditional jump (direct) */
+  MK_JCC,    /* conditional jump */
+  MK_IJMP,   /* indirect jump: successors unknown */
+  MK_UNKNOWN /* an access cbana does not classify (left to the IR) */
+};
+
+typedef struct minst {
+  uint64_t pc; /* file address */
+  uint8_t len, kind, size, write;
+  bool stack_indexed; /* MK_MEM through the frame with an index register */
+  uint64_t target;    /* branch target (file address), or rip-relative
+                         address (MK_CONST / MK_MEM) */
+  int64_t cfa_off;    /* MK_STACK: from the CFA */
+  uint32_t file, line;
+  bool has_cfa;
+} minst;
+
+typedef struct mblock {
+  uint32_t first, n; /* instructions */
+  uint32_t succ[2], n_succ;
+  bool unknown_succ;
+  uint32_t ir; /* paired IR block within the function, or CB_NONE */
+  uint32_t n_hidden;
+  uint64_t *keys; /* sorted keys */
+  uint32_t n_keys;
+  FE_VEC(uint32_t) preds;
+} mblock;
+
+typedef struct mctx {
+  fe *f;
+  LLVMDisasmContextRef dc;
+  lrows rows;
+  Dwarf_CFI *cfi;
+  fe_map file_of;         /* interned DWARF path -> files index + 1 */
+  const char **real_srcs; /* realpath of each program file, lazily */
+  uint32_t n_real;
+  uint64_t base;
+  FE_VEC(uint32_t) mach_sites_keys;
+  fe_map site_map; /* interned key text -> site */
+} mctx;
+
+/* Register name -> 0..15 in x86 encoding order for the 64-bit ones, 16 for
+ * rip, -1 otherwise. */
+static int reg64(const char *s, size_t n) {
+  static const char *const names[] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp",
+                                      "rsi", "rdi", "r8",  "r9",  "r10", "r11",
+                                      "r12", "r13", "r14", "r15", "rip"};
+  for (int i = 0; i < 17; i++)
+    if (strlen(names[i]) == n && memcmp(names[i], s, n) == 0)
+      return i;
+  return -1;
+}
+
+static bool starts(const char *s, const char *p) {
+  return strncmp(s, p, strlen(p)) == 0;
+}
+
+/* Mnemonics that only write their memory destination. */
+static bool pure_store(const char *m) {
+  static const char *const pre[] = {
+      "mov",      "vmov",      "stos",      "set",      "pextr",
+      "vpextr",   "extractps", "vextract",  "fst",      "fist",
+      "vmaskmov", "vpmaskmov", "vpscatter", "vscatter", "vcvtps2ph",
+      "fnst",     "stmxcsr",   "vstmxcsr",  "movnt"};
+  for (size_t i = 0; i < sizeof pre / sizeof *pre; i++)
+    if (starts(m, pre[i]))
+      return true;
+  return false;
+}
+
+static uint32_t size_word(const char *s) {
+  static const struct {
+    const char *w;
+    uint32_t n;
+  } t[] = {{"byte ptr", 1},     {"word ptr", 2},     {"dword ptr", 4},
+           {"qword ptr", 8},    {"xmmword ptr", 16}, {"ymmword ptr", 32},
+           {"zmmword ptr", 64}, {"tbyte ptr", 10}};
+  for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+    if (starts(s, t[i].w))
+      return t[i].n;
+  return 0;
+}
+
+/* The CFA rule at pc: CFA = reg + off (DWARF register numbers). */
+static bool cfa_rule(mctx *c, uint64_t pc, int *reg, int64_t *off) {
+  if (!c->cfi)
+    return false;
+  Dwarf_Frame *fr = NULL;
+  if (dwarf_cfi_addrframe(c->cfi, pc, &fr) != 0 || !fr)
+    return false;
+  Dwarf_Op *ops;
+  size_t n;
+  bool ok = false;
+  if (dwarf_frame_cfa(fr, &ops, &n) == 0 && n == 1) {
+    if (ops[0].atom == DW_OP_bregx) {
+      *reg = (int)ops[0].number;
+      *off = (int64_t)ops[0].number2;
+      ok = true;
+    } else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+      *reg = ops[0].atom - DW_OP_breg0;
+      *off = (int64_t)ops[0].number;
+      ok = true;
+    }
+  }
+  free(fr);
+  return ok;
+}
+
+/* The program file for a DWARF path. */
+static uint32_t file_index(mctx *c, const char *path) {
+  fe *f = c->f;
+  if (!path)
+    return CB_NONE;
+  uint64_t x;
+  if (fe_map_get(&c->file_of, path, &x))
+    return (uint32_t)x - 1;
+  char real[PATH_MAX];
+  const char *rp = realpath(path, real) ? real : path;
+  uint32_t idx = CB_NONE;
+  for (uint32_t i = 0; i < f->file_paths.n && idx == CB_NONE; i++) {
+    if (i >= c->n_real) {
+      c->real_srcs = realloc(c->real_srcs, (i + 1) * sizeof *c->real_srcs);
+      char r2[PATH_MAX];
+      c->real_srcs[i] =
+          realpath(f->file_paths.v[i], r2) ? fe_pool_str(f->pool, r2) : NULL;
+      c->n_real = i + 1;
+    }
+    if (c->real_srcs[i] && strcmp(c->real_srcs[i], rp) == 0)
+      idx = i;
+  }
+  if (idx == CB_NONE) {
+    /* the same base name and no better candidate */
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    for (uint32_t i = 0; i < f->files.n && idx == CB_NONE; i++) {
+      const char *fb = strrchr(f->files.v[i], '/');
+      fb = fb ? fb + 1 : f->files.v[i];
+      if (strcmp(fb, b) == 0)
+        idx = i;
+    }
+  }
+  if (idx == CB_NONE)
+    idx = fe_file_index(f, path, NULL);
+  fe_map_put(&c->file_of, path, (uint64_t)idx + 1);
+  return idx;
+}
+
+static bool in_ir_global(const fe *f, uint64_t addr) {
+  for (uint32_t i = 0; i < f->globals.n; i++) {
+    const cb_global *g = &f->globals.v[i];
+    if (addr >= g->addr && addr < g->addr + (g->size ? g->size : 1))
+      return true;
+  }
+  return false;
+}
+
+/* Decodes one instruction's text into m. */
+static void classify(mctx *c, minst *m, const char *text, uint64_t frame) {
+  const char *s = text;
+  while (*s == ' ' || *s == '\t')
+    s++;
+  char mn[32];
+  size_t k = 0;
+  for (;;) {
+    k = 0;
+    while (*s && *s != ' ' && *s != '\t' && k + 1 < sizeof mn)
+      mn[k++] = *s++;
+    mn[k] = 0;
+    while (*s == ' ' || *s == '\t')
+      s++;
+    if (strcmp(mn, "rep") && strcmp(mn, "repe") && strcmp(mn, "repne") &&
+        strcmp(mn, "lock") && strcmp(mn, "notrack") && strcmp(mn, "data16") &&
+        strcmp(mn, "cs") && strcmp(mn, "ds"))
+      break;
+  }
+  m->kind = MK_NONE;
+  if (starts(mn, "call")) {
+    m->kind = MK_CALL;
+    return;
+  }
+  if (strcmp(mn, "ret") == 0 || strcmp(mn, "retq") == 0) {
+    m->kind = MK_RET;
+    return;
+  }
+  if (mn[0] == 'j') {
+    if (strchr(s, '[') || reg64(s, strlen(s)) >= 0 ||
+        (s[0] == 'r' || s[0] == 'e')) {
+      m->kind = MK_IJMP;
+      return;
+    }
+    char *e;
+    long long rel = strtoll(s, &e, 0);
+    m->target = m->pc + m->len + (uint64_t)rel;
+    m->kind = strcmp(mn, "jmp") == 0 ? MK_JMP : MK_JCC;
+    return;
+  }
+  if (strcmp(mn, "push") == 0) {
+    m->kind = strchr(s, '[') ? MK_UNKNOWN : MK_PUSH;
+    return;
+  }
+  if (strcmp(mn, "pop") == 0) {
+    m->kind = strchr(s, '[') ? MK_UNKNOWN : MK_POP;
+    return;
+  }
+  if (strcmp(mn, "leave") == 0) {
+    m->kind = MK_POP;
+    return;
+  }
+  if (starts(mn, "lea") || starts(mn, "nop") || starts(mn, "prefetch") ||
+      starts(mn, "clflush") || strcmp(mn, "ud2") == 0 ||
+      strcmp(mn, "int3") == 0 || starts(mn, "endbr"))
+    return;
+  const char *br = strchr(s, '[');
+  if (!br)
+    return;
+  /* which operand holds it */
+  unsigned opnd = 0;
+  for (const char *q = s; q < br; q++)
+    if (*q == ',')
+      opnd++;
+  /* size: the word before "ptr" */
+  const char *start = br;
+  while (start > s && start[-1] != ',' && start[-1] != ' ')
+    start--;
+  const char *w = start;
+  uint32_t size = 0;
+  for (const char *q = s; q < br; q++) {
+    uint32_t z = size_word(q);
+    if (z && (q == s || q[-1] == ' ' || q[-1] == ','))
+      size = z;
+  }
+  (void)w;
+  if (!size)
+    size = 8;
+  /* the address: base, index, displacement */
+  int base = -1, index = -1;
+  int64_t disp = 0;
+  const char *q = br + 1;
+  int sign = 1;
+  while (*q && *q != ']') {
+    while (*q == ' ')
+      q++;
+    if (*q == '+') {
+      sign = 1;
+      q++;
+      continue;
+    }
+    if (*q == '-') {
+      sign = -1;
+      q++;
+      continue;
+    }
+    const char *t = q;
+    while (*q && *q != ' ' && *q != ']')
+      q++;
+    size_t tl = (size_t)(q - t);
+    const char *star = memchr(t, '*', tl);
+    if (star) {
+      index = reg64(star + 1, tl - (size_t)(star + 1 - t));
+      if (index < 0)
+        index = 99;
+    } else if ((t[0] >= '0' && t[0] <= '9')) {
+      disp += sign * strtoll(t, NULL, 0);
+    } else {
+      int r = reg64(t, tl);
+      if (r < 0)
+        r = 99; /* a 32-bit or other register */
+      if (base < 0)
+        base = r;
+      else
+        index = r;
+    }
+  }
+  bool is_write = false;
+  if (opnd == 0) {
+    if (pure_store(mn))
+      is_write = true;
+    /* else: compare/test (a read), or read-modify-write, which cachegrind
+       counts as one read */
+  }
+  if (strcmp(mn, "xchg") == 0 || starts(mn, "cmpxchg")) {
+    m->kind = MK_UNKNOWN;
+    return;
+  }
+  m->size = (uint8_t)(size > 255 ? 255 : size);
+  m->write = is_write;
+  m->kind = MK_MEM;
+  if (base == 16 && index < 0) {
+    uint64_t a = m->pc + m->len + (uint64_t)disp;
+    m->target = a;
+    if (!in_ir_global(c->f, a + c->base))
+      m->kind = MK_CONST;
+    return;
+  }
+  if (base == 4 || base == 5) {
+    int reg;
+    int64_t off;
+    if (!cfa_rule(c, m->pc, &reg, &off))
+      return;
+    /* CFA = reg + off, DWARF registers 6 = rbp, 7 = rsp */
+    int64_t cfa_off;
+    if (base == 4 && reg == 7)
+      cfa_off = disp - off;
+    else if (base == 5 && reg == 6)
+      cfa_off = disp - off;
+    else if (base == 4 && frame)
+      cfa_off = disp - (int64_t)frame; /* rsp is CFA - frame in the body */
+    else
+      return; /* rbp is no frame pointer here: an IR access */
+    if (index >= 0) {
+      m->stack_indexed = true;
+      return;
+    }
+    m->kind = MK_STACK;
+    m->cfa_off = cfa_off;
+    m->has_cfa = true;
+  }
+}
+
+/* ---- sites ---------------------------------------------------------------
+ */
+
+static uint32_t fn_src_func(fe *f, uint32_t fi) {
+  const cb_function *fn = &f->functions.v[fi];
+  for (uint32_t i = 0; i < f->src_funcs.n; i++)
+    if (strcmp(f->src_funcs.v[i].name, fn->name) == 0)
+      return i;
+  return CB_NONE;
+}
+
+static uint32_t mach_site(mctx *c, uint32_t file, uint32_t line, uint32_t func,
+                          uint32_t size, bool write, const char *what) {
+  fe *f = c->f;
+  char key[160];
+  int n = snprintf(key, sizeof key, "%u:%u:%u:%u:%d:%s", file, line, func, size,
+                   write, what);
+  const char *ik = fe_pool_intern(f->pool, key, (size_t)n);
+  uint64_t x;
+  if (fe_map_get(&c->site_map, ik, &x))
+    return (uint32_t)x;
+  cb_site s;
+  memset(&s, 0, sizeof s);
+  s.file = file;
+  s.line = line;
+  s.func = func;
+  s.var = s.type = s.field = CB_NONE;
+  s.size = size;
+  s.is_write = write;
+  s.is_mach = 1;
+  s.text = fe_pool_intern(f->pool, what, strlen(what));
+  FE_PUSH(f->sites, s);
+  fe_map_put(&c->site_map, ik, f->sites.n - 1);
+  return f->sites.n - 1;
+}
+
+/* ---- one function ----------------------------------------------------------
+ */
+
+static int key_cmp(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* kind: 0 memory access, 1 call, 2 conditional branch */
+static uint64_t mkkey(uint32_t file, uint32_t line, unsigned kind) {
+  return ((uint64_t)file << 34) | ((uint64_t)line << 2) | kind;
+}
+
+/* Size of the multiset intersection of two sorted key arrays. */
+static uint32_t common(const uint64_t *a, uint32_t na, const uint64_t *b,
+                       uint32_t nb) {
+  uint32_t i = 0, j = 0, n = 0;
+  while (i < na && j < nb) {
+    if (a[i] == b[j]) {
+      n++;
+      i++;
+      j++;
+    } else if (a[i] < b[j]) {
+      i++;
+    } else {
+      j++;
+    }
+  }
+  return n;
+}
+
+typedef struct irblk {
+  uint64_t *keys;
+  uint32_t n_keys;
+  uint32_t m; /* paired machine block or CB_NONE */
+} irblk;
+
+typedef struct cand {
+  double score, dist;
+  uint32_t mb, ib;
+} cand;
+
+static int cand_cmp(const void *a, const void *b) {
+  const cand *x = a, *y = b;
+  if (x->score != y->score)
+    return x->score > y->score ? -1 : 1;
+  if (x->dist != y->dist)
+    return x->dist < y->dist ? -1 : 1;
+  if (x->mb != y->mb)
+    return x->mb < y->mb ? -1 : 1;
+  return x->ib < y->ib ? -1 : x->ib > y->ib;
+}
+
+/* Stack objects' slots of function fi: true for slots holding an address
+ * derived from an alloca (through GEPs, casts, phis and selects). */
+static uint8_t *alloca_slots(fe *f, uint32_t fi) {
+  const cb_function *fn = &f->functions.v[fi];
+  uint8_t *is = calloc(fn->n_slots + 1, 1);
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (uint32_t b = 0; b < fn->n_blocks; b++) {
+      const cb_block *bl = &f->blocks.v[fn->first_block + b];
+      for (uint32_t o = 0; o < bl->n_ops; o++) {
+        const cb_op *op = &f->ops.v[bl->first_op + o];
+        if (op->dst == CB_NONE || op->dst >= fn->n_slots || is[op->dst])
+          continue;
+        bool a = false;
+        switch (op->code) {
+        case CB_OP_ALLOCA:
+          a = true;
+          break;
+        case CB_OP_GEP:
+        case CB_OP_BITCAST:
+        case CB_OP_MOV:
+          a = !(op->a & CB_OPND_CONST) && op->a < fn->n_slots && is[op->a];
+          break;
+        case CB_OP_SELECT:
+          a = (!(op->b & CB_OPND_CONST) && op->b < fn->n_slots && is[op->b]) ||
+              (!(op->c & CB_OPND_CONST) && op->c < fn->n_slots && is[op->c]);
+          break;
+        case CB_OP_PHI: {
+          const int64_t *g = &f->extra.v[op->aux];
+          for (int64_t j = 0; j < g[0]; j++) {
+            cb_operand v = (cb_operand)g[2 + 2 * j];
+            if (!(v & CB_OPND_CONST) && v < fn->n_slots && is[v])
+              a = true;
+          }
+          break;
+        }
+        default:
+          break;
+        }
+        if (a) {
+          is[op->dst] = 1;
+          changed = true;
+        }
+      }
+    }
+  }
+  return is;
+}
+
+static bool real_call(fe *f, const cb_op *op) {
+  const int64_t *g = &f->extra.v[op->aux];
+  cb_call_kind kind = (cb_call_kind)g[0];
+  if (kind != CB_CALL_INTRINSIC)
+    return true;
+  uint32_t callee = (uint32_t)g[1];
+  if (callee != CB_INTR_MEMCPY && callee != CB_INTR_MEMMOVE &&
+      callee != CB_INTR_MEMSET)
+    return false;
+  if (g[3] < 3)
+    return true;
+  cb_operand len = CB_CALL_ARG_OPERAND(g[4 + 2]);
+  return !((len & CB_OPND_CONST) && f->consts.v[len & ~CB_OPND_CONST].u <= 128);
+}
+
+typedef FE_VEC(cb_mach_access) machvec;
+
+static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
+                        uint64_t code_lo, uint64_t lo, uint64_t size,
+                        machvec *per_block, uint32_t *n_hidden_in_block) {
+  fe *f = c->f;
+  cb_function *fn = &f->functions.v[fi];
+  FE_VEC(minst) ins = {0};
+  /* decode */
+  for (uint64_t at = lo; at < lo + size;) {
+    char text[256];
+    size_t l = LLVMDisasmInstruction(c->dc, (uint8_t *)code + (at - code_lo),
+                                     lo + size - at, at, text, sizeof text);
+    minst m;
+    memset(&m, 0, sizeof m);
+    m.pc = at;
+    if (!l) {
+      m.len = 1;
+      m.kind = MK_UNKNOWN;
+    } else {
+      m.len = (uint8_t)l;
+    }
+    const lrow *r = line_at(&c->rows, at);
+    m.file = r ? file_index(c, r->file) : fn->file;
+    m.line = r ? r->line : 0;
+    if (m.file == CB_NONE)
+      m.file = fn->file;
+    if (l)
+      classify(c, &m, text, 0);
+    FE_PUSH(ins, m);
+    at += m.len;
+  }
+  /* the prologue: pushes, then `sub rsp, N` (or its CFA) */
+  uint32_t npush = 0;
+  for (uint32_t i = 0; i < ins.n; i++) {
+    if (ins.v[i].kind == MK_PUSH) {
+      npush++;
+      continue;
+    }
+    if (ins.v[i].kind == MK_NONE && i < 3)
+      continue; /* mov rbp, rsp and the like */
+    break;
+  }
+  uint64_t frame = 0;
+  for (uint32_t i = 0; i < ins.n; i++) {
+    int reg;
+    int64_t off;
+    if (cfa_rule(c, ins.v[i].pc, &reg, &off) && reg == 7 && off > 0 &&
+        (uint64_t)off > frame)
+      frame = (uint64_t)off;
+  }
+  fn->n_saved_regs = (uint8_t)(npush > 255 ? 255 : npush);
+  if (frame)
+    fn->frame_size = (uint32_t)frame;
+  /* frame-pointer functions: reclassify rsp-based accesses with the frame */
+  /* entry and exit sites */
+  uint32_t sf = fn_src_func(f, fi);
+  {
+    uint32_t efile = ins.n ? ins.v[0].file : fn->file;
+    uint32_t eline = ins.n ? ins.v[0].line : fn->line;
+    uint32_t xfile = efile, xline = eline;
+    for (uint32_t i = 0; i < ins.n; i++)
+      if (ins.v[i].kind == MK_RET) {
+        xfile = ins.v[i].file;
+        xline = ins.v[i].line;
+        break;
+      }
+    cb_fn_mach fm = {mach_site(c, efile, eline, sf, 8, true, "saved registers"),
+                     mach_site(c, xfile, xline, sf, 8, false, "return")};
+    f->fn_mach_v[fi] = fm;
+  }
+  /* blocks */
+  uint8_t *leader = calloc(ins.n + 1, 1);
+  if (ins.n)
+    leader[0] = 1;
+  for (uint32_t i = 0; i < ins.n; i++) {
+    const minst *m = &ins.v[i];
+    if (m->kind == MK_JMP || m->kind == MK_JCC || m->kind == MK_RET ||
+        m->kind == MK_IJMP)
+      leader[i + 1] = 1;
+    if (m->kind == MK_JMP || m->kind == MK_JCC) {
+      /* binary search the target */
+      uint32_t a = 0, b = ins.n;
+      while (a < b) {
+        uint32_t mid = (a + b) / 2;
+        if (ins.v[mid].pc < m->target)
+          a = mid + 1;
+        else
+          b = mid;
+      }
+      if (a < ins.n && ins.v[a].pc == m->target)
+        leader[a] = 1;
+    }
+  }
+  FE_VEC(mblock) mb = {0};
+  uint32_t *blk_of = calloc(ins.n + 1, sizeof *blk_of);
+  for (uint32_t i = 0; i < ins.n; i++) {
+    if (leader[i]) {
+      mblock b;
+      memset(&b, 0, sizeof b);
+      b.first = i;
+      b.ir = CB_NONE;
+      FE_PUSH(mb, b);
+    }
+    mb.v[mb.n - 1].n++;
+    blk_of[i] = mb.n - 1;
+  }
+  uint32_t prologue_end = npush;
+  for (uint32_t bi = 0; bi < mb.n; bi++) {
+    mblock *b = &mb.v[bi];
+    const minst *last = &ins.v[b->first + b->n - 1];
+    if (last->kind == MK_JMP || last->kind == MK_JCC) {
+      if (last->target >= lo && last->target < lo + size) {
+        uint32_t a = 0, e = ins.n;
+        while (a < e) {
+          uint32_t mid = (a + e) / 2;
+          if (ins.v[mid].pc < last->target)
+            a = mid + 1;
+          else
+            e = mid;
+        }
+        if (a < ins.n && ins.v[a].pc == last->target)
+          b->succ[b->n_succ++] = blk_of[a];
+        else
+          b->unknown_succ = true;
+      }
+    }
+    if (last->kind == MK_IJMP)
+      b->unknown_succ = true;
+    if (last->kind != MK_JMP && last->kind != MK_RET && last->kind != MK_IJMP &&
+        bi + 1 < mb.n)
+      b->succ[b->n_succ++] = bi + 1;
+    /* keys and hidden accesses */
+    FE_VEC(uint64_t) keys = {0};
+    for (uint32_t i = b->first; i < b->first + b->n; i++) {
+      const minst *m = &ins.v[i];
+      if (m->kind == MK_MEM)
+        FE_PUSH(keys, mkkey(m->file, m->line, 0));
+      else if (m->kind == MK_CALL)
+        FE_PUSH(keys, mkkey(m->file, m->line, 1));
+      else if (m->kind == MK_JCC && i == b->first + b->n - 1)
+        FE_PUSH(keys, mkkey(m->file, m->line, 2));
+      else if ((m->kind == MK_STACK || m->kind == MK_CONST) &&
+               i >= prologue_end)
+        b->n_hidden++;
+    }
+    if (keys.n)
+      qsort(keys.v, keys.n, sizeof *keys.v, key_cmp);
+    b->keys = keys.v;
+    b->n_keys = keys.n;
+  }
+  for (uint32_t bi = 0; bi < mb.n; bi++)
+    for (uint32_t s = 0; s < mb.v[bi].n_succ; s++)
+      FE_PUSH(mb.v[mb.v[bi].succ[s]].preds, bi);
+  /* IR blocks' keys */
+  uint8_t *is_alloca = alloca_slots(f, fi);
+  irblk *ib = calloc(fn->n_blocks + 1, sizeof *ib);
+  for (uint32_t b = 0; b < fn->n_blocks; b++) {
+    const cb_block *bl = &f->blocks.v[fn->first_block + b];
+    FE_VEC(uint64_t) keys = {0};
+    for (uint32_t o = 0; o < bl->n_ops; o++) {
+      const cb_op *op = &f->ops.v[bl->first_op + o];
+      uint32_t site = CB_NONE;
+      bool call = false;
+      if (op->code == CB_OP_LOAD || op->code == CB_OP_STORE) {
+        site = op->aux;
+      } else if (op->code == CB_OP_CALL && real_call(f, op)) {
+        site = (uint32_t)f->extra.v[op->aux + 2];
+        call = true;
+      }
+      if (site >= f->sites.n)
+        continue;
+      const cb_site *s = &f->sites.v[site];
+      FE_PUSH(keys, mkkey(s->file, s->line, call));
+    }
+    if (bl->n_ops) {
+      const cb_op *t = &f->ops.v[bl->first_op + bl->n_ops - 1];
+      uint32_t bp = CB_NONE;
+      if (t->code == CB_OP_BR && t->a != CB_NONE)
+        bp = t->aux;
+      else if (t->code == CB_OP_SWITCH)
+        bp = (uint32_t)f->extra.v[t->aux + 1 + 2 * f->extra.v[t->aux]];
+      if (bp < f->branches.n)
+        FE_PUSH(keys, mkkey(f->branches.v[bp].file, f->branches.v[bp].line, 2));
+    }
+    if (keys.n)
+      qsort(keys.v, keys.n, sizeof *keys.v, key_cmp);
+    ib[b].keys = keys.v;
+    ib[b].n_keys = keys.n;
+    ib[b].m = CB_NONE;
+  }
+  /* greedy pairing by shared keys */
+  FE_VEC(cand) cs = {0};
+  for (uint32_t i = 0; i < mb.n; i++) {
+    if (!mb.v[i].n_keys)
+      continue;
+    for (uint32_t j = 0; j < fn->n_blocks; j++) {
+      if (!ib[j].n_keys)
+        continue;
+      uint32_t k =
+          common(mb.v[i].keys, mb.v[i].n_keys, ib[j].keys, ib[j].n_keys);
+      if (!k)
+        continue;
+      uint32_t mx =
+          mb.v[i].n_keys > ib[j].n_keys ? mb.v[i].n_keys : ib[j].n_keys;
+      double pi = (double)i / mb.n, pj = (double)j / fn->n_blocks;
+      cand cd = {(double)k / mx, pi > pj ? pi - pj : pj - pi, i, j};
+      FE_PUSH(cs, cd);
+    }
+  }
+  if (cs.n)
+    qsort(cs.v, cs.n, sizeof *cs.v, cand_cmp);
+  for (uint32_t k = 0; k < cs.n; k++) {
+    cand *cd = &cs.v[k];
+    if (cd->score < 0.5)
+      break;
+    if (mb.v[cd->mb].ir != CB_NONE || ib[cd->ib].m != CB_NONE)
+      continue;
+    mb.v[cd->mb].ir = cd->ib;
+    ib[cd->ib].m = cd->mb;
+  }
+  /* the entry blocks pair */
+  if (mb.n && mb.v[0].ir == CB_NONE && ib[0].m == CB_NONE) {
+    mb.v[0].ir = 0;
+    ib[0].m = 0;
+  }
+  /* blocks without keys, through the CFG */
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (uint32_t i = 0; i < mb.n; i++) {
+      mblock *b = &mb.v[i];
+      if (b->ir != CB_NONE || !b->n_hidden)
+        continue;
+      /* runs exactly when its only predecessor, whose only successor it
+         is, runs (and the converse) */
+      if (b->preds.n == 1) {
+        mblock *p = &mb.v[b->preds.v[0]];
+        if (p->n_succ == 1 && !p->unknown_succ && p->ir != CB_NONE) {
+          b->ir = p->ir; /* shares the IR block (not exclusive) */
+          changed = true;
+          continue;
+        }
+      }
+      /* the join of a diamond or triangle from a paired block P (a select
+         the machine code made into a branch): runs as often as P */
+      if (b->preds.n >= 2) {
+        uint32_t P = CB_NONE;
+        bool diamond = true;
+        for (uint32_t k = 0; k < b->preds.n && diamond; k++) {
+          const mblock *x = &mb.v[b->preds.v[k]];
+          uint32_t top = b->preds.v[k];
+          if (x->n_succ == 1 && x->preds.n == 1 && !x->unknown_succ)
+            top = x->preds.v[0];
+          else if (x->ir == CB_NONE)
+            diamond = false;
+          if (P == CB_NONE)
+            P = top;
+          else if (P != top)
+            diamond = false;
+        }
+        if (diamond && P != CB_NONE && P != i && mb.v[P].ir != CB_NONE) {
+          b->ir = mb.v[P].ir;
+          changed = true;
+          continue;
+        }
+      }
+      if (b->n_succ == 1 && !b->unknown_succ) {
+        mblock *s = &mb.v[b->succ[0]];
+        if (s->preds.n == 1 && s->ir != CB_NONE) {
+          b->ir = s->ir;
+          changed = true;
+          continue;
+        }
+      }
+      /* neighbours single out one unpaired IR block */
+      bool ok = !b->unknown_succ && (b->preds.n || b->n_succ);
+      for (uint32_t k = 0; k < b->preds.n && ok; k++)
+        ok = mb.v[b->preds.v[k]].ir != CB_NONE;
+      for (uint32_t k = 0; k < b->n_succ && ok; k++)
+        ok = mb.v[b->succ[k]].ir != CB_NONE;
+      if (!ok)
+        continue;
+      uint32_t found = CB_NONE, nfound = 0;
+      for (uint32_t j = 0; j < fn->n_blocks && nfound < 2; j++) {
+        if (ib[j].m != CB_NONE)
+          continue;
+        const cb_block *bl = &f->blocks.v[fn->first_block + j];
+        bool fit = true;
+        for (uint32_t k = 0; k < b->preds.n && fit; k++) {
+          uint32_t want = mb.v[b->preds.v[k]].ir;
+          bool has = want == j; /* a loop onto itself */
+          for (uint32_t q = 0; q < bl->n_pred && !has; q++)
+            has = f->preds.v[bl->first_pred + q] == want;
+          fit = has;
+        }
+        for (uint32_t k = 0; k < b->n_succ && fit; k++) {
+          uint32_t want = mb.v[b->succ[k]].ir;
+          bool has = want == j;
+          for (uint32_t q = 0; q < bl->n_succ && !has; q++)
+            has = f->succs.v[bl->first_succ + q] == want;
+          fit = has;
+        }
+        if (fit) {
+          found = j;
+          nfound++;
+        }
+      }
+      if (nfound == 1) {
+        b->ir = found;
+        ib[found].m = i;
+        changed = true;
+      }
+    }
+  }
+  if (getenv("CBANA_DEBUG_MACHINE")) {
+    for (uint32_t i = 0; i < mb.n; i++) {
+      const mblock *b = &mb.v[i];
+      fprintf(stderr, "%s mb%u 0x%llx n%u hidden %u -> ir %d succ", fn->name, i,
+              (unsigned long long)ins.v[b->first].pc, b->n, b->n_hidden,
+              b->ir == CB_NONE ? -1 : (int)b->ir);
+      for (uint32_t k = 0; k < b->n_succ; k++)
+        fprintf(stderr, " %u", b->succ[k]);
+      fprintf(stderr, " keys");
+      for (uint32_t k = 0; k < b->n_keys; k++)
+        fprintf(stderr, " %u%s", (unsigned)((b->keys[k] >> 2) & 0xffffffff),
+                (b->keys[k] & 3) == 1   ? "c"
+                : (b->keys[k] & 3) == 2 ? "b"
+                                        : "");
+      fputc('\n', stderr);
+    }
+    for (uint32_t j = 0; j < fn->n_blocks; j++) {
+      fprintf(stderr, "%s ir%u -> mb %d keys", fn->name, j,
+              ib[j].m == CB_NONE ? -1 : (int)ib[j].m);
+      for (uint32_t k = 0; k < ib[j].n_keys; k++)
+        fprintf(stderr, " %u%s", (unsigned)((ib[j].keys[k] >> 2) & 0xffffffff),
+                (ib[j].keys[k] & 3) == 1   ? "c"
+                : (ib[j].keys[k] & 3) == 2 ? "b"
+                                           : "");
+      fputc('\n', stderr);
+    }
+  }
+  /* IR accesses of stack objects per line, to take from the hidden ones */
+  for (uint32_t i = 0; i < mb.n; i++) {
+    mblock *b = &mb.v[i];
+    if (!b->n_hidden)
+      continue;
+    c->f->mach_stats.blocks++;
+    if (b->ir == CB_NONE) {
+      c->f->mach_stats.blocks_unmatched++;
+      c->f->mach_stats.accesses_dropped += b->n_hidden;
+      continue;
+    }
+    const cb_block *bl = &f->blocks.v[fn->first_block + b->ir];
+    /* (file, line) of the IR's stack-object accesses not already seen as
+       indexed stack accesses */
+    FE_VEC(uint64_t) owed = {0};
+    for (uint32_t o = 0; o < bl->n_ops; o++) {
+      const cb_op *op = &f->ops.v[bl->first_op + o];
+      cb_operand addr = op->code == CB_OP_LOAD    ? op->a
+                        : op->code == CB_OP_STORE ? op->b
+                                                  : CB_OPND_CONST;
+      if ((addr & CB_OPND_CONST) || addr >= fn->n_slots || !is_alloca[addr])
+        continue;
+      const cb_site *s = &f->sites.v[op->aux];
+      FE_PUSH(owed, mkkey(s->file, s->line, 0));
+    }
+    for (uint32_t k = b->first; k < b->first + b->n; k++) {
+      const minst *m = &ins.v[k];
+      if (m->kind != MK_MEM || !m->stack_indexed)
+        continue;
+      uint64_t key = mkkey(m->file, m->line, 0);
+      for (uint32_t q = 0; q < owed.n; q++)
+        if (owed.v[q] == key) {
+          owed.v[q] = owed.v[--owed.n];
+          break;
+        }
+    }
+    machvec *out = &per_block[b->ir];
+    /* the IR block's real calls, and the machine calls before this block
+       among the machine blocks that share its IR block */
+    FE_VEC(uint32_t) ircalls = {0};
+    for (uint32_t o = 0; o < bl->n_ops; o++) {
+      const cb_op *op = &f->ops.v[bl->first_op + o];
+      if (op->code == CB_OP_CALL && real_call(f, op))
+        FE_PUSH(ircalls, bl->first_op + o);
+    }
+    uint32_t mcalls_total = 0, mcalls_before = 0;
+    for (uint32_t j = 0; j < mb.n; j++) {
+      if (mb.v[j].ir != b->ir)
+        continue;
+      for (uint32_t k = mb.v[j].first; k < mb.v[j].first + mb.v[j].n; k++)
+        if (ins.v[k].kind == MK_CALL) {
+          mcalls_total++;
+          if (j < i)
+            mcalls_before++;
+        }
+    }
+    uint32_t ncalls = mcalls_before;
+    for (uint32_t k = b->first; k < b->first + b->n; k++) {
+      const minst *m = &ins.v[k];
+      if (m->kind == MK_CALL)
+        ncalls++;
+      if ((m->kind != MK_STACK && m->kind != MK_CONST) || k < prologue_end)
+        continue;
+      if (m->kind == MK_STACK) {
+        uint64_t key = mkkey(m->file, m->line, 0);
+        bool ir_own = false;
+        for (uint32_t q = 0; q < owed.n; q++)
+          if (owed.v[q] == key) {
+            owed.v[q] = owed.v[--owed.n];
+            ir_own = true;
+            break;
+          }
+        if (ir_own || m->cfa_off == 0)
+          continue;
+      }
+      /* the source function: an IR site of this line in the block */
+      uint32_t func = sf;
+      for (uint32_t o = 0; o < bl->n_ops; o++) {
+        const cb_op *op = &f->ops.v[bl->first_op + o];
+        if ((op->code == CB_OP_LOAD || op->code == CB_OP_STORE) &&
+            op->aux < f->sites.n && f->sites.v[op->aux].line == m->line &&
+            f->sites.v[op->aux].file == m->file) {
+          func = f->sites.v[op->aux].func;
+          break;
+        }
+      }
+      const char *what = m->kind == MK_CONST ? "constant"
+                         : m->write          ? "spill"
+                                             : "reload";
+      cb_mach_access ma;
+      memset(&ma, 0, sizeof ma);
+      ma.cfa_offset = m->kind == MK_STACK ? m->cfa_off : 0;
+      ma.addr = m->kind == MK_CONST ? m->target + c->base : 0;
+      ma.size = m->size;
+      ma.is_write = m->write;
+      ma.site = mach_site(c, m->file, m->line, func, m->size, m->write, what);
+      /* after the ncalls-th call of the block: the same call of the IR
+         when both have as many, else the last IR call on a line of a
+         machine call before it */
+      ma.op = bl->first_op;
+      if (ncalls && ircalls.n == mcalls_total) {
+        ma.op = ircalls.v[ncalls - 1] + 1;
+      } else if (ncalls) {
+        uint32_t seen = 0;
+        for (uint32_t q = b->first; q < k; q++) {
+          if (ins.v[q].kind != MK_CALL)
+            continue;
+          for (uint32_t r = seen; r < ircalls.n; r++) {
+            const cb_op *op = &f->ops.v[ircalls.v[r]];
+            const cb_site *cs = &f->sites.v[f->extra.v[op->aux + 2]];
+            if (cs->line == ins.v[q].line && cs->file == ins.v[q].file) {
+              ma.op = ircalls.v[r] + 1;
+              seen = r + 1;
+              break;
+            }
+          }
+        }
+      }
+      FE_PUSH(*out, ma);
+      n_hidden_in_block[b->ir]++;
+      c->f->mach_stats.accesses++;
+    }
+    free(ircalls.v);
+    free(owed.v);
+  }
+  for (uint32_t i = 0; i < mb.n; i++) {
+    free(mb.v[i].keys);
+    free(mb.v[i].preds.v);
+  }
+  for (uint32_t j = 0; j < fn->n_blocks; j++)
+    free(ib[j].keys);
+  free(ib);
+  free(cs.v);
+  free(is_alloca);
+  free(mb.v);
+  free(blk_of);
+  free(leader);
+  free(ins.v);
+  c->f->mach_stats.functions++;
+}
+
+/* ---- the executable --------------------------------------------------------
+ */
+
+typedef struct xsec {
+  uint64_t addr, size; /* file addresses */
+  uint8_t *data;
+} xsec;
+
+void fe_machine(fe *f, const char *exe) {
+  f->fn_mach_v = calloc(f->functions.n + 1, sizeof *f->fn_mach_v);
+  for (uint32_t i = 0; i < f->functions.n; i++)
+    f->fn_mach_v[i].entry_site = f->fn_mach_v[i].exit_site = CB_NONE;
+  if (!exe || !f->elf.loaded)
+    return;
+  int fd = open(exe, O_RDONLY);
+  if (fd < 0)
+    return;
+  Dwarf *dw = dwarf_begin(fd, DWARF_C_READ);
+  Elf *elf = dw ? dwarf_getelf(dw) : NULL;
+  if (!elf) {
+    if (dw)
+      dwarf_end(dw);
+    close(fd);
+    return;
+  }
+  static bool inited;
+  if (!inited) {
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86Disassembler();
+    inited = true;
+  }
+  mctx c;
+  memset(&c, 0, sizeof c);
+  c.f = f;
+  c.base = f->elf.base;
+  c.dc = LLVMCreateDisasm("x86_64-pc-linux-gnu", NULL, 0, NULL, NULL);
+  if (!c.dc) {
+    dwarf_end(dw);
+    close(fd);
+    return;
+  }
+  LLVMSetDisasmOptions(c.dc, LLVMDisassembler_Option_AsmPrinterVariant);
+  c.cfi = dwarf_getcfi_elf(elf);
+  read_lines(f, dw, &c.rows);
+  /* executable sections */
+  FE_VEC(xsec) xs = {0};
+  for (Elf_Scn *s = NULL; (s = elf_nextscn(elf, s));) {
+    GElf_Shdr sh;
+    if (!gelf_getshdr(s, &sh) || !(sh.sh_flags & SHF_EXECINSTR) ||
+        sh.sh_type == SHT_NOBITS)
+      continue;
+    Elf_Data *d = elf_getdata(s, NULL);
+    if (!d || !d->d_buf || d->d_size != sh.sh_size)
+      continue;
+    xsec x = {sh.sh_addr, sh.sh_size, d->d_buf};
+    FE_PUSH(xs, x);
+  }
+  /* per-block hidden accesses, gathered per function then laid out */
+  for (uint32_t fi = 0; fi < f->functions.n; fi++) {
+    cb_function *fn = &f->functions.v[fi];
+    if (!fn->n_blocks || !fn->addr)
+      continue;
+    const fe_sym *sym = NULL;
+    for (uint32_t k = 0; k < f->elf.syms.n; k++)
+      if (f->elf.syms.v[k].is_func && f->elf.syms.v[k].value == fn->addr &&
+          f->elf.syms.v[k].size) {
+        sym = &f->elf.syms.v[k];
+        break;
+      }
+    if (!sym)
+      continue;
+    uint64_t lo = sym->value - c.base;
+    const xsec *x = NULL;
+    for (uint32_t k = 0; k < xs.n; k++)
+      if (lo >= xs.v[k].addr && lo + sym->size <= xs.v[k].addr + xs.v[k].size)
+        x = &xs.v[k];
+    if (!x)
+      continue;
+    machvec *per = calloc(fn->n_blocks + 1, sizeof *per);
+    uint32_t *nh = calloc(fn->n_blocks + 1, sizeof *nh);
+    do_function(&c, fi, x->data, x->addr, lo, sym->size, per, nh);
+    for (uint32_t b = 0; b < fn->n_blocks; b++) {
+      cb_block *bl = &f->blocks.v[fn->first_block + b];
+      bl->first_mach = f->mach.n;
+      bl->n_mach = per[b].n;
+      for (uint32_t k = 0; k < per[b].n; k++)
+        FE_PUSH(f->mach, per[b].v[k]);
+      free(per[b].v);
+    }
+    free(per);
+    free(nh);
+  }
+  /* the return-address write of every call site, on the call's line */
+  uint32_t nsites = f->sites.n;
+  f->ra_site_v = malloc((nsites + 1) * sizeof *f->ra_site_v);
+  for (uint32_t s = 0; s < nsites; s++) {
+    f->ra_site_v[s] = CB_NONE;
+    cb_site cs = f->sites.v[s];
+    if (cs.is_call)
+      f->ra_site_v[s] =
+          mach_site(&c, cs.file, cs.line, cs.func, 8, true, "return address");
+  }
+  /* sites made for return addresses have none */
+  f->ra_site_v = realloc(f->ra_site_v, (f->sites.n + 1) * sizeof *f->ra_site_v);
+  for (uint32_t s = nsites; s < f->sites.n; s++)
+    f->ra_site_v[s] = CB_NONE;
+  free(xs.v);
+  free(c.rows.v);
+  free(c.real_srcs);
+  fe_map_free(&c.file_of);
+  fe_map_free(&c.site_map);
+  free(c.mach_sites_keys.v);
+  LLVMDisasmDispose(c.dc);
+  if (c.cfi)
+    dwarf_cfi_end(c.cfi);
+  dwarf_end(dw);
+  close(fd);
+}
