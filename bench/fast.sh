@@ -101,7 +101,8 @@ polybench() {
       continue
     fi
     cg "$sec" "$name" "$work/pb-$size/$name"
-    cb "$sec" "$name" "$root/polybench/$src" \
+    # LARGE kernels run past the default budget of 10^9 operations
+    cb "$sec" "$name" "$root/polybench/$src" --budget 1000000000000 \
       --cflags "-O2 -D${size}_DATASET -I$root/polybench"
   done
 }

@@ -8,6 +8,7 @@ cbana / cachegrind (below 1: cbana is faster), on wall time and on CPU
 time (user + sys; on a loaded machine the wall clock mostly measures the
 other processes)."""
 import math
+import os
 import sys
 
 
@@ -120,6 +121,11 @@ def main():
                        f"{sum(1 for x in c if x > 1)}/{len(c)} (CPU); "
                        f"geomean ratio wall {geomean(w):.2f}, CPU "
                        f"{geomean(c):.2f}")
+    notes = os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])),
+                         "fast_notes.md")
+    if os.path.exists(notes):
+        out.append("")
+        out.append(open(notes).read().rstrip("\n"))
     print("\n".join(out))
 
 
