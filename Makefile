@@ -5,7 +5,7 @@ BUILD_SAN ?= build-san
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all setup build build-san check check-san demo bench format clean
+.PHONY: all setup build build-san check check-san demo bench bench-fast format clean
 
 all: build
 
@@ -32,6 +32,11 @@ demo: build
 
 bench: build
 	bench/run.sh $(BUILD)
+
+# Issue 7: cbana's fast engine vs cachegrind (bench/results/fast.md).
+bench-fast: build
+	CBANA_FLAGS=--no-classify bench/fast.sh -b $(BUILD) medium irregular \
+	  tablev memory report
 
 format:
 	find cachemodel frontend analysis report cli include tests bench polybench \

@@ -4,16 +4,73 @@
  * reuses it (reset between inputs), so the simulator's memory is
  * allocated once per thread. Inputs are taken from a shared counter, and
  * each result lands in its input's slot, so the report's order is the
- * inputs' order whatever the scheduling. */
+ * inputs' order whatever the scheduling.
+ *
+ * Memoization: two inputs whose access streams are identical (the same
+ * accesses, sizes, sites and directions in the same order) get the same
+ * counters from every cache, whatever else differs (their output, exit
+ * code, operations). The stream is hashed on its way (two independent
+ * 64-bit hashes and its length); an input whose stream matches one
+ * already simulated gets a copy of that input's cache results and is not
+ * simulated. With many inputs the engine first runs with a sink that
+ * only hashes (cheap: no cache model), and re-runs with the caches only
+ * when the stream is new; when streams turn out mostly distinct, the
+ * driver goes back to simulating directly (hashing on the way). */
 #include "cbana/analysis.h"
 #include "cbana/cfg.h"
+
+#include "pipe.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
+
+typedef struct stream_hash {
+  uint64_t h1, h2, n;
+} stream_hash;
+
+static inline uint64_t rotl64(uint64_t x, unsigned r) {
+  return (x << r) | (x >> (64 - r));
+}
+
+static inline void hash_batch(stream_hash *sh, const cb_access *b, size_t n) {
+  uint64_t h1 = sh->h1, h2 = sh->h2;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t w0 = b[i].addr;
+    uint64_t w1 = (uint64_t)b[i].site | (uint64_t)b[i].size << 32 |
+                  (uint64_t)b[i].is_write << 48;
+    h1 = (rotl64(h1, 5) ^ w0) * 0x9E3779B97F4A7C15ull;
+    h1 = (rotl64(h1, 5) ^ w1) * 0x9E3779B97F4A7C15ull;
+    h2 = (rotl64(h2, 23) + w0) * 0xD6E8FEB86659FD93ull;
+    h2 = (rotl64(h2, 23) + w1) * 0xD6E8FEB86659FD93ull;
+  }
+  sh->h1 = h1;
+  sh->h2 = h2;
+  sh->n += n;
+}
+
+static double thread_cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double wall_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One stream already simulated: whose results to copy. */
+typedef struct memo_entry {
+  stream_hash key;
+  unsigned run; /* index into out->runs, results complete */
+} memo_entry;
 
 typedef struct driver {
   const cb_program *p;
@@ -27,6 +84,12 @@ typedef struct driver {
   atomic_uint done;
   char err[256]; /* the first setup failure of any worker */
   pthread_mutex_t lock;
+  /* memoization, under lock */
+  memo_entry *memo;
+  unsigned n_memo, cap_memo;
+  unsigned memo_hits, memo_misses; /* of hash-first runs */
+  bool pipeline;           /* cores to spare: simulate on a second thread */
+  cb_analysis_stats stats; /* summed by the workers, under lock */
 } driver;
 
 /* Distinct (kind, id, line) triples: the working sets. Open addressing,
@@ -245,10 +308,19 @@ static void collect_one(collector *c, const cb_access *a) {
 typedef struct fanout {
   collector *c;
   unsigned n;
+  stream_hash sh;
+  bool hash; /* memoizing: hash the stream on its way */
+  bool timed;
+  double sim_s;
 } fanout;
 
 static void fanout_batch(void *ctx, const cb_access *batch, size_t n) {
   fanout *f = ctx;
+  if (f->hash)
+    hash_batch(&f->sh, batch, n);
+  else
+    f->sh.n += n;
+  double t0 = f->timed ? thread_cpu_s() : 0;
   for (unsigned i = 0; i < f->n; i++) {
     collector *c = &f->c[i];
     if (!c->on) {
@@ -258,6 +330,40 @@ static void fanout_batch(void *ctx, const cb_access *batch, size_t n) {
     for (size_t k = 0; k < n; k++)
       collect_one(c, &batch[k]);
   }
+  if (f->timed)
+    f->sim_s += thread_cpu_s() - t0;
+}
+static void hash_only_batch(void *ctx, const cb_access *batch, size_t n) {
+  hash_batch(ctx, batch, n);
+}
+
+static bool same_stream(const stream_hash *a, const stream_hash *b) {
+  return a->h1 == b->h1 && a->h2 == b->h2 && a->n == b->n;
+}
+
+/* The run whose stream is sh, or -1; under d->lock. */
+static int memo_find(const driver *d, const stream_hash *sh) {
+  for (unsigned k = 0; k < d->n_memo; k++)
+    if (same_stream(&d->memo[k].key, sh))
+      return (int)d->memo[k].run;
+  return -1;
+}
+
+static void memo_add(driver *d, const stream_hash *sh, unsigned run) {
+  pthread_mutex_lock(&d->lock);
+  if (memo_find(d, sh) < 0) {
+    if (d->n_memo == d->cap_memo) {
+      unsigned cap = d->cap_memo ? 2 * d->cap_memo : 16;
+      memo_entry *m = realloc(d->memo, cap * sizeof *m);
+      if (m) {
+        d->memo = m;
+        d->cap_memo = cap;
+      }
+    }
+    if (d->n_memo < d->cap_memo)
+      d->memo[d->n_memo++] = (memo_entry){*sh, run};
+  }
+  pthread_mutex_unlock(&d->lock);
 }
 
 static uint64_t *dup_u64(const uint64_t *v, size_t n) {
@@ -311,6 +417,66 @@ static bool collect_extras(const collector *col, cb_cache_result *c) {
       vs->conflict = col->var_set[k * 2 + 1];
     }
   return true;
+}
+
+static void *dup_mem(const void *v, size_t n) {
+  void *d = malloc(n ? n : 1);
+  if (d && n)
+    memcpy(d, v, n);
+  return d;
+}
+
+/* Deep copy of a twin's cache results: every counter and array that
+ * results.h holds, so that the report cannot tell them apart. */
+static bool copy_caches(const cb_program *p, cb_run_result *r,
+                        const cb_run_result *twin) {
+  r->caches = calloc(twin->n_caches ? twin->n_caches : 1, sizeof *r->caches);
+  if (!r->caches)
+    return false;
+  r->n_caches = twin->n_caches;
+  bool ok = true;
+  for (unsigned c = 0; c < twin->n_caches; c++) {
+    const cb_cache_result *s = &twin->caches[c];
+    cb_cache_result *t = &r->caches[c];
+    *t = *s;
+    t->name = strdup(s->name);
+    for (unsigned l = 0; l < s->n_levels; l++) {
+      t->level_names[l] = strdup(s->level_names[l]);
+      if (s->distance_hist[l])
+        ok &=
+            !!(t->distance_hist[l] = dup_mem(
+                   s->distance_hist[l], s->distance_len[l] * sizeof(uint64_t)));
+      size_t sets = s->geometry[l].sets;
+      if (s->set_misses[l])
+        ok &= !!(t->set_misses[l] =
+                     dup_mem(s->set_misses[l], sets * sizeof(uint64_t)));
+      if (s->set_conflicts[l])
+        ok &= !!(t->set_conflicts[l] =
+                     dup_mem(s->set_conflicts[l], sets * sizeof(uint64_t)));
+    }
+    t->sites = dup_mem(s->sites, ((size_t)s->n_sites * s->n_levels + 1) *
+                                     sizeof *s->sites);
+    ok &= t->sites != NULL;
+    if (s->var_lines)
+      ok &= !!(t->var_lines =
+                   dup_mem(s->var_lines, p->n_vars * sizeof(uint64_t)));
+    if (s->type_lines)
+      ok &= !!(t->type_lines =
+                   dup_mem(s->type_lines, p->n_types * sizeof(uint64_t)));
+    if (s->field_lines)
+      ok &= !!(t->field_lines =
+                   dup_mem(s->field_lines, p->n_fields * sizeof(uint64_t)));
+    if (s->site_stride)
+      ok &= !!(t->site_stride =
+                   dup_mem(s->site_stride, p->n_sites * sizeof(int64_t)));
+    if (s->site_stride_runs)
+      ok &= !!(t->site_stride_runs =
+                   dup_mem(s->site_stride_runs, p->n_sites * sizeof(uint64_t)));
+    if (s->var_sets)
+      ok &= !!(t->var_sets =
+                   dup_mem(s->var_sets, s->n_var_sets * sizeof *s->var_sets));
+  }
+  return ok;
 }
 
 static char *dup_or_null(const char *s) {
@@ -459,17 +625,79 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
     argv[k + 1] = in->args[k];
   cb_run_input run_in = {(int)in->n_args + 1, argv, stdin_data, stdin_len};
 
-  for (unsigned c = 0; c < d->n_caches; c++) {
-    cb_hierarchy_reset(h[c]);
-    collector_reset(&col[c]);
-  }
-  fanout f = {col, d->n_caches};
-  cb_access_sink sink = {fanout_batch, &f};
   cb_run_outcome o;
   memset(&o, 0, sizeof o);
-  cb_engine_run(d->p, &run_in, &d->opt->engine, &sink, &o);
+  fanout f;
+  memset(&f, 0, sizeof f);
+  f.c = col;
+  f.n = d->n_caches;
+  f.timed = d->opt->stats != NULL;
+  f.hash = d->opt->memoize && d->n_inputs > 1;
+  int twin = -1;
+  bool simulated = false, piped = false;
+  double t0 = thread_cpu_s();
+  double path_s = 0;
+
+  /* Hash first (no cache model) when inputs are many and their streams
+   * have been repeating. */
+  bool hash_first = false;
+  if (d->opt->memoize && d->n_inputs > 1) {
+    pthread_mutex_lock(&d->lock);
+    hash_first = d->n_memo > 0 && d->memo_misses <= 2 * d->memo_hits + 2;
+    pthread_mutex_unlock(&d->lock);
+  }
+  if (hash_first) {
+    stream_hash sh = {0x243F6A8885A308D3ull, 0x13198A2E03707344ull, 0};
+    cb_access_sink hs = {hash_only_batch, &sh};
+    cb_engine_run(d->p, &run_in, &d->opt->engine, &hs, &o);
+    path_s = thread_cpu_s() - t0;
+    pthread_mutex_lock(&d->lock);
+    twin = memo_find(d, &sh);
+    if (twin >= 0)
+      d->memo_hits++;
+    else
+      d->memo_misses++;
+    pthread_mutex_unlock(&d->lock);
+    if (twin < 0) {
+      cb_run_outcome_free(&o);
+      memset(&o, 0, sizeof o);
+    }
+    f.sh = sh; /* the twin's key (or this stream's, simulated below) */
+  }
+  double t1 = thread_cpu_s();
+  if (twin < 0) {
+    for (unsigned c = 0; c < d->n_caches; c++) {
+      cb_hierarchy_reset(h[c]);
+      collector_reset(&col[c]);
+    }
+    f.sh = (stream_hash){0x243F6A8885A308D3ull, 0x13198A2E03707344ull, 0};
+    cb_access_sink sink = {fanout_batch, &f};
+    cb_pipe *pipe = d->pipeline ? cb_pipe_start(fanout_batch, &f) : NULL;
+    if (pipe)
+      sink = (cb_access_sink){cb_pipe_push, pipe};
+    cb_engine_run(d->p, &run_in, &d->opt->engine, &sink, &o);
+    if (pipe) {
+      cb_pipe_finish(pipe);
+      piped = true;
+    }
+    simulated = true;
+  }
+  double t2 = thread_cpu_s();
   free(argv);
   free(stdin_data);
+
+  if (d->opt->stats) {
+    pthread_mutex_lock(&d->lock);
+    d->stats.path_s += path_s;
+    d->stats.sim_s += f.sim_s;
+    /* piped: the simulation ran on its own thread */
+    d->stats.stream_s += (t2 - t1) - (piped ? 0 : f.sim_s);
+    d->stats.ops += o.ops;
+    d->stats.accesses += f.sh.n;
+    d->stats.simulated += simulated;
+    d->stats.shared += !simulated;
+    pthread_mutex_unlock(&d->lock);
+  }
 
   r->operations = o.ops;
   r->path_hash = o.path_signature;
@@ -482,16 +710,30 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
   }
   cb_run_outcome_free(&o);
 
+  if (twin >= 0) {
+    /* The twin's results were published complete, under the lock. */
+    pthread_mutex_lock(&d->lock);
+    bool ok = copy_caches(d->p, r, &d->out->runs[twin]);
+    pthread_mutex_unlock(&d->lock);
+    if (!ok)
+      fail_run(r, "out of memory", NULL, 0);
+    return;
+  }
   r->caches = calloc(d->n_caches, sizeof *r->caches);
   if (!r->caches) {
     fail_run(r, "out of memory", NULL, 0);
     return;
   }
   r->n_caches = d->n_caches;
+  bool ok = true;
   for (unsigned c = 0; c < d->n_caches; c++)
     if (!collect_cache(d, h[c], &d->caches[c], &r->caches[c]) ||
-        !collect_extras(&col[c], &r->caches[c]))
+        !collect_extras(&col[c], &r->caches[c])) {
       fail_run(r, "out of memory", NULL, 0);
+      ok = false;
+    }
+  if (ok && d->opt->memoize && d->n_inputs > 1)
+    memo_add(d, &f.sh, i);
 }
 
 static void *worker(void *arg) {
@@ -692,9 +934,14 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
 
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   unsigned jobs = opt->jobs ? opt->jobs : (cores > 0 ? (unsigned)cores : 1);
-  if (jobs > n_inputs)
+  if (jobs > n_inputs) {
+    /* a core left per input: stream generation and simulation overlap */
+    d.pipeline = opt->engine.mode == CB_ENGINE_FAST && jobs >= 2 * n_inputs;
     jobs = n_inputs ? n_inputs : 1;
+  }
+  double w0 = wall_s();
   pthread_t *threads = calloc(jobs, sizeof *threads);
+
   unsigned started = 0;
   for (unsigned t = 1; threads && t < jobs; t++)
     if (pthread_create(&threads[started], NULL, worker, &d) == 0)
@@ -704,6 +951,21 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
     pthread_join(threads[t], NULL);
   free(threads);
   pthread_mutex_destroy(&d.lock);
+  free(d.memo);
+  if (opt->stats) {
+    cb_analysis_stats *st = opt->stats;
+    st->path_s = d.stats.path_s;
+    st->stream_s = d.stats.stream_s;
+    st->sim_s = d.stats.sim_s;
+    st->ops = d.stats.ops;
+    st->accesses = d.stats.accesses;
+    st->simulated = d.stats.simulated;
+    st->shared = d.stats.shared;
+    st->inputs = n_inputs;
+    st->jobs = jobs;
+    st->analysis_wall_s = wall_s() - w0;
+  }
+
   if (d.err[0]) {
     snprintf(err, err_size, "%s", d.err);
     return -1;
@@ -750,4 +1012,30 @@ void cb_results_free(cb_results *r) {
   }
   free(r->runs);
   memset(r, 0, sizeof *r);
+}
+
+void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  double an = s->path_s + s->stream_s + s->sim_s;
+  fprintf(f, "cbana stats:\n");
+  fprintf(f, "  compile          %8.3f s cpu (clang)\n", s->compile_s);
+  fprintf(f,
+          "  lowering         %8.3f s cpu (frontend wall, with compile: "
+          "%.3f s)\n",
+          s->lowering_s, s->frontend_wall_s);
+  fprintf(f, "  path selection   %8.3f s cpu (stream-hash passes)\n",
+          s->path_s);
+  fprintf(f, "  stream gen.      %8.3f s cpu (engine)\n", s->stream_s);
+  fprintf(f, "  cache simulation %8.3f s cpu\n", s->sim_s);
+  fprintf(f, "  analysis         %8.3f s wall (%.3f s cpu on %u jobs)\n",
+          s->analysis_wall_s, an, s->jobs);
+  fprintf(f, "  inputs %u: %u simulated, %u shared a twin's identical stream\n",
+          s->inputs, s->simulated, s->shared);
+  fprintf(f, "  operations %llu, accesses %llu", (unsigned long long)s->ops,
+          (unsigned long long)s->accesses);
+  if (s->stream_s + s->path_s > 0)
+    fprintf(f, " (%.1f M ops/s)",
+            1e-6 * (double)s->ops / (s->stream_s + s->path_s));
+  fprintf(f, "\n  peak RSS %ld KiB\n", ru.ru_maxrss);
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "engine_internal.h"
+#include "fastops.h"
 
 #define STACK_TOP_VALGRIND 0x1fff001000ull
 #define RET_ADDR_VALUE 0x109000ull /* what a pushed return address holds */
@@ -36,7 +37,7 @@ void cb_engine_options_default(cb_engine_options *opt) {
   memset(opt, 0, sizeof *opt);
   opt->budget = CB_ENGINE_DEFAULT_BUDGET;
   opt->stack_limit = CB_ENGINE_DEFAULT_STACK_LIMIT;
-  opt->mode = CB_ENGINE_EXACT;
+  opt->mode = CB_ENGINE_FAST;
 }
 
 /* valgrind 3.19 builds the initial stack below 0x1fff001000 (see
@@ -1028,6 +1029,8 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
   cb_run_outcome *out = e->out;
   cb_stop st = CB_GO;
   uint32_t target = 0;
+  const uint8_t *FK = e->fk; /* fast engine: pre-decoded kinds */
+  const cb_phi_edges *PE = e->pe.first ? &e->pe : NULL;
 
 #define V(o) ((o)&CB_OPND_CONST ? &K[(o) & ~CB_OPND_CONST] : &S[o])
 #define RELOAD()                                                               \
@@ -1048,6 +1051,141 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
     }
     budget--;
     const cb_op *op = &ops[ip++];
+    if (FK) {
+      /* The fast engine's specialised handlers (fastops.h): each does what
+       * the reference case below does for its form; `break` falls back to
+       * the reference case (page-crossing or unmapped accesses). */
+      switch (FK[ip - 1]) {
+      case FK_NONE:
+        break;
+      case FK_ADD:
+        S[op->dst].u = (V(op->a)->u + V(op->b)->u) & ty_mask[op->ty];
+        continue;
+      case FK_SUB:
+        S[op->dst].u = (V(op->a)->u - V(op->b)->u) & ty_mask[op->ty];
+        continue;
+      case FK_MUL:
+        S[op->dst].u = (V(op->a)->u * V(op->b)->u) & ty_mask[op->ty];
+        continue;
+      case FK_AND:
+        S[op->dst].u = V(op->a)->u & V(op->b)->u;
+        continue;
+      case FK_OR:
+        S[op->dst].u = V(op->a)->u | V(op->b)->u;
+        continue;
+      case FK_XOR:
+        S[op->dst].u = V(op->a)->u ^ V(op->b)->u;
+        continue;
+      case FK_FADD_D:
+        S[op->dst].d = V(op->a)->d + V(op->b)->d;
+        continue;
+      case FK_FSUB_D:
+        S[op->dst].d = V(op->a)->d - V(op->b)->d;
+        continue;
+      case FK_FMUL_D:
+        S[op->dst].d = V(op->a)->d * V(op->b)->d;
+        continue;
+      case FK_FDIV_D:
+        S[op->dst].d = V(op->a)->d / V(op->b)->d;
+        continue;
+      case FK_FADD_V:
+      case FK_FSUB_V:
+      case FK_FMUL_V:
+      case FK_FDIV_V: {
+        const cb_value *a = V(op->a), *b = V(op->b);
+        cb_value *r = &S[op->dst];
+        unsigned l = op->lanes;
+        switch (FK[ip - 1]) {
+        case FK_FADD_V:
+          for (unsigned i = 0; i < l; i++)
+            r[i].d = a[i].d + b[i].d;
+          break;
+        case FK_FSUB_V:
+          for (unsigned i = 0; i < l; i++)
+            r[i].d = a[i].d - b[i].d;
+          break;
+        case FK_FMUL_V:
+          for (unsigned i = 0; i < l; i++)
+            r[i].d = a[i].d * b[i].d;
+          break;
+        default:
+          for (unsigned i = 0; i < l; i++)
+            r[i].d = a[i].d / b[i].d;
+          break;
+        }
+        continue;
+      }
+      case FK_ICMP: {
+        uint64_t m = ty_mask[op->ty];
+        S[op->dst].u = icmp(op->aux, V(op->a)->u & m, V(op->b)->u & m, op->ty);
+        continue;
+      }
+      case FK_GEP0:
+        S[op->dst].u = V(op->a)->u + (uint64_t)X[op->aux];
+        continue;
+      case FK_GEP1: {
+        const int64_t *g = &X[op->aux];
+        uint64_t x = (uint64_t)g[2];
+        const cb_value *iv = V((cb_operand)(x & 0xffffffffu));
+        S[op->dst].u =
+            V(op->a)->u + (uint64_t)g[0] +
+            (uint64_t)sxbits(iv->u, (unsigned)(x >> 32)) * (uint64_t)g[3];
+        continue;
+      }
+      case FK_GEP2: {
+        const int64_t *g = &X[op->aux];
+        uint64_t x = (uint64_t)g[2], y = (uint64_t)g[4];
+        const cb_value *iv = V((cb_operand)(x & 0xffffffffu));
+        const cb_value *jv = V((cb_operand)(y & 0xffffffffu));
+        uint64_t addr = V(op->a)->u + (uint64_t)g[0];
+        addr += (uint64_t)sxbits(iv->u, (unsigned)(x >> 32)) * (uint64_t)g[3];
+        addr += (uint64_t)sxbits(jv->u, (unsigned)(y >> 32)) * (uint64_t)g[5];
+        S[op->dst].u = addr;
+        continue;
+      }
+      case FK_LOAD8:
+      case FK_LOAD16: {
+        uint64_t addr = V(op->a)->u;
+        unsigned size = FK[ip - 1] == FK_LOAD8 ? 8 : 16;
+        uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+        if (__builtin_expect(
+                !pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE, 0))
+          break;
+        memcpy(&S[op->dst], pp, size);
+        cb_eng_emit(e, addr, size, op->aux, false);
+        out->loads++;
+        continue;
+      }
+      case FK_STORE8:
+      case FK_STORE16: {
+        uint64_t addr = V(op->b)->u;
+        unsigned size = FK[ip - 1] == FK_STORE8 ? 8 : 16;
+        uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+        if (__builtin_expect(
+                !pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE, 0))
+          break;
+        memcpy(pp, V(op->a), size);
+        cb_eng_emit(e, addr, size, op->aux, true);
+        out->stores++;
+        continue;
+      }
+      case FK_FMA_D: {
+        const int64_t *g = &X[op->aux];
+        const cb_value *x = V(CB_CALL_ARG_OPERAND((uint64_t)g[4]));
+        const cb_value *y = V(CB_CALL_ARG_OPERAND((uint64_t)g[5]));
+        const cb_value *z = V(CB_CALL_ARG_OPERAND((uint64_t)g[6]));
+        unsigned l = op->lanes ? op->lanes : 1;
+        cb_value r[64];
+        for (unsigned i = 0; i < l; i++)
+          r[i].d = fma(x[i].d, y[i].d, z[i].d);
+        for (unsigned i = 0; i < l; i++)
+          S[op->dst + i] = r[i];
+        continue;
+      }
+      default:
+        break;
+      }
+    }
     switch ((cb_opcode)op->code) {
     case CB_OP_ADD:
     case CB_OP_SUB:
@@ -1457,7 +1595,38 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
     ip = nb->first_op;
     if (__builtin_expect(nb->n_mach != 0, 0))
       emit_mach(e, nb, F->cfa);
-    if (np) {
+    if (np && PE) {
+      /* fast engine: this edge's moves, precomputed (fastops.h) */
+      const cb_phi_edge *ed = &PE->edges[PE->first[gb]];
+      const cb_phi_edge *ee = &PE->edges[PE->first[gb + 1]];
+      while (ed < ee && ed->pred != from)
+        ed++;
+      uint64_t *tmp = e->phi_tmp;
+      size_t t = 0;
+      if (ed < ee) {
+        const cb_phi_move *mv = &PE->moves[ed->first_move];
+        for (uint32_t k = 0; k < ed->n_moves; k++) {
+          const cb_value *src =
+              mv[k].src == CB_NONE ? NULL : V((cb_operand)mv[k].src);
+          for (unsigned i = 0; i < mv[k].lanes; i++)
+            tmp[t++] = src ? src[i].u : 0;
+        }
+        t = 0;
+        for (uint32_t k = 0; k < ed->n_moves; k++)
+          for (unsigned i = 0; i < mv[k].lanes; i++)
+            S[mv[k].dst + i].u = tmp[t++];
+      } else {
+        /* an edge no phi names: every phi reads 0, as the reference */
+        for (uint32_t k = 0; k < np; k++) {
+          const cb_op *ph = &ops[ip + k];
+          unsigned l = ph->lanes ? ph->lanes : 1;
+          for (unsigned i = 0; i < l; i++)
+            S[ph->dst + i].u = 0;
+        }
+      }
+      budget = budget > np ? budget - np : 0;
+      ip += np;
+    } else if (np) {
       /* parallel: read every incoming value, then write */
       uint64_t *tmp = e->phi_tmp;
       size_t t = 0;
@@ -2058,6 +2227,8 @@ static void find_vector_selects(cb_eng *e) {
 static void precompute(cb_eng *e) {
   find_rmw(e);
   find_vector_selects(e);
+  if (e->opt.mode == CB_ENGINE_FAST)
+    e->fk = cb_fast_kinds(e->p, e->rmw); /* NULL: the reference loop */
   const cb_program *p = e->p;
   e->nphis = calloc(p->n_blocks + 1, sizeof *e->nphis);
   size_t maxl = 16;
@@ -2075,6 +2246,8 @@ static void precompute(cb_eng *e) {
       maxl = l;
   }
   e->phi_cap = maxl;
+  if (e->opt.mode == CB_ENGINE_FAST)
+    cb_phi_edges_build(p, e->nphis, &e->pe);
   e->phi_tmp = malloc(maxl * sizeof *e->phi_tmp);
   e->fn_by_addr = malloc((p->n_functions + 1) * sizeof *e->fn_by_addr);
   for (uint32_t f = 0; f < p->n_functions; f++)
@@ -2090,6 +2263,8 @@ static void eng_destroy(cb_eng *e) {
   cb_heap_free_model(e->heap);
   free(e->nphis);
   free(e->rmw);
+  free(e->fk);
+  cb_phi_edges_free(&e->pe);
   free(e->fo_off);
   free(e->frame_size);
   free(e->fn_by_addr);

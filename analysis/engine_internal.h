@@ -10,6 +10,7 @@
 
 #include "cbana/engine.h"
 #include "cbana/program.h"
+#include "fastops.h"
 #include "heap.h"
 #include "mem.h"
 #include "rand.h"
@@ -55,6 +56,9 @@ typedef struct cb_eng {
   uint32_t *nphis; /* per global block: leading phi ops */
   uint8_t *rmw;    /* per op: 1 for a store that x86 folds with its load into
                      one read-modify-write instruction (counted as a read) */
+  uint8_t *fk;     /* per op: the fast engine's kind (fastops.h); NULL in the
+                      reference mode */
+  cb_phi_edges pe; /* the fast engine's phi moves per edge (fastops.h) */
   int64_t *fo_off; /* per frame object: offset from the CFA */
   uint64_t *frame_size; /* per function: CFA - rsp in the body */
   uint32_t *fn_by_addr; /* function indexes sorted by addr */

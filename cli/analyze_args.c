@@ -31,6 +31,8 @@ enum {
   OPT_LEVEL,
   OPT_UPDATE,
   OPT_ARGV0,
+  OPT_EXACT_ENGINE,
+  OPT_NO_MEMO,
 };
 
 static const struct option long_options[] = {
@@ -56,6 +58,8 @@ static const struct option long_options[] = {
     {"level", required_argument, NULL, OPT_LEVEL},
     {"update", no_argument, NULL, OPT_UPDATE},
     {"argv0", required_argument, NULL, OPT_ARGV0},
+    {"exact-engine", no_argument, NULL, OPT_EXACT_ENGINE},
+    {"no-memo", no_argument, NULL, OPT_NO_MEMO},
     {NULL, 0, NULL, 0},
 };
 
@@ -192,6 +196,12 @@ bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
     case OPT_ARGV0:
       a->argv0 = optarg;
       break;
+    case OPT_EXACT_ENGINE:
+      a->exact_engine = true;
+      break;
+    case OPT_NO_MEMO:
+      a->no_memo = true;
+      break;
     case ':':
       fprintf(stderr, "cbana %s: %s needs a value\n", command, av[optind - 1]);
       ok = false;
@@ -265,6 +275,11 @@ void cb_analyze_args_usage(const char *command, const char *extra) {
       "  --argv0 PATH        the program's path as the real run gets it "
       "(./NAME)\n"
       "  --stats             where the time went, on stderr\n"
+      "  --exact-engine      the reference interpreter (same results, "
+      "slower)\n"
+      "  --no-memo           simulate every input, even when its access "
+      "stream\n"
+      "                      is identical to another's\n"
       "  --quiet             no progress on stderr\n",
       command, extra ? extra : "");
 }

@@ -29,6 +29,8 @@ typedef struct cb_analyze_args {
   bool no_classify;   /* --no-classify */
   bool quiet;         /* --quiet */
   bool stats;         /* --stats */
+  bool exact_engine;  /* --exact-engine: the reference interpreter */
+  bool no_memo;       /* --no-memo: simulate every input */
   /* check and validate */
   const char *baseline; /* --baseline FILE */
   double tolerance;     /* --tolerance PCT (validate), --max-increase */

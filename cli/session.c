@@ -9,7 +9,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CPU seconds of this process or of the children waited for (clang). */
+static double cpu_s(int who) {
+  struct rusage ru;
+  getrusage(who, &ru);
+  return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+         1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+}
 
 static bool add_flag(cb_cache_flags *f, const char *name, const char *value,
                      const char *command) {
@@ -145,7 +161,12 @@ int cb_session_open(cb_session *s, const cb_analyze_args *a,
   if (!err)
     return 2;
   err[0] = '\0';
-  if (cb_frontend_load(&fo, &s->program, err, err_size) != CB_FE_OK) {
+  double t0 = now_s(), c0 = cpu_s(RUSAGE_CHILDREN), l0 = cpu_s(RUSAGE_SELF);
+  cb_fe_status fst = cb_frontend_load(&fo, &s->program, err, err_size);
+  s->stats.compile_s = cpu_s(RUSAGE_CHILDREN) - c0;
+  s->stats.lowering_s = cpu_s(RUSAGE_SELF) - l0;
+  s->stats.frontend_wall_s = now_s() - t0;
+  if (fst != CB_FE_OK) {
     fprintf(stderr, "%s%s", err,
             err[0] && err[strlen(err) - 1] != '\n' ? "\n" : "");
     fprintf(stderr, "cbana %s: the program could not be loaded\n", command);
@@ -169,6 +190,9 @@ int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
   opt.jobs = a->jobs;
   opt.argv0 = s->argv0;
   opt.progress = !a->quiet && isatty(STDERR_FILENO) && s->n_inputs > 1;
+  opt.engine.mode = a->exact_engine ? CB_ENGINE_EXACT : CB_ENGINE_FAST;
+  opt.memoize = !a->exact_engine && !a->no_memo;
+  opt.stats = &s->stats;
   char err[256];
   int rc = cb_analysis_run(s->program, s->inputs, s->n_inputs, s->caches,
                            s->n_caches, &opt, r, err, sizeof err);
@@ -176,6 +200,8 @@ int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
     fprintf(stderr, "cbana %s: %s\n", command, err);
     return 2;
   }
+  if (a->stats)
+    cb_analysis_stats_print(stderr, &s->stats);
   for (unsigned i = 0; i < r->n_runs; i++) {
     const cb_run_result *run = &r->runs[i];
     if (run->ok || s->inputs[i].error)

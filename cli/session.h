@@ -20,8 +20,9 @@ typedef struct cb_session {
   int n_inline_words;
   char *inline_stdin;
   cb_program *program;
-  char *argv0;         /* the executable path the real run gets */
-  const char *exe_out; /* keep the executable here (validate) */
+  char *argv0;             /* the executable path the real run gets */
+  const char *exe_out;     /* keep the executable here (validate) */
+  cb_analysis_stats stats; /* --stats */
 } cb_session;
 
 /* Resolves caches and inputs and loads the program. Returns 0, or the

@@ -11,6 +11,8 @@
 #ifndef CBANA_ANALYSIS_H
 #define CBANA_ANALYSIS_H
 
+#include <stdio.h>
+
 #include "cbana/cache.h"
 #include "cbana/engine.h"
 #include "cbana/program.h"
@@ -33,12 +35,32 @@ typedef struct cb_analysis_input {
   const char *error_file; /* the inputs file, for error */
 } cb_analysis_input;
 
+/* Where the time went (--stats). CPU seconds are summed over the worker
+ * threads; the frontend's are filled by the caller. */
+typedef struct cb_analysis_stats {
+  double compile_s;       /* clang: the frontend's child processes (CPU) */
+  double lowering_s;      /* the frontend in this process: bitcode to Program,
+                             ELF, debug info (CPU) */
+  double frontend_wall_s; /* both, wall clock */
+  double path_s;          /* path selection: stream-hash passes (CPU) */
+  double stream_s;        /* stream generation: the engine (CPU) */
+  double sim_s;           /* cache simulation (CPU) */
+  double analysis_wall_s;
+  uint64_t ops, accesses;
+  unsigned inputs, simulated, shared; /* shared: results of a twin input */
+  unsigned jobs;
+} cb_analysis_stats;
+
 typedef struct cb_analysis_options {
   cb_engine_options engine;
   bool classify;     /* 3C classes and stack distances */
   unsigned jobs;     /* threads; 0: the number of cores */
   const char *argv0; /* the executable path the real run is given */
   bool progress;     /* a progress line on stderr */
+  /* Share the results of inputs whose access streams are identical (equal
+   * 128-bit stream hash and length): each is simulated once. */
+  bool memoize;
+  cb_analysis_stats *stats; /* filled when not NULL */
 } cb_analysis_options;
 
 /* Analyses every input with every cache. Returns 0 when every input ran
@@ -50,5 +72,8 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
                     cb_results *out, char *err, size_t err_size);
 
 void cb_results_free(cb_results *r);
+
+/* Prints stats (and the process's peak RSS) on f, one phase a line. */
+void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s);
 
 #endif

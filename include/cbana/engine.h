@@ -47,8 +47,10 @@ typedef struct cb_access_sink {
 #define CB_ENGINE_DEFAULT_STACK_LIMIT (8ull << 20)
 
 typedef enum cb_engine_mode {
-  CB_ENGINE_EXACT, /* interpret every operation */
-  CB_ENGINE_FAST   /* splice loop templates (not yet: runs EXACT) */
+  CB_ENGINE_EXACT, /* the reference: interpret every operation as written */
+  CB_ENGINE_FAST   /* the default: same results, faster paths (fused
+                      intrinsics, superoperations); --exact-engine selects
+                      EXACT */
 } cb_engine_mode;
 
 typedef struct cb_engine_options {

@@ -1,0 +1,143 @@
+/* The fast engine's op kinds; see fastops.h. */
+#include "fastops.h"
+
+#include <stdlib.h>
+
+static int is8(unsigned ty) {
+  return ty == CB_TY_I64 || ty == CB_TY_PTR || ty == CB_TY_F64;
+}
+
+static uint8_t kind(const cb_program *p, const cb_op *op, uint8_t rmw) {
+  unsigned lanes = op->lanes ? op->lanes : 1;
+  switch ((cb_opcode)op->code) {
+  case CB_OP_ADD:
+  case CB_OP_SUB:
+  case CB_OP_MUL:
+  case CB_OP_AND:
+  case CB_OP_OR:
+  case CB_OP_XOR:
+    if (lanes != 1 || op->ty == CB_TY_F32 || op->ty == CB_TY_F64)
+      return FK_NONE;
+    return op->code == CB_OP_ADD   ? FK_ADD
+           : op->code == CB_OP_SUB ? FK_SUB
+           : op->code == CB_OP_MUL ? FK_MUL
+           : op->code == CB_OP_AND ? FK_AND
+           : op->code == CB_OP_OR  ? FK_OR
+                                   : FK_XOR;
+  case CB_OP_FADD:
+  case CB_OP_FSUB:
+  case CB_OP_FMUL:
+  case CB_OP_FDIV:
+    if (op->ty != CB_TY_F64 || lanes > 8)
+      return FK_NONE;
+    if (lanes > 1)
+      return op->code == CB_OP_FADD   ? FK_FADD_V
+             : op->code == CB_OP_FSUB ? FK_FSUB_V
+             : op->code == CB_OP_FMUL ? FK_FMUL_V
+                                      : FK_FDIV_V;
+    return op->code == CB_OP_FADD   ? FK_FADD_D
+           : op->code == CB_OP_FSUB ? FK_FSUB_D
+           : op->code == CB_OP_FMUL ? FK_FMUL_D
+                                    : FK_FDIV_D;
+  case CB_OP_ICMP:
+    return lanes == 1 && op->ty < CB_TY_COUNT && op->ty != CB_TY_F32 &&
+                   op->ty != CB_TY_F64
+               ? FK_ICMP
+               : FK_NONE;
+  case CB_OP_GEP: {
+    int64_t n = p->extra[op->aux + 1];
+    return n == 0 ? FK_GEP0 : n == 1 ? FK_GEP1 : n == 2 ? FK_GEP2 : FK_NONE;
+  }
+  case CB_OP_LOAD:
+    if (!is8(op->ty))
+      return FK_NONE;
+    return lanes == 1 ? FK_LOAD8 : lanes == 2 ? FK_LOAD16 : FK_NONE;
+  case CB_OP_STORE:
+    if (!is8(op->ty) || (rmw & 1))
+      return FK_NONE;
+    return lanes == 1 ? FK_STORE8 : lanes == 2 ? FK_STORE16 : FK_NONE;
+  case CB_OP_CALL: {
+    const int64_t *g = &p->extra[op->aux];
+    if (g[0] == CB_CALL_INTRINSIC &&
+        (g[1] == CB_INTR_FMULADD || g[1] == CB_INTR_FMA) && g[3] == 3 &&
+        op->ty == CB_TY_F64 && op->dst != CB_NONE && lanes <= 64)
+      return FK_FMA_D;
+    return FK_NONE;
+  }
+  default:
+    return FK_NONE;
+  }
+}
+
+uint8_t *cb_fast_kinds(const cb_program *p, const uint8_t *rmw) {
+  uint8_t *k = calloc(p->n_ops + 1, 1);
+  if (!k)
+    return NULL;
+  for (uint32_t i = 0; i < p->n_ops; i++)
+    k[i] = kind(p, &p->ops[i], rmw ? rmw[i] : 0);
+  return k;
+}
+
+void cb_phi_edges_free(cb_phi_edges *pe) {
+  free(pe->first);
+  free(pe->edges);
+  free(pe->moves);
+  pe->first = NULL;
+  pe->edges = NULL;
+  pe->moves = NULL;
+}
+
+bool cb_phi_edges_build(const cb_program *p, const uint32_t *nphis,
+                        cb_phi_edges *pe) {
+  pe->first = calloc(p->n_blocks + 1, sizeof *pe->first);
+  /* upper bounds: one edge per incoming pair, one move per phi and edge */
+  size_t max_edges = 0, max_moves = 0;
+  for (uint32_t b = 0; b < p->n_blocks; b++)
+    for (uint32_t k = 0; k < nphis[b]; k++) {
+      int64_t n = p->extra[p->ops[p->blocks[b].first_op + k].aux];
+      max_edges += (size_t)n;
+      max_moves += (size_t)n * nphis[b];
+    }
+  pe->edges = malloc((max_edges + 1) * sizeof *pe->edges);
+  pe->moves = malloc((max_moves + 1) * sizeof *pe->moves);
+  if (!pe->first || !pe->edges || !pe->moves) {
+    cb_phi_edges_free(pe);
+    return false;
+  }
+  uint32_t ne = 0, nm = 0;
+  for (uint32_t b = 0; b < p->n_blocks; b++) {
+    pe->first[b] = ne;
+    uint32_t np = nphis[b], op0 = p->blocks[b].first_op;
+    /* every predecessor named by some phi, in first-seen order */
+    for (uint32_t k = 0; k < np; k++) {
+      const int64_t *g = &p->extra[p->ops[op0 + k].aux];
+      for (int64_t j = 0; j < g[0]; j++) {
+        uint32_t pred = (uint32_t)g[1 + 2 * j];
+        bool seen = false;
+        for (uint32_t x = pe->first[b]; x < ne && !seen; x++)
+          seen = pe->edges[x].pred == pred;
+        if (seen)
+          continue;
+        cb_phi_edge *ed = &pe->edges[ne++];
+        ed->pred = pred;
+        ed->first_move = nm;
+        ed->n_moves = np;
+        for (uint32_t q = 0; q < np; q++) {
+          const cb_op *ph = &p->ops[op0 + q];
+          const int64_t *h = &p->extra[ph->aux];
+          cb_phi_move *mv = &pe->moves[nm++];
+          mv->dst = ph->dst;
+          mv->lanes = ph->lanes ? ph->lanes : 1;
+          mv->src = CB_NONE;
+          for (int64_t i = 0; i < h[0]; i++)
+            if ((uint32_t)h[1 + 2 * i] == pred) {
+              mv->src = (uint32_t)h[2 + 2 * i];
+              break;
+            }
+        }
+      }
+    }
+  }
+  pe->first[p->n_blocks] = ne;
+  return true;
+}

@@ -1,0 +1,170 @@
+#!/bin/bash
+# cbana (fast engine, compile included) vs cachegrind, wall times.
+#
+#   bench/fast.sh [-b BUILD] [-r RESULTS] [-k "KERNEL ..."] SECTION...
+#
+# SECTION: medium | large | irregular | tablev | memory | report
+#   medium, large  every PolyBench kernel at MEDIUM / LARGE
+#   irregular      bench/workloads whose addresses come from loaded data
+#                  (CSR gathers, pointer chasing), near 10^8 data references
+#   tablev         the paper's Table V: 1000 inputs (gen_brpath_inputs.sh)
+#                  to br_path2 and br_path3; cachegrind runs a sample of
+#                  TABLEV_SAMPLE (20) of the inputs, one process each, and
+#                  the 1000-run figure is that mean times 1000
+#   memory         cbana's peak RSS as one program's stream grows 100x
+#   report         bench/results/fast.md from bench/results/fast.tsv
+# Each measurement is one line of RESULTS/fast.tsv:
+#   section name tool wall_s user_s sys_s maxrss_kib refs
+# A cachegrind line already there is not measured again (they take
+# minutes); cbana lines are replaced. CG_ONLY=1 measures only cachegrind,
+# CB_ONLY=1 only cbana. CBANA_FLAGS adds options to every cbana run
+# (e.g. --no-classify: the counters cachegrind computes, without the 3C
+# classes, whose shadow LRU stack costs more than the rest). The cbana binary is copied first,
+# so rebuilding while the bench runs does not disturb it.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+build=$root/build
+results=$here/results
+only=
+while getopts b:r:k: o; do
+  case $o in
+    b) build=$(cd "$OPTARG" && pwd) ;;
+    r) results=$OPTARG ;;
+    k) only=$OPTARG ;;
+    *) sed -n '2,22p' "$0"; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+mkdir -p "$results"
+tsv=$results/fast.tsv
+touch "$tsv"
+work=${BENCH_WORK:-/tmp/cbana-bench.$$}
+mkdir -p "$work"
+cbana=$work/cbana
+cp "$build/cbana" "$cbana"
+valgrind=${VALGRIND:-valgrind}
+
+# record SECTION NAME TOOL TIMEFILE REFS
+record() {
+  local sec=$1 name=$2 tool=$3 tf=$4 refs=${5:-0}
+  read -r wall user sys rss < <(tail -n 1 "$tf")
+  # replace an older line of the same measurement (flock: two at a time)
+  (
+    flock 9
+    grep -v -P "^\Q$sec\E\t\Q$name\E\t\Q$tool\E\t" "$tsv" > "$tsv.tmp"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$sec" "$name" "$tool" \
+      "$wall" "$user" "$sys" "$rss" "$refs" >> "$tsv.tmp"
+    mv "$tsv.tmp" "$tsv"
+  ) 9> "$tsv.lock"
+}
+
+have() { grep -q -P "^\Q$1\E\t\Q$2\E\t\Q$3\E\t" "$tsv"; }
+
+# cg SECTION NAME EXE ARGS...: cachegrind, once
+cg() {
+  local sec=$1 name=$2
+  shift 2
+  [ -z "${CB_ONLY:-}" ] || return 0
+  have "$sec" "$name" cachegrind && return 0
+  local tf=$work/cg.$sec.$name.time log=$work/cg.$sec.$name.log
+  (cd "$work" && /usr/bin/time -f '%e %U %S %M' -o "$tf" \
+    "$valgrind" --tool=cachegrind --cache-sim=yes \
+    --cachegrind-out-file=/dev/null "$@" > /dev/null 2> "$log")
+  local refs
+  refs=$(grep 'D   refs:' "$log" | sed 's/.*refs: *\([0-9,]*\).*/\1/' |
+    tr -d ,)
+  record "$sec" "$name" cachegrind "$tf" "${refs:-0}"
+}
+
+# cb SECTION NAME cbana-analyze-ARGS...
+cb() {
+  local sec=$1 name=$2
+  shift 2
+  [ -z "${CG_ONLY:-}" ] || return 0
+  local tf=$work/cb.$sec.$name.time log=$work/cb.$sec.$name.log
+  (cd "$work" && /usr/bin/time -f '%e %U %S %M' -o "$tf" \
+    "$cbana" analyze "$@" ${CBANA_FLAGS:-} --quiet --stats --format json \
+    -o "$work/cb.$sec.$name.json" 2> "$log")
+  local acc
+  acc=$(grep -o 'accesses [0-9]*' "$log" | head -n 1 | cut -d' ' -f2)
+  record "$sec" "$name" cbana "$tf" "${acc:-0}"
+  cp "$log" "$results/stats.$sec.$name.txt"
+}
+
+polybench() {
+  local size=$1 sec
+  sec=$(echo "$size" | tr 'A-Z' 'a-z')
+  "$root/polybench/build.sh" -s "$size" -o "$work/pb-$size" > /dev/null
+  "$root/polybench/build.sh" --list | while read -r name src; do
+    if [ -n "$only" ] && ! echo " $only " | grep -q " $name "; then
+      continue
+    fi
+    cg "$sec" "$name" "$work/pb-$size/$name"
+    # LARGE kernels run past the default budget of 10^9 operations
+    cb "$sec" "$name" "$root/polybench/$src" --budget 1000000000000 \
+      --cflags "-O2 -D${size}_DATASET -I$root/polybench"
+  done
+}
+
+# Irregular: NAME ARGS, sized near 10^8 data references.
+irregular() {
+  "$root/bench/workloads/build.sh" -o "$work/wl" > /dev/null
+  while read -r prog args; do
+    local name
+    name=$(echo "$prog $args" | tr ' ' '_')
+    # shellcheck disable=SC2086
+    cg irregular "$name" "$work/wl/$prog" $args
+    cb irregular "$name" "$root/bench/workloads/$prog.c" --args "$args"
+  done << 'EOF'
+pr 100000 1000000 1 10
+tc 100000 1000000 1 1
+load_loop array heap ir 1000000 100
+EOF
+}
+
+tablev() {
+  "$root/bench/workloads/build.sh" -o "$work/wl" br_path2 br_path3 > /dev/null
+  local n=${TABLEV_SAMPLE:-20}
+  "$root/bench/workloads/gen_brpath_inputs.sh" 1000 > "$work/tablev.inputs"
+  for prog in br_path2 br_path3; do
+    if [ -z "${CB_ONLY:-}" ] && ! have tablev "$prog" cachegrind; then
+      local tf=$work/cg.tablev.$prog.time
+      grep -v '^#' "$work/tablev.inputs" | head -n "$n" > "$work/sample"
+      (cd "$work" && /usr/bin/time -f '%e %U %S %M' -o "$tf.sample" \
+        sh -c 'while read -r x nn; do
+                 "$1" --tool=cachegrind --cache-sim=yes \
+                   --cachegrind-out-file=/dev/null "$2" "$x" "$nn" \
+                   > /dev/null 2>&1
+               done < sample' sh "$valgrind" "$work/wl/$prog")
+      # the sample's mean run, times 1000 (wall, user, sys; rss as is)
+      awk -v n="$n" '{ printf "%.2f %.2f %.2f %s\n", $1 / n * 1000,
+        $2 / n * 1000, $3 / n * 1000, $4 }' "$tf.sample" > "$tf"
+      record tablev "$prog" cachegrind "$tf" 0
+    fi
+    cb tablev "$prog" "$root/bench/workloads/$prog.c" \
+      --inputs "$work/tablev.inputs"
+  done
+}
+
+# Peak memory against stream length: the same data (N elements), M passes.
+memory() {
+  "$root/bench/workloads/build.sh" -o "$work/wl" load_loop > /dev/null
+  for m in 10 100 1000; do
+    CG_ONLY= cb memory "load_loop_r_10000_x$m" \
+      "$root/bench/workloads/load_loop.c" --args "array heap r 10000 $m"
+  done
+}
+
+for s in "$@"; do
+  case $s in
+    medium) polybench MEDIUM ;;
+    large) polybench LARGE ;;
+    irregular) irregular ;;
+    tablev) tablev ;;
+    memory) memory ;;
+    report) python3 "$here/fast_report.py" "$tsv" > "$results/fast.md" ;;
+    *) echo "fast.sh: unknown section $s" >&2; exit 2 ;;
+  esac
+done
+[ -n "${BENCH_WORK:-}" ] || rm -rf "$work"

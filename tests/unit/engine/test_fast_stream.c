@@ -1,0 +1,187 @@
+/* The fast engine against the reference interpreter, access by access:
+ * for every program of the corpus (the bad ones too: budget, faults) and
+ * of tests/unit/engine/progs, and for PolyBench kernels at MINI, both
+ * modes run every input; the access streams (address, size, site,
+ * direction, in order), the outcome (status, message, exit code, output,
+ * operations, loads, stores, library traffic, path signature, branches)
+ * must be identical. Usage: engine_fast_stream [NAME...] (default: all). */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cbana/engine.h"
+#include "cbana/frontend.h"
+#include "cbana/inputs.h"
+#include "check.h"
+
+typedef struct prog {
+  const char *name;
+  const char *sources[3];
+  const char *inputs;
+  const char *cflags;
+} prog;
+
+#define PB "-O2 -DMINI_DATASET -I" CB_TEST_POLYBENCH
+static const prog progs[] = {
+    {"stride_global", {"stride_global.c"}, "stride_global.inputs", NULL},
+    {"branch_paths", {"branch_paths.c"}, "branch_paths.inputs", NULL},
+    {"aos_soa", {"aos_soa.c"}, "aos_soa.inputs", NULL},
+    {"conflict_pad", {"conflict_pad.c"}, "conflict_pad.inputs", NULL},
+    {"rand_gather", {"rand_gather.c"}, "rand_gather.inputs", NULL},
+    {"linked_list", {"linked_list.c"}, "linked_list.inputs", NULL},
+    {"stack_stencil", {"stack_stencil.c"}, "stack_stencil.inputs", NULL},
+    {"merge_sort", {"merge_sort.c"}, "merge_sort.inputs", NULL},
+    {"mem_funcs", {"mem_funcs.c"}, "mem_funcs.inputs", NULL},
+    {"stdin_hist", {"stdin_hist.c"}, "stdin_hist.inputs", NULL},
+    {"converge", {"converge.c"}, "converge.inputs", NULL},
+    {"matmul_heap", {"matmul_heap.c"}, "matmul_heap.inputs", NULL},
+    {"two_files",
+     {"two_files/main.c", "two_files/kernel.c"},
+     "two_files/inputs",
+     NULL},
+    {"endless", {"bad/endless.c"}, "bad/endless.inputs", NULL},
+    {"out_of_bounds",
+     {"bad/out_of_bounds.c"},
+     "bad/out_of_bounds.inputs",
+     NULL},
+    {"libc_mix", {"@libc_mix.c"}, "@libc_mix.inputs", NULL},
+    {"vec_mix", {"@vec_mix.c"}, "@vec_mix.inputs", NULL},
+    {"gemm", {"%linear-algebra/blas/gemm.c"}, NULL, PB},
+    {"seidel-2d", {"%stencils/seidel-2d.c"}, NULL, PB},
+    {"cholesky", {"%linear-algebra/solvers/cholesky.c"}, NULL, PB},
+    {"nussinov", {"%medley/nussinov.c"}, NULL, PB},
+    {"deriche", {"%medley/deriche.c"}, NULL, PB},
+};
+
+static void prog_path(char *out, size_t n, const char *rel) {
+  if (rel[0] == '@')
+    snprintf(out, n, "%s/%s", CB_TEST_PROGS, rel + 1);
+  else if (rel[0] == '%')
+    snprintf(out, n, "%s/%s", CB_TEST_POLYBENCH, rel + 1);
+  else
+    snprintf(out, n, "%s/%s", CB_TEST_CORPUS, rel);
+}
+
+/* The stream, hashed access by access, and its length. */
+typedef struct stream {
+  uint64_t h, n;
+} stream;
+
+static void hash_sink(void *ctx, const cb_access *b, size_t n) {
+  stream *s = ctx;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t w[2] = {b[i].addr, (uint64_t)b[i].site |
+                                    (uint64_t)b[i].size << 32 |
+                                    (uint64_t)b[i].is_write << 48};
+    for (int k = 0; k < 2; k++) {
+      s->h ^= w[k];
+      s->h *= 0x100000001b3ull;
+      s->h ^= s->h >> 29;
+    }
+  }
+  s->n += n;
+}
+
+static unsigned char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  unsigned char *b = malloc(1 << 20);
+  *len = b ? fread(b, 1, 1 << 20, f) : 0;
+  fclose(f);
+  return b;
+}
+
+static void run_mode(const cb_program *p, const cb_run_input *in,
+                     cb_engine_mode mode, stream *s, cb_run_outcome *o) {
+  cb_engine_options opt;
+  cb_engine_options_default(&opt);
+  opt.mode = mode;
+  opt.budget = 200000000;
+  memset(s, 0, sizeof *s);
+  cb_access_sink sink = {hash_sink, s};
+  cb_engine_run(p, in, &opt, &sink, o);
+}
+
+static void one_input(const prog *pr, const cb_program *p, int argc,
+                      char **args, const char *stdin_path, const char *text) {
+  const char *argv[64];
+  argv[0] = "./prog";
+  for (int i = 0; i < argc && i < 62; i++)
+    argv[i + 1] = args[i];
+  size_t len = 0;
+  unsigned char *data = stdin_path ? slurp(stdin_path, &len) : NULL;
+  cb_run_input in = {argc + 1, argv, data, len};
+  stream se, sf;
+  cb_run_outcome oe, of;
+  run_mode(p, &in, CB_ENGINE_EXACT, &se, &oe);
+  run_mode(p, &in, CB_ENGINE_FAST, &sf, &of);
+  bool same =
+      se.h == sf.h && se.n == sf.n && oe.status == of.status &&
+      !strcmp(oe.message, of.message) && oe.exit_code == of.exit_code &&
+      oe.ops == of.ops && oe.loads == of.loads && oe.stores == of.stores &&
+      oe.lib_reads == of.lib_reads && oe.lib_writes == of.lib_writes &&
+      oe.path_signature == of.path_signature && oe.branches == of.branches &&
+      oe.out_len == of.out_len && !memcmp(oe.out, of.out, oe.out_len) &&
+      oe.err_len == of.err_len && !memcmp(oe.err, of.err, oe.err_len);
+  CHECK(same);
+  printf("%s %-14s [%s]: %llu accesses, %llu ops, status %d\n",
+         same ? "ok  " : "FAIL", pr->name, text ? text : "",
+         (unsigned long long)se.n, (unsigned long long)oe.ops, oe.status);
+  if (!same)
+    printf("     exact %llx/%llu ops %llu | fast %llx/%llu ops %llu\n",
+           (unsigned long long)se.h, (unsigned long long)se.n,
+           (unsigned long long)oe.ops, (unsigned long long)sf.h,
+           (unsigned long long)sf.n, (unsigned long long)of.ops);
+  cb_run_outcome_free(&oe);
+  cb_run_outcome_free(&of);
+  free(data);
+}
+
+static void one_prog(const prog *pr) {
+  const char *srcs[3];
+  size_t ns = 0;
+  char paths[3][512];
+  for (; ns < 3 && pr->sources[ns]; ns++) {
+    prog_path(paths[ns], sizeof paths[ns], pr->sources[ns]);
+    srcs[ns] = paths[ns];
+  }
+  cb_frontend_options fo = {0};
+  fo.sources = srcs;
+  fo.n_sources = ns;
+  fo.cflags = pr->cflags ? pr->cflags : "-O2";
+  cb_program *p = NULL;
+  char err[4096];
+  cb_fe_status fs = cb_frontend_load(&fo, &p, err, sizeof err);
+  CHECK(fs == CB_FE_OK);
+  if (fs != CB_FE_OK) {
+    fprintf(stderr, "%s: frontend: %s\n", pr->name, err);
+    return;
+  }
+  if (!pr->inputs) {
+    one_input(pr, p, 0, NULL, NULL, "(no args)");
+  } else {
+    char ip[600];
+    prog_path(ip, sizeof ip, pr->inputs);
+    cb_inputs in;
+    CHECK(cb_inputs_parse_file(ip, &in) == 0);
+    for (size_t i = 0; i < in.n; i++)
+      one_input(pr, p, in.sets[i].argc, in.sets[i].args, in.sets[i].stdin_path,
+                in.sets[i].text);
+    cb_inputs_free(&in);
+  }
+  cb_program_free(p);
+}
+
+int main(int argc, char **argv) {
+  for (size_t i = 0; i < sizeof progs / sizeof *progs; i++) {
+    bool want = argc < 2;
+    for (int k = 1; k < argc; k++)
+      if (!strcmp(argv[k], progs[i].name))
+        want = true;
+    if (want)
+      one_prog(&progs[i]);
+  }
+  return check_done();
+}
