@@ -113,6 +113,50 @@ static void ret_f(cb_value *r, float f) {
   r->f = f;
 }
 
+/* libm: the host's glibc libm gives the real run's results bit for bit.
+ * One table per signature instead of a case per function. */
+typedef double (*libm_d1)(double);
+typedef double (*libm_d2)(double, double);
+typedef float (*libm_f1)(float);
+typedef float (*libm_f2)(float, float);
+
+static const libm_d1 libm_double1[CB_LIBC_COUNT] = {
+    [CB_LIBC_SQRT] = sqrt, [CB_LIBC_EXP] = exp,     [CB_LIBC_LOG] = log,
+    [CB_LIBC_LOG2] = log2, [CB_LIBC_LOG10] = log10, [CB_LIBC_SIN] = sin,
+    [CB_LIBC_COS] = cos,   [CB_LIBC_TAN] = tan,     [CB_LIBC_ATAN] = atan,
+    [CB_LIBC_TANH] = tanh, [CB_LIBC_FABS] = fabs,   [CB_LIBC_FLOOR] = floor,
+    [CB_LIBC_CEIL] = ceil, [CB_LIBC_ROUND] = round,
+};
+static const libm_d2 libm_double2[CB_LIBC_COUNT] = {
+    [CB_LIBC_POW] = pow,   [CB_LIBC_ATAN2] = atan2, [CB_LIBC_FMOD] = fmod,
+    [CB_LIBC_FMAX] = fmax, [CB_LIBC_FMIN] = fmin,
+};
+static const libm_f1 libm_float1[CB_LIBC_COUNT] = {
+    [CB_LIBC_SQRTF] = sqrtf,
+    [CB_LIBC_EXPF] = expf,
+    [CB_LIBC_LOGF] = logf,
+    [CB_LIBC_FABSF] = fabsf,
+};
+static const libm_f2 libm_float2[CB_LIBC_COUNT] = {[CB_LIBC_POWF] = powf};
+
+/* Calls fn when it is a libm function; false when it is not one. */
+static bool call_libm(uint32_t fn, const cb_value *a, const uint8_t *ty,
+                      cb_value *ret) {
+  if (fn >= CB_LIBC_COUNT)
+    return false;
+  if (libm_double1[fn])
+    ret[0].d = libm_double1[fn](arg_d(a, ty, 0));
+  else if (libm_double2[fn])
+    ret[0].d = libm_double2[fn](arg_d(a, ty, 0), arg_d(a, ty, 1));
+  else if (libm_float1[fn])
+    ret_f(ret, libm_float1[fn](a[0].f));
+  else if (libm_float2[fn])
+    ret_f(ret, libm_float2[fn](a[0].f, a[1].f));
+  else
+    return false;
+  return true;
+}
+
 cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
                      const uint8_t *ty, uint32_t n, cb_value *ret) {
   cb_value pad[8];
@@ -126,6 +170,8 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
     a = pad;
     ty = padty;
   }
+  if (call_libm(fn, a, ty, ret))
+    return CB_GO;
   cb_heap *h = e->heap;
   switch ((cb_libfn)fn) {
   case CB_LIBC_MALLOC:
@@ -310,78 +356,6 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
   }
   case CB_LIBC_LABS:
     ret[0].u = a[0].s < 0 ? 0 - a[0].u : a[0].u;
-    return CB_GO;
-  case CB_LIBC_SQRT:
-    ret[0].d = sqrt(arg_d(a, ty, 0));
-    return CB_GO;
-  case CB_LIBC_SQRTF:
-    ret_f(ret, sqrtf(a[0].f));
-    return CB_GO;
-  case CB_LIBC_EXP:
-    ret[0].d = exp(arg_d(a, ty, 0));
-    return CB_GO;
-  case CB_LIBC_EXPF:
-    ret_f(ret, expf(a[0].f));
-    return CB_GO;
-  case CB_LIBC_LOG:
-    ret[0].d = log(arg_d(a, ty, 0));
-    return CB_GO;
-  case CB_LIBC_LOGF:
-    ret_f(ret, logf(a[0].f));
-    return CB_GO;
-  case CB_LIBC_LOG2:
-    ret[0].d = log2(arg_d(a, ty, 0));
-    return CB_GO;
-  case CB_LIBC_LOG10:
-    ret[0].d = log10(arg_d(a, ty, 0));
-    return CB_GO;
-  case CB_LIBC_POW:
-    ret[0].d = pow(arg_d(a, ty, 0), arg_d(a, ty, 1));
-    return CB_GO;
-  case CB_LIBC_POWF:
-    ret_f(ret, powf(a[0].f, a[1].f));
-    return CB_GO;
-  case CB_LIBC_SIN:
-    ret[0].d = sin(arg_d(a, ty, 0));
-    return CB_GO;
-  case CB_LIBC_COS:
-    ret[0].d = cos(arg_d(a, ty, 0));
-    return CB_GO;
-  case CB_LIBC_TAN:
-    ret[0].d = tan(arg_d(a, ty, 0));
-    return CB_GO;
-  case CB_LIBC_ATAN:
-    ret[0].d = atan(arg_d(a, ty, 0));
-    return CB_GO;
-  case CB_LIBC_ATAN2:
-    ret[0].d = atan2(arg_d(a, ty, 0), arg_d(a, ty, 1));
-    return CB_GO;
-  case CB_LIBC_TANH:
-    ret[0].d = tanh(arg_d(a, ty, 0));
-    return CB_GO;
-  case CB_LIBC_FABS:
-    ret[0].d = fabs(arg_d(a, ty, 0));
-    return CB_GO;
-  case CB_LIBC_FABSF:
-    ret_f(ret, fabsf(a[0].f));
-    return CB_GO;
-  case CB_LIBC_FLOOR:
-    ret[0].d = floor(arg_d(a, ty, 0));
-    return CB_GO;
-  case CB_LIBC_CEIL:
-    ret[0].d = ceil(arg_d(a, ty, 0));
-    return CB_GO;
-  case CB_LIBC_ROUND:
-    ret[0].d = round(arg_d(a, ty, 0));
-    return CB_GO;
-  case CB_LIBC_FMOD:
-    ret[0].d = fmod(arg_d(a, ty, 0), arg_d(a, ty, 1));
-    return CB_GO;
-  case CB_LIBC_FMAX:
-    ret[0].d = fmax(arg_d(a, ty, 0), arg_d(a, ty, 1));
-    return CB_GO;
-  case CB_LIBC_FMIN:
-    ret[0].d = fmin(arg_d(a, ty, 0), arg_d(a, ty, 1));
     return CB_GO;
   default:
     return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
