@@ -61,7 +61,7 @@ typedef struct cb_alloc_site {
   uint64_t min_size, max_size; /* smallest and largest request */
   uint64_t lines; /* working set: distinct first-level lines touched */
   uint32_t hot_file, hot_line; /* the line with most first-level misses
-                                  in these blocks (0/0: none) */
+                                  in these blocks (hot_line 0: none) */
   /* accesses, misses and classes per level (n_levels used) */
   cb_site_counts level[CB_RESULT_LEVELS];
 } cb_alloc_site;
