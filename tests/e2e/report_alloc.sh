@@ -88,6 +88,16 @@ h = lambda c: sorted(json.dumps(v, sort_keys=True) for v in c["variables"] if v[
 assert h(a) == h(b) and len(h(a)) == 5
 PY
 
+# cbana diff keys heap rows by allocation site: a smaller M changes only
+# M's misses (and those of the lines that touch it).
+"$cbana" analyze --quiet "$data/alloc_sites.c" --cflags "-O1 -DBIG=16384" --args 1 \
+  --format json -o "$tmp/c.json" && ok || bad "analyze -DBIG"
+"$cbana" diff "$tmp/a.json" "$tmp/c.json" >"$tmp/diff.txt"
+[ $? -eq 1 ] && ok || bad "diff exit"
+mline=$(grep -n 'SITE M' "$data/alloc_sites.c" | cut -d: -f1)
+grep -qE "^      malloc@alloc_sites.c:$mline in main +8193 -> +4097 +-4096$" "$tmp/diff.txt" && ok || bad "diff: M's row: $(grep alloc_sites.c:$mline "$tmp/diff.txt")"
+grep -q "malloc@alloc_sites.c:[0-9]* in main .*->" "$tmp/diff.txt" && ! grep -qE "alloc_sites.c:$(grep -n 'SITE A' "$data/alloc_sites.c" | cut -d: -f1) in main" "$tmp/diff.txt" && ok || bad "diff: only M changed"
+
 # Corpus programs with heap data name their allocation lines.
 python3 - "$cbana" "$corpus" "$tmp" <<'PY' && ok || bad "corpus alloc sites"
 import json, subprocess, sys

@@ -6,7 +6,9 @@
 
 #define NB 8
 #define NE 64
+#ifndef BIG
 #define BIG 32768 /* doubles: 256 KiB, above the mmap threshold */
+#endif
 
 int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 1;
