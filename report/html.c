@@ -78,6 +78,8 @@ static void add_data_rows(json_object *vars, const cb_program *p,
                  : "";
     }
     json_object_object_add(v, "type", json_object_new_string(type));
+    if (kind == CB_DATA_ALLOC)
+      json_object_object_add(v, "heap", json_object_new_boolean(1));
     json_object_object_add(v, "accesses",
                            json_object_new_uint64(rows[k].level[0].accesses));
     json_object *m = json_object_new_array();
@@ -165,7 +167,8 @@ static const char *script =
     ".concat(['compulsory','capacity','conflict','lines touched'])"
     ".forEach(function(h){th.appendChild(el('th',{},h));});"
     "(run.variables||[]).forEach(function(v){var tr=el('tr',{'class':"
-    "'var-row'});tr.appendChild(el('td',{},v.name));tr.appendChild(el('td',"
+    "v.heap?'heap-row':'var-row'});tr.appendChild(el('td',{},v.name));tr."
+    "appendChild(el('td',"
     "{},v.type));[v.accesses].concat(v.misses).concat([v.compulsory,"
     "v.capacity,v.conflict,v.lines]).forEach(function(x){tr.appendChild("
     "el('td',{'class':'n'},String(x)));});tb.appendChild(tr);});}\n"
