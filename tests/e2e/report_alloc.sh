@@ -88,6 +88,26 @@ h = lambda c: sorted(json.dumps(v, sort_keys=True) for v in c["variables"] if v[
 assert h(a) == h(b) and len(h(a)) == 5
 PY
 
+# Many inputs on one job: later inputs are hashed first and copy a twin's
+# results (memoization); every run has the same heap rows as the single
+# run. --no-classify has none (and still runs).
+printf '1\n2\n1\n1\n' >"$tmp/four.inputs"
+"$cbana" analyze --quiet "$data/alloc_sites.c" --cflags -O1 --inputs "$tmp/four.inputs" \
+  --jobs 1 --format json -o "$tmp/four.json" && ok || bad "analyze 4 inputs"
+"$cbana" analyze --quiet "$data/alloc_sites.c" --cflags -O1 --args 1 --no-classify \
+  --format json -o "$tmp/nc.json" && ok || bad "analyze --no-classify"
+python3 - "$tmp/a.json" "$tmp/four.json" "$tmp/nc.json" <<'PY' && ok || bad "heap rows with memoization / --no-classify"
+import json, sys
+a, four, nc = (json.load(open(f)) for f in sys.argv[1:])
+h = lambda c: sorted(json.dumps(v, sort_keys=True) for v in c["variables"] if v["kind"] == "heap")
+want = h(a["runs"][0]["caches"][0])
+assert len(four["runs"]) == 4
+for r in four["runs"]:
+    assert h(r["caches"][0]) == want, r["input"]
+c = nc["runs"][0]["caches"][0]
+assert not h(c) and "data" not in c
+PY
+
 # cbana diff keys heap rows by allocation site: a smaller M changes only
 # M's misses (and those of the lines that touch it).
 "$cbana" analyze --quiet "$data/alloc_sites.c" --cflags "-O1 -DBIG=16384" --args 1 \
