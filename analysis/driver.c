@@ -240,13 +240,6 @@ static bool collect_cache(const driver *d, cb_hierarchy *h,
 
 static void fail_run(cb_run_result *r, const char *msg, const char *file,
                      unsigned line) {
-  /* Reports put the location in front; drop the engine's own copy. */
-  char where[512];
-  if (file) {
-    int n = snprintf(where, sizeof where, "%s:%u: ", file, line);
-    if (n > 0 && (size_t)n < sizeof where && strncmp(msg, where, n) == 0)
-      msg += n;
-  }
   r->ok = false;
   free(r->error_message);
   free(r->error_file);

@@ -40,15 +40,13 @@ cb_stop cb_eng_fail(cb_eng *e, cb_run_status st, uint32_t site, const char *fmt,
   }
   o->file = file;
   o->line = line;
+  /* the location is in file and line: reports put it in front */
   char msg[400];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (file)
-    snprintf(o->message, sizeof o->message, "%s:%u: %s", file, line, msg);
-  else
-    snprintf(o->message, sizeof o->message, "%s", msg);
+  snprintf(o->message, sizeof o->message, "%s", msg);
   return CB_FAIL;
 }
 
