@@ -11,6 +11,7 @@
 #include "engine_internal.h"
 #include "fastops.h"
 
+/* Orders function indexes by code address (e->fn_by_addr). */
 static int cmp_fn_addr(const void *a, const void *b, void *ctx) {
   const cb_program *p = ctx;
   uint64_t x = p->functions[*(const uint32_t *)a].addr;

@@ -154,6 +154,8 @@ void eng_set_params(cb_eng *e, uint32_t f, const cb_value *const *vals,
   }
 }
 
+/* A call op: pushes a frame (CB_GO with the new frame on top), or runs
+ * the library function and writes the result. */
 cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
   const cb_program *p = e->p;
   const int64_t *g = &p->extra[op->aux];
