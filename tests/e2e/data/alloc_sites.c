@@ -21,13 +21,13 @@ int main(int argc, char **argv) {
   free(blk[3]);
   long *r = malloc(NE * sizeof(long)); /* SITE B: blk[3]'s chunk again */
   for (int i = 0; i < NE; i++)
-    r[i] = i + n; /* 64 stores to B */
+    r[i] = i + n;                          /* 64 stores to B */
   double *g = malloc(16 * sizeof(double)); /* SITE C */
   for (int i = 0; i < 16; i++)
-    g[i] = i * 0.5; /* 16 stores to C */
+    g[i] = i * 0.5;                      /* 16 stores to C */
   g = realloc(g, 1024 * sizeof(double)); /* SITE D */
   for (int i = 16; i < 1024; i++)
-    g[i] = i * 0.25; /* 1008 stores to D */
+    g[i] = i * 0.25;                        /* 1008 stores to D */
   double *m = malloc(BIG * sizeof(double)); /* SITE M */
   for (int i = 0; i < BIG; i++)
     m[i] = i * (double)n; /* 32768 stores to M */
