@@ -111,6 +111,8 @@ static void pair_clear(pair_map *m) {
 
 /* ---- the tracker ---- */
 
+#define RECENT 4096
+
 typedef struct blk {
   uint64_t start, end;
   uint32_t row;
@@ -140,7 +142,12 @@ struct cb_alloc_track {
   row_extra *extra;
   uint32_t n_rows, cap_rows;
   pair_map lines; /* (row, line): the working sets */
-  pair_map hot;   /* (row, site): first-level misses */
+  /* A direct-mapped filter of (row, line) pairs already in `lines`: a
+   * walk down a column of a heap matrix changes line at every access, and
+   * most of those lines were seen recently. */
+  uint64_t recent_line[RECENT]; /* line + 1; 0: empty */
+  uint32_t recent_row[RECENT];
+  pair_map hot; /* (row, site): first-level misses */
 };
 
 cb_alloc_track *cb_alloc_track_new(const cb_program *p, unsigned n_levels,
@@ -173,6 +180,7 @@ void cb_alloc_track_reset(cb_alloc_track *t) {
   t->epoch++; /* the caches of the previous run */
   pair_clear(&t->lines);
   pair_clear(&t->hot);
+  memset(t->recent_line, 0, sizeof t->recent_line);
 }
 
 void cb_alloc_track_free(cb_alloc_track *t) {
@@ -346,9 +354,15 @@ void cb_alloc_track_count(cb_alloc_track *t, uint32_t row, const cb_access *a,
     return;
   t->extra[row].last_line = last + 1;
   for (uint64_t line = first; line <= last && line - first < 64; line++) {
+    size_t k = line & (RECENT - 1);
+    if (t->recent_line[k] == line + 1 && t->recent_row[k] == row)
+      continue;
     pair_entry *e = pair_get(&t->lines, row, line, &fresh);
-    if (e && fresh)
-      r->lines++;
+    if (!e)
+      continue;
+    r->lines += fresh;
+    t->recent_line[k] = line + 1;
+    t->recent_row[k] = row;
   }
 }
 
