@@ -156,6 +156,10 @@ static void test_random(void) {
   bool used[SLOTS];
   memset(used, 0, sizeof used);
   uint64_t want_acc[N_SITES] = {0}, want_blocks[N_SITES] = {0};
+  /* working sets: distinct 64-byte lines per site, from base - 256 */
+  enum { LINES = (256 * SLOTS + 1024) / 64 };
+  static bool seen_line[N_SITES][LINES];
+  uint64_t want_lines[N_SITES] = {0};
   uint64_t base = 0x4035000;
   int bad = 0;
   for (int step = 0; step < 200000; step++) {
@@ -195,8 +199,14 @@ static void test_random(void) {
       for (unsigned s = 0; s < SLOTS; s++) /* naive: every block */
         if (used[s] && addr >= live[s].start && addr < live[s].end)
           want = live[s].site;
-      if (want != CB_NONE)
+      if (want != CB_NONE) {
         want_acc[want]++;
+        uint64_t li = (addr >> 6) - ((base - 256) >> 6);
+        if (!seen_line[want][li]) {
+          seen_line[want][li] = true;
+          want_lines[want]++;
+        }
+      }
       cb_access a = {addr, site, 1, 0, 0};
       uint32_t row = cb_alloc_track_find(t, addr, site);
       cb_alloc_site *rows;
@@ -221,6 +231,7 @@ static void test_random(void) {
     CHECK(r != NULL);
     if (r) {
       CHECK_EQ_U64(r->level[0].accesses, want_acc[s]);
+      CHECK_EQ_U64(r->lines, want_lines[s]);
       CHECK_EQ_U64(r->blocks, want_blocks[s]);
     }
   }
