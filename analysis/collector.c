@@ -94,7 +94,8 @@ bool drv_collector_init(collector *c, cb_hierarchy *h, const cb_program *p) {
   if ((uint64_t)p->n_vars * c->sets[0] <= (1u << 22))
     c->var_set =
         calloc((size_t)p->n_vars * c->sets[0] * 2 + 1, sizeof *c->var_set);
-  return c->last_line && c->var_set;
+  c->alloc = cb_alloc_track_new(p, c->nl, c->shift[0]);
+  return c->last_line && c->var_set && c->alloc;
 }
 
 void drv_collector_reset(collector *c) {
@@ -103,7 +104,7 @@ void drv_collector_reset(collector *c) {
   for (unsigned l = 0; l < c->nl; l++) {
     memset(c->set_misses[l], 0, c->sets[l] * sizeof(uint64_t));
     memset(c->set_conflicts[l], 0, c->sets[l] * sizeof(uint64_t));
-    c->prev_misses[l] = c->prev_conflicts[l] = 0;
+    c->prev_misses[l] = c->prev_conflicts[l] = c->prev_compulsory[l] = 0;
   }
   uint32_t n[3] = {c->p->n_vars, c->p->n_types, c->p->n_fields};
   for (int k = 0; k < 3; k++)
@@ -118,6 +119,7 @@ void drv_collector_reset(collector *c) {
   if (c->ws.v)
     memset(c->ws.v, 0, c->ws.cap * sizeof *c->ws.v);
   c->ws.n = 0;
+  cb_alloc_track_reset(c->alloc);
 }
 
 void drv_collector_free(collector *c) {
@@ -134,6 +136,7 @@ void drv_collector_free(collector *c) {
   free(c->stride_runs);
   free(c->var_set);
   free(c->ws.v);
+  cb_alloc_track_free(c->alloc);
 }
 
 static void touch(collector *c, unsigned kind, uint32_t id, uint64_t line) {
@@ -144,11 +147,35 @@ static void touch(collector *c, unsigned kind, uint32_t id, uint64_t line) {
 static void collect_one(collector *c, const cb_access *a) {
   cb_hierarchy_access(c->h, a->addr, a->size, a->is_write, a->site);
   const cb_site *s = a->site < c->p->n_sites ? &c->p->sites[a->site] : NULL;
+  /* A program access to a live heap block counts for its allocation
+   * site: one access at the first level, and at each level it misses one
+   * miss of one class and one access of the next (cachegrind's rule, as
+   * the cache model counts a site). */
+  uint32_t row = s && !s->is_call
+                     ? cb_alloc_track_find(c->alloc, a->addr, a->site)
+                     : CB_NONE;
+  cb_site_counts d[CB_RESULT_LEVELS];
+  if (row != CB_NONE) {
+    memset(d, 0, c->nl * sizeof *d);
+    d[0].accesses = 1;
+  }
   for (unsigned l = 0; l < c->nl; l++) {
     cb_level_stats st;
     cb_hierarchy_level_stats(c->h, l, &st);
     if (st.misses == c->prev_misses[l])
       break;
+    if (row != CB_NONE) {
+      d[l].misses = 1;
+      if (st.miss_class[CB_MISS_COMPULSORY] != c->prev_compulsory[l])
+        d[l].compulsory = 1;
+      else if (st.miss_class[CB_MISS_CONFLICT] != c->prev_conflicts[l])
+        d[l].conflict = 1;
+      else
+        d[l].capacity = 1;
+      if (l + 1 < c->nl)
+        d[l + 1].accesses = 1;
+    }
+    c->prev_compulsory[l] = st.miss_class[CB_MISS_COMPULSORY];
     uint64_t set = (a->addr >> c->shift[l]) & c->mask[l];
     uint64_t conflict = st.miss_class[CB_MISS_CONFLICT] - c->prev_conflicts[l];
     c->set_misses[l][set]++;
@@ -161,6 +188,8 @@ static void collect_one(collector *c, const cb_access *a) {
       vs[1] += conflict;
     }
   }
+  if (row != CB_NONE)
+    cb_alloc_track_count(c->alloc, row, a, d);
   if (!s || s->is_call)
     return;
   int64_t delta = (int64_t)(a->addr - c->last_addr[a->site]);
@@ -187,6 +216,18 @@ static void collect_one(collector *c, const cb_access *a) {
 
 void drv_fanout_batch(void *ctx, const cb_access *batch, size_t n) {
   fanout *f = ctx;
+  if (cb_alloc_is_mark(batch, n)) {
+    /* An allocation event, in order with the accesses (alloc_track.h);
+     * hashed so that twins also allocate alike. */
+    if (f->hash)
+      hash_batch(&f->sh, batch, n);
+    cb_alloc_event ev;
+    cb_alloc_decode(batch, &ev);
+    for (unsigned i = 0; i < f->n; i++)
+      if (f->c[i].on)
+        cb_alloc_track_event(f->c[i].alloc, &ev);
+    return;
+  }
   if (f->hash)
     hash_batch(&f->sh, batch, n);
   else
@@ -241,7 +282,8 @@ bool drv_collect_extras(const collector *col, cb_cache_result *c) {
     return false;
   c->site_stride = malloc((p->n_sites + 1) * sizeof *c->site_stride);
   c->site_stride_runs = dup_u64(col->stride_runs, p->n_sites);
-  if (!c->site_stride || !c->site_stride_runs)
+  if (!c->site_stride || !c->site_stride_runs ||
+      !cb_alloc_track_export(col->alloc, &c->alloc_sites, &c->n_alloc_sites))
     return false;
   memcpy(c->site_stride, col->stride, p->n_sites * sizeof *c->site_stride);
   size_t n = 0, total = (size_t)p->n_vars * col->sets[0];

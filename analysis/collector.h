@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "alloc_track.h"
 #include "cbana/cache.h"
 #include "cbana/program.h"
 #include "cbana/results.h"
@@ -50,13 +51,15 @@ typedef struct collector {
   uint32_t sets[CB_RESULT_LEVELS];
   uint64_t *set_misses[CB_RESULT_LEVELS], *set_conflicts[CB_RESULT_LEVELS];
   uint64_t prev_misses[CB_RESULT_LEVELS], prev_conflicts[CB_RESULT_LEVELS];
+  uint64_t prev_compulsory[CB_RESULT_LEVELS];
   ws_set ws;
   uint64_t *lines[3];  /* per var, type, field */
   uint64_t *last_line; /* per site: the line of its latest access + 1 */
   uint64_t *last_addr; /* per site */
   int64_t *last_delta, *stride;
   uint64_t *stride_runs;
-  uint64_t *var_set; /* n_vars * sets[0] * 2: misses, conflicts */
+  uint64_t *var_set;     /* n_vars * sets[0] * 2: misses, conflicts */
+  cb_alloc_track *alloc; /* heap blocks by allocation site */
 } collector;
 
 typedef struct fanout {
@@ -72,7 +75,8 @@ bool drv_collector_init(collector *c, cb_hierarchy *h, const cb_program *p);
 /* Between inputs: counters back to zero, the hierarchy too. */
 void drv_collector_reset(collector *c);
 void drv_collector_free(collector *c);
-/* The sinks: every hierarchy (fanout), or only the stream hash. */
+/* The sinks: every hierarchy (fanout), or only the stream hash. Both
+ * take allocation events as marker batches (alloc_track.h). */
 void drv_fanout_batch(void *ctx, const cb_access *batch, size_t n);
 void drv_hash_only_batch(void *ctx, const cb_access *batch, size_t n);
 /* Copies what the collector gathered into a cache result. */

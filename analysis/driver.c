@@ -144,6 +144,9 @@ static bool copy_caches(const cb_program *p, cb_run_result *r,
     if (s->var_sets)
       ok &= !!(t->var_sets =
                    dup_mem(s->var_sets, s->n_var_sets * sizeof *s->var_sets));
+    if (s->alloc_sites)
+      ok &= !!(t->alloc_sites = dup_mem(
+                   s->alloc_sites, s->n_alloc_sites * sizeof *s->alloc_sites));
   }
   return ok;
 }
@@ -308,10 +311,15 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
     hash_first = d->n_memo > 0 && d->memo_misses <= 2 * d->memo_hits + 2;
     pthread_mutex_unlock(&d->lock);
   }
+  /* With the views on, allocations travel the access stream as markers
+   * (alloc_track.h), through whichever sink the run has. */
+  cb_engine_options eo = d->opt->engine;
   if (hash_first) {
     stream_hash sh = {0x243F6A8885A308D3ull, 0x13198A2E03707344ull, 0};
     cb_access_sink hs = {drv_hash_only_batch, &sh};
-    cb_engine_run(d->p, &run_in, &d->opt->engine, &hs, &o);
+    if (d->opt->classify)
+      eo.alloc = (cb_alloc_sink){cb_alloc_to_stream, &hs};
+    cb_engine_run(d->p, &run_in, &eo, &hs, &o);
     path_s = drv_thread_cpu_s() - t0;
     pthread_mutex_lock(&d->lock);
     twin = memo_find(d, &sh);
@@ -337,7 +345,9 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
     cb_pipe *pipe = d->pipeline ? cb_pipe_start(drv_fanout_batch, &f) : NULL;
     if (pipe)
       sink = (cb_access_sink){cb_pipe_push, pipe};
-    cb_engine_run(d->p, &run_in, &d->opt->engine, &sink, &o);
+    if (d->opt->classify)
+      eo.alloc = (cb_alloc_sink){cb_alloc_to_stream, &sink};
+    cb_engine_run(d->p, &run_in, &eo, &sink, &o);
     if (pipe) {
       cb_pipe_finish(pipe);
       piped = true;
@@ -363,6 +373,8 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
 
   r->operations = o.ops;
   r->path_hash = o.path_signature;
+  r->branch_counts = o.branch_counts; /* the run's own, even for a twin */
+  o.branch_counts = NULL;
   r->output = o.out ? strdup(o.out) : NULL;
   if (o.status == CB_RUN_OK) {
     r->exited = true;
@@ -539,9 +551,11 @@ void cb_results_free(cb_results *r) {
       free(cr->var_sets);
       free(cr->site_stride);
       free(cr->site_stride_runs);
+      free(cr->alloc_sites);
     }
     free(run->caches);
     free(run->branches);
+    free(run->branch_counts);
   }
   free(r->runs);
   memset(r, 0, sizeof *r);

@@ -152,6 +152,10 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
   e->p = p;
   e->out = out;
   e->sink = sink;
+  /* Per branch point, how often each side was taken: two counters each,
+   * far cheaper than keeping the outcome sequence. */
+  if (p->n_branches)
+    out->branch_counts = calloc(2 * (size_t)p->n_branches, sizeof(uint64_t));
   e->budget_left = e->opt.budget;
   e->cur_site = CB_NONE;
   e->in_data = in->stdin_data;
@@ -242,5 +246,7 @@ void cb_run_outcome_free(cb_run_outcome *out) {
     return;
   free(out->out);
   free(out->err);
+  free(out->branch_counts);
   out->out = out->err = NULL;
+  out->branch_counts = NULL;
 }

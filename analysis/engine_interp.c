@@ -512,6 +512,8 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
           out->path_signature =
               sig_mix(out->path_signature, ((uint64_t)op->aux << 8) | c);
           out->branches++;
+          if (op->aux < p->n_branches && out->branch_counts)
+            out->branch_counts[2 * (size_t)op->aux + (c ? 0 : 1)]++;
         }
       }
       goto jump;
@@ -532,6 +534,9 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
         out->path_signature =
             sig_mix(out->path_signature, ((uint64_t)bp << 8) | (si & 0xff));
         out->branches++;
+        /* a case (true) or the default (false, successor 0) */
+        if (bp < p->n_branches && out->branch_counts)
+          out->branch_counts[2 * (size_t)bp + (si ? 0 : 1)]++;
       }
       target = SU[blk->first_succ + si];
       goto jump;

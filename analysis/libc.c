@@ -157,6 +157,19 @@ static bool call_libm(uint32_t fn, const cb_value *a, const uint8_t *ty,
   return true;
 }
 
+/* Tells the allocation sink about a program's heap call, in stream
+ * order: the accesses before it (the allocator's own traffic included)
+ * reach the access sink first. A failed allocation (0) is no event. */
+static void alloc_event(cb_eng *e, cb_alloc_kind kind, uint32_t fn,
+                        uint64_t addr, uint64_t old, uint64_t size) {
+  const cb_alloc_sink *s = &e->opt.alloc;
+  if (!s->fn || !addr)
+    return;
+  cb_eng_flush(e);
+  cb_alloc_event ev = {kind, e->cur_site, fn, addr, old, size};
+  s->fn(s->ctx, &ev);
+}
+
 cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
                      const uint8_t *ty, uint32_t n, cb_value *ret) {
   cb_value pad[8];
@@ -176,9 +189,11 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
   switch ((cb_libfn)fn) {
   case CB_LIBC_MALLOC:
     ret[0].u = cb_heap_malloc(h, a[0].u);
+    alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[0].u);
     return CB_GO;
   case CB_LIBC_CALLOC:
     ret[0].u = cb_heap_calloc(h, a[0].u, a[1].u);
+    alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[0].u * a[1].u);
     return CB_GO;
   case CB_LIBC_REALLOC:
     if (a[0].u && !cb_heap_is_block(h, a[0].u))
@@ -186,6 +201,12 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
                          "realloc of 0x%llx, which is no live heap block",
                          (unsigned long long)a[0].u);
     ret[0].u = cb_heap_realloc(h, a[0].u, a[1].u);
+    if (!a[0].u)
+      alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[1].u);
+    else if (ret[0].u)
+      alloc_event(e, CB_ALLOC_REALLOC, fn, ret[0].u, a[0].u, a[1].u);
+    else if (!a[1].u)
+      alloc_event(e, CB_ALLOC_FREE, fn, a[0].u, 0, 0); /* realloc(p, 0) */
     return CB_GO;
   case CB_LIBC_FREE:
     if (a[0].u && !cb_heap_is_block(h, a[0].u))
@@ -194,6 +215,7 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
                          "(double free or a pointer inside a block)",
                          (unsigned long long)a[0].u);
     cb_heap_free(h, a[0].u);
+    alloc_event(e, CB_ALLOC_FREE, fn, a[0].u, 0, 0);
     return CB_GO;
   case CB_LIBC_POSIX_MEMALIGN: {
     uint64_t al = a[1].u;
@@ -209,12 +231,14 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
     if (!cb_eng_write(e, a[0].u, &m, 8))
       return CB_FAIL;
     cb_eng_lib(e, a[0].u, 8, true);
+    alloc_event(e, CB_ALLOC_NEW, fn, m, 0, a[2].u);
     ret[0].u = 0;
     return CB_GO;
   }
   case CB_LIBC_ALIGNED_ALLOC:
   case CB_LIBC_MEMALIGN:
     ret[0].u = cb_heap_memalign(h, a[0].u, a[1].u);
+    alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[1].u);
     return CB_GO;
   case CB_LIBC_MEMSET:
   case CB_LIBC_MEMCPY:

@@ -1,6 +1,7 @@
-/* paths.c: which path each run took: the outcome seen at each branch
- * point (derived from the sites the run executed) and the path classes,
- * runs with the same path signature. */
+/* paths.c: which path each run took: the outcome at each branch point
+ * (from the engine's counts of each side; derived from the sites the run
+ * executed for results without counts) and the path classes, runs with
+ * the same path signature. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,7 +41,19 @@ static bool site_ran(const cb_run_result *r, uint32_t s) {
   return c->sites[(size_t)s * c->n_levels].accesses != 0;
 }
 
-/* cb_branch_seen bits of every run, from which of its sites ran. A side
+/* cb_branch_seen bits of a run from the engine's counts: exact. */
+static uint8_t seen_from_counts(const uint64_t *n) {
+  uint8_t seen = 0;
+  if (n[0] || n[1])
+    seen |= CB_BRANCH_REACHED;
+  seen |= n[0] ? CB_BRANCH_TRUE : CB_BRANCH_NOT_TRUE;
+  seen |= n[1] ? CB_BRANCH_FALSE : CB_BRANCH_NOT_FALSE;
+  return seen;
+}
+
+/* cb_branch_seen bits of every run: from the engine's counts when the run
+ * has them (every run of cb_engine_run does), else (results made
+ * otherwise) from which of its sites ran. A side
  * whose first block has the branch's block as its only predecessor is
  * taken when a site in a block it dominates ran; it was not taken when a
  * site in that first block itself did not run. */
@@ -50,8 +63,13 @@ void drv_derive_branches(const cb_program *p, cb_results *out) {
   uint32_t *site_func = malloc(sizeof(uint32_t) * (p->n_sites + 1));
   uint32_t *site_block = malloc(sizeof(uint32_t) * (p->n_sites + 1));
   cb_cfg_info *cfg = cb_cfg_analyze(p);
-  for (unsigned i = 0; i < out->n_runs; i++)
-    out->runs[i].branches = calloc(p->n_branches, 1);
+  for (unsigned i = 0; i < out->n_runs; i++) {
+    cb_run_result *r = &out->runs[i];
+    r->branches = calloc(p->n_branches, 1);
+    for (uint32_t b = 0; r->branches && r->branch_counts && b < p->n_branches;
+         b++)
+      r->branches[b] = seen_from_counts(&r->branch_counts[2 * (size_t)b]);
+  }
   if (!site_func || !site_block || !cfg)
     goto done;
   site_blocks(p, site_func, site_block);
@@ -80,7 +98,7 @@ void drv_derive_branches(const cb_program *p, cb_results *out) {
     }
     for (unsigned i = 0; i < out->n_runs; i++) {
       cb_run_result *r = &out->runs[i];
-      if (!r->branches)
+      if (!r->branches || r->branch_counts)
         continue;
       uint8_t seen = 0;
       bool first_site[2] = {false, false}, first_ran[2] = {false, false};

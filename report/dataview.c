@@ -1,6 +1,7 @@
-/* The data view: own accesses per variable, per accessed element type and
- * per struct field, each with its working set (distinct lines touched,
- * from the results) and the line where it misses most. */
+/* The data view: own accesses per variable, per accessed element type,
+ * per struct field and per allocation site (heap blocks), each with its working
+ * set (distinct lines touched, from the results) and the line where it misses
+ * most. */
 #include "cbana/report.h"
 
 #include <stdlib.h>
@@ -14,6 +15,8 @@ static uint32_t key_of(const cb_site *s, cb_data_kind kind) {
     return s->type;
   case CB_DATA_FIELD:
     return s->field;
+  case CB_DATA_ALLOC: /* rows of the results, see alloc_rows */
+    break;
   }
   return CB_NONE;
 }
@@ -44,8 +47,34 @@ static int data_row_cmp(const void *x, const void *y) {
   return a->id < b->id ? -1 : a->id > b->id;
 }
 
+/* Heap blocks by allocation site: the results hold the rows already
+ * (the driver attributes each access to the block live at its address),
+ * so they are only copied and sorted. */
+static size_t alloc_rows(const cb_cache_result *c, cb_data_row **rows) {
+  cb_data_row *out = calloc(c->n_alloc_sites + 1, sizeof *out);
+  size_t n = 0;
+  for (uint32_t i = 0; out && i < c->n_alloc_sites; i++) {
+    const cb_alloc_site *a = &c->alloc_sites[i];
+    cb_data_row *row = &out[n++];
+    row->kind = CB_DATA_ALLOC;
+    row->id = a->site;
+    row->owner = CB_NONE;
+    row->lines = a->lines;
+    row->hot_file = a->hot_file;
+    row->hot_line = a->hot_line;
+    memcpy(row->level, a->level, sizeof row->level);
+    row->alloc = a;
+  }
+  if (out)
+    qsort(out, n, sizeof *out, data_row_cmp);
+  *rows = out;
+  return n;
+}
+
 size_t cb_report_data(const cb_program *p, const cb_cache_result *c,
                       cb_data_kind kind, cb_data_row **rows) {
+  if (kind == CB_DATA_ALLOC)
+    return alloc_rows(c, rows);
   uint32_t nk = n_keys(p, kind);
   *rows = NULL;
   uint32_t *slot = malloc(sizeof *slot * (nk + 1));
@@ -100,9 +129,50 @@ size_t cb_report_data(const cb_program *p, const cb_cache_result *c,
   return n;
 }
 
+static const char *alloc_callee(const cb_program *p, const cb_alloc_site *a) {
+  if (a->site < p->n_sites && p->sites[a->site].text)
+    return p->sites[a->site].text;
+  switch ((cb_libfn)a->callee) {
+  case CB_LIBC_CALLOC:
+    return "calloc";
+  case CB_LIBC_REALLOC:
+    return "realloc";
+  case CB_LIBC_POSIX_MEMALIGN:
+    return "posix_memalign";
+  case CB_LIBC_ALIGNED_ALLOC:
+    return "aligned_alloc";
+  case CB_LIBC_MEMALIGN:
+    return "memalign";
+  default:
+    return "malloc";
+  }
+}
+
+void cb_report_alloc_name(const cb_program *p, const cb_alloc_site *a,
+                          char *buf, size_t n) {
+  const cb_site *s = a->site < p->n_sites ? &p->sites[a->site] : NULL;
+  const char *file = s && s->file < p->n_files ? p->files[s->file] : "?";
+  const char *slash = strrchr(file, '/');
+  snprintf(buf, n, "%s@%s:%u", alloc_callee(p, a), slash ? slash + 1 : file,
+           s ? s->line : 0);
+}
+
 void cb_report_data_name(const cb_program *p, const cb_data_row *row, char *buf,
                          size_t n) {
   switch (row->kind) {
+  case CB_DATA_ALLOC: {
+    if (!row->alloc) {
+      snprintf(buf, n, "?");
+      break;
+    }
+    char site[200];
+    cb_report_alloc_name(p, row->alloc, site, sizeof site);
+    snprintf(buf, n, "%s (%llu block%s, %llu bytes)", site,
+             (unsigned long long)row->alloc->blocks,
+             row->alloc->blocks == 1 ? "" : "s",
+             (unsigned long long)row->alloc->bytes);
+    break;
+  }
   case CB_DATA_VARIABLE: {
     const cb_var *v = row->id < p->n_vars ? &p->vars[row->id] : NULL;
     if (v && v->kind != CB_VAR_GLOBAL && v->src_func < p->n_src_funcs)

@@ -59,6 +59,45 @@ static const char *style =
     "h2{border-bottom:1px solid #ddd;margin-top:1.5em}"
     ".advice{color:#064;}";
 
+/* Rows of the variables table: variables, then heap blocks by allocation
+ * site (type "heap block"). */
+static void add_data_rows(json_object *vars, const cb_program *p,
+                          const cb_cache_result *c, cb_data_kind kind) {
+  cb_data_row *rows;
+  size_t n = cb_report_data(p, c, kind, &rows);
+  for (size_t k = 0; k < n; k++) {
+    json_object *v = json_object_new_object();
+    char name[256];
+    cb_report_data_name(p, &rows[k], name, sizeof name);
+    json_object_object_add(v, "name", json_object_new_string(name));
+    const char *type = "heap block";
+    if (kind == CB_DATA_VARIABLE) {
+      const cb_var *var = &p->vars[rows[k].id];
+      type = var->type < p->n_types && p->types[var->type].name
+                 ? p->types[var->type].name
+                 : "";
+    }
+    json_object_object_add(v, "type", json_object_new_string(type));
+    if (kind == CB_DATA_ALLOC)
+      json_object_object_add(v, "heap", json_object_new_boolean(1));
+    json_object_object_add(v, "accesses",
+                           json_object_new_uint64(rows[k].level[0].accesses));
+    json_object *m = json_object_new_array();
+    for (unsigned l = 0; l < c->n_levels; l++)
+      json_object_array_add(m, json_object_new_uint64(rows[k].level[l].misses));
+    json_object_object_add(v, "misses", m);
+    json_object_object_add(v, "compulsory",
+                           json_object_new_uint64(rows[k].level[0].compulsory));
+    json_object_object_add(v, "capacity",
+                           json_object_new_uint64(rows[k].level[0].capacity));
+    json_object_object_add(v, "conflict",
+                           json_object_new_uint64(rows[k].level[0].conflict));
+    json_object_object_add(v, "lines", json_object_new_uint64(rows[k].lines));
+    json_object_array_add(vars, v);
+  }
+  free(rows);
+}
+
 /* The data the script draws from: per input, the first cache's
  * variables and miss-ratio curves. */
 static json_object *page_data(const cb_results *r) {
@@ -78,38 +117,9 @@ static json_object *page_data(const cb_results *r) {
     for (unsigned l = 0; l < c->n_levels; l++)
       json_object_array_add(levels, json_object_new_string(c->level_names[l]));
     json_object_object_add(o, "levels", levels);
-    cb_data_row *rows;
-    size_t n = cb_report_data(p, c, CB_DATA_VARIABLE, &rows);
     json_object *vars = json_object_new_array();
-    for (size_t k = 0; k < n; k++) {
-      json_object *v = json_object_new_object();
-      char name[256];
-      cb_report_data_name(p, &rows[k], name, sizeof name);
-      json_object_object_add(v, "name", json_object_new_string(name));
-      const cb_var *var = &p->vars[rows[k].id];
-      json_object_object_add(
-          v, "type",
-          json_object_new_string(var->type < p->n_types &&
-                                         p->types[var->type].name
-                                     ? p->types[var->type].name
-                                     : ""));
-      json_object_object_add(v, "accesses",
-                             json_object_new_uint64(rows[k].level[0].accesses));
-      json_object *m = json_object_new_array();
-      for (unsigned l = 0; l < c->n_levels; l++)
-        json_object_array_add(m,
-                              json_object_new_uint64(rows[k].level[l].misses));
-      json_object_object_add(v, "misses", m);
-      json_object_object_add(
-          v, "compulsory", json_object_new_uint64(rows[k].level[0].compulsory));
-      json_object_object_add(v, "capacity",
-                             json_object_new_uint64(rows[k].level[0].capacity));
-      json_object_object_add(v, "conflict",
-                             json_object_new_uint64(rows[k].level[0].conflict));
-      json_object_object_add(v, "lines", json_object_new_uint64(rows[k].lines));
-      json_object_array_add(vars, v);
-    }
-    free(rows);
+    add_data_rows(vars, p, c, CB_DATA_VARIABLE);
+    add_data_rows(vars, p, c, CB_DATA_ALLOC);
     json_object_object_add(o, "variables", vars);
     json_object *mrc = json_object_new_array();
     for (unsigned l = 0; l < c->n_levels && c->distance_hist[l]; l++) {
@@ -157,7 +167,8 @@ static const char *script =
     ".concat(['compulsory','capacity','conflict','lines touched'])"
     ".forEach(function(h){th.appendChild(el('th',{},h));});"
     "(run.variables||[]).forEach(function(v){var tr=el('tr',{'class':"
-    "'var-row'});tr.appendChild(el('td',{},v.name));tr.appendChild(el('td',"
+    "v.heap?'heap-row':'var-row'});tr.appendChild(el('td',{},v.name));tr."
+    "appendChild(el('td',"
     "{},v.type));[v.accesses].concat(v.misses).concat([v.compulsory,"
     "v.capacity,v.conflict,v.lines]).forEach(function(x){tr.appendChild("
     "el('td',{'class':'n'},String(x)));});tb.appendChild(tr);});}\n"

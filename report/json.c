@@ -118,6 +118,51 @@ static json_object *view_array(const cb_program *p, const cb_cache_result *c,
   return arr;
 }
 
+/* The allocation site, blocks and sizes of a heap row. */
+static void add_alloc_fields(json_object *o, const cb_program *p,
+                             const cb_alloc_site *a) {
+  const cb_site *s = a->site < p->n_sites ? &p->sites[a->site] : NULL;
+  json_object *where = json_object_new_object();
+  json_object_object_add(where, "file",
+                         str_or_null(s ? file_name(p, s->file) : NULL));
+  json_object_object_add(where, "line", u64(s ? s->line : 0));
+  json_object_object_add(where, "function",
+                         str_or_null(s ? func_name(p, s->func) : NULL));
+  json_object_object_add(o, "alloc_site", where);
+  json_object_object_add(o, "blocks", u64(a->blocks));
+  json_object_object_add(o, "bytes", u64(a->bytes));
+  json_object_object_add(o, "min_size", u64(a->min_size));
+  json_object_object_add(o, "max_size", u64(a->max_size));
+}
+
+/* Heap blocks as variables of kind "heap", named by allocation site
+ * ("malloc@list.c:12"): the same accesses as the pointer variables they
+ * are reached through, counted by the block they touch. */
+static void add_heap_variables(json_object *arr, const cb_program *p,
+                               const cb_cache_result *c) {
+  cb_data_row *rows;
+  size_t n = cb_report_data(p, c, CB_DATA_ALLOC, &rows);
+  for (size_t i = 0; i < n; i++) {
+    const cb_alloc_site *a = rows[i].alloc;
+    const cb_site *s = a->site < p->n_sites ? &p->sites[a->site] : NULL;
+    json_object *o = json_object_new_object();
+    char name[256];
+    cb_report_alloc_name(p, a, name, sizeof name);
+    json_object_object_add(o, "name", json_object_new_string(name));
+    json_object_object_add(o, "kind", json_object_new_string("heap"));
+    json_object_object_add(o, "function",
+                           str_or_null(s ? func_name(p, s->func) : NULL));
+    json_object_object_add(o, "type", NULL);
+    add_alloc_fields(o, p, a);
+    cb_row r;
+    memset(&r, 0, sizeof r);
+    memcpy(r.level, rows[i].level, sizeof r.level);
+    add_row_counts(o, c, &r);
+    json_object_array_add(arr, o);
+  }
+  free(rows);
+}
+
 static json_object *data_array(const cb_program *p, const cb_cache_result *c,
                                cb_data_kind kind) {
   cb_data_row *rows;
@@ -133,6 +178,8 @@ static json_object *data_array(const cb_program *p, const cb_cache_result *c,
       json_object_object_add(o, "offset", u64(p->fields[row->id].offset));
       json_object_object_add(o, "size", u64(p->fields[row->id].size));
     }
+    if (kind == CB_DATA_ALLOC && row->alloc)
+      add_alloc_fields(o, p, row->alloc);
     json_object_object_add(o, "working_set_lines", u64(row->lines));
     json_object_object_add(o, "hot_file",
                            str_or_null(file_name(p, row->hot_file)));
@@ -229,7 +276,9 @@ static json_object *cache_object(const cb_program *p,
   json_object_object_add(o, "levels", levels);
   json_object_object_add(o, "lines", view_array(p, c, CB_VIEW_LINES));
   json_object_object_add(o, "calls", view_array(p, c, CB_VIEW_CALLS));
-  json_object_object_add(o, "variables", view_array(p, c, CB_VIEW_VARIABLES));
+  json_object *vars = view_array(p, c, CB_VIEW_VARIABLES);
+  add_heap_variables(vars, p, c);
+  json_object_object_add(o, "variables", vars);
   json_object_object_add(o, "functions", view_array(p, c, CB_VIEW_FUNCTIONS));
   json_object *geo = json_object_new_object();
   for (unsigned l = 0; l < c->n_levels; l++) {
@@ -247,6 +296,7 @@ static json_object *cache_object(const cb_program *p,
   json_object_object_add(data, "variables", data_array(p, c, CB_DATA_VARIABLE));
   json_object_object_add(data, "types", data_array(p, c, CB_DATA_TYPE));
   json_object_object_add(data, "fields", data_array(p, c, CB_DATA_FIELD));
+  json_object_object_add(data, "alloc_sites", data_array(p, c, CB_DATA_ALLOC));
   json_object_object_add(o, "data", data);
   json_object_object_add(o, "findings", findings_array(p, c));
   json_object *mrc = json_object_new_object();

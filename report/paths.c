@@ -1,7 +1,8 @@
 /* The program-state graph: the branch points of the program with their
- * conditions, the path classes the inputs fall into, what each class is
- * known to do at each branch (from cb_run_result.branches), the inputs of
- * each class and their misses. Text, JSON and Graphviz DOT. */
+ * conditions, the path classes the inputs fall into, what each class
+ * does at each branch (cb_run_result.branches) and how often it took each
+ * side (branch_counts), the inputs of each class and their misses. Text, JSON
+ * and Graphviz DOT. */
 #include "cbana/report.h"
 
 #include <inttypes.h>
@@ -25,6 +26,23 @@ static const char *class_outcome(const cb_results *r, unsigned k, uint32_t b) {
   if ((bits & CB_BRANCH_NOT_TRUE) && (bits & CB_BRANCH_NOT_FALSE))
     return "not reached";
   return "?";
+}
+
+/* How often class k's inputs went each way at branch b (counts[0]: true,
+ * [1]: false), from its first input: inputs of a class decide every
+ * branch alike, in the same order, so their counts are equal. False when
+ * the runs hold no counts. */
+static bool class_counts(const cb_results *r, unsigned k, uint32_t b,
+                         uint64_t counts[2]) {
+  for (unsigned i = 0; i < r->n_runs; i++)
+    if (r->runs[i].path_class == k) {
+      if (!r->runs[i].branch_counts)
+        return false;
+      counts[0] = r->runs[i].branch_counts[2 * (size_t)b];
+      counts[1] = r->runs[i].branch_counts[2 * (size_t)b + 1];
+      return true;
+    }
+  return false;
 }
 
 /* Does the branch's outcome tell classes apart? */
@@ -98,13 +116,22 @@ int cb_report_paths_text(FILE *out, const cb_results *r,
       fprintf(out, "  B%u %s:%u in %s: %s\n", b, base(p, br->file), br->line,
               branch_func(p, br), br->text ? br->text : "(no condition text)");
       fprintf(out, "     ");
-      for (unsigned k = 1; k <= r->n_path_classes; k++)
+      for (unsigned k = 1; k <= r->n_path_classes; k++) {
+        uint64_t n[2];
         fprintf(out, "  P%u: %s", k, class_outcome(r, k, b));
+        if (class_counts(r, k, b, n) && (n[0] || n[1]))
+          fprintf(out, " (true %" PRIu64 ", false %" PRIu64 ")", n[0], n[1]);
+      }
       fputc('\n', out);
     }
   }
-  fprintf(out, "\n(outcomes: true/false/both as far as the accesses under each "
-               "side show; ?: the side makes no access of its own)\n");
+  bool exact = r->n_runs && r->runs[0].branch_counts;
+  if (exact)
+    fprintf(out, "\n(outcomes: true/false/both as the inputs took them, with "
+                 "how often each side was taken per input)\n");
+  else
+    fprintf(out, "\n(outcomes: true/false/both as far as the accesses under "
+                 "each side show; ?: the side makes no access of its own)\n");
   return ferror(out) ? -1 : 0;
 }
 
@@ -168,6 +195,19 @@ int cb_report_paths_json(FILE *out, const cb_results *r,
                              json_object_new_string(class_outcome(r, k, b)));
     }
     json_object_object_add(cls, "outcomes", oc);
+    json_object *counts = json_object_new_object();
+    for (uint32_t b = 0; b < p->n_branches; b++) {
+      uint64_t n[2];
+      if (!class_counts(r, k, b, n))
+        break;
+      char id[16];
+      snprintf(id, sizeof id, "%u", b);
+      json_object *c = json_object_new_object();
+      json_object_object_add(c, "true", json_object_new_uint64(n[0]));
+      json_object_object_add(c, "false", json_object_new_uint64(n[1]));
+      json_object_object_add(counts, id, c);
+    }
+    json_object_object_add(cls, "counts", counts);
     json_object_array_add(classes, cls);
   }
   json_object_object_add(root, "classes", classes);

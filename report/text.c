@@ -75,20 +75,43 @@ static void print_lines(FILE *out, const cb_program *p,
   free(rows);
 }
 
+/* Does a (of misses m, accesses x) come before b in a heaviest list? */
+static bool heavier(const cb_site_counts *a, const cb_site_counts *b) {
+  if (a->misses != b->misses)
+    return a->misses > b->misses;
+  return a->accesses > b->accesses;
+}
+
+/* Variables and heap blocks (by allocation site) in one list, heaviest
+ * first: both are what the program's data is. */
 static void print_variables(FILE *out, const cb_program *p,
                             const cb_cache_result *c, unsigned top) {
   cb_row *rows;
   size_t n = cb_report_aggregate(p, c, CB_VIEW_VARIABLES, &rows);
-  if (n == 0) {
+  cb_data_row *heap;
+  size_t nh = cb_report_data(p, c, CB_DATA_ALLOC, &heap);
+  if (n + nh == 0) {
     free(rows);
+    free(heap);
     return;
   }
   fprintf(out, "\n  heaviest variables:\n");
   print_row_header(out, c, "variable  type");
-  for (size_t i = 0; i < n && i < top; i++) {
-    const cb_var *v = &p->vars[rows[i].var];
+  size_t i = 0, k = 0;
+  for (unsigned shown = 0; shown < top && (i < n || k < nh); shown++) {
     fprintf(out, "  ");
-    print_row_counts(out, c, &rows[i]);
+    if (k < nh && (i == n || heavier(&heap[k].level[0], &rows[i].level[0]))) {
+      cb_row r;
+      memset(&r, 0, sizeof r);
+      memcpy(r.level, heap[k].level, sizeof r.level);
+      print_row_counts(out, c, &r);
+      char name[256];
+      cb_report_data_name(p, &heap[k++], name, sizeof name);
+      fprintf(out, "  %s  heap\n", name);
+      continue;
+    }
+    const cb_var *v = &p->vars[rows[i].var];
+    print_row_counts(out, c, &rows[i++]);
     fprintf(out, "  %s", v->name ? v->name : "?");
     if (v->kind != CB_VAR_GLOBAL && v->src_func < p->n_src_funcs)
       fprintf(out, " (in %s)", p->src_funcs[v->src_func].name);
@@ -97,6 +120,7 @@ static void print_variables(FILE *out, const cb_program *p,
     fputc('\n', out);
   }
   free(rows);
+  free(heap);
 }
 
 static void print_data(FILE *out, const cb_program *p, const cb_cache_result *c,
@@ -203,6 +227,8 @@ int cb_report_text(FILE *out, const cb_results *r,
                    top);
         print_data(out, p, c, CB_DATA_TYPE, "data view: element types", top);
         print_data(out, p, c, CB_DATA_FIELD, "data view: struct fields", top);
+        print_data(out, p, c, CB_DATA_ALLOC,
+                   "data view: heap blocks by allocation site", top);
       }
       print_calls(out, p, c, top);
       print_findings(out, p, c);

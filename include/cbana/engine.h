@@ -46,6 +46,35 @@ typedef struct cb_access_sink {
 #define CB_ENGINE_DEFAULT_BUDGET 1000000000ull
 #define CB_ENGINE_DEFAULT_STACK_LIMIT (8ull << 20)
 
+/* An allocation or release of a heap block by the program: a call of
+ * malloc, calloc, realloc, free, posix_memalign, aligned_alloc or
+ * memalign at a call site of the Program. The library's own blocks (stdio
+ * buffers, qsort's scratch) are not reported: they are no program data. */
+typedef enum cb_alloc_kind {
+  CB_ALLOC_NEW,    /* a block [addr, addr + size) came to life */
+  CB_ALLOC_FREE,   /* the block at addr was released */
+  CB_ALLOC_REALLOC /* the block at old became [addr, addr + size); addr
+                      may equal old (grown or shrunk in place) */
+} cb_alloc_kind;
+
+typedef struct cb_alloc_event {
+  cb_alloc_kind kind;
+  uint32_t site;   /* program->sites: the call (is_call), its file:line */
+  uint32_t callee; /* cb_libfn: CB_LIBC_MALLOC, ... */
+  uint64_t addr;   /* the block's user pointer (never 0) */
+  uint64_t old;    /* CB_ALLOC_REALLOC: the previous user pointer */
+  uint64_t size;   /* bytes requested (calloc: n * size) */
+} cb_alloc_event;
+
+/* Receives allocation events in stream order: the engine hands every
+ * access made before the event to the access sink (flushing its batch)
+ * before it calls fn, so a consumer that tracks live blocks attributes
+ * each access to the block live when it was made. */
+typedef struct cb_alloc_sink {
+  void (*fn)(void *ctx, const cb_alloc_event *ev);
+  void *ctx;
+} cb_alloc_sink;
+
 typedef enum cb_engine_mode {
   CB_ENGINE_EXACT, /* the reference: interpret every operation as written */
   CB_ENGINE_FAST   /* the default: same results, faster paths (fused
@@ -66,6 +95,7 @@ typedef struct cb_engine_options {
                            NULL: this process's */
   unsigned n_aux;       /* auxv entries the kernel gives valgrind; 0: 22 */
   cb_engine_mode mode;
+  cb_alloc_sink alloc; /* allocation events; fn NULL: none */
 } cb_engine_options;
 
 /* One input set. */
@@ -103,6 +133,11 @@ typedef struct cb_run_outcome {
   uint64_t lib_reads, lib_writes;
   uint64_t path_signature; /* hash of the branch outcomes in order */
   uint64_t branches;       /* branch points executed */
+  /* How often each branch point (program->branches) sent control each
+   * way: branch_counts[2 * b] to the true side (successor 0; a switch: to
+   * one of its cases), [2 * b + 1] to the false side (a switch: to its
+   * default). n_branches * 2 entries, NULL when there are none. */
+  uint64_t *branch_counts;
 } cb_run_outcome;
 
 void cb_engine_options_default(cb_engine_options *opt);

@@ -39,7 +39,9 @@ size_t cb_report_aggregate(const cb_program *p, const cb_cache_result *c,
 typedef enum cb_data_kind {
   CB_DATA_VARIABLE, /* id: program->vars */
   CB_DATA_TYPE,     /* id: program->types, the accessed element's type */
-  CB_DATA_FIELD     /* id: program->fields; owner: the struct's type */
+  CB_DATA_FIELD,    /* id: program->fields; owner: the struct's type */
+  CB_DATA_ALLOC     /* heap blocks by allocation site: id: program->sites
+                       (the call); alloc: the cache result's row */
 } cb_data_kind;
 
 typedef struct cb_data_row {
@@ -51,6 +53,9 @@ typedef struct cb_data_row {
   uint32_t hot_file; /* the line with most first-level misses */
   uint32_t hot_line;
   cb_site_counts level[CB_RESULT_LEVELS];
+  /* CB_DATA_ALLOC: the site's blocks and sizes (points into the cache
+   * result, valid while it is); NULL for the other kinds. */
+  const cb_alloc_site *alloc;
 } cb_data_row;
 
 /* Own accesses per variable, type or field, with working sets; sorted as
@@ -58,9 +63,15 @@ typedef struct cb_data_row {
 size_t cb_report_data(const cb_program *p, const cb_cache_result *c,
                       cb_data_kind kind, cb_data_row **rows);
 
-/* The name of a data row: "grid", "double", "struct particle.x". */
+/* The name of a data row: "grid", "double", "struct particle.x",
+ * "malloc@list.c:12 (3 blocks, 48 bytes)". */
 void cb_report_data_name(const cb_program *p, const cb_data_row *row, char *buf,
                          size_t n);
+/* An allocation site's stable name, "malloc@list.c:12" (the callee at
+ * the call's file base name and line), as reports and `cbana diff` key
+ * heap blocks. */
+void cb_report_alloc_name(const cb_program *p, const cb_alloc_site *a,
+                          char *buf, size_t n);
 
 /* ---- Findings and advice (report/advice.c) ------------------------- */
 

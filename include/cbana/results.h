@@ -48,6 +48,24 @@ typedef struct cb_var_set {
   uint64_t misses, conflict;
 } cb_var_set;
 
+/* The heap blocks of one allocation site (a malloc, calloc, realloc,
+ * posix_memalign, aligned_alloc or memalign call of the program) and the
+ * program's own accesses to them: an access counts for the block live
+ * at its address when it was made. A realloc is an allocation site of its
+ * own: the block it returns is counted there from then on. */
+typedef struct cb_alloc_site {
+  uint32_t site;   /* program->sites: the call (file, line, function) */
+  uint32_t callee; /* cb_libfn of the call: CB_LIBC_MALLOC, ... */
+  uint64_t blocks; /* blocks the site returned in the run */
+  uint64_t bytes;  /* bytes requested in all (calloc: n * size) */
+  uint64_t min_size, max_size; /* smallest and largest request */
+  uint64_t lines; /* working set: distinct first-level lines touched */
+  uint32_t hot_file, hot_line; /* the line with most first-level misses
+                                  in these blocks (hot_line 0: none) */
+  /* accesses, misses and classes per level (n_levels used) */
+  cb_site_counts level[CB_RESULT_LEVELS];
+} cb_alloc_site;
+
 typedef struct cb_cache_result {
   char *name; /* the configuration: file name, preset, or "flags" */
   unsigned n_levels;
@@ -85,13 +103,20 @@ typedef struct cb_cache_result {
   /* First-level misses per (variable, set), sorted by variable then set. */
   cb_var_set *var_sets;
   uint32_t n_var_sets;
+  /* The program's allocation sites that returned a block in the run, in
+   * order of their first block (program->sites order is not kept). */
+  cb_alloc_site *alloc_sites;
+  uint32_t n_alloc_sites;
 } cb_cache_result;
 
-/* What a run is known to have done at a branch point (bits of
- * cb_run_result.branches[b]). Derived from which accesses ran: a side is
- * "taken" when an access in a block only reachable through it ran, "not
- * taken" when the side's first block has an access that did not run;
- * neither bit: unknown (the side makes no access of its own). */
+/* What a run did at a branch point (bits of cb_run_result.branches[b]).
+ * From the engine's counts of each outcome (branch_counts) when the run
+ * has them: exact, a side is "taken" when control went that way at least
+ * once, "not taken" otherwise. Without counts they are derived from
+ * which accesses ran: a side is "taken" when an access in a block only
+ * reachable through it ran, "not taken" when the side's first block has
+ * an access that did not run; neither bit: unknown (the side makes no
+ * access of its own). */
 enum cb_branch_seen {
   CB_BRANCH_REACHED = 1u << 0, /* the branch's block ran */
   CB_BRANCH_TRUE = 1u << 1,    /* the true side was taken */
@@ -122,6 +147,10 @@ typedef struct cb_run_result {
   cb_cache_result *caches;
   unsigned n_caches;
   uint8_t *branches; /* per program->branches: cb_branch_seen bits */
+  /* Per program->branches, how often control went each way: [2 * b] to
+   * the true side (a switch: to a case), [2 * b + 1] to the false side (a
+   * switch: its default); NULL when the engine did not count. */
+  uint64_t *branch_counts;
 } cb_run_result;
 
 typedef struct cb_results {

@@ -101,6 +101,12 @@ for (name, cells), v in zip(rows, want):
     nums = re.findall(r'<td class="n">(\d+)</td>', cells)
     assert name.replace("&gt;", ">") == v["name"], (name, v["name"])
     assert int(nums[0]) == v["accesses"] and int(nums[1]) == v["misses"]["L1D"], (nums, v)
+heap = re.findall(r'<tr class="heap-row"><td>([^<]*)</td>(.*?)</tr>', dom)
+want = c["data"]["alloc_sites"]
+assert [h[0] for h in heap] == [v["name"] for v in want] and len(want) == 3, (heap, want)
+for (name, cells), v in zip(heap, want):
+    nums = re.findall(r'<td class="n">(\d+)</td>', cells)
+    assert int(nums[0]) == v["accesses"] and int(nums[1]) == v["misses"]["L1D"], (nums, v)
 svgs = re.findall(r'<svg[^>]*data-level="(\w+)"[^>]*>.*?<polyline points="([^"]+)"', dom, re.S)
 assert [s[0] for s in svgs] == ["L1D", "LL"], svgs
 pts = svgs[0][1].split()

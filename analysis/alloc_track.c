@@ -1,0 +1,382 @@
+/* Heap blocks by allocation site; see alloc_track.h.
+ *
+ * The live blocks are an array sorted by start address. Programs mostly
+ * allocate upward and free in bulk, so a block is appended at the end,
+ * and a freed one becomes a tombstone (kept in order, reused by the next
+ * block that fits between its neighbours, swept out when tombstones
+ * outnumber the living), which keeps a list freed from its head linear.
+ * A lookup first tries the accessing site's last block (valid until a
+ * block dies), then a binary search. */
+#include "alloc_track.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void cb_alloc_encode(const cb_alloc_event *ev,
+                     cb_access rec[CB_ALLOC_MARK_RECORDS]) {
+  memset(rec, 0, CB_ALLOC_MARK_RECORDS * sizeof *rec);
+  rec[0].site = rec[1].site = rec[2].site = CB_ALLOC_MARK_SITE;
+  rec[0].addr = ev->addr;
+  rec[0].size = (uint16_t)ev->kind;
+  rec[1].addr = ev->old;
+  rec[1].size = (uint16_t)ev->callee;
+  rec[2].addr = ev->size;
+  /* the call site, split over two 16-bit fields of the third record */
+  rec[2].size = (uint16_t)(ev->site & 0xffff);
+  rec[0].reserved = (uint8_t)(ev->site >> 16 & 0xff);
+  rec[0].is_write = (uint8_t)(ev->site >> 24);
+}
+
+void cb_alloc_decode(const cb_access *b, cb_alloc_event *ev) {
+  ev->kind = (cb_alloc_kind)b[0].size;
+  ev->addr = b[0].addr;
+  ev->old = b[1].addr;
+  ev->callee = b[1].size;
+  ev->size = b[2].addr;
+  ev->site = (uint32_t)b[2].size | (uint32_t)b[0].reserved << 16 |
+             (uint32_t)b[0].is_write << 24;
+}
+
+void cb_alloc_to_stream(void *sink, const cb_alloc_event *ev) {
+  const cb_access_sink *s = sink;
+  cb_access rec[CB_ALLOC_MARK_RECORDS];
+  cb_alloc_encode(ev, rec);
+  if (s && s->fn)
+    s->fn(s->ctx, rec, CB_ALLOC_MARK_RECORDS);
+}
+
+/* ---- a small map (row, key) -> count ---- */
+
+typedef struct pair_entry {
+  uint64_t key;
+  uint32_t row; /* + 1; 0: empty */
+  uint32_t pad;
+  uint64_t val;
+} pair_entry;
+
+typedef struct pair_map {
+  pair_entry *v;
+  size_t cap, n;
+} pair_map;
+
+static uint64_t mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  return x ^ (x >> 33);
+}
+
+/* The entry of (row, key), made with val 0 when new (*fresh set); NULL
+ * when out of memory. */
+static pair_entry *pair_get(pair_map *m, uint32_t row, uint64_t key,
+                            bool *fresh) {
+  if ((m->n + 1) * 2 > m->cap) {
+    size_t cap = m->cap ? m->cap * 2 : 1024;
+    pair_entry *v = calloc(cap, sizeof *v);
+    if (!v)
+      return NULL;
+    for (size_t i = 0; i < m->cap; i++)
+      if (m->v[i].row) {
+        size_t k = mix(m->v[i].key ^ (uint64_t)m->v[i].row << 44) & (cap - 1);
+        while (v[k].row)
+          k = (k + 1) & (cap - 1);
+        v[k] = m->v[i];
+      }
+    free(m->v);
+    m->v = v;
+    m->cap = cap;
+  }
+  size_t k = mix(key ^ (uint64_t)(row + 1) << 44) & (m->cap - 1);
+  while (m->v[k].row) {
+    if (m->v[k].row == row + 1 && m->v[k].key == key) {
+      *fresh = false;
+      return &m->v[k];
+    }
+    k = (k + 1) & (m->cap - 1);
+  }
+  m->v[k].row = row + 1;
+  m->v[k].key = key;
+  m->v[k].val = 0;
+  m->n++;
+  *fresh = true;
+  return &m->v[k];
+}
+
+static void pair_clear(pair_map *m) {
+  if (m->v)
+    memset(m->v, 0, m->cap * sizeof *m->v);
+  m->n = 0;
+}
+
+/* ---- the tracker ---- */
+
+#define RECENT 4096
+
+typedef struct blk {
+  uint64_t start, end;
+  uint32_t row;
+  uint32_t live;
+} blk;
+
+typedef struct site_cache {
+  uint64_t start, end, epoch;
+  uint32_t row;
+} site_cache;
+
+typedef struct row_extra {
+  uint64_t last_line; /* + 1: the line of the row's latest access */
+  uint64_t hot;       /* first-level misses of its hottest site */
+} row_extra;
+
+struct cb_alloc_track {
+  const cb_program *p;
+  unsigned nl, shift;
+  blk *b;
+  size_t n, cap, dead;
+  uint64_t lo, hi; /* every block so far lies in [lo, hi) */
+  uint64_t epoch;  /* moves when a block dies: per-site caches go stale */
+  site_cache *cache;
+  uint32_t *row_of_site;
+  cb_alloc_site *rows;
+  row_extra *extra;
+  uint32_t n_rows, cap_rows;
+  pair_map lines; /* (row, line): the working sets */
+  /* A direct-mapped filter of (row, line) pairs already in `lines`: a
+   * walk down a column of a heap matrix changes line at every access, and
+   * most of those lines were seen recently. */
+  uint64_t recent_line[RECENT]; /* line + 1; 0: empty */
+  uint32_t recent_row[RECENT];
+  pair_map hot; /* (row, site): first-level misses */
+};
+
+cb_alloc_track *cb_alloc_track_new(const cb_program *p, unsigned n_levels,
+                                   unsigned line_shift) {
+  cb_alloc_track *t = calloc(1, sizeof *t);
+  if (!t)
+    return NULL;
+  t->p = p;
+  t->nl = n_levels > CB_RESULT_LEVELS ? CB_RESULT_LEVELS : n_levels;
+  t->shift = line_shift;
+  t->cache = calloc(p->n_sites + 1, sizeof *t->cache);
+  t->row_of_site = malloc((p->n_sites + 1) * sizeof *t->row_of_site);
+  if (!t->cache || !t->row_of_site) {
+    cb_alloc_track_free(t);
+    return NULL;
+  }
+  for (uint32_t s = 0; s <= p->n_sites; s++)
+    t->row_of_site[s] = CB_NONE;
+  cb_alloc_track_reset(t);
+  return t;
+}
+
+void cb_alloc_track_reset(cb_alloc_track *t) {
+  for (uint32_t r = 0; r < t->n_rows; r++)
+    t->row_of_site[t->rows[r].site] = CB_NONE;
+  t->n_rows = 0;
+  t->n = t->dead = 0;
+  t->lo = UINT64_MAX;
+  t->hi = 0;
+  t->epoch++; /* the caches of the previous run */
+  pair_clear(&t->lines);
+  pair_clear(&t->hot);
+  memset(t->recent_line, 0, sizeof t->recent_line);
+}
+
+void cb_alloc_track_free(cb_alloc_track *t) {
+  if (!t)
+    return;
+  free(t->b);
+  free(t->cache);
+  free(t->row_of_site);
+  free(t->rows);
+  free(t->extra);
+  free(t->lines.v);
+  free(t->hot.v);
+  free(t);
+}
+
+/* The first index whose start is above addr. */
+static size_t upper(const cb_alloc_track *t, uint64_t addr) {
+  size_t lo = 0, hi = t->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (t->b[mid].start <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+static void sweep(cb_alloc_track *t) {
+  size_t k = 0;
+  for (size_t i = 0; i < t->n; i++)
+    if (t->b[i].live)
+      t->b[k++] = t->b[i];
+  t->n = k;
+  t->dead = 0;
+}
+
+static void kill(cb_alloc_track *t, uint64_t addr) {
+  size_t i = upper(t, addr);
+  while (i > 0 && t->b[i - 1].start == addr) {
+    if (t->b[i - 1].live) {
+      t->b[i - 1].live = 0;
+      t->dead++;
+      t->epoch++;
+      break;
+    }
+    i--;
+  }
+  if (t->dead > 64 && t->dead * 2 > t->n)
+    sweep(t);
+}
+
+static uint32_t row_for(cb_alloc_track *t, const cb_alloc_event *ev) {
+  uint32_t s = ev->site < t->p->n_sites ? ev->site : t->p->n_sites;
+  if (t->row_of_site[s] != CB_NONE)
+    return t->row_of_site[s];
+  if (t->n_rows == t->cap_rows) {
+    uint32_t cap = t->cap_rows ? t->cap_rows * 2 : 16;
+    cb_alloc_site *r = realloc(t->rows, cap * sizeof *r);
+    if (r)
+      t->rows = r;
+    row_extra *x = realloc(t->extra, cap * sizeof *x);
+    if (x)
+      t->extra = x;
+    if (!r || !x)
+      return CB_NONE;
+    t->cap_rows = cap;
+  }
+  uint32_t row = t->n_rows++;
+  cb_alloc_site *a = &t->rows[row];
+  memset(a, 0, sizeof *a);
+  a->site = s;
+  a->callee = ev->callee;
+  a->min_size = UINT64_MAX;
+  if (s < t->p->n_sites) {
+    a->hot_file = t->p->sites[s].file;
+    a->hot_line = 0;
+  }
+  memset(&t->extra[row], 0, sizeof t->extra[row]);
+  t->row_of_site[s] = row;
+  return row;
+}
+
+static void add_block(cb_alloc_track *t, uint64_t start, uint64_t size,
+                      uint32_t row) {
+  blk nb = {start, start + size, row, 1};
+  size_t pos = upper(t, start);
+  /* A tombstone beside the place keeps the order when replaced. */
+  if (pos > 0 && !t->b[pos - 1].live) {
+    t->b[pos - 1] = nb;
+    t->dead--;
+  } else if (pos < t->n && !t->b[pos].live) {
+    t->b[pos] = nb;
+    t->dead--;
+  } else {
+    if (t->n == t->cap) {
+      size_t cap = t->cap ? t->cap * 2 : 64;
+      blk *b = realloc(t->b, cap * sizeof *b);
+      if (!b)
+        return;
+      t->b = b;
+      t->cap = cap;
+    }
+    memmove(&t->b[pos + 1], &t->b[pos], (t->n - pos) * sizeof *t->b);
+    t->b[pos] = nb;
+    t->n++;
+  }
+  if (start < t->lo)
+    t->lo = start;
+  if (start + size > t->hi)
+    t->hi = start + size;
+}
+
+void cb_alloc_track_event(cb_alloc_track *t, const cb_alloc_event *ev) {
+  if (ev->kind == CB_ALLOC_FREE || ev->kind == CB_ALLOC_REALLOC)
+    kill(t, ev->kind == CB_ALLOC_FREE ? ev->addr : ev->old);
+  if (ev->kind == CB_ALLOC_FREE)
+    return;
+  uint32_t row = row_for(t, ev);
+  if (row == CB_NONE)
+    return;
+  cb_alloc_site *a = &t->rows[row];
+  a->blocks++;
+  a->bytes += ev->size;
+  if (ev->size < a->min_size)
+    a->min_size = ev->size;
+  if (ev->size > a->max_size)
+    a->max_size = ev->size;
+  add_block(t, ev->addr, ev->size, row);
+}
+
+uint32_t cb_alloc_track_find(cb_alloc_track *t, uint64_t addr, uint32_t site) {
+  if (addr < t->lo || addr >= t->hi)
+    return CB_NONE;
+  site_cache *c = site < t->p->n_sites ? &t->cache[site] : NULL;
+  if (c && c->epoch == t->epoch && addr >= c->start && addr < c->end)
+    return c->row;
+  size_t i = upper(t, addr);
+  while (i > 0 && !t->b[i - 1].live)
+    i--;
+  if (i == 0 || addr >= t->b[i - 1].end)
+    return CB_NONE;
+  const blk *b = &t->b[i - 1];
+  if (c)
+    *c = (site_cache){b->start, b->end, t->epoch, b->row};
+  return b->row;
+}
+
+void cb_alloc_track_count(cb_alloc_track *t, uint32_t row, const cb_access *a,
+                          const cb_site_counts *delta) {
+  cb_alloc_site *r = &t->rows[row];
+  for (unsigned l = 0; l < t->nl; l++) {
+    r->level[l].accesses += delta[l].accesses;
+    r->level[l].misses += delta[l].misses;
+    r->level[l].compulsory += delta[l].compulsory;
+    r->level[l].capacity += delta[l].capacity;
+    r->level[l].conflict += delta[l].conflict;
+  }
+  bool fresh;
+  if (delta[0].misses && a->site < t->p->n_sites) {
+    pair_entry *e = pair_get(&t->hot, row, a->site, &fresh);
+    if (e && (e->val += delta[0].misses) > t->extra[row].hot) {
+      t->extra[row].hot = e->val;
+      r->hot_file = t->p->sites[a->site].file;
+      r->hot_line = t->p->sites[a->site].line;
+    }
+  }
+  uint64_t first = a->addr >> t->shift;
+  uint64_t last = (a->addr + (a->size ? a->size - 1 : 0)) >> t->shift;
+  if (t->extra[row].last_line == last + 1)
+    return;
+  t->extra[row].last_line = last + 1;
+  for (uint64_t line = first; line <= last && line - first < 64; line++) {
+    size_t k = line & (RECENT - 1);
+    if (t->recent_line[k] == line + 1 && t->recent_row[k] == row)
+      continue;
+    pair_entry *e = pair_get(&t->lines, row, line, &fresh);
+    if (!e)
+      continue;
+    r->lines += fresh;
+    t->recent_line[k] = line + 1;
+    t->recent_row[k] = row;
+  }
+}
+
+bool cb_alloc_track_export(const cb_alloc_track *t, cb_alloc_site **rows,
+                           uint32_t *n) {
+  *rows = NULL;
+  *n = 0;
+  if (!t->n_rows)
+    return true;
+  cb_alloc_site *v = malloc(t->n_rows * sizeof *v);
+  if (!v)
+    return false;
+  memcpy(v, t->rows, t->n_rows * sizeof *v);
+  *rows = v;
+  *n = t->n_rows;
+  return true;
+}

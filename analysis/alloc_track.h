@@ -1,0 +1,66 @@
+/* alloc_track.h: heap blocks by allocation site, beside one hierarchy.
+ *
+ * The engine reports every allocation and release of the program
+ * (engine.h, cb_alloc_event) in stream order. The driver turns each event
+ * into a few marker records of the access stream (cb_alloc_encode), so
+ * that it reaches the consumer in order with the accesses even across the
+ * pipe (pipe.h) and enters the stream hash that memoization compares; the
+ * consumer decodes them (cb_alloc_decode) and hands them to a tracker,
+ * which keeps the live blocks ordered by address and attributes every
+ * program access that falls in one (accesses, misses and classes per
+ * level, working set, hottest line) to the block's allocation site.
+ * Internal to analysis/.
+ */
+#ifndef CBANA_ANALYSIS_ALLOC_TRACK_H
+#define CBANA_ANALYSIS_ALLOC_TRACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cbana/engine.h"
+#include "cbana/results.h"
+
+/* The site id of marker records: above any Program's sites, so the cache
+ * model would not count them per site; they never reach it. */
+#define CB_ALLOC_MARK_SITE 0xfffffff0u
+#define CB_ALLOC_MARK_RECORDS 3
+
+/* An event as CB_ALLOC_MARK_RECORDS access records. */
+void cb_alloc_encode(const cb_alloc_event *ev,
+                     cb_access rec[CB_ALLOC_MARK_RECORDS]);
+/* True when the batch is one encoded event (then *ev is filled). */
+static inline bool cb_alloc_is_mark(const cb_access *b, size_t n) {
+  return n == CB_ALLOC_MARK_RECORDS && b[0].site == CB_ALLOC_MARK_SITE;
+}
+void cb_alloc_decode(const cb_access *b, cb_alloc_event *ev);
+
+/* An allocation sink (engine.h) that encodes events into the access
+ * stream of `sink` (ctx: a cb_access_sink). */
+void cb_alloc_to_stream(void *sink, const cb_alloc_event *ev);
+
+typedef struct cb_alloc_track cb_alloc_track;
+
+/* n_levels: the hierarchy's levels (at most CB_RESULT_LEVELS); line_shift:
+ * log2 of the first level's line size (working sets). */
+cb_alloc_track *cb_alloc_track_new(const cb_program *p, unsigned n_levels,
+                                   unsigned line_shift);
+void cb_alloc_track_reset(cb_alloc_track *t);
+void cb_alloc_track_free(cb_alloc_track *t);
+
+void cb_alloc_track_event(cb_alloc_track *t, const cb_alloc_event *ev);
+
+/* The allocation-site row of the live block holding addr, or CB_NONE;
+ * site: the accessing site, whose last block is tried first. */
+uint32_t cb_alloc_track_find(cb_alloc_track *t, uint64_t addr, uint32_t site);
+
+/* One access of the program to a block of row `row`: its counters at
+ * every level (this access's share of the site's counters). */
+void cb_alloc_track_count(cb_alloc_track *t, uint32_t row, const cb_access *a,
+                          const cb_site_counts *delta);
+
+/* The rows (malloc'ed, NULL when there are none). */
+bool cb_alloc_track_export(const cb_alloc_track *t, cb_alloc_site **rows,
+                           uint32_t *n);
+
+#endif
