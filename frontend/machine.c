@@ -30,11 +30,13 @@
  * frame size, and the sites of the entry and exit traffic; per call
  * site: the site of the return-address write. */
 #include "machine_internal.h"
+#include "mcfg.h"
 
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -80,11 +82,37 @@ static uint32_t common(const uint64_t *a, uint32_t na, const uint64_t *b,
   return n;
 }
 
+/* Any memory-access or call key in common (kinds 0 and 1)? */
+static bool common_access(const uint64_t *a, uint32_t na, const uint64_t *b,
+                          uint32_t nb) {
+  uint32_t i = 0, j = 0;
+  while (i < na && j < nb) {
+    if (a[i] == b[j] && (a[i] & 3) != 2)
+      return true;
+    if (a[i] <= b[j])
+      i++;
+    else
+      j++;
+  }
+  return false;
+}
+
 typedef struct irblk {
   uint64_t *keys;
   uint32_t n_keys;
   uint32_t m; /* paired machine block or CB_NONE */
 } irblk;
+
+typedef struct keyctx {
+  const mblock *mb;
+  const irblk *ib;
+} keyctx;
+
+static bool share_key(uint32_t m, uint32_t i, void *ctx) {
+  const keyctx *k = ctx;
+  return common(k->mb[m].keys, k->mb[m].n_keys, k->ib[i].keys,
+                k->ib[i].n_keys) > 0;
+}
 
 typedef struct cand {
   double score, dist;
@@ -359,17 +387,60 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     ib[b].n_keys = keys.n;
     ib[b].m = CB_NONE;
   }
-  /* greedy pairing by shared keys */
-  FE_VEC(cand) cs = {0};
+  /* the two CFGs, their dominators, post-dominators and loops */
+  fe_cfg mg = {.n = mb.n,
+               .soff = calloc(mb.n + 1, sizeof(uint32_t)),
+               .exits = calloc(mb.n + 1, 1),
+               .jcc = calloc(mb.n + 1, 1)};
+  for (uint32_t i = 0; i < mb.n; i++)
+    mg.soff[i + 1] = mg.soff[i] + mb.v[i].n_succ;
+  mg.succ = malloc((mg.soff[mb.n] + 1) * sizeof *mg.succ);
   for (uint32_t i = 0; i < mb.n; i++) {
-    if (!mb.v[i].n_keys)
+    for (uint32_t k = 0; k < mb.v[i].n_succ; k++)
+      mg.succ[mg.soff[i] + k] = mb.v[i].succ[k];
+    mg.exits[i] = mb.v[i].unknown_succ || !mb.v[i].n_succ;
+    mg.jcc[i] = ins.v[mb.v[i].first + mb.v[i].n - 1].kind == MK_JCC;
+  }
+  fe_cfg ig = {.n = fn->n_blocks,
+               .soff = calloc(fn->n_blocks + 1, sizeof(uint32_t)),
+               .exits = calloc(fn->n_blocks + 1, 1)};
+  for (uint32_t j = 0; j < fn->n_blocks; j++)
+    ig.soff[j + 1] = ig.soff[j] + f->blocks.v[fn->first_block + j].n_succ;
+  ig.succ = malloc((ig.soff[fn->n_blocks] + 1) * sizeof *ig.succ);
+  for (uint32_t j = 0; j < fn->n_blocks; j++) {
+    const cb_block *bl = &f->blocks.v[fn->first_block + j];
+    for (uint32_t q = 0; q < bl->n_succ; q++)
+      ig.succ[ig.soff[j] + q] = f->succs.v[bl->first_succ + q];
+    ig.exits[j] = !bl->n_succ;
+  }
+  fe_cfg_build(&mg);
+  fe_cfg_build(&ig);
+  uint32_t *pair = malloc((mb.n + 1) * sizeof *pair);
+  uint8_t *anchor = calloc(mb.n + 1, 1), *need = calloc(mb.n + 1, 1);
+  for (uint32_t i = 0; i < mb.n; i++) {
+    pair[i] = CB_NONE;
+    need[i] = mb.v[i].n_hidden > 0;
+  }
+  /* anchors: the entry blocks, then greedy pairing by the share of keys
+     in common, for pairs with a memory access or call in common (a
+     branch's line alone is too weak: a loop nest has several on one
+     line) that stand in the same relations to the anchors taken */
+  if (mb.n && fn->n_blocks) {
+    pair[0] = 0;
+    anchor[0] = 1;
+    ib[0].m = 0;
+  }
+  FE_VEC(cand) cs = {0};
+  for (uint32_t i = 1; i < mb.n; i++) {
+    if (!mb.v[i].n_keys || !mg.reach[i])
       continue;
     for (uint32_t j = 0; j < fn->n_blocks; j++) {
       if (!ib[j].n_keys)
         continue;
       uint32_t k =
           common(mb.v[i].keys, mb.v[i].n_keys, ib[j].keys, ib[j].n_keys);
-      if (!k)
+      if (!k || !common_access(mb.v[i].keys, mb.v[i].n_keys, ib[j].keys,
+                               ib[j].n_keys))
         continue;
       uint32_t mx =
           mb.v[i].n_keys > ib[j].n_keys ? mb.v[i].n_keys : ib[j].n_keys;
@@ -384,103 +455,40 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     cand *cd = &cs.v[k];
     if (cd->score < 0.5)
       break;
-    if (mb.v[cd->mb].ir != CB_NONE || ib[cd->ib].m != CB_NONE)
+    if (pair[cd->mb] != CB_NONE || ib[cd->ib].m != CB_NONE ||
+        !fe_cfg_consistent(&mg, &ig, pair, anchor, cd->mb, cd->ib))
       continue;
-    mb.v[cd->mb].ir = cd->ib;
+    pair[cd->mb] = cd->ib;
+    anchor[cd->mb] = 1;
     ib[cd->ib].m = cd->mb;
   }
-  /* the entry blocks pair */
-  if (mb.n && mb.v[0].ir == CB_NONE && ib[0].m == CB_NONE) {
-    mb.v[0].ir = 0;
-    ib[0].m = 0;
-  }
-  /* blocks without keys, through the CFG */
-  bool changed = true;
-  while (changed) {
-    changed = false;
+  /* the other blocks by their relations to the anchors */
+  keyctx kc = {mb.v, ib};
+  fe_cfg_pair(&mg, &ig, pair, anchor, need, share_key, &kc);
+  for (uint32_t i = 0; i < mb.n; i++)
+    mb.v[i].ir = pair[i];
+  free(pair);
+  free(anchor);
+  free(need);
+  fe_cfg_free(&mg);
+  fe_cfg_free(&ig);
+  if (getenv("CBANA_DEBUG_MACHINE")) {
+    fprintf(stderr, "function %s\n", fn->name);
     for (uint32_t i = 0; i < mb.n; i++) {
-      mblock *b = &mb.v[i];
-      if (b->ir != CB_NONE || !b->n_hidden)
-        continue;
-      /* runs exactly when its only predecessor, whose only successor it
-         is, runs (and the converse) */
-      if (b->preds.n == 1) {
-        mblock *p = &mb.v[b->preds.v[0]];
-        if (p->n_succ == 1 && !p->unknown_succ && p->ir != CB_NONE) {
-          b->ir = p->ir; /* shares the IR block (not exclusive) */
-          changed = true;
-          continue;
-        }
-      }
-      /* the join of a diamond or triangle from a paired block P (a select
-         the machine code made into a branch): runs as often as P */
-      if (b->preds.n >= 2) {
-        uint32_t P = CB_NONE;
-        bool diamond = true;
-        for (uint32_t k = 0; k < b->preds.n && diamond; k++) {
-          const mblock *x = &mb.v[b->preds.v[k]];
-          uint32_t top = b->preds.v[k];
-          if (x->n_succ == 1 && x->preds.n == 1 && !x->unknown_succ)
-            top = x->preds.v[0];
-          else if (x->ir == CB_NONE)
-            diamond = false;
-          if (P == CB_NONE)
-            P = top;
-          else if (P != top)
-            diamond = false;
-        }
-        if (diamond && P != CB_NONE && P != i && mb.v[P].ir != CB_NONE) {
-          b->ir = mb.v[P].ir;
-          changed = true;
-          continue;
-        }
-      }
-      if (b->n_succ == 1 && !b->unknown_succ) {
-        mblock *s = &mb.v[b->succ[0]];
-        if (s->preds.n == 1 && s->ir != CB_NONE) {
-          b->ir = s->ir;
-          changed = true;
-          continue;
-        }
-      }
-      /* neighbours single out one unpaired IR block */
-      bool ok = !b->unknown_succ && (b->preds.n || b->n_succ);
-      for (uint32_t k = 0; k < b->preds.n && ok; k++)
-        ok = mb.v[b->preds.v[k]].ir != CB_NONE;
-      for (uint32_t k = 0; k < b->n_succ && ok; k++)
-        ok = mb.v[b->succ[k]].ir != CB_NONE;
-      if (!ok)
-        continue;
-      uint32_t found = CB_NONE, nfound = 0;
-      for (uint32_t j = 0; j < fn->n_blocks && nfound < 2; j++) {
-        if (ib[j].m != CB_NONE)
-          continue;
-        const cb_block *bl = &f->blocks.v[fn->first_block + j];
-        bool fit = true;
-        for (uint32_t k = 0; k < b->preds.n && fit; k++) {
-          uint32_t want = mb.v[b->preds.v[k]].ir;
-          bool has = want == j; /* a loop onto itself */
-          for (uint32_t q = 0; q < bl->n_pred && !has; q++)
-            has = f->preds.v[bl->first_pred + q] == want;
-          fit = has;
-        }
-        for (uint32_t k = 0; k < b->n_succ && fit; k++) {
-          uint32_t want = mb.v[b->succ[k]].ir;
-          bool has = want == j;
-          for (uint32_t q = 0; q < bl->n_succ && !has; q++)
-            has = f->succs.v[bl->first_succ + q] == want;
-          fit = has;
-        }
-        if (fit) {
-          found = j;
-          nfound++;
-        }
-      }
-      if (nfound == 1) {
-        b->ir = found;
-        ib[found].m = i;
-        changed = true;
-      }
+      const mblock *b = &mb.v[i];
+      fprintf(stderr, "  m%u %#lx+%u hidden %u ir %d keys", i,
+              (unsigned long)ins.v[b->first].pc, b->n, b->n_hidden,
+              b->ir == CB_NONE ? -1 : (int)b->ir);
+      for (uint32_t k = 0; k < b->n_keys; k++)
+        fprintf(stderr, " %u:%u", (unsigned)((b->keys[k] >> 2) & 0xffffffff),
+                (unsigned)(b->keys[k] & 3));
+      fprintf(stderr, " preds");
+      for (uint32_t k = 0; k < b->preds.n; k++)
+        fprintf(stderr, " m%u", b->preds.v[k]);
+      fprintf(stderr, " succs");
+      for (uint32_t k = 0; k < b->n_succ; k++)
+        fprintf(stderr, " m%u", b->succ[k]);
+      fprintf(stderr, "\n");
     }
   }
   /* IR accesses of stack objects per line, to take from the hidden ones */
