@@ -44,7 +44,8 @@ typedef struct mblock {
   uint32_t first, n; /* instructions */
   uint32_t succ[2], n_succ;
   bool unknown_succ;
-  uint32_t ir; /* paired IR block within the function, or CB_NONE */
+  uint32_t ir;   /* paired IR block within the function, or CB_NONE */
+  uint32_t from; /* on the edge into ir from this IR block, or CB_NONE */
   uint32_t n_hidden;
   uint64_t *keys; /* sorted keys */
   uint32_t n_keys;
@@ -247,6 +248,17 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       frame = (uint64_t)off;
   }
   fn->n_saved_regs = (uint8_t)(npush > 255 ? 255 : npush);
+  /* the pops right before the first ret: pushes beyond them were dropped
+     with `add rsp` (an alignment push of a scratch register) */
+  for (uint32_t i = 0; i < ins.n; i++)
+    if (ins.v[i].kind == MK_RET) {
+      uint32_t npop = 0;
+      while (npop < i && ins.v[i - 1 - npop].kind == MK_POP)
+        npop++;
+      if (npop < npush && npop)
+        fn->n_unpopped = (uint8_t)(npush - npop > 255 ? 255 : npush - npop);
+      break;
+    }
   if (frame)
     fn->frame_size = (uint32_t)frame;
   /* frame-pointer functions: reclassify rsp-based accesses with the frame */
@@ -391,7 +403,8 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
   fe_cfg mg = {.n = mb.n,
                .soff = calloc(mb.n + 1, sizeof(uint32_t)),
                .exits = calloc(mb.n + 1, 1),
-               .jcc = calloc(mb.n + 1, 1)};
+               .jcc = calloc(mb.n + 1, 1),
+               .plain = calloc(mb.n + 1, 1)};
   for (uint32_t i = 0; i < mb.n; i++)
     mg.soff[i + 1] = mg.soff[i] + mb.v[i].n_succ;
   mg.succ = malloc((mg.soff[mb.n] + 1) * sizeof *mg.succ);
@@ -400,6 +413,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       mg.succ[mg.soff[i] + k] = mb.v[i].succ[k];
     mg.exits[i] = mb.v[i].unknown_succ || !mb.v[i].n_succ;
     mg.jcc[i] = ins.v[mb.v[i].first + mb.v[i].n - 1].kind == MK_JCC;
+    mg.plain[i] = !mb.v[i].n_keys && !mb.v[i].n_hidden;
   }
   fe_cfg ig = {.n = fn->n_blocks,
                .soff = calloc(fn->n_blocks + 1, sizeof(uint32_t)),
@@ -416,9 +430,10 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
   fe_cfg_build(&mg);
   fe_cfg_build(&ig);
   uint32_t *pair = malloc((mb.n + 1) * sizeof *pair);
+  uint32_t *from = malloc((mb.n + 1) * sizeof *from);
   uint8_t *anchor = calloc(mb.n + 1, 1), *need = calloc(mb.n + 1, 1);
   for (uint32_t i = 0; i < mb.n; i++) {
-    pair[i] = CB_NONE;
+    pair[i] = from[i] = CB_NONE;
     need[i] = mb.v[i].n_hidden > 0;
   }
   /* anchors: the entry blocks, then greedy pairing by the share of keys
@@ -464,10 +479,13 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
   }
   /* the other blocks by their relations to the anchors */
   keyctx kc = {mb.v, ib};
-  fe_cfg_pair(&mg, &ig, pair, anchor, need, share_key, &kc);
-  for (uint32_t i = 0; i < mb.n; i++)
+  fe_cfg_pair(&mg, &ig, pair, from, anchor, need, share_key, &kc);
+  for (uint32_t i = 0; i < mb.n; i++) {
     mb.v[i].ir = pair[i];
+    mb.v[i].from = from[i];
+  }
   free(pair);
+  free(from);
   free(anchor);
   free(need);
   fe_cfg_free(&mg);
@@ -476,9 +494,10 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     fprintf(stderr, "function %s\n", fn->name);
     for (uint32_t i = 0; i < mb.n; i++) {
       const mblock *b = &mb.v[i];
-      fprintf(stderr, "  m%u %#lx+%u hidden %u ir %d keys", i,
+      fprintf(stderr, "  m%u %#lx+%u hidden %u ir %d from %d keys", i,
               (unsigned long)ins.v[b->first].pc, b->n, b->n_hidden,
-              b->ir == CB_NONE ? -1 : (int)b->ir);
+              b->ir == CB_NONE ? -1 : (int)b->ir,
+              b->from == CB_NONE ? -1 : (int)b->from);
       for (uint32_t k = 0; k < b->n_keys; k++)
         fprintf(stderr, " %u:%u", (unsigned)((b->keys[k] >> 2) & 0xffffffff),
                 (unsigned)(b->keys[k] & 3));
@@ -586,6 +605,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       ma.addr = m->kind == MK_CONST ? m->target + c->base : 0;
       ma.size = m->size;
       ma.is_write = m->write;
+      ma.from1 = b->from == CB_NONE ? 0 : b->from + 1;
       ma.site = fe_mc_site(c, m->file, m->line, func, m->size, m->write, what);
       /* after the ncalls-th call of the block: the same call of the IR
          when both have as many, else the last IR call on a line of a

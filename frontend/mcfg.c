@@ -12,6 +12,7 @@
  * neighbour. */
 #include "mcfg.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -324,6 +325,7 @@ void fe_cfg_free(fe_cfg *g) {
   free(g->succ);
   free(g->exits);
   free(g->jcc);
+  free(g->plain);
   free(g->reach);
   free(g->idom);
   free(g->ipdom);
@@ -382,8 +384,63 @@ bool fe_cfg_consistent(const fe_cfg *mg, const fe_cfg *ig, const uint32_t *pair,
   return true;
 }
 
+static bool has_succ(const fe_cfg *g, uint32_t a, uint32_t b) {
+  for (uint32_t k = g->soff[a]; k < g->soff[a + 1]; k++)
+    if (g->succ[k] == b)
+      return true;
+  return false;
+}
+
+/* Does IR block a lead to b: b is a, a successor of a, or reached from
+   one through blocks with a single successor? */
+static bool leads(const fe_cfg *g, uint32_t a, uint32_t b) {
+  if (a == b)
+    return true;
+  for (uint32_t k = g->soff[a]; k < g->soff[a + 1]; k++) {
+    uint32_t s = g->succ[k];
+    for (uint32_t hops = 0; hops < 4; hops++) {
+      if (s == b)
+        return true;
+      if (g->soff[s + 1] - g->soff[s] != 1)
+        break;
+      s = g->succ[g->soff[s]];
+    }
+  }
+  return false;
+}
+
+/* The IR block of machine block b, through plain blocks (no accesses, no
+   keys: jumps and register moves) with one successor (fwd) or one
+   predecessor (back). */
+static uint32_t through(const fe_cfg *mg, const uint32_t *pair, uint32_t b,
+                        bool fwd) {
+  for (uint32_t hops = 0; hops < 8; hops++) {
+    if (pair[b] != NONE)
+      return pair[b];
+    if (!mg->plain || !mg->plain[b])
+      return NONE;
+    uint32_t nx = NONE, cnt = 0;
+    if (fwd) {
+      cnt = mg->soff[b + 1] - mg->soff[b];
+      if (cnt == 1)
+        nx = mg->succ[mg->soff[b]];
+    } else {
+      for (uint32_t e = 0; e < mg->n && cnt < 2; e++)
+        for (uint32_t k = mg->soff[e]; k < mg->soff[e + 1]; k++)
+          if (mg->succ[k] == b && mg->reach[e]) {
+            nx = e;
+            cnt++;
+          }
+    }
+    if (cnt != 1)
+      return NONE;
+    b = nx;
+  }
+  return NONE;
+}
+
 void fe_cfg_pair(const fe_cfg *mg, const fe_cfg *ig, uint32_t *pair,
-                 uint8_t *anchor, const uint8_t *need,
+                 uint32_t *from, uint8_t *anchor, const uint8_t *need,
                  bool (*keyed)(uint32_t m, uint32_t i, void *ctx), void *ctx) {
   uint32_t *cand = malloc((ig->n + 1) * sizeof *cand);
   uint8_t *used = calloc(ig->n + 1, 1);
@@ -425,6 +482,9 @@ void fe_cfg_pair(const fe_cfg *mg, const fe_cfg *ig, uint32_t *pair,
       pair[m] = pick;
       used[pick] = 1;
       anchor[m] = key;
+      if (getenv("CBANA_DEBUG_MACHINE"))
+        fprintf(stderr, "  stage C: m%u -> bb%u (%u candidates, key %d)\n", m,
+                pick, nc, key);
       changed = true;
     }
   }
@@ -443,14 +503,73 @@ void fe_cfg_pair(const fe_cfg *mg, const fe_cfg *ig, uint32_t *pair,
       for (uint32_t e = 0; e < mg->n && ok; e++)
         for (uint32_t k = mg->soff[e]; k < mg->soff[e + 1] && ok; k++)
           if (mg->succ[k] == m && mg->reach[e]) {
-            if (pair[e] == NONE || (p != NONE && pair[e] != p))
+            if (pair[e] == NONE || (p != NONE && pair[e] != p) ||
+                mg->loop[e] != mg->loop[m])
               ok = false;
             p = pair[e];
           }
-      if (ok && p != NONE && keyed && keyed(m, p, ctx)) {
+      /* and where it leads is where i leads (not a copy of another block
+         that branches on the same line) */
+      for (uint32_t k = mg->soff[m]; k < mg->soff[m + 1] && ok && p != NONE;
+           k++) {
+        uint32_t t = through(mg, pair, mg->succ[k], true);
+        ok = t == NONE || leads(ig, p, t);
+      }
+      if (ok && p != NONE && ig->depth[p] == mg->depth[m] && keyed &&
+          keyed(m, p, ctx)) {
         pair[m] = p;
         changed = true;
       }
+    }
+  }
+  /* blocks of one edge of the IR: M's predecessors (through plain
+     blocks) all belong to IR block a, and either M's successors lead to
+     IR block x alone, a successor of a (a split edge, a loop preheader),
+     or x is the one unpaired successor of a whose successors include all
+     those M leads to (a copy tail duplication made of x for a) */
+  for (uint32_t m = 0; m < mg->n; m++) {
+    if (!mg->reach[m] || pair[m] != NONE || !need[m])
+      continue;
+    uint32_t a = NONE, x = NONE;
+    bool ok = true;
+    for (uint32_t e = 0; e < mg->n && ok; e++)
+      for (uint32_t k = mg->soff[e]; k < mg->soff[e + 1] && ok; k++)
+        if (mg->succ[k] == m && mg->reach[e]) {
+          uint32_t q = through(mg, pair, e, false);
+          ok = q != NONE && (a == NONE || a == q);
+          a = q;
+        }
+    uint32_t ts[8], nt = 0;
+    for (uint32_t k = mg->soff[m]; k < mg->soff[m + 1] && ok; k++) {
+      uint32_t t = through(mg, pair, mg->succ[k], true);
+      ok = t != NONE && nt < 8;
+      if (ok)
+        ts[nt++] = t;
+    }
+    if (!ok || a == NONE || !nt || mg->exits[m])
+      continue;
+    bool single = true;
+    for (uint32_t k = 1; k < nt; k++)
+      single &= ts[k] == ts[0];
+    if (single && has_succ(ig, a, ts[0])) {
+      x = ts[0];
+    } else {
+      for (uint32_t k = ig->soff[a]; k < ig->soff[a + 1]; k++) {
+        uint32_t c = ig->succ[k], all = 1;
+        if (used[c])
+          continue;
+        for (uint32_t q = 0; q < nt; q++)
+          all &= has_succ(ig, c, ts[q]);
+        if (all) {
+          x = x == NONE || x == c ? c : NONE - 1;
+        }
+      }
+      if (x == NONE - 1)
+        x = NONE;
+    }
+    if (x != NONE) {
+      pair[m] = x;
+      from[m] = a;
     }
   }
   for (uint32_t m = 0; m < mg->n; m++) {

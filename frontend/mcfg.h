@@ -13,6 +13,7 @@ typedef struct fe_cfg {
   uint32_t *succ;
   uint8_t *exits; /* b may leave the function (no or unknown successors) */
   uint8_t *jcc;   /* b ends in a conditional branch (or NULL) */
+  uint8_t *plain; /* b has no accesses and no keys (or NULL) */
   /* computed by fe_cfg_build */
   uint8_t *reach;         /* reachable from the entry */
   uint32_t *idom, *ipdom; /* UINT32_MAX: none; ipdom n: the exit */
@@ -45,10 +46,11 @@ bool fe_cfg_consistent(const fe_cfg *mg, const fe_cfg *ig, const uint32_t *pair,
    anchors. Within that class the IR block sharing a key with m
    (keyed(m, i, ctx)) is taken, and the pair becomes an anchor; without
    one, only blocks with need[m] (hidden accesses) are paired, not as
-   anchors. Blocks still unpaired with need[m] take the IR block of a
-   control-equivalent paired machine block. */
+   anchors. A block on an edge of the IR gets from[m], the edge's source
+   (else from[m] stays UINT32_MAX). Blocks still unpaired with need[m] take the
+   IR block of a control-equivalent paired machine block. */
 void fe_cfg_pair(const fe_cfg *mg, const fe_cfg *ig, uint32_t *pair,
-                 uint8_t *anchor, const uint8_t *need,
+                 uint32_t *from, uint8_t *anchor, const uint8_t *need,
                  bool (*keyed)(uint32_t m, uint32_t i, void *ctx), void *ctx);
 
 #endif
