@@ -440,10 +440,12 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
      in common, for pairs with a memory access or call in common (a
      branch's line alone is too weak: a loop nest has several on one
      line) that stand in the same relations to the anchors taken */
+  uint32_t *al = malloc((mb.n + 1) * sizeof *al), na = 0;
   if (mb.n && fn->n_blocks) {
     pair[0] = 0;
     anchor[0] = 1;
     ib[0].m = 0;
+    al[na++] = 0;
   }
   FE_VEC(cand) cs = {0};
   for (uint32_t i = 1; i < mb.n; i++) {
@@ -471,10 +473,11 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     if (cd->score < 0.5)
       break;
     if (pair[cd->mb] != CB_NONE || ib[cd->ib].m != CB_NONE ||
-        !fe_cfg_consistent(&mg, &ig, pair, anchor, cd->mb, cd->ib))
+        !fe_cfg_consistent(&mg, &ig, pair, al, na, cd->mb, cd->ib))
       continue;
     pair[cd->mb] = cd->ib;
     anchor[cd->mb] = 1;
+    al[na++] = cd->mb;
     ib[cd->ib].m = cd->mb;
   }
   /* the other blocks by their relations to the anchors */
@@ -486,6 +489,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
   }
   free(pair);
   free(from);
+  free(al);
   free(anchor);
   free(need);
   fe_cfg_free(&mg);

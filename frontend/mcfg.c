@@ -362,11 +362,13 @@ bool fe_cfg_equiv(const fe_cfg *g, uint32_t a, uint32_t b) {
 /* Do machine block m and IR block i stand in the same relations to every
    anchor? */
 bool fe_cfg_consistent(const fe_cfg *mg, const fe_cfg *ig, const uint32_t *pair,
-                       const uint8_t *anchor, uint32_t m, uint32_t i) {
+                       const uint32_t *anchors, uint32_t na, uint32_t m,
+                       uint32_t i) {
   if (mg->depth[m] != ig->depth[i])
     return false;
-  for (uint32_t x = 0; x < mg->n; x++) {
-    if (!anchor[x] || x == m || pair[x] == NONE)
+  for (uint32_t ai = 0; ai < na; ai++) {
+    uint32_t x = anchors[ai];
+    if (x == m || pair[x] == NONE)
       continue;
     uint32_t j = pair[x];
     if (j == i) {
@@ -444,6 +446,10 @@ void fe_cfg_pair(const fe_cfg *mg, const fe_cfg *ig, uint32_t *pair,
                  bool (*keyed)(uint32_t m, uint32_t i, void *ctx), void *ctx) {
   uint32_t *cand = malloc((ig->n + 1) * sizeof *cand);
   uint8_t *used = calloc(ig->n + 1, 1);
+  uint32_t *al = malloc((mg->n + 1) * sizeof *al), na = 0;
+  for (uint32_t m = 0; m < mg->n; m++)
+    if (anchor[m] && pair[m] != NONE)
+      al[na++] = m;
   for (uint32_t m = 0; m < mg->n; m++)
     if (pair[m] != NONE)
       used[pair[m]] = 1;
@@ -454,7 +460,7 @@ void fe_cfg_pair(const fe_cfg *mg, const fe_cfg *ig, uint32_t *pair,
         continue;
       uint32_t nc = 0;
       for (uint32_t i = 0; i < ig->n; i++)
-        if (ig->reach[i] && fe_cfg_consistent(mg, ig, pair, anchor, m, i))
+        if (ig->reach[i] && fe_cfg_consistent(mg, ig, pair, al, na, m, i))
           cand[nc++] = i;
       bool one = nc > 0;
       for (uint32_t k = 1; k < nc && one; k++)
@@ -482,6 +488,8 @@ void fe_cfg_pair(const fe_cfg *mg, const fe_cfg *ig, uint32_t *pair,
       pair[m] = pick;
       used[pick] = 1;
       anchor[m] = key;
+      if (key)
+        al[na++] = m;
       if (getenv("CBANA_DEBUG_MACHINE"))
         fprintf(stderr, "  stage C: m%u -> bb%u (%u candidates, key %d)\n", m,
                 pick, nc, key);
@@ -583,4 +591,5 @@ void fe_cfg_pair(const fe_cfg *mg, const fe_cfg *ig, uint32_t *pair,
   }
   free(cand);
   free(used);
+  free(al);
 }

@@ -33,9 +33,10 @@ bool fe_cfg_pdom(const fe_cfg *g, uint32_t a, uint32_t b); /* a pdom b */
 bool fe_cfg_equiv(const fe_cfg *g, uint32_t a, uint32_t b);
 
 /* Do machine block m and IR block i stand in the same relations to every
-   anchored pair (pair[x] for anchor[x])? */
+   anchor (machine blocks anchors[0..na), paired with pair[x])? */
 bool fe_cfg_consistent(const fe_cfg *mg, const fe_cfg *ig, const uint32_t *pair,
-                       const uint8_t *anchor, uint32_t m, uint32_t i);
+                       const uint32_t *anchors, uint32_t na, uint32_t m,
+                       uint32_t i);
 
 /* Pairs machine blocks with IR blocks by structure. pair[m] holds the IR
    block of machine block m or UINT32_MAX; anchor[m] says which pairs are
