@@ -13,22 +13,23 @@
  *
  * Matching: the machine code is cut into basic blocks at branch targets
  * and after branches. Each block's IR-visible accesses and calls form a
- * multiset of (file, line, call?) keys, as do each IR block's loads,
- * stores and calls; blocks of a function are paired greedily by the
- * share of keys they have in common (ties: the nearest relative
- * position), one machine block per IR block. Blocks with hidden accesses
- * but no key are paired through the CFG: a block that runs exactly when
- * a paired neighbour runs (single predecessor with a single successor,
- * or the converse), or whose paired predecessors and successors single
- * out one unpaired IR block with those neighbours. A paired block's
- * hidden accesses become the IR block's cb_mach_access list, minus the
- * stack accesses that are the IR's own accesses of stack objects on the
- * same line. Unpaired blocks are counted in program->mach_stats and their
- * accesses left out (the IR alone).
+ * multiset of (file, line, kind) keys (with the line of the conditional
+ * branch that ends it), as do each IR block's loads, stores, calls and
+ * branch point. Anchors are paired greedily by the share of keys in
+ * common when they share a memory access or call and stand in the same
+ * dominance, post-dominance and loop relations to the anchors taken; the
+ * other blocks by those relations alone, the rest of a split condition
+ * with its IR block, and blocks of an IR edge (split edges, preheaders,
+ * tail-duplicated copies) with the edge (mcfg.c; docs/program-model.md).
+ * A paired block's hidden accesses become the IR block's cb_mach_access
+ * list, minus the stack accesses that are the IR's own accesses of stack
+ * objects on the same line. Unpaired blocks are counted in
+ * program->mach_stats and their accesses left out (the IR alone).
  *
- * Also per function: the prologue's pushes (cb_function.n_saved_regs),
- * frame size, and the sites of the entry and exit traffic; per call
- * site: the site of the return-address write. */
+ * Also per function: the prologue's pushes (cb_function.n_saved_regs)
+ * and the pushes the epilogue does not pop (n_unpopped), frame size, and the
+ * sites of the entry and exit traffic; per call site: the site of the
+ * return-address write. */
 #include "machine_internal.h"
 #include "mcfg.h"
 

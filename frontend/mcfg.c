@@ -114,10 +114,8 @@ static void intervals(uint32_t n, const uint32_t *par, const uint8_t *in,
       kid[fill[par[v]]++] = v;
   uint32_t *stk = malloc((n + 1) * sizeof *stk), *it = calloc(n, sizeof *it);
   uint32_t clock = 0;
-  for (uint32_t v = 0; v < n; v++) {
+  for (uint32_t v = 0; v < n; v++)
     pre[v] = post[v] = NONE;
-    (void)0;
-  }
   for (uint32_t r = 0; r < n; r++) {
     if (par[r] != NONE || !in[r])
       continue;
