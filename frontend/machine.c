@@ -132,70 +132,10 @@ static int cand_cmp(const void *a, const void *b) {
   return x->ib < y->ib ? -1 : x->ib > y->ib;
 }
 
-/* Stack objects' slots of function fi: true for slots holding an address
- * derived from an alloca (through GEPs, casts, phis and selects). */
-static uint8_t *alloca_slots(fe *f, uint32_t fi) {
-  const cb_function *fn = &f->functions.v[fi];
-  uint8_t *is = calloc(fn->n_slots + 1, 1);
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (uint32_t b = 0; b < fn->n_blocks; b++) {
-      const cb_block *bl = &f->blocks.v[fn->first_block + b];
-      for (uint32_t o = 0; o < bl->n_ops; o++) {
-        const cb_op *op = &f->ops.v[bl->first_op + o];
-        if (op->dst == CB_NONE || op->dst >= fn->n_slots || is[op->dst])
-          continue;
-        bool a = false;
-        switch (op->code) {
-        case CB_OP_ALLOCA:
-          a = true;
-          break;
-        case CB_OP_GEP:
-        case CB_OP_BITCAST:
-        case CB_OP_MOV:
-          a = !(op->a & CB_OPND_CONST) && op->a < fn->n_slots && is[op->a];
-          break;
-        case CB_OP_SELECT:
-          a = (!(op->b & CB_OPND_CONST) && op->b < fn->n_slots && is[op->b]) ||
-              (!(op->c & CB_OPND_CONST) && op->c < fn->n_slots && is[op->c]);
-          break;
-        case CB_OP_PHI: {
-          const int64_t *g = &f->extra.v[op->aux];
-          for (int64_t j = 0; j < g[0]; j++) {
-            cb_operand v = (cb_operand)g[2 + 2 * j];
-            if (!(v & CB_OPND_CONST) && v < fn->n_slots && is[v])
-              a = true;
-          }
-          break;
-        }
-        default:
-          break;
-        }
-        if (a) {
-          is[op->dst] = 1;
-          changed = true;
-        }
-      }
-    }
-  }
-  return is;
-}
-
-static bool real_call(fe *f, const cb_op *op) {
-  const int64_t *g = &f->extra.v[op->aux];
-  cb_call_kind kind = (cb_call_kind)g[0];
-  if (kind != CB_CALL_INTRINSIC)
-    return true;
-  uint32_t callee = (uint32_t)g[1];
-  if (callee != CB_INTR_MEMCPY && callee != CB_INTR_MEMMOVE &&
-      callee != CB_INTR_MEMSET)
-    return false;
-  if (g[3] < 3)
-    return true;
-  cb_operand len = CB_CALL_ARG_OPERAND(g[4 + 2]);
-  return !((len & CB_OPND_CONST) && f->consts.v[len & ~CB_OPND_CONST].u <= 128);
-}
+typedef struct owed_t {
+  uint64_t key;
+  uint32_t op; /* the IR load or store (program->ops) */
+} owed_t;
 
 typedef FE_VEC(cb_mach_access) machvec;
 
@@ -364,7 +304,10 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     for (uint32_t s = 0; s < mb.v[bi].n_succ; s++)
       FE_PUSH(mb.v[mb.v[bi].succ[s]].preds, bi);
   /* IR blocks' keys */
-  uint8_t *is_alloca = alloca_slots(f, fi);
+  uint8_t *is_alloca = fe_mc_alloca_slots(f, fi);
+  uint32_t *fo_of = malloc((fn->n_slots + 1) * sizeof *fo_of);
+  int64_t *fo_off = malloc((fn->n_slots + 1) * sizeof *fo_off);
+  fe_mc_alloca_bases(f, fi, fo_of, fo_off);
   irblk *ib = calloc(fn->n_blocks + 1, sizeof *ib);
   for (uint32_t b = 0; b < fn->n_blocks; b++) {
     const cb_block *bl = &f->blocks.v[fn->first_block + b];
@@ -375,7 +318,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       bool call = false;
       if (op->code == CB_OP_LOAD || op->code == CB_OP_STORE) {
         site = op->aux;
-      } else if (op->code == CB_OP_CALL && real_call(f, op)) {
+      } else if (op->code == CB_OP_CALL && fe_mc_real_call(f, op)) {
         site = (uint32_t)f->extra.v[op->aux + 2];
         call = true;
       }
@@ -529,7 +472,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     const cb_block *bl = &f->blocks.v[fn->first_block + b->ir];
     /* (file, line) of the IR's stack-object accesses not already seen as
        indexed stack accesses */
-    FE_VEC(uint64_t) owed = {0};
+    FE_VEC(owed_t) owed = {0};
     for (uint32_t o = 0; o < bl->n_ops; o++) {
       const cb_op *op = &f->ops.v[bl->first_op + o];
       cb_operand addr = op->code == CB_OP_LOAD    ? op->a
@@ -538,7 +481,8 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       if ((addr & CB_OPND_CONST) || addr >= fn->n_slots || !is_alloca[addr])
         continue;
       const cb_site *s = &f->sites.v[op->aux];
-      FE_PUSH(owed, mkkey(s->file, s->line, 0));
+      owed_t ow = {mkkey(s->file, s->line, 0), bl->first_op + o};
+      FE_PUSH(owed, ow);
     }
     for (uint32_t k = b->first; k < b->first + b->n; k++) {
       const minst *m = &ins.v[k];
@@ -546,7 +490,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
         continue;
       uint64_t key = mkkey(m->file, m->line, 0);
       for (uint32_t q = 0; q < owed.n; q++)
-        if (owed.v[q] == key) {
+        if (owed.v[q].key == key) {
           owed.v[q] = owed.v[--owed.n];
           break;
         }
@@ -557,7 +501,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     FE_VEC(uint32_t) ircalls = {0};
     for (uint32_t o = 0; o < bl->n_ops; o++) {
       const cb_op *op = &f->ops.v[bl->first_op + o];
-      if (op->code == CB_OP_CALL && real_call(f, op))
+      if (op->code == CB_OP_CALL && fe_mc_real_call(f, op))
         FE_PUSH(ircalls, bl->first_op + o);
     }
     uint32_t mcalls_total = 0, mcalls_before = 0;
@@ -582,7 +526,8 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
         uint64_t key = mkkey(m->file, m->line, 0);
         bool ir_own = false;
         for (uint32_t q = 0; q < owed.n; q++)
-          if (owed.v[q] == key) {
+          if (owed.v[q].key == key) {
+            fe_mc_derive_offset(c, owed.v[q].op, m, fo_of, fo_off, fn->n_slots);
             owed.v[q] = owed.v[--owed.n];
             ir_own = true;
             break;
@@ -650,6 +595,8 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
   free(ib);
   free(cs.v);
   free(is_alloca);
+  free(fo_of);
+  free(fo_off);
   free(mb.v);
   free(blk_of);
   free(leader);
@@ -700,6 +647,10 @@ void fe_machine(fe *f, const char *exe) {
     return;
   }
   LLVMSetDisasmOptions(c.dc, LLVMDisassembler_Option_AsmPrinterVariant);
+  c.fo_new = malloc((f->frame_objs.n + 1) * sizeof *c.fo_new);
+  c.fo_bad = calloc(f->frame_objs.n + 1, 1);
+  for (uint32_t i = 0; i < f->frame_objs.n; i++)
+    c.fo_new[i] = CB_FRAME_OFFSET_UNKNOWN;
   c.cfi = dwarf_getcfi_elf(elf);
   fe_mc_read_lines(f, dw, &c.rows);
   /* executable sections */
@@ -750,6 +701,12 @@ void fe_machine(fe *f, const char *exe) {
     free(per);
     free(nh);
   }
+  for (uint32_t i = 0; i < f->frame_objs.n; i++)
+    if (f->frame_objs.v[i].frame_offset == CB_FRAME_OFFSET_UNKNOWN &&
+        !c.fo_bad[i])
+      f->frame_objs.v[i].frame_offset = c.fo_new[i];
+  free(c.fo_new);
+  free(c.fo_bad);
   /* the return-address write of every call site, on the call's line */
   uint32_t nsites = f->sites.n;
   f->ra_site_v = malloc((nsites + 1) * sizeof *f->ra_site_v);
