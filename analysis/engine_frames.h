@@ -40,6 +40,8 @@ static inline void eng_emit_mach_at(cb_eng *e, const cb_block *b, uint64_t cfa,
     const cb_mach_access *m = &p->mach[b->first_mach + i];
     if (m->op > b->first_op ? m->op != at : at != b->first_op)
       continue;
+    if (m->from1 && m->from1 - 1 != e->frames[e->depth - 1].prev)
+      continue; /* an access of another edge into b */
     uint64_t a = m->cfa_offset ? cfa + (uint64_t)m->cfa_offset : m->addr;
     cb_eng_emit(e, a, m->size ? m->size : 8, m->site, m->is_write != 0);
     if (m->is_write)
@@ -58,6 +60,8 @@ static inline void eng_pop_frame(cb_eng *e) {
   cb_frame *F = &e->frames[e->depth - 1];
   const cb_program *p = e->p;
   unsigned nr = p->functions[F->func].n_saved_regs;
+  nr -= p->functions[F->func].n_unpopped < nr ? p->functions[F->func].n_unpopped
+                                              : nr; /* dropped by `add rsp` */
   /* the epilogue's pops and ret: the callee's own reads on its exit line
    * when the machine code told */
   uint32_t x = p->fn_mach ? p->fn_mach[F->func].exit_site : CB_NONE;

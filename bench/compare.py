@@ -327,47 +327,19 @@ def summarize(results, xfail, kinds=True):
 # the report's "Outside the bound" section.
 KNOWN_CAUSES = [
     (r"^load_loop aos \w+ rand ",
-     "machine-code traffic (issue 6): `sum` (a double) is spilled to the "
-     "stack and reloaded around every rand() call, 2 accesses per load "
-     "pair that cachegrind puts on line 0 (20005 accesses there against "
-     "cbana's 3 at 1000 10); the array of 32-byte structs (32000 bytes) "
-     "fills L1, so that stack line and rand()'s frame evict array lines: "
-     "the missing misses are on load_loop.c:211 (`sum += a[k].x + "
-     "a[k].y`: cachegrind 296, cbana 17, `cbana validate`)"),
+     "library traffic: own accesses match cachegrind (line 0: 20004 "
+     "against 20005 at 1000 10, the spill and reload of `sum` around "
+     "rand()), the misses missing are on load_loop.c:211 (`sum += a[k].x "
+     "+ a[k].y`: cachegrind 295, cbana 0): the array of 32-byte structs "
+     "(32000 bytes) fills L1 and rand()'s own traffic evicts its lines "
+     "(random_r's state in libc's data, the loader's lazy binding), which "
+     "cbana does not model: a lackey trace of stack rand 1000 10 simulated "
+     "without libc's data accesses gives run_aos 186 misses instead of 319"),
     (r"^load_loop array \w+ rand 10000 100",
-     "machine-code traffic (issue 6): around every rand() call cachegrind "
-     "sees 2 stack accesses on line 0 and one more on load_loop.c:151 "
-     "(`sum += a[rand() % n]`: 2000000 accesses against cbana's 1000000, "
-     "heap 10000 100); the misses missing are on that line (597804 vs "
-     "592174): a gap of about 1.05%, just past 1% (-0.94% under `cbana "
-     "validate`'s working directory)"),
-    (r"^syrk$",
-     "machine-code traffic (issue 6), at SMALL: cachegrind has 17223 "
-     "accesses on line 0 (spills and reloads, no source line) against "
-     "cbana's 4740, and 203880 on syrk.c:50 against 192000; those stack "
-     "lines evict array lines: syrk.c:50 misses 5320 vs 5188 (`cbana "
-     "validate`)"),
-    (r"^gramschmidt$",
-     "machine-code traffic (issue 6), at SMALL: line 0 has 20924 accesses "
-     "in cachegrind against cbana's 3240, gramschmidt.c:56 15800 against "
-     "3160; the misses missing are evictions on gramschmidt.c:58 (9917 vs "
-     "9847) and :51 (1856 vs 1817). It depends on the stack's address: "
-     "under `cbana validate`'s working directory the gap is -0.77%"),
-    (r"^doitgen$",
-     "machine-code traffic (issue 6), at MEDIUM: cachegrind has 2101 "
-     "accesses and 251 misses on line 0 (a spill per (r, q) iteration) "
-     "that cbana does not model; with C4 (28.8 KB) nearly filling L1 that "
-     "stack line evicts C4 lines: doitgen.c:61 misses 68955 vs 66144 "
-     "(accesses equal)"),
-    (r"^syr2k$",
-     "machine-code traffic (issue 6), at MEDIUM: cachegrind has 312482 "
-     "accesses and 19250 misses on line 0 (spills and reloads of the "
-     "inner loops); the rest of the gap is evictions they cause on "
-     "syr2k.c:53"),
-    (r"^nussinov$",
-     "machine-code traffic (issue 6), at MEDIUM: cachegrind has 375250 "
-     "accesses and 2399 misses on line 0 (about 3 per (i, j) pair); the "
-     "rest of the gap is evictions of table lines they cause"),
+     "library traffic around every rand() call (see load_loop aos rand); "
+     "own accesses match cachegrind since the machine code's accesses of "
+     "loop-exit and preheader blocks are modelled (issue 6); a gap of "
+     "about 1% (-0.94% at SMALL)"),
     (r"^durbin$",
      "start-up traffic not modelled, at MEDIUM: the stack array z[400] "
      "(50 lines) is first written on durbin.c:53; cbana counts 50 "

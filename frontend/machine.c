@@ -13,28 +13,31 @@
  *
  * Matching: the machine code is cut into basic blocks at branch targets
  * and after branches. Each block's IR-visible accesses and calls form a
- * multiset of (file, line, call?) keys, as do each IR block's loads,
- * stores and calls; blocks of a function are paired greedily by the
- * share of keys they have in common (ties: the nearest relative
- * position), one machine block per IR block. Blocks with hidden accesses
- * but no key are paired through the CFG: a block that runs exactly when
- * a paired neighbour runs (single predecessor with a single successor,
- * or the converse), or whose paired predecessors and successors single
- * out one unpaired IR block with those neighbours. A paired block's
- * hidden accesses become the IR block's cb_mach_access list, minus the
- * stack accesses that are the IR's own accesses of stack objects on the
- * same line. Unpaired blocks are counted in program->mach_stats and their
- * accesses left out (the IR alone).
+ * multiset of (file, line, kind) keys (with the line of the conditional
+ * branch that ends it), as do each IR block's loads, stores, calls and
+ * branch point. Anchors are paired greedily by the share of keys in
+ * common when they share a memory access or call and stand in the same
+ * dominance, post-dominance and loop relations to the anchors taken; the
+ * other blocks by those relations alone, the rest of a split condition
+ * with its IR block, and blocks of an IR edge (split edges, preheaders,
+ * tail-duplicated copies) with the edge (mcfg.c; docs/program-model.md).
+ * A paired block's hidden accesses become the IR block's cb_mach_access
+ * list, minus the stack accesses that are the IR's own accesses of stack
+ * objects on the same line. Unpaired blocks are counted in
+ * program->mach_stats and their accesses left out (the IR alone).
  *
- * Also per function: the prologue's pushes (cb_function.n_saved_regs),
- * frame size, and the sites of the entry and exit traffic; per call
- * site: the site of the return-address write. */
+ * Also per function: the prologue's pushes (cb_function.n_saved_regs)
+ * and the pushes the epilogue does not pop (n_unpopped), frame size, and the
+ * sites of the entry and exit traffic; per call site: the site of the
+ * return-address write. */
 #include "machine_internal.h"
+#include "mcfg.h"
 
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -42,7 +45,8 @@ typedef struct mblock {
   uint32_t first, n; /* instructions */
   uint32_t succ[2], n_succ;
   bool unknown_succ;
-  uint32_t ir; /* paired IR block within the function, or CB_NONE */
+  uint32_t ir;   /* paired IR block within the function, or CB_NONE */
+  uint32_t from; /* on the edge into ir from this IR block, or CB_NONE */
   uint32_t n_hidden;
   uint64_t *keys; /* sorted keys */
   uint32_t n_keys;
@@ -80,11 +84,37 @@ static uint32_t common(const uint64_t *a, uint32_t na, const uint64_t *b,
   return n;
 }
 
+/* Any memory-access or call key in common (kinds 0 and 1)? */
+static bool common_access(const uint64_t *a, uint32_t na, const uint64_t *b,
+                          uint32_t nb) {
+  uint32_t i = 0, j = 0;
+  while (i < na && j < nb) {
+    if (a[i] == b[j] && (a[i] & 3) != 2)
+      return true;
+    if (a[i] <= b[j])
+      i++;
+    else
+      j++;
+  }
+  return false;
+}
+
 typedef struct irblk {
   uint64_t *keys;
   uint32_t n_keys;
   uint32_t m; /* paired machine block or CB_NONE */
 } irblk;
+
+typedef struct keyctx {
+  const mblock *mb;
+  const irblk *ib;
+} keyctx;
+
+static bool share_key(uint32_t m, uint32_t i, void *ctx) {
+  const keyctx *k = ctx;
+  return common(k->mb[m].keys, k->mb[m].n_keys, k->ib[i].keys,
+                k->ib[i].n_keys) > 0;
+}
 
 typedef struct cand {
   double score, dist;
@@ -102,70 +132,10 @@ static int cand_cmp(const void *a, const void *b) {
   return x->ib < y->ib ? -1 : x->ib > y->ib;
 }
 
-/* Stack objects' slots of function fi: true for slots holding an address
- * derived from an alloca (through GEPs, casts, phis and selects). */
-static uint8_t *alloca_slots(fe *f, uint32_t fi) {
-  const cb_function *fn = &f->functions.v[fi];
-  uint8_t *is = calloc(fn->n_slots + 1, 1);
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (uint32_t b = 0; b < fn->n_blocks; b++) {
-      const cb_block *bl = &f->blocks.v[fn->first_block + b];
-      for (uint32_t o = 0; o < bl->n_ops; o++) {
-        const cb_op *op = &f->ops.v[bl->first_op + o];
-        if (op->dst == CB_NONE || op->dst >= fn->n_slots || is[op->dst])
-          continue;
-        bool a = false;
-        switch (op->code) {
-        case CB_OP_ALLOCA:
-          a = true;
-          break;
-        case CB_OP_GEP:
-        case CB_OP_BITCAST:
-        case CB_OP_MOV:
-          a = !(op->a & CB_OPND_CONST) && op->a < fn->n_slots && is[op->a];
-          break;
-        case CB_OP_SELECT:
-          a = (!(op->b & CB_OPND_CONST) && op->b < fn->n_slots && is[op->b]) ||
-              (!(op->c & CB_OPND_CONST) && op->c < fn->n_slots && is[op->c]);
-          break;
-        case CB_OP_PHI: {
-          const int64_t *g = &f->extra.v[op->aux];
-          for (int64_t j = 0; j < g[0]; j++) {
-            cb_operand v = (cb_operand)g[2 + 2 * j];
-            if (!(v & CB_OPND_CONST) && v < fn->n_slots && is[v])
-              a = true;
-          }
-          break;
-        }
-        default:
-          break;
-        }
-        if (a) {
-          is[op->dst] = 1;
-          changed = true;
-        }
-      }
-    }
-  }
-  return is;
-}
-
-static bool real_call(fe *f, const cb_op *op) {
-  const int64_t *g = &f->extra.v[op->aux];
-  cb_call_kind kind = (cb_call_kind)g[0];
-  if (kind != CB_CALL_INTRINSIC)
-    return true;
-  uint32_t callee = (uint32_t)g[1];
-  if (callee != CB_INTR_MEMCPY && callee != CB_INTR_MEMMOVE &&
-      callee != CB_INTR_MEMSET)
-    return false;
-  if (g[3] < 3)
-    return true;
-  cb_operand len = CB_CALL_ARG_OPERAND(g[4 + 2]);
-  return !((len & CB_OPND_CONST) && f->consts.v[len & ~CB_OPND_CONST].u <= 128);
-}
+typedef struct owed_t {
+  uint64_t key;
+  uint32_t op; /* the IR load or store (program->ops) */
+} owed_t;
 
 typedef FE_VEC(cb_mach_access) machvec;
 
@@ -219,6 +189,17 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       frame = (uint64_t)off;
   }
   fn->n_saved_regs = (uint8_t)(npush > 255 ? 255 : npush);
+  /* the pops right before the first ret: pushes beyond them were dropped
+     with `add rsp` (an alignment push of a scratch register) */
+  for (uint32_t i = 0; i < ins.n; i++)
+    if (ins.v[i].kind == MK_RET) {
+      uint32_t npop = 0;
+      while (npop < i && ins.v[i - 1 - npop].kind == MK_POP)
+        npop++;
+      if (npop < npush && npop)
+        fn->n_unpopped = (uint8_t)(npush - npop > 255 ? 255 : npush - npop);
+      break;
+    }
   if (frame)
     fn->frame_size = (uint32_t)frame;
   /* frame-pointer functions: reclassify rsp-based accesses with the frame */
@@ -323,7 +304,10 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     for (uint32_t s = 0; s < mb.v[bi].n_succ; s++)
       FE_PUSH(mb.v[mb.v[bi].succ[s]].preds, bi);
   /* IR blocks' keys */
-  uint8_t *is_alloca = alloca_slots(f, fi);
+  uint8_t *is_alloca = fe_mc_alloca_slots(f, fi);
+  uint32_t *fo_of = malloc((fn->n_slots + 1) * sizeof *fo_of);
+  int64_t *fo_off = malloc((fn->n_slots + 1) * sizeof *fo_off);
+  fe_mc_alloca_bases(f, fi, fo_of, fo_off);
   irblk *ib = calloc(fn->n_blocks + 1, sizeof *ib);
   for (uint32_t b = 0; b < fn->n_blocks; b++) {
     const cb_block *bl = &f->blocks.v[fn->first_block + b];
@@ -334,7 +318,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       bool call = false;
       if (op->code == CB_OP_LOAD || op->code == CB_OP_STORE) {
         site = op->aux;
-      } else if (op->code == CB_OP_CALL && real_call(f, op)) {
+      } else if (op->code == CB_OP_CALL && fe_mc_real_call(f, op)) {
         site = (uint32_t)f->extra.v[op->aux + 2];
         call = true;
       }
@@ -359,17 +343,65 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     ib[b].n_keys = keys.n;
     ib[b].m = CB_NONE;
   }
-  /* greedy pairing by shared keys */
-  FE_VEC(cand) cs = {0};
+  /* the two CFGs, their dominators, post-dominators and loops */
+  fe_cfg mg = {.n = mb.n,
+               .soff = calloc(mb.n + 1, sizeof(uint32_t)),
+               .exits = calloc(mb.n + 1, 1),
+               .jcc = calloc(mb.n + 1, 1),
+               .plain = calloc(mb.n + 1, 1)};
+  for (uint32_t i = 0; i < mb.n; i++)
+    mg.soff[i + 1] = mg.soff[i] + mb.v[i].n_succ;
+  mg.succ = malloc((mg.soff[mb.n] + 1) * sizeof *mg.succ);
   for (uint32_t i = 0; i < mb.n; i++) {
-    if (!mb.v[i].n_keys)
+    for (uint32_t k = 0; k < mb.v[i].n_succ; k++)
+      mg.succ[mg.soff[i] + k] = mb.v[i].succ[k];
+    mg.exits[i] = mb.v[i].unknown_succ || !mb.v[i].n_succ;
+    mg.jcc[i] = ins.v[mb.v[i].first + mb.v[i].n - 1].kind == MK_JCC;
+    mg.plain[i] = !mb.v[i].n_keys && !mb.v[i].n_hidden;
+  }
+  fe_cfg ig = {.n = fn->n_blocks,
+               .soff = calloc(fn->n_blocks + 1, sizeof(uint32_t)),
+               .exits = calloc(fn->n_blocks + 1, 1)};
+  for (uint32_t j = 0; j < fn->n_blocks; j++)
+    ig.soff[j + 1] = ig.soff[j] + f->blocks.v[fn->first_block + j].n_succ;
+  ig.succ = malloc((ig.soff[fn->n_blocks] + 1) * sizeof *ig.succ);
+  for (uint32_t j = 0; j < fn->n_blocks; j++) {
+    const cb_block *bl = &f->blocks.v[fn->first_block + j];
+    for (uint32_t q = 0; q < bl->n_succ; q++)
+      ig.succ[ig.soff[j] + q] = f->succs.v[bl->first_succ + q];
+    ig.exits[j] = !bl->n_succ;
+  }
+  fe_cfg_build(&mg);
+  fe_cfg_build(&ig);
+  uint32_t *pair = malloc((mb.n + 1) * sizeof *pair);
+  uint32_t *from = malloc((mb.n + 1) * sizeof *from);
+  uint8_t *anchor = calloc(mb.n + 1, 1), *need = calloc(mb.n + 1, 1);
+  for (uint32_t i = 0; i < mb.n; i++) {
+    pair[i] = from[i] = CB_NONE;
+    need[i] = mb.v[i].n_hidden > 0;
+  }
+  /* anchors: the entry blocks, then greedy pairing by the share of keys
+     in common, for pairs with a memory access or call in common (a
+     branch's line alone is too weak: a loop nest has several on one
+     line) that stand in the same relations to the anchors taken */
+  uint32_t *al = malloc((mb.n + 1) * sizeof *al), na = 0;
+  if (mb.n && fn->n_blocks) {
+    pair[0] = 0;
+    anchor[0] = 1;
+    ib[0].m = 0;
+    al[na++] = 0;
+  }
+  FE_VEC(cand) cs = {0};
+  for (uint32_t i = 1; i < mb.n; i++) {
+    if (!mb.v[i].n_keys || !mg.reach[i])
       continue;
     for (uint32_t j = 0; j < fn->n_blocks; j++) {
       if (!ib[j].n_keys)
         continue;
       uint32_t k =
           common(mb.v[i].keys, mb.v[i].n_keys, ib[j].keys, ib[j].n_keys);
-      if (!k)
+      if (!k || !common_access(mb.v[i].keys, mb.v[i].n_keys, ib[j].keys,
+                               ib[j].n_keys))
         continue;
       uint32_t mx =
           mb.v[i].n_keys > ib[j].n_keys ? mb.v[i].n_keys : ib[j].n_keys;
@@ -384,103 +416,46 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     cand *cd = &cs.v[k];
     if (cd->score < 0.5)
       break;
-    if (mb.v[cd->mb].ir != CB_NONE || ib[cd->ib].m != CB_NONE)
+    if (pair[cd->mb] != CB_NONE || ib[cd->ib].m != CB_NONE ||
+        !fe_cfg_consistent(&mg, &ig, pair, al, na, cd->mb, cd->ib))
       continue;
-    mb.v[cd->mb].ir = cd->ib;
+    pair[cd->mb] = cd->ib;
+    anchor[cd->mb] = 1;
+    al[na++] = cd->mb;
     ib[cd->ib].m = cd->mb;
   }
-  /* the entry blocks pair */
-  if (mb.n && mb.v[0].ir == CB_NONE && ib[0].m == CB_NONE) {
-    mb.v[0].ir = 0;
-    ib[0].m = 0;
+  /* the other blocks by their relations to the anchors */
+  keyctx kc = {mb.v, ib};
+  fe_cfg_pair(&mg, &ig, pair, from, anchor, need, share_key, &kc);
+  for (uint32_t i = 0; i < mb.n; i++) {
+    mb.v[i].ir = pair[i];
+    mb.v[i].from = from[i];
   }
-  /* blocks without keys, through the CFG */
-  bool changed = true;
-  while (changed) {
-    changed = false;
+  free(pair);
+  free(from);
+  free(al);
+  free(anchor);
+  free(need);
+  fe_cfg_free(&mg);
+  fe_cfg_free(&ig);
+  if (getenv("CBANA_DEBUG_MACHINE")) {
+    fprintf(stderr, "function %s\n", fn->name);
     for (uint32_t i = 0; i < mb.n; i++) {
-      mblock *b = &mb.v[i];
-      if (b->ir != CB_NONE || !b->n_hidden)
-        continue;
-      /* runs exactly when its only predecessor, whose only successor it
-         is, runs (and the converse) */
-      if (b->preds.n == 1) {
-        mblock *p = &mb.v[b->preds.v[0]];
-        if (p->n_succ == 1 && !p->unknown_succ && p->ir != CB_NONE) {
-          b->ir = p->ir; /* shares the IR block (not exclusive) */
-          changed = true;
-          continue;
-        }
-      }
-      /* the join of a diamond or triangle from a paired block P (a select
-         the machine code made into a branch): runs as often as P */
-      if (b->preds.n >= 2) {
-        uint32_t P = CB_NONE;
-        bool diamond = true;
-        for (uint32_t k = 0; k < b->preds.n && diamond; k++) {
-          const mblock *x = &mb.v[b->preds.v[k]];
-          uint32_t top = b->preds.v[k];
-          if (x->n_succ == 1 && x->preds.n == 1 && !x->unknown_succ)
-            top = x->preds.v[0];
-          else if (x->ir == CB_NONE)
-            diamond = false;
-          if (P == CB_NONE)
-            P = top;
-          else if (P != top)
-            diamond = false;
-        }
-        if (diamond && P != CB_NONE && P != i && mb.v[P].ir != CB_NONE) {
-          b->ir = mb.v[P].ir;
-          changed = true;
-          continue;
-        }
-      }
-      if (b->n_succ == 1 && !b->unknown_succ) {
-        mblock *s = &mb.v[b->succ[0]];
-        if (s->preds.n == 1 && s->ir != CB_NONE) {
-          b->ir = s->ir;
-          changed = true;
-          continue;
-        }
-      }
-      /* neighbours single out one unpaired IR block */
-      bool ok = !b->unknown_succ && (b->preds.n || b->n_succ);
-      for (uint32_t k = 0; k < b->preds.n && ok; k++)
-        ok = mb.v[b->preds.v[k]].ir != CB_NONE;
-      for (uint32_t k = 0; k < b->n_succ && ok; k++)
-        ok = mb.v[b->succ[k]].ir != CB_NONE;
-      if (!ok)
-        continue;
-      uint32_t found = CB_NONE, nfound = 0;
-      for (uint32_t j = 0; j < fn->n_blocks && nfound < 2; j++) {
-        if (ib[j].m != CB_NONE)
-          continue;
-        const cb_block *bl = &f->blocks.v[fn->first_block + j];
-        bool fit = true;
-        for (uint32_t k = 0; k < b->preds.n && fit; k++) {
-          uint32_t want = mb.v[b->preds.v[k]].ir;
-          bool has = want == j; /* a loop onto itself */
-          for (uint32_t q = 0; q < bl->n_pred && !has; q++)
-            has = f->preds.v[bl->first_pred + q] == want;
-          fit = has;
-        }
-        for (uint32_t k = 0; k < b->n_succ && fit; k++) {
-          uint32_t want = mb.v[b->succ[k]].ir;
-          bool has = want == j;
-          for (uint32_t q = 0; q < bl->n_succ && !has; q++)
-            has = f->succs.v[bl->first_succ + q] == want;
-          fit = has;
-        }
-        if (fit) {
-          found = j;
-          nfound++;
-        }
-      }
-      if (nfound == 1) {
-        b->ir = found;
-        ib[found].m = i;
-        changed = true;
-      }
+      const mblock *b = &mb.v[i];
+      fprintf(stderr, "  m%u %#lx+%u hidden %u ir %d from %d keys", i,
+              (unsigned long)ins.v[b->first].pc, b->n, b->n_hidden,
+              b->ir == CB_NONE ? -1 : (int)b->ir,
+              b->from == CB_NONE ? -1 : (int)b->from);
+      for (uint32_t k = 0; k < b->n_keys; k++)
+        fprintf(stderr, " %u:%u", (unsigned)((b->keys[k] >> 2) & 0xffffffff),
+                (unsigned)(b->keys[k] & 3));
+      fprintf(stderr, " preds");
+      for (uint32_t k = 0; k < b->preds.n; k++)
+        fprintf(stderr, " m%u", b->preds.v[k]);
+      fprintf(stderr, " succs");
+      for (uint32_t k = 0; k < b->n_succ; k++)
+        fprintf(stderr, " m%u", b->succ[k]);
+      fprintf(stderr, "\n");
     }
   }
   /* IR accesses of stack objects per line, to take from the hidden ones */
@@ -497,7 +472,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     const cb_block *bl = &f->blocks.v[fn->first_block + b->ir];
     /* (file, line) of the IR's stack-object accesses not already seen as
        indexed stack accesses */
-    FE_VEC(uint64_t) owed = {0};
+    FE_VEC(owed_t) owed = {0};
     for (uint32_t o = 0; o < bl->n_ops; o++) {
       const cb_op *op = &f->ops.v[bl->first_op + o];
       cb_operand addr = op->code == CB_OP_LOAD    ? op->a
@@ -506,7 +481,8 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       if ((addr & CB_OPND_CONST) || addr >= fn->n_slots || !is_alloca[addr])
         continue;
       const cb_site *s = &f->sites.v[op->aux];
-      FE_PUSH(owed, mkkey(s->file, s->line, 0));
+      owed_t ow = {mkkey(s->file, s->line, 0), bl->first_op + o};
+      FE_PUSH(owed, ow);
     }
     for (uint32_t k = b->first; k < b->first + b->n; k++) {
       const minst *m = &ins.v[k];
@@ -514,7 +490,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
         continue;
       uint64_t key = mkkey(m->file, m->line, 0);
       for (uint32_t q = 0; q < owed.n; q++)
-        if (owed.v[q] == key) {
+        if (owed.v[q].key == key) {
           owed.v[q] = owed.v[--owed.n];
           break;
         }
@@ -525,7 +501,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     FE_VEC(uint32_t) ircalls = {0};
     for (uint32_t o = 0; o < bl->n_ops; o++) {
       const cb_op *op = &f->ops.v[bl->first_op + o];
-      if (op->code == CB_OP_CALL && real_call(f, op))
+      if (op->code == CB_OP_CALL && fe_mc_real_call(f, op))
         FE_PUSH(ircalls, bl->first_op + o);
     }
     uint32_t mcalls_total = 0, mcalls_before = 0;
@@ -550,7 +526,8 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
         uint64_t key = mkkey(m->file, m->line, 0);
         bool ir_own = false;
         for (uint32_t q = 0; q < owed.n; q++)
-          if (owed.v[q] == key) {
+          if (owed.v[q].key == key) {
+            fe_mc_derive_offset(c, owed.v[q].op, m, fo_of, fo_off, fn->n_slots);
             owed.v[q] = owed.v[--owed.n];
             ir_own = true;
             break;
@@ -578,6 +555,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       ma.addr = m->kind == MK_CONST ? m->target + c->base : 0;
       ma.size = m->size;
       ma.is_write = m->write;
+      ma.from1 = b->from == CB_NONE ? 0 : b->from + 1;
       ma.site = fe_mc_site(c, m->file, m->line, func, m->size, m->write, what);
       /* after the ncalls-th call of the block: the same call of the IR
          when both have as many, else the last IR call on a line of a
@@ -617,6 +595,8 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
   free(ib);
   free(cs.v);
   free(is_alloca);
+  free(fo_of);
+  free(fo_off);
   free(mb.v);
   free(blk_of);
   free(leader);
@@ -667,6 +647,10 @@ void fe_machine(fe *f, const char *exe) {
     return;
   }
   LLVMSetDisasmOptions(c.dc, LLVMDisassembler_Option_AsmPrinterVariant);
+  c.fo_new = malloc((f->frame_objs.n + 1) * sizeof *c.fo_new);
+  c.fo_bad = calloc(f->frame_objs.n + 1, 1);
+  for (uint32_t i = 0; i < f->frame_objs.n; i++)
+    c.fo_new[i] = CB_FRAME_OFFSET_UNKNOWN;
   c.cfi = dwarf_getcfi_elf(elf);
   fe_mc_read_lines(f, dw, &c.rows);
   /* executable sections */
@@ -717,6 +701,12 @@ void fe_machine(fe *f, const char *exe) {
     free(per);
     free(nh);
   }
+  for (uint32_t i = 0; i < f->frame_objs.n; i++)
+    if (f->frame_objs.v[i].frame_offset == CB_FRAME_OFFSET_UNKNOWN &&
+        !c.fo_bad[i])
+      f->frame_objs.v[i].frame_offset = c.fo_new[i];
+  free(c.fo_new);
+  free(c.fo_bad);
   /* the return-address write of every call site, on the call's line */
   uint32_t nsites = f->sites.n;
   f->ra_site_v = malloc((nsites + 1) * sizeof *f->ra_site_v);

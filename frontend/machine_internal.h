@@ -61,6 +61,11 @@ typedef struct mctx {
   uint64_t base;
   FE_VEC(uint32_t) mach_sites_keys;
   fe_map site_map; /* interned key text -> site */
+  /* frame offsets of stack objects DWARF did not place, from the machine
+     accesses matched with the IR's accesses of them (per frame object;
+     CB_FRAME_OFFSET_UNKNOWN: none seen; fo_bad: two disagree) */
+  int64_t *fo_new;
+  uint8_t *fo_bad;
 } mctx;
 
 /* disasm.c */
@@ -78,5 +83,21 @@ uint32_t fe_mc_src_func(fe *f, uint32_t fi);
 /* The site (made on first use) of a machine-code access. */
 uint32_t fe_mc_site(mctx *c, uint32_t file, uint32_t line, uint32_t func,
                     uint32_t size, bool write, const char *what);
+
+/* machine_ir.c */
+/* Slots of function fi holding an address derived from an alloca
+   (through GEPs, casts, phis and selects); calloc'ed. */
+uint8_t *fe_mc_alloca_slots(fe *f, uint32_t fi);
+/* Is this call op a call in the machine code too (not an intrinsic the
+   backend expands inline)? */
+bool fe_mc_real_call(fe *f, const cb_op *op);
+/* For each slot holding a stack object's address plus a constant: the
+   frame object (else CB_NONE) and the offset. */
+void fe_mc_alloca_bases(fe *f, uint32_t fi, uint32_t *fo_of, int64_t *off);
+/* Machine access m is the IR's access ops[opi] of a stack object: records
+   where the machine code put it (c->fo_new) when DWARF did not say. */
+void fe_mc_derive_offset(mctx *c, uint32_t opi, const minst *m,
+                         const uint32_t *fo_of, const int64_t *off,
+                         uint32_t n_slots);
 
 #endif

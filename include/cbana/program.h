@@ -257,6 +257,12 @@ typedef struct cb_mach_access {
    * that call returns, so that what the machine code does after a call
    * comes after the callee's traffic. A block's list is in this order. */
   uint32_t op;
+  /* 0: on every entry to the block. Else only when the block is entered
+   * from the function's IR block from1 - 1: the access belongs to that
+   * edge in the machine code (a split edge, a loop preheader the IR does
+   * not have, a copy of the block that tail duplication made for that
+   * predecessor). */
+  uint32_t from1;
 } cb_mach_access;
 
 typedef struct cb_param {
@@ -282,6 +288,12 @@ typedef struct cb_function {
    * from the CFI; 0 when unknown or none. The engine emits them as 8-byte
    * writes below the return address on entry and reads on return. */
   uint8_t n_saved_regs;
+  /* Of those pushes, how many the epilogue drops with `add rsp` instead of
+   * popping: LLVM allocates an 8-byte frame with a `push` of a scratch
+   * register (X86FrameLowering::emitSPUpdate) and frees it with `add rsp, 8`
+   * when no scratch register is free to pop into. The engine reads
+   * n_saved_regs - n_unpopped slots on return; 0 when unknown. */
+  uint8_t n_unpopped;
 } cb_function;
 
 /* Where an access or call comes from, and what it touches. Functions are
