@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "engine_internal.h"
+#include "fastloop.h"
 #include "fastops.h"
 
 #define STACK_TOP_VALGRIND 0x1fff001000ull
@@ -1040,6 +1041,8 @@ static cb_stop run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
   } while (0)
 
   for (;;) {
+    if (FK && FK[ip] != FK_NONE && budget != 0)
+      cb_fast_loop(e, F, S, &ip, &budget); /* fastloop.h */
     if (__builtin_expect(budget == 0, 0)) {
       e->budget_left = 0;
       F->ip = ip;

@@ -64,6 +64,43 @@ static uint8_t kind(const cb_program *p, const cb_op *op, uint8_t rmw) {
       return FK_FMA_D;
     return FK_NONE;
   }
+  case CB_OP_BR:
+    return FK_BR;
+  case CB_OP_TRUNC:
+  case CB_OP_ZEXT:
+  case CB_OP_PTRTOINT:
+  case CB_OP_INTTOPTR:
+    return lanes == 1 && op->ty < CB_TY_COUNT ? FK_ZEXT : FK_NONE;
+  case CB_OP_SEXT:
+    return lanes == 1 && op->ty < CB_TY_COUNT && op->ty2 < CB_TY_COUNT
+               ? FK_SEXT
+               : FK_NONE;
+  case CB_OP_SHL:
+  case CB_OP_LSHR:
+  case CB_OP_ASHR:
+  case CB_OP_UDIV:
+  case CB_OP_UREM:
+  case CB_OP_SDIV:
+  case CB_OP_SREM:
+    if (lanes != 1 || op->ty < CB_TY_I1 || op->ty > CB_TY_I64)
+      return FK_NONE;
+    return op->code == CB_OP_SHL    ? FK_SHL
+           : op->code == CB_OP_LSHR ? FK_LSHR
+           : op->code == CB_OP_ASHR ? FK_ASHR
+           : op->code == CB_OP_UDIV ? FK_UDIV
+           : op->code == CB_OP_UREM ? FK_UREM
+           : op->code == CB_OP_SDIV ? FK_SDIV
+                                    : FK_SREM;
+  case CB_OP_SITOFP:
+    return lanes == 1 && op->ty == CB_TY_F64 && op->ty2 < CB_TY_COUNT
+               ? FK_SITOFP_D
+               : FK_NONE;
+  case CB_OP_FCMP:
+    return lanes == 1 && op->ty == CB_TY_F64 ? FK_FCMP_D : FK_NONE;
+  case CB_OP_SELECT:
+    return lanes == 1 ? FK_SELECT : FK_NONE;
+  case CB_OP_MOV:
+    return lanes == 1 ? FK_MOV : FK_NONE;
   default:
     return FK_NONE;
   }

@@ -1,0 +1,346 @@
+/* The fast engine's inner loop; see fastloop.h.
+ *
+ * Why a second loop: the interpreter's main loop (engine.c, run) is one
+ * large function with every opcode's reference case, and the compiler
+ * keeps its op pointer, budget and kind table on the stack (perf
+ * annotate on lu, MEDIUM: every dispatch reloaded them). Here only the
+ * fast kinds are handled, so the state stays in registers, and a branch
+ * whose target block has no machine-code accesses is taken here too, so
+ * an inner loop runs without leaving this function.
+ *
+ * Every handler repeats, bit for bit, what run() does for that kind
+ * (fastops.h); the identity tests (tests/e2e/fast_identity.py and
+ * tests/unit/engine/test_fast_stream.c) hold them to it. Anything else is
+ * left to run(): the loop returns with the op not started. */
+#include <math.h>
+#include <string.h>
+
+#include "fastloop.h"
+
+static const uint64_t fl_ty_mask[CB_TY_COUNT] = {
+    0, 1, 0xff, 0xffff, 0xffffffffu, ~0ull, 0xffffffffu, ~0ull, ~0ull};
+static const unsigned fl_ty_shift[CB_TY_COUNT] = {0, 63, 56, 48, 32,
+                                                  0, 32, 0,  0};
+
+/* engine.c's sx, sxbits and icmp. */
+static inline int64_t fl_sx(uint64_t v, unsigned ty) {
+  unsigned s = fl_ty_shift[ty];
+  return (int64_t)(v << s) >> s;
+}
+
+static inline int64_t fl_sxbits(uint64_t v, unsigned bits) {
+  if (bits >= 64 || bits == 0)
+    return (int64_t)v;
+  unsigned s = 64 - bits;
+  return (int64_t)(v << s) >> s;
+}
+
+static inline bool fl_icmp(unsigned pred, uint64_t a, uint64_t b, unsigned ty) {
+  switch (pred) {
+  case CB_ICMP_EQ:
+    return a == b;
+  case CB_ICMP_NE:
+    return a != b;
+  case CB_ICMP_UGT:
+    return a > b;
+  case CB_ICMP_UGE:
+    return a >= b;
+  case CB_ICMP_ULT:
+    return a < b;
+  case CB_ICMP_ULE:
+    return a <= b;
+  case CB_ICMP_SGT:
+    return fl_sx(a, ty) > fl_sx(b, ty);
+  case CB_ICMP_SGE:
+    return fl_sx(a, ty) >= fl_sx(b, ty);
+  case CB_ICMP_SLT:
+    return fl_sx(a, ty) < fl_sx(b, ty);
+  default:
+    return fl_sx(a, ty) <= fl_sx(b, ty);
+  }
+}
+
+void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
+                  uint64_t *budget_io) {
+  const cb_program *p = e->p;
+  const cb_op *ops = p->ops;
+  const cb_value *K = p->consts;
+  const int64_t *X = p->extra;
+  const uint8_t *FK = e->fk;
+  const cb_phi_edges *PE = e->pe.first ? &e->pe : NULL;
+  cb_run_outcome *out = e->out;
+  uint32_t ip = *ip_io;
+  uint64_t budget = *budget_io;
+  uint64_t loads = 0, stores = 0;
+
+#define V(o) ((o)&CB_OPND_CONST ? &K[(o) & ~CB_OPND_CONST] : &S[o])
+  while (budget != 0) {
+    const cb_op *op = &ops[ip];
+    switch (FK[ip]) {
+    case FK_ADD:
+      S[op->dst].u = (V(op->a)->u + V(op->b)->u) & fl_ty_mask[op->ty];
+      break;
+    case FK_SUB:
+      S[op->dst].u = (V(op->a)->u - V(op->b)->u) & fl_ty_mask[op->ty];
+      break;
+    case FK_MUL:
+      S[op->dst].u = (V(op->a)->u * V(op->b)->u) & fl_ty_mask[op->ty];
+      break;
+    case FK_AND:
+      S[op->dst].u = V(op->a)->u & V(op->b)->u;
+      break;
+    case FK_OR:
+      S[op->dst].u = V(op->a)->u | V(op->b)->u;
+      break;
+    case FK_XOR:
+      S[op->dst].u = V(op->a)->u ^ V(op->b)->u;
+      break;
+    case FK_FADD_D:
+      S[op->dst].d = V(op->a)->d + V(op->b)->d;
+      break;
+    case FK_FSUB_D:
+      S[op->dst].d = V(op->a)->d - V(op->b)->d;
+      break;
+    case FK_FMUL_D:
+      S[op->dst].d = V(op->a)->d * V(op->b)->d;
+      break;
+    case FK_FDIV_D:
+      S[op->dst].d = V(op->a)->d / V(op->b)->d;
+      break;
+    case FK_FADD_V:
+    case FK_FSUB_V:
+    case FK_FMUL_V:
+    case FK_FDIV_V: {
+      const cb_value *a = V(op->a), *b = V(op->b);
+      cb_value *r = &S[op->dst];
+      unsigned l = op->lanes;
+      switch (FK[ip]) {
+      case FK_FADD_V:
+        for (unsigned i = 0; i < l; i++)
+          r[i].d = a[i].d + b[i].d;
+        break;
+      case FK_FSUB_V:
+        for (unsigned i = 0; i < l; i++)
+          r[i].d = a[i].d - b[i].d;
+        break;
+      case FK_FMUL_V:
+        for (unsigned i = 0; i < l; i++)
+          r[i].d = a[i].d * b[i].d;
+        break;
+      default:
+        for (unsigned i = 0; i < l; i++)
+          r[i].d = a[i].d / b[i].d;
+        break;
+      }
+      break;
+    }
+    case FK_ICMP: {
+      uint64_t m = fl_ty_mask[op->ty];
+      S[op->dst].u = fl_icmp(op->aux, V(op->a)->u & m, V(op->b)->u & m, op->ty);
+      break;
+    }
+    case FK_GEP0:
+      S[op->dst].u = V(op->a)->u + (uint64_t)X[op->aux];
+      break;
+    case FK_GEP1: {
+      const int64_t *g = &X[op->aux];
+      uint64_t x = (uint64_t)g[2];
+      const cb_value *iv = V((cb_operand)(x & 0xffffffffu));
+      S[op->dst].u =
+          V(op->a)->u + (uint64_t)g[0] +
+          (uint64_t)fl_sxbits(iv->u, (unsigned)(x >> 32)) * (uint64_t)g[3];
+      break;
+    }
+    case FK_GEP2: {
+      const int64_t *g = &X[op->aux];
+      uint64_t x = (uint64_t)g[2], y = (uint64_t)g[4];
+      const cb_value *iv = V((cb_operand)(x & 0xffffffffu));
+      const cb_value *jv = V((cb_operand)(y & 0xffffffffu));
+      uint64_t addr = V(op->a)->u + (uint64_t)g[0];
+      addr += (uint64_t)fl_sxbits(iv->u, (unsigned)(x >> 32)) * (uint64_t)g[3];
+      addr += (uint64_t)fl_sxbits(jv->u, (unsigned)(y >> 32)) * (uint64_t)g[5];
+      S[op->dst].u = addr;
+      break;
+    }
+    case FK_LOAD8:
+    case FK_LOAD16: {
+      uint64_t addr = V(op->a)->u;
+      unsigned size = FK[ip] == FK_LOAD8 ? 8 : 16;
+      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
+                           0))
+        goto leave; /* run()'s reference case: faults, page crossings */
+      memcpy(&S[op->dst], pp, size);
+      cb_eng_emit(e, addr, size, op->aux, false);
+      loads++;
+      break;
+    }
+    case FK_STORE8:
+    case FK_STORE16: {
+      uint64_t addr = V(op->b)->u;
+      unsigned size = FK[ip] == FK_STORE8 ? 8 : 16;
+      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
+                           0))
+        goto leave;
+      memcpy(pp, V(op->a), size);
+      cb_eng_emit(e, addr, size, op->aux, true);
+      stores++;
+      break;
+    }
+    case FK_FMA_D: {
+      const int64_t *g = &X[op->aux];
+      const cb_value *x = V(CB_CALL_ARG_OPERAND((uint64_t)g[4]));
+      const cb_value *y = V(CB_CALL_ARG_OPERAND((uint64_t)g[5]));
+      const cb_value *z = V(CB_CALL_ARG_OPERAND((uint64_t)g[6]));
+      unsigned l = op->lanes ? op->lanes : 1;
+      cb_value r[64];
+      for (unsigned i = 0; i < l; i++)
+        r[i].d = fma(x[i].d, y[i].d, z[i].d);
+      for (unsigned i = 0; i < l; i++)
+        S[op->dst + i] = r[i];
+      break;
+    }
+    case FK_ZEXT:
+      S[op->dst].u = V(op->a)->u & fl_ty_mask[op->ty];
+      break;
+    case FK_SEXT:
+      S[op->dst].u = (uint64_t)fl_sx(V(op->a)->u, op->ty2) & fl_ty_mask[op->ty];
+      break;
+    case FK_SHL:
+    case FK_LSHR:
+    case FK_ASHR:
+    case FK_UDIV:
+    case FK_UREM:
+    case FK_SDIV:
+    case FK_SREM: {
+      /* engine.c's ibin for one lane */
+      uint64_t a = V(op->a)->u, b = V(op->b)->u, m = fl_ty_mask[op->ty];
+      unsigned bits = op->ty == CB_TY_I1 ? 1 : cb_ty_bytes(op->ty) * 8;
+      uint64_t r;
+      switch (FK[ip]) {
+      case FK_SHL:
+        r = (a << (b & (bits - 1))) & m;
+        break;
+      case FK_LSHR:
+        r = (a >> (b & (bits - 1))) & m;
+        break;
+      case FK_ASHR:
+        r = (uint64_t)(fl_sx(a, op->ty) >> (b & (bits - 1))) & m;
+        break;
+      case FK_UDIV:
+        if (!b)
+          goto leave; /* run() reports the division by zero */
+        r = (a / b) & m;
+        break;
+      case FK_UREM:
+        if (!b)
+          goto leave;
+        r = (a % b) & m;
+        break;
+      case FK_SDIV: {
+        int64_t x = fl_sx(a, op->ty), y = fl_sx(b, op->ty);
+        if (!y)
+          goto leave;
+        r = (y == -1 ? (uint64_t)0 - (uint64_t)x : (uint64_t)(x / y)) & m;
+        break;
+      }
+      default: {
+        int64_t x = fl_sx(a, op->ty), y = fl_sx(b, op->ty);
+        if (!y)
+          goto leave;
+        r = (y == -1 ? 0 : (uint64_t)(x % y)) & m;
+        break;
+      }
+      }
+      S[op->dst].u = r;
+      break;
+    }
+    case FK_SITOFP_D:
+      S[op->dst].d = (double)fl_sx(V(op->a)->u, op->ty2);
+      break;
+    case FK_FCMP_D: {
+      /* engine.c's fcmp: 1 equal, 2 greater, 4 less, 8 unordered */
+      double a = V(op->a)->d, b = V(op->b)->d;
+      unsigned r = (isnan(a) || isnan(b)) ? 8 : a < b ? 4 : a == b ? 1 : 2;
+      S[op->dst].u = (op->aux & r) != 0;
+      break;
+    }
+    case FK_SELECT:
+      S[op->dst] = (V(op->a)->u & 1) ? *V(op->b) : *V(op->c);
+      break;
+    case FK_MOV:
+      S[op->dst] = *V(op->a);
+      break;
+    case FK_BR: {
+      /* run()'s CB_OP_BR and its jump, for a target without machine-code
+       * accesses (those are run()'s) and with the phi moves of fastops.h */
+      const cb_block *blk = &p->blocks[F->block];
+      const cb_function *fn = &p->functions[F->func];
+      uint32_t target;
+      unsigned c = 0;
+      if (op->a == CB_NONE)
+        target = p->succs[blk->first_succ];
+      else {
+        c = V(op->a)->u & 1;
+        target = p->succs[blk->first_succ + (c ? 0 : 1)];
+      }
+      uint32_t gb = fn->first_block + target;
+      const cb_block *nb = &p->blocks[gb];
+      uint32_t np = e->nphis[gb];
+      if (nb->n_mach != 0 || (np && !PE))
+        goto leave;
+      if (op->a != CB_NONE && op->aux != CB_NONE) {
+        out->path_signature =
+            cb_sig_mix(out->path_signature, ((uint64_t)op->aux << 8) | c);
+        out->branches++;
+      }
+      budget--;
+      F->prev = F->block - fn->first_block;
+      F->block = gb;
+      ip = nb->first_op;
+      if (np) {
+        const cb_phi_edge *ed = &PE->edges[PE->first[gb]];
+        const cb_phi_edge *ee = &PE->edges[PE->first[gb + 1]];
+        while (ed < ee && ed->pred != F->prev)
+          ed++;
+        uint64_t *tmp = e->phi_tmp;
+        size_t t = 0;
+        if (ed < ee) {
+          const cb_phi_move *mv = &PE->moves[ed->first_move];
+          for (uint32_t k = 0; k < ed->n_moves; k++) {
+            const cb_value *src =
+                mv[k].src == CB_NONE ? NULL : V((cb_operand)mv[k].src);
+            for (unsigned i = 0; i < mv[k].lanes; i++)
+              tmp[t++] = src ? src[i].u : 0;
+          }
+          t = 0;
+          for (uint32_t k = 0; k < ed->n_moves; k++)
+            for (unsigned i = 0; i < mv[k].lanes; i++)
+              S[mv[k].dst + i].u = tmp[t++];
+        } else {
+          for (uint32_t k = 0; k < np; k++) {
+            const cb_op *ph = &ops[ip + k];
+            unsigned l = ph->lanes ? ph->lanes : 1;
+            for (unsigned i = 0; i < l; i++)
+              S[ph->dst + i].u = 0;
+          }
+        }
+        budget = budget > np ? budget - np : 0;
+        ip += np;
+      }
+      continue; /* ip and budget are already the target's */
+    }
+    default:
+      goto leave;
+    }
+    ip++;
+    budget--;
+  }
+#undef V
+leave:
+  out->loads += loads;
+  out->stores += stores;
+  *ip_io = ip;
+  *budget_io = budget;
+}
