@@ -40,6 +40,8 @@ typedef struct cb_textbuf {
   size_t n, cap;
 } cb_textbuf;
 
+#define CB_PF_SLOTS 4096u
+
 typedef struct cb_eng {
   const cb_program *p;
   cb_engine_options opt;
@@ -83,11 +85,15 @@ typedef struct cb_eng {
   uint64_t file_stdin, file_stdout, file_stderr; /* FILE * values */
 
   uint64_t got[CB_LIBC_COUNT]; /* GOT slots the PLT stubs read, or 0 */
-  uint64_t libc_base; /* where libc.so.6 is mapped (its tunables) */
+  uint64_t libc_base;          /* where libc.so.6 is mapped (its tunables) */
   int exit_code;
   uint32_t cur_site; /* call site of the library call running */
   uint64_t *phi_tmp;
   size_t phi_cap;
+  /* cb_fast_loop's stride prefetcher: the latest address of each load op,
+   * by op index modulo CB_PF_SLOTS (a collision costs only a useless
+   * prefetch). */
+  uint64_t pf_last[CB_PF_SLOTS];
 } cb_eng;
 
 /* Access emission (engine.c). */

@@ -170,6 +170,19 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
                            0))
         goto leave; /* run()'s reference case: faults, page crossings */
+      /* The host's stride prefetchers key on the load instruction, and
+       * here one instruction loads for every op: a strided column walk
+       * (lu, cholesky) missed the host's caches on nearly every load.
+       * So each op's stride is tracked here, and the next address is prefetched
+       * when its page is in the translation cache. Prefetching changes no
+       * value. */
+      uint64_t *last = &e->pf_last[ip & (CB_PF_SLOTS - 1)];
+      uint64_t next = addr + (addr - *last);
+      *last = addr;
+      uint64_t pno = next >> CB_PG_BITS;
+      unsigned slot = (unsigned)pno & (CB_TLB_N - 1);
+      if (e->mem.tlb[slot].pno == pno)
+        __builtin_prefetch(e->mem.tlb[slot].data + (next & (CB_PG_SIZE - 1)));
       memcpy(&S[op->dst], pp, size);
       cb_eng_emit(e, addr, size, op->aux, false);
       loads++;
@@ -272,6 +285,30 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     case FK_MOV:
       S[op->dst] = *V(op->a);
       break;
+    case FK_GEPN: {
+      const int64_t *g = &X[op->aux];
+      uint64_t addr = V(op->a)->u + (uint64_t)g[0];
+      int64_t n = g[1];
+      for (int64_t k = 0; k < n; k++) {
+        uint64_t x = (uint64_t)g[2 + 2 * k];
+        const cb_value *iv = V((cb_operand)(x & 0xffffffffu));
+        addr += (uint64_t)fl_sxbits(iv->u, (unsigned)(x >> 32)) *
+                (uint64_t)g[3 + 2 * k];
+      }
+      S[op->dst].u = addr;
+      break;
+    }
+    case FK_INSERTELT: {
+      /* run()'s order: the lanes of a, then b (which may be one of them) */
+      const cb_value *a = V(op->a), *b = V(op->b);
+      uint64_t idx = V(op->c)->u;
+      unsigned l = op->lanes ? op->lanes : 1;
+      for (unsigned i = 0; i < l; i++)
+        S[op->dst + i] = a[i];
+      if (idx < l)
+        S[op->dst + idx] = *b;
+      break;
+    }
     case FK_BR: {
       /* run()'s CB_OP_BR and its jump, for a target without machine-code
        * accesses (those are run()'s) and with the phi moves of fastops.h */

@@ -46,7 +46,7 @@ static uint8_t kind(const cb_program *p, const cb_op *op, uint8_t rmw) {
                : FK_NONE;
   case CB_OP_GEP: {
     int64_t n = p->extra[op->aux + 1];
-    return n == 0 ? FK_GEP0 : n == 1 ? FK_GEP1 : n == 2 ? FK_GEP2 : FK_NONE;
+    return n == 0 ? FK_GEP0 : n == 1 ? FK_GEP1 : n == 2 ? FK_GEP2 : FK_GEPN;
   }
   case CB_OP_LOAD:
     if (!is8(op->ty))
@@ -101,6 +101,8 @@ static uint8_t kind(const cb_program *p, const cb_op *op, uint8_t rmw) {
     return lanes == 1 ? FK_SELECT : FK_NONE;
   case CB_OP_MOV:
     return lanes == 1 ? FK_MOV : FK_NONE;
+  case CB_OP_INSERTELT:
+    return lanes <= 8 ? FK_INSERTELT : FK_NONE;
   default:
     return FK_NONE;
   }

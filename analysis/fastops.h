@@ -56,6 +56,8 @@ enum {
   FK_FCMP_D,
   FK_SELECT,
   FK_MOV,
+  FK_GEPN,      /* three or more indexes */
+  FK_INSERTELT, /* up to 8 lanes */
   FK_COUNT
 };
 
