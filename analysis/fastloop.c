@@ -60,6 +60,17 @@ static inline bool fl_icmp(unsigned pred, uint64_t a, uint64_t b, unsigned ty) {
   }
 }
 
+/* The stride prefetch of load op ip (see FK_LOAD8 below). */
+static inline void fl_prefetch(cb_eng *e, uint32_t ip, uint64_t addr) {
+  uint64_t *last = &e->pf_last[ip & (CB_PF_SLOTS - 1)];
+  uint64_t next = addr + (addr - *last);
+  *last = addr;
+  uint64_t pno = next >> CB_PG_BITS;
+  unsigned slot = (unsigned)pno & (CB_TLB_N - 1);
+  if (e->mem.tlb[slot].pno == pno)
+    __builtin_prefetch(e->mem.tlb[slot].data + (next & (CB_PG_SIZE - 1)));
+}
+
 void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
                   uint64_t *budget_io) {
   const cb_program *p = e->p;
@@ -176,13 +187,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
        * So each op's stride is tracked here, and the next address is prefetched
        * when its page is in the translation cache. Prefetching changes no
        * value. */
-      uint64_t *last = &e->pf_last[ip & (CB_PF_SLOTS - 1)];
-      uint64_t next = addr + (addr - *last);
-      *last = addr;
-      uint64_t pno = next >> CB_PG_BITS;
-      unsigned slot = (unsigned)pno & (CB_TLB_N - 1);
-      if (e->mem.tlb[slot].pno == pno)
-        __builtin_prefetch(e->mem.tlb[slot].data + (next & (CB_PG_SIZE - 1)));
+      fl_prefetch(e, ip, addr);
       memcpy(&S[op->dst], pp, size);
       cb_eng_emit(e, addr, size, op->aux, false);
       loads++;
@@ -285,6 +290,48 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     case FK_MOV:
       S[op->dst] = *V(op->a);
       break;
+    case FK_GEP1_LOAD8:
+    case FK_GEP2_LOAD8:
+    case FK_GEP1_STORE8:
+    case FK_GEP2_STORE8: {
+      /* FK_GEP1 or FK_GEP2, then, if the budget has room for both and the
+       * access is fast, the next op as FK_LOAD8 or FK_STORE8 does it;
+       * otherwise the next op runs on its own */
+      unsigned k = FK[ip];
+      const int64_t *g = &X[op->aux];
+      uint64_t x = (uint64_t)g[2];
+      uint64_t addr = V(op->a)->u + (uint64_t)g[0] +
+                      (uint64_t)fl_sxbits(V((cb_operand)(x & 0xffffffffu))->u,
+                                          (unsigned)(x >> 32)) *
+                          (uint64_t)g[3];
+      if (k == FK_GEP2_LOAD8 || k == FK_GEP2_STORE8) {
+        uint64_t y = (uint64_t)g[4];
+        addr += (uint64_t)fl_sxbits(V((cb_operand)(y & 0xffffffffu))->u,
+                                    (unsigned)(y >> 32)) *
+                (uint64_t)g[5];
+      }
+      S[op->dst].u = addr;
+      if (budget < 2)
+        break;
+      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + 8 > CB_PG_SIZE,
+                           0))
+        break;
+      const cb_op *m = op + 1;
+      if (k == FK_GEP1_LOAD8 || k == FK_GEP2_LOAD8) {
+        fl_prefetch(e, ip + 1, addr);
+        memcpy(&S[m->dst], pp, 8);
+        cb_eng_emit(e, addr, 8, m->aux, false);
+        loads++;
+      } else {
+        memcpy(pp, V(m->a), 8);
+        cb_eng_emit(e, addr, 8, m->aux, true);
+        stores++;
+      }
+      ip++;
+      budget--;
+      break;
+    }
     case FK_GEPN: {
       const int64_t *g = &X[op->aux];
       uint64_t addr = V(op->a)->u + (uint64_t)g[0];

@@ -114,6 +114,18 @@ uint8_t *cb_fast_kinds(const cb_program *p, const uint8_t *rmw) {
     return NULL;
   for (uint32_t i = 0; i < p->n_ops; i++)
     k[i] = kind(p, &p->ops[i], rmw ? rmw[i] : 0);
+  /* gep + load/store pairs; a gep is never a block's last op, so the
+   * next op is in the same block */
+  for (uint32_t i = 0; i + 1 < p->n_ops; i++) {
+    if (k[i] != FK_GEP1 && k[i] != FK_GEP2)
+      continue;
+    const cb_op *g = &p->ops[i], *m = &p->ops[i + 1];
+    bool two = k[i] == FK_GEP2;
+    if (k[i + 1] == FK_LOAD8 && m->a == g->dst)
+      k[i] = two ? FK_GEP2_LOAD8 : FK_GEP1_LOAD8;
+    else if (k[i + 1] == FK_STORE8 && m->b == g->dst && m->a != g->dst)
+      k[i] = two ? FK_GEP2_STORE8 : FK_GEP1_STORE8;
+  }
   return k;
 }
 

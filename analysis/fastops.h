@@ -58,6 +58,13 @@ enum {
   FK_MOV,
   FK_GEPN,      /* three or more indexes */
   FK_INSERTELT, /* up to 8 lanes */
+  /* A one- or two-index gep whose result is the address of the next op,
+   * an 8-byte load or store (FK_LOAD8, FK_STORE8): cb_fast_loop runs the
+   * pair in one dispatch. The next op keeps its own kind. */
+  FK_GEP1_LOAD8,
+  FK_GEP2_LOAD8,
+  FK_GEP1_STORE8,
+  FK_GEP2_STORE8,
   FK_COUNT
 };
 
