@@ -60,6 +60,62 @@ static inline bool fl_icmp(unsigned pred, uint64_t a, uint64_t b, unsigned ty) {
   }
 }
 
+/* engine.c's load_lane and store_lane. */
+static inline void fl_load_lane(cb_value *d, const uint8_t *pp, unsigned ty) {
+  switch (ty) {
+  case CB_TY_I1:
+    d->u = pp[0] & 1;
+    break;
+  case CB_TY_I8:
+    d->u = pp[0];
+    break;
+  case CB_TY_I16: {
+    uint16_t v;
+    memcpy(&v, pp, 2);
+    d->u = v;
+    break;
+  }
+  case CB_TY_I32: {
+    uint32_t v;
+    memcpy(&v, pp, 4);
+    d->u = v;
+    break;
+  }
+  case CB_TY_F32:
+    d->u = 0;
+    memcpy(&d->f, pp, 4);
+    break;
+  default:
+    memcpy(&d->u, pp, 8);
+    break;
+  }
+}
+
+static inline void fl_store_lane(uint8_t *pp, const cb_value *v, unsigned ty) {
+  switch (ty) {
+  case CB_TY_I1:
+  case CB_TY_I8:
+    pp[0] = (uint8_t)v->u;
+    break;
+  case CB_TY_I16: {
+    uint16_t x = (uint16_t)v->u;
+    memcpy(pp, &x, 2);
+    break;
+  }
+  case CB_TY_I32: {
+    uint32_t x = (uint32_t)v->u;
+    memcpy(pp, &x, 4);
+    break;
+  }
+  case CB_TY_F32:
+    memcpy(pp, &v->f, 4);
+    break;
+  default:
+    memcpy(pp, &v->u, 8);
+    break;
+  }
+}
+
 /* The stride prefetch of load op ip (see FK_LOAD8 below). */
 static inline void fl_prefetch(cb_eng *e, uint32_t ip, uint64_t addr) {
   uint64_t *last = &e->pf_last[ip & (CB_PF_SLOTS - 1)];
@@ -204,6 +260,35 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       memcpy(pp, V(op->a), size);
       cb_eng_emit(e, addr, size, op->aux, true);
       stores++;
+      break;
+    }
+    case FK_LOAD_S: {
+      uint64_t addr = V(op->a)->u;
+      unsigned size = cb_ty_bytes(op->ty);
+      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
+                           0))
+        goto leave;
+      fl_prefetch(e, ip, addr);
+      fl_load_lane(&S[op->dst], pp, op->ty);
+      cb_eng_emit(e, addr, size, op->aux, false);
+      loads++;
+      break;
+    }
+    case FK_STORE_S: {
+      uint64_t addr = V(op->b)->u;
+      unsigned size = cb_ty_bytes(op->ty);
+      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
+                           0))
+        goto leave;
+      fl_store_lane(pp, V(op->a), op->ty);
+      /* a store folded into its load (x86 read-modify-write) is no
+       * access of its own: run() does the same */
+      if (__builtin_expect(!(e->rmw[ip] & 1), 1)) {
+        cb_eng_emit(e, addr, size, op->aux, true);
+        stores++;
+      }
       break;
     }
     case FK_FMA_D: {

@@ -65,6 +65,8 @@ enum {
   FK_GEP2_LOAD8,
   FK_GEP1_STORE8,
   FK_GEP2_STORE8,
+  FK_LOAD_S,  /* one lane of i1, i8, i16, i32 or f32 */
+  FK_STORE_S, /* one lane of any type, folded into its load or not */
   FK_COUNT
 };
 
