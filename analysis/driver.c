@@ -15,10 +15,17 @@
  * simulated. With many inputs the engine first runs with a sink that
  * only hashes (cheap: no cache model), and re-runs with the caches only
  * when the stream is new; when streams turn out mostly distinct, the
- * driver goes back to simulating directly (hashing on the way). */
+ * driver goes back to simulating directly (hashing on the way).
+ *
+ * Here: the workers, running one input, copying results, the entry point
+ * and the statistics. The per-access collector and the fan-out sink are
+ * in collector.c, the stream hash in driver_memo.h, the paths (branch
+ * outcomes, path classes) in paths.c. */
 #include "cbana/analysis.h"
-#include "cbana/cfg.h"
 
+#include "collector.h"
+#include "driver_memo.h"
+#include "paths.h"
 #include "pipe.h"
 
 #include <pthread.h>
@@ -30,47 +37,11 @@
 #include <time.h>
 #include <unistd.h>
 
-typedef struct stream_hash {
-  uint64_t h1, h2, n;
-} stream_hash;
-
-static inline uint64_t rotl64(uint64_t x, unsigned r) {
-  return (x << r) | (x >> (64 - r));
-}
-
-static inline void hash_batch(stream_hash *sh, const cb_access *b, size_t n) {
-  uint64_t h1 = sh->h1, h2 = sh->h2;
-  for (size_t i = 0; i < n; i++) {
-    uint64_t w0 = b[i].addr;
-    uint64_t w1 = (uint64_t)b[i].site | (uint64_t)b[i].size << 32 |
-                  (uint64_t)b[i].is_write << 48;
-    h1 = (rotl64(h1, 5) ^ w0) * 0x9E3779B97F4A7C15ull;
-    h1 = (rotl64(h1, 5) ^ w1) * 0x9E3779B97F4A7C15ull;
-    h2 = (rotl64(h2, 23) + w0) * 0xD6E8FEB86659FD93ull;
-    h2 = (rotl64(h2, 23) + w1) * 0xD6E8FEB86659FD93ull;
-  }
-  sh->h1 = h1;
-  sh->h2 = h2;
-  sh->n += n;
-}
-
-static double thread_cpu_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static double wall_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
-
-/* One stream already simulated: whose results to copy. */
-typedef struct memo_entry {
-  stream_hash key;
-  unsigned run; /* index into out->runs, results complete */
-} memo_entry;
 
 typedef struct driver {
   const cb_program *p;
@@ -91,255 +62,6 @@ typedef struct driver {
   bool pipeline;           /* cores to spare: simulate on a second thread */
   cb_analysis_stats stats; /* summed by the workers, under lock */
 } driver;
-
-/* Distinct (kind, id, line) triples: the working sets. Open addressing,
- * grown at half full. */
-typedef struct ws_entry {
-  uint64_t line;
-  uint32_t tag; /* kind << 30 | id, +1 so that 0 is empty */
-  uint32_t pad;
-} ws_entry;
-
-typedef struct ws_set {
-  ws_entry *v;
-  size_t cap, n; /* cap is a power of two */
-} ws_set;
-
-static uint64_t mix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return x;
-}
-
-/* True when the triple was new. */
-static bool ws_insert(ws_set *s, uint32_t tag, uint64_t line) {
-  if ((s->n + 1) * 2 > s->cap) {
-    size_t cap = s->cap ? s->cap * 2 : 4096;
-    ws_entry *v = calloc(cap, sizeof *v);
-    if (!v)
-      return false;
-    for (size_t i = 0; i < s->cap; i++)
-      if (s->v[i].tag) {
-        size_t k =
-            mix64(s->v[i].line ^ ((uint64_t)s->v[i].tag << 40)) & (cap - 1);
-        while (v[k].tag)
-          k = (k + 1) & (cap - 1);
-        v[k] = s->v[i];
-      }
-    free(s->v);
-    s->v = v;
-    s->cap = cap;
-  }
-  size_t k = mix64(line ^ ((uint64_t)tag << 40)) & (s->cap - 1);
-  while (s->v[k].tag) {
-    if (s->v[k].tag == tag && s->v[k].line == line)
-      return false;
-    k = (k + 1) & (s->cap - 1);
-  }
-  s->v[k].tag = tag;
-  s->v[k].line = line;
-  s->n++;
-  return true;
-}
-
-enum { WS_VAR, WS_TYPE, WS_FIELD };
-
-/* Beside one hierarchy: what the views need beyond per-site counters
- * (misses per set, working sets, misses per variable and set). */
-typedef struct collector {
-  cb_hierarchy *h;
-  const cb_program *p;
-  bool on; /* classification on: collect */
-  unsigned nl;
-  uint32_t shift[CB_RESULT_LEVELS];
-  uint64_t mask[CB_RESULT_LEVELS];
-  uint32_t sets[CB_RESULT_LEVELS];
-  uint64_t *set_misses[CB_RESULT_LEVELS], *set_conflicts[CB_RESULT_LEVELS];
-  uint64_t prev_misses[CB_RESULT_LEVELS], prev_conflicts[CB_RESULT_LEVELS];
-  ws_set ws;
-  uint64_t *lines[3];  /* per var, type, field */
-  uint64_t *last_line; /* per site: the line of its latest access + 1 */
-  uint64_t *last_addr; /* per site */
-  int64_t *last_delta, *stride;
-  uint64_t *stride_runs;
-  uint64_t *var_set; /* n_vars * sets[0] * 2: misses, conflicts */
-} collector;
-
-static uint32_t log2u(uint64_t v) {
-  uint32_t k = 0;
-  while (v > 1) {
-    v >>= 1;
-    k++;
-  }
-  return k;
-}
-
-static bool collector_init(collector *c, cb_hierarchy *h, const cb_program *p) {
-  memset(c, 0, sizeof *c);
-  c->h = h;
-  c->p = p;
-  c->on = cb_hierarchy_classifies(h);
-  if (!c->on)
-    return true;
-  c->nl = cb_hierarchy_n_levels(h);
-  if (c->nl > CB_RESULT_LEVELS)
-    c->nl = CB_RESULT_LEVELS;
-  for (unsigned l = 0; l < c->nl; l++) {
-    const cb_level_config *lc = cb_hierarchy_level_config(h, l);
-    uint64_t sets = lc->assoc == CB_ASSOC_FULL
-                        ? 1
-                        : lc->size / ((uint64_t)lc->assoc * lc->line);
-    c->sets[l] = sets ? (uint32_t)sets : 1;
-    c->mask[l] = c->sets[l] - 1;
-    c->shift[l] = log2u(lc->line);
-    c->set_misses[l] = calloc(c->sets[l], sizeof(uint64_t));
-    c->set_conflicts[l] = calloc(c->sets[l], sizeof(uint64_t));
-    if (!c->set_misses[l] || !c->set_conflicts[l])
-      return false;
-  }
-  uint32_t n[3] = {p->n_vars, p->n_types, p->n_fields};
-  for (int k = 0; k < 3; k++)
-    if (!(c->lines[k] = calloc(n[k] + 1, sizeof(uint64_t))))
-      return false;
-  c->last_line = calloc(p->n_sites + 1, sizeof *c->last_line);
-  c->last_addr = calloc(p->n_sites + 1, sizeof *c->last_addr);
-  c->last_delta = calloc(p->n_sites + 1, sizeof *c->last_delta);
-  c->stride = calloc(p->n_sites + 1, sizeof *c->stride);
-  c->stride_runs = calloc(p->n_sites + 1, sizeof *c->stride_runs);
-  if (!c->last_addr || !c->last_delta || !c->stride || !c->stride_runs)
-    return false;
-  if ((uint64_t)p->n_vars * c->sets[0] <= (1u << 22))
-    c->var_set =
-        calloc((size_t)p->n_vars * c->sets[0] * 2 + 1, sizeof *c->var_set);
-  return c->last_line && c->var_set;
-}
-
-static void collector_reset(collector *c) {
-  if (!c->on)
-    return;
-  for (unsigned l = 0; l < c->nl; l++) {
-    memset(c->set_misses[l], 0, c->sets[l] * sizeof(uint64_t));
-    memset(c->set_conflicts[l], 0, c->sets[l] * sizeof(uint64_t));
-    c->prev_misses[l] = c->prev_conflicts[l] = 0;
-  }
-  uint32_t n[3] = {c->p->n_vars, c->p->n_types, c->p->n_fields};
-  for (int k = 0; k < 3; k++)
-    memset(c->lines[k], 0, n[k] * sizeof(uint64_t));
-  memset(c->last_line, 0, c->p->n_sites * sizeof *c->last_line);
-  memset(c->last_addr, 0, c->p->n_sites * sizeof *c->last_addr);
-  memset(c->last_delta, 0, c->p->n_sites * sizeof *c->last_delta);
-  memset(c->stride, 0, c->p->n_sites * sizeof *c->stride);
-  memset(c->stride_runs, 0, c->p->n_sites * sizeof *c->stride_runs);
-  memset(c->var_set, 0,
-         (size_t)c->p->n_vars * c->sets[0] * 2 * sizeof *c->var_set);
-  if (c->ws.v)
-    memset(c->ws.v, 0, c->ws.cap * sizeof *c->ws.v);
-  c->ws.n = 0;
-}
-
-static void collector_free(collector *c) {
-  for (unsigned l = 0; l < c->nl; l++) {
-    free(c->set_misses[l]);
-    free(c->set_conflicts[l]);
-  }
-  for (int k = 0; k < 3; k++)
-    free(c->lines[k]);
-  free(c->last_line);
-  free(c->last_addr);
-  free(c->last_delta);
-  free(c->stride);
-  free(c->stride_runs);
-  free(c->var_set);
-  free(c->ws.v);
-}
-
-static void touch(collector *c, unsigned kind, uint32_t id, uint64_t line) {
-  if (id != CB_NONE && ws_insert(&c->ws, ((uint32_t)kind << 30 | id) + 1, line))
-    c->lines[kind][id]++;
-}
-
-static void collect_one(collector *c, const cb_access *a) {
-  cb_hierarchy_access(c->h, a->addr, a->size, a->is_write, a->site);
-  const cb_site *s = a->site < c->p->n_sites ? &c->p->sites[a->site] : NULL;
-  for (unsigned l = 0; l < c->nl; l++) {
-    cb_level_stats st;
-    cb_hierarchy_level_stats(c->h, l, &st);
-    if (st.misses == c->prev_misses[l])
-      break;
-    uint64_t set = (a->addr >> c->shift[l]) & c->mask[l];
-    uint64_t conflict = st.miss_class[CB_MISS_CONFLICT] - c->prev_conflicts[l];
-    c->set_misses[l][set]++;
-    c->set_conflicts[l][set] += conflict;
-    c->prev_misses[l] = st.misses;
-    c->prev_conflicts[l] = st.miss_class[CB_MISS_CONFLICT];
-    if (l == 0 && s && !s->is_call && s->var < c->p->n_vars) {
-      uint64_t *vs = &c->var_set[((size_t)s->var * c->sets[0] + set) * 2];
-      vs[0]++;
-      vs[1] += conflict;
-    }
-  }
-  if (!s || s->is_call)
-    return;
-  int64_t delta = (int64_t)(a->addr - c->last_addr[a->site]);
-  if (c->last_addr[a->site] && delta == c->last_delta[a->site]) {
-    if (c->stride[a->site] != delta) {
-      c->stride[a->site] = delta;
-      c->stride_runs[a->site] = 0;
-    }
-    c->stride_runs[a->site]++;
-  }
-  c->last_delta[a->site] = delta;
-  c->last_addr[a->site] = a->addr;
-  uint64_t first = a->addr >> c->shift[0];
-  uint64_t last = (a->addr + (a->size ? a->size - 1 : 0)) >> c->shift[0];
-  if (c->last_line[a->site] == last + 1)
-    return;
-  c->last_line[a->site] = last + 1;
-  for (uint64_t line = first; line <= last && line - first < 64; line++) {
-    touch(c, WS_VAR, s->var, line);
-    touch(c, WS_TYPE, s->type, line);
-    touch(c, WS_FIELD, s->field, line);
-  }
-}
-
-typedef struct fanout {
-  collector *c;
-  unsigned n;
-  stream_hash sh;
-  bool hash; /* memoizing: hash the stream on its way */
-  bool timed;
-  double sim_s;
-} fanout;
-
-static void fanout_batch(void *ctx, const cb_access *batch, size_t n) {
-  fanout *f = ctx;
-  if (f->hash)
-    hash_batch(&f->sh, batch, n);
-  else
-    f->sh.n += n;
-  double t0 = f->timed ? thread_cpu_s() : 0;
-  for (unsigned i = 0; i < f->n; i++) {
-    collector *c = &f->c[i];
-    if (!c->on) {
-      cb_hierarchy_run(c->h, batch, n);
-      continue;
-    }
-    for (size_t k = 0; k < n; k++)
-      collect_one(c, &batch[k]);
-  }
-  if (f->timed)
-    f->sim_s += thread_cpu_s() - t0;
-}
-static void hash_only_batch(void *ctx, const cb_access *batch, size_t n) {
-  hash_batch(ctx, batch, n);
-}
-
-static bool same_stream(const stream_hash *a, const stream_hash *b) {
-  return a->h1 == b->h1 && a->h2 == b->h2 && a->n == b->n;
-}
 
 /* The run whose stream is sh, or -1; under d->lock. */
 static int memo_find(const driver *d, const stream_hash *sh) {
@@ -364,59 +86,6 @@ static void memo_add(driver *d, const stream_hash *sh, unsigned run) {
       d->memo[d->n_memo++] = (memo_entry){*sh, run};
   }
   pthread_mutex_unlock(&d->lock);
-}
-
-static uint64_t *dup_u64(const uint64_t *v, size_t n) {
-  uint64_t *d = malloc((n ? n : 1) * sizeof *d);
-  if (d && n)
-    memcpy(d, v, n * sizeof *d);
-  return d;
-}
-
-/* Copies what the collector gathered into a cache result. */
-static bool collect_extras(const collector *col, cb_cache_result *c) {
-  if (!col->on)
-    return true;
-  const cb_program *p = col->p;
-  for (unsigned l = 0; l < c->n_levels; l++) {
-    const uint64_t *hist;
-    size_t len;
-    uint64_t cold;
-    if (cb_hierarchy_distance_histogram(col->h, l, &hist, &len, &cold)) {
-      c->distance_hist[l] = dup_u64(hist, len);
-      c->distance_len[l] = len;
-      c->distance_cold[l] = cold;
-    }
-    c->set_misses[l] = dup_u64(col->set_misses[l], col->sets[l]);
-    c->set_conflicts[l] = dup_u64(col->set_conflicts[l], col->sets[l]);
-    if (!c->distance_hist[l] || !c->set_misses[l] || !c->set_conflicts[l])
-      return false;
-  }
-  c->var_lines = dup_u64(col->lines[WS_VAR], p->n_vars);
-  c->type_lines = dup_u64(col->lines[WS_TYPE], p->n_types);
-  c->field_lines = dup_u64(col->lines[WS_FIELD], p->n_fields);
-  if (!c->var_lines || !c->type_lines || !c->field_lines)
-    return false;
-  c->site_stride = malloc((p->n_sites + 1) * sizeof *c->site_stride);
-  c->site_stride_runs = dup_u64(col->stride_runs, p->n_sites);
-  if (!c->site_stride || !c->site_stride_runs)
-    return false;
-  memcpy(c->site_stride, col->stride, p->n_sites * sizeof *c->site_stride);
-  size_t n = 0, total = (size_t)p->n_vars * col->sets[0];
-  for (size_t k = 0; k < total; k++)
-    n += col->var_set[k * 2] != 0;
-  c->var_sets = calloc(n ? n : 1, sizeof *c->var_sets);
-  if (!c->var_sets)
-    return false;
-  for (size_t k = 0; k < total; k++)
-    if (col->var_set[k * 2]) {
-      cb_var_set *vs = &c->var_sets[c->n_var_sets++];
-      vs->var = (uint32_t)(k / col->sets[0]);
-      vs->set = (uint32_t)(k % col->sets[0]);
-      vs->misses = col->var_set[k * 2];
-      vs->conflict = col->var_set[k * 2 + 1];
-    }
-  return true;
 }
 
 static void *dup_mem(const void *v, size_t n) {
@@ -571,13 +240,6 @@ static bool collect_cache(const driver *d, cb_hierarchy *h,
 
 static void fail_run(cb_run_result *r, const char *msg, const char *file,
                      unsigned line) {
-  /* Reports put the location in front; drop the engine's own copy. */
-  char where[512];
-  if (file) {
-    int n = snprintf(where, sizeof where, "%s:%u: ", file, line);
-    if (n > 0 && (size_t)n < sizeof where && strncmp(msg, where, n) == 0)
-      msg += n;
-  }
   r->ok = false;
   free(r->error_message);
   free(r->error_file);
@@ -635,7 +297,7 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
   f.hash = d->opt->memoize && d->n_inputs > 1;
   int twin = -1;
   bool simulated = false, piped = false;
-  double t0 = thread_cpu_s();
+  double t0 = drv_thread_cpu_s();
   double path_s = 0;
 
   /* Hash first (no cache model) when inputs are many and their streams
@@ -648,9 +310,9 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
   }
   if (hash_first) {
     stream_hash sh = {0x243F6A8885A308D3ull, 0x13198A2E03707344ull, 0};
-    cb_access_sink hs = {hash_only_batch, &sh};
+    cb_access_sink hs = {drv_hash_only_batch, &sh};
     cb_engine_run(d->p, &run_in, &d->opt->engine, &hs, &o);
-    path_s = thread_cpu_s() - t0;
+    path_s = drv_thread_cpu_s() - t0;
     pthread_mutex_lock(&d->lock);
     twin = memo_find(d, &sh);
     if (twin >= 0)
@@ -664,15 +326,15 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
     }
     f.sh = sh; /* the twin's key (or this stream's, simulated below) */
   }
-  double t1 = thread_cpu_s();
+  double t1 = drv_thread_cpu_s();
   if (twin < 0) {
     for (unsigned c = 0; c < d->n_caches; c++) {
       cb_hierarchy_reset(h[c]);
-      collector_reset(&col[c]);
+      drv_collector_reset(&col[c]);
     }
     f.sh = (stream_hash){0x243F6A8885A308D3ull, 0x13198A2E03707344ull, 0};
-    cb_access_sink sink = {fanout_batch, &f};
-    cb_pipe *pipe = d->pipeline ? cb_pipe_start(fanout_batch, &f) : NULL;
+    cb_access_sink sink = {drv_fanout_batch, &f};
+    cb_pipe *pipe = d->pipeline ? cb_pipe_start(drv_fanout_batch, &f) : NULL;
     if (pipe)
       sink = (cb_access_sink){cb_pipe_push, pipe};
     cb_engine_run(d->p, &run_in, &d->opt->engine, &sink, &o);
@@ -682,7 +344,7 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
     }
     simulated = true;
   }
-  double t2 = thread_cpu_s();
+  double t2 = drv_thread_cpu_s();
   free(argv);
   free(stdin_data);
 
@@ -728,7 +390,7 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
   bool ok = true;
   for (unsigned c = 0; c < d->n_caches; c++)
     if (!collect_cache(d, h[c], &d->caches[c], &r->caches[c]) ||
-        !collect_extras(&col[c], &r->caches[c])) {
+        !drv_collect_extras(&col[c], &r->caches[c])) {
       fail_run(r, "out of memory", NULL, 0);
       ok = false;
     }
@@ -746,7 +408,7 @@ static void *worker(void *arg) {
   for (unsigned c = 0; ok && c < d->n_caches; c++) {
     h[c] = cb_hierarchy_create(&d->caches[c].config, d->p->n_sites, flags, err,
                                sizeof err);
-    ok = h[c] != NULL && collector_init(&col[c], h[c], d->p);
+    ok = h[c] != NULL && drv_collector_init(&col[c], h[c], d->p);
   }
   if (!ok) {
     pthread_mutex_lock(&d->lock);
@@ -768,142 +430,13 @@ static void *worker(void *arg) {
     }
   }
   for (unsigned c = 0; h && col && c < d->n_caches; c++) {
-    collector_free(&col[c]);
+    drv_collector_free(&col[c]);
     if (h[c])
       cb_hierarchy_destroy(h[c]);
   }
   free(h);
   free(col);
   return NULL;
-}
-
-/* Per site: the function and block of the operation that makes it. */
-static void site_blocks(const cb_program *p, uint32_t *site_func,
-                        uint32_t *site_block) {
-  for (uint32_t s = 0; s < p->n_sites; s++)
-    site_func[s] = site_block[s] = CB_NONE;
-  for (uint32_t f = 0; f < p->n_functions; f++) {
-    const cb_function *fn = &p->functions[f];
-    for (uint32_t b = 0; b < fn->n_blocks; b++) {
-      const cb_block *bl = &p->blocks[fn->first_block + b];
-      for (uint32_t o = 0; o < bl->n_ops; o++) {
-        const cb_op *op = &p->ops[bl->first_op + o];
-        uint32_t site = CB_NONE;
-        if (op->code == CB_OP_LOAD || op->code == CB_OP_STORE)
-          site = op->aux;
-        else if (op->code == CB_OP_CALL && op->aux + 2 < p->n_extra)
-          site = (uint32_t)p->extra[op->aux + 2];
-        if (site < p->n_sites && site_func[site] == CB_NONE) {
-          site_func[site] = f;
-          site_block[site] = b;
-        }
-      }
-    }
-  }
-}
-
-/* Did the run execute this site (any access at the first level)? */
-static bool site_ran(const cb_run_result *r, uint32_t s) {
-  if (!r->n_caches || s >= r->caches[0].n_sites)
-    return false;
-  const cb_cache_result *c = &r->caches[0];
-  return c->sites[(size_t)s * c->n_levels].accesses != 0;
-}
-
-/* cb_branch_seen bits of every run, from which of its sites ran. A side
- * whose first block has the branch's block as its only predecessor is
- * taken when a site in a block it dominates ran; it was not taken when a
- * site in that first block itself did not run. */
-static void derive_branches(const cb_program *p, cb_results *out) {
-  if (!p->n_branches || !out->n_runs)
-    return;
-  uint32_t *site_func = malloc(sizeof(uint32_t) * (p->n_sites + 1));
-  uint32_t *site_block = malloc(sizeof(uint32_t) * (p->n_sites + 1));
-  cb_cfg_info *cfg = cb_cfg_analyze(p);
-  for (unsigned i = 0; i < out->n_runs; i++)
-    out->runs[i].branches = calloc(p->n_branches, 1);
-  if (!site_func || !site_block || !cfg)
-    goto done;
-  site_blocks(p, site_func, site_block);
-  for (uint32_t b = 0; b < p->n_branches; b++) {
-    const cb_branch *br = &p->branches[b];
-    if (br->func >= p->n_functions || br->func >= cfg->n_funcs)
-      continue;
-    const cb_function *fn = &p->functions[br->func];
-    const cb_func_cfg *fc = &cfg->funcs[br->func];
-    if (br->block >= fn->n_blocks)
-      continue;
-    const cb_block *bl = &p->blocks[fn->first_block + br->block];
-    if (bl->n_succ != 2)
-      continue;
-    uint32_t succ[2] = {p->succs[bl->first_succ], p->succs[bl->first_succ + 1]};
-    bool own[2];
-    /* A side is the branch's own when its first block is entered only
-     * through it (other predecessors are back edges from inside). */
-    for (int k = 0; k < 2; k++) {
-      const cb_block *sb = &p->blocks[fn->first_block + succ[k]];
-      own[k] = succ[0] != succ[1] && succ[k] != br->block;
-      for (uint32_t q = 0; own[k] && q < sb->n_pred; q++) {
-        uint32_t pred = p->preds[sb->first_pred + q];
-        own[k] = pred == br->block || cb_cfg_dominates(fc, succ[k], pred);
-      }
-    }
-    for (unsigned i = 0; i < out->n_runs; i++) {
-      cb_run_result *r = &out->runs[i];
-      if (!r->branches)
-        continue;
-      uint8_t seen = 0;
-      bool first_site[2] = {false, false}, first_ran[2] = {false, false};
-      for (uint32_t s = 0; s < p->n_sites; s++) {
-        if (site_func[s] != br->func)
-          continue;
-        bool ran = site_ran(r, s);
-        if (site_block[s] == br->block && ran)
-          seen |= CB_BRANCH_REACHED;
-        for (int k = 0; k < 2; k++) {
-          if (!own[k])
-            continue;
-          if (site_block[s] == succ[k]) {
-            first_site[k] = true;
-            first_ran[k] |= ran;
-          }
-          if (ran && cb_cfg_dominates(fc, succ[k], site_block[s]))
-            seen |= k == 0 ? CB_BRANCH_TRUE : CB_BRANCH_FALSE;
-        }
-      }
-      for (int k = 0; k < 2; k++)
-        if (first_site[k] && !first_ran[k])
-          seen |= k == 0 ? CB_BRANCH_NOT_TRUE : CB_BRANCH_NOT_FALSE;
-      if (seen & (CB_BRANCH_TRUE | CB_BRANCH_FALSE))
-        seen |= CB_BRANCH_REACHED;
-      /* Reached with one side excluded: the other side was taken. */
-      if ((seen & CB_BRANCH_REACHED) && (seen & CB_BRANCH_NOT_TRUE))
-        seen |= CB_BRANCH_FALSE;
-      if ((seen & CB_BRANCH_REACHED) && (seen & CB_BRANCH_NOT_FALSE))
-        seen |= CB_BRANCH_TRUE;
-      r->branches[b] = seen;
-    }
-  }
-done:
-  if (cfg)
-    cb_cfg_free(cfg);
-  free(site_func);
-  free(site_block);
-}
-
-/* Path classes numbered by first appearance in input order. */
-static void assign_path_classes(cb_results *r) {
-  unsigned n = 0;
-  for (unsigned i = 0; i < r->n_runs; i++) {
-    cb_run_result *run = &r->runs[i];
-    run->path_class = 0;
-    for (unsigned j = 0; j < i && !run->path_class; j++)
-      if (r->runs[j].path_hash == run->path_hash && r->runs[j].path_class)
-        run->path_class = r->runs[j].path_class;
-    if (!run->path_class)
-      run->path_class = ++n;
-  }
-  r->n_path_classes = n;
 }
 
 int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
@@ -971,8 +504,8 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
     return -1;
   }
 
-  assign_path_classes(out);
-  derive_branches(p, out);
+  drv_assign_path_classes(out);
+  drv_derive_branches(p, out);
   for (unsigned i = 0; i < n_inputs; i++)
     if (!out->runs[i].ok)
       return 1;

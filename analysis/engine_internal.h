@@ -1,5 +1,5 @@
 /* engine_internal.h: the state of one engine run, shared by the
- * interpreter (engine.c) and the C library model (libc.c). Internal to
+ * interpreter (engine*.c) and the C library model (libc*.c). Internal to
  * analysis/. */
 #ifndef CBANA_ANALYSIS_ENGINE_INTERNAL_H
 #define CBANA_ANALYSIS_ENGINE_INTERNAL_H
@@ -96,7 +96,7 @@ typedef struct cb_eng {
   uint64_t pf_last[CB_PF_SLOTS];
 } cb_eng;
 
-/* Access emission (engine.c). */
+/* Access emission (engine_libtraffic.c). */
 void cb_eng_flush(cb_eng *e);
 static inline void cb_eng_emit(cb_eng *e, uint64_t addr, uint32_t size,
                                uint32_t site, bool is_write) {
@@ -117,7 +117,7 @@ void cb_eng_lib_bulk(cb_eng *e, uint64_t addr, uint64_t len, bool is_write);
 void cb_eng_memset_traffic(cb_eng *e, uint64_t d, uint64_t n);
 void cb_eng_memcpy_traffic(cb_eng *e, uint64_t d, uint64_t s, uint64_t n);
 
-/* Stops the input with an error; returns CB_FAIL. */
+/* Stops the input with an error; returns CB_FAIL (engine_fault.c). */
 cb_stop cb_eng_fail(cb_eng *e, cb_run_status st, uint32_t site, const char *fmt,
                     ...) __attribute__((format(printf, 4, 5)));
 /* Fails with a message about an access outside every object. */
@@ -151,5 +151,14 @@ void cb_engine_got_slots(const cb_program *p, uint64_t got[CB_LIBC_COUNT]);
 uint64_t cb_eng_libc_base(const cb_program *p);
 
 void cb_textbuf_put(cb_textbuf *b, const char *s, size_t n);
+
+/* Before a run (engine_check.c): NULL when every index the interpreter
+ * follows is inside the Program's arrays, else a message (in buf or
+ * static); the per-op and per-block tables a run uses. */
+const char *eng_validate(const cb_program *p, char *buf, size_t n);
+void eng_precompute(cb_eng *e);
+/* argc, argv[] and the strings above main's CFA (engine_stack.c).
+ * Returns argv's address. */
+uint64_t eng_setup_stack(cb_eng *e, const cb_run_input *in);
 
 #endif

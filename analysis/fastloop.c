@@ -1,120 +1,22 @@
 /* The fast engine's inner loop; see fastloop.h.
  *
- * Why a second loop: the interpreter's main loop (engine.c, run) is one
- * large function with every opcode's reference case, and the compiler
- * keeps its op pointer, budget and kind table on the stack (perf
- * annotate on lu, MEDIUM: every dispatch reloaded them). Here only the
- * fast kinds are handled, so the state stays in registers, and a branch
- * whose target block has no machine-code accesses is taken here too, so
- * an inner loop runs without leaving this function.
+ * Why a second loop: the interpreter's main loop (engine_interp.c, eng_run) is
+ * one large function with every opcode's reference case, and the compiler keeps
+ * its op pointer, budget and kind table on the stack (perf annotate on lu,
+ * MEDIUM: every dispatch reloaded them). Here only the fast kinds are handled,
+ * so the state stays in registers, and a branch whose target block has no
+ * machine-code accesses is taken here too, so an inner loop runs without
+ * leaving this function.
  *
- * Every handler repeats, bit for bit, what run() does for that kind
+ * Every handler repeats, bit for bit, what eng_run() does for that kind
  * (fastops.h); the identity tests (tests/e2e/fast_identity.py and
  * tests/unit/engine/test_fast_stream.c) hold them to it. Anything else is
- * left to run(): the loop returns with the op not started. */
+ * left to eng_run(): the loop returns with the op not started. */
 #include <math.h>
 #include <string.h>
 
+#include "engine_scalar.h"
 #include "fastloop.h"
-
-static const uint64_t fl_ty_mask[CB_TY_COUNT] = {
-    0, 1, 0xff, 0xffff, 0xffffffffu, ~0ull, 0xffffffffu, ~0ull, ~0ull};
-static const unsigned fl_ty_shift[CB_TY_COUNT] = {0, 63, 56, 48, 32,
-                                                  0, 32, 0,  0};
-
-/* engine.c's sx, sxbits and icmp. */
-static inline int64_t fl_sx(uint64_t v, unsigned ty) {
-  unsigned s = fl_ty_shift[ty];
-  return (int64_t)(v << s) >> s;
-}
-
-static inline int64_t fl_sxbits(uint64_t v, unsigned bits) {
-  if (bits >= 64 || bits == 0)
-    return (int64_t)v;
-  unsigned s = 64 - bits;
-  return (int64_t)(v << s) >> s;
-}
-
-static inline bool fl_icmp(unsigned pred, uint64_t a, uint64_t b, unsigned ty) {
-  switch (pred) {
-  case CB_ICMP_EQ:
-    return a == b;
-  case CB_ICMP_NE:
-    return a != b;
-  case CB_ICMP_UGT:
-    return a > b;
-  case CB_ICMP_UGE:
-    return a >= b;
-  case CB_ICMP_ULT:
-    return a < b;
-  case CB_ICMP_ULE:
-    return a <= b;
-  case CB_ICMP_SGT:
-    return fl_sx(a, ty) > fl_sx(b, ty);
-  case CB_ICMP_SGE:
-    return fl_sx(a, ty) >= fl_sx(b, ty);
-  case CB_ICMP_SLT:
-    return fl_sx(a, ty) < fl_sx(b, ty);
-  default:
-    return fl_sx(a, ty) <= fl_sx(b, ty);
-  }
-}
-
-/* engine.c's load_lane and store_lane. */
-static inline void fl_load_lane(cb_value *d, const uint8_t *pp, unsigned ty) {
-  switch (ty) {
-  case CB_TY_I1:
-    d->u = pp[0] & 1;
-    break;
-  case CB_TY_I8:
-    d->u = pp[0];
-    break;
-  case CB_TY_I16: {
-    uint16_t v;
-    memcpy(&v, pp, 2);
-    d->u = v;
-    break;
-  }
-  case CB_TY_I32: {
-    uint32_t v;
-    memcpy(&v, pp, 4);
-    d->u = v;
-    break;
-  }
-  case CB_TY_F32:
-    d->u = 0;
-    memcpy(&d->f, pp, 4);
-    break;
-  default:
-    memcpy(&d->u, pp, 8);
-    break;
-  }
-}
-
-static inline void fl_store_lane(uint8_t *pp, const cb_value *v, unsigned ty) {
-  switch (ty) {
-  case CB_TY_I1:
-  case CB_TY_I8:
-    pp[0] = (uint8_t)v->u;
-    break;
-  case CB_TY_I16: {
-    uint16_t x = (uint16_t)v->u;
-    memcpy(pp, &x, 2);
-    break;
-  }
-  case CB_TY_I32: {
-    uint32_t x = (uint32_t)v->u;
-    memcpy(pp, &x, 4);
-    break;
-  }
-  case CB_TY_F32:
-    memcpy(pp, &v->f, 4);
-    break;
-  default:
-    memcpy(pp, &v->u, 8);
-    break;
-  }
-}
 
 /* The stride prefetch of load op ip (see FK_LOAD8 below). */
 static inline void fl_prefetch(cb_eng *e, uint32_t ip, uint64_t addr) {
@@ -145,13 +47,13 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     const cb_op *op = &ops[ip];
     switch (FK[ip]) {
     case FK_ADD:
-      S[op->dst].u = (V(op->a)->u + V(op->b)->u) & fl_ty_mask[op->ty];
+      S[op->dst].u = (V(op->a)->u + V(op->b)->u) & ty_mask[op->ty];
       break;
     case FK_SUB:
-      S[op->dst].u = (V(op->a)->u - V(op->b)->u) & fl_ty_mask[op->ty];
+      S[op->dst].u = (V(op->a)->u - V(op->b)->u) & ty_mask[op->ty];
       break;
     case FK_MUL:
-      S[op->dst].u = (V(op->a)->u * V(op->b)->u) & fl_ty_mask[op->ty];
+      S[op->dst].u = (V(op->a)->u * V(op->b)->u) & ty_mask[op->ty];
       break;
     case FK_AND:
       S[op->dst].u = V(op->a)->u & V(op->b)->u;
@@ -202,8 +104,8 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       break;
     }
     case FK_ICMP: {
-      uint64_t m = fl_ty_mask[op->ty];
-      S[op->dst].u = fl_icmp(op->aux, V(op->a)->u & m, V(op->b)->u & m, op->ty);
+      uint64_t m = ty_mask[op->ty];
+      S[op->dst].u = icmp(op->aux, V(op->a)->u & m, V(op->b)->u & m, op->ty);
       break;
     }
     case FK_GEP0:
@@ -215,7 +117,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       const cb_value *iv = V((cb_operand)(x & 0xffffffffu));
       S[op->dst].u =
           V(op->a)->u + (uint64_t)g[0] +
-          (uint64_t)fl_sxbits(iv->u, (unsigned)(x >> 32)) * (uint64_t)g[3];
+          (uint64_t)sxbits(iv->u, (unsigned)(x >> 32)) * (uint64_t)g[3];
       break;
     }
     case FK_GEP2: {
@@ -224,8 +126,8 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       const cb_value *iv = V((cb_operand)(x & 0xffffffffu));
       const cb_value *jv = V((cb_operand)(y & 0xffffffffu));
       uint64_t addr = V(op->a)->u + (uint64_t)g[0];
-      addr += (uint64_t)fl_sxbits(iv->u, (unsigned)(x >> 32)) * (uint64_t)g[3];
-      addr += (uint64_t)fl_sxbits(jv->u, (unsigned)(y >> 32)) * (uint64_t)g[5];
+      addr += (uint64_t)sxbits(iv->u, (unsigned)(x >> 32)) * (uint64_t)g[3];
+      addr += (uint64_t)sxbits(jv->u, (unsigned)(y >> 32)) * (uint64_t)g[5];
       S[op->dst].u = addr;
       break;
     }
@@ -236,7 +138,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       uint8_t *pp = cb_mem_ptr(&e->mem, addr);
       if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
                            0))
-        goto leave; /* run()'s reference case: faults, page crossings */
+        goto leave; /* eng_run()'s reference case: faults, page crossings */
       /* The host's stride prefetchers key on the load instruction, and
        * here one instruction loads for every op: a strided column walk
        * (lu, cholesky) missed the host's caches on nearly every load.
@@ -270,7 +172,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
                            0))
         goto leave;
       fl_prefetch(e, ip, addr);
-      fl_load_lane(&S[op->dst], pp, op->ty);
+      load_lane(&S[op->dst], pp, op->ty);
       cb_eng_emit(e, addr, size, op->aux, false);
       loads++;
       break;
@@ -282,9 +184,9 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
                            0))
         goto leave;
-      fl_store_lane(pp, V(op->a), op->ty);
+      store_lane(pp, V(op->a), op->ty);
       /* a store folded into its load (x86 read-modify-write) is no
-       * access of its own: run() does the same */
+       * access of its own: eng_run() does the same */
       if (__builtin_expect(!(e->rmw[ip] & 1), 1)) {
         cb_eng_emit(e, addr, size, op->aux, true);
         stores++;
@@ -305,10 +207,10 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       break;
     }
     case FK_ZEXT:
-      S[op->dst].u = V(op->a)->u & fl_ty_mask[op->ty];
+      S[op->dst].u = V(op->a)->u & ty_mask[op->ty];
       break;
     case FK_SEXT:
-      S[op->dst].u = (uint64_t)fl_sx(V(op->a)->u, op->ty2) & fl_ty_mask[op->ty];
+      S[op->dst].u = (uint64_t)sx(V(op->a)->u, op->ty2) & ty_mask[op->ty];
       break;
     case FK_SHL:
     case FK_LSHR:
@@ -317,8 +219,8 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     case FK_UREM:
     case FK_SDIV:
     case FK_SREM: {
-      /* engine.c's ibin for one lane */
-      uint64_t a = V(op->a)->u, b = V(op->b)->u, m = fl_ty_mask[op->ty];
+      /* engine_scalar.h's ibin for one lane, the zero divisor left */
+      uint64_t a = V(op->a)->u, b = V(op->b)->u, m = ty_mask[op->ty];
       unsigned bits = op->ty == CB_TY_I1 ? 1 : cb_ty_bytes(op->ty) * 8;
       uint64_t r;
       switch (FK[ip]) {
@@ -329,11 +231,11 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
         r = (a >> (b & (bits - 1))) & m;
         break;
       case FK_ASHR:
-        r = (uint64_t)(fl_sx(a, op->ty) >> (b & (bits - 1))) & m;
+        r = (uint64_t)(sx(a, op->ty) >> (b & (bits - 1))) & m;
         break;
       case FK_UDIV:
         if (!b)
-          goto leave; /* run() reports the division by zero */
+          goto leave; /* eng_run() reports the division by zero */
         r = (a / b) & m;
         break;
       case FK_UREM:
@@ -342,14 +244,14 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
         r = (a % b) & m;
         break;
       case FK_SDIV: {
-        int64_t x = fl_sx(a, op->ty), y = fl_sx(b, op->ty);
+        int64_t x = sx(a, op->ty), y = sx(b, op->ty);
         if (!y)
           goto leave;
         r = (y == -1 ? (uint64_t)0 - (uint64_t)x : (uint64_t)(x / y)) & m;
         break;
       }
       default: {
-        int64_t x = fl_sx(a, op->ty), y = fl_sx(b, op->ty);
+        int64_t x = sx(a, op->ty), y = sx(b, op->ty);
         if (!y)
           goto leave;
         r = (y == -1 ? 0 : (uint64_t)(x % y)) & m;
@@ -360,13 +262,10 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       break;
     }
     case FK_SITOFP_D:
-      S[op->dst].d = (double)fl_sx(V(op->a)->u, op->ty2);
+      S[op->dst].d = (double)sx(V(op->a)->u, op->ty2);
       break;
     case FK_FCMP_D: {
-      /* engine.c's fcmp: 1 equal, 2 greater, 4 less, 8 unordered */
-      double a = V(op->a)->d, b = V(op->b)->d;
-      unsigned r = (isnan(a) || isnan(b)) ? 8 : a < b ? 4 : a == b ? 1 : 2;
-      S[op->dst].u = (op->aux & r) != 0;
+      S[op->dst].u = fcmp(op->aux, V(op->a)->d, V(op->b)->d);
       break;
     }
     case FK_SELECT:
@@ -386,13 +285,13 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       const int64_t *g = &X[op->aux];
       uint64_t x = (uint64_t)g[2];
       uint64_t addr = V(op->a)->u + (uint64_t)g[0] +
-                      (uint64_t)fl_sxbits(V((cb_operand)(x & 0xffffffffu))->u,
-                                          (unsigned)(x >> 32)) *
+                      (uint64_t)sxbits(V((cb_operand)(x & 0xffffffffu))->u,
+                                       (unsigned)(x >> 32)) *
                           (uint64_t)g[3];
       if (k == FK_GEP2_LOAD8 || k == FK_GEP2_STORE8) {
         uint64_t y = (uint64_t)g[4];
-        addr += (uint64_t)fl_sxbits(V((cb_operand)(y & 0xffffffffu))->u,
-                                    (unsigned)(y >> 32)) *
+        addr += (uint64_t)sxbits(V((cb_operand)(y & 0xffffffffu))->u,
+                                 (unsigned)(y >> 32)) *
                 (uint64_t)g[5];
       }
       S[op->dst].u = addr;
@@ -424,14 +323,14 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       for (int64_t k = 0; k < n; k++) {
         uint64_t x = (uint64_t)g[2 + 2 * k];
         const cb_value *iv = V((cb_operand)(x & 0xffffffffu));
-        addr += (uint64_t)fl_sxbits(iv->u, (unsigned)(x >> 32)) *
+        addr += (uint64_t)sxbits(iv->u, (unsigned)(x >> 32)) *
                 (uint64_t)g[3 + 2 * k];
       }
       S[op->dst].u = addr;
       break;
     }
     case FK_INSERTELT: {
-      /* run()'s order: the lanes of a, then b (which may be one of them) */
+      /* eng_run()'s order: the lanes of a, then b (which may be one of them) */
       const cb_value *a = V(op->a), *b = V(op->b);
       uint64_t idx = V(op->c)->u;
       unsigned l = op->lanes ? op->lanes : 1;
@@ -442,8 +341,8 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       break;
     }
     case FK_BR: {
-      /* run()'s CB_OP_BR and its jump, for a target without machine-code
-       * accesses (those are run()'s) and with the phi moves of fastops.h */
+      /* eng_run()'s CB_OP_BR and its jump, for a target without machine-code
+       * accesses (those are eng_run()'s) and with the phi moves of fastops.h */
       const cb_block *blk = &p->blocks[F->block];
       const cb_function *fn = &p->functions[F->func];
       uint32_t target;
@@ -461,7 +360,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
         goto leave;
       if (op->a != CB_NONE && op->aux != CB_NONE) {
         out->path_signature =
-            cb_sig_mix(out->path_signature, ((uint64_t)op->aux << 8) | c);
+            sig_mix(out->path_signature, ((uint64_t)op->aux << 8) | c);
         out->branches++;
       }
       budget--;

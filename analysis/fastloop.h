@@ -4,7 +4,7 @@
  * accesses, until an op needs the interpreter's main loop (any other
  * kind, a fault or page-crossing access, a call, a return, a branch to a
  * block with machine-code accesses) or the budget is spent. *ip and
- * *budget are then where run() goes on: the op at *ip has not started.
+ * *budget are then where eng_run() goes on: the op at *ip has not started.
  * Internal to analysis/. */
 #ifndef CBANA_ANALYSIS_FASTLOOP_H
 #define CBANA_ANALYSIS_FASTLOOP_H

@@ -40,7 +40,7 @@ enum {
   FK_FSUB_V,
   FK_FMUL_V,
   FK_FDIV_V,
-  /* Kinds only cb_fast_loop (fastloop.c) runs; run() takes them as the
+  /* Kinds only cb_fast_loop (fastloop.c) runs; eng_run() takes them as the
    * reference does. All scalar. */
   FK_BR,
   FK_ZEXT, /* trunc, zext, ptrtoint, inttoptr: a masked copy */
@@ -48,7 +48,7 @@ enum {
   FK_SHL, /* integer types */
   FK_LSHR,
   FK_ASHR,
-  FK_UDIV, /* division by zero is left to run() */
+  FK_UDIV, /* division by zero is left to eng_run() */
   FK_UREM,
   FK_SDIV,
   FK_SREM,
@@ -69,13 +69,6 @@ enum {
   FK_STORE_S, /* one lane of any type, folded into its load or not */
   FK_COUNT
 };
-
-/* The path signature's mixing step, one per decided branch (engine.c's
- * branches and cb_fast_loop's must agree). */
-static inline uint64_t cb_sig_mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  return h * 0x100000001b3ull;
-}
 
 /* One kind per op (p->n_ops), malloc'ed; rmw: the engine's per-op flags
  * (bit 0: a store folded into its load). NULL when out of memory. */

@@ -85,7 +85,7 @@ typedef enum cb_run_status {
 
 typedef struct cb_run_outcome {
   cb_run_status status;
-  char message[512]; /* what stopped the input, with file:line */
+  char message[512]; /* what stopped the input (its location: file, line) */
   const char *file;  /* where (program->files entry or NULL) */
   uint32_t line;
   int exit_code;

@@ -1,0 +1,262 @@
+/* collector.c: the per-access collector for the report's views (misses
+ * per set, working sets: distinct (kind, id, line) triples, strides per
+ * site, misses per variable and set), the fan-out sink that feeds every
+ * hierarchy and collector, and copying what was collected into a cache
+ * result. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector.h"
+
+static uint64_t mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return x;
+}
+
+/* True when the triple was new. */
+static bool ws_insert(ws_set *s, uint32_t tag, uint64_t line) {
+  if ((s->n + 1) * 2 > s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 4096;
+    ws_entry *v = calloc(cap, sizeof *v);
+    if (!v)
+      return false;
+    for (size_t i = 0; i < s->cap; i++)
+      if (s->v[i].tag) {
+        size_t k =
+            mix64(s->v[i].line ^ ((uint64_t)s->v[i].tag << 40)) & (cap - 1);
+        while (v[k].tag)
+          k = (k + 1) & (cap - 1);
+        v[k] = s->v[i];
+      }
+    free(s->v);
+    s->v = v;
+    s->cap = cap;
+  }
+  size_t k = mix64(line ^ ((uint64_t)tag << 40)) & (s->cap - 1);
+  while (s->v[k].tag) {
+    if (s->v[k].tag == tag && s->v[k].line == line)
+      return false;
+    k = (k + 1) & (s->cap - 1);
+  }
+  s->v[k].tag = tag;
+  s->v[k].line = line;
+  s->n++;
+  return true;
+}
+
+static uint32_t log2u(uint64_t v) {
+  uint32_t k = 0;
+  while (v > 1) {
+    v >>= 1;
+    k++;
+  }
+  return k;
+}
+
+bool drv_collector_init(collector *c, cb_hierarchy *h, const cb_program *p) {
+  memset(c, 0, sizeof *c);
+  c->h = h;
+  c->p = p;
+  c->on = cb_hierarchy_classifies(h);
+  if (!c->on)
+    return true;
+  c->nl = cb_hierarchy_n_levels(h);
+  if (c->nl > CB_RESULT_LEVELS)
+    c->nl = CB_RESULT_LEVELS;
+  for (unsigned l = 0; l < c->nl; l++) {
+    const cb_level_config *lc = cb_hierarchy_level_config(h, l);
+    uint64_t sets = lc->assoc == CB_ASSOC_FULL
+                        ? 1
+                        : lc->size / ((uint64_t)lc->assoc * lc->line);
+    c->sets[l] = sets ? (uint32_t)sets : 1;
+    c->mask[l] = c->sets[l] - 1;
+    c->shift[l] = log2u(lc->line);
+    c->set_misses[l] = calloc(c->sets[l], sizeof(uint64_t));
+    c->set_conflicts[l] = calloc(c->sets[l], sizeof(uint64_t));
+    if (!c->set_misses[l] || !c->set_conflicts[l])
+      return false;
+  }
+  uint32_t n[3] = {p->n_vars, p->n_types, p->n_fields};
+  for (int k = 0; k < 3; k++)
+    if (!(c->lines[k] = calloc(n[k] + 1, sizeof(uint64_t))))
+      return false;
+  c->last_line = calloc(p->n_sites + 1, sizeof *c->last_line);
+  c->last_addr = calloc(p->n_sites + 1, sizeof *c->last_addr);
+  c->last_delta = calloc(p->n_sites + 1, sizeof *c->last_delta);
+  c->stride = calloc(p->n_sites + 1, sizeof *c->stride);
+  c->stride_runs = calloc(p->n_sites + 1, sizeof *c->stride_runs);
+  if (!c->last_addr || !c->last_delta || !c->stride || !c->stride_runs)
+    return false;
+  if ((uint64_t)p->n_vars * c->sets[0] <= (1u << 22))
+    c->var_set =
+        calloc((size_t)p->n_vars * c->sets[0] * 2 + 1, sizeof *c->var_set);
+  return c->last_line && c->var_set;
+}
+
+void drv_collector_reset(collector *c) {
+  if (!c->on)
+    return;
+  for (unsigned l = 0; l < c->nl; l++) {
+    memset(c->set_misses[l], 0, c->sets[l] * sizeof(uint64_t));
+    memset(c->set_conflicts[l], 0, c->sets[l] * sizeof(uint64_t));
+    c->prev_misses[l] = c->prev_conflicts[l] = 0;
+  }
+  uint32_t n[3] = {c->p->n_vars, c->p->n_types, c->p->n_fields};
+  for (int k = 0; k < 3; k++)
+    memset(c->lines[k], 0, n[k] * sizeof(uint64_t));
+  memset(c->last_line, 0, c->p->n_sites * sizeof *c->last_line);
+  memset(c->last_addr, 0, c->p->n_sites * sizeof *c->last_addr);
+  memset(c->last_delta, 0, c->p->n_sites * sizeof *c->last_delta);
+  memset(c->stride, 0, c->p->n_sites * sizeof *c->stride);
+  memset(c->stride_runs, 0, c->p->n_sites * sizeof *c->stride_runs);
+  memset(c->var_set, 0,
+         (size_t)c->p->n_vars * c->sets[0] * 2 * sizeof *c->var_set);
+  if (c->ws.v)
+    memset(c->ws.v, 0, c->ws.cap * sizeof *c->ws.v);
+  c->ws.n = 0;
+}
+
+void drv_collector_free(collector *c) {
+  for (unsigned l = 0; l < c->nl; l++) {
+    free(c->set_misses[l]);
+    free(c->set_conflicts[l]);
+  }
+  for (int k = 0; k < 3; k++)
+    free(c->lines[k]);
+  free(c->last_line);
+  free(c->last_addr);
+  free(c->last_delta);
+  free(c->stride);
+  free(c->stride_runs);
+  free(c->var_set);
+  free(c->ws.v);
+}
+
+static void touch(collector *c, unsigned kind, uint32_t id, uint64_t line) {
+  if (id != CB_NONE && ws_insert(&c->ws, ((uint32_t)kind << 30 | id) + 1, line))
+    c->lines[kind][id]++;
+}
+
+static void collect_one(collector *c, const cb_access *a) {
+  cb_hierarchy_access(c->h, a->addr, a->size, a->is_write, a->site);
+  const cb_site *s = a->site < c->p->n_sites ? &c->p->sites[a->site] : NULL;
+  for (unsigned l = 0; l < c->nl; l++) {
+    cb_level_stats st;
+    cb_hierarchy_level_stats(c->h, l, &st);
+    if (st.misses == c->prev_misses[l])
+      break;
+    uint64_t set = (a->addr >> c->shift[l]) & c->mask[l];
+    uint64_t conflict = st.miss_class[CB_MISS_CONFLICT] - c->prev_conflicts[l];
+    c->set_misses[l][set]++;
+    c->set_conflicts[l][set] += conflict;
+    c->prev_misses[l] = st.misses;
+    c->prev_conflicts[l] = st.miss_class[CB_MISS_CONFLICT];
+    if (l == 0 && s && !s->is_call && s->var < c->p->n_vars) {
+      uint64_t *vs = &c->var_set[((size_t)s->var * c->sets[0] + set) * 2];
+      vs[0]++;
+      vs[1] += conflict;
+    }
+  }
+  if (!s || s->is_call)
+    return;
+  int64_t delta = (int64_t)(a->addr - c->last_addr[a->site]);
+  if (c->last_addr[a->site] && delta == c->last_delta[a->site]) {
+    if (c->stride[a->site] != delta) {
+      c->stride[a->site] = delta;
+      c->stride_runs[a->site] = 0;
+    }
+    c->stride_runs[a->site]++;
+  }
+  c->last_delta[a->site] = delta;
+  c->last_addr[a->site] = a->addr;
+  uint64_t first = a->addr >> c->shift[0];
+  uint64_t last = (a->addr + (a->size ? a->size - 1 : 0)) >> c->shift[0];
+  if (c->last_line[a->site] == last + 1)
+    return;
+  c->last_line[a->site] = last + 1;
+  for (uint64_t line = first; line <= last && line - first < 64; line++) {
+    touch(c, WS_VAR, s->var, line);
+    touch(c, WS_TYPE, s->type, line);
+    touch(c, WS_FIELD, s->field, line);
+  }
+}
+
+void drv_fanout_batch(void *ctx, const cb_access *batch, size_t n) {
+  fanout *f = ctx;
+  if (f->hash)
+    hash_batch(&f->sh, batch, n);
+  else
+    f->sh.n += n;
+  double t0 = f->timed ? drv_thread_cpu_s() : 0;
+  for (unsigned i = 0; i < f->n; i++) {
+    collector *c = &f->c[i];
+    if (!c->on) {
+      cb_hierarchy_run(c->h, batch, n);
+      continue;
+    }
+    for (size_t k = 0; k < n; k++)
+      collect_one(c, &batch[k]);
+  }
+  if (f->timed)
+    f->sim_s += drv_thread_cpu_s() - t0;
+}
+void drv_hash_only_batch(void *ctx, const cb_access *batch, size_t n) {
+  hash_batch(ctx, batch, n);
+}
+
+static uint64_t *dup_u64(const uint64_t *v, size_t n) {
+  uint64_t *d = malloc((n ? n : 1) * sizeof *d);
+  if (d && n)
+    memcpy(d, v, n * sizeof *d);
+  return d;
+}
+
+/* Copies what the collector gathered into a cache result. */
+bool drv_collect_extras(const collector *col, cb_cache_result *c) {
+  if (!col->on)
+    return true;
+  const cb_program *p = col->p;
+  for (unsigned l = 0; l < c->n_levels; l++) {
+    const uint64_t *hist;
+    size_t len;
+    uint64_t cold;
+    if (cb_hierarchy_distance_histogram(col->h, l, &hist, &len, &cold)) {
+      c->distance_hist[l] = dup_u64(hist, len);
+      c->distance_len[l] = len;
+      c->distance_cold[l] = cold;
+    }
+    c->set_misses[l] = dup_u64(col->set_misses[l], col->sets[l]);
+    c->set_conflicts[l] = dup_u64(col->set_conflicts[l], col->sets[l]);
+    if (!c->distance_hist[l] || !c->set_misses[l] || !c->set_conflicts[l])
+      return false;
+  }
+  c->var_lines = dup_u64(col->lines[WS_VAR], p->n_vars);
+  c->type_lines = dup_u64(col->lines[WS_TYPE], p->n_types);
+  c->field_lines = dup_u64(col->lines[WS_FIELD], p->n_fields);
+  if (!c->var_lines || !c->type_lines || !c->field_lines)
+    return false;
+  c->site_stride = malloc((p->n_sites + 1) * sizeof *c->site_stride);
+  c->site_stride_runs = dup_u64(col->stride_runs, p->n_sites);
+  if (!c->site_stride || !c->site_stride_runs)
+    return false;
+  memcpy(c->site_stride, col->stride, p->n_sites * sizeof *c->site_stride);
+  size_t n = 0, total = (size_t)p->n_vars * col->sets[0];
+  for (size_t k = 0; k < total; k++)
+    n += col->var_set[k * 2] != 0;
+  c->var_sets = calloc(n ? n : 1, sizeof *c->var_sets);
+  if (!c->var_sets)
+    return false;
+  for (size_t k = 0; k < total; k++)
+    if (col->var_set[k * 2]) {
+      cb_var_set *vs = &c->var_sets[c->n_var_sets++];
+      vs->var = (uint32_t)(k / col->sets[0]);
+      vs->set = (uint32_t)(k % col->sets[0]);
+      vs->misses = col->var_set[k * 2];
+      vs->conflict = col->var_set[k * 2 + 1];
+    }
+  return true;
+}

@@ -1,0 +1,81 @@
+/* collector.h: the per-access collector beside each hierarchy (what the
+ * report's views need beyond per-site counters: misses per set, working
+ * sets, strides, misses per variable and set) and the fan-out sink that
+ * sends the engine's batches to every hierarchy (collector.c). Internal to
+ * analysis/. */
+#ifndef CBANA_ANALYSIS_COLLECTOR_H
+#define CBANA_ANALYSIS_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "cbana/cache.h"
+#include "cbana/program.h"
+#include "cbana/results.h"
+#include "driver_memo.h"
+
+/* CPU time of the calling thread, in seconds. */
+static inline double drv_thread_cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Distinct (kind, id, line) triples: the working sets. Open addressing,
+ * grown at half full. */
+typedef struct ws_entry {
+  uint64_t line;
+  uint32_t tag; /* kind << 30 | id, +1 so that 0 is empty */
+  uint32_t pad;
+} ws_entry;
+
+typedef struct ws_set {
+  ws_entry *v;
+  size_t cap, n; /* cap is a power of two */
+} ws_set;
+
+enum { WS_VAR, WS_TYPE, WS_FIELD };
+
+/* Beside one hierarchy: what the views need beyond per-site counters
+ * (misses per set, working sets, misses per variable and set). */
+typedef struct collector {
+  cb_hierarchy *h;
+  const cb_program *p;
+  bool on; /* classification on: collect */
+  unsigned nl;
+  uint32_t shift[CB_RESULT_LEVELS];
+  uint64_t mask[CB_RESULT_LEVELS];
+  uint32_t sets[CB_RESULT_LEVELS];
+  uint64_t *set_misses[CB_RESULT_LEVELS], *set_conflicts[CB_RESULT_LEVELS];
+  uint64_t prev_misses[CB_RESULT_LEVELS], prev_conflicts[CB_RESULT_LEVELS];
+  ws_set ws;
+  uint64_t *lines[3];  /* per var, type, field */
+  uint64_t *last_line; /* per site: the line of its latest access + 1 */
+  uint64_t *last_addr; /* per site */
+  int64_t *last_delta, *stride;
+  uint64_t *stride_runs;
+  uint64_t *var_set; /* n_vars * sets[0] * 2: misses, conflicts */
+} collector;
+
+typedef struct fanout {
+  collector *c;
+  unsigned n;
+  stream_hash sh;
+  bool hash; /* memoizing: hash the stream on its way */
+  bool timed;
+  double sim_s;
+} fanout;
+
+bool drv_collector_init(collector *c, cb_hierarchy *h, const cb_program *p);
+/* Between inputs: counters back to zero, the hierarchy too. */
+void drv_collector_reset(collector *c);
+void drv_collector_free(collector *c);
+/* The sinks: every hierarchy (fanout), or only the stream hash. */
+void drv_fanout_batch(void *ctx, const cb_access *batch, size_t n);
+void drv_hash_only_batch(void *ctx, const cb_access *batch, size_t n);
+/* Copies what the collector gathered into a cache result. */
+bool drv_collect_extras(const collector *col, cb_cache_result *c);
+
+#endif

@@ -1,0 +1,331 @@
+/* engine_frames.c: functions and frames of the interpreter: finding a
+ * function by address, the frame layout, pushing a frame (return address,
+ * saved registers), passing arguments, call ops (eng_do_call: a Program
+ * function, a library function or an intrinsic) and the library's calls
+ * back into the Program (qsort's comparator). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_frames.h"
+#include "engine_internal.h"
+
+#define RET_ADDR_VALUE 0x109000ull /* what a pushed return address holds */
+#define MAX_DEPTH 1000000u
+
+uint32_t cb_eng_function_at(const cb_eng *e, uint64_t addr) {
+  uint32_t lo = 0, hi = e->n_fn_by_addr;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    uint64_t a = e->p->functions[e->fn_by_addr[mid]].addr;
+    if (a == addr)
+      return e->fn_by_addr[mid];
+    if (a < addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return CB_NONE;
+}
+
+void eng_layout_frames(cb_eng *e) {
+  const cb_program *p = e->p;
+  e->fo_off = calloc(p->n_frame_objs + 1, sizeof *e->fo_off);
+  e->frame_size = calloc(p->n_functions + 1, sizeof *e->frame_size);
+  int64_t *lowest = calloc(p->n_functions + 1, sizeof *lowest);
+  for (uint32_t f = 0; f < p->n_functions; f++)
+    lowest[f] = -8; /* the return address */
+  for (uint32_t i = 0; i < p->n_frame_objs; i++) {
+    const cb_frame_obj *o = &p->frame_objs[i];
+    if (o->func >= p->n_functions || o->frame_offset == CB_FRAME_OFFSET_UNKNOWN)
+      continue;
+    e->fo_off[i] = o->frame_offset;
+    if (o->frame_offset < lowest[o->func])
+      lowest[o->func] = o->frame_offset;
+  }
+  for (uint32_t i = 0; i < p->n_frame_objs; i++) {
+    const cb_frame_obj *o = &p->frame_objs[i];
+    if (o->func >= p->n_functions || o->frame_offset != CB_FRAME_OFFSET_UNKNOWN)
+      continue;
+    uint64_t al = o->align ? o->align : 1;
+    if (o->size >= 16 && al < 16)
+      al = 16;
+    int64_t off = lowest[o->func] - (int64_t)o->size;
+    off = -(int64_t)((uint64_t)(-off + (int64_t)al - 1) & ~(al - 1));
+    e->fo_off[i] = off;
+    lowest[o->func] = off;
+  }
+  for (uint32_t f = 0; f < p->n_functions; f++) {
+    uint64_t need = (uint64_t)(-lowest[f]);
+    need = (need + 15) & ~15ull;
+    if (need < 16)
+      need = 16;
+    uint64_t fs = p->functions[f].frame_size;
+    e->frame_size[f] = fs > need ? fs : need;
+  }
+  free(lowest);
+}
+
+bool eng_grow_slots(cb_eng *e, size_t need) {
+  if (need <= e->capslots)
+    return true;
+  size_t c = e->capslots ? e->capslots : 4096;
+  while (c < need)
+    c *= 2;
+  cb_value *s = realloc(e->slots, c * sizeof *s);
+  if (!s)
+    return false;
+  e->slots = s;
+  e->capslots = c;
+  return true;
+}
+
+/* Pushes a frame for function f whose caller's rsp is `sp`; the caller
+ * copies argument values in afterwards. */
+cb_stop eng_push_frame(cb_eng *e, uint32_t f, uint64_t sp, uint32_t call_op,
+                       uint32_t call_site) {
+  const cb_program *p = e->p;
+  const cb_function *fn = &p->functions[f];
+  if (e->depth >= MAX_DEPTH || sp - e->frame_size[f] < e->stack_lo)
+    return cb_eng_fail(e, CB_RUN_ERROR, call_site,
+                       "stack overflow calling %s (depth %u)", fn->name,
+                       e->depth);
+  if (e->depth == e->capframes) {
+    e->capframes = e->capframes ? 2 * e->capframes : 256;
+    e->frames = realloc(e->frames, e->capframes * sizeof *e->frames);
+  }
+  size_t base = e->nslots;
+  if (!eng_grow_slots(e, base + fn->n_slots + 1))
+    return cb_eng_fail(e, CB_RUN_ERROR, call_site, "out of memory");
+  memset(e->slots + base, 0, (fn->n_slots + 1) * sizeof *e->slots);
+  e->nslots = base + fn->n_slots;
+  cb_frame *F = &e->frames[e->depth++];
+  F->func = f;
+  F->slot_base = (uint32_t)base;
+  F->block = fn->first_block;
+  F->prev = CB_NONE;
+  F->ip = p->blocks[fn->first_block].first_op;
+  F->call_op = call_op;
+  F->call_site = call_site;
+  F->cfa = sp;
+  F->sp = sp - e->frame_size[f];
+  /* call pushes the return address: the caller's own access on the
+   * call's line when the caller is the program's code */
+  uint64_t ra = RET_ADDR_VALUE;
+  cb_mem_write(&e->mem, sp - 8, &ra, 8, NULL);
+  uint32_t ra_site = call_op != CB_NONE && p->ra_site && call_site < p->n_sites
+                         ? p->ra_site[call_site]
+                         : CB_NONE;
+  if (ra_site != CB_NONE) {
+    cb_eng_emit(e, sp - 8, 8, ra_site, true);
+    e->out->stores++;
+  } else {
+    cb_eng_emit(e, sp - 8, 8, call_site, true);
+    e->out->lib_writes++;
+  }
+  /* the prologue's pushes of callee-saved registers (the callee's own
+   * accesses on its first line when the machine code told) */
+  uint32_t in_site = p->fn_mach ? p->fn_mach[f].entry_site : CB_NONE;
+  for (unsigned r = 0; r < fn->n_saved_regs; r++)
+    cb_eng_emit(e, sp - 16 - 8 * (uint64_t)r, 8,
+                in_site != CB_NONE ? in_site : call_site, true);
+  if (in_site != CB_NONE)
+    e->out->stores += fn->n_saved_regs;
+  else
+    e->out->lib_writes += fn->n_saved_regs;
+  if (p->blocks[fn->first_block].n_mach)
+    eng_emit_mach(e, &p->blocks[fn->first_block], sp);
+  return CB_GO;
+}
+
+/* Copies argument k's value (lanes slots) and handles byval copies. */
+void eng_set_params(cb_eng *e, uint32_t f, const cb_value *const *vals,
+                    const uint8_t *lanes, uint32_t nargs) {
+  const cb_program *p = e->p;
+  const cb_function *fn = &p->functions[f];
+  cb_value *S = e->slots + e->frames[e->depth - 1].slot_base;
+  uint32_t n = nargs < fn->n_params ? nargs : fn->n_params;
+  for (uint32_t k = 0; k < n; k++) {
+    const cb_param *pa = &p->params[fn->first_param + k];
+    unsigned l = pa->lanes ? pa->lanes : 1;
+    if (lanes && lanes[k] && lanes[k] < l)
+      l = lanes[k];
+    for (unsigned i = 0; i < l; i++)
+      S[pa->slot + i] = vals[k][i];
+  }
+}
+
+/* A call op: pushes a frame (CB_GO with the new frame on top), or runs
+ * the library function and writes the result. */
+cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
+  const cb_program *p = e->p;
+  const int64_t *g = &p->extra[op->aux];
+  uint32_t kind = (uint32_t)g[0], callee = (uint32_t)g[1];
+  uint32_t site = (uint32_t)g[2], nargs = (uint32_t)g[3];
+  cb_frame *F = &e->frames[e->depth - 1];
+  cb_value *S = e->slots + F->slot_base;
+  const cb_value *K = p->consts;
+  enum { MAXA = 64 };
+  const cb_value *vals[MAXA];
+  uint8_t tys[MAXA], lanes[MAXA];
+  uint32_t byval[MAXA];
+  if (nargs > MAXA)
+    return cb_eng_fail(e, CB_RUN_ERROR, site, "call with %u arguments", nargs);
+  for (uint32_t k = 0; k < nargs; k++) {
+    uint64_t x = (uint64_t)g[4 + k];
+    cb_operand o = CB_CALL_ARG_OPERAND(x);
+    vals[k] = (o & CB_OPND_CONST) ? &K[o & ~CB_OPND_CONST] : &S[o];
+    tys[k] = (uint8_t)CB_CALL_ARG_TY(x);
+    lanes[k] = (uint8_t)CB_CALL_ARG_LANES(x);
+    byval[k] = CB_CALL_ARG_BYVAL(x);
+  }
+  if (kind == CB_CALL_INDIRECT) {
+    uint64_t addr =
+        ((op->a & CB_OPND_CONST) ? &K[op->a & ~CB_OPND_CONST] : &S[op->a])->u;
+    callee = cb_eng_function_at(e, addr);
+    if (callee == CB_NONE)
+      return cb_eng_fail(e, CB_RUN_ERROR, site,
+                         "call through a pointer to 0x%llx, which is no "
+                         "function of the program",
+                         (unsigned long long)addr);
+    kind = CB_CALL_DIRECT;
+  }
+  if (kind == CB_CALL_DIRECT) {
+    if (callee >= p->n_functions)
+      return cb_eng_fail(e, CB_RUN_ERROR, site, "call of function #%u", callee);
+    const cb_function *fn = &p->functions[callee];
+    if (fn->n_blocks == 0)
+      return cb_eng_fail(e, CB_RUN_ERROR, site, "call of %s, which has no body",
+                         fn->name);
+    /* copy argument values before the slot stack may move */
+    cb_value argv_copy[MAXA * 4];
+    const cb_value *argp[MAXA];
+    uint32_t used = 0;
+    uint64_t sp = F->sp;
+    uint64_t total_byval = 0;
+    for (uint32_t k = 0; k < nargs; k++)
+      if (byval[k])
+        total_byval += (byval[k] + 7) & ~7u;
+    if (total_byval)
+      sp = eng_align_down(sp - total_byval, 16);
+    uint64_t at = sp;
+    for (uint32_t k = 0; k < nargs; k++) {
+      unsigned l = lanes[k] ? lanes[k] : 1;
+      if (used + l > MAXA * 4)
+        l = 1;
+      argp[k] = &argv_copy[used];
+      for (unsigned i = 0; i < l; i++)
+        argv_copy[used + i] = vals[k][i];
+      if (byval[k]) {
+        /* the caller copies the aggregate into the argument area */
+        uint8_t buf[4096];
+        uint64_t src = vals[k][0].u, n = byval[k];
+        for (uint64_t off = 0; off < n; off += sizeof buf) {
+          size_t c = n - off > sizeof buf ? sizeof buf : (size_t)(n - off);
+          uint64_t bad;
+          if (!cb_mem_read(&e->mem, src + off, buf, c, &bad))
+            return cb_eng_fault(e, bad, 1, false, site);
+          cb_mem_write(&e->mem, at + off, buf, c, NULL);
+        }
+        uint32_t keep = e->cur_site;
+        e->cur_site = site;
+        cb_eng_lib(e, src, n, false);
+        cb_eng_lib(e, at, n, true);
+        e->cur_site = keep;
+        argv_copy[used].u = at;
+        at += (n + 7) & ~7ull;
+      }
+      used += l;
+    }
+    uint32_t call_op = (uint32_t)(op - p->ops);
+    (void)ip;
+    cb_stop st = eng_push_frame(e, callee, sp, call_op, site);
+    if (st != CB_GO)
+      return st;
+    eng_set_params(e, callee, argp, lanes, nargs);
+    return CB_GO;
+  }
+  cb_value ret[256];
+  memset(ret, 0, sizeof ret[0] * 4);
+  uint32_t keep = e->cur_site;
+  e->cur_site = site;
+  cb_stop st;
+  /* a call into the library pushes its return address (the caller's
+   * line) and the library's `ret` pops it */
+  bool real_call = kind == CB_CALL_LIBC;
+  if (kind == CB_CALL_INTRINSIC &&
+      (callee == CB_INTR_MEMCPY || callee == CB_INTR_MEMMOVE ||
+       callee == CB_INTR_MEMSET))
+    real_call = !(nargs > 2 && (((uint64_t)g[4 + 2]) & CB_OPND_CONST) &&
+                  vals[2][0].u <= 128);
+  uint64_t ra_at = F->sp - 8;
+  if (real_call) {
+    /* the caller's `call` writes the return address on the call's line */
+    uint32_t ras = p->ra_site && site < p->n_sites ? p->ra_site[site] : CB_NONE;
+    cb_eng_emit(e, ra_at, 8, ras != CB_NONE ? ras : site, true);
+    if (ras != CB_NONE)
+      e->out->stores++;
+    else
+      e->out->lib_writes++;
+    /* the PLT stub reads the function's GOT slot */
+    uint32_t lf = callee;
+    if (kind == CB_CALL_INTRINSIC)
+      lf = callee == CB_INTR_MEMSET    ? CB_LIBC_MEMSET
+           : callee == CB_INTR_MEMMOVE ? CB_LIBC_MEMMOVE
+                                       : CB_LIBC_MEMCPY;
+    if (lf < CB_LIBC_COUNT && e->got[lf]) {
+      cb_eng_emit(e, e->got[lf], 8, site, false);
+      e->out->lib_reads++;
+    }
+  }
+  if (kind == CB_CALL_LIBC) {
+    cb_value a[MAXA];
+    for (uint32_t k = 0; k < nargs; k++)
+      a[k] = vals[k][0];
+    st = cb_libc_call(e, callee, a, tys, nargs, ret);
+  } else {
+    st = cb_intrinsic_call(e, callee, op, vals, tys, lanes, nargs, ret);
+  }
+  e->cur_site = keep;
+  if (st != CB_GO)
+    return st;
+  if (real_call) {
+    cb_eng_emit(e, ra_at, 8, site, false);
+    e->out->lib_reads++;
+  }
+  /* the slot stack may have moved (qsort ran a comparator) */
+  F = &e->frames[e->depth - 1];
+  S = e->slots + F->slot_base;
+  if (op->dst != CB_NONE && op->ty != CB_TY_VOID) {
+    unsigned l = op->lanes ? op->lanes : 1;
+    if (kind == CB_CALL_INTRINSIC && callee >= CB_INTR_SADD_OVF &&
+        callee <= CB_INTR_UMUL_OVF && l < 2)
+      l = 2; /* {iN, i1}: value and overflow flag */
+    for (unsigned i = 0; i < l && i < 256; i++)
+      S[op->dst + i] = ret[i];
+  }
+  return CB_GO;
+}
+
+cb_stop cb_eng_call_function(cb_eng *e, uint32_t func, const cb_value *args,
+                             uint32_t nargs, cb_value *ret) {
+  const cb_program *p = e->p;
+  if (func >= p->n_functions || !p->functions[func].n_blocks)
+    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                       "callback to a function without a body");
+  cb_frame *F = &e->frames[e->depth - 1];
+  uint32_t d0 = e->depth;
+  /* library frames sit between: leave room for them */
+  uint64_t sp = eng_align_down(F->sp - 256, 16);
+  cb_stop st = eng_push_frame(e, func, sp, CB_NONE, e->cur_site);
+  if (st != CB_GO)
+    return st;
+  const cb_value *argp[64];
+  uint32_t n = nargs > 64 ? 64 : nargs;
+  for (uint32_t k = 0; k < n; k++)
+    argp[k] = &args[k];
+  eng_set_params(e, func, argp, NULL, n);
+  st = eng_run(e, d0, ret);
+  if (st == CB_RETURNED)
+    return CB_GO;
+  return st;
+}

@@ -1,0 +1,76 @@
+/* engine_frames.h: frames of the interpreter (engine_frames.c): the
+ * layout of each function's frame, pushing and popping frames, calls; and
+ * the machine code's own accesses, inline since the interpreter loop
+ * emits them on every block entry. Internal to analysis/. */
+#ifndef CBANA_ANALYSIS_ENGINE_FRAMES_H
+#define CBANA_ANALYSIS_ENGINE_FRAMES_H
+
+#include "engine_internal.h"
+
+static inline uint64_t eng_align_down(uint64_t x, uint64_t a) {
+  return x & ~(a - 1);
+}
+
+/* Computes each frame object's offset from the CFA and each function's
+ * frame size (e->fo_off, e->frame_size). */
+void eng_layout_frames(cb_eng *e);
+/* Makes room for `need` slots; false when out of memory. */
+bool eng_grow_slots(cb_eng *e, size_t need);
+/* Pushes a frame for function f whose caller's rsp is `sp`; the caller
+ * copies argument values in afterwards. */
+cb_stop eng_push_frame(cb_eng *e, uint32_t f, uint64_t sp, uint32_t call_op,
+                       uint32_t call_site);
+/* Copies argument k's value (lanes slots) and handles byval copies. */
+void eng_set_params(cb_eng *e, uint32_t f, const cb_value *const *vals,
+                    const uint8_t *lanes, uint32_t nargs);
+/* A call op: pushes a frame (CB_GO with the new frame on top), or runs
+ * the library function and writes the result. */
+cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip);
+/* The interpreter loop (engine_interp.c): runs the top frame until the
+ * frame at stop_depth returns (its value in ret_out), the program exits
+ * or the run fails. */
+cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out);
+
+/* The machine code's own accesses of a block (spills, reloads, constant
+ * loads) when the frontend found them. */
+static inline void eng_emit_mach_at(cb_eng *e, const cb_block *b, uint64_t cfa,
+                                    uint32_t at) {
+  const cb_program *p = e->p;
+  for (uint32_t i = 0; i < b->n_mach && b->first_mach + i < p->n_mach; i++) {
+    const cb_mach_access *m = &p->mach[b->first_mach + i];
+    if (m->op > b->first_op ? m->op != at : at != b->first_op)
+      continue;
+    uint64_t a = m->cfa_offset ? cfa + (uint64_t)m->cfa_offset : m->addr;
+    cb_eng_emit(e, a, m->size ? m->size : 8, m->site, m->is_write != 0);
+    if (m->is_write)
+      e->out->stores++;
+    else
+      e->out->loads++;
+  }
+}
+
+/* On entry to a block: the accesses before its own. */
+static inline void eng_emit_mach(cb_eng *e, const cb_block *b, uint64_t cfa) {
+  eng_emit_mach_at(e, b, cfa, b->first_op);
+}
+
+static inline void eng_pop_frame(cb_eng *e) {
+  cb_frame *F = &e->frames[e->depth - 1];
+  const cb_program *p = e->p;
+  unsigned nr = p->functions[F->func].n_saved_regs;
+  /* the epilogue's pops and ret: the callee's own reads on its exit line
+   * when the machine code told */
+  uint32_t x = p->fn_mach ? p->fn_mach[F->func].exit_site : CB_NONE;
+  uint32_t site = x != CB_NONE ? x : F->call_site;
+  for (unsigned r = nr; r-- > 0;)
+    cb_eng_emit(e, F->cfa - 16 - 8 * (uint64_t)r, 8, site, false);
+  cb_eng_emit(e, F->cfa - 8, 8, site, false);
+  if (x != CB_NONE)
+    e->out->loads += nr + 1;
+  else
+    e->out->lib_reads += nr + 1;
+  e->nslots = F->slot_base;
+  e->depth--;
+}
+
+#endif

@@ -1,0 +1,208 @@
+/* engine_libtraffic.c: access emission, and the C library's own traffic
+ * (attributed to the running call's site): word by word, bulk, and
+ * glibc's memset and memcpy/memmove access by access. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+
+void cb_eng_flush(cb_eng *e) {
+  if (e->nbatch && e->sink && e->sink->fn)
+    e->sink->fn(e->sink->ctx, e->batch, e->nbatch);
+  e->nbatch = 0;
+}
+
+void cb_eng_lib(cb_eng *e, uint64_t addr, uint64_t len, bool is_write) {
+  while (len) {
+    uint32_t n = len > 8 ? 8 : (uint32_t)len;
+    cb_eng_emit(e, addr, n, e->cur_site, is_write);
+    if (is_write)
+      e->out->lib_writes++;
+    else
+      e->out->lib_reads++;
+    addr += n;
+    len -= n;
+  }
+}
+
+/* glibc 2.36 on x86-64 as valgrind 3.19 runs it (AVX2 and ERMS
+ * variants): small blocks move with 32-byte vector accesses and large
+ * ones with `rep movsb/stosb`, which cachegrind counts byte by byte. The
+ * sequences are those measured in docs/process-model.md, section 4. */
+static inline void lib1(cb_eng *e, uint64_t a, uint32_t n, bool w) {
+  cb_eng_emit(e, a, n, e->cur_site, w);
+  if (w)
+    e->out->lib_writes++;
+  else
+    e->out->lib_reads++;
+}
+
+void cb_eng_lib_bulk(cb_eng *e, uint64_t addr, uint64_t len, bool is_write) {
+  /* a plain sweep (reads of strings and the like) */
+  while (len) {
+    uint32_t n = len > 32 ? 32 : (uint32_t)len;
+    lib1(e, addr, n, is_write);
+    addr += n;
+    len -= n;
+  }
+}
+
+/* Variables of glibc 2.36 (Debian 12's libc.so.6) that its string
+ * functions read, as offsets from libc's load address (measured with
+ * lackey, docs/process-model.md section 4). */
+#define NT_THRESHOLD (3ull << 20)
+#define LIBC_MEMSET_THRESHOLD 0x1d33d0ull /* __x86_rep_stosb_threshold */
+#define LIBC_MOVSB_THRESHOLD 0x1d33d8ull  /* __x86_rep_movsb_threshold */
+#define LIBC_STRING_CONTROL 0x1da540ull   /* __x86_string_control (4 B) */
+#define LIBC_MOVSB_STOP 0x1da548ull       /* __x86_rep_movsb_stop_threshold */
+#define LIBC_NT_THRESHOLD 0x1da550ull     /* non-temporal threshold */
+
+void cb_eng_memset_traffic(cb_eng *e, uint64_t d, uint64_t n) {
+  if (n == 0)
+    return;
+  if (n > 64 && e->libc_base)
+    lib1(e, e->libc_base + LIBC_MEMSET_THRESHOLD, 8, false);
+  if (n == 1) {
+    lib1(e, d, 1, true);
+  } else if (n <= 3) {
+    lib1(e, d, 1, true);
+    lib1(e, d + 1, 1, true);
+    lib1(e, d + n - 1, 1, true);
+  } else if (n <= 64) {
+    uint32_t k = n < 8 ? 4 : n < 16 ? 8 : n < 32 ? 16 : 32;
+    lib1(e, d, k, true);
+    lib1(e, d + n - k, k, true);
+  } else if (n <= 128) {
+    lib1(e, d, 32, true);
+    lib1(e, d + 32, 32, true);
+    lib1(e, d + n - 64, 32, true);
+    lib1(e, d + n - 32, 32, true);
+  } else if (n <= 2048) {
+    for (int i = 0; i < 4; i++)
+      lib1(e, d + 32 * (uint64_t)i, 32, true);
+    if (n > 256) {
+      uint64_t p = (d + 128) & ~31ull;
+      do {
+        for (int i = 0; i < 4; i++)
+          lib1(e, p + 32 * (uint64_t)i, 32, true);
+        p += 128;
+      } while (p < d + n - 128);
+    }
+    uint64_t end = d + n - 128;
+    for (int i = 0; i < 4; i++)
+      lib1(e, end + 32 * (uint64_t)i, 32, true);
+  } else {
+    for (uint64_t i = 0; i < n; i++)
+      cb_eng_emit(e, d + i, 1, e->cur_site, true);
+    e->out->lib_writes += n;
+  }
+}
+
+static void vec_loop(cb_eng *e, uint64_t d, uint64_t s, uint64_t n,
+                     bool backward) {
+  /* glibc's 4 x 32-byte loop: edge vectors, the aligned body, edges */
+  if (!backward) {
+    lib1(e, s, 32, false);
+    for (int i = 1; i <= 4; i++)
+      lib1(e, s + n - 32 * (uint64_t)i, 32, false);
+    uint64_t p = (d + 32) & ~31ull;
+    while (p < d + n - 128) {
+      for (int i = 0; i < 4; i++)
+        lib1(e, s + (p - d) + 32 * (uint64_t)i, 32, false);
+      for (int i = 0; i < 4; i++)
+        lib1(e, p + 32 * (uint64_t)i, 32, true);
+      p += 128;
+    }
+    for (int i = 1; i <= 4; i++)
+      lib1(e, d + n - 32 * (uint64_t)i, 32, true);
+    lib1(e, d, 32, true);
+  } else {
+    lib1(e, s + n - 32, 32, false);
+    for (int i = 0; i < 4; i++)
+      lib1(e, s + 32 * (uint64_t)i, 32, false);
+    uint64_t p = (d + n - 32) & ~31ull;
+    while (p > d + 128) {
+      for (int i = 0; i < 4; i++)
+        lib1(e, s + (p - d) - 32 * (uint64_t)i, 32, false);
+      for (int i = 0; i < 4; i++)
+        lib1(e, p - 32 * (uint64_t)i, 32, true);
+      if (p < 128)
+        break;
+      p -= 128;
+    }
+    for (int i = 0; i < 4; i++)
+      lib1(e, d + 32 * (uint64_t)i, 32, true);
+    lib1(e, d + n - 32, 32, true);
+  }
+}
+
+void cb_eng_memcpy_traffic(cb_eng *e, uint64_t d, uint64_t s, uint64_t n) {
+  if (n == 0)
+    return;
+  if (n > 64 && e->libc_base) {
+    /* the tunables the size classes compare with */
+    uint64_t L = e->libc_base;
+    bool overlap_up = d - s < n;
+    lib1(e, L + LIBC_MOVSB_THRESHOLD, 8, false);
+    if (n > 4096 && !overlap_up) {
+      lib1(e, L + LIBC_MOVSB_STOP, 8, false);
+      if (n < NT_THRESHOLD)
+        lib1(e, L + LIBC_STRING_CONTROL, 4, false);
+      else
+        lib1(e, L + LIBC_NT_THRESHOLD, 8, false);
+    } else if (n > 256 && !overlap_up) {
+      lib1(e, L + LIBC_NT_THRESHOLD, 8, false);
+    }
+  }
+  if (n == 1) {
+    lib1(e, s, 1, false);
+    lib1(e, d, 1, true);
+  } else if (n <= 3) {
+    lib1(e, s, 1, false);
+    lib1(e, s + n - 2, 2, false);
+    lib1(e, d + n - 2, 2, true);
+    lib1(e, d, 1, true);
+  } else if (n <= 64) {
+    uint32_t k = n < 8 ? 4 : n < 16 ? 8 : n < 32 ? 16 : 32;
+    lib1(e, s, k, false);
+    lib1(e, s + n - k, k, false);
+    lib1(e, d, k, true);
+    lib1(e, d + n - k, k, true);
+  } else if (n <= 256) {
+    int v = n <= 128 ? 2 : 4;
+    for (int i = 0; i < v; i++)
+      lib1(e, s + 32 * (uint64_t)i, 32, false);
+    for (int i = 1; i <= v; i++)
+      lib1(e, s + n - 32 * (uint64_t)i, 32, false);
+    for (int i = 0; i < v; i++)
+      lib1(e, d + 32 * (uint64_t)i, 32, true);
+    for (int i = 1; i <= v; i++)
+      lib1(e, d + n - 32 * (uint64_t)i, 32, true);
+  } else {
+    bool overlap_up = d - s < n; /* unsigned: d > s, overlapping */
+    bool alias4k = ((d - s) & 0xf00) == 0;
+    if (n <= 4096 || overlap_up) {
+      vec_loop(e, d, s, n, overlap_up || alias4k);
+    } else if (n < NT_THRESHOLD) {
+      lib1(e, s, 32, false);
+      lib1(e, s + 32, 32, false);
+      uint64_t base = ((d - s) & 0xe00) == 0 ? s : d;
+      uint64_t o = 64 - (base & 63);
+      for (uint64_t i = o; i < n; i++) {
+        cb_eng_emit(e, s + i, 1, e->cur_site, false);
+        cb_eng_emit(e, d + i, 1, e->cur_site, true);
+      }
+      if (n > o) {
+        e->out->lib_reads += n - o;
+        e->out->lib_writes += n - o;
+      }
+      lib1(e, d, 32, true);
+      lib1(e, d + 32, 32, true);
+    } else {
+      for (uint64_t i = 0; i < n; i += 32) {
+        lib1(e, s + i, 32, false);
+        lib1(e, d + i, 32, true);
+      }
+    }
+  }
+}
