@@ -146,7 +146,11 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
        * when its page is in the translation cache. Prefetching changes no
        * value. */
       fl_prefetch(e, ip, addr);
-      memcpy(&S[op->dst], pp, size);
+      /* constant sizes: a variable one made memcpy a library call */
+      if (size == 8)
+        memcpy(&S[op->dst], pp, 8);
+      else
+        memcpy(&S[op->dst], pp, 16);
       cb_eng_emit(e, addr, size, op->aux, false);
       loads++;
       break;
@@ -159,7 +163,10 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
                            0))
         goto leave;
-      memcpy(pp, V(op->a), size);
+      if (size == 8)
+        memcpy(pp, V(op->a), 8);
+      else
+        memcpy(pp, V(op->a), 16);
       cb_eng_emit(e, addr, size, op->aux, true);
       stores++;
       break;

@@ -105,7 +105,7 @@ access_levels(cb_hierarchy *h, uint64_t addr, uint64_t end, bool is_write,
  * classification, no wide sets, and an access inside one line at every
  * level (h->lean_mask, from the smallest line). The same steps as
  * access_levels with first == last. */
-static void __attribute__((noinline))
+static inline __attribute__((always_inline)) void
 access_lean(cb_hierarchy *h, uint64_t addr, bool is_write, uint32_t site) {
   cb_site_stats *ss =
       site < h->n_sites ? &h->sites[(size_t)site * h->n_levels] : NULL;
@@ -144,8 +144,6 @@ static inline uint64_t access_end(uint64_t addr, uint64_t size) {
  * and distance-0 references (n minus the slow ones) in registers: a
  * counter in memory would make every iteration wait for the previous
  * one's store. */
-#define PREFETCH_AHEAD 8
-
 void cb_hierarchy_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
   cb_level *l1 = &h->levels[0];
   const uint32_t shift = l1->line_shift;
@@ -154,8 +152,6 @@ void cb_hierarchy_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
   uint64_t last_line = l1->last_line;
   /* 0 when the lean path does not apply: no access fits then */
   const uint64_t lean_mask = h->lean_mask;
-  const cb_level *l2 =
-      h->n_levels > 1 && !h->levels[1].wide ? &h->levels[1] : NULL;
   for (const cb_access *a = batch, *end = batch + n; a < end; a++) {
     writes += a->is_write;
     if (a->site < h->n_sites)
@@ -166,14 +162,6 @@ void cb_hierarchy_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
         (a->addr & offset_mask) + a->size <= offset_mask + 1)
       continue;
     h->slow_accesses++;
-    /* The sets a later access will look up at the second level, fetched
-     * into the host's cache now: a stream that misses the first level
-     * keeps missing it, and the second level's tags (128 KiB for a 1 MiB
-     * 16-way LL) are mostly out of the host's L1 (perf, lu MEDIUM). */
-    if (l2 && a + PREFETCH_AHEAD < end) {
-      uint64_t line = a[PREFETCH_AHEAD].addr >> l2->line_shift;
-      __builtin_prefetch(l2->tags + (line & l2->set_mask) * l2->assoc);
-    }
     if (lean_mask && (a->addr & lean_mask) + a->size <= lean_mask + 1)
       access_lean(h, a->addr, a->is_write, a->site);
     else
