@@ -40,6 +40,8 @@ typedef struct cb_textbuf {
   size_t n, cap;
 } cb_textbuf;
 
+#define CB_PF_SLOTS 4096u
+
 typedef struct cb_eng {
   const cb_program *p;
   cb_engine_options opt;
@@ -88,6 +90,10 @@ typedef struct cb_eng {
   uint32_t cur_site; /* call site of the library call running */
   uint64_t *phi_tmp;
   size_t phi_cap;
+  /* cb_fast_loop's stride prefetcher: the latest address of each load op,
+   * by op index modulo CB_PF_SLOTS (a collision costs only a useless
+   * prefetch). */
+  uint64_t pf_last[CB_PF_SLOTS];
 } cb_eng;
 
 /* Access emission (engine_libtraffic.c). */

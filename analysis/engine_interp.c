@@ -10,6 +10,7 @@
 #include "engine_frames.h"
 #include "engine_internal.h"
 #include "engine_scalar.h"
+#include "fastloop.h"
 #include "fastops.h"
 
 cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
@@ -37,6 +38,8 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
   } while (0)
 
   for (;;) {
+    if (FK && FK[ip] != FK_NONE && budget != 0)
+      cb_fast_loop(e, F, S, &ip, &budget); /* fastloop.h */
     if (__builtin_expect(budget == 0, 0)) {
       e->budget_left = 0;
       F->ip = ip;

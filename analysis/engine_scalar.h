@@ -34,14 +34,14 @@ static inline void fp_put_f(cb_value *d, float f) {
   d->f = f;
 }
 
-static bool fcmp(unsigned pred, double a, double b) {
+static inline bool fcmp(unsigned pred, double a, double b) {
   /* LLVM's encoding (the enum order of cb_fcmp): 1 equal, 2 greater,
    * 4 less, 8 unordered */
   unsigned r = (isnan(a) || isnan(b)) ? 8 : a < b ? 4 : a == b ? 1 : 2;
   return (pred & r) != 0;
 }
 
-static bool icmp(unsigned pred, uint64_t a, uint64_t b, unsigned ty) {
+static inline bool icmp(unsigned pred, uint64_t a, uint64_t b, unsigned ty) {
   switch (pred) {
   case CB_ICMP_EQ:
     return a == b;
@@ -67,8 +67,8 @@ static bool icmp(unsigned pred, uint64_t a, uint64_t b, unsigned ty) {
 }
 
 /* Integer binary op on one lane; false on division by zero. */
-static bool ibin(unsigned code, unsigned ty, uint64_t a, uint64_t b,
-                 uint64_t *r) {
+static inline bool ibin(unsigned code, unsigned ty, uint64_t a, uint64_t b,
+                        uint64_t *r) {
   uint64_t m = ty_mask[ty];
   unsigned bits = ty == CB_TY_I1 ? 1 : cb_ty_bytes(ty) * 8;
   switch (code) {
@@ -126,8 +126,8 @@ static bool ibin(unsigned code, unsigned ty, uint64_t a, uint64_t b,
   }
 }
 
-static void fbin(unsigned code, unsigned ty, const cb_value *a,
-                 const cb_value *b, cb_value *r) {
+static inline void fbin(unsigned code, unsigned ty, const cb_value *a,
+                        const cb_value *b, cb_value *r) {
   if (ty == CB_TY_F32) {
     float x = a->f, y = b->f, z;
     switch (code) {
@@ -170,13 +170,13 @@ static void fbin(unsigned code, unsigned ty, const cb_value *a,
   }
 }
 
-static int64_t fp_to_si(double v) {
+static inline int64_t fp_to_si(double v) {
   if (v != v || v >= 9223372036854775808.0 || v < -9223372036854775808.0)
     return INT64_MIN; /* x86's "integer indefinite" */
   return (int64_t)v;
 }
 
-static uint64_t fp_to_ui(double v) {
+static inline uint64_t fp_to_ui(double v) {
   if (v != v || v >= 18446744073709551616.0 || v <= -1.0)
     return v <= -1.0 && v > -9223372036854775808.0 ? (uint64_t)(int64_t)v
                                                    : 0x8000000000000000ull;
@@ -185,8 +185,8 @@ static uint64_t fp_to_ui(double v) {
   return (uint64_t)(int64_t)v;
 }
 
-static void cast1(unsigned code, unsigned ty, unsigned ty2, const cb_value *a,
-                  cb_value *r) {
+static inline void cast1(unsigned code, unsigned ty, unsigned ty2,
+                         const cb_value *a, cb_value *r) {
   double d;
   switch (code) {
   case CB_OP_TRUNC:
@@ -227,13 +227,13 @@ static void cast1(unsigned code, unsigned ty, unsigned ty2, const cb_value *a,
   }
 }
 
-static unsigned ty_bits(unsigned ty) {
+static inline unsigned ty_bits(unsigned ty) {
   return ty == CB_TY_I1 ? 1 : cb_ty_bytes(ty) * 8;
 }
 
 /* Reinterprets the bits of `lanes_in` values of ty2 as values of ty. */
-static void bitcast(unsigned ty, unsigned lanes, unsigned ty2,
-                    const cb_value *a, cb_value *r) {
+static inline void bitcast(unsigned ty, unsigned lanes, unsigned ty2,
+                           const cb_value *a, cb_value *r) {
   unsigned ob = ty_bits(ty), ib = ty_bits(ty2);
   unsigned total = ob * lanes, in_lanes = ib ? total / ib : 0;
   uint8_t buf[2048] = {0};
@@ -324,7 +324,7 @@ static inline void store_lane(uint8_t *pp, const cb_value *v, unsigned ty) {
   }
 }
 
-static uint64_t sig_mix(uint64_t h, uint64_t v) {
+static inline uint64_t sig_mix(uint64_t h, uint64_t v) {
   h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
   return h * 0x100000001b3ull;
 }

@@ -46,15 +46,18 @@ static uint8_t kind(const cb_program *p, const cb_op *op, uint8_t rmw) {
                : FK_NONE;
   case CB_OP_GEP: {
     int64_t n = p->extra[op->aux + 1];
-    return n == 0 ? FK_GEP0 : n == 1 ? FK_GEP1 : n == 2 ? FK_GEP2 : FK_NONE;
+    return n == 0 ? FK_GEP0 : n == 1 ? FK_GEP1 : n == 2 ? FK_GEP2 : FK_GEPN;
   }
   case CB_OP_LOAD:
     if (!is8(op->ty))
-      return FK_NONE;
+      return lanes == 1 && op->ty >= CB_TY_I1 && op->ty <= CB_TY_F32 ? FK_LOAD_S
+                                                                     : FK_NONE;
     return lanes == 1 ? FK_LOAD8 : lanes == 2 ? FK_LOAD16 : FK_NONE;
   case CB_OP_STORE:
     if (!is8(op->ty) || (rmw & 1))
-      return FK_NONE;
+      return lanes == 1 && op->ty >= CB_TY_I1 && op->ty < CB_TY_COUNT
+                 ? FK_STORE_S
+                 : FK_NONE;
     return lanes == 1 ? FK_STORE8 : lanes == 2 ? FK_STORE16 : FK_NONE;
   case CB_OP_CALL: {
     const int64_t *g = &p->extra[op->aux];
@@ -64,6 +67,45 @@ static uint8_t kind(const cb_program *p, const cb_op *op, uint8_t rmw) {
       return FK_FMA_D;
     return FK_NONE;
   }
+  case CB_OP_BR:
+    return FK_BR;
+  case CB_OP_TRUNC:
+  case CB_OP_ZEXT:
+  case CB_OP_PTRTOINT:
+  case CB_OP_INTTOPTR:
+    return lanes == 1 && op->ty < CB_TY_COUNT ? FK_ZEXT : FK_NONE;
+  case CB_OP_SEXT:
+    return lanes == 1 && op->ty < CB_TY_COUNT && op->ty2 < CB_TY_COUNT
+               ? FK_SEXT
+               : FK_NONE;
+  case CB_OP_SHL:
+  case CB_OP_LSHR:
+  case CB_OP_ASHR:
+  case CB_OP_UDIV:
+  case CB_OP_UREM:
+  case CB_OP_SDIV:
+  case CB_OP_SREM:
+    if (lanes != 1 || op->ty < CB_TY_I1 || op->ty > CB_TY_I64)
+      return FK_NONE;
+    return op->code == CB_OP_SHL    ? FK_SHL
+           : op->code == CB_OP_LSHR ? FK_LSHR
+           : op->code == CB_OP_ASHR ? FK_ASHR
+           : op->code == CB_OP_UDIV ? FK_UDIV
+           : op->code == CB_OP_UREM ? FK_UREM
+           : op->code == CB_OP_SDIV ? FK_SDIV
+                                    : FK_SREM;
+  case CB_OP_SITOFP:
+    return lanes == 1 && op->ty == CB_TY_F64 && op->ty2 < CB_TY_COUNT
+               ? FK_SITOFP_D
+               : FK_NONE;
+  case CB_OP_FCMP:
+    return lanes == 1 && op->ty == CB_TY_F64 ? FK_FCMP_D : FK_NONE;
+  case CB_OP_SELECT:
+    return lanes == 1 ? FK_SELECT : FK_NONE;
+  case CB_OP_MOV:
+    return lanes == 1 ? FK_MOV : FK_NONE;
+  case CB_OP_INSERTELT:
+    return lanes <= 8 ? FK_INSERTELT : FK_NONE;
   default:
     return FK_NONE;
   }
@@ -75,6 +117,18 @@ uint8_t *cb_fast_kinds(const cb_program *p, const uint8_t *rmw) {
     return NULL;
   for (uint32_t i = 0; i < p->n_ops; i++)
     k[i] = kind(p, &p->ops[i], rmw ? rmw[i] : 0);
+  /* gep + load/store pairs; a gep is never a block's last op, so the
+   * next op is in the same block */
+  for (uint32_t i = 0; i + 1 < p->n_ops; i++) {
+    if (k[i] != FK_GEP1 && k[i] != FK_GEP2)
+      continue;
+    const cb_op *g = &p->ops[i], *m = &p->ops[i + 1];
+    bool two = k[i] == FK_GEP2;
+    if (k[i + 1] == FK_LOAD8 && m->a == g->dst)
+      k[i] = two ? FK_GEP2_LOAD8 : FK_GEP1_LOAD8;
+    else if (k[i + 1] == FK_STORE8 && m->b == g->dst && m->a != g->dst)
+      k[i] = two ? FK_GEP2_STORE8 : FK_GEP1_STORE8;
+  }
   return k;
 }
 

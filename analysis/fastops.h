@@ -40,6 +40,33 @@ enum {
   FK_FSUB_V,
   FK_FMUL_V,
   FK_FDIV_V,
+  /* Kinds only cb_fast_loop (fastloop.c) runs; eng_run() takes them as the
+   * reference does. All scalar. */
+  FK_BR,
+  FK_ZEXT, /* trunc, zext, ptrtoint, inttoptr: a masked copy */
+  FK_SEXT,
+  FK_SHL, /* integer types */
+  FK_LSHR,
+  FK_ASHR,
+  FK_UDIV, /* division by zero is left to eng_run() */
+  FK_UREM,
+  FK_SDIV,
+  FK_SREM,
+  FK_SITOFP_D, /* to f64 */
+  FK_FCMP_D,
+  FK_SELECT,
+  FK_MOV,
+  FK_GEPN,      /* three or more indexes */
+  FK_INSERTELT, /* up to 8 lanes */
+  /* A one- or two-index gep whose result is the address of the next op,
+   * an 8-byte load or store (FK_LOAD8, FK_STORE8): cb_fast_loop runs the
+   * pair in one dispatch. The next op keeps its own kind. */
+  FK_GEP1_LOAD8,
+  FK_GEP2_LOAD8,
+  FK_GEP1_STORE8,
+  FK_GEP2_STORE8,
+  FK_LOAD_S,  /* one lane of i1, i8, i16, i32 or f32 */
+  FK_STORE_S, /* one lane of any type, folded into its load or not */
   FK_COUNT
 };
 

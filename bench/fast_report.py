@@ -72,8 +72,8 @@ def main():
            "Made by `bench/fast.sh` (`make bench`); times in seconds, cbana "
            "with its compile (clang) included. Ratio = cbana / cachegrind.",
            "CPU = user + sys of the process and its children. The machine "
-           "had 2 cores shared with other jobs (load average 11-15 during "
-           "these runs), so the wall times are inflated and noisy for both "
+           "had 2 cores shared with other jobs (the load average during the "
+           "runs is in the notes below), so the wall times are inflated and noisy for both "
            "tools; the CPU ratio is the fairer comparison.",
            "Per-run phase times (compile, lowering, path selection, stream "
            "generation, cache simulation, ops, accesses, peak RSS) are in "

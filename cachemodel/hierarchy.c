@@ -21,6 +21,9 @@ struct cb_hierarchy {
   cb_site_stats *sites; /* n_sites * n_levels, site-major */
   bool classify;
   uint64_t slow_accesses; /* accesses that missed the fast path */
+  /* The smallest line's offset mask when access_lean applies (no
+   * classification, no wide sets), else 0. */
+  uint64_t lean_mask;
   cb_level levels[CB_MAX_LEVELS];
   cb_stackdist shadows[CB_MAX_LEVELS];
 };
@@ -98,6 +101,36 @@ access_levels(cb_hierarchy *h, uint64_t addr, uint64_t end, bool is_write,
   }
 }
 
+/* access_levels for the common case, in fewer instructions: no
+ * classification, no wide sets, and an access inside one line at every
+ * level (h->lean_mask, from the smallest line). The same steps as
+ * access_levels with first == last. */
+static inline __attribute__((always_inline)) void
+access_lean(cb_hierarchy *h, uint64_t addr, bool is_write, uint32_t site) {
+  cb_site_stats *ss =
+      site < h->n_sites ? &h->sites[(size_t)site * h->n_levels] : NULL;
+  cb_level *lv = h->levels, *const lv_end = h->levels + h->n_levels;
+  for (;;) {
+    uint64_t line = addr >> lv->line_shift;
+    bool hit = cb_level_ref(lv, line, is_write);
+    lv->last_line = hit || !is_write || lv->write_allocate ? line : NO_LINE;
+    if (hit)
+      return;
+    lv->misses++;
+    lv->write_misses += is_write;
+    if (ss)
+      ss++->misses++;
+    if (++lv == lv_end)
+      return;
+    lv->accesses++;
+    lv->writes += is_write;
+    if (ss)
+      ss->accesses++;
+    if (addr >> lv->line_shift == lv->last_line)
+      return;
+  }
+}
+
 /* The last byte of an access, clamped at the top of the address space. */
 static inline uint64_t access_end(uint64_t addr, uint64_t size) {
   uint64_t end = addr + size - (size != 0);
@@ -117,6 +150,8 @@ void cb_hierarchy_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
   const uint64_t offset_mask = (1ull << shift) - 1;
   uint64_t writes = 0, slow_before = h->slow_accesses;
   uint64_t last_line = l1->last_line;
+  /* 0 when the lean path does not apply: no access fits then */
+  const uint64_t lean_mask = h->lean_mask;
   for (const cb_access *a = batch, *end = batch + n; a < end; a++) {
     writes += a->is_write;
     if (a->site < h->n_sites)
@@ -127,8 +162,11 @@ void cb_hierarchy_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
         (a->addr & offset_mask) + a->size <= offset_mask + 1)
       continue;
     h->slow_accesses++;
-    access_levels(h, a->addr, access_end(a->addr, a->size), a->is_write,
-                  a->site);
+    if (lean_mask && (a->addr & lean_mask) + a->size <= lean_mask + 1)
+      access_lean(h, a->addr, a->is_write, a->site);
+    else
+      access_levels(h, a->addr, access_end(a->addr, a->size), a->is_write,
+                    a->site);
     last_line = l1->last_line;
   }
   l1->accesses += n;
@@ -195,6 +233,14 @@ cb_hierarchy *cb_hierarchy_create(const cb_cache_config *cfg, uint32_t n_sites,
       goto oom;
     }
     h->n_levels = i + 1;
+  }
+  h->lean_mask = h->classify ? 0 : UINT64_MAX;
+  for (unsigned i = 0; i < h->n_levels; i++) {
+    uint64_t m = (1ull << h->levels[i].line_shift) - 1;
+    if (h->levels[i].wide)
+      h->lean_mask = 0;
+    else if (m < h->lean_mask)
+      h->lean_mask = m;
   }
   return h;
 oom:

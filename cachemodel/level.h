@@ -41,7 +41,8 @@ void cb_level_reset(cb_level *lv);
 
 /* One line reference: true on a hit. A miss fills the line unless it is a
  * write to a no-write-allocate level. */
-static inline bool cb_level_ref(cb_level *lv, uint64_t line, bool is_write) {
+static inline __attribute__((always_inline)) bool
+cb_level_ref(cb_level *lv, uint64_t line, bool is_write) {
   uint64_t set_index = line & lv->set_mask;
   uint64_t *set = lv->tags + set_index * lv->assoc;
   bool fill = !is_write || lv->write_allocate;

@@ -31,23 +31,34 @@ static inline void set_push_front(uint64_t *set, uint32_t n, uint64_t line) {
   set[0] = line;
 }
 
+/* Search and move-to-front in one pass: each way takes the line of the
+ * way before it until the line itself is met (a hit: it is now in front)
+ * or the set ends (a miss: the last, least recently used line dropped
+ * out). The same order as finding the way and then shifting the ways
+ * before it, without a memmove call of a variable length, which cost
+ * more than the search on 8- and 16-way sets (perf on lu, MEDIUM). A miss
+ * that does not fill must leave the set alone, so it is searched first. */
 static inline bool lru_touch(uint64_t *set, uint32_t assoc, uint64_t line,
                              bool fill) {
   if (set[0] == line)
     return true;
-  uint32_t i;
-#pragma GCC unroll 16
-  for (i = 1; i < assoc; i++)
-    if (set[i] == line)
-      break;
-  bool hit = i < assoc;
-  if (!hit) {
-    if (!fill)
-      return false;
-    i = assoc - 1; /* the LRU line goes */
+  if (!fill) {
+    for (uint32_t i = 1; i < assoc; i++)
+      if (set[i] == line)
+        goto shift;
+    return false;
   }
-  set_push_front(set, i, line);
-  return hit;
+shift:;
+  uint64_t carry = line;
+#pragma GCC unroll 16
+  for (uint32_t i = 0; i < assoc; i++) {
+    uint64_t cur = set[i];
+    set[i] = carry;
+    if (cur == line)
+      return true;
+    carry = cur;
+  }
+  return false;
 }
 
 static inline bool fifo_touch(uint64_t *set, uint32_t assoc, uint64_t line,

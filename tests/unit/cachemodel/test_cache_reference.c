@@ -269,6 +269,42 @@ static void make_trace(cb_access *t, size_t n, uint64_t region) {
   }
 }
 
+/* Long runs of accesses inside one line (the hierarchy's repeat fast
+ * path and its lean miss path, hierarchy.c), each run starting at a new
+ * line: uniform, the next line, or one of the last few lines. A few
+ * accesses straddle the line's end (the general path). */
+static void make_runs(cb_access *t, size_t n, uint64_t region, uint32_t line) {
+  uint64_t base = 0x7f0000000000ull, cur = base, recent[8] = {base};
+  size_t i = 0;
+  while (i < n) {
+    switch (rnd(3)) {
+    case 0:
+      cur = base + rnd(region) / line * line;
+      break;
+    case 1:
+      cur += line;
+      break;
+    default:
+      cur = recent[rnd(8)];
+      break;
+    }
+    recent[rnd(8)] = cur;
+    size_t run = 1 + rnd(rnd(4) ? 40 : 400);
+    bool w = rnd(3) == 0;
+    for (size_t k = 0; k < run && i < n; k++, i++) {
+      uint16_t size = (uint16_t)(1u << rnd(4));
+      uint64_t off = rnd(line) & ~(uint64_t)(size - 1);
+      if (rnd(50) == 0)
+        off = line - 1; /* straddles into the next line */
+      uint32_t site = (uint32_t)rnd(6);
+      t[i] = (cb_access){.addr = cur + off,
+                         .site = site == 5 ? 1000 : site,
+                         .size = size,
+                         .is_write = w || rnd(8) == 0};
+    }
+  }
+}
+
 static int compare(const cb_hierarchy *h, const ref_model *m, bool classify,
                    const char *what) {
   int bad = 0;
@@ -387,6 +423,28 @@ int main(void) {
         strcat(what, " +L2");
         run_both(&two, t, N, CB_CLASSIFY, what);
         run_both(&two, t, N, 0, what);
+      }
+  /* Same-line runs through cachegrind-like hierarchies (8- and 16-way,
+   * the geometries lru_touch unrolls), a 4-way L1 with 32-byte lines
+   * above 64-byte ones, and a fully associative (wide) last level. */
+  static const uint32_t runs_geo[][6] = {
+      {1024, 8, 64, 8192, 16, 64},
+      {512, 4, 32, 4096, 8, 64},
+      {2048, 16, 64, 8192, 0, 64},
+  };
+  for (int g = 0; g < 3; g++)
+    for (int p = CB_POLICY_LRU; p <= CB_POLICY_RANDOM; p++)
+      for (int wa = 0; wa < 2; wa++) {
+        const uint32_t *q = runs_geo[g];
+        make_runs(t, N, 8 * (uint64_t)q[3], q[2]);
+        cb_cache_config two = {
+            2,
+            {lvl("L1D", q[0], q[1], q[2], (cb_policy)p, wa, 7),
+             lvl("LL", q[3], q[4], q[5], (cb_policy)((p + g) % 5), true, 8)}};
+        snprintf(what, sizeof what, "runs %d policy %s wa %d", g,
+                 cb_policy_name((cb_policy)p), wa);
+        run_both(&two, t, N, 0, what);
+        run_both(&two, t, N, CB_CLASSIFY, what);
       }
   /* Three levels with mixed lines and policies, on a bigger region. */
   for (int k = 0; k < 10; k++) {

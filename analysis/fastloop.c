@@ -1,0 +1,421 @@
+/* The fast engine's inner loop; see fastloop.h.
+ *
+ * Why a second loop: the interpreter's main loop (engine_interp.c, eng_run) is
+ * one large function with every opcode's reference case, and the compiler keeps
+ * its op pointer, budget and kind table on the stack (perf annotate on lu,
+ * MEDIUM: every dispatch reloaded them). Here only the fast kinds are handled,
+ * so the state stays in registers, and a branch whose target block has no
+ * machine-code accesses is taken here too, so an inner loop runs without
+ * leaving this function.
+ *
+ * Every handler repeats, bit for bit, what eng_run() does for that kind
+ * (fastops.h); the identity tests (tests/e2e/fast_identity.py and
+ * tests/unit/engine/test_fast_stream.c) hold them to it. Anything else is
+ * left to eng_run(): the loop returns with the op not started. */
+#include <math.h>
+#include <string.h>
+
+#include "engine_scalar.h"
+#include "fastloop.h"
+
+/* The stride prefetch of load op ip (see FK_LOAD8 below). */
+static inline void fl_prefetch(cb_eng *e, uint32_t ip, uint64_t addr) {
+  uint64_t *last = &e->pf_last[ip & (CB_PF_SLOTS - 1)];
+  uint64_t next = addr + (addr - *last);
+  *last = addr;
+  uint64_t pno = next >> CB_PG_BITS;
+  unsigned slot = (unsigned)pno & (CB_TLB_N - 1);
+  if (e->mem.tlb[slot].pno == pno)
+    __builtin_prefetch(e->mem.tlb[slot].data + (next & (CB_PG_SIZE - 1)));
+}
+
+void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
+                  uint64_t *budget_io) {
+  const cb_program *p = e->p;
+  const cb_op *ops = p->ops;
+  const cb_value *K = p->consts;
+  const int64_t *X = p->extra;
+  const uint8_t *FK = e->fk;
+  const cb_phi_edges *PE = e->pe.first ? &e->pe : NULL;
+  cb_run_outcome *out = e->out;
+  uint32_t ip = *ip_io;
+  uint64_t budget = *budget_io;
+  uint64_t loads = 0, stores = 0;
+
+#define V(o) ((o)&CB_OPND_CONST ? &K[(o) & ~CB_OPND_CONST] : &S[o])
+  while (budget != 0) {
+    const cb_op *op = &ops[ip];
+    switch (FK[ip]) {
+    case FK_ADD:
+      S[op->dst].u = (V(op->a)->u + V(op->b)->u) & ty_mask[op->ty];
+      break;
+    case FK_SUB:
+      S[op->dst].u = (V(op->a)->u - V(op->b)->u) & ty_mask[op->ty];
+      break;
+    case FK_MUL:
+      S[op->dst].u = (V(op->a)->u * V(op->b)->u) & ty_mask[op->ty];
+      break;
+    case FK_AND:
+      S[op->dst].u = V(op->a)->u & V(op->b)->u;
+      break;
+    case FK_OR:
+      S[op->dst].u = V(op->a)->u | V(op->b)->u;
+      break;
+    case FK_XOR:
+      S[op->dst].u = V(op->a)->u ^ V(op->b)->u;
+      break;
+    case FK_FADD_D:
+      S[op->dst].d = V(op->a)->d + V(op->b)->d;
+      break;
+    case FK_FSUB_D:
+      S[op->dst].d = V(op->a)->d - V(op->b)->d;
+      break;
+    case FK_FMUL_D:
+      S[op->dst].d = V(op->a)->d * V(op->b)->d;
+      break;
+    case FK_FDIV_D:
+      S[op->dst].d = V(op->a)->d / V(op->b)->d;
+      break;
+    case FK_FADD_V:
+    case FK_FSUB_V:
+    case FK_FMUL_V:
+    case FK_FDIV_V: {
+      const cb_value *a = V(op->a), *b = V(op->b);
+      cb_value *r = &S[op->dst];
+      unsigned l = op->lanes;
+      switch (FK[ip]) {
+      case FK_FADD_V:
+        for (unsigned i = 0; i < l; i++)
+          r[i].d = a[i].d + b[i].d;
+        break;
+      case FK_FSUB_V:
+        for (unsigned i = 0; i < l; i++)
+          r[i].d = a[i].d - b[i].d;
+        break;
+      case FK_FMUL_V:
+        for (unsigned i = 0; i < l; i++)
+          r[i].d = a[i].d * b[i].d;
+        break;
+      default:
+        for (unsigned i = 0; i < l; i++)
+          r[i].d = a[i].d / b[i].d;
+        break;
+      }
+      break;
+    }
+    case FK_ICMP: {
+      uint64_t m = ty_mask[op->ty];
+      S[op->dst].u = icmp(op->aux, V(op->a)->u & m, V(op->b)->u & m, op->ty);
+      break;
+    }
+    case FK_GEP0:
+      S[op->dst].u = V(op->a)->u + (uint64_t)X[op->aux];
+      break;
+    case FK_GEP1: {
+      const int64_t *g = &X[op->aux];
+      uint64_t x = (uint64_t)g[2];
+      const cb_value *iv = V((cb_operand)(x & 0xffffffffu));
+      S[op->dst].u =
+          V(op->a)->u + (uint64_t)g[0] +
+          (uint64_t)sxbits(iv->u, (unsigned)(x >> 32)) * (uint64_t)g[3];
+      break;
+    }
+    case FK_GEP2: {
+      const int64_t *g = &X[op->aux];
+      uint64_t x = (uint64_t)g[2], y = (uint64_t)g[4];
+      const cb_value *iv = V((cb_operand)(x & 0xffffffffu));
+      const cb_value *jv = V((cb_operand)(y & 0xffffffffu));
+      uint64_t addr = V(op->a)->u + (uint64_t)g[0];
+      addr += (uint64_t)sxbits(iv->u, (unsigned)(x >> 32)) * (uint64_t)g[3];
+      addr += (uint64_t)sxbits(jv->u, (unsigned)(y >> 32)) * (uint64_t)g[5];
+      S[op->dst].u = addr;
+      break;
+    }
+    case FK_LOAD8:
+    case FK_LOAD16: {
+      uint64_t addr = V(op->a)->u;
+      unsigned size = FK[ip] == FK_LOAD8 ? 8 : 16;
+      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
+                           0))
+        goto leave; /* eng_run()'s reference case: faults, page crossings */
+      /* The host's stride prefetchers key on the load instruction, and
+       * here one instruction loads for every op: a strided column walk
+       * (lu, cholesky) missed the host's caches on nearly every load.
+       * So each op's stride is tracked here, and the next address is prefetched
+       * when its page is in the translation cache. Prefetching changes no
+       * value. */
+      fl_prefetch(e, ip, addr);
+      /* constant sizes: a variable one made memcpy a library call */
+      if (size == 8)
+        memcpy(&S[op->dst], pp, 8);
+      else
+        memcpy(&S[op->dst], pp, 16);
+      cb_eng_emit(e, addr, size, op->aux, false);
+      loads++;
+      break;
+    }
+    case FK_STORE8:
+    case FK_STORE16: {
+      uint64_t addr = V(op->b)->u;
+      unsigned size = FK[ip] == FK_STORE8 ? 8 : 16;
+      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
+                           0))
+        goto leave;
+      if (size == 8)
+        memcpy(pp, V(op->a), 8);
+      else
+        memcpy(pp, V(op->a), 16);
+      cb_eng_emit(e, addr, size, op->aux, true);
+      stores++;
+      break;
+    }
+    case FK_LOAD_S: {
+      uint64_t addr = V(op->a)->u;
+      unsigned size = cb_ty_bytes(op->ty);
+      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
+                           0))
+        goto leave;
+      fl_prefetch(e, ip, addr);
+      load_lane(&S[op->dst], pp, op->ty);
+      cb_eng_emit(e, addr, size, op->aux, false);
+      loads++;
+      break;
+    }
+    case FK_STORE_S: {
+      uint64_t addr = V(op->b)->u;
+      unsigned size = cb_ty_bytes(op->ty);
+      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
+                           0))
+        goto leave;
+      store_lane(pp, V(op->a), op->ty);
+      /* a store folded into its load (x86 read-modify-write) is no
+       * access of its own: eng_run() does the same */
+      if (__builtin_expect(!(e->rmw[ip] & 1), 1)) {
+        cb_eng_emit(e, addr, size, op->aux, true);
+        stores++;
+      }
+      break;
+    }
+    case FK_FMA_D: {
+      const int64_t *g = &X[op->aux];
+      const cb_value *x = V(CB_CALL_ARG_OPERAND((uint64_t)g[4]));
+      const cb_value *y = V(CB_CALL_ARG_OPERAND((uint64_t)g[5]));
+      const cb_value *z = V(CB_CALL_ARG_OPERAND((uint64_t)g[6]));
+      unsigned l = op->lanes ? op->lanes : 1;
+      cb_value r[64];
+      for (unsigned i = 0; i < l; i++)
+        r[i].d = fma(x[i].d, y[i].d, z[i].d);
+      for (unsigned i = 0; i < l; i++)
+        S[op->dst + i] = r[i];
+      break;
+    }
+    case FK_ZEXT:
+      S[op->dst].u = V(op->a)->u & ty_mask[op->ty];
+      break;
+    case FK_SEXT:
+      S[op->dst].u = (uint64_t)sx(V(op->a)->u, op->ty2) & ty_mask[op->ty];
+      break;
+    case FK_SHL:
+    case FK_LSHR:
+    case FK_ASHR:
+    case FK_UDIV:
+    case FK_UREM:
+    case FK_SDIV:
+    case FK_SREM: {
+      /* engine_scalar.h's ibin for one lane, the zero divisor left */
+      uint64_t a = V(op->a)->u, b = V(op->b)->u, m = ty_mask[op->ty];
+      unsigned bits = op->ty == CB_TY_I1 ? 1 : cb_ty_bytes(op->ty) * 8;
+      uint64_t r;
+      switch (FK[ip]) {
+      case FK_SHL:
+        r = (a << (b & (bits - 1))) & m;
+        break;
+      case FK_LSHR:
+        r = (a >> (b & (bits - 1))) & m;
+        break;
+      case FK_ASHR:
+        r = (uint64_t)(sx(a, op->ty) >> (b & (bits - 1))) & m;
+        break;
+      case FK_UDIV:
+        if (!b)
+          goto leave; /* eng_run() reports the division by zero */
+        r = (a / b) & m;
+        break;
+      case FK_UREM:
+        if (!b)
+          goto leave;
+        r = (a % b) & m;
+        break;
+      case FK_SDIV: {
+        int64_t x = sx(a, op->ty), y = sx(b, op->ty);
+        if (!y)
+          goto leave;
+        r = (y == -1 ? (uint64_t)0 - (uint64_t)x : (uint64_t)(x / y)) & m;
+        break;
+      }
+      default: {
+        int64_t x = sx(a, op->ty), y = sx(b, op->ty);
+        if (!y)
+          goto leave;
+        r = (y == -1 ? 0 : (uint64_t)(x % y)) & m;
+        break;
+      }
+      }
+      S[op->dst].u = r;
+      break;
+    }
+    case FK_SITOFP_D:
+      S[op->dst].d = (double)sx(V(op->a)->u, op->ty2);
+      break;
+    case FK_FCMP_D: {
+      S[op->dst].u = fcmp(op->aux, V(op->a)->d, V(op->b)->d);
+      break;
+    }
+    case FK_SELECT:
+      S[op->dst] = (V(op->a)->u & 1) ? *V(op->b) : *V(op->c);
+      break;
+    case FK_MOV:
+      S[op->dst] = *V(op->a);
+      break;
+    case FK_GEP1_LOAD8:
+    case FK_GEP2_LOAD8:
+    case FK_GEP1_STORE8:
+    case FK_GEP2_STORE8: {
+      /* FK_GEP1 or FK_GEP2, then, if the budget has room for both and the
+       * access is fast, the next op as FK_LOAD8 or FK_STORE8 does it;
+       * otherwise the next op runs on its own */
+      unsigned k = FK[ip];
+      const int64_t *g = &X[op->aux];
+      uint64_t x = (uint64_t)g[2];
+      uint64_t addr = V(op->a)->u + (uint64_t)g[0] +
+                      (uint64_t)sxbits(V((cb_operand)(x & 0xffffffffu))->u,
+                                       (unsigned)(x >> 32)) *
+                          (uint64_t)g[3];
+      if (k == FK_GEP2_LOAD8 || k == FK_GEP2_STORE8) {
+        uint64_t y = (uint64_t)g[4];
+        addr += (uint64_t)sxbits(V((cb_operand)(y & 0xffffffffu))->u,
+                                 (unsigned)(y >> 32)) *
+                (uint64_t)g[5];
+      }
+      S[op->dst].u = addr;
+      if (budget < 2)
+        break;
+      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + 8 > CB_PG_SIZE,
+                           0))
+        break;
+      const cb_op *m = op + 1;
+      if (k == FK_GEP1_LOAD8 || k == FK_GEP2_LOAD8) {
+        fl_prefetch(e, ip + 1, addr);
+        memcpy(&S[m->dst], pp, 8);
+        cb_eng_emit(e, addr, 8, m->aux, false);
+        loads++;
+      } else {
+        memcpy(pp, V(m->a), 8);
+        cb_eng_emit(e, addr, 8, m->aux, true);
+        stores++;
+      }
+      ip++;
+      budget--;
+      break;
+    }
+    case FK_GEPN: {
+      const int64_t *g = &X[op->aux];
+      uint64_t addr = V(op->a)->u + (uint64_t)g[0];
+      int64_t n = g[1];
+      for (int64_t k = 0; k < n; k++) {
+        uint64_t x = (uint64_t)g[2 + 2 * k];
+        const cb_value *iv = V((cb_operand)(x & 0xffffffffu));
+        addr += (uint64_t)sxbits(iv->u, (unsigned)(x >> 32)) *
+                (uint64_t)g[3 + 2 * k];
+      }
+      S[op->dst].u = addr;
+      break;
+    }
+    case FK_INSERTELT: {
+      /* eng_run()'s order: the lanes of a, then b (which may be one of them) */
+      const cb_value *a = V(op->a), *b = V(op->b);
+      uint64_t idx = V(op->c)->u;
+      unsigned l = op->lanes ? op->lanes : 1;
+      for (unsigned i = 0; i < l; i++)
+        S[op->dst + i] = a[i];
+      if (idx < l)
+        S[op->dst + idx] = *b;
+      break;
+    }
+    case FK_BR: {
+      /* eng_run()'s CB_OP_BR and its jump, for a target without machine-code
+       * accesses (those are eng_run()'s) and with the phi moves of fastops.h */
+      const cb_block *blk = &p->blocks[F->block];
+      const cb_function *fn = &p->functions[F->func];
+      uint32_t target;
+      unsigned c = 0;
+      if (op->a == CB_NONE)
+        target = p->succs[blk->first_succ];
+      else {
+        c = V(op->a)->u & 1;
+        target = p->succs[blk->first_succ + (c ? 0 : 1)];
+      }
+      uint32_t gb = fn->first_block + target;
+      const cb_block *nb = &p->blocks[gb];
+      uint32_t np = e->nphis[gb];
+      if (nb->n_mach != 0 || (np && !PE))
+        goto leave;
+      if (op->a != CB_NONE && op->aux != CB_NONE) {
+        out->path_signature =
+            sig_mix(out->path_signature, ((uint64_t)op->aux << 8) | c);
+        out->branches++;
+      }
+      budget--;
+      F->prev = F->block - fn->first_block;
+      F->block = gb;
+      ip = nb->first_op;
+      if (np) {
+        const cb_phi_edge *ed = &PE->edges[PE->first[gb]];
+        const cb_phi_edge *ee = &PE->edges[PE->first[gb + 1]];
+        while (ed < ee && ed->pred != F->prev)
+          ed++;
+        uint64_t *tmp = e->phi_tmp;
+        size_t t = 0;
+        if (ed < ee) {
+          const cb_phi_move *mv = &PE->moves[ed->first_move];
+          for (uint32_t k = 0; k < ed->n_moves; k++) {
+            const cb_value *src =
+                mv[k].src == CB_NONE ? NULL : V((cb_operand)mv[k].src);
+            for (unsigned i = 0; i < mv[k].lanes; i++)
+              tmp[t++] = src ? src[i].u : 0;
+          }
+          t = 0;
+          for (uint32_t k = 0; k < ed->n_moves; k++)
+            for (unsigned i = 0; i < mv[k].lanes; i++)
+              S[mv[k].dst + i].u = tmp[t++];
+        } else {
+          for (uint32_t k = 0; k < np; k++) {
+            const cb_op *ph = &ops[ip + k];
+            unsigned l = ph->lanes ? ph->lanes : 1;
+            for (unsigned i = 0; i < l; i++)
+              S[ph->dst + i].u = 0;
+          }
+        }
+        budget = budget > np ? budget - np : 0;
+        ip += np;
+      }
+      continue; /* ip and budget are already the target's */
+    }
+    default:
+      goto leave;
+    }
+    ip++;
+    budget--;
+  }
+#undef V
+leave:
+  out->loads += loads;
+  out->stores += stores;
+  *ip_io = ip;
+  *budget_io = budget;
+}
