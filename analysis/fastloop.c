@@ -369,6 +369,9 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
         out->path_signature =
             sig_mix(out->path_signature, ((uint64_t)op->aux << 8) | c);
         out->branches++;
+        /* the exact outcomes of `cbana paths`, as eng_run() counts them */
+        if (op->aux < p->n_branches && out->branch_counts)
+          out->branch_counts[2 * (size_t)op->aux + (c ? 0 : 1)]++;
       }
       budget--;
       F->prev = F->block - fn->first_block;

@@ -27,8 +27,8 @@ CACHES = [["--D1=32768,8,64", "--LL=1048576,16,64"],
           ["--D1=4096,2,64"]]
 
 
-def run(cbana, sources, extra, exact, cwd):
-    cmd = [cbana, "analyze", *sources, "--format", "json", "--quiet",
+def run(cbana, sources, extra, exact, cwd, command="analyze"):
+    cmd = [cbana, command, *sources, "--format", "json", "--quiet",
            *extra]
     if exact:
         cmd.append("--exact-engine")
@@ -73,6 +73,16 @@ def check(cbana, name, sources, extra, cwd):
         d = first_difference(fast, exact)
         if d:
             fails.append(f"{' '.join(caches)}: {d}")
+    # The paths view reads the engine's own branch counts, which the
+    # analyze report does not show: they must agree too.
+    fast, e1 = run(cbana, sources, extra + CACHES[0], False, cwd, "paths")
+    exact, e2 = run(cbana, sources, extra + CACHES[0], True, cwd, "paths")
+    if e1 or e2:
+        fails.append(f"paths: {e1 or e2}")
+    else:
+        d = first_difference(fast, exact)
+        if d:
+            fails.append(f"paths: {d}")
     return name, fails
 
 
