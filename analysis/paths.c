@@ -51,6 +51,28 @@ static uint8_t seen_from_counts(const uint64_t *n) {
   return seen;
 }
 
+/* True for a loop condition whose compiled branch leaves the loop on its
+ * true side: LLVM's loop rotation often tests the exit (`%exitcond = icmp
+ * eq %i.next, %n`, `br %exitcond, %exit, %body`), so the compiled true is
+ * the source's false. The source's sense of a for, while or do condition
+ * is known: true is one more pass. */
+static bool inverted_loop_cond(const cb_program *p, const cb_cfg_info *cfg,
+                               uint32_t b) {
+  const cb_branch *br = &p->branches[b];
+  if (!br->loop_cond || br->func >= p->n_functions || br->func >= cfg->n_funcs)
+    return false;
+  const cb_function *fn = &p->functions[br->func];
+  const cb_func_cfg *fc = &cfg->funcs[br->func];
+  if (br->block >= fn->n_blocks)
+    return false;
+  const cb_block *bl = &p->blocks[fn->first_block + br->block];
+  uint32_t l = fc->loop_of ? fc->loop_of[br->block] : CB_NONE;
+  if (bl->n_succ != 2 || l == CB_NONE)
+    return false;
+  uint32_t s0 = p->succs[bl->first_succ], s1 = p->succs[bl->first_succ + 1];
+  return !cb_cfg_in_loop(fc, l, s0) && cb_cfg_in_loop(fc, l, s1);
+}
+
 /* cb_branch_seen bits of every run: from the engine's counts when the run
  * has them (every run of cb_engine_run does), else (results made
  * otherwise) from which of its sites ran. A side
@@ -67,8 +89,15 @@ void drv_derive_branches(const cb_program *p, cb_results *out) {
     cb_run_result *r = &out->runs[i];
     r->branches = calloc(p->n_branches, 1);
     for (uint32_t b = 0; r->branches && r->branch_counts && b < p->n_branches;
-         b++)
-      r->branches[b] = seen_from_counts(&r->branch_counts[2 * (size_t)b]);
+         b++) {
+      uint64_t *c = &r->branch_counts[2 * (size_t)b];
+      if (cfg && inverted_loop_cond(p, cfg, b)) {
+        uint64_t t = c[0]; /* report in the source's sense */
+        c[0] = c[1];
+        c[1] = t;
+      }
+      r->branches[b] = seen_from_counts(c);
+    }
   }
   if (!site_func || !site_block || !cfg)
     goto done;

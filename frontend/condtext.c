@@ -13,6 +13,7 @@
 typedef struct cand {
   unsigned start, end;           /* region matched against locations */
   unsigned cond_start, cond_end; /* the condition's bytes */
+  bool loop; /* a for, while or do condition: true means one more pass */
 } cand;
 
 typedef struct scan {
@@ -73,10 +74,11 @@ static size_t match_paren(const scan *sc, size_t open, size_t end) {
   return end;
 }
 
-static void add(scan *sc, unsigned s, unsigned e, unsigned cs, unsigned ce) {
+static void add(scan *sc, unsigned s, unsigned e, unsigned cs, unsigned ce,
+                bool loop) {
   if (ce <= cs || e <= s)
     return;
-  cand c = {s, e, cs, ce};
+  cand c = {s, e, cs, ce, loop};
   FE_PUSH(sc->cands, c);
 }
 
@@ -133,9 +135,10 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent,
       }
       if (ns == 2)
         add(sc, s, (unsigned)close + 1, (unsigned)semi[0] + 1,
-            (unsigned)semi[1]);
+            (unsigned)semi[1], true);
     } else {
-      add(sc, s, (unsigned)close + 1, (unsigned)open + 1, (unsigned)close);
+      add(sc, s, (unsigned)close + 1, (unsigned)open + 1, (unsigned)close,
+          k == CXCursor_WhileStmt);
     }
   } else if (k == CXCursor_DoStmt) {
     /* do BODY while (COND); : the last parenthesis pair */
@@ -164,14 +167,14 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent,
     if (br > s && sc->text[br - 1] == '}')
       w = br - 1;
     if (open < close)
-      add(sc, (unsigned)w, e + 1, (unsigned)open + 1, (unsigned)close);
+      add(sc, (unsigned)w, e + 1, (unsigned)open + 1, (unsigned)close, true);
   } else {
     kids kd = {.n = 0};
     clang_visitChildren(c, collect, &kd);
     if (k == CXCursor_ConditionalOperator && kd.n >= 1) {
       unsigned cs, ce;
       if (cursor_range(kd.c[0], &cs, &ce))
-        add(sc, s, e, cs, ce);
+        add(sc, s, e, cs, ce, false);
     } else if (k == CXCursor_BinaryOperator && kd.n == 2) {
       unsigned ls, le, rs, re;
       if (cursor_range(kd.c[0], &ls, &le) && cursor_range(kd.c[1], &rs, &re) &&
@@ -181,8 +184,8 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent,
             i + 1 < rs && ((sc->text[i] == '&' && sc->text[i + 1] == '&') ||
                            (sc->text[i] == '|' && sc->text[i + 1] == '|'));
         if (logical) {
-          add(sc, ls, le, ls, le);
-          add(sc, rs, re, rs, re);
+          add(sc, ls, le, ls, le, false);
+          add(sc, rs, re, rs, re, false);
         }
       }
     }
@@ -277,8 +280,10 @@ void fe_branch_texts(fe *f, fe_build *b) {
               (!best || cd->end - cd->start <= best->end - best->start))
             best = cd;
         }
-        if (best)
+        if (best) {
           br->text = cond_text(f, &sc, best);
+          br->loop_cond = best->loop;
+        }
       }
       free(lines.v);
       clang_disposeTranslationUnit(tu);

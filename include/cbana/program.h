@@ -390,6 +390,9 @@ typedef struct cb_branch {
   uint32_t func, block; /* program->functions, block within it */
   uint32_t file, line, col;
   const char *text; /* the condition as written: "n % 20 == 0" */
+  bool loop_cond;   /* the condition of a for, while or do: the source's
+                       "true" is the side that stays in the loop, whatever
+                       sense the compiled branch tests */
 } cb_branch;
 
 /* Where the engine attributes a function's entry and exit traffic that

@@ -171,5 +171,21 @@ assert "both (true 10, false 1)" in text and "both (true 4, false 6)" in text, t
 assert "?" not in text.split("branch points whose")[1].split("(outcomes")[0], text
 PY
 
+# paths at -O2: the rotated loop's in-loop branch counts `x != 1` in the
+# source's sense. x = 6: 6 3 10 5 16 8 4 2 1, eight passes; the guard
+# before the loop decides the first, the in-loop branch the other seven
+# and the exit: true 7, false 1 (the compiled branch tests x == 1:
+# true 1, false 7).
+"$cbana" paths --quiet "$data/loop_sense.c" --cflags -O2 --args 6 \
+  --format json -o "$tmp/ls.json" && ok || bad "paths loop_sense"
+python3 - "$tmp/ls.json" <<'PY' && ok || bad "paths: loop condition in the source's sense"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ids = [str(b["id"]) for b in d["branches"] if b["condition"] == "x != 1"]
+counts = d["classes"][0]["counts"]
+got = sorted((counts[i]["true"], counts[i]["false"]) for i in ids if i in counts)
+assert (7, 1) in got, got
+PY
+
 echo "report_alloc: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
