@@ -536,3 +536,7 @@ uint64_t cb_heap_brk(const cb_heap *h) {
 uint64_t cb_heap_start(const cb_heap *h) {
   return h->cfg.heap_base;
 }
+
+uint64_t cb_heap_consolidations(const cb_heap *h) {
+  return h->n_consolidate;
+}

@@ -48,6 +48,9 @@ void cb_heap_free(cb_heap *h, uint64_t mem);
 /* memalign/aligned_alloc/posix_memalign (the caller checks alignment
  * validity where the C function does). */
 uint64_t cb_heap_memalign(cb_heap *h, uint64_t align, uint64_t bytes);
+/* How many times malloc_consolidate has run (its stack frame is library
+ * traffic of the call that ran it). */
+uint64_t cb_heap_consolidations(const cb_heap *h);
 
 /* The live block (user pointer and usable size) containing addr, if any.
  */

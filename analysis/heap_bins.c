@@ -405,6 +405,7 @@ static uint64_t merge_free(cb_heap *h, int32_t r) {
 
 void heap_malloc_consolidate(cb_heap *h) {
   h->have_fast = false;
+  h->n_consolidate++;
   for (int i = 0; i < NFAST; i++) {
     int32_t p = h->fast[i];
     h->fast[i] = -1;

@@ -53,7 +53,8 @@ struct cb_heap {
   bool tcache_ready;
   uint64_t tcache_mem;
   bool have_fast;
-  uint64_t last_rem; /* address of the last remainder chunk */
+  uint64_t n_consolidate; /* malloc_consolidate runs so far */
+  uint64_t last_rem;      /* address of the last remainder chunk */
   uint64_t brk, max_brk;
   bool contiguous;
   uint64_t mmap_threshold, trim_threshold;

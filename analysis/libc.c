@@ -223,7 +223,12 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
       ret[0].u = 22; /* EINVAL */
       return CB_GO;
     }
+    uint64_t nc = cb_heap_consolidations(h);
     uint64_t m = cb_heap_memalign(h, al, a[2].u);
+    /* _mid_memalign relays alignments up to MALLOC_ALIGNMENT (16) to
+     * __libc_malloc; larger ones go down _int_memalign */
+    if (al > 16)
+      cb_libc_memalign_frame(e, cb_heap_consolidations(h) != nc);
     if (!m) {
       ret[0].u = 12; /* ENOMEM */
       return CB_GO;

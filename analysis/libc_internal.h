@@ -8,6 +8,10 @@
 /* The longest string the model reads. */
 #define MAX_STR (1u << 24)
 
+/* libc_frames.c: posix_memalign's internal frames below the caller's
+ * rsp. */
+void cb_libc_memalign_frame(cb_eng *e, bool consolidated);
+
 /* libc_mem.c */
 /* glibc's AVX2 string functions read whole aligned 32-byte vectors. */
 void cb_libc_scan(cb_eng *e, uint64_t addr, uint64_t len);
