@@ -51,28 +51,6 @@ static uint8_t seen_from_counts(const uint64_t *n) {
   return seen;
 }
 
-/* True for a loop condition whose compiled branch leaves the loop on its
- * true side: LLVM's loop rotation often tests the exit (`%exitcond = icmp
- * eq %i.next, %n`, `br %exitcond, %exit, %body`), so the compiled true is
- * the source's false. The source's sense of a for, while or do condition
- * is known: true is one more pass. */
-static bool inverted_loop_cond(const cb_program *p, const cb_cfg_info *cfg,
-                               uint32_t b) {
-  const cb_branch *br = &p->branches[b];
-  if (!br->loop_cond || br->func >= p->n_functions || br->func >= cfg->n_funcs)
-    return false;
-  const cb_function *fn = &p->functions[br->func];
-  const cb_func_cfg *fc = &cfg->funcs[br->func];
-  if (br->block >= fn->n_blocks)
-    return false;
-  const cb_block *bl = &p->blocks[fn->first_block + br->block];
-  uint32_t l = fc->loop_of ? fc->loop_of[br->block] : CB_NONE;
-  if (bl->n_succ != 2 || l == CB_NONE)
-    return false;
-  uint32_t s0 = p->succs[bl->first_succ], s1 = p->succs[bl->first_succ + 1];
-  return !cb_cfg_in_loop(fc, l, s0) && cb_cfg_in_loop(fc, l, s1);
-}
-
 /* cb_branch_seen bits of every run: from the engine's counts when the run
  * has them (every run of cb_engine_run does), else (results made
  * otherwise) from which of its sites ran. A side
@@ -91,8 +69,11 @@ void drv_derive_branches(const cb_program *p, cb_results *out) {
     for (uint32_t b = 0; r->branches && r->branch_counts && b < p->n_branches;
          b++) {
       uint64_t *c = &r->branch_counts[2 * (size_t)b];
-      if (cfg && inverted_loop_cond(p, cfg, b)) {
-        uint64_t t = c[0]; /* report in the source's sense */
+      if (p->branches[b].sense < 0) {
+        /* the frontend found the compiled branch inverted against the
+           source (InstCombine's swapped successors, a rotated loop's exit
+           test): report in the source's sense */
+        uint64_t t = c[0];
         c[0] = c[1];
         c[1] = t;
       }
@@ -158,6 +139,12 @@ void drv_derive_branches(const cb_program *p, cb_results *out) {
         seen |= CB_BRANCH_FALSE;
       if ((seen & CB_BRANCH_REACHED) && (seen & CB_BRANCH_NOT_FALSE))
         seen |= CB_BRANCH_TRUE;
+      if (br->sense < 0) /* in the source's sense, as the counts */
+        seen = (uint8_t)((seen & CB_BRANCH_REACHED) |
+                         (seen & CB_BRANCH_TRUE ? CB_BRANCH_FALSE : 0) |
+                         (seen & CB_BRANCH_FALSE ? CB_BRANCH_TRUE : 0) |
+                         (seen & CB_BRANCH_NOT_TRUE ? CB_BRANCH_NOT_FALSE : 0) |
+                         (seen & CB_BRANCH_NOT_FALSE ? CB_BRANCH_NOT_TRUE : 0));
       r->branches[b] = seen;
     }
   }

@@ -345,6 +345,7 @@ static void dump_text(FILE *o, const cb_program *p, const cb_cfg_info *cfg,
             b->block, file_of(p, b->file), b->line, b->col);
     if (b->text)
       fprintf(o, " \"%s\"", b->text);
+    fprintf(o, " sense %+d", b->sense);
     fputc('\n', o);
   }
   fprintf(o, "\ntypes:\n");
@@ -457,7 +458,8 @@ static void dump_json(FILE *o, const cb_program *p, const cb_cfg_info *cfg) {
             "\"text\": ",
             b->block, b->file, b->line, b->col);
     json_str(o, b->text);
-    fprintf(o, "}%s\n", i + 1 < p->n_branches ? "," : "");
+    fprintf(o, ", \"sense\": %d}%s\n", b->sense,
+            i + 1 < p->n_branches ? "," : "");
   }
   fputs("  ]\n}\n", o);
 }

@@ -10,10 +10,20 @@
 #include <stdio.h>
 #include <string.h>
 
+/* How the code after a construct (outside its bytes) relates to the
+ * source's sense of its condition. */
+enum { OUT_UNKNOWN, OUT_FALSE, OUT_TRUE };
+
 typedef struct cand {
   unsigned start, end;           /* region matched against locations */
   unsigned cond_start, cond_end; /* the condition's bytes */
   bool loop; /* a for, while or do condition: true means one more pass */
+  /* The parts that tell the sense: code in [t_start, t_end) runs only when
+   * the condition is true (then, loop body, ?:'s second operand, the right
+   * operand of &&), code in [f_start, f_end) only when false; code outside
+   * [c_start, c_end) as `outside` says. Empty parts tell nothing. */
+  unsigned t_start, t_end, f_start, f_end, c_start, c_end;
+  int outside;
 } cand;
 
 typedef struct scan {
@@ -74,12 +84,26 @@ static size_t match_paren(const scan *sc, size_t open, size_t end) {
   return end;
 }
 
-static void add(scan *sc, unsigned s, unsigned e, unsigned cs, unsigned ce,
-                bool loop) {
+static cand *add(scan *sc, unsigned s, unsigned e, unsigned cs, unsigned ce,
+                 bool loop) {
   if (ce <= cs || e <= s)
-    return;
-  cand c = {s, e, cs, ce, loop};
+    return NULL;
+  cand c = {s, e, cs, ce, loop, 0, 0, 0, 0, 0, 0, OUT_UNKNOWN};
   FE_PUSH(sc->cands, c);
+  return &sc->cands.v[sc->cands.n - 1];
+}
+
+static void set_parts(cand *c, unsigned ts, unsigned te, unsigned fs,
+                      unsigned fend, unsigned cs, unsigned ce, int outside) {
+  if (!c)
+    return;
+  c->t_start = ts;
+  c->t_end = te;
+  c->f_start = fs;
+  c->f_end = fend;
+  c->c_start = cs;
+  c->c_end = ce;
+  c->outside = outside;
 }
 
 typedef struct kids {
@@ -133,12 +157,28 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent,
         else if (ch == ';' && depth == 0)
           semi[ns++] = i;
       }
+      /* true: the increment and the body, after the condition */
       if (ns == 2)
-        add(sc, s, (unsigned)close + 1, (unsigned)semi[0] + 1,
-            (unsigned)semi[1], true);
+        set_parts(add(sc, s, (unsigned)close + 1, (unsigned)semi[0] + 1,
+                      (unsigned)semi[1], true),
+                  (unsigned)semi[1] + 1, e, 0, 0, s, e, OUT_FALSE);
     } else {
-      add(sc, s, (unsigned)close + 1, (unsigned)open + 1, (unsigned)close,
-          k == CXCursor_WhileStmt);
+      cand *cd = add(sc, s, (unsigned)close + 1, (unsigned)open + 1,
+                     (unsigned)close, k == CXCursor_WhileStmt);
+      kids kd = {.n = 0};
+      clang_visitChildren(c, collect, &kd);
+      unsigned ts = 0, te = 0, fs = 0, fend = 0;
+      if (k == CXCursor_WhileStmt) {
+        ts = (unsigned)close + 1; /* the body */
+        te = e;
+      } else if (k == CXCursor_IfStmt && (kd.n == 2 || kd.n == 3)) {
+        if (!cursor_range(kd.c[1], &ts, &te))
+          ts = te = 0;
+        if (kd.n == 3 && !cursor_range(kd.c[2], &fs, &fend))
+          ts = te = 0; /* an else we cannot place: tell nothing */
+      }
+      if (k != CXCursor_SwitchStmt)
+        set_parts(cd, ts, te, fs, fend, s, e, OUT_FALSE);
     }
   } else if (k == CXCursor_DoStmt) {
     /* do BODY while (COND); : the last parenthesis pair */
@@ -166,15 +206,23 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent,
       br--;
     if (br > s && sc->text[br - 1] == '}')
       w = br - 1;
+    /* true: the body, from `do` to the tail */
     if (open < close)
-      add(sc, (unsigned)w, e + 1, (unsigned)open + 1, (unsigned)close, true);
+      set_parts(add(sc, (unsigned)w, e + 1, (unsigned)open + 1, (unsigned)close,
+                    true),
+                s, (unsigned)w, 0, 0, s, e + 1, OUT_FALSE);
   } else {
     kids kd = {.n = 0};
     clang_visitChildren(c, collect, &kd);
     if (k == CXCursor_ConditionalOperator && kd.n >= 1) {
       unsigned cs, ce;
+      unsigned ts, te, fs, fend;
+      cand *cd = NULL;
       if (cursor_range(kd.c[0], &cs, &ce))
-        add(sc, s, e, cs, ce, false);
+        cd = add(sc, s, e, cs, ce, false);
+      if (kd.n == 3 && cursor_range(kd.c[1], &ts, &te) &&
+          cursor_range(kd.c[2], &fs, &fend))
+        set_parts(cd, ts, te, fs, fend, s, e, OUT_UNKNOWN);
     } else if (k == CXCursor_BinaryOperator && kd.n == 2) {
       unsigned ls, le, rs, re;
       if (cursor_range(kd.c[0], &ls, &le) && cursor_range(kd.c[1], &rs, &re) &&
@@ -184,7 +232,15 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent,
             i + 1 < rs && ((sc->text[i] == '&' && sc->text[i + 1] == '&') ||
                            (sc->text[i] == '|' && sc->text[i + 1] == '|'));
         if (logical) {
-          add(sc, ls, le, ls, le, false);
+          /* The left operand: && evaluates the right one when it is true
+             and leaves the expression when false; || the other way. The
+             right operand's sides are those of the enclosing construct,
+             which this does not place (sense unknown). */
+          cand *cd = add(sc, ls, le, ls, le, false);
+          if (sc->text[i] == '&')
+            set_parts(cd, rs, re, 0, 0, s, e, OUT_FALSE);
+          else
+            set_parts(cd, 0, 0, rs, re, s, e, OUT_TRUE);
           add(sc, rs, re, rs, re, false);
         }
       }
@@ -229,6 +285,68 @@ static const char *cond_text(fe *f, const scan *sc, const cand *c) {
   const char *r = n ? fe_pool_intern(f->pool, buf, n) : NULL;
   free(buf);
   return r;
+}
+
+/* Byte offset of line:col, or UINT32_MAX. */
+static unsigned offset_of(const unsigned *lines, uint32_t nlines, uint32_t line,
+                          uint32_t col) {
+  if (!line || line > nlines)
+    return UINT32_MAX;
+  return lines[line - 1] + (col ? col - 1 : 0);
+}
+
+/* What reaching `off` says about the source's condition of `c`: +1 true,
+ * -1 false, 0 nothing. Strong when `off` is in a part of the construct
+ * that runs only on that outcome; weak when it is after the construct
+ * (where the code may also be reached by the other outcome, as an if
+ * without else or a loop exit shows). */
+static int part_of(const cand *c, unsigned off, bool *strong) {
+  *strong = false;
+  if (off == UINT32_MAX)
+    return 0;
+  *strong = true;
+  if (off >= c->t_start && off < c->t_end)
+    return 1;
+  if (off >= c->f_start && off < c->f_end)
+    return -1;
+  *strong = false;
+  if (off < c->c_start || off >= c->c_end)
+    return c->outside == OUT_TRUE ? 1 : c->outside == OUT_FALSE ? -1 : 0;
+  return 0; /* the condition itself, or a part that tells nothing */
+}
+
+/* The compiled branch's sense against the source's condition. At -O2
+ * LLVM's InstCombine swaps a branch's successors to drop a negation
+ * (`br (xor %c, true), T, F` -> `br %c, F, T`), and loop rotation makes
+ * the in-loop branch test the exit, so successor 0 (the compiled true)
+ * is not always the source's true. Where each successor first leads in
+ * the source tells: the walk from a successor to its first located
+ * instruction follows no choice, so a successor that leads into the then
+ * part (body, ?:'s second operand, &&'s right operand) is taken only when
+ * the condition holds, one that leads into the else part only when it
+ * does not. Both sides must tell, and agree: +1 when successor 0 leads
+ * to the source's true and successor 1 to its false, -1 the other way
+ * round; code after the construct counts as the outcome that leaves it,
+ * and at least one side must lead into a part of the construct itself.
+ * 0 otherwise: a side without a location, one that leads back into the
+ * condition (the vectorizer's trip-count checks lead into the loop on
+ * both sides), both sides into one part. */
+static int8_t branch_sense(const cand *c, const fe_branch_sides *sd,
+                           uint32_t file, const unsigned *lines,
+                           uint32_t nlines) {
+  int v[2];
+  bool strong[2];
+  for (int s = 0; s < 2; s++) {
+    const fe_side_loc *l = &sd->side[s];
+    unsigned off = l->file == file ? offset_of(lines, nlines, l->line, l->col)
+                                   : UINT32_MAX;
+    v[s] = part_of(c, off, &strong[s]);
+  }
+  /* each side's claim on successor 0's meaning */
+  int claim0 = v[0], claim1 = -v[1];
+  if (!claim0 || claim0 != claim1 || (!strong[0] && !strong[1]))
+    return 0;
+  return (int8_t)claim0;
 }
 
 void fe_branch_texts(fe *f, fe_build *b) {
@@ -283,6 +401,9 @@ void fe_branch_texts(fe *f, fe_build *b) {
         if (best) {
           br->text = cond_text(f, &sc, best);
           br->loop_cond = best->loop;
+          if (k < f->branch_sides.n)
+            br->sense = branch_sense(best, &f->branch_sides.v[k], (uint32_t)i,
+                                     lines.v, lines.n);
         }
       }
       free(lines.v);

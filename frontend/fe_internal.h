@@ -139,6 +139,18 @@ typedef struct fe_dbgval {
   uint32_t next; /* index of the next for the same value, or CB_NONE */
 } fe_dbgval;
 
+/* Where one side of a conditional branch first leads in the source: the
+ * debug location of the first located instruction reached from that
+ * successor (line 0: none found). condtext.c places it in the parts of
+ * the branch's construct to tell the compiled sense from the source's. */
+typedef struct fe_side_loc {
+  uint32_t file, line, col;
+} fe_side_loc;
+
+typedef struct fe_branch_sides {
+  fe_side_loc side[2]; /* [0]: successor 0 (compiled true), [1]: false */
+} fe_branch_sides;
+
 typedef struct fe {
   const cb_frontend_options *opts;
   fe_err *err;
@@ -168,7 +180,8 @@ typedef struct fe {
   FE_VEC(cb_global) globals;
   FE_VEC(cb_frame_obj) frame_objs;
   FE_VEC(cb_branch) branches;
-  FE_VEC(LLVMMetadataRef) var_md; /* parallel to vars */
+  FE_VEC(fe_branch_sides) branch_sides; /* parallel to branches */
+  FE_VEC(LLVMMetadataRef) var_md;       /* parallel to vars */
 
   fe_map func_index;   /* LLVMValueRef function -> index */
   fe_map global_index; /* LLVMValueRef global -> index in globals */

@@ -94,6 +94,7 @@ static void fe_free(fe *f) {
   free(f->globals.v);
   free(f->frame_objs.v);
   free(f->branches.v);
+  free(f->branch_sides.v);
   free(f->var_md.v);
   free(f->dbgvals.v);
   free(f->unknown.v);

@@ -24,7 +24,68 @@ static uint32_t agg_offset(LLVMTypeRef t, const unsigned *idx, unsigned n,
   return off;
 }
 
+/* The first debug location reached from `bb`, seen from the function of
+ * `at` (a location inlined into it is taken at its call site in that
+ * function). Phis, llvm.dbg intrinsics and instructions without a
+ * location are passed over; an unconditional branch is followed (its own
+ * location is the end of a construct, not where the side leads). A
+ * bounded walk: blocks that only jump on are what loop rotation and
+ * critical-edge splitting leave between a branch and the code of its
+ * side. */
+static void side_loc(fe *f, LLVMValueRef at, LLVMBasicBlockRef bb,
+                     fe_side_loc *out) {
+  LLVMMetadataRef at_loc = LLVMInstructionGetDebugLoc(at);
+  LLVMMetadataRef at_ia = at_loc ? LLVMDILocationGetInlinedAt(at_loc) : NULL;
+  memset(out, 0, sizeof *out);
+  for (int step = 0; bb && step < 16; step++) {
+    LLVMBasicBlockRef next = NULL;
+    for (LLVMValueRef I = LLVMGetFirstInstruction(bb); I;
+         I = LLVMGetNextInstruction(I)) {
+      LLVMOpcode op = LLVMGetInstructionOpcode(I);
+      if (op == LLVMPHI)
+        continue;
+      if (op == LLVMBr && !LLVMIsConditional(I)) {
+        next = LLVMGetSuccessor(I, 0);
+        break;
+      }
+      if (op == LLVMCall) {
+        LLVMValueRef callee = LLVMGetCalledValue(I);
+        size_t n = 0;
+        const char *name = callee ? LLVMGetValueName2(callee, &n) : "";
+        if (n > 9 && !strncmp(name, "llvm.dbg.", 9))
+          continue;
+      }
+      LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(I);
+      if (!loc || !LLVMDILocationGetLine(loc)) {
+        if (LLVMIsATerminatorInst(I))
+          return;
+        continue;
+      }
+      while (loc && LLVMDILocationGetInlinedAt(loc) != at_ia)
+        loc = LLVMDILocationGetInlinedAt(loc);
+      if (!loc)
+        return;
+      uint32_t file = fe_file_of_scope(f, LLVMDILocationGetScope(loc));
+      if (file == CB_NONE)
+        return;
+      out->file = file;
+      out->line = LLVMDILocationGetLine(loc);
+      out->col = LLVMDILocationGetColumn(loc);
+      return;
+    }
+    bb = next;
+  }
+}
+
+/* A branch point; for a conditional br, where each side first leads
+ * (fe_branch_texts compares it with the source). */
 static bool new_branch(fe *f, LLVMValueRef I, uint32_t block, uint32_t *out) {
+  fe_branch_sides sides;
+  memset(&sides, 0, sizeof sides);
+  if (LLVMGetInstructionOpcode(I) == LLVMBr && LLVMIsConditional(I))
+    for (unsigned k = 0; k < 2; k++)
+      side_loc(f, I, LLVMGetSuccessor(I, k), &sides.side[k]);
+  FE_PUSH(f->branch_sides, sides);
   cb_branch br;
   memset(&br, 0, sizeof br);
   br.func = f->cur_func;

@@ -122,6 +122,10 @@ int cb_report_paths_text(FILE *out, const cb_results *r,
         if (class_counts(r, k, b, n) && (n[0] || n[1]))
           fprintf(out, " (true %" PRIu64 ", false %" PRIu64 ")", n[0], n[1]);
       }
+      /* the frontend could not tell the compiled branch's sense from the
+         source's: true and false are the compiled branch's */
+      if (!br->sense)
+        fprintf(out, "  (compiled sense)");
       fputc('\n', out);
     }
   }
@@ -155,6 +159,8 @@ int cb_report_paths_json(FILE *out, const cb_results *r,
                            json_object_new_string(branch_func(p, br)));
     json_object_object_add(o, "condition",
                            br->text ? json_object_new_string(br->text) : NULL);
+    json_object_object_add(
+        o, "sense", json_object_new_string(br->sense ? "source" : "compiled"));
     json_object_object_add(o, "deciding",
                            json_object_new_boolean(deciding(r, b)));
     json_object_array_add(brs, o);

@@ -390,9 +390,12 @@ typedef struct cb_branch {
   uint32_t func, block; /* program->functions, block within it */
   uint32_t file, line, col;
   const char *text; /* the condition as written: "n % 20 == 0" */
-  bool loop_cond;   /* the condition of a for, while or do: the source's
-                       "true" is the side that stays in the loop, whatever
-                       sense the compiled branch tests */
+  bool loop_cond;   /* the condition of a for, while or do */
+  int8_t sense;     /* the compiled branch against the source's condition:
+                       +1 its true side (successor 0) is the source's true,
+                       -1 inverted (LLVM negated the test or rotated the
+                       loop), 0 unknown (counts stay in the compiled sense).
+                       Set by the frontend from where each side leads. */
 } cb_branch;
 
 /* Where the engine attributes a function's entry and exit traffic that

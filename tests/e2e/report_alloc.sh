@@ -187,5 +187,55 @@ got = sorted((counts[i]["true"], counts[i]["false"]) for i in ids if i in counts
 assert (7, 1) in got, got
 PY
 
+# The frontend tells each branch point's compiled sense from where its
+# two sides lead in the source. loop_sense.c at -O2, x = 6: `x % 2` (the
+# compiled branch tests x % 2 == 0) is true for 3 and 5 only: true 2,
+# false 6; the rotated loop's guard `x != 1` is entered once: true 1; the
+# in-loop test true 7, false 1. All in the source's sense.
+python3 - "$tmp/ls.json" <<'PY' && ok || bad "paths: sense of each branch at -O2"
+import json, sys
+d = json.load(open(sys.argv[1]))
+counts = d["classes"][0]["counts"]
+got = {}
+for b in d["branches"]:
+    c = counts.get(str(b["id"]))
+    assert b["sense"] in ("source", "compiled"), b
+    if c and b["sense"] == "source":
+        got.setdefault(b["condition"], []).append((c["true"], c["false"]))
+assert got.get("x % 2") == [(2, 6)], got
+assert sorted(got.get("x != 1", [])) == [(1, 0), (7, 1)], got
+PY
+
+# branch_counts.c at -O2, n = 10: the branch points of a condition whose
+# sense is the source's (vectorizer checks and guards may stay in the
+# compiled sense) count no side more often, summed, than the -O0 build's
+# single branch point of that condition does.
+"$cbana" paths --quiet "$data/branch_counts.c" --cflags -O2 --args 10 \
+  --format json -o "$tmp/bc2.json" && ok || bad "paths branch_counts -O2"
+"$cbana" paths --quiet "$data/branch_counts.c" --cflags -O2 --args 10 \
+  -o "$tmp/bc2.txt" && ok || bad "paths branch_counts -O2 text"
+python3 - "$tmp/bc2.json" "$tmp/bc2.txt" <<'PY' && ok || bad "paths: -O2 source-sense counts within -O0's"
+import json, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+o0 = {"i < n": (10, 1), "i % 3 == 0": (4, 6), "n > 100": (0, 1),
+      "j < n": (0, 0), "j % 7 == 0": (0, 0)}
+counts = d["classes"][0]["counts"]
+tot = {}
+for b in d["branches"]:
+    c = counts.get(str(b["id"]), {"true": 0, "false": 0})
+    if b["sense"] != "source" or b["condition"] not in o0:
+        continue
+    t = tot.setdefault(b["condition"], [0, 0])
+    t[0] += c["true"]
+    t[1] += c["false"]
+assert tot, d["branches"]
+for cond, (t, f) in tot.items():
+    assert t <= o0[cond][0] and f <= o0[cond][1], (cond, t, f)
+assert tot.get("n > 100") == [0, 1], tot
+n_comp = sum(1 for b in d["branches"] if b["sense"] == "compiled")
+assert text.count("(compiled sense)") == n_comp, (n_comp, text)
+PY
+
 echo "report_alloc: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -48,8 +48,8 @@ static cb_alloc_site allocs[] = {
 static uint8_t seen[2] = {CB_BRANCH_REACHED | CB_BRANCH_TRUE | CB_BRANCH_FALSE,
                           CB_BRANCH_NOT_TRUE | CB_BRANCH_NOT_FALSE};
 static uint64_t bcounts[4] = {199999, 1, 0, 0};
-static cb_branch branches[] = {{0, 0, 0, 12, 3, "i < n", false},
-                               {0, 0, 0, 15, 3, "n > 100", false}};
+static cb_branch branches[] = {{0, 0, 0, 12, 3, "i < n", false, 1},
+                               {0, 0, 0, 15, 3, "n > 100", false, 1}};
 
 static cb_program make_program(void) {
   cb_program p;
