@@ -38,6 +38,10 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
   } while (0)
 
   for (;;) {
+    /* The fast engine: cb_fast_loop runs every pre-decoded kind, and
+     * returns before an op it cannot finish (an unmapped or page-crossing
+     * access, a zero divisor, a block with machine-code accesses), which
+     * the reference cases below then run. */
     if (FK && FK[ip] != FK_NONE && budget != 0)
       cb_fast_loop(e, F, S, &ip, &budget); /* fastloop.h */
     if (__builtin_expect(budget == 0, 0)) {
@@ -51,141 +55,6 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
     }
     budget--;
     const cb_op *op = &ops[ip++];
-    if (FK) {
-      /* The fast engine's specialised handlers (fastops.h): each does what
-       * the reference case below does for its form; `break` falls back to
-       * the reference case (page-crossing or unmapped accesses). */
-      switch (FK[ip - 1]) {
-      case FK_NONE:
-        break;
-      case FK_ADD:
-        S[op->dst].u = (V(op->a)->u + V(op->b)->u) & ty_mask[op->ty];
-        continue;
-      case FK_SUB:
-        S[op->dst].u = (V(op->a)->u - V(op->b)->u) & ty_mask[op->ty];
-        continue;
-      case FK_MUL:
-        S[op->dst].u = (V(op->a)->u * V(op->b)->u) & ty_mask[op->ty];
-        continue;
-      case FK_AND:
-        S[op->dst].u = V(op->a)->u & V(op->b)->u;
-        continue;
-      case FK_OR:
-        S[op->dst].u = V(op->a)->u | V(op->b)->u;
-        continue;
-      case FK_XOR:
-        S[op->dst].u = V(op->a)->u ^ V(op->b)->u;
-        continue;
-      case FK_FADD_D:
-        S[op->dst].d = V(op->a)->d + V(op->b)->d;
-        continue;
-      case FK_FSUB_D:
-        S[op->dst].d = V(op->a)->d - V(op->b)->d;
-        continue;
-      case FK_FMUL_D:
-        S[op->dst].d = V(op->a)->d * V(op->b)->d;
-        continue;
-      case FK_FDIV_D:
-        S[op->dst].d = V(op->a)->d / V(op->b)->d;
-        continue;
-      case FK_FADD_V:
-      case FK_FSUB_V:
-      case FK_FMUL_V:
-      case FK_FDIV_V: {
-        const cb_value *a = V(op->a), *b = V(op->b);
-        cb_value *r = &S[op->dst];
-        unsigned l = op->lanes;
-        switch (FK[ip - 1]) {
-        case FK_FADD_V:
-          for (unsigned i = 0; i < l; i++)
-            r[i].d = a[i].d + b[i].d;
-          break;
-        case FK_FSUB_V:
-          for (unsigned i = 0; i < l; i++)
-            r[i].d = a[i].d - b[i].d;
-          break;
-        case FK_FMUL_V:
-          for (unsigned i = 0; i < l; i++)
-            r[i].d = a[i].d * b[i].d;
-          break;
-        default:
-          for (unsigned i = 0; i < l; i++)
-            r[i].d = a[i].d / b[i].d;
-          break;
-        }
-        continue;
-      }
-      case FK_ICMP: {
-        uint64_t m = ty_mask[op->ty];
-        S[op->dst].u = icmp(op->aux, V(op->a)->u & m, V(op->b)->u & m, op->ty);
-        continue;
-      }
-      case FK_GEP0:
-        S[op->dst].u = V(op->a)->u + (uint64_t)X[op->aux];
-        continue;
-      case FK_GEP1: {
-        const int64_t *g = &X[op->aux];
-        uint64_t x = (uint64_t)g[2];
-        const cb_value *iv = V((cb_operand)(x & 0xffffffffu));
-        S[op->dst].u =
-            V(op->a)->u + (uint64_t)g[0] +
-            (uint64_t)sxbits(iv->u, (unsigned)(x >> 32)) * (uint64_t)g[3];
-        continue;
-      }
-      case FK_GEP2: {
-        const int64_t *g = &X[op->aux];
-        uint64_t x = (uint64_t)g[2], y = (uint64_t)g[4];
-        const cb_value *iv = V((cb_operand)(x & 0xffffffffu));
-        const cb_value *jv = V((cb_operand)(y & 0xffffffffu));
-        uint64_t addr = V(op->a)->u + (uint64_t)g[0];
-        addr += (uint64_t)sxbits(iv->u, (unsigned)(x >> 32)) * (uint64_t)g[3];
-        addr += (uint64_t)sxbits(jv->u, (unsigned)(y >> 32)) * (uint64_t)g[5];
-        S[op->dst].u = addr;
-        continue;
-      }
-      case FK_LOAD8:
-      case FK_LOAD16: {
-        uint64_t addr = V(op->a)->u;
-        unsigned size = FK[ip - 1] == FK_LOAD8 ? 8 : 16;
-        uint8_t *pp = cb_mem_ptr(&e->mem, addr);
-        if (__builtin_expect(
-                !pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE, 0))
-          break;
-        memcpy(&S[op->dst], pp, size);
-        cb_eng_emit(e, addr, size, op->aux, false);
-        out->loads++;
-        continue;
-      }
-      case FK_STORE8:
-      case FK_STORE16: {
-        uint64_t addr = V(op->b)->u;
-        unsigned size = FK[ip - 1] == FK_STORE8 ? 8 : 16;
-        uint8_t *pp = cb_mem_ptr(&e->mem, addr);
-        if (__builtin_expect(
-                !pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE, 0))
-          break;
-        memcpy(pp, V(op->a), size);
-        cb_eng_emit(e, addr, size, op->aux, true);
-        out->stores++;
-        continue;
-      }
-      case FK_FMA_D: {
-        const int64_t *g = &X[op->aux];
-        const cb_value *x = V(CB_CALL_ARG_OPERAND((uint64_t)g[4]));
-        const cb_value *y = V(CB_CALL_ARG_OPERAND((uint64_t)g[5]));
-        const cb_value *z = V(CB_CALL_ARG_OPERAND((uint64_t)g[6]));
-        unsigned l = op->lanes ? op->lanes : 1;
-        cb_value r[64];
-        for (unsigned i = 0; i < l; i++)
-          r[i].d = fma(x[i].d, y[i].d, z[i].d);
-        for (unsigned i = 0; i < l; i++)
-          S[op->dst + i] = r[i];
-        continue;
-      }
-      default:
-        break;
-      }
-    }
     switch ((cb_opcode)op->code) {
     case CB_OP_ADD:
     case CB_OP_SUB:
