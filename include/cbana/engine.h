@@ -30,10 +30,15 @@
 #include "cbana/stream.h"
 
 /* Receives the accesses in program order, in batches of at most
- * CB_ENGINE_BATCH records; the batch is only valid during the call. */
+ * CB_ENGINE_BATCH records; the batch is only valid during the call.
+ * affine, when not NULL, receives affine blocks (stream.h) in the same
+ * order: the engine hands every access made before the block to fn first.
+ * When it is NULL the engine expands blocks into records for fn. The block
+ * and its accesses are only valid during the call. */
 typedef struct cb_access_sink {
   void (*fn)(void *ctx, const cb_access *batch, size_t n);
   void *ctx;
+  void (*affine)(void *ctx, const cb_affine_block *block);
 } cb_access_sink;
 
 #define CB_ENGINE_BATCH 4096

@@ -34,4 +34,26 @@ void cb_hierarchy_run(cb_hierarchy *h, const cb_access *batch, size_t n);
 void cb_hierarchy_access(cb_hierarchy *h, uint64_t addr, uint32_t size,
                          bool is_write, uint32_t site);
 
+/* An affine block: the accesses of n_iter iterations of a loop body whose
+ * addresses are affine in the iteration number. Iteration t (0 <= t <
+ * n_iter) makes the n_acc accesses acc[0 .. n_acc) in that order, access j
+ * at acc[j].base + t * acc[j].stride. It stands for exactly that expanded
+ * sequence of cb_access records: every consumer of the stream must give the
+ * same results for the block as for its expansion (the engine's loop
+ * templates produce blocks; DESIGN.md, "dynamic splicing"). */
+typedef struct cb_affine_access {
+  uint64_t base;
+  int64_t stride;
+  uint32_t site;
+  uint16_t size;
+  uint8_t is_write;
+  uint8_t reserved; /* zero */
+} cb_affine_access;
+
+typedef struct cb_affine_block {
+  uint64_t n_iter;
+  uint32_t n_acc;
+  const cb_affine_access *acc;
+} cb_affine_block;
+
 #endif

@@ -100,7 +100,7 @@ static void run_mode(const cb_program *p, const cb_run_input *in,
   opt.mode = mode;
   opt.budget = 200000000;
   memset(s, 0, sizeof *s);
-  cb_access_sink sink = {hash_sink, s};
+  cb_access_sink sink = {hash_sink, s, NULL};
   cb_engine_run(p, in, &opt, &sink, o);
 }
 
