@@ -90,38 +90,126 @@ static void run_expanded(cb_hierarchy *h, const cb_affine_block *b) {
     cb_hierarchy_run(h, buf, n);
 }
 
-/* Steps of `stride` that a byte at p can take without leaving its line
- * (line_mask: line size - 1); UINT64_MAX for stride 0. */
-static inline uint64_t steps_in_line(uint64_t p, uint64_t stride_u,
-                                     uint64_t line_mask) {
-  int64_t stride = (int64_t)stride_u;
-  if (stride > 0)
-    return (line_mask - (p & line_mask)) / stride_u;
-  if (stride < 0)
-    return (p & line_mask) / (0 - stride_u);
-  return UINT64_MAX;
+/* Steps of mag bytes (lg: log2 of mag when a power of two, else -1) that
+ * a byte with `room` bytes left before its line's edge can take without
+ * leaving the line: a shift for the common strides, no 64-bit division
+ * (which cost more than the iterations it saved). */
+static inline uint64_t steps_in_room(uint32_t room, uint32_t mag, int lg) {
+  return lg >= 0 ? room >> lg : room / mag;
 }
 
-/* The iterations after one at addresses addr[] that reference the same
- * lines, access by access: the fewest steps any access's first or last
- * byte can take inside its line. An access that reaches the top of the
- * address space (its end clamped) is not followed: 0. */
-static inline uint64_t warp_span(const uint64_t *addr, const uint64_t *stride,
-                                 const uint16_t *size, uint32_t n,
-                                 uint64_t line_mask) {
-  uint64_t m = UINT64_MAX;
+/* Whether a first-level line found in way 0 of its set may be taken as
+ * a hit without the policy's update: LRU and MRU keep the most recent
+ * line there (a hit on it reorders nothing), FIFO and random change
+ * nothing on any hit. Not PLRU (a hit sets tree bits), not wide sets
+ * (their ways are not in order), not with classification (the shadow
+ * must see every reference). The hit sets last_line, as the slow path
+ * would; the lower levels are not consulted on a hit. */
+static inline bool way0_hits(const cb_hierarchy *h) {
+  const cb_level *l1 = &h->levels[0];
+  return !h->classify && !l1->wide && l1->policy != CB_POLICY_PLRU;
+}
+
+/* What the loop did, for the counters. */
+typedef struct affine_run {
+  uint64_t slow, warped, warps;
+} affine_run;
+
+/* The iterations of a block of n accesses (a constant in the callers
+ * below, so that the per-access arrays become registers). */
+static inline __attribute__((always_inline)) void
+run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
+               const bool can_warp, affine_run *out) {
+  uint64_t addr[AFFINE_MAX_INLINE], stride[AFFINE_MAX_INLINE];
+  uint16_t size[AFFINE_MAX_INLINE];
+  bool is_write[AFFINE_MAX_INLINE], up[AFFINE_MAX_INLINE];
+  uint32_t site[AFFINE_MAX_INLINE], mag[AFFINE_MAX_INLINE];
+  int lg[AFFINE_MAX_INLINE];
+  cb_level *l1 = &h->levels[0];
+  const uint32_t shift = l1->line_shift;
+  const uint64_t offset_mask = (1ull << shift) - 1;
+  const uint64_t lean_mask = h->lean_mask;
+  const uint64_t *const way0 = way0_hits(h) ? l1->tags : NULL;
+  const uint64_t set_mask = l1->set_mask;
+  const uint32_t assoc = l1->assoc;
+#pragma GCC unroll 4
   for (uint32_t j = 0; j < n; j++) {
-    uint64_t end = addr[j] + size[j] - (size[j] != 0);
-    if (end < addr[j])
-      return 0;
-    uint64_t a = steps_in_line(addr[j], stride[j], line_mask);
-    uint64_t e = steps_in_line(end, stride[j], line_mask);
-    if (a < m)
-      m = a;
-    if (e < m)
-      m = e;
+    const cb_affine_access *a = &b->acc[j];
+    addr[j] = a->base;
+    stride[j] = (uint64_t)a->stride;
+    size[j] = a->size;
+    is_write[j] = a->is_write;
+    site[j] = a->site;
+    up[j] = a->stride > 0;
+    /* only used when warping, where every stride is below a line */
+    uint64_t m = a->stride < 0 ? 0 - stride[j] : stride[j];
+    mag[j] = (uint32_t)(m & offset_mask);
+    lg[j] = m && (m & (m - 1)) == 0 ? __builtin_ctzll(m) : -1;
   }
-  return m;
+  uint64_t last_line = l1->last_line;
+  uint64_t slow = 0, warped = 0, warps = 0;
+  const uint64_t n_iter = b->n_iter;
+  for (uint64_t t = 0; t < n_iter;) {
+    const uint64_t misses_before = l1->misses;
+#pragma GCC unroll 4
+    for (uint32_t j = 0; j < n; j++) {
+      uint64_t a = addr[j];
+      addr[j] = a + stride[j];
+      /* Within the last line: cb_hierarchy_run's fast path. */
+      const bool one_line = (a & offset_mask) + size[j] <= offset_mask + 1;
+      if (a >> shift == last_line && one_line)
+        continue;
+      slow++;
+      /* In front of its set: a hit that changes nothing (way0_hits). */
+      if (way0 && one_line &&
+          way0[((a >> shift) & set_mask) * assoc] == a >> shift) {
+        last_line = a >> shift;
+        continue;
+      }
+      if (lean_mask && (a & lean_mask) + size[j] <= lean_mask + 1)
+        access_lean(h, a, is_write[j], site[j]);
+      else
+        access_levels(h, a, access_end(a, size[j]), is_write[j], site[j]);
+      last_line = l1->last_line;
+    }
+    l1->last_line = last_line;
+    t++;
+    if (!can_warp || l1->misses != misses_before || t == n_iter)
+      continue;
+    /* Iteration t-1 hit everywhere. How many of the following reference
+     * its lines: the fewest steps any access's first or last byte (at
+     * addr - stride) can take inside its line. An access whose end is
+     * clamped at the top of the address space stops the warp. */
+    uint64_t m = n_iter - t;
+#pragma GCC unroll 4
+    for (uint32_t j = 0; j < n; j++) {
+      uint64_t p = addr[j] - stride[j];
+      uint64_t end = p + size[j] - (size[j] != 0);
+      if (end < p)
+        m = 0;
+      if (mag[j] == 0)
+        continue; /* stride 0 */
+      uint32_t off_a = (uint32_t)(p & offset_mask);
+      uint32_t off_e = (uint32_t)(end & offset_mask);
+      uint32_t room =
+          up[j] ? (uint32_t)offset_mask - (off_a > off_e ? off_a : off_e)
+                : (off_a < off_e ? off_a : off_e);
+      uint64_t k = steps_in_room(room, mag[j], lg[j]);
+      if (k < m)
+        m = k;
+    }
+    if (m == 0)
+      continue;
+#pragma GCC unroll 4
+    for (uint32_t j = 0; j < n; j++)
+      addr[j] += m * stride[j];
+    t += m;
+    warped += m;
+    warps++;
+  }
+  out->slow = slow;
+  out->warped = warped;
+  out->warps = warps;
 }
 
 void cb_hierarchy_run_affine(cb_hierarchy *h, const cb_affine_block *b) {
@@ -133,76 +221,48 @@ void cb_hierarchy_run_affine(cb_hierarchy *h, const cb_affine_block *b) {
     run_expanded(h, b);
     return;
   }
-  const uint32_t n = b->n_acc;
-  uint64_t addr[AFFINE_MAX_INLINE], stride[AFFINE_MAX_INLINE];
-  uint16_t size[AFFINE_MAX_INLINE];
-  bool is_write[AFFINE_MAX_INLINE];
-  uint32_t site[AFFINE_MAX_INLINE];
   cb_level *l1 = &h->levels[0];
-  const uint32_t shift = l1->line_shift;
-  const uint64_t offset_mask = (1ull << shift) - 1;
-  /* Warping needs no classification and some chance of staying in a
-   * line: a stride of a line or more leaves it on every step. */
+  const uint64_t offset_mask = (1ull << l1->line_shift) - 1;
+  /* The first level's access counters do not depend on hits. Warping
+   * needs no classification and some chance of staying in a line: a
+   * stride of a line or more leaves it on every step. */
   bool can_warp = !h->classify;
   uint64_t writes = 0;
-  for (uint32_t j = 0; j < n; j++) {
+  for (uint32_t j = 0; j < b->n_acc; j++) {
     const cb_affine_access *a = &b->acc[j];
-    addr[j] = a->base;
-    stride[j] = (uint64_t)a->stride;
-    size[j] = a->size;
-    is_write[j] = a->is_write;
-    site[j] = a->site;
     writes += a->is_write;
     if (a->site < h->n_sites)
       h->sites[(size_t)a->site * h->n_levels].accesses += b->n_iter;
-    uint64_t mag = a->stride < 0 ? 0 - stride[j] : stride[j];
+    uint64_t mag =
+        a->stride < 0 ? 0 - (uint64_t)a->stride : (uint64_t)a->stride;
     if (mag > offset_mask)
       can_warp = false;
   }
-  uint64_t last_line = l1->last_line;
-  uint64_t slow = 0, warped = 0, warps = 0;
-  const uint64_t n_iter = b->n_iter;
-  for (uint64_t t = 0; t < n_iter;) {
-    const uint64_t misses_before = l1->misses;
-    for (uint32_t j = 0; j < n; j++) {
-      uint64_t a = addr[j];
-      addr[j] = a + stride[j];
-      /* Within the last line: cb_hierarchy_run's fast path. */
-      if (a >> shift == last_line &&
-          (a & offset_mask) + size[j] <= offset_mask + 1)
-        continue;
-      slow++;
-      if (h->lean_mask && (a & h->lean_mask) + size[j] <= h->lean_mask + 1)
-        access_lean(h, a, is_write[j], site[j]);
-      else
-        access_levels(h, a, access_end(a, size[j]), is_write[j], site[j]);
-      last_line = l1->last_line;
-    }
-    t++;
-    if (!can_warp || l1->misses != misses_before || t == n_iter)
-      continue;
-    /* Iteration t-1 hit everywhere: its addresses are addr - stride. */
-    uint64_t prev[AFFINE_MAX_INLINE];
-    for (uint32_t j = 0; j < n; j++)
-      prev[j] = addr[j] - stride[j];
-    uint64_t m = warp_span(prev, stride, size, n, offset_mask);
-    if (m > n_iter - t)
-      m = n_iter - t;
-    if (m == 0)
-      continue;
-    for (uint32_t j = 0; j < n; j++)
-      addr[j] += m * stride[j];
-    t += m;
-    warped += m;
-    warps++;
+  affine_run r;
+  switch (b->n_acc) {
+  case 1:
+    run_iterations(h, b, 1, can_warp, &r);
+    break;
+  case 2:
+    run_iterations(h, b, 2, can_warp, &r);
+    break;
+  case 3:
+    run_iterations(h, b, 3, can_warp, &r);
+    break;
+  case 4:
+    run_iterations(h, b, 4, can_warp, &r);
+    break;
+  default:
+    run_iterations(h, b, b->n_acc, can_warp, &r);
+    break;
   }
-  uint64_t total = n_iter * n;
+  uint64_t total = b->n_iter * b->n_acc;
   l1->accesses += total;
-  l1->writes += n_iter * writes;
-  h->slow_accesses += slow;
+  l1->writes += b->n_iter * writes;
+  h->slow_accesses += r.slow;
   /* Only without warps (classification) is every fast-path hit run. */
   if (l1->shadow)
-    l1->shadow->hist[0] += total - slow;
-  h->affine.warped_iterations += warped;
-  h->affine.warps += warps;
+    l1->shadow->hist[0] += total - r.slow;
+  h->affine.warped_iterations += r.warped;
+  h->affine.warps += r.warps;
 }
