@@ -150,7 +150,7 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
   uint64_t slow = 0, warped = 0, warps = 0;
   const uint64_t n_iter = b->n_iter;
   for (uint64_t t = 0; t < n_iter;) {
-    const uint64_t misses_before = l1->misses;
+    const uint64_t misses_before = can_warp ? l1->misses : 0;
 #pragma GCC unroll 4
     for (uint32_t j = 0; j < n; j++) {
       uint64_t a = addr[j];
@@ -172,7 +172,6 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
         access_levels(h, a, access_end(a, size[j]), is_write[j], site[j]);
       last_line = l1->last_line;
     }
-    l1->last_line = last_line;
     t++;
     if (!can_warp || l1->misses != misses_before || t == n_iter)
       continue;
@@ -207,6 +206,8 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
     warped += m;
     warps++;
   }
+  /* The way-0 hits' last line (the slow paths set theirs). */
+  l1->last_line = last_line;
   out->slow = slow;
   out->warped = warped;
   out->warps = warps;
@@ -239,21 +240,37 @@ void cb_hierarchy_run_affine(cb_hierarchy *h, const cb_affine_block *b) {
       can_warp = false;
   }
   affine_run r;
-  switch (b->n_acc) {
-  case 1:
-    run_iterations(h, b, 1, can_warp, &r);
-    break;
+  /* Constant arguments: a copy of the loop for each. */
+  switch (b->n_acc * 2 + can_warp) {
   case 2:
-    run_iterations(h, b, 2, can_warp, &r);
+    run_iterations(h, b, 1, false, &r);
     break;
   case 3:
-    run_iterations(h, b, 3, can_warp, &r);
+    run_iterations(h, b, 1, true, &r);
     break;
   case 4:
-    run_iterations(h, b, 4, can_warp, &r);
+    run_iterations(h, b, 2, false, &r);
+    break;
+  case 5:
+    run_iterations(h, b, 2, true, &r);
+    break;
+  case 6:
+    run_iterations(h, b, 3, false, &r);
+    break;
+  case 7:
+    run_iterations(h, b, 3, true, &r);
+    break;
+  case 8:
+    run_iterations(h, b, 4, false, &r);
+    break;
+  case 9:
+    run_iterations(h, b, 4, true, &r);
     break;
   default:
-    run_iterations(h, b, b->n_acc, can_warp, &r);
+    if (can_warp)
+      run_iterations(h, b, b->n_acc, true, &r);
+    else
+      run_iterations(h, b, b->n_acc, false, &r);
     break;
   }
   uint64_t total = b->n_iter * b->n_acc;
