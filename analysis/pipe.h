@@ -18,7 +18,10 @@ typedef struct cb_pipe cb_pipe;
 /* Starts the consumer thread, which calls consumer->fn for every batch
  * and consumer->affine for every block, in the order they were pushed
  * (the sink is copied). A consumer without `affine` gets blocks expanded
- * into batches. NULL when it cannot (run without a pipe then). */
+ * into batches, and so does any consumer for a block of more accesses
+ * than a slot holds (2730: no loop body has that many; its memo hash is
+ * then the expansion's, a miss at worst). NULL when it cannot (run
+ * without a pipe then). */
 cb_pipe *cb_pipe_start(const cb_access_sink *consumer);
 
 /* The sink the engine feeds (ctx: the pipe): fn and affine. */
