@@ -249,6 +249,36 @@ void drv_hash_only_batch(void *ctx, const cb_access *batch, size_t n) {
   hash_batch(ctx, batch, n);
 }
 
+void drv_fanout_affine(void *ctx, const cb_affine_block *b) {
+  fanout *f = ctx;
+  if (b->n_iter == 0 || b->n_acc == 0)
+    return;
+  if (f->hash)
+    hash_block(&f->sh, b);
+  else
+    f->sh.n += b->n_iter * b->n_acc;
+  double t0 = f->timed ? drv_thread_cpu_s() : 0;
+  for (unsigned i = 0; i < f->n; i++) {
+    collector *c = &f->c[i];
+    if (!c->on) {
+      cb_hierarchy_run_affine(c->h, b);
+      continue;
+    }
+    cb_access buf[1024];
+    uint64_t pos = 0;
+    size_t n;
+    while ((n = cb_affine_expand(b, &pos, buf, 1024)) > 0)
+      for (size_t k = 0; k < n; k++)
+        collect_one(c, &buf[k]);
+  }
+  if (f->timed)
+    f->sim_s += drv_thread_cpu_s() - t0;
+}
+
+void drv_hash_only_affine(void *ctx, const cb_affine_block *b) {
+  hash_block(ctx, b);
+}
+
 static uint64_t *dup_u64(const uint64_t *v, size_t n) {
   uint64_t *d = malloc((n ? n : 1) * sizeof *d);
   if (d && n)

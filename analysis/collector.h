@@ -79,6 +79,13 @@ void drv_collector_free(collector *c);
  * take allocation events as marker batches (alloc_track.h). */
 void drv_fanout_batch(void *ctx, const cb_access *batch, size_t n);
 void drv_hash_only_batch(void *ctx, const cb_access *batch, size_t n);
+/* Their affine callbacks (stream.h): the hierarchies without collection
+ * run a block as a block (cb_hierarchy_run_affine, warping); a collector
+ * needs every access, so it gets the block expanded (the per-access
+ * views and the allocation-site attribution, which only run with
+ * classification, stay exact). */
+void drv_fanout_affine(void *ctx, const cb_affine_block *b);
+void drv_hash_only_affine(void *ctx, const cb_affine_block *b);
 /* Copies what the collector gathered into a cache result. */
 bool drv_collect_extras(const collector *col, cb_cache_result *c);
 

@@ -1,7 +1,10 @@
 /* pipe.h: a bounded queue of access batches between the engine's thread
  * and a consumer thread (the cache simulation), so that stream generation
  * and simulation overlap on two cores. The queue holds a few batches, so
- * memory stays flat whatever the stream's length. Internal to analysis/. */
+ * memory stays flat whatever the stream's length. Affine blocks
+ * (stream.h) travel in order with the batches: a slot holds either a
+ * batch of records or one block, its header and its accesses copied.
+ * Internal to analysis/. */
 #ifndef CBANA_ANALYSIS_PIPE_H
 #define CBANA_ANALYSIS_PIPE_H
 
@@ -12,13 +15,18 @@
 
 typedef struct cb_pipe cb_pipe;
 
-/* Starts the consumer thread, which calls fn(ctx, batch, n) for every
- * batch in order. NULL when it cannot (run without a pipe then). */
-cb_pipe *cb_pipe_start(void (*fn)(void *ctx, const cb_access *b, size_t n),
-                       void *ctx);
+/* Starts the consumer thread, which calls consumer->fn for every batch
+ * and consumer->affine for every block, in the order they were pushed
+ * (the sink is copied). A consumer without `affine` gets blocks expanded
+ * into batches, and so does any consumer for a block of more accesses
+ * than a slot holds (2730: no loop body has that many; its memo hash is
+ * then the expansion's, a miss at worst). NULL when it cannot (run
+ * without a pipe then). */
+cb_pipe *cb_pipe_start(const cb_access_sink *consumer);
 
-/* The sink the engine feeds (ctx: the pipe). */
+/* The sink the engine feeds (ctx: the pipe): fn and affine. */
 void cb_pipe_push(void *pipe, const cb_access *batch, size_t n);
+void cb_pipe_push_affine(void *pipe, const cb_affine_block *b);
 
 /* Waits until every batch has been consumed, stops the thread, frees. */
 void cb_pipe_finish(cb_pipe *p);

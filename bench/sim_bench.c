@@ -9,13 +9,25 @@
  *           classification every access misses the host's caches in the
  *           model's tables, see bench/results/sim.md);
  * each with miss classification (3C + stack distances) off and on.
+ * Then affine blocks (stream.h) against the same streams as records:
+ *   sweep:  the sweep above, one block per 64 MiB pass;
+ *   resident sweep: the same over 16 KiB (it stays in the L1D), one block
+ *           per pass: what warping gives when the lines are cached;
+ *   matmul: the inner loop of C = A * B on N x N doubles (i, j outer, k
+ *           inner): per iteration a row read A[i][k] (stride 8), a column
+ *           read B[k][j] (stride 8 N) and a write of C[i][j] (stride 0),
+ *           one block of N iterations per (i, j); N chosen for about
+ *           MILLION_ACCESSES accesses;
+ * records made from the blocks outside the timing; each through
+ * cb_hierarchy_run (records) and cb_hierarchy_run_affine (blocks).
  * Each figure is the best of a few runs, on one core.
  * usage: sim_bench [MILLION_ACCESSES [RUNS [CASE]]]  (defaults 32, 3, all;
  * the random stream runs a quarter of MILLION_ACCESSES)
  * CASE picks one figure: 0 sweep/off, 1 sweep/on, 2 random/off, 3
- * random/on (for profiling). */
+ * random/on, 4.. the affine table's rows in order (for profiling). */
 #include "cbana/stream.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -75,6 +87,144 @@ static double run(const cb_cache_config *cfg, int random, unsigned flags,
   return spent;
 }
 
+/* ---- Affine blocks against records ---- */
+
+enum { SWEEP, RESIDENT, MATMUL };
+
+typedef struct block_gen {
+  int kind;
+  uint64_t total; /* sweep: accesses */
+  uint64_t n;     /* matmul: N */
+  uint64_t k;     /* the next block's number */
+  cb_affine_access acc[3];
+} block_gen;
+
+/* The next block of the stream, false at its end. */
+static bool next_block(block_gen *g, cb_affine_block *b) {
+  const uint64_t base = 0x10000000;
+  if (g->kind != MATMUL) {
+    const uint64_t pass = (g->kind == SWEEP ? REGION : 16384) / 8;
+    const uint64_t first = g->k * pass;
+    if (first >= g->total)
+      return false;
+    g->acc[0] = (cb_affine_access){
+        .base = base, .stride = 8, .site = CB_SITE_NONE, .size = 8};
+    uint64_t n = g->total - first < pass ? g->total - first : pass;
+    *b = (cb_affine_block){n, 1, g->acc};
+    g->k++;
+    return true;
+  }
+  const uint64_t n = g->n, bytes = n * n * 8;
+  if (g->k >= n * n)
+    return false;
+  uint64_t i = g->k / n, j = g->k % n;
+  /* the matrices one after the other, a page apart */
+  const uint64_t a = base, bm = a + bytes + 4096, c = bm + bytes + 4096;
+  g->acc[0] = (cb_affine_access){
+      .base = a + i * n * 8, .stride = 8, .site = CB_SITE_NONE, .size = 8};
+  g->acc[1] = (cb_affine_access){.base = bm + j * 8,
+                                 .stride = (int64_t)(n * 8),
+                                 .site = CB_SITE_NONE,
+                                 .size = 8};
+  g->acc[2] = (cb_affine_access){.base = c + (i * n + j) * 8,
+                                 .stride = 0,
+                                 .site = CB_SITE_NONE,
+                                 .size = 8,
+                                 .is_write = 1};
+  *b = (cb_affine_block){n, 3, g->acc};
+  g->k++;
+  return true;
+}
+
+/* Seconds in the hierarchy for the generator's stream, as blocks or as
+ * records; misses and warped iterations out. */
+static double run_blocks(const cb_cache_config *cfg, block_gen g, bool affine,
+                         unsigned flags, uint64_t *m1, uint64_t *m2,
+                         uint64_t *warped) {
+  char err[CB_ERR_MAX];
+  cb_hierarchy *h = cb_hierarchy_create(cfg, 0, flags, err, sizeof err);
+  if (!h) {
+    fprintf(stderr, "sim_bench: %s\n", err);
+    exit(2);
+  }
+  static cb_access batch[BATCH];
+  size_t fill_n = 0;
+  double spent = 0;
+  cb_affine_block b;
+  while (next_block(&g, &b)) {
+    if (affine) {
+      double t0 = now();
+      cb_hierarchy_run_affine(h, &b);
+      spent += now() - t0;
+      continue;
+    }
+    uint64_t pos = 0;
+    size_t got;
+    while ((got = cb_affine_expand(&b, &pos, batch + fill_n, BATCH - fill_n)) >
+           0) {
+      fill_n += got;
+      if (fill_n == BATCH) {
+        double t0 = now();
+        cb_hierarchy_run(h, batch, fill_n);
+        spent += now() - t0;
+        fill_n = 0;
+      }
+    }
+  }
+  double t0 = now();
+  cb_hierarchy_run(h, batch, fill_n);
+  spent += now() - t0;
+  cb_level_stats s;
+  cb_hierarchy_level_stats(h, 0, &s);
+  *m1 = s.misses;
+  cb_hierarchy_level_stats(h, 1, &s);
+  *m2 = s.misses;
+  cb_affine_stats st;
+  cb_hierarchy_affine_stats(h, &st);
+  *warped = st.warped_iterations;
+  cb_hierarchy_destroy(h);
+  return spent;
+}
+
+static void affine_table(const cb_cache_config *cfg, uint64_t total, int runs,
+                         int only) {
+  uint64_t n = (uint64_t)cbrt((double)total / 3);
+  n &= ~(uint64_t)7;
+  printf("\n| stream | classification | as | accesses | M accesses/s | L1D "
+         "misses | LL misses | warped iterations |\n"
+         "|---|---|---|---:|---:|---:|---:|---:|\n");
+  int row = 4;
+  for (int kind = SWEEP; kind <= MATMUL; kind++)
+    for (int classify = 0; classify < 2; classify++)
+      for (int affine = 0; affine < 2; affine++, row++) {
+        if (only >= 0 && only != row)
+          continue;
+        block_gen g = {.kind = kind, .total = total, .n = n};
+        uint64_t count = kind == MATMUL ? n * n * n * 3 : total;
+        double best = 1e30;
+        uint64_t m1 = 0, m2 = 0, warped = 0;
+        for (int r = 0; r < runs; r++) {
+          double t = run_blocks(cfg, g, affine, classify ? CB_CLASSIFY : 0, &m1,
+                                &m2, &warped);
+          if (t < best)
+            best = t;
+        }
+        char name[64];
+        if (kind == MATMUL)
+          snprintf(name, sizeof name, "matmul inner loop, N = %llu",
+                   (unsigned long long)n);
+        else
+          snprintf(name, sizeof name, "stride-8 sweep, %s",
+                   kind == SWEEP ? "64 MiB" : "16 KiB resident");
+        printf("| %s | %s | %s | %.1f M | %.1f | %llu | %llu | %llu |\n", name,
+               classify ? "on" : "off", affine ? "blocks" : "records",
+               (double)count / 1e6, (double)count / best / 1e6,
+               (unsigned long long)m1, (unsigned long long)m2,
+               (unsigned long long)warped);
+        fflush(stdout);
+      }
+}
+
 int main(int argc, char **argv) {
   uint64_t millions = argc > 1 ? strtoull(argv[1], NULL, 10) : 32;
   int runs = argc > 2 ? atoi(argv[2]) : 3;
@@ -110,5 +260,6 @@ int main(int argc, char **argv) {
              (unsigned long long)m2);
       fflush(stdout);
     }
+  affine_table(&cfg, total, runs, only);
   return 0;
 }

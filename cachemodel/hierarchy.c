@@ -9,133 +9,10 @@
  * Cachegrind allows at most two lines per access; here an access may span
  * any number, with the same rules. Per-site counters and the miss classes
  * are kept on the way. */
-#include "cbana/stream.h"
-#include "level.h"
+#include "hierarchy_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-
-struct cb_hierarchy {
-  unsigned n_levels;
-  uint32_t n_sites;
-  cb_site_stats *sites; /* n_sites * n_levels, site-major */
-  bool classify;
-  uint64_t slow_accesses; /* accesses that missed the fast path */
-  /* The smallest line's offset mask when access_lean applies (no
-   * classification, no wide sets), else 0. */
-  uint64_t lean_mask;
-  cb_level levels[CB_MAX_LEVELS];
-  cb_stackdist shadows[CB_MAX_LEVELS];
-};
-
-/* The shadow's verdict on a line the level missed. */
-static inline unsigned classify_line(const cb_level *lv, uint64_t distance) {
-  if (distance == SD_COLD)
-    return CB_MISS_COMPULSORY;
-  return distance >= lv->n_lines ? CB_MISS_CAPACITY : CB_MISS_CONFLICT;
-}
-
-/* All lines of an access at one level: true if any missed; *cls is the
- * worst class of the missed lines (the lowest enum value). */
-static inline bool level_ref_lines(cb_level *lv, uint64_t first, uint64_t last,
-                                   bool is_write, unsigned *cls) {
-  bool missed = false, hit;
-  uint64_t line = first;
-  for (;;) {
-    hit = cb_level_ref(lv, line, is_write);
-    missed |= !hit;
-    if (lv->shadow) {
-      uint64_t d = cb_stackdist_ref(lv->shadow, line);
-      if (!hit) {
-        unsigned c = classify_line(lv, d);
-        if (c < *cls)
-          *cls = c;
-      }
-    }
-    if (line == last)
-      break;
-    line++;
-  }
-  /* The repeat fast path may trust last_line only while it is cached: a
-   * write miss without allocation leaves it out. */
-  lv->last_line = hit || !is_write || lv->write_allocate ? last : NO_LINE;
-  return missed;
-}
-
-/* An access that missed the first level's fast path, from the first
- * level down; the first level's access counters are the caller's. */
-static void __attribute__((noinline))
-access_levels(cb_hierarchy *h, uint64_t addr, uint64_t end, bool is_write,
-              uint32_t site) {
-  cb_site_stats *ss =
-      site < h->n_sites ? &h->sites[(size_t)site * h->n_levels] : NULL;
-  const bool classify = h->classify;
-  cb_level *lv = h->levels, *const lv_end = h->levels + h->n_levels;
-  for (;; lv++, ss = ss ? ss + 1 : NULL) {
-    uint64_t first = addr >> lv->line_shift, last = end >> lv->line_shift;
-    unsigned cls = CB_MISS_CONFLICT;
-    if (!level_ref_lines(lv, first, last, is_write, &cls))
-      return;
-    lv->misses++;
-    lv->write_misses += is_write;
-    if (ss)
-      ss->misses++;
-    if (classify) {
-      lv->miss_class[cls]++;
-      if (ss)
-        ss->miss_class[cls]++;
-    }
-    if (lv + 1 == lv_end)
-      return;
-    /* Presented to the next level, with the first level's fast path. */
-    lv[1].accesses++;
-    lv[1].writes += is_write;
-    if (ss)
-      ss[1].accesses++;
-    if (addr >> lv[1].line_shift == lv[1].last_line &&
-        end >> lv[1].line_shift == lv[1].last_line) {
-      if (lv[1].shadow)
-        lv[1].shadow->hist[0]++;
-      return;
-    }
-  }
-}
-
-/* access_levels for the common case, in fewer instructions: no
- * classification, no wide sets, and an access inside one line at every
- * level (h->lean_mask, from the smallest line). The same steps as
- * access_levels with first == last. */
-static inline __attribute__((always_inline)) void
-access_lean(cb_hierarchy *h, uint64_t addr, bool is_write, uint32_t site) {
-  cb_site_stats *ss =
-      site < h->n_sites ? &h->sites[(size_t)site * h->n_levels] : NULL;
-  cb_level *lv = h->levels, *const lv_end = h->levels + h->n_levels;
-  for (;;) {
-    uint64_t line = addr >> lv->line_shift;
-    bool hit = cb_level_ref(lv, line, is_write);
-    lv->last_line = hit || !is_write || lv->write_allocate ? line : NO_LINE;
-    if (hit)
-      return;
-    lv->misses++;
-    lv->write_misses += is_write;
-    if (ss)
-      ss++->misses++;
-    if (++lv == lv_end)
-      return;
-    lv->accesses++;
-    lv->writes += is_write;
-    if (ss)
-      ss->accesses++;
-    if (addr >> lv->line_shift == lv->last_line)
-      return;
-  }
-}
-
-/* The last byte of an access, clamped at the top of the address space. */
-static inline uint64_t access_end(uint64_t addr, uint64_t size) {
-  uint64_t end = addr + size - (size != 0);
-  return end < addr ? UINT64_MAX : end;
-}
 
 /* The first level's fast path: the line referenced last at this level,
  * still cached, is a hit that changes no policy state and is at distance
@@ -269,6 +146,7 @@ void cb_hierarchy_reset(cb_hierarchy *h) {
   }
   if (h->sites)
     memset(h->sites, 0, (size_t)h->n_sites * h->n_levels * sizeof *h->sites);
+  memset(&h->affine, 0, sizeof h->affine);
 }
 
 unsigned cb_hierarchy_n_levels(const cb_hierarchy *h) {

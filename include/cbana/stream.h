@@ -56,4 +56,30 @@ typedef struct cb_affine_block {
   const cb_affine_access *acc;
 } cb_affine_block;
 
+/* Runs an affine block: the same results as expanding it (in order) and
+ * running the records through cb_hierarchy_run, every counter included,
+ * for every configuration. Faster: addresses by adding strides, no
+ * records in memory, and (without CB_CLASSIFY) "warping": once an
+ * iteration hit at the first level on every access, the following
+ * iterations that touch the same lines are all hits that change nothing
+ * but counters, so they are counted at once (affine.c argues why). */
+void cb_hierarchy_run_affine(cb_hierarchy *h, const cb_affine_block *b);
+
+/* What cb_hierarchy_run_affine did since the hierarchy was created or
+ * reset: blocks and iterations run, iterations skipped by warping and
+ * the number of warps. Diagnostics (tests, benchmarks); the cache
+ * counters never depend on them. */
+typedef struct cb_affine_stats {
+  uint64_t blocks, iterations, warped_iterations, warps;
+} cb_affine_stats;
+void cb_hierarchy_affine_stats(const cb_hierarchy *h, cb_affine_stats *out);
+
+/* The block's expansion, piece by piece: writes the records number *pos,
+ * *pos + 1, ... (record k is access k % n_acc of iteration k / n_acc) into
+ * out, at most cap of them and not past the end, advances *pos and
+ * returns how many it wrote (0 once *pos reached n_iter * n_acc). For the
+ * consumers that need every access. */
+size_t cb_affine_expand(const cb_affine_block *b, uint64_t *pos, cb_access *out,
+                        size_t cap);
+
 #endif

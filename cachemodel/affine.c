@@ -1,0 +1,285 @@
+/* Affine blocks through the hierarchy (stream.h, cb_hierarchy_run_affine):
+ * the per-iteration loop, warping, and the expansion into records for the
+ * consumers that need every access.
+ *
+ * The loop runs the accesses of each iteration with the same steps as
+ * cb_hierarchy_run (the first level's repeat fast path inline, the shared
+ * paths of hierarchy_internal.h otherwise); the first level's access,
+ * write and per-site access counters do not depend on hits or misses, so
+ * they are added once for the whole block.
+ *
+ * Warping. Say iteration t hit at the first level on every access (no
+ * lower level was consulted). Let S be its sequence of line references.
+ * Every line of S was present when referenced and hits evict nothing, so
+ * all of S is still cached after it; an iteration t+1 that references the
+ * same sequence S (per access, its first and last byte's lines unchanged:
+ * an access's lines are the range between them) hits everywhere too. And
+ * it leaves the first level as iteration t did, i.e. f_S(f_S(x)) = f_S(x)
+ * for the state change f_S of an all-hit S, per policy:
+ *  - LRU: a hit moves the line to the front of its set's order. After S,
+ *    each set holds S's lines in front, ordered by their last reference
+ *    in S, then the others in their old order. Applying S again puts the
+ *    same lines in the same order in front; the rest is untouched.
+ *  - MRU: hits reorder exactly like LRU (only the victim differs): same.
+ *  - FIFO and random: a hit changes nothing (FIFO orders by fill; random
+ *    draws a number only to evict).
+ *  - Tree-PLRU: a hit on way w sets every node on w's path to point away
+ *    from w, and lines never move on a hit. After S, each node on some
+ *    path of S holds the value set by S's last access through it, the
+ *    others are untouched, whatever the state before: S again changes no
+ *    bit.
+ *  - Wide sets (wideset.c) keep the same abstract state per policy (order
+ *    lists, the same PLRU bits and generator), so the same holds.
+ *  - The first level's last_line (the repeat fast path) is S's last line
+ *    after both.
+ * The lower levels are not consulted by all-hit iterations. So every such
+ * following iteration changes only the first level's counters (accesses,
+ * writes, per-site accesses), which the loop adds for the whole block
+ * anyway: they are skipped at once. How many follow is computed from the
+ * strides (warp_span). The tests check the result counter for counter
+ * against the expansion and a brute-force model, for every policy.
+ *
+ * With classification (CB_CLASSIFY) nothing is skipped: the shadow's
+ * distances for iteration t+1 need not equal t's (t's first references
+ * may go back to a different iteration t-1), and its state (reference
+ * times) changes on every iteration. The loop is the same, without warps;
+ * the fully associative shadow and the histograms stay exact because
+ * every access is simulated. */
+#include "hierarchy_internal.h"
+
+#include <string.h>
+
+/* Blocks of more accesses per iteration are run by expansion. */
+#define AFFINE_MAX_INLINE 16
+#define EXPAND_BATCH 1024
+
+size_t cb_affine_expand(const cb_affine_block *b, uint64_t *pos, cb_access *out,
+                        size_t cap) {
+  if (b->n_acc == 0)
+    return 0;
+  uint64_t total = b->n_iter * b->n_acc;
+  uint64_t k = *pos;
+  size_t n = 0;
+  uint64_t t = k / b->n_acc;
+  uint32_t j = (uint32_t)(k % b->n_acc);
+  while (n < cap && k < total) {
+    const cb_affine_access *a = &b->acc[j];
+    out[n++] = (cb_access){.addr = a->base + t * (uint64_t)a->stride,
+                           .site = a->site,
+                           .size = a->size,
+                           .is_write = a->is_write};
+    k++;
+    if (++j == b->n_acc) {
+      j = 0;
+      t++;
+    }
+  }
+  *pos = k;
+  return n;
+}
+
+void cb_hierarchy_affine_stats(const cb_hierarchy *h, cb_affine_stats *out) {
+  *out = h->affine;
+}
+
+static void run_expanded(cb_hierarchy *h, const cb_affine_block *b) {
+  cb_access buf[EXPAND_BATCH];
+  uint64_t pos = 0;
+  size_t n;
+  while ((n = cb_affine_expand(b, &pos, buf, EXPAND_BATCH)) > 0)
+    cb_hierarchy_run(h, buf, n);
+}
+
+/* Steps of mag bytes (lg: log2 of mag when a power of two, else -1) that
+ * a byte with `room` bytes left before its line's edge can take without
+ * leaving the line: a shift for the common strides, no 64-bit division
+ * (which cost more than the iterations it saved). */
+static inline uint64_t steps_in_room(uint32_t room, uint32_t mag, int lg) {
+  return lg >= 0 ? room >> lg : room / mag;
+}
+
+/* Whether a first-level line found in way 0 of its set may be taken as
+ * a hit without the policy's update: LRU and MRU keep the most recent
+ * line there (a hit on it reorders nothing), FIFO and random change
+ * nothing on any hit. Not PLRU (a hit sets tree bits), not wide sets
+ * (their ways are not in order), not with classification (the shadow
+ * must see every reference). The hit sets last_line, as the slow path
+ * would; the lower levels are not consulted on a hit. */
+static inline bool way0_hits(const cb_hierarchy *h) {
+  const cb_level *l1 = &h->levels[0];
+  return !h->classify && !l1->wide && l1->policy != CB_POLICY_PLRU;
+}
+
+/* What the loop did, for the counters. */
+typedef struct affine_run {
+  uint64_t slow, warped, warps;
+} affine_run;
+
+/* The iterations of a block of n accesses (a constant in the callers
+ * below, so that the per-access arrays become registers). */
+static inline __attribute__((always_inline)) void
+run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
+               const bool can_warp, affine_run *out) {
+  uint64_t addr[AFFINE_MAX_INLINE], stride[AFFINE_MAX_INLINE];
+  uint16_t size[AFFINE_MAX_INLINE];
+  bool is_write[AFFINE_MAX_INLINE], up[AFFINE_MAX_INLINE];
+  uint32_t site[AFFINE_MAX_INLINE], mag[AFFINE_MAX_INLINE];
+  int lg[AFFINE_MAX_INLINE];
+  cb_level *l1 = &h->levels[0];
+  const uint32_t shift = l1->line_shift;
+  const uint64_t offset_mask = (1ull << shift) - 1;
+  const uint64_t lean_mask = h->lean_mask;
+  const uint64_t *const way0 = way0_hits(h) ? l1->tags : NULL;
+  const uint64_t set_mask = l1->set_mask;
+  const uint32_t assoc = l1->assoc;
+#pragma GCC unroll 4
+  for (uint32_t j = 0; j < n; j++) {
+    const cb_affine_access *a = &b->acc[j];
+    addr[j] = a->base;
+    stride[j] = (uint64_t)a->stride;
+    size[j] = a->size;
+    is_write[j] = a->is_write;
+    site[j] = a->site;
+    up[j] = a->stride > 0;
+    /* only used when warping, where every stride is below a line */
+    uint64_t m = a->stride < 0 ? 0 - stride[j] : stride[j];
+    mag[j] = (uint32_t)(m & offset_mask);
+    lg[j] = m && (m & (m - 1)) == 0 ? __builtin_ctzll(m) : -1;
+  }
+  uint64_t last_line = l1->last_line;
+  uint64_t slow = 0, warped = 0, warps = 0;
+  const uint64_t n_iter = b->n_iter;
+  for (uint64_t t = 0; t < n_iter;) {
+    const uint64_t misses_before = can_warp ? l1->misses : 0;
+#pragma GCC unroll 4
+    for (uint32_t j = 0; j < n; j++) {
+      uint64_t a = addr[j];
+      addr[j] = a + stride[j];
+      /* Within the last line: cb_hierarchy_run's fast path. */
+      const bool one_line = (a & offset_mask) + size[j] <= offset_mask + 1;
+      if (a >> shift == last_line && one_line)
+        continue;
+      slow++;
+      /* In front of its set: a hit that changes nothing (way0_hits). */
+      if (way0 && one_line &&
+          way0[((a >> shift) & set_mask) * assoc] == a >> shift) {
+        last_line = a >> shift;
+        continue;
+      }
+      if (lean_mask && (a & lean_mask) + size[j] <= lean_mask + 1)
+        access_lean(h, a, is_write[j], site[j]);
+      else
+        access_levels(h, a, access_end(a, size[j]), is_write[j], site[j]);
+      last_line = l1->last_line;
+    }
+    t++;
+    if (!can_warp || l1->misses != misses_before || t == n_iter)
+      continue;
+    /* Iteration t-1 hit everywhere. How many of the following reference
+     * its lines: the fewest steps any access's first or last byte (at
+     * addr - stride) can take inside its line. An access whose end is
+     * clamped at the top of the address space stops the warp. */
+    uint64_t m = n_iter - t;
+#pragma GCC unroll 4
+    for (uint32_t j = 0; j < n; j++) {
+      uint64_t p = addr[j] - stride[j];
+      uint64_t end = p + size[j] - (size[j] != 0);
+      if (end < p)
+        m = 0;
+      if (mag[j] == 0)
+        continue; /* stride 0 */
+      uint32_t off_a = (uint32_t)(p & offset_mask);
+      uint32_t off_e = (uint32_t)(end & offset_mask);
+      uint32_t room =
+          up[j] ? (uint32_t)offset_mask - (off_a > off_e ? off_a : off_e)
+                : (off_a < off_e ? off_a : off_e);
+      uint64_t k = steps_in_room(room, mag[j], lg[j]);
+      if (k < m)
+        m = k;
+    }
+    if (m == 0)
+      continue;
+#pragma GCC unroll 4
+    for (uint32_t j = 0; j < n; j++)
+      addr[j] += m * stride[j];
+    t += m;
+    warped += m;
+    warps++;
+  }
+  /* The way-0 hits' last line (the slow paths set theirs). */
+  l1->last_line = last_line;
+  out->slow = slow;
+  out->warped = warped;
+  out->warps = warps;
+}
+
+void cb_hierarchy_run_affine(cb_hierarchy *h, const cb_affine_block *b) {
+  h->affine.blocks++;
+  if (b->n_iter == 0 || b->n_acc == 0)
+    return;
+  h->affine.iterations += b->n_iter;
+  if (b->n_acc > AFFINE_MAX_INLINE) {
+    run_expanded(h, b);
+    return;
+  }
+  cb_level *l1 = &h->levels[0];
+  const uint64_t offset_mask = (1ull << l1->line_shift) - 1;
+  /* The first level's access counters do not depend on hits. Warping
+   * needs no classification and some chance of staying in a line: a
+   * stride of a line or more leaves it on every step. */
+  bool can_warp = !h->classify;
+  uint64_t writes = 0;
+  for (uint32_t j = 0; j < b->n_acc; j++) {
+    const cb_affine_access *a = &b->acc[j];
+    writes += a->is_write;
+    if (a->site < h->n_sites)
+      h->sites[(size_t)a->site * h->n_levels].accesses += b->n_iter;
+    uint64_t mag =
+        a->stride < 0 ? 0 - (uint64_t)a->stride : (uint64_t)a->stride;
+    if (mag > offset_mask)
+      can_warp = false;
+  }
+  affine_run r;
+  /* Constant arguments: a copy of the loop for each. */
+  switch (b->n_acc * 2 + can_warp) {
+  case 2:
+    run_iterations(h, b, 1, false, &r);
+    break;
+  case 3:
+    run_iterations(h, b, 1, true, &r);
+    break;
+  case 4:
+    run_iterations(h, b, 2, false, &r);
+    break;
+  case 5:
+    run_iterations(h, b, 2, true, &r);
+    break;
+  case 6:
+    run_iterations(h, b, 3, false, &r);
+    break;
+  case 7:
+    run_iterations(h, b, 3, true, &r);
+    break;
+  case 8:
+    run_iterations(h, b, 4, false, &r);
+    break;
+  case 9:
+    run_iterations(h, b, 4, true, &r);
+    break;
+  default:
+    if (can_warp)
+      run_iterations(h, b, b->n_acc, true, &r);
+    else
+      run_iterations(h, b, b->n_acc, false, &r);
+    break;
+  }
+  uint64_t total = b->n_iter * b->n_acc;
+  l1->accesses += total;
+  l1->writes += b->n_iter * writes;
+  h->slow_accesses += r.slow;
+  /* Only without warps (classification) is every fast-path hit run. */
+  if (l1->shadow)
+    l1->shadow->hist[0] += total - r.slow;
+  h->affine.warped_iterations += r.warped;
+  h->affine.warps += r.warps;
+}
