@@ -17,6 +17,7 @@
 
 #include "engine_scalar.h"
 #include "fastloop.h"
+#include "template.h"
 
 /* The stride prefetch of load op ip (see FK_LOAD8 below). */
 static inline void fl_prefetch(cb_eng *e, uint32_t ip, uint64_t addr) {
@@ -406,6 +407,18 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
         }
         budget = budget > np ? budget - np : 0;
         ip += np;
+        /* a single-block loop entered from outside: its template runs all
+         * the iterations it can (template.h), then this loop goes on with
+         * the next one */
+        if (e->tpl && gb != F->prev + fn->first_block && budget != 0) {
+          int32_t ti = cb_tpl_of(e->tpl, gb);
+          if (ti >= 0) {
+            out->loads += loads;
+            out->stores += stores;
+            loads = stores = 0;
+            cb_tpl_run(e, F, S, ti, &budget);
+          }
+        }
       }
       continue; /* ip and budget are already the target's */
     }

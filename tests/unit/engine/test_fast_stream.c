@@ -126,9 +126,12 @@ static void one_input(const prog *pr, const cb_program *p, int argc,
       oe.out_len == of.out_len && !memcmp(oe.out, of.out, oe.out_len) &&
       oe.err_len == of.err_len && !memcmp(oe.err, of.err, oe.err_len);
   CHECK(same);
-  printf("%s %-14s [%s]: %llu accesses, %llu ops, status %d\n",
+  printf("%s %-14s [%s]: %llu accesses, %llu ops, status %d; templates: %llu "
+         "loops, %llu iterations, %llu accesses\n",
          same ? "ok  " : "FAIL", pr->name, text ? text : "",
-         (unsigned long long)se.n, (unsigned long long)oe.ops, oe.status);
+         (unsigned long long)se.n, (unsigned long long)oe.ops, oe.status,
+         (unsigned long long)of.tpl_loops, (unsigned long long)of.tpl_iters,
+         (unsigned long long)of.tpl_accesses);
   if (!same)
     printf("     exact %llx/%llu ops %llu | fast %llx/%llu ops %llu\n",
            (unsigned long long)se.h, (unsigned long long)se.n,
