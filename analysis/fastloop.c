@@ -43,6 +43,17 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
   uint64_t budget = *budget_io;
   uint64_t loads = 0, stores = 0;
 
+  /* eng_run() has just jumped into a loop header with a template (from a
+   * block with machine-code accesses, which only it runs): the template
+   * runs here as it does for the branches below */
+  if (e->tpl && budget != 0) {
+    int32_t ti = cb_tpl_of(e->tpl, F->block);
+    const cb_function *fn = &p->functions[F->func];
+    if (ti >= 0 && ip == p->blocks[F->block].first_op + e->nphis[F->block] &&
+        F->prev + fn->first_block != F->block)
+      cb_tpl_run(e, F, S, ti, &budget);
+  }
+
 #define V(o) ((o)&CB_OPND_CONST ? &K[(o) & ~CB_OPND_CONST] : &S[o])
   while (budget != 0) {
     const cb_op *op = &ops[ip];

@@ -66,6 +66,8 @@ static unsigned cop_operands(const cb_program *p, const cb_op *op,
   case CB_OP_SUB:
   case CB_OP_MUL:
   case CB_OP_SHL:
+  case CB_OP_OR:
+  case CB_OP_XOR:
   case CB_OP_ICMP:
     o[0] = op->a;
     o[1] = op->b;
@@ -118,8 +120,18 @@ static bool cop_ok(const cls *c, const cb_op *op, uint32_t i, uint32_t cmp) {
   case CB_OP_MUL:
     return is_int(op->ty) &&
            (def_in_block(c, op->a) < 0 || def_in_block(c, op->b) < 0);
+  case CB_OP_XOR:
+    /* x ^ -1 (reversed loops: n - 1 - i), -1 - x; other masks are not
+     * affine, which cb_tpl_run finds */
+    return is_int(op->ty) &&
+           (def_in_block(c, op->a) < 0 || def_in_block(c, op->b) < 0);
   case CB_OP_SHL:
     return is_int(op->ty) && def_in_block(c, op->b) < 0;
+  case CB_OP_OR:
+    /* x | invariant, which LLVM writes for an add of bits it knows are
+     * clear (unrolled loops: i | 1); cb_tpl_run checks that they are */
+    return is_int(op->ty) &&
+           (def_in_block(c, op->a) < 0 || def_in_block(c, op->b) < 0);
   case CB_OP_TRUNC:
   case CB_OP_ZEXT:
   case CB_OP_SEXT:
@@ -210,11 +222,11 @@ static bool vop_ok(const cb_program *p, const cb_op *op, const uint8_t *rmw,
     return op->ty > CB_TY_VOID && op->ty < CB_TY_COUNT &&
            cb_ty_bytes(op->ty) * l <= 64;
   case CB_OP_CALL: {
-    /* fused multiply-adds on f64 lanes, as cb_fast_loop's FK_FMA_D */
+    /* fused multiply-adds, as cb_intrinsic_call (libc.c) computes them */
     const int64_t *g = &p->extra[op->aux];
     return g[0] == CB_CALL_INTRINSIC &&
            (g[1] == CB_INTR_FMULADD || g[1] == CB_INTR_FMA) && g[3] == 3 &&
-           op->ty == CB_TY_F64 && op->dst != CB_NONE;
+           (op->ty == CB_TY_F64 || op->ty == CB_TY_F32) && op->dst != CB_NONE;
   }
   default:
     return false;

@@ -171,6 +171,51 @@ static bool eval_cops(const cb_tpl_set *ts, const cb_tpl *t, cb_value *S,
       B = ab << s;
       break;
     }
+    case CB_OP_OR: {
+      ref_val(p, S, sc, &R[0], &aa, &ab);
+      ref_val(p, S, sc, &R[1], &ba, &bb);
+      if (bb != 0) { /* the invariant first */
+        uint64_t x = aa, y = ab;
+        aa = ba;
+        ab = bb;
+        ba = x;
+        bb = y;
+      }
+      /* now ba | aa + t ab: an add when no bit of the invariant ba can
+       * be set in the varying one, whose low bits ctz(aa | ab) are zero
+       * on every iteration */
+      if (ab == 0) {
+        A = aa | ba;
+        B = 0;
+      } else {
+        unsigned z = (unsigned)__builtin_ctzll((aa | ab) & m);
+        if ((ba & m) >> z != 0)
+          return false;
+        A = aa + ba;
+        B = ab;
+      }
+      break;
+    }
+    case CB_OP_XOR:
+      ref_val(p, S, sc, &R[0], &aa, &ab);
+      ref_val(p, S, sc, &R[1], &ba, &bb);
+      if (bb != 0) { /* the invariant first */
+        uint64_t x = aa, y = ab;
+        aa = ba;
+        ab = bb;
+        ba = x;
+        bb = y;
+      }
+      if (ab == 0) {
+        A = aa ^ ba;
+        B = 0;
+      } else if ((ba & m) == m) {
+        A = ~aa; /* -1 - x, modulo 2^w */
+        B = 0 - ab;
+      } else {
+        return false;
+      }
+      break;
     case CB_OP_SEXT:
       ref_val(p, S, sc, &R[0], &aa, &ab);
       widen(sc, nwc, ty_bits(op->ty2), true, aa, ab, &A, &B);
@@ -340,8 +385,12 @@ static inline void run_vop(cb_eng *e, const rvop *r, sstate *ss, int emit) {
     return;
   case CB_OP_CALL: {
     cb_value t[64];
-    for (unsigned i = 0; i < l; i++)
-      t[i].d = fma(a[i].d, b[i].d, c[i].d);
+    if (op->ty == CB_TY_F32)
+      for (unsigned i = 0; i < l; i++)
+        fp_put_f(&t[i], fmaf(a[i].f, b[i].f, c[i].f));
+    else
+      for (unsigned i = 0; i < l; i++)
+        t[i].d = fma(a[i].d, b[i].d, c[i].d);
     for (unsigned i = 0; i < l; i++)
       d[i] = t[i];
     return;
