@@ -21,6 +21,26 @@
 #include "engine_scalar.h"
 #include "template.h"
 
+/* Forms the evaluator runs without the generic code: f64 lanes (one or
+ * two), 8- and 16-byte loads and stores. */
+enum {
+  RK_GEN = 0,
+  RK_LD8,
+  RK_LD16,
+  RK_ST8,
+  RK_ST16,
+  RK_FADD1,
+  RK_FSUB1,
+  RK_FMUL1,
+  RK_FDIV1,
+  RK_FADD2,
+  RK_FSUB2,
+  RK_FMUL2,
+  RK_FDIV2,
+  RK_FMA1,
+  RK_FMA2
+};
+
 /* A value op with its operands resolved for this frame. */
 typedef struct rvop {
   const cb_op *op;
@@ -28,7 +48,34 @@ typedef struct rvop {
   const cb_value *a, *b, *c;
   int32_t s;    /* stream of a load or store, else -1 */
   uint8_t vsel; /* a select on a lane vector (engine_check.c, rmw bit 1) */
+  uint8_t kind; /* RK_ */
+  uint8_t emit; /* a load, or a store not folded into its load */
 } rvop;
+
+static uint8_t rk_kind(const cb_op *op) {
+  unsigned l = op->lanes ? op->lanes : 1;
+  bool w8 = op->ty == CB_TY_F64 || op->ty == CB_TY_I64 || op->ty == CB_TY_PTR;
+  switch ((cb_opcode)op->code) {
+  case CB_OP_LOAD:
+    return !w8 ? RK_GEN : l == 1 ? RK_LD8 : l == 2 ? RK_LD16 : RK_GEN;
+  case CB_OP_STORE:
+    return !w8 ? RK_GEN : l == 1 ? RK_ST8 : l == 2 ? RK_ST16 : RK_GEN;
+  case CB_OP_FADD:
+  case CB_OP_FSUB:
+  case CB_OP_FMUL:
+  case CB_OP_FDIV:
+    if (op->ty != CB_TY_F64 || l > 2)
+      return RK_GEN;
+    return (uint8_t)((l == 1 ? RK_FADD1 : RK_FADD2) + (op->code - CB_OP_FADD));
+  case CB_OP_CALL:
+    return op->ty != CB_TY_F64 ? RK_GEN
+           : l == 1            ? RK_FMA1
+           : l == 2            ? RK_FMA2
+                               : RK_GEN;
+  default:
+    return RK_GEN;
+  }
+}
 
 /* An address stream while the template runs. */
 typedef struct sstate {
@@ -279,6 +326,8 @@ static inline bool wc_ok(const wcheck *c, uint64_t t) {
  * crosses a page (the interpreter's slow path), else k. */
 static uint64_t first_bad(cb_mem *mem, uint64_t base, int64_t stride,
                           unsigned size, uint64_t k) {
+  if (stride > (int64_t)1 << 40 || stride < -((int64_t)1 << 40))
+    return 0; /* no array is that large: leave it to the interpreter */
   if (stride == 0) {
     uint8_t *pp = cb_mem_ptr(mem, base);
     return !pp || (base & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE ? 0 : k;
@@ -592,6 +641,9 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
     r->d = op->dst != CB_NONE ? &S[op->dst] : NULL;
     r->s = -1;
     r->vsel = (e->rmw[gi] & 2) != 0;
+    r->kind = rk_kind(op);
+    r->emit = op->code == CB_OP_LOAD ||
+              (op->code == CB_OP_STORE && !(e->rmw[gi] & 1));
     if (op->code == CB_OP_CALL) {
       const int64_t *g = &p->extra[op->aux];
       for (int k2 = 0; k2 < 3; k2++)
@@ -608,8 +660,16 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
   uint32_t nvphi = t->n_vphi;
   if (nvphi > 64)
     return 0;
-  for (uint32_t i = 0; i < nvphi; i++)
+  /* the moves are parallel; when no phi reads another's slots, they are
+   * done one after the other without a temporary */
+  bool direct = true;
+  for (uint32_t i = 0; i < nvphi; i++) {
     vsrc[i] = vp[i].src != CB_NONE ? opnd(p, S, vp[i].src) : NULL;
+    direct &= vsrc[i] != NULL;
+    for (uint32_t j = 0; j < nvphi && vsrc[i]; j++)
+      direct &= j == i || vsrc[i] + vp[i].lanes <= &S[vp[j].dst] ||
+                vsrc[i] >= &S[vp[j].dst] + vp[j].lanes;
+  }
 
   /* the accesses: one affine block, or records in the batch */
   int emit = 0;
@@ -637,14 +697,94 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
       *mt[j].slot = mt[j].cur & mt[j].mask;
       mt[j].cur += mt[j].step;
     }
-    for (uint32_t i = 0; i < nvop; i++)
-      run_vop(e, &rv[i], ss, emit);
+    for (uint32_t i = 0; i < nvop; i++) {
+      const rvop *r = &rv[i];
+      switch (r->kind) {
+      case RK_LD8:
+      case RK_LD16:
+      case RK_ST8:
+      case RK_ST16: {
+        sstate *s = &ss[r->s];
+        uint64_t addr = s->addr;
+        uint8_t *pp = stream_ptr(&e->mem, s);
+        unsigned size = r->kind == RK_LD8 || r->kind == RK_ST8 ? 8 : 16;
+        bool w = r->kind == RK_ST8 || r->kind == RK_ST16;
+        if (w) {
+          if (size == 8)
+            memcpy(pp, r->a, 8);
+          else
+            memcpy(pp, r->a, 16);
+        } else {
+          if (size == 8)
+            memcpy(r->d, pp, 8);
+          else
+            memcpy(r->d, pp, 16);
+        }
+        if (emit && r->emit)
+          cb_eng_emit(e, addr, size, r->op->aux, w);
+        break;
+      }
+      case RK_FADD1:
+        r->d->d = r->a->d + r->b->d;
+        break;
+      case RK_FSUB1:
+        r->d->d = r->a->d - r->b->d;
+        break;
+      case RK_FMUL1:
+        r->d->d = r->a->d * r->b->d;
+        break;
+      case RK_FDIV1:
+        r->d->d = r->a->d / r->b->d;
+        break;
+      case RK_FADD2: {
+        double x0 = r->a[0].d + r->b[0].d, x1 = r->a[1].d + r->b[1].d;
+        r->d[0].d = x0;
+        r->d[1].d = x1;
+        break;
+      }
+      case RK_FSUB2: {
+        double x0 = r->a[0].d - r->b[0].d, x1 = r->a[1].d - r->b[1].d;
+        r->d[0].d = x0;
+        r->d[1].d = x1;
+        break;
+      }
+      case RK_FMUL2: {
+        double x0 = r->a[0].d * r->b[0].d, x1 = r->a[1].d * r->b[1].d;
+        r->d[0].d = x0;
+        r->d[1].d = x1;
+        break;
+      }
+      case RK_FDIV2: {
+        double x0 = r->a[0].d / r->b[0].d, x1 = r->a[1].d / r->b[1].d;
+        r->d[0].d = x0;
+        r->d[1].d = x1;
+        break;
+      }
+      case RK_FMA1:
+        r->d->d = fma(r->a->d, r->b->d, r->c->d);
+        break;
+      case RK_FMA2: {
+        double x0 = fma(r->a[0].d, r->b[0].d, r->c[0].d);
+        double x1 = fma(r->a[1].d, r->b[1].d, r->c[1].d);
+        r->d[0].d = x0;
+        r->d[1].d = x1;
+        break;
+      }
+      default:
+        run_vop(e, r, ss, emit);
+        break;
+      }
+    }
     /* the back edge's reduction phis, read before any is written */
-    if (nvphi == 1 && vp[0].src != CB_NONE) {
-      cb_value *d = &S[vp[0].dst];
-      const cb_value *s = vsrc[0];
-      if (d != s)
-        memmove(d, s, vp[0].lanes * sizeof *d);
+    if (direct) {
+      for (uint32_t i = 0; i < nvphi; i++) {
+        cb_value *d = &S[vp[i].dst];
+        const cb_value *s = vsrc[i];
+        if (vp[i].lanes == 1)
+          *d = *s;
+        else if (d != s)
+          memmove(d, s, vp[i].lanes * sizeof *d);
+      }
     } else if (nvphi) {
       size_t q = 0;
       for (uint32_t i = 0; i < nvphi; i++)
