@@ -322,20 +322,28 @@ static inline bool wc_ok(const wcheck *c, uint64_t t) {
   return v >= c->lo && v <= c->hi;
 }
 
-/* The first iteration t < k whose access of the stream is unmapped or
- * crosses a page (the interpreter's slow path), else k. */
+/* Is every byte of [addr, addr + size) mapped? (size <= a page) */
+static bool mapped(cb_mem *mem, uint64_t addr, unsigned size) {
+  if (!cb_mem_ptr(mem, addr))
+    return false;
+  uint64_t end = addr + size - 1;
+  return (end >> CB_PG_BITS) == (addr >> CB_PG_BITS) || cb_mem_ptr(mem, end);
+}
+
+/* The first iteration t < k whose access of the stream touches an
+ * unmapped byte (the interpreter's fault), else k. An access that crosses
+ * into a mapped page is no stop: the template takes it as the interpreter
+ * does, through a copy. */
 static uint64_t first_bad(cb_mem *mem, uint64_t base, int64_t stride,
                           unsigned size, uint64_t k) {
   if (stride > (int64_t)1 << 40 || stride < -((int64_t)1 << 40))
     return 0; /* no array is that large: leave it to the interpreter */
-  if (stride == 0) {
-    uint8_t *pp = cb_mem_ptr(mem, base);
-    return !pp || (base & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE ? 0 : k;
-  }
+  if (stride == 0)
+    return mapped(mem, base, size) ? k : 0;
   uint64_t t = 0;
   while (t < k) {
     uint64_t addr = base + t * (uint64_t)stride;
-    if (!cb_mem_ptr(mem, addr))
+    if (!mapped(mem, addr, size))
       return t;
     uint64_t off = addr & (CB_PG_SIZE - 1), run;
     if (stride > 0) {
@@ -343,13 +351,11 @@ static uint64_t first_bad(cb_mem *mem, uint64_t base, int64_t stride,
       run = (CB_PG_SIZE - 1 - off) / (uint64_t)stride + 1;
       if (run > k - t)
         run = k - t;
-      uint64_t last = off + (run - 1) * (uint64_t)stride;
-      if (last + size > CB_PG_SIZE)
+      uint64_t last = addr + (run - 1) * (uint64_t)stride;
+      if (!mapped(mem, last, size))
         return t + run - 1;
     } else {
-      /* the first of the run has the highest address */
-      if (off + size > CB_PG_SIZE)
-        return t;
+      /* the first of the run has the highest address, checked above */
       run = off / (uint64_t)(-stride) + 1;
       if (run > k - t)
         run = k - t;
@@ -359,8 +365,14 @@ static uint64_t first_bad(cb_mem *mem, uint64_t base, int64_t stride,
   return k;
 }
 
-static inline uint8_t *stream_ptr(cb_mem *mem, sstate *s) {
+/* The host address of the stream's access (then the next iteration's),
+ * NULL when it crosses a page (the caller copies, as eng_run() does). */
+static inline uint8_t *stream_ptr(cb_mem *mem, sstate *s, unsigned size) {
   uint64_t addr = s->addr;
+  if (__builtin_expect((addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE, 0)) {
+    s->addr = addr + (uint64_t)s->stride;
+    return NULL;
+  }
   if (__builtin_expect((addr >> CB_PG_BITS) != s->pno, 0)) {
     s->pno = addr >> CB_PG_BITS;
     s->page = cb_mem_ptr(mem, addr & ~(uint64_t)(CB_PG_SIZE - 1));
@@ -379,8 +391,13 @@ static inline void run_vop(cb_eng *e, const rvop *r, sstate *ss, int emit) {
   case CB_OP_LOAD: {
     sstate *s = &ss[r->s];
     uint64_t addr = s->addr;
-    const uint8_t *pp = stream_ptr(&e->mem, s);
     unsigned bytes = cb_ty_bytes(op->ty);
+    const uint8_t *pp = stream_ptr(&e->mem, s, bytes * l);
+    uint8_t tmp[64]; /* loads and stores of at most 64 bytes (template.c) */
+    if (!pp) {
+      cb_mem_read(&e->mem, addr, tmp, bytes * l, NULL); /* mapped: checked */
+      pp = tmp;
+    }
     if (l == 1)
       load_lane(d, pp, op->ty);
     else
@@ -393,13 +410,16 @@ static inline void run_vop(cb_eng *e, const rvop *r, sstate *ss, int emit) {
   case CB_OP_STORE: {
     sstate *s = &ss[r->s];
     uint64_t addr = s->addr;
-    uint8_t *pp = stream_ptr(&e->mem, s);
     unsigned bytes = cb_ty_bytes(op->ty);
+    uint8_t *pp = stream_ptr(&e->mem, s, bytes * l), tmp[64];
+    uint8_t *q = pp ? pp : tmp;
     if (l == 1)
-      store_lane(pp, a, op->ty);
+      store_lane(q, a, op->ty);
     else
       for (unsigned i = 0; i < l; i++)
-        store_lane(pp + i * bytes, &a[i], op->ty);
+        store_lane(q + i * bytes, &a[i], op->ty);
+    if (!pp)
+      cb_mem_write(&e->mem, addr, tmp, bytes * l, NULL);
     if (emit && !(e->rmw[op - e->p->ops] & 1))
       cb_eng_emit(e, addr, bytes * l, op->aux, true);
     return;
@@ -706,10 +726,16 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
       case RK_ST16: {
         sstate *s = &ss[r->s];
         uint64_t addr = s->addr;
-        uint8_t *pp = stream_ptr(&e->mem, s);
         unsigned size = r->kind == RK_LD8 || r->kind == RK_ST8 ? 8 : 16;
         bool w = r->kind == RK_ST8 || r->kind == RK_ST16;
-        if (w) {
+        uint8_t *pp = stream_ptr(&e->mem, s, size);
+        if (__builtin_expect(!pp, 0)) {
+          /* across a page: eng_run()'s copy */
+          if (w)
+            cb_mem_write(&e->mem, addr, r->a, size, NULL);
+          else
+            cb_mem_read(&e->mem, addr, r->d, size, NULL);
+        } else if (w) {
           if (size == 8)
             memcpy(pp, r->a, 8);
           else

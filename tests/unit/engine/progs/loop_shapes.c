@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define M 4096
 static double a[M], b[M], c[M];
@@ -93,6 +94,24 @@ __attribute__((noinline)) static long int_sum(long n) {
   return s;
 }
 
+/* 16-byte vector accesses 8 bytes off their alignment, and 4-byte loads
+ * 2 bytes off theirs: some cross a page. */
+__attribute__((noinline)) static double misaligned(double *p, long n) {
+  for (long i = 0; i < n; i++)
+    p[i] = p[i] * 0.5 + 1.0;
+  return p[n / 2];
+}
+
+__attribute__((noinline)) static long unaligned32(const char *q, long n) {
+  long s = 0;
+  for (long i = 0; i < n; i++) {
+    int32_t v;
+    memcpy(&v, q + 4 * i + 2, 4);
+    s += v;
+  }
+  return s;
+}
+
 __attribute__((noinline)) static void overrun(double *p, long n) {
   for (long i = 0; i < n; i++)
     p[i] = (double)i;
@@ -144,12 +163,14 @@ int main(int argc, char **argv) {
   int nn = (int)(n % 64);
   double gs = nest(nn);
   long is = int_sum(n);
+  double ms = misaligned(c + 1, n);
+  long us = unaligned32((const char *)x, n);
   double cs = 0;
   for (long i = 0; i < M; i++)
     cs += a[i] + b[i] + c[i] + x[i] + s16[i] + g[i];
   unsigned hs = 0;
   for (int i = 0; i < 256; i++)
     hs = hs * 31 + h[i];
-  printf("%f %f %f %ld %f %u\n", r, (double)fs, gs, is, cs, hs);
+  printf("%f %f %f %ld %f %u %f %ld\n", r, (double)fs, gs, is, cs, hs, ms, us);
   return 0;
 }
