@@ -173,6 +173,32 @@ static void widen(scratch *sc, size_t *nwc, unsigned w, bool sgn, uint64_t a,
   c->hi = sgn ? (int64_t)((1ull << (w - 1)) - 1) : (int64_t)m;
 }
 
+/* The step of induction phi cp: its back-edge value is the phi plus
+ * invariants (template.c), whose sum this is. */
+static uint64_t phi_step(const cb_tpl_set *ts, const cb_tpl *t, cb_value *S,
+                         const cb_tpl_cop *cp) {
+  const cb_program *p = ts->p;
+  const cb_tpl_cop *bc = &ts->cops[t->first_cop + (uint32_t)cp->back];
+  const cb_op *be = &p->ops[bc->op];
+  const cb_tpl_ref *R = &ts->refs[bc->first_ref];
+  switch ((cb_opcode)be->code) {
+  case CB_OP_ADD:
+    return opnd(p, S, R[R[0].cop >= 0 ? 1 : 0].o)->u;
+  case CB_OP_SUB:
+    return 0 - opnd(p, S, R[1].o)->u;
+  default: { /* CB_OP_GEP */
+    const int64_t *g = &p->extra[be->aux];
+    uint64_t step = (uint64_t)g[0];
+    for (int64_t k = 0; k < g[1]; k++) {
+      uint64_t x = (uint64_t)g[2 + 2 * k];
+      step += (uint64_t)sxbits(opnd(p, S, R[1 + k].o)->u, (unsigned)(x >> 32)) *
+              (uint64_t)g[3 + 2 * k];
+    }
+    return step;
+  }
+  }
+}
+
 /* A and B of every control op; false when a widening has too many
  * checks for the scratch. */
 static bool eval_cops(const cb_tpl_set *ts, const cb_tpl *t, cb_value *S,
@@ -189,7 +215,7 @@ static bool eval_cops(const cb_tpl_set *ts, const cb_tpl *t, cb_value *S,
     switch ((cb_opcode)op->code) {
     case CB_OP_PHI:
       A = S[op->dst].u & m;
-      B = sc->B[j]; /* the step, set by the caller (0 on the first pass) */
+      B = phi_step(ts, t, S, cp);
       break;
     case CB_OP_ADD:
       ref_val(p, S, sc, &R[0], &aa, &ab);
@@ -579,18 +605,8 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
   scratch sc;
   if (*budget <= t->n_ops || !get_scratch(ts, &sc))
     return 0;
-  /* closed forms: a first pass for the values at t = 0, then the steps
-   * of the induction phis, then a pass with them */
+  /* closed forms */
   size_t nwc;
-  for (uint32_t j = 0; j < t->n_cop; j++)
-    sc.B[j] = 0;
-  if (!eval_cops(ts, t, S, &sc, &nwc))
-    return 0;
-  for (uint32_t j = 0; j < t->n_cop; j++) {
-    const cb_tpl_cop *cp = &ts->cops[t->first_cop + j];
-    if (cp->back >= 0)
-      sc.B[j] = (sc.A[cp->back] - sc.A[j]) & ty_mask[p->ops[cp->op].ty];
-  }
   if (!eval_cops(ts, t, S, &sc, &nwc))
     return 0;
 
