@@ -348,12 +348,27 @@ static inline bool wc_ok(const wcheck *c, uint64_t t) {
   return v >= c->lo && v <= c->hi;
 }
 
-/* Is every byte of [addr, addr + size) mapped? (size <= a page) */
+/* Is every byte of [addr, addr + size) mapped? (size <= a page) The
+ * pages are touched where eng_run() touches them (cb_mem_read: addr, then
+ * the next page's start), as whether a page is valid may depend on the
+ * address of its first touch (mem.c). */
 static bool mapped(cb_mem *mem, uint64_t addr, unsigned size) {
   if (!cb_mem_ptr(mem, addr))
     return false;
   uint64_t end = addr + size - 1;
-  return (end >> CB_PG_BITS) == (addr >> CB_PG_BITS) || cb_mem_ptr(mem, end);
+  return (end >> CB_PG_BITS) == (addr >> CB_PG_BITS) ||
+         cb_mem_ptr(mem, end & ~(uint64_t)(CB_PG_SIZE - 1));
+}
+
+/* Is [lo, hi) inside one mapped region whose ends are page boundaries?
+ * Then every page of it is valid whatever touches it first. */
+static bool in_region(const cb_mem *mem, uint64_t lo, uint64_t hi) {
+  for (size_t i = 0; i < mem->nregs; i++) {
+    const cb_mem_region *r = &mem->regs[i];
+    if (lo >= r->lo && hi <= r->hi)
+      return ((r->lo | r->hi) & (CB_PG_SIZE - 1)) == 0;
+  }
+  return false;
 }
 
 /* The first iteration t < k whose access of the stream touches an
@@ -366,6 +381,15 @@ static uint64_t first_bad(cb_mem *mem, uint64_t base, int64_t stride,
     return 0; /* no array is that large: leave it to the interpreter */
   if (stride == 0)
     return mapped(mem, base, size) ? k : 0;
+  /* the whole range at once (column walks would check a page per
+   * iteration) */
+  uint64_t last = base + (k - 1) * (uint64_t)stride;
+  if (stride > 0 && last >= base && last + size > last &&
+      in_region(mem, base, last + size))
+    return k;
+  if (stride < 0 && last <= base && base + size > base &&
+      in_region(mem, last, base + size))
+    return k;
   uint64_t t = 0;
   while (t < k) {
     uint64_t addr = base + t * (uint64_t)stride;
