@@ -81,6 +81,11 @@ static uint8_t rk_kind(const cb_op *op) {
 typedef struct sstate {
   uint64_t addr; /* this iteration's */
   int64_t stride;
+  /* a load walking more than a cache line per iteration (a column) misses
+   * the host's caches unless its line is fetched ahead: the address
+   * CB_TPL_AHEAD iterations on, for pf_n more iterations (those checked
+   * to be mapped) */
+  uint64_t pf_n;
   uint64_t pno; /* page of `page` (UINT64_MAX: none yet) */
   uint8_t *page;
 } sstate;
@@ -417,8 +422,16 @@ static uint64_t first_bad(cb_mem *mem, uint64_t base, int64_t stride,
 
 /* The host address of the stream's access (then the next iteration's),
  * NULL when it crosses a page (the caller copies, as eng_run() does). */
+#define CB_TPL_AHEAD 6
+
 static inline uint8_t *stream_ptr(cb_mem *mem, sstate *s, unsigned size) {
   uint64_t addr = s->addr;
+  if (s->pf_n) {
+    s->pf_n--;
+    const uint8_t *h =
+        cb_mem_ptr(mem, addr + (uint64_t)(s->stride * CB_TPL_AHEAD));
+    __builtin_prefetch(h);
+  }
   if (__builtin_expect((addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE, 0)) {
     s->addr = addr + (uint64_t)s->stride;
     return NULL;
@@ -668,6 +681,7 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
     s->stride = (int64_t)b;
     s->pno = UINT64_MAX;
     s->page = NULL;
+    s->pf_n = 0;
     cb_affine_access *ac = &sc.acc[i];
     ac->base = a;
     ac->stride = (int64_t)b;
@@ -678,6 +692,13 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
   }
   if (k < 2)
     return 0;
+  for (uint32_t i = 0; i < t->n_stream; i++) {
+    const cb_tpl_stream *st = &ts->streams[t->first_stream + i];
+    sstate *s = &sc.ss[i];
+    if (!st->is_write && (s->stride >= 64 || s->stride <= -64) &&
+        k > CB_TPL_AHEAD)
+      s->pf_n = k - CB_TPL_AHEAD; /* every address before k is mapped */
+  }
 
   /* operands resolved once */
   uint32_t nmat = 0;
