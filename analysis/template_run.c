@@ -38,7 +38,12 @@ enum {
   RK_FMUL2,
   RK_FDIV2,
   RK_FMA1,
-  RK_FMA2
+  RK_FMA2,
+  RK_LD4, /* one 4-byte lane: i32, f32 (zero-extended bits, as load_lane) */
+  RK_ST4,
+  RK_ADD1, /* one integer lane */
+  RK_ICMP1,
+  RK_SEL1 /* one lane */
 };
 
 /* A value op with its operands resolved for this frame. */
@@ -55,11 +60,22 @@ typedef struct rvop {
 static uint8_t rk_kind(const cb_op *op) {
   unsigned l = op->lanes ? op->lanes : 1;
   bool w8 = op->ty == CB_TY_F64 || op->ty == CB_TY_I64 || op->ty == CB_TY_PTR;
+  bool w4 = op->ty == CB_TY_I32 || op->ty == CB_TY_F32;
   switch ((cb_opcode)op->code) {
   case CB_OP_LOAD:
+    if (w4 && l == 1)
+      return RK_LD4;
     return !w8 ? RK_GEN : l == 1 ? RK_LD8 : l == 2 ? RK_LD16 : RK_GEN;
   case CB_OP_STORE:
+    if (w4 && l == 1)
+      return RK_ST4;
     return !w8 ? RK_GEN : l == 1 ? RK_ST8 : l == 2 ? RK_ST16 : RK_GEN;
+  case CB_OP_ADD:
+    return l == 1 ? RK_ADD1 : RK_GEN;
+  case CB_OP_ICMP:
+    return l == 1 ? RK_ICMP1 : RK_GEN;
+  case CB_OP_SELECT:
+    return l == 1 ? RK_SEL1 : RK_GEN;
   case CB_OP_FADD:
   case CB_OP_FSUB:
   case CB_OP_FMUL:
@@ -811,6 +827,41 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
           cb_eng_emit(e, addr, size, r->op->aux, w);
         break;
       }
+      case RK_LD4:
+      case RK_ST4: {
+        sstate *s = &ss[r->s];
+        uint64_t addr = s->addr;
+        bool w = r->kind == RK_ST4;
+        uint8_t *pp = stream_ptr(&e->mem, s, 4);
+        uint32_t v;
+        if (w) {
+          v = (uint32_t)r->a->u;
+          if (__builtin_expect(!pp, 0))
+            cb_mem_write(&e->mem, addr, &v, 4, NULL);
+          else
+            memcpy(pp, &v, 4);
+        } else {
+          if (__builtin_expect(!pp, 0))
+            cb_mem_read(&e->mem, addr, &v, 4, NULL);
+          else
+            memcpy(&v, pp, 4);
+          r->d->u = v;
+        }
+        if (emit && r->emit)
+          cb_eng_emit(e, addr, 4, r->op->aux, w);
+        break;
+      }
+      case RK_ADD1:
+        r->d->u = (r->a->u + r->b->u) & ty_mask[r->op->ty];
+        break;
+      case RK_ICMP1: {
+        uint64_t m = ty_mask[r->op->ty];
+        r->d->u = icmp(r->op->aux, r->a->u & m, r->b->u & m, r->op->ty);
+        break;
+      }
+      case RK_SEL1:
+        *r->d = (r->a->u & 1) ? *r->b : *r->c;
+        break;
       case RK_FADD1:
         r->d->d = r->a->d + r->b->d;
         break;
