@@ -12,6 +12,7 @@
 #include "engine_frames.h"
 #include "engine_internal.h"
 #include "fastops.h"
+#include "template.h"
 
 /* ---- defaults ---- */
 
@@ -121,6 +122,7 @@ static void eng_destroy(cb_eng *e) {
   free(e->rmw);
   free(e->fk);
   cb_phi_edges_free(&e->pe);
+  cb_tpl_free(e->tpl);
   free(e->fo_off);
   free(e->frame_size);
   free(e->fn_by_addr);

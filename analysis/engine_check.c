@@ -10,6 +10,7 @@
 #include "engine_frames.h"
 #include "engine_internal.h"
 #include "fastops.h"
+#include "template.h"
 
 /* Orders function indexes by code address (e->fn_by_addr). */
 static int cmp_fn_addr(const void *a, const void *b, void *ctx) {
@@ -349,8 +350,8 @@ void eng_precompute(cb_eng *e) {
       maxl = l;
   }
   e->phi_cap = maxl;
-  if (e->opt.mode == CB_ENGINE_FAST)
-    cb_phi_edges_build(p, e->nphis, &e->pe);
+  if (e->opt.mode == CB_ENGINE_FAST && cb_phi_edges_build(p, e->nphis, &e->pe))
+    e->tpl = cb_tpl_build(p, e->rmw, e->nphis); /* template.h */
   e->phi_tmp = malloc(maxl * sizeof *e->phi_tmp);
   e->fn_by_addr = malloc((p->n_functions + 1) * sizeof *e->fn_by_addr);
   for (uint32_t f = 0; f < p->n_functions; f++)

@@ -61,9 +61,11 @@ typedef struct cb_eng {
   uint8_t *fk;     /* per op: the fast engine's kind (fastops.h); NULL in the
                       reference mode */
   cb_phi_edges pe; /* the fast engine's phi moves per edge (fastops.h) */
-  int64_t *fo_off; /* per frame object: offset from the CFA */
-  uint64_t *frame_size; /* per function: CFA - rsp in the body */
-  uint32_t *fn_by_addr; /* function indexes sorted by addr */
+  struct cb_tpl_set *tpl; /* the fast engine's loop templates (template.h);
+                             NULL: none */
+  int64_t *fo_off;        /* per frame object: offset from the CFA */
+  uint64_t *frame_size;   /* per function: CFA - rsp in the body */
+  uint32_t *fn_by_addr;   /* function indexes sorted by addr */
   uint32_t n_fn_by_addr;
 
   cb_value *slots;

@@ -17,6 +17,7 @@
 
 #include "engine_scalar.h"
 #include "fastloop.h"
+#include "template.h"
 
 /* The stride prefetch of load op ip (see FK_LOAD8 below). */
 static inline void fl_prefetch(cb_eng *e, uint32_t ip, uint64_t addr) {
@@ -41,6 +42,17 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
   uint32_t ip = *ip_io;
   uint64_t budget = *budget_io;
   uint64_t loads = 0, stores = 0;
+
+  /* eng_run() has just jumped into a loop header with a template (from a
+   * block with machine-code accesses, which only it runs): the template
+   * runs here as it does for the branches below */
+  if (e->tpl && budget != 0) {
+    int32_t ti = cb_tpl_of(e->tpl, F->block);
+    const cb_function *fn = &p->functions[F->func];
+    if (ti >= 0 && ip == p->blocks[F->block].first_op + e->nphis[F->block] &&
+        F->prev + fn->first_block != F->block)
+      cb_tpl_run(e, F, S, ti, &budget);
+  }
 
 #define V(o) ((o)&CB_OPND_CONST ? &K[(o) & ~CB_OPND_CONST] : &S[o])
   while (budget != 0) {
@@ -406,6 +418,18 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
         }
         budget = budget > np ? budget - np : 0;
         ip += np;
+        /* a single-block loop entered from outside: its template runs all
+         * the iterations it can (template.h), then this loop goes on with
+         * the next one */
+        if (e->tpl && gb != F->prev + fn->first_block && budget != 0) {
+          int32_t ti = cb_tpl_of(e->tpl, gb);
+          if (ti >= 0) {
+            out->loads += loads;
+            out->stores += stores;
+            loads = stores = 0;
+            cb_tpl_run(e, F, S, ti, &budget);
+          }
+        }
       }
       continue; /* ip and budget are already the target's */
     }

@@ -1,0 +1,514 @@
+/* Running a loop template (template.h): closed forms for the control and
+ * address ops, the trip count, the memory checks, and the value ops'
+ * evaluator over operands resolved once per loop entry.
+ *
+ * Closed forms. Every control op's value on iteration t is (A + t * B)
+ * mod 2^w, w its type's width: induction phis step by an invariant B, and
+ * add, sub, mul by an invariant, shl by an invariant and truncation
+ * preserve that form modulo 2^w. Widening (sext, zext, a gep index
+ * narrower than 64 bits) preserves it only while the narrow value does
+ * not wrap: each widening is checked at the first and the last iteration
+ * the template runs (the values are linear in t, so both ends bound every
+ * iteration between). The trip count is found by evaluating the exit
+ * compare on the closed forms, iteration by iteration (a few host
+ * instructions each), which needs no case analysis of predicates, signs
+ * and wraps. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "engine_scalar.h"
+#include "template.h"
+#include "template_eval.h"
+
+/* A widening that must not wrap: a + t * b within [lo, hi]. */
+typedef struct wcheck {
+  int64_t a, b, lo, hi;
+} wcheck;
+
+typedef struct scratch {
+  uint64_t *A, *B;
+  rvop *rv;
+  sstate *ss;
+  cb_affine_access *acc;
+  wcheck *wc;
+  mat *mt;
+  uint64_t *ptmp;
+  size_t cap_wc;
+} scratch;
+
+static bool get_scratch(cb_tpl_set *ts, scratch *sc) {
+  size_t m = ts->max_ops + 1, nwc = m * 64;
+  size_t sz = m * 2 * sizeof(uint64_t) + m * sizeof(rvop) + m * sizeof(sstate) +
+              m * sizeof(cb_affine_access) + nwc * sizeof(wcheck) +
+              m * sizeof(mat) + (ts->max_lanes + 1) * sizeof(uint64_t);
+  if (!ts->scratch && !(ts->scratch = malloc(sz)))
+    return false;
+  /* every element type is 8-byte aligned */
+  char *q = ts->scratch;
+  sc->A = (uint64_t *)(void *)q;
+  q += m * sizeof(uint64_t);
+  sc->B = (uint64_t *)(void *)q;
+  q += m * sizeof(uint64_t);
+  sc->rv = (rvop *)(void *)q;
+  q += m * sizeof(rvop);
+  sc->ss = (sstate *)(void *)q;
+  q += m * sizeof(sstate);
+  sc->acc = (cb_affine_access *)(void *)q;
+  q += m * sizeof(cb_affine_access);
+  sc->wc = (wcheck *)(void *)q;
+  q += nwc * sizeof(wcheck);
+  sc->mt = (mat *)(void *)q;
+  q += m * sizeof(mat);
+  sc->ptmp = (uint64_t *)(void *)q;
+  sc->cap_wc = nwc;
+  return true;
+}
+
+static inline const cb_value *opnd(const cb_program *p, cb_value *S,
+                                   cb_operand o) {
+  return o & CB_OPND_CONST ? &p->consts[o & ~CB_OPND_CONST] : &S[o];
+}
+
+static inline void ref_val(const cb_program *p, cb_value *S, const scratch *sc,
+                           const cb_tpl_ref *r, uint64_t *a, uint64_t *b) {
+  if (r->cop >= 0) {
+    *a = sc->A[r->cop];
+    *b = sc->B[r->cop];
+  } else {
+    *a = opnd(p, S, r->o)->u;
+    *b = 0;
+  }
+}
+
+/* The w-bit value (a + t b) mod 2^w extended to 64 bits, signed or not:
+ * its closed form when it does not wrap, with the check that says so. */
+static void widen(scratch *sc, size_t *nwc, unsigned w, bool sgn, uint64_t a,
+                  uint64_t b, uint64_t *ra, uint64_t *rb) {
+  if (w >= 64 || w == 0) {
+    *ra = a;
+    *rb = b;
+    return;
+  }
+  uint64_t m = (1ull << w) - 1;
+  int64_t bs = sxbits(b & m, w);
+  int64_t as = sgn ? sxbits(a & m, w) : (int64_t)(a & m);
+  *ra = (uint64_t)as;
+  *rb = (uint64_t)bs;
+  if (bs == 0)
+    return; /* invariant: its one value is exact */
+  wcheck *c = &sc->wc[(*nwc)++];
+  c->a = as;
+  c->b = bs;
+  c->lo = sgn ? -(int64_t)(1ull << (w - 1)) : 0;
+  c->hi = sgn ? (int64_t)((1ull << (w - 1)) - 1) : (int64_t)m;
+}
+
+/* The step of induction phi cp: its back-edge value is the phi plus
+ * invariants (template.c), whose sum this is. */
+static uint64_t phi_step(const cb_tpl_set *ts, const cb_tpl *t, cb_value *S,
+                         const cb_tpl_cop *cp) {
+  const cb_program *p = ts->p;
+  const cb_tpl_cop *bc = &ts->cops[t->first_cop + (uint32_t)cp->back];
+  const cb_op *be = &p->ops[bc->op];
+  const cb_tpl_ref *R = &ts->refs[bc->first_ref];
+  switch ((cb_opcode)be->code) {
+  case CB_OP_ADD:
+    return opnd(p, S, R[R[0].cop >= 0 ? 1 : 0].o)->u;
+  case CB_OP_SUB:
+    return 0 - opnd(p, S, R[1].o)->u;
+  default: { /* CB_OP_GEP */
+    const int64_t *g = &p->extra[be->aux];
+    uint64_t step = (uint64_t)g[0];
+    for (int64_t k = 0; k < g[1]; k++) {
+      uint64_t x = (uint64_t)g[2 + 2 * k];
+      step += (uint64_t)sxbits(opnd(p, S, R[1 + k].o)->u, (unsigned)(x >> 32)) *
+              (uint64_t)g[3 + 2 * k];
+    }
+    return step;
+  }
+  }
+}
+
+/* A and B of every control op; false when a widening has too many
+ * checks for the scratch. */
+static bool eval_cops(const cb_tpl_set *ts, const cb_tpl *t, cb_value *S,
+                      scratch *sc, size_t *nwc) {
+  const cb_program *p = ts->p;
+  *nwc = 0;
+  for (uint32_t j = 0; j < t->n_cop; j++) {
+    const cb_tpl_cop *cp = &ts->cops[t->first_cop + j];
+    const cb_op *op = &p->ops[cp->op];
+    const cb_tpl_ref *R = &ts->refs[cp->first_ref];
+    uint64_t m = ty_mask[op->ty], aa = 0, ab = 0, ba = 0, bb = 0, A = 0, B = 0;
+    if (*nwc + 64 > sc->cap_wc)
+      return false;
+    switch ((cb_opcode)op->code) {
+    case CB_OP_PHI:
+      A = S[op->dst].u & m;
+      B = phi_step(ts, t, S, cp);
+      break;
+    case CB_OP_ADD:
+      ref_val(p, S, sc, &R[0], &aa, &ab);
+      ref_val(p, S, sc, &R[1], &ba, &bb);
+      A = aa + ba;
+      B = ab + bb;
+      break;
+    case CB_OP_SUB:
+      ref_val(p, S, sc, &R[0], &aa, &ab);
+      ref_val(p, S, sc, &R[1], &ba, &bb);
+      A = aa - ba;
+      B = ab - bb;
+      break;
+    case CB_OP_MUL:
+      /* one side is invariant (template.c): no t^2 term */
+      ref_val(p, S, sc, &R[0], &aa, &ab);
+      ref_val(p, S, sc, &R[1], &ba, &bb);
+      A = aa * ba;
+      B = ab * ba + aa * bb;
+      break;
+    case CB_OP_SHL: {
+      ref_val(p, S, sc, &R[0], &aa, &ab);
+      ref_val(p, S, sc, &R[1], &ba, &bb);
+      unsigned s = (unsigned)(ba & (ty_bits(op->ty) - 1));
+      A = aa << s;
+      B = ab << s;
+      break;
+    }
+    case CB_OP_OR: {
+      ref_val(p, S, sc, &R[0], &aa, &ab);
+      ref_val(p, S, sc, &R[1], &ba, &bb);
+      if (bb != 0) { /* the invariant first */
+        uint64_t x = aa, y = ab;
+        aa = ba;
+        ab = bb;
+        ba = x;
+        bb = y;
+      }
+      /* now ba | aa + t ab: an add when no bit of the invariant ba can
+       * be set in the varying one, whose low bits ctz(aa | ab) are zero
+       * on every iteration */
+      if (ab == 0) {
+        A = aa | ba;
+        B = 0;
+      } else {
+        unsigned z = (unsigned)__builtin_ctzll((aa | ab) & m);
+        if ((ba & m) >> z != 0)
+          return false;
+        A = aa + ba;
+        B = ab;
+      }
+      break;
+    }
+    case CB_OP_XOR:
+      ref_val(p, S, sc, &R[0], &aa, &ab);
+      ref_val(p, S, sc, &R[1], &ba, &bb);
+      if (bb != 0) { /* the invariant first */
+        uint64_t x = aa, y = ab;
+        aa = ba;
+        ab = bb;
+        ba = x;
+        bb = y;
+      }
+      if (ab == 0) {
+        A = aa ^ ba;
+        B = 0;
+      } else if ((ba & m) == m) {
+        A = ~aa; /* -1 - x, modulo 2^w */
+        B = 0 - ab;
+      } else {
+        return false;
+      }
+      break;
+    case CB_OP_SEXT:
+      ref_val(p, S, sc, &R[0], &aa, &ab);
+      widen(sc, nwc, ty_bits(op->ty2), true, aa, ab, &A, &B);
+      break;
+    case CB_OP_TRUNC:
+    case CB_OP_ZEXT:
+    case CB_OP_PTRTOINT:
+    case CB_OP_INTTOPTR:
+      ref_val(p, S, sc, &R[0], &aa, &ab);
+      if (ty_bits(op->ty) > ty_bits(op->ty2))
+        widen(sc, nwc, ty_bits(op->ty2), false, aa, ab, &A, &B);
+      else {
+        A = aa;
+        B = ab;
+      }
+      break;
+    case CB_OP_MOV:
+      ref_val(p, S, sc, &R[0], &A, &B);
+      break;
+    case CB_OP_GEP: {
+      const int64_t *g = &p->extra[op->aux];
+      ref_val(p, S, sc, &R[0], &A, &B);
+      A += (uint64_t)g[0];
+      for (int64_t k = 0; k < g[1]; k++) {
+        uint64_t x = (uint64_t)g[2 + 2 * k], scale = (uint64_t)g[3 + 2 * k];
+        unsigned bits = (unsigned)(x >> 32);
+        const cb_tpl_ref *r = &R[1 + k];
+        ref_val(p, S, sc, r, &aa, &ab);
+        if (r->cop >= 0) {
+          /* the index's own width w: zero-extended in its slot, then
+           * sign-extended from the gep's bits */
+          unsigned w =
+              ty_bits(p->ops[ts->cops[t->first_cop + (uint32_t)r->cop].op].ty);
+          if (bits != 0 && bits < 64 && bits <= w)
+            widen(sc, nwc, bits, true, aa, ab, &aa, &ab);
+          else
+            widen(sc, nwc, w, false, aa, ab, &aa, &ab);
+        } else {
+          aa = (uint64_t)sxbits(aa, bits);
+        }
+        A += aa * scale;
+        B += ab * scale;
+      }
+      break;
+    }
+    default: /* the exit compare: evaluated by the caller */
+      break;
+    }
+    sc->A[j] = A & m;
+    sc->B[j] = B & m;
+  }
+  return true;
+}
+
+static inline bool wc_ok(const wcheck *c, uint64_t t) {
+  __int128 v = (__int128)c->a + (__int128)t * c->b;
+  return v >= c->lo && v <= c->hi;
+}
+
+/* Is every byte of [addr, addr + size) mapped? (size <= a page) The
+ * pages are touched where eng_run() touches them (cb_mem_read: addr, then
+ * the next page's start), as whether a page is valid may depend on the
+ * address of its first touch (mem.c). */
+static bool mapped(cb_mem *mem, uint64_t addr, unsigned size) {
+  if (!cb_mem_ptr(mem, addr))
+    return false;
+  uint64_t end = addr + size - 1;
+  return (end >> CB_PG_BITS) == (addr >> CB_PG_BITS) ||
+         cb_mem_ptr(mem, end & ~(uint64_t)(CB_PG_SIZE - 1));
+}
+
+/* Is [lo, hi) inside one mapped region whose ends are page boundaries?
+ * Then every page of it is valid whatever touches it first. */
+static bool in_region(const cb_mem *mem, uint64_t lo, uint64_t hi) {
+  for (size_t i = 0; i < mem->nregs; i++) {
+    const cb_mem_region *r = &mem->regs[i];
+    if (lo >= r->lo && hi <= r->hi)
+      return ((r->lo | r->hi) & (CB_PG_SIZE - 1)) == 0;
+  }
+  return false;
+}
+
+/* The first iteration t < k whose access of the stream touches an
+ * unmapped byte (the interpreter's fault), else k. An access that crosses
+ * into a mapped page is no stop: the template takes it as the interpreter
+ * does, through a copy. */
+static uint64_t first_bad(cb_mem *mem, uint64_t base, int64_t stride,
+                          unsigned size, uint64_t k) {
+  if (stride > (int64_t)1 << 40 || stride < -((int64_t)1 << 40))
+    return 0; /* no array is that large: leave it to the interpreter */
+  if (stride == 0)
+    return mapped(mem, base, size) ? k : 0;
+  /* the whole range at once (column walks would check a page per
+   * iteration) */
+  uint64_t last = base + (k - 1) * (uint64_t)stride;
+  if (stride > 0 && last >= base && last + size > last &&
+      in_region(mem, base, last + size))
+    return k;
+  if (stride < 0 && last <= base && base + size > base &&
+      in_region(mem, last, base + size))
+    return k;
+  uint64_t t = 0;
+  while (t < k) {
+    uint64_t addr = base + t * (uint64_t)stride;
+    if (!mapped(mem, addr, size))
+      return t;
+    uint64_t off = addr & (CB_PG_SIZE - 1), run;
+    if (stride > 0) {
+      /* iterations left in this page; only the last can cross its end */
+      run = (CB_PG_SIZE - 1 - off) / (uint64_t)stride + 1;
+      if (run > k - t)
+        run = k - t;
+      uint64_t last = addr + (run - 1) * (uint64_t)stride;
+      if (!mapped(mem, last, size))
+        return t + run - 1;
+    } else {
+      /* the first of the run has the highest address, checked above */
+      run = off / (uint64_t)(-stride) + 1;
+      if (run > k - t)
+        run = k - t;
+    }
+    t += run;
+  }
+  return k;
+}
+
+uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
+                    uint64_t *budget) {
+  cb_tpl_set *ts = e->tpl;
+  const cb_tpl *t = &ts->t[ti];
+  const cb_program *p = e->p;
+  scratch sc;
+  if (*budget <= t->n_ops || !get_scratch(ts, &sc))
+    return 0;
+  /* closed forms */
+  size_t nwc;
+  if (!eval_cops(ts, t, S, &sc, &nwc))
+    return 0;
+
+  /* the iterations that stay in the loop, within the budget (at least one
+   * operation left after them, so the interpreter stops where it would) */
+  uint64_t cap = (*budget - 1) / t->n_ops, k = 0;
+  {
+    const cb_tpl_cop *cp = &ts->cops[t->first_cop + t->cmp];
+    const cb_op *op = &p->ops[cp->op];
+    const cb_tpl_ref *R = &ts->refs[cp->first_ref];
+    uint64_t xa, xb, ya, yb, m = ty_mask[op->ty];
+    ref_val(p, S, &sc, &R[0], &xa, &xb);
+    ref_val(p, S, &sc, &R[1], &ya, &yb);
+    unsigned pred = op->aux, ty = op->ty;
+    bool cont = t->cont;
+    while (k < cap && icmp(pred, xa & m, ya & m, ty) == cont) {
+      k++;
+      xa += xb;
+      ya += yb;
+    }
+  }
+  if (k < 2)
+    return 0;
+  for (size_t i = 0; i < nwc; i++)
+    if (!wc_ok(&sc.wc[i], 0) || !wc_ok(&sc.wc[i], k - 1))
+      return 0;
+  /* every access of iterations 0 .. k-1 on a mapped page, none crossing */
+  for (uint32_t i = 0; i < t->n_stream; i++) {
+    const cb_tpl_stream *st = &ts->streams[t->first_stream + i];
+    uint64_t a, b;
+    ref_val(p, S, &sc, &st->addr, &a, &b);
+    k = first_bad(&e->mem, a, (int64_t)b, st->size, k);
+    sstate *s = &sc.ss[i];
+    s->addr = a;
+    s->stride = (int64_t)b;
+    s->pno = UINT64_MAX;
+    s->page = NULL;
+    s->pf_n = 0;
+    cb_affine_access *ac = &sc.acc[i];
+    ac->base = a;
+    ac->stride = (int64_t)b;
+    ac->site = st->site;
+    ac->size = st->size;
+    ac->is_write = st->is_write;
+    ac->reserved = 0;
+  }
+  if (k < 2)
+    return 0;
+  for (uint32_t i = 0; i < t->n_stream; i++) {
+    const cb_tpl_stream *st = &ts->streams[t->first_stream + i];
+    sstate *s = &sc.ss[i];
+    if (!st->is_write && (s->stride >= 64 || s->stride <= -64) &&
+        k > CB_TPL_AHEAD)
+      s->pf_n = k - CB_TPL_AHEAD; /* every address before k is mapped */
+  }
+
+  /* operands resolved once */
+  uint32_t nmat = 0;
+  for (uint32_t j = 0; j < t->n_cop; j++) {
+    const cb_tpl_cop *cp = &ts->cops[t->first_cop + j];
+    if (!cp->mat)
+      continue;
+    const cb_op *op = &p->ops[cp->op];
+    mat *mt = &sc.mt[nmat++];
+    mt->slot = &S[op->dst].u;
+    mt->cur = sc.A[j];
+    mt->step = sc.B[j];
+    mt->mask = ty_mask[op->ty];
+  }
+  for (uint32_t i = 0, ns = 0; i < t->n_vop; i++) {
+    uint32_t gi = ts->vops[t->first_vop + i];
+    const cb_op *op = &p->ops[gi];
+    rvop *r = &sc.rv[i];
+    cb_operand o[3] = {op->a, op->b, op->c};
+    r->op = op;
+    r->d = op->dst != CB_NONE ? &S[op->dst] : NULL;
+    r->s = -1;
+    r->vsel = (e->rmw[gi] & 2) != 0;
+    r->kind = cb_tpl_rk_kind(op);
+    r->emit = op->code == CB_OP_LOAD ||
+              (op->code == CB_OP_STORE && !(e->rmw[gi] & 1));
+    if (op->code == CB_OP_CALL) {
+      const int64_t *g = &p->extra[op->aux];
+      for (int k2 = 0; k2 < 3; k2++)
+        o[k2] = CB_CALL_ARG_OPERAND((uint64_t)g[4 + k2]);
+    }
+    if (op->code == CB_OP_LOAD || op->code == CB_OP_STORE)
+      r->s = (int32_t)ns++;
+    r->a = o[0] != CB_NONE ? opnd(p, S, o[0]) : NULL;
+    r->b = o[1] != CB_NONE ? opnd(p, S, o[1]) : NULL;
+    r->c = o[2] != CB_NONE ? opnd(p, S, o[2]) : NULL;
+  }
+  const cb_tpl_vphi *vp = &ts->vphis[t->first_vphi];
+  const cb_value *vsrc[64];
+  uint32_t nvphi = t->n_vphi;
+  if (nvphi > 64)
+    return 0;
+  /* the moves are parallel; when no phi reads another's slots, they are
+   * done one after the other without a temporary */
+  bool direct = true;
+  for (uint32_t i = 0; i < nvphi; i++) {
+    vsrc[i] = vp[i].src != CB_NONE ? opnd(p, S, vp[i].src) : NULL;
+    direct &= vsrc[i] != NULL;
+    for (uint32_t j = 0; j < nvphi && vsrc[i]; j++)
+      direct &= j == i || vsrc[i] + vp[i].lanes <= &S[vp[j].dst] ||
+                vsrc[i] >= &S[vp[j].dst] + vp[j].lanes;
+  }
+
+  /* the accesses: one affine block, or records in the batch */
+  int emit = 0;
+  if (e->sink && e->sink->affine && t->n_rec) {
+    cb_affine_access *acc = sc.acc;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < t->n_stream; i++)
+      if (ts->streams[t->first_stream + i].emits)
+        acc[n++] = sc.acc[i];
+    cb_eng_flush(e);
+    cb_affine_block blk = {k, n, acc};
+    e->sink->affine(e->sink->ctx, &blk);
+  } else if (e->sink && e->sink->fn) {
+    emit = 1;
+  }
+
+  /* the iterations */
+  cb_tpl_iter itr = {sc.rv, t->n_vop, sc.ss,   sc.mt, nmat, vp,  vsrc,
+                     nvphi, direct,   sc.ptmp, S,     k,    emit};
+  cb_tpl_iterate(e, &itr);
+
+  /* the state after iteration k-1's back edge, as the interpreter leaves
+   * it: the induction phis, the branch's outcomes, the counts */
+  for (uint32_t j = 0; j < t->n_cop; j++) {
+    const cb_tpl_cop *cp = &ts->cops[t->first_cop + j];
+    const cb_op *op = &p->ops[cp->op];
+    if (op->code == CB_OP_PHI)
+      S[op->dst].u = (sc.A[j] + k * sc.B[j]) & ty_mask[op->ty];
+  }
+  cb_run_outcome *out = e->out;
+  if (t->br_aux != CB_NONE) {
+    uint64_t v = ((uint64_t)t->br_aux << 8) | t->cont, h = out->path_signature;
+    for (uint64_t it = 0; it < k; it++)
+      h = sig_mix(h, v);
+    out->path_signature = h;
+    out->branches += k;
+    if (t->br_aux < p->n_branches && out->branch_counts)
+      out->branch_counts[2 * (size_t)t->br_aux + (t->cont ? 0 : 1)] += k;
+  }
+  out->loads += k * t->n_loads;
+  out->stores += k * t->n_stores;
+  out->tpl_loops++;
+  out->tpl_iters += k;
+  out->tpl_accesses += k * t->n_rec;
+  *budget -= k * t->n_ops;
+  F->prev = t->block - p->functions[F->func].first_block;
+  return k;
+}
