@@ -371,6 +371,9 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
     /* piped: the simulation ran on its own thread */
     d->stats.stream_s += (t2 - t1) - (piped ? 0 : f.sim_s);
     d->stats.ops += o.ops;
+    d->stats.tpl_loops += o.tpl_loops;
+    d->stats.tpl_iters += o.tpl_iters;
+    d->stats.tpl_accesses += o.tpl_accesses;
     d->stats.accesses += f.sh.n;
     d->stats.simulated += simulated;
     d->stats.shared += !simulated;
@@ -509,6 +512,9 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
     st->stream_s = d.stats.stream_s;
     st->sim_s = d.stats.sim_s;
     st->ops = d.stats.ops;
+    st->tpl_loops = d.stats.tpl_loops;
+    st->tpl_iters = d.stats.tpl_iters;
+    st->tpl_accesses = d.stats.tpl_accesses;
     st->accesses = d.stats.accesses;
     st->simulated = d.stats.simulated;
     st->shared = d.stats.shared;
@@ -590,5 +596,8 @@ void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
   if (s->stream_s + s->path_s > 0)
     fprintf(f, " (%.1f M ops/s)",
             1e-6 * (double)s->ops / (s->stream_s + s->path_s));
-  fprintf(f, "\n  peak RSS %ld KiB\n", ru.ru_maxrss);
+  fprintf(f, "\n  loop templates: %llu loops, %llu iterations, %llu accesses\n",
+          (unsigned long long)s->tpl_loops, (unsigned long long)s->tpl_iters,
+          (unsigned long long)s->tpl_accesses);
+  fprintf(f, "  peak RSS %ld KiB\n", ru.ru_maxrss);
 }

@@ -47,6 +47,9 @@ typedef struct cb_analysis_stats {
   double sim_s;           /* cache simulation (CPU) */
   double analysis_wall_s;
   uint64_t ops, accesses;
+  /* the engine's loop templates (analysis/template.c): loops entered,
+   * iterations and accesses run from a template */
+  uint64_t tpl_loops, tpl_iters, tpl_accesses;
   unsigned inputs, simulated, shared; /* shared: results of a twin input */
   unsigned jobs;
 } cb_analysis_stats;
