@@ -276,6 +276,8 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
       cb_eng_emit(e, e->got[lf], 8, site, false);
       e->out->lib_reads++;
     }
+    /* the first call binds the slot (ld.so's lazy binding) */
+    cb_dl_first_call(e, lf, F->sp);
   }
   if (kind == CB_CALL_LIBC) {
     cb_value a[MAXA];
