@@ -106,7 +106,6 @@ typedef struct libs {
   int n;
   uint64_t span;
   uint64_t libc_off; /* span of the libraries mapped before libc */
-  uint64_t off[32];  /* each library's offset from the first one's base */
   bool has_libc;
   bool ok;
 } libs;
@@ -130,7 +129,6 @@ static void add_lib(void *ctx, const char *name) {
     if (!b)
       continue;
     uint64_t s = load_span(b, len, NULL);
-    L->off[L->n - 1] = L->span;
     if (!strncmp(name, "libc.so", 7) && !L->has_libc) {
       L->libc_off = L->span;
       L->has_libc = true;
@@ -159,16 +157,16 @@ static bool calls_libm(const cb_program *p) {
 }
 
 static void layout_libs(const cb_program *p, uint64_t *heap_base,
-                        uint64_t *mmap_base, uint64_t *libc_base, libs *out,
+                        uint64_t *mmap_base, uint64_t *libc_base,
                         uint64_t *libs_base);
 
 static void layout(const cb_program *p, uint64_t *heap_base,
                    uint64_t *mmap_base, uint64_t *libc_base) {
-  layout_libs(p, heap_base, mmap_base, libc_base, NULL, NULL);
+  layout_libs(p, heap_base, mmap_base, libc_base, NULL);
 }
 
 static void layout_libs(const cb_program *p, uint64_t *heap_base,
-                        uint64_t *mmap_base, uint64_t *libc_base, libs *out,
+                        uint64_t *mmap_base, uint64_t *libc_base,
                         uint64_t *libs_base) {
   uint64_t exe_end = p->image_end;
   size_t len = 0;
@@ -206,8 +204,6 @@ static void layout_libs(const cb_program *p, uint64_t *heap_base,
     *mmap_base = base;
   if (libc_base)
     *libc_base = libc;
-  if (out)
-    *out = L;
   if (libs_base)
     *libs_base = libs0;
 }
@@ -286,7 +282,7 @@ bool cb_eng_dl_layout(const cb_program *p, uint64_t *ldso, uint64_t *lmap,
   if (!dl || !dl->n_objs || !p->load_base)
     return false;
   uint64_t heap = 0, libs0 = 0;
-  layout_libs(p, &heap, NULL, NULL, NULL, &libs0);
+  layout_libs(p, &heap, NULL, NULL, &libs0);
   *ldso = heap - 0x35000;
   *lmap = heap + 0x800000;
   memset(obj, 0, sizeof(uint64_t) * CB_DL_MAX_OBJS);

@@ -218,11 +218,13 @@ static void compare(const cb_program *p, const cb_plt_slot *sl,
       b++;
     }
   }
-  printf("%-16s%s accesses %zu/%zu (stack %zu/%zu, %zu at the same "
+  printf("%-16s%s caller rsp %llx/%llx, accesses %zu/%zu (stack %zu/%zu, %zu "
+         "at the same "
          "offsets), outside the stack %zu equal of %zu; lines %zu model, "
          "%zu real, %zu common\n",
-         sl->name, ifunc ? " (ifunc)" : "", mh - ml, rh - rl, sm, sr, ssame,
-         same, nr, nlm, nlr, common);
+         sl->name, ifunc ? " (ifunc)" : "", (unsigned long long)cm,
+         (unsigned long long)cr, mh - ml, rh - rl, sm, sr, ssame, same, nr, nlm,
+         nlr, common);
   /* the same accesses in the same order: every one outside the stack,
    * every stack offset, hence the same lines */
   CHECK_EQ_U64(nm, nr);
