@@ -12,18 +12,20 @@
  *
  * Exact: the order and sizes of the accesses and the stack offsets (taken
  * from lackey traces, `valgrind --tool=lackey --trace-mem=yes`, of the
- * PolyBench kernels' first calls of posix_memalign, memset, free and
- * printf; Debian 12's ld.so, valgrind 3.19's emulated CPU), and every
- * address the frontend reads from the ELF files (cb_dl_info: relocation,
- * symbols, names, versions, hash tables, .dynamic entries, GOT).
- * Measured constants (the same in every trace with the scope
- * [executable, vgpreload_core, libm.so.6, libc.so.6] that cbana's
- * executables have): the offsets of ld.so's variables and of the link
- * maps in its malloc'd pages, the version arrays' places. Approximated:
- * strcmp's 16-byte (8-byte for versions) loads by the aligned chunks
- * that cover each string (ld.so's strcmp picks its loop by the strings'
- * alignment), the link maps of other scopes (the same offsets by scope
- * position), and an IFUNC's resolver (not replayed). */
+ * PolyBench kernels' and tests/unit/engine/progs/dl_bind.c's first calls;
+ * Debian 12's ld.so, valgrind 3.19's emulated CPU), ld.so's strcmp (from
+ * its disassembly), memset's IFUNC resolver, and every address the
+ * frontend reads from the ELF files (cb_dl_info: relocation, symbols,
+ * names, versions, hash tables, .dynamic entries, GOT); engine_dlfixup
+ * checks them access by access against lackey. Measured constants (the
+ * same in every trace with the scope [executable, vgpreload_core,
+ * libm.so.6, libc.so.6] that cbana's executables have): the offsets of
+ * ld.so's variables and of the link maps in its malloc'd pages, the
+ * version arrays' places. Approximated: a chain entry whose hash matches
+ * but check_match rejects (memcpy@GLIBC_2.2.5 before memcpy@@GLIBC_2.14)
+ * is walked without check_match's accesses; other IFUNC resolvers are
+ * replayed as memset's; the link maps of other scopes take the same
+ * offsets by scope position, a libm definition libc's version array. */
 #include <string.h>
 
 #include "engine_internal.h"
@@ -36,7 +38,7 @@
 #define LD_CPU_FEATURE_B 0x32b78ull  /* resolver tests */
 #define LIBC_GOT_RTLD_RO 0x1d2e98ull /* libc's GOT slot of _rtld_global_ro */
 #define LD_DYNAMIC_WEAK 0x32b14ull   /* GLRO(dl_dynamic_weak) */
-#define LD_STRCMP_TABLE 0x282bcull   /* strcmp's jump table */
+#define LD_STRCMP_TABLE 0x282b8ull   /* strcmp's LABEL(unaligned_table) */
 #define LD_NUM_RELOC 0x33ab8ull      /* GL(dl_num_relocations), incremented */
 #define LD_MAIN_MAP 0x342e0ull       /* the executable's link map */
 /* the main map's fields _dl_fixup reads beyond do_lookup_x's */
@@ -72,7 +74,10 @@
 static const uint64_t lm_map[] = {0, 0x560, 0xa80};
 #define LM_RLIST 0x1040
 #define LM_EXE_VERSIONS 0x1070
-#define LM_LIB_VERSIONS 0x12d0
+/* libc's array follows the executable's (16-byte aligned, 24 bytes per
+ * index up to ver_high) and vgpreload's and libm's (0x200 bytes) */
+#define LM_LIB_VERSIONS(hi)                                                    \
+  (LM_EXE_VERSIONS + ((24 * ((uint64_t)(hi) + 1) + 15) & ~15ull) + 0x200)
 #define TCB_SINGLE 0x758 /* read before and after the lookup */
 #define XSAVE 0x380      /* valgrind's xsave_state_size (rax..r9 below) */
 
@@ -118,37 +123,56 @@ static uint64_t map_of(const cb_eng *e, uint32_t i) {
   return e->dl_lmap + lm_map[2] + 0x520 * (uint64_t)(k - 2);
 }
 
-/* ld.so's strcmp (sysdeps/x86_64/strcmp.S) of the definition's string
- * s1 with the reference's s2, equal over len bytes and the NUL. When
- * neither 16-byte load can cross a cache line (offset in the line <=
- * 0x30) it loads 8 + 8 bytes of each (movlpd/movhpd); else
- * (LABEL(crosscache)) it aligns both down to 16 and, when their offsets
- * differ, first reads its jump table (ld.so's .rodata) and loads s1's
- * first chunk twice. The NUL's bytes end it. Measured for names of 4 to
- * 14 bytes and "GLIBC_2.2.5"; longer strings continue by 16 bytes (not
- * measured). */
+/* ld.so's strcmp (sysdeps/x86_64/strcmp.S, disassembled in Debian 12's
+ * ld.so) of the definition's string s1 (%rdi) with the reference's s2
+ * (%rsi), equal over len bytes and the NUL. When neither 16-byte load
+ * can cross a cache line (offset in the line <= 0x30) it first compares
+ * 8 + 8 bytes of each (movlpd/movhpd), and goes on 16 bytes further
+ * when the NUL is not among them. LABEL(crosscache) aligns both down to
+ * 16: with equal offsets it loads s2's chunk, then s1's, then pairs
+ * 16 bytes on; with different ones the string with the smaller offset
+ * becomes %rdi, it reads its jump table at index 15 - (the offsets'
+ * difference), loads %rdi's, %rsi's and %rdi's chunk, then pairs
+ * (%rsi's first) 16 bytes on until the NUL's chunk. The tail compares the
+ * bytes at the NUL. Measured against lackey for names of 4 to 14 bytes
+ * and "GLIBC_2.2.5"; the loop counts of longer strings follow the code. */
 static void cmp_strings(cb_eng *e, uint64_t s1, uint64_t s2, uint32_t len) {
-  uint64_t a1 = s1 & ~15ull, a2 = s2 & ~15ull, k;
+  uint64_t p1 = s1, p2 = s2;
+  uint32_t left = len; /* bytes before the NUL from p1/p2 */
   if ((s1 & 63) <= 0x30 && (s2 & 63) <= 0x30) {
-    for (k = 0; k <= len; k += 16) {
-      R(s1 + k, 8);
-      R(s2 + k, 8);
-      R(s1 + k + 8, 8);
-      R(s2 + k + 8, 8);
+    R(p1, 8);
+    R(p2, 8);
+    R(p1 + 8, 8);
+    R(p2 + 8, 8);
+    if (left < 16) {
+      R(s2 + len, 1);
+      R(s1 + len, 1);
+      return;
     }
-  } else if ((s1 ^ s2) & 15) {
-    R(e->dl_ldso + LD_STRCMP_TABLE, 4);
-    R(a1, 16);
+    p1 += 16;
+    p2 += 16;
+    left -= 16;
+  }
+  uint64_t a1 = p1 & ~15ull, a2 = p2 & ~15ull;
+  uint64_t o1 = p1 & 15, o2 = p2 & 15;
+  if (o1 == o2) {
     R(a2, 16);
-    for (k = 0; a1 + k <= s1 + len; k += 16) {
-      R(a1 + k, 16);
-      R(a2 + k + 16, 16);
-    }
-    R(a1 + k, 16);
-  } else {
-    for (k = 0; a1 + k <= s1 + len; k += 16) {
+    R(a1, 16);
+    for (uint64_t k = 16; k <= o1 + left; k += 16) {
       R(a2 + k, 16);
       R(a1 + k, 16);
+    }
+  } else {
+    bool swap = o2 < o1;
+    uint64_t D = swap ? a2 : a1, S = swap ? a1 : a2;
+    uint64_t big = swap ? o1 : o2, small = swap ? o2 : o1;
+    R(e->dl_ldso + LD_STRCMP_TABLE + 4 * (15 - (big - small)), 4);
+    R(D, 16);
+    R(S, 16);
+    R(D, 16);
+    for (uint64_t k = 16; k <= big + left; k += 16) {
+      R(S + k, 16);
+      R(D + k, 16);
     }
   }
   R(s2 + len, 1);
@@ -221,7 +245,8 @@ static void visit(cb_eng *e, uint64_t A, const cb_plt_slot *sl, uint32_t i) {
   R(A - 0x5e8, 8);
   if (pr->versym && sl->vername) {
     uint64_t xv = e->dl_lmap + LM_EXE_VERSIONS + 24 * (uint64_t)sl->ver_ndx;
-    uint64_t lv = e->dl_lmap + LM_LIB_VERSIONS + 24 * (uint64_t)pr->ver_ndx;
+    uint64_t lv = e->dl_lmap + LM_LIB_VERSIONS(e->dl->ver_high) +
+                  24 * (uint64_t)pr->ver_ndx;
     R(M + LM_VERSYMS, 8);
     R(A - 0x5b0, 4);
     R(o + pr->versym, 2);
@@ -278,7 +303,7 @@ void cb_dl_first_call(cb_eng *e, uint32_t libc_fn, uint64_t C) {
   const cb_plt_slot *sl = &e->dl->slots[s];
   const cb_dl_object *X = &e->dl->objs[0];
   uint64_t x = e->dl_obj[0], L = e->dl_ldso;
-  uint64_t gotplt = e->dl->slots[0].got - 0x18; /* .got.plt */
+  uint64_t gotplt = e->dl->pltgot;
   /* the PLT entry pushes the relocation index; PLT0 pushes GOT[1] (the
    * link map) and jumps to GOT[2] */
   W(C - 0x10, 8);

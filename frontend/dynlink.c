@@ -24,7 +24,8 @@ typedef struct {
   const Elf64_Phdr *ph;
   unsigned nph;
   uint64_t symtab, strtab, gnu_hash, versym, verdef, verneed, jmprel;
-  uint64_t pltrelsz, verneednum, verdefnum;
+  uint64_t pltrelsz, verneednum, verdefnum, pltgot;
+  bool bind_now; /* -z now: ld.so binds every slot before main */
   cb_dl_object info;
   char needed[8][48];
   int n_needed;
@@ -134,6 +135,18 @@ static bool open_obj(dl_obj *o, const char *path, const char *soname) {
     case DT_VERNEEDNUM:
       o->verneednum = v;
       break;
+    case DT_BIND_NOW:
+      o->bind_now = true;
+      break;
+    case DT_FLAGS:
+      o->bind_now |= (v & DF_BIND_NOW) != 0;
+      break;
+    case DT_FLAGS_1:
+      o->bind_now |= (v & DF_1_NOW) != 0;
+      break;
+    case DT_PLTGOT:
+      o->pltgot = v;
+      break;
     case DT_PLTRELSZ:
       o->pltrelsz = v;
       break;
@@ -219,6 +232,44 @@ static uint64_t verneed_name(const dl_obj *o, uint16_t ndx) {
   return 0;
 }
 
+/* The highest version index the object needs or defines
+ * (elf/dl-version.c _dl_check_map_versions' ndx_high). */
+static uint16_t ver_high(const dl_obj *o) {
+  uint16_t hi = 0;
+  uint64_t va = o->verneed;
+  for (uint64_t i = 0; va && i < o->verneednum; i++) {
+    const Elf64_Verneed *vn = at(o, va, sizeof *vn);
+    if (!vn)
+      break;
+    uint64_t a = va + vn->vn_aux;
+    for (unsigned k = 0; k < vn->vn_cnt; k++) {
+      const Elf64_Vernaux *ax = at(o, a, sizeof *ax);
+      if (!ax)
+        break;
+      if ((ax->vna_other & 0x7fff) > hi)
+        hi = ax->vna_other & 0x7fff;
+      a += ax->vna_next;
+      if (!ax->vna_next)
+        break;
+    }
+    if (!vn->vn_next)
+      break;
+    va += vn->vn_next;
+  }
+  va = o->verdef;
+  for (uint64_t i = 0; va && i < o->verdefnum; i++) {
+    const Elf64_Verdef *vd = at(o, va, sizeof *vd);
+    if (!vd)
+      break;
+    if ((vd->vd_ndx & 0x7fff) > hi)
+      hi = vd->vd_ndx & 0x7fff;
+    if (!vd->vd_next)
+      break;
+    va += vd->vd_next;
+  }
+  return hi;
+}
+
 /* do_lookup_x in one object: the words read and whether it defines the
  * symbol (check_match: defined, a function or object, same name, and the
  * needed version's name when the object has versions). */
@@ -228,8 +279,8 @@ static void probe(const dl_obj *o, const char *name, uint32_t h,
   if (!o->info.has_gnu_hash)
     return;
   const uint32_t *hd = at(o, o->gnu_hash, 16);
-  if (!hd || !hd[0] || !hd[2])
-    return;
+  if (!hd || !hd[0] || !hd[2] || (hd[2] & (hd[2] - 1)) || hd[3] >= 32)
+    return; /* no table, or not one ld.so would accept */
   uint32_t nbuckets = hd[0], symbias = hd[1], nwords = hd[2], shift = hd[3];
   uint64_t bloom = o->gnu_hash + 16 + 8ull * ((h / 64) & (nwords - 1));
   const uint64_t *bw = at(o, bloom, 8);
@@ -289,7 +340,8 @@ cb_dl_info *fe_dynlink(const char *exe_path) {
   dl_obj *objs = calloc(CB_DL_MAX_OBJS, sizeof *objs);
   cb_dl_info *dl = NULL;
   int n = 0;
-  if (!objs || !open_obj(&objs[n++], exe_path, "") || !objs[0].jmprel)
+  if (!objs || !open_obj(&objs[n++], exe_path, "") || !objs[0].jmprel ||
+      !objs[0].pltgot || objs[0].bind_now)
     goto done;
   bool preload = open_obj(&objs[n], VGPRELOAD, "vgpreload_core");
   if (preload)
@@ -323,6 +375,8 @@ cb_dl_info *fe_dynlink(const char *exe_path) {
   dl->slots = (cb_plt_slot *)(dl + 1);
   dl->n_objs = (uint32_t)n;
   dl->preload = preload;
+  dl->pltgot = x->pltgot;
+  dl->ver_high = ver_high(x);
   for (int i = 0; i < n; i++)
     dl->objs[i] = objs[i].info;
   for (uint32_t k = 0; k < nrel; k++) {

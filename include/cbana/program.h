@@ -528,7 +528,12 @@ typedef struct {
 
 typedef struct cb_dl_info {
   uint32_t n_objs;
-  bool preload; /* objs[1] is valgrind's vgpreload_core */
+  bool preload;      /* objs[1] is valgrind's vgpreload_core */
+  uint64_t pltgot;   /* the executable's .got.plt (DT_PLTGOT): PLT0 reads
+                        its words 1 (the link map) and 2 (the resolver) */
+  uint16_t ver_high; /* the executable's highest version index: the size of
+                        its l_versions array, allocated before the
+                        libraries' (elf/dl-version.c) */
   cb_dl_object objs[CB_DL_MAX_OBJS];
   uint32_t n_slots;
   cb_plt_slot *slots; /* malloc'd with the struct: freed as one block */
