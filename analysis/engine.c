@@ -195,6 +195,7 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
   }
   eng_precompute(e);
   cb_engine_got_slots(p, e->got);
+  cb_dl_setup(e, p);
   setup_image(e);
   e->main_cfa = e->opt.stack_top
                     ? e->opt.stack_top

@@ -276,6 +276,14 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
       cb_eng_emit(e, e->got[lf], 8, site, false);
       e->out->lib_reads++;
     }
+    /* the first call binds the slot (ld.so's lazy binding); clang
+     * compiles sqrt as sqrtsd/sqrtss and calls the function only for a
+     * negative argument (to set errno), so only that call binds it */
+    bool sqrt_inline = kind == CB_CALL_LIBC && nargs >= 1 &&
+                       ((callee == CB_LIBC_SQRT && !(vals[0][0].d < 0)) ||
+                        (callee == CB_LIBC_SQRTF && !(vals[0][0].f < 0)));
+    if (!sqrt_inline)
+      cb_dl_first_call(e, lf, F->sp);
   }
   if (kind == CB_CALL_LIBC) {
     cb_value a[MAXA];

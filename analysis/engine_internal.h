@@ -88,6 +88,13 @@ typedef struct cb_eng {
 
   uint64_t got[CB_LIBC_COUNT]; /* GOT slots the PLT stubs read, or 0 */
   uint64_t libc_base;          /* where libc.so.6 is mapped (its tunables) */
+  /* ld.so's lazy binding (libc_dlfixup.c): the Program's tables, the PLT
+   * slot of each library function (-1: none), the slots bound so far and
+   * where the objects ld.so reads sit */
+  const struct cb_dl_info *dl;
+  int16_t dl_slot[CB_LIBC_COUNT];
+  uint64_t dl_bound;
+  uint64_t dl_ldso, dl_lmap, dl_tcb, dl_obj[CB_DL_MAX_OBJS];
   int exit_code;
   uint32_t cur_site; /* call site of the library call running */
   uint64_t *phi_tmp;
@@ -149,6 +156,16 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
 void cb_libc_init(cb_eng *e);
 
 void cb_engine_got_slots(const cb_program *p, uint64_t got[CB_LIBC_COUNT]);
+/* Where ld.so, its link maps (its first mmapped pages), the static TLS
+ * block and each object of p->dl's scope are mapped; false when unknown
+ * (layout.c). */
+bool cb_eng_dl_layout(const cb_program *p, uint64_t *ldso, uint64_t *lmap,
+                      uint64_t *tcb, uint64_t obj[CB_DL_MAX_OBJS]);
+/* libc_dlfixup.c: sets up the engine's lazy-binding state, and replays
+ * the first call's binding of a library function (C: the caller's rsp
+ * before its `call`). */
+void cb_dl_setup(cb_eng *e, const cb_program *p);
+void cb_dl_first_call(cb_eng *e, uint32_t libc_fn, uint64_t C);
 /* Where libc.so.6 is mapped under valgrind (layout.c). */
 uint64_t cb_eng_libc_base(const cb_program *p);
 

@@ -156,8 +156,18 @@ static bool calls_libm(const cb_program *p) {
   return false;
 }
 
+static void layout_libs(const cb_program *p, uint64_t *heap_base,
+                        uint64_t *mmap_base, uint64_t *libc_base,
+                        uint64_t *libs_base);
+
 static void layout(const cb_program *p, uint64_t *heap_base,
                    uint64_t *mmap_base, uint64_t *libc_base) {
+  layout_libs(p, heap_base, mmap_base, libc_base, NULL);
+}
+
+static void layout_libs(const cb_program *p, uint64_t *heap_base,
+                        uint64_t *mmap_base, uint64_t *libc_base,
+                        uint64_t *libs_base) {
   uint64_t exe_end = p->image_end;
   size_t len = 0;
   unsigned char *b = p->exe_path ? slurp(p->exe_path, &len) : NULL;
@@ -194,6 +204,8 @@ static void layout(const cb_program *p, uint64_t *heap_base,
     *mmap_base = base;
   if (libc_base)
     *libc_base = libc;
+  if (libs_base)
+    *libs_base = libs0;
 }
 
 void cb_engine_layout(const cb_program *p, uint64_t *heap_base,
@@ -256,4 +268,37 @@ void cb_engine_got_slots(const cb_program *p, uint64_t got[CB_LIBC_COUNT]) {
     }
   }
   free(b);
+}
+
+/* ld.so's objects under valgrind (docs/process-model.md sections 1, 3.3
+ * and 7, measured with lackey): ld.so at its base; its minimal malloc's
+ * first pages (the link maps, the search lists, the version arrays) at
+ * the break's 8 MiB reservation's end, just below valgrind's core
+ * preload; the libraries in mapping order; the static TLS block and
+ * thread pointer in the page after the last library. */
+bool cb_eng_dl_layout(const cb_program *p, uint64_t *ldso, uint64_t *lmap,
+                      uint64_t *tcb, uint64_t obj[CB_DL_MAX_OBJS]) {
+  const cb_dl_info *dl = p->dl;
+  if (!dl || !dl->n_objs || !p->load_base)
+    return false;
+  uint64_t heap = 0, libs0 = 0;
+  layout_libs(p, &heap, NULL, NULL, &libs0);
+  *ldso = heap - 0x35000;
+  *lmap = heap + 0x800000;
+  memset(obj, 0, sizeof(uint64_t) * CB_DL_MAX_OBJS);
+  obj[0] = p->load_base;
+  /* the libraries in the scope's (breadth-first) order, as mapped */
+  uint64_t at = libs0;
+  for (uint32_t i = 1; i < dl->n_objs; i++) {
+    if (i == 1 && dl->preload) {
+      obj[i] = heap + 0x800000 + 0x2000;
+      continue;
+    }
+    if (!dl->objs[i].span)
+      return false;
+    obj[i] = at;
+    at += dl->objs[i].span;
+  }
+  *tcb = at;
+  return true;
 }

@@ -15,9 +15,9 @@
  * --trace-mem=yes`, docs/process-model.md section 7) on the PolyBench
  * kernels' posix_memalign(&p, 4096, n) after the first call. _int_free's
  * frame (rsp - 0x98 .. rsp - 0xec) reuses _int_malloc's lines and is not
- * repeated. Not modelled: the first call's ld.so lazy binding and
- * malloc initialisation, sysmalloc's frame when the request extends the
- * heap or is mmapped, and memalign/aligned_alloc (same path without
+ * repeated. The first call's ld.so lazy binding is libc_dlfixup.c's. Not
+ * modelled: malloc initialisation, sysmalloc's frame when the request extends
+ * the heap or is mmapped, and memalign/aligned_alloc (same path without
  * __posix_memalign's frame; not measured). */
 #include "libc_internal.h"
 

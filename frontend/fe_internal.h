@@ -97,6 +97,9 @@ typedef struct fe_elf {
   fe_pool *strings;
 } fe_elf;
 
+/* ld.so's lazy-binding tables of the executable's PLT slots (dynlink.c);
+ * NULL when a file cannot be read or the executable binds at load (-z now). */
+cb_dl_info *fe_dynlink(const char *exe_path);
 bool fe_elf_read(fe_elf *elf, const char *path, uint64_t load_base,
                  fe_err *err);
 void fe_elf_free(fe_elf *elf);

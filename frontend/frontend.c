@@ -35,6 +35,7 @@ void cb_program_free(cb_program *p) {
   free(p->mach);
   free(p->fn_mach);
   free(p->ra_site);
+  free(p->dl);
   fe_pool_free((fe_pool *)p->owned);
   free(p);
 }
@@ -220,6 +221,7 @@ static cb_fe_status load_built(const char *const *bitcode, size_t n,
   p->image_end = f.elf.image_end;
   p->synth_end = f.synth_next;
   p->exe_path = o && o->exe_out && exe ? fe_pool_str(f.pool, exe) : NULL;
+  p->dl = exe && f.elf.loaded ? fe_dynlink(exe) : NULL;
   p->owned = f.pool;
   f.pool = NULL;
   fe_free(&f);

@@ -470,7 +470,74 @@ typedef struct cb_program {
   cb_fn_mach *fn_mach;
   uint32_t *ra_site;
   cb_mach_stats mach_stats;
+  /* Appended (issue 6): the tables ld.so reads when it binds each PLT
+   * function on its first call; NULL when the frontend had no executable
+   * or could not read the libraries. */
+  struct cb_dl_info *dl;
 } cb_program;
+
+/* ld.so's lazy binding (glibc 2.36 elf/dl-runtime.c `_dl_fixup`,
+ * elf/dl-lookup.c `_dl_lookup_symbol_x`, `do_lookup_x`, `check_match`):
+ * what it reads of the ELF files for one symbol, as addresses relative to
+ * each object's load base (the ELF's vaddrs). The frontend reads the
+ * executable and the libraries it finds on this system; the engine adds
+ * the load bases and ld.so's own data (docs/process-model.md section 7).
+ * The search scope is the executable's: the executable, valgrind's core
+ * preload (when installed), then DT_NEEDED breadth-first. */
+#define CB_DL_MAX_OBJS 8
+typedef struct {
+  char soname[48];     /* "" for the executable */
+  uint64_t dyn_symtab; /* where .dynamic's DT_SYMTAB value sits */
+  uint64_t dyn_strtab; /* DT_STRTAB's */
+  uint64_t dyn_jmprel; /* DT_JMPREL's (the executable's) */
+  uint64_t dyn_versym; /* DT_VERSYM's (the executable's) */
+  uint64_t span;       /* page-rounded extent of its PT_LOAD segments */
+  bool has_gnu_hash;   /* false: do_lookup_x's walk is not modelled */
+} cb_dl_object;
+
+typedef struct {
+  uint64_t bloom;   /* the bloom word read */
+  uint64_t bucket;  /* the bucket read; 0: the bloom filter rejected */
+  uint64_t chain;   /* the first chain word read; 0: empty bucket */
+  uint32_t n_chain; /* chain words read (up to the match or the end) */
+  bool found;       /* defined here: the lookup stops */
+  bool ifunc;       /* STT_GNU_IFUNC: _dl_fixup calls its resolver */
+  bool weak;        /* STB_WEAK: found_it reads GLRO(dl_dynamic_weak) */
+  uint64_t sym;     /* the match's .dynsym entry */
+  uint64_t name;    /* its name in .dynstr */
+  uint64_t versym;  /* its .gnu.version entry */
+  uint64_t vername; /* its version's name (.gnu.version_d aux), 0: none */
+  uint16_t ver_ndx; /* its version index */
+} cb_dl_probe;
+
+typedef struct {
+  char name[32];    /* the function */
+  uint64_t got;     /* its GOT slot (the executable) */
+  uint64_t rela;    /* its .rela.plt entry */
+  uint64_t sym;     /* its .dynsym entry */
+  uint64_t str;     /* its name in .dynstr */
+  uint32_t len;     /* strlen of the name */
+  uint16_t ver_ndx; /* its .gnu.version index (needed version) */
+  uint64_t versym;  /* its .gnu.version entry */
+  uint64_t vername; /* the needed version's name, 0: none */
+  uint32_t vername_len;
+  uint32_t hash;     /* dl_new_hash of the name */
+  uint32_t n_probes; /* objects searched, the last one defines it */
+  cb_dl_probe probes[CB_DL_MAX_OBJS];
+} cb_plt_slot;
+
+typedef struct cb_dl_info {
+  uint32_t n_objs;
+  bool preload;      /* objs[1] is valgrind's vgpreload_core */
+  uint64_t pltgot;   /* the executable's .got.plt (DT_PLTGOT): PLT0 reads
+                        its words 1 (the link map) and 2 (the resolver) */
+  uint16_t ver_high; /* the executable's highest version index: the size of
+                        its l_versions array, allocated before the
+                        libraries' (elf/dl-version.c) */
+  cb_dl_object objs[CB_DL_MAX_OBJS];
+  uint32_t n_slots;
+  cb_plt_slot *slots; /* malloc'd with the struct: freed as one block */
+} cb_dl_info;
 
 /* Frees a Program and everything it owns (implemented by the frontend,
  * which allocates it): the struct and every array with free(), strings
