@@ -59,10 +59,11 @@ typedef struct cb_affine_block {
 /* Runs an affine block: the same results as expanding it (in order) and
  * running the records through cb_hierarchy_run, every counter included,
  * for every configuration. Faster: addresses by adding strides, no
- * records in memory, and (without CB_CLASSIFY) "warping": once an
- * iteration hit at the first level on every access, the following
- * iterations that touch the same lines are all hits that change nothing
- * but counters, so they are counted at once (affine.c argues why). */
+ * records in memory, and "warping": once an iteration hit at the first
+ * level on every access, the following iterations that touch the same
+ * lines are all hits that change nothing but counters (with CB_CLASSIFY,
+ * the shadow's distance histogram too, by the same distances each), so
+ * they are counted at once (affine.c argues why). */
 void cb_hierarchy_run_affine(cb_hierarchy *h, const cb_affine_block *b);
 
 /* What cb_hierarchy_run_affine did since the hierarchy was created or
