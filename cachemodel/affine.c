@@ -342,3 +342,70 @@ void cb_hierarchy_run_affine(cb_hierarchy *h, const cb_affine_block *b) {
   h->affine.warped_iterations += r.warped;
   h->affine.warps += r.warps;
 }
+
+/* The line sequence of iteration t - 1 (first and last byte of each
+ * access) into p and end; false if an end is clamped. */
+static bool iteration_bytes(const cb_affine_block *b, uint64_t t, uint64_t *p,
+                            uint64_t *end) {
+  for (uint32_t j = 0; j < b->n_acc; j++) {
+    const cb_affine_access *a = &b->acc[j];
+    p[j] = a->base + (t - 1) * (uint64_t)a->stride;
+    end[j] = p[j] + a->size - (a->size != 0);
+    if (end[j] < p[j])
+      return false;
+  }
+  return true;
+}
+
+uint64_t cb_hierarchy_affine_span(const cb_hierarchy *h,
+                                  const cb_affine_block *b, uint64_t t) {
+  const cb_level *l1 = &h->levels[0];
+  const uint64_t offset_mask = (1ull << l1->line_shift) - 1;
+  uint64_t p[AFFINE_MAX_INLINE], end[AFFINE_MAX_INLINE];
+  if (t == 0 || t >= b->n_iter || b->n_acc == 0 ||
+      b->n_acc > AFFINE_MAX_INLINE || !iteration_bytes(b, t, p, end))
+    return 0;
+  /* The same rule as run_iterations' warp span, by division. */
+  uint64_t m = b->n_iter - t, refs = 0;
+  for (uint32_t j = 0; j < b->n_acc; j++) {
+    const cb_affine_access *a = &b->acc[j];
+    refs += (end[j] >> l1->line_shift) - (p[j] >> l1->line_shift) + 1;
+    uint64_t mag =
+        a->stride < 0 ? 0 - (uint64_t)a->stride : (uint64_t)a->stride;
+    if (mag > offset_mask)
+      return 0;
+    if (mag == 0)
+      continue;
+    uint64_t off_a = p[j] & offset_mask, off_e = end[j] & offset_mask;
+    uint64_t room = a->stride > 0
+                        ? offset_mask - (off_a > off_e ? off_a : off_e)
+                        : (off_a < off_e ? off_a : off_e);
+    if (room / mag < m)
+      m = room / mag;
+  }
+  if (l1->shadow && refs > SHADOW_MAX_REFS)
+    return 0;
+  return m;
+}
+
+bool cb_hierarchy_affine_skip(cb_hierarchy *h, const cb_affine_block *b,
+                              uint64_t t, uint64_t m) {
+  if (m == 0 || m > cb_hierarchy_affine_span(h, b, t))
+    return m == 0;
+  cb_level *l1 = &h->levels[0];
+  uint64_t p[AFFINE_MAX_INLINE], end[AFFINE_MAX_INLINE];
+  iteration_bytes(b, t, p, end);
+  /* The span checked the shadow's limit: this adds m times D(S). */
+  if (l1->shadow)
+    shadow_warp(l1->shadow, l1->line_shift, p, end, b->n_acc, m);
+  for (uint32_t j = 0; j < b->n_acc; j++) {
+    const cb_affine_access *a = &b->acc[j];
+    l1->accesses += m;
+    l1->writes += m * a->is_write;
+    if (a->site < h->n_sites)
+      h->sites[(size_t)a->site * h->n_levels].accesses += m;
+  }
+  h->affine.warped_iterations += m;
+  h->affine.warps++;
+  return true;
+}
