@@ -306,8 +306,8 @@ static bool uniform_rows(collector *c, const cb_affine_block *b, uint64_t t,
  * the same checks as t-1, which already added whatever they add: nothing
  * changes. This needs every site's accesses of t-2 .. t+m-1 to fall in
  * one allocation row (or none; uniform_rows), which then counts one
- * first-level access per access. The strides per site are stepped access
- * by access (cheap; a site may appear twice in an iteration). */
+ * first-level access per access. The strides per site: in closed form for
+ * a site met once per iteration, else stepped access by access. */
 static void collect_block(collector *c, const cb_affine_block *b) {
   cb_access one;
   uint32_t rows[16];
@@ -318,11 +318,24 @@ static void collect_block(collector *c, const cb_affine_block *b) {
       collect_one(c, &one);
     return;
   }
+  /* Sites of the program met once per iteration: their strides in
+   * closed form over a warp (below). */
+  bool once[16];
+  for (uint32_t j = 0; j < b->n_acc; j++) {
+    const cb_affine_access *a = &b->acc[j];
+    once[j] = a->site < c->p->n_sites && !c->p->sites[a->site].is_call;
+    for (uint32_t i = 0; i < b->n_acc; i++)
+      if (i != j && b->acc[i].site == a->site)
+        once[j] = false;
+  }
   for (uint64_t t = 0; t < b->n_iter;) {
     const uint64_t misses_before = c->prev_misses[0];
-    pos = t * b->n_acc;
     for (uint32_t j = 0; j < b->n_acc; j++) {
-      cb_affine_expand(b, &pos, &one, 1);
+      const cb_affine_access *a = &b->acc[j];
+      one = (cb_access){.addr = a->base + t * (uint64_t)a->stride,
+                        .site = a->site,
+                        .size = a->size,
+                        .is_write = a->is_write};
       collect_one(c, &one);
     }
     /* collect_one keeps prev_misses[0] at the first level's misses */
@@ -338,10 +351,34 @@ static void collect_block(collector *c, const cb_affine_block *b) {
     for (uint32_t j = 0; j < b->n_acc; j++)
       if (rows[j] != CB_NONE)
         cb_alloc_track_count_hits(c->alloc, rows[j], m);
-    for (uint64_t k = t; k < t + m; k++)
+    bool closed[16], stepped = false;
+    for (uint32_t j = 0; j < b->n_acc; j++) {
+      const cb_affine_access *a = &b->acc[j];
+      uint64_t p = a->base + (t - 1) * (uint64_t)a->stride;
+      closed[j] = once[j] && p >> shift != 0;
+      if (!closed[j]) {
+        stepped |= a->site < c->p->n_sites && !c->p->sites[a->site].is_call;
+        continue;
+      }
+      /* The site's delta was the stride at t-1 (its previous access was
+       * at t-2) and stays so: each step continues the run. Its addresses
+       * lie in p's line, not line 0: never 0 (stride_step's "no previous
+       * access"). */
+      uint32_t site = a->site;
+      if (c->stride[site] != a->stride) {
+        c->stride[site] = a->stride;
+        c->stride_runs[site] = 0;
+      }
+      c->stride_runs[site] += m;
+      c->last_delta[site] = a->stride;
+      c->last_addr[site] = p + m * (uint64_t)a->stride;
+    }
+    /* The other sites in order, iteration by iteration. */
+    for (uint64_t k = t; k < t + m && stepped; k++)
       for (uint32_t j = 0; j < b->n_acc; j++) {
         const cb_affine_access *a = &b->acc[j];
-        if (a->site < c->p->n_sites && !c->p->sites[a->site].is_call)
+        if (!closed[j] && a->site < c->p->n_sites &&
+            !c->p->sites[a->site].is_call)
           stride_step(c, a->site, a->base + k * (uint64_t)a->stride);
       }
     t += m;

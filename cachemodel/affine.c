@@ -365,7 +365,7 @@ uint64_t cb_hierarchy_affine_span(const cb_hierarchy *h,
   if (t == 0 || t >= b->n_iter || b->n_acc == 0 ||
       b->n_acc > AFFINE_MAX_INLINE || !iteration_bytes(b, t, p, end))
     return 0;
-  /* The same rule as run_iterations' warp span, by division. */
+  /* The same rule as run_iterations' warp span. */
   uint64_t m = b->n_iter - t, refs = 0;
   for (uint32_t j = 0; j < b->n_acc; j++) {
     const cb_affine_access *a = &b->acc[j];
@@ -380,8 +380,10 @@ uint64_t cb_hierarchy_affine_span(const cb_hierarchy *h,
     uint64_t room = a->stride > 0
                         ? offset_mask - (off_a > off_e ? off_a : off_e)
                         : (off_a < off_e ? off_a : off_e);
-    if (room / mag < m)
-      m = room / mag;
+    int lg = (mag & (mag - 1)) == 0 ? __builtin_ctzll(mag) : -1;
+    uint64_t k = steps_in_room((uint32_t)room, (uint32_t)mag, lg);
+    if (k < m)
+      m = k;
   }
   if (l1->shadow && refs > SHADOW_MAX_REFS)
     return 0;
