@@ -68,6 +68,8 @@
 #define EXPAND_BATCH 1024
 /* The most line references of an iteration warped with classification. */
 #define SHADOW_MAX_REFS 64
+/* The fewest accesses a warp with classification skips (run_iterations). */
+#define SHADOW_MIN_WARP 16
 
 size_t cb_affine_expand(const cb_affine_block *b, uint64_t *pos, cb_access *out,
                         size_t cap) {
@@ -152,7 +154,8 @@ static bool shadow_warp(cb_stackdist *sd, uint32_t shift, const uint64_t *p,
         depth++; /* only in the first pass: new on top */
       else if (pass == 1)
         cb_stackdist_add_refs(sd, d, m);
-      memmove(stack + 1, stack, d * sizeof *stack);
+      for (; d > 0; d--)
+        stack[d] = stack[d - 1];
       stack[0] = seq[i];
     }
   return true;
@@ -249,6 +252,11 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
     if (m == 0)
       continue;
     if (shadow) {
+      /* With classification the iterations run take the repeat fast path
+       * mostly (a few instructions per access) and a warp costs more
+       * (shadow_warp): worth it for longer spans only. */
+      if (m * n < SHADOW_MIN_WARP)
+        continue;
       uint64_t p[AFFINE_MAX_INLINE], end[AFFINE_MAX_INLINE];
       for (uint32_t j = 0; j < n; j++) {
         p[j] = addr[j] - stride[j];
