@@ -199,7 +199,7 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
     lg[j] = m && (m & (m - 1)) == 0 ? __builtin_ctzll(m) : -1;
   }
   uint64_t last_line = l1->last_line;
-  uint64_t slow = 0, warped = 0, warps = 0;
+  uint64_t slow = 0, warped = 0, warps = 0, next_check = 0;
   const uint64_t n_iter = b->n_iter;
   for (uint64_t t = 0; t < n_iter;) {
     const uint64_t misses_before = can_warp ? l1->misses : 0;
@@ -225,7 +225,8 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
       last_line = l1->last_line;
     }
     t++;
-    if (!can_warp || l1->misses != misses_before || t == n_iter)
+    if (!can_warp || l1->misses != misses_before || t == n_iter ||
+        t < next_check)
       continue;
     /* Iteration t-1 hit everywhere. How many of the following reference
      * its lines: the fewest steps any access's first or last byte (at
@@ -255,8 +256,10 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
       /* With classification the iterations run take the repeat fast path
        * mostly (a few instructions per access) and a warp costs more
        * (shadow_warp): worth it for longer spans only. */
-      if (m * n < SHADOW_MIN_WARP)
+      if (m * n < SHADOW_MIN_WARP) {
+        next_check = t + m; /* the same lines until then: no longer span */
         continue;
+      }
       uint64_t p[AFFINE_MAX_INLINE], end[AFFINE_MAX_INLINE];
       for (uint32_t j = 0; j < n; j++) {
         p[j] = addr[j] - stride[j];
@@ -294,7 +297,7 @@ void cb_hierarchy_run_affine(cb_hierarchy *h, const cb_affine_block *b) {
    * needs some chance of staying in a line: a stride of a line or more
    * leaves it on every step. */
   bool can_warp = true;
-  uint64_t writes = 0;
+  uint64_t writes = 0, max_span = UINT64_MAX;
   for (uint32_t j = 0; j < b->n_acc; j++) {
     const cb_affine_access *a = &b->acc[j];
     writes += a->is_write;
@@ -304,7 +307,14 @@ void cb_hierarchy_run_affine(cb_hierarchy *h, const cb_affine_block *b) {
         a->stride < 0 ? 0 - (uint64_t)a->stride : (uint64_t)a->stride;
     if (mag > offset_mask)
       can_warp = false;
+    else if (mag && (offset_mask + 1) / mag < max_span)
+      max_span = (offset_mask + 1) / mag;
   }
+  /* With classification, a block whose spans are all too short for
+   * run_iterations' threshold skips the checks altogether. */
+  if (h->classify && max_span < UINT64_MAX &&
+      max_span * b->n_acc < SHADOW_MIN_WARP)
+    can_warp = false;
   affine_run r;
   /* Constant arguments: a copy of the loop for each. */
   switch (b->n_acc * 2 + can_warp) {
