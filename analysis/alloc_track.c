@@ -329,6 +329,33 @@ uint32_t cb_alloc_track_find(cb_alloc_track *t, uint64_t addr, uint32_t site) {
   return b->row;
 }
 
+uint32_t cb_alloc_track_find_range(const cb_alloc_track *t, uint64_t lo,
+                                   uint64_t hi, bool *uniform) {
+  *uniform = true;
+  if (hi < t->lo || lo >= t->hi)
+    return CB_NONE;
+  /* The live block at or before hi, as cb_alloc_track_find looks. */
+  size_t i = upper(t, hi), steps = 0;
+  while (i > 0 && !t->b[i - 1].live) {
+    if (++steps > 64) {
+      *uniform = false;
+      return CB_NONE;
+    }
+    i--;
+  }
+  if (i == 0 || t->b[i - 1].end <= lo)
+    return CB_NONE; /* it ends before lo: nothing live in [lo, hi] */
+  const blk *b = &t->b[i - 1];
+  if (b->start <= lo && hi < b->end)
+    return b->row;
+  *uniform = false;
+  return CB_NONE;
+}
+
+void cb_alloc_track_count_hits(cb_alloc_track *t, uint32_t row, uint64_t n) {
+  t->rows[row].level[0].accesses += n;
+}
+
 void cb_alloc_track_count(cb_alloc_track *t, uint32_t row, const cb_access *a,
                           const cb_site_counts *delta) {
   cb_alloc_site *r = &t->rows[row];

@@ -54,6 +54,16 @@ void cb_alloc_track_event(cb_alloc_track *t, const cb_alloc_event *ev);
  * site: the accessing site, whose last block is tried first. */
 uint32_t cb_alloc_track_find(cb_alloc_track *t, uint64_t addr, uint32_t site);
 
+/* For accesses whose start addresses all lie in [lo, hi]: the row of the
+ * live block holding all of them, or CB_NONE when none lies in a live
+ * block; *uniform false (the accesses need a look each) otherwise, or
+ * when telling would take a long scan. */
+uint32_t cb_alloc_track_find_range(const cb_alloc_track *t, uint64_t lo,
+                                   uint64_t hi, bool *uniform);
+/* n accesses to a block of row `row` that hit at the first level and
+ * touch lines the row counted with the row's last line unchanged
+ * (collector.c's warps): n first-level accesses, nothing else. */
+void cb_alloc_track_count_hits(cb_alloc_track *t, uint32_t row, uint64_t n);
 /* One access of the program to a block of row `row`: its counters at
  * every level (this access's share of the site's counters). */
 void cb_alloc_track_count(cb_alloc_track *t, uint32_t row, const cb_access *a,

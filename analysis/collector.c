@@ -144,6 +144,21 @@ static void touch(collector *c, unsigned kind, uint32_t id, uint64_t line) {
     c->lines[kind][id]++;
 }
 
+/* A program site's access at addr: its stride state (the stride seen
+ * twice in a row, and how often in the current run). */
+static inline void stride_step(collector *c, uint32_t site, uint64_t addr) {
+  int64_t delta = (int64_t)(addr - c->last_addr[site]);
+  if (c->last_addr[site] && delta == c->last_delta[site]) {
+    if (c->stride[site] != delta) {
+      c->stride[site] = delta;
+      c->stride_runs[site] = 0;
+    }
+    c->stride_runs[site]++;
+  }
+  c->last_delta[site] = delta;
+  c->last_addr[site] = addr;
+}
+
 static void collect_one(collector *c, const cb_access *a) {
   cb_hierarchy_access(c->h, a->addr, a->size, a->is_write, a->site);
   const cb_site *s = a->site < c->p->n_sites ? &c->p->sites[a->site] : NULL;
@@ -192,16 +207,7 @@ static void collect_one(collector *c, const cb_access *a) {
     cb_alloc_track_count(c->alloc, row, a, d);
   if (!s || s->is_call)
     return;
-  int64_t delta = (int64_t)(a->addr - c->last_addr[a->site]);
-  if (c->last_addr[a->site] && delta == c->last_delta[a->site]) {
-    if (c->stride[a->site] != delta) {
-      c->stride[a->site] = delta;
-      c->stride_runs[a->site] = 0;
-    }
-    c->stride_runs[a->site]++;
-  }
-  c->last_delta[a->site] = delta;
-  c->last_addr[a->site] = a->addr;
+  stride_step(c, a->site, a->addr);
   uint64_t first = a->addr >> c->shift[0];
   uint64_t last = (a->addr + (a->size ? a->size - 1 : 0)) >> c->shift[0];
   if (c->last_line[a->site] == last + 1)
@@ -249,6 +255,136 @@ void drv_hash_only_batch(void *ctx, const cb_access *batch, size_t n) {
   hash_batch(ctx, batch, n);
 }
 
+/* Whether iterations t and u of b reference the same first-level lines,
+ * access by access (first and last byte). */
+static bool same_lines(const cb_affine_block *b, uint64_t t, uint64_t u,
+                       uint32_t shift) {
+  for (uint32_t j = 0; j < b->n_acc; j++) {
+    const cb_affine_access *a = &b->acc[j];
+    uint64_t p = a->base + t * (uint64_t)a->stride;
+    uint64_t q = a->base + u * (uint64_t)a->stride;
+    uint64_t size = a->size ? a->size - 1u : 0;
+    if (p + size < p || q + size < q || p >> shift != q >> shift ||
+        (p + size) >> shift != (q + size) >> shift)
+      return false;
+  }
+  return true;
+}
+
+/* Per site the accesses of iterations t .. t+m-1 go to the same heap
+ * block's row (or to none): rows[j] for access j. False if not. */
+static bool uniform_rows(collector *c, const cb_affine_block *b, uint64_t t,
+                         uint64_t m, uint32_t *rows) {
+  for (uint32_t j = 0; j < b->n_acc; j++) {
+    const cb_affine_access *a = &b->acc[j];
+    const cb_site *s = a->site < c->p->n_sites ? &c->p->sites[a->site] : NULL;
+    rows[j] = CB_NONE;
+    if (!s || s->is_call)
+      continue;
+    uint64_t p = a->base + t * (uint64_t)a->stride;
+    uint64_t q = a->base + (t + m - 1) * (uint64_t)a->stride;
+    bool uniform;
+    rows[j] = cb_alloc_track_find_range(c->alloc, p < q ? p : q, p < q ? q : p,
+                                        &uniform);
+    if (!uniform)
+      return false;
+  }
+  return true;
+}
+
+/* A block through a collector, exactly as its expansion, access by
+ * access, but warping where the views allow (the cache model's side:
+ * stream.h, cb_hierarchy_affine_skip). Say iteration t-1 hit at the first
+ * level on every access and referenced the same lines as t-2, and the
+ * iterations t .. t+m-1 reference them too (the span). Those iterations
+ * miss nowhere: the per-set and per-variable misses and the allocation
+ * rows' misses and hottest line do not change. The working sets (per
+ * site, and per allocation row) only add lines when an access's last line
+ * differs from the site's (row's) previous one; after t-1 the sites'
+ * (rows') last lines are those of S's last access of each, as they were
+ * before t-1 (t-2 had the same lines), so every iteration with S makes
+ * the same checks as t-1, which already added whatever they add: nothing
+ * changes. This needs every site's accesses of t-2 .. t+m-1 to fall in
+ * one allocation row (or none; uniform_rows), which then counts one
+ * first-level access per access. The strides per site: in closed form for
+ * a site met once per iteration, else stepped access by access. */
+static void collect_block(collector *c, const cb_affine_block *b) {
+  cb_access one;
+  uint32_t rows[16];
+  const uint32_t shift = c->shift[0];
+  uint64_t pos = 0;
+  if (b->n_acc > 16) {
+    while (cb_affine_expand(b, &pos, &one, 1) > 0)
+      collect_one(c, &one);
+    return;
+  }
+  /* Sites of the program met once per iteration: their strides in
+   * closed form over a warp (below). */
+  bool once[16];
+  for (uint32_t j = 0; j < b->n_acc; j++) {
+    const cb_affine_access *a = &b->acc[j];
+    once[j] = a->site < c->p->n_sites && !c->p->sites[a->site].is_call;
+    for (uint32_t i = 0; i < b->n_acc; i++)
+      if (i != j && b->acc[i].site == a->site)
+        once[j] = false;
+  }
+  for (uint64_t t = 0; t < b->n_iter;) {
+    const uint64_t misses_before = c->prev_misses[0];
+    for (uint32_t j = 0; j < b->n_acc; j++) {
+      const cb_affine_access *a = &b->acc[j];
+      one = (cb_access){.addr = a->base + t * (uint64_t)a->stride,
+                        .site = a->site,
+                        .size = a->size,
+                        .is_write = a->is_write};
+      collect_one(c, &one);
+    }
+    /* collect_one keeps prev_misses[0] at the first level's misses */
+    bool all_hit = c->prev_misses[0] == misses_before;
+    bool same = t > 0 && same_lines(b, t - 1, t, shift);
+    t++;
+    if (!all_hit || !same)
+      continue;
+    uint64_t m = cb_hierarchy_affine_span(c->h, b, t);
+    if (m == 0 || !uniform_rows(c, b, t - 2, m + 2, rows) ||
+        !cb_hierarchy_affine_skip(c->h, b, t, m))
+      continue;
+    for (uint32_t j = 0; j < b->n_acc; j++)
+      if (rows[j] != CB_NONE)
+        cb_alloc_track_count_hits(c->alloc, rows[j], m);
+    bool closed[16], stepped = false;
+    for (uint32_t j = 0; j < b->n_acc; j++) {
+      const cb_affine_access *a = &b->acc[j];
+      uint64_t p = a->base + (t - 1) * (uint64_t)a->stride;
+      closed[j] = once[j] && p >> shift != 0;
+      if (!closed[j]) {
+        stepped |= a->site < c->p->n_sites && !c->p->sites[a->site].is_call;
+        continue;
+      }
+      /* The site's delta was the stride at t-1 (its previous access was
+       * at t-2) and stays so: each step continues the run. Its addresses
+       * lie in p's line, not line 0: never 0 (stride_step's "no previous
+       * access"). */
+      uint32_t site = a->site;
+      if (c->stride[site] != a->stride) {
+        c->stride[site] = a->stride;
+        c->stride_runs[site] = 0;
+      }
+      c->stride_runs[site] += m;
+      c->last_delta[site] = a->stride;
+      c->last_addr[site] = p + m * (uint64_t)a->stride;
+    }
+    /* The other sites in order, iteration by iteration. */
+    for (uint64_t k = t; k < t + m && stepped; k++)
+      for (uint32_t j = 0; j < b->n_acc; j++) {
+        const cb_affine_access *a = &b->acc[j];
+        if (!closed[j] && a->site < c->p->n_sites &&
+            !c->p->sites[a->site].is_call)
+          stride_step(c, a->site, a->base + k * (uint64_t)a->stride);
+      }
+    t += m;
+  }
+}
+
 void drv_fanout_affine(void *ctx, const cb_affine_block *b) {
   fanout *f = ctx;
   if (b->n_iter == 0 || b->n_acc == 0)
@@ -264,12 +400,7 @@ void drv_fanout_affine(void *ctx, const cb_affine_block *b) {
       cb_hierarchy_run_affine(c->h, b);
       continue;
     }
-    cb_access buf[1024];
-    uint64_t pos = 0;
-    size_t n;
-    while ((n = cb_affine_expand(b, &pos, buf, 1024)) > 0)
-      for (size_t k = 0; k < n; k++)
-        collect_one(c, &buf[k]);
+    collect_block(c, b);
   }
   if (f->timed)
     f->sim_s += drv_thread_cpu_s() - t0;

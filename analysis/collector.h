@@ -81,9 +81,10 @@ void drv_fanout_batch(void *ctx, const cb_access *batch, size_t n);
 void drv_hash_only_batch(void *ctx, const cb_access *batch, size_t n);
 /* Their affine callbacks (stream.h): the hierarchies without collection
  * run a block as a block (cb_hierarchy_run_affine, warping); a collector
- * needs every access, so it gets the block expanded (the per-access
- * views and the allocation-site attribution, which only run with
- * classification, stay exact). */
+ * takes the block's accesses one by one but skips the iterations whose
+ * effect on every view it can count at once (collector.c, collect_block:
+ * all-hit iterations on unchanged lines, cb_hierarchy_affine_skip), so
+ * the per-access views and the allocation-site attribution stay exact. */
 void drv_fanout_affine(void *ctx, const cb_affine_block *b);
 void drv_hash_only_affine(void *ctx, const cb_affine_block *b);
 /* Copies what the collector gathered into a cache result. */

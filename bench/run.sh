@@ -19,6 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # name -> arguments; add new benchmarks here.
 declare -A benches=(
   [sim_bench]=""
+  [collect_bench]=""
 )
 compares=(MINI SMALL MEDIUM tableV)
 

@@ -18,6 +18,8 @@
  *           read B[k][j] (stride 8 N) and a write of C[i][j] (stride 0),
  *           one block of N iterations per (i, j); N chosen for about
  *           MILLION_ACCESSES accesses;
+ *   byte sweep: 1-byte reads at stride 1 over 16 KiB (resident), one
+ *           block per pass: 64 iterations per line, long warps;
  * records made from the blocks outside the timing; each through
  * cb_hierarchy_run (records) and cb_hierarchy_run_affine (blocks).
  * Each figure is the best of a few runs, on one core.
@@ -89,7 +91,7 @@ static double run(const cb_cache_config *cfg, int random, unsigned flags,
 
 /* ---- Affine blocks against records ---- */
 
-enum { SWEEP, RESIDENT, MATMUL };
+enum { SWEEP, RESIDENT, MATMUL, BYTES };
 
 typedef struct block_gen {
   int kind;
@@ -102,6 +104,17 @@ typedef struct block_gen {
 /* The next block of the stream, false at its end. */
 static bool next_block(block_gen *g, cb_affine_block *b) {
   const uint64_t base = 0x10000000;
+  if (g->kind == BYTES) {
+    const uint64_t pass = 16384, first = g->k * pass;
+    if (first >= g->total)
+      return false;
+    g->acc[0] = (cb_affine_access){
+        .base = base, .stride = 1, .site = CB_SITE_NONE, .size = 1};
+    uint64_t n = g->total - first < pass ? g->total - first : pass;
+    *b = (cb_affine_block){n, 1, g->acc};
+    g->k++;
+    return true;
+  }
   if (g->kind != MATMUL) {
     const uint64_t pass = (g->kind == SWEEP ? REGION : 16384) / 8;
     const uint64_t first = g->k * pass;
@@ -194,7 +207,7 @@ static void affine_table(const cb_cache_config *cfg, uint64_t total, int runs,
          "misses | LL misses | warped iterations |\n"
          "|---|---|---|---:|---:|---:|---:|---:|\n");
   int row = 4;
-  for (int kind = SWEEP; kind <= MATMUL; kind++)
+  for (int kind = SWEEP; kind <= BYTES; kind++)
     for (int classify = 0; classify < 2; classify++)
       for (int affine = 0; affine < 2; affine++, row++) {
         if (only >= 0 && only != row)
@@ -210,7 +223,9 @@ static void affine_table(const cb_cache_config *cfg, uint64_t total, int runs,
             best = t;
         }
         char name[64];
-        if (kind == MATMUL)
+        if (kind == BYTES)
+          snprintf(name, sizeof name, "byte sweep, 16 KiB resident");
+        else if (kind == MATMUL)
           snprintf(name, sizeof name, "matmul inner loop, N = %llu",
                    (unsigned long long)n);
         else

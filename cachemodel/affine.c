@@ -39,12 +39,26 @@
  * strides (warp_span). The tests check the result counter for counter
  * against the expansion and a brute-force model, for every policy.
  *
- * With classification (CB_CLASSIFY) nothing is skipped: the shadow's
- * distances for iteration t+1 need not equal t's (t's first references
- * may go back to a different iteration t-1), and its state (reference
- * times) changes on every iteration. The loop is the same, without warps;
- * the fully associative shadow and the histograms stay exact because
- * every access is simulated. */
+ * With classification (CB_CLASSIFY) the first level also feeds its fully
+ * associative LRU shadow (stackdist.c) every line reference, hits
+ * included, and the skipped iterations must add their stack distances to
+ * its histogram. They repeat: after an iteration that referenced the
+ * sequence S, the top of the shadow's LRU stack holds S's distinct lines
+ * in the order of their last reference in S (each was referenced in it;
+ * every other line is below them, in its old order). So in the next
+ * iteration with the same S, a reference to line x at position i of S has
+ * as distance the distinct lines referenced since x's previous reference,
+ * which lies either earlier in the same S or in the previous S: a
+ * function of S alone, D(S). And that iteration leaves the stack's order
+ * as it found it (the same lines on top in the same order; the times
+ * differ only by a shift, and distances depend only on their order). The
+ * warped iterations each follow an iteration with S (the first follows
+ * iteration t, which defined S), so each adds D(S) once: m times D(S)
+ * in all. D(S) is computed on a move-to-front list of S's lines: S once
+ * to put them on top, S again to read the distances (lines below S's
+ * never come up). All-hit iterations classify nothing and consult no
+ * lower level, so the lower levels' shadows are untouched. An S of more
+ * than SHADOW_MAX_REFS line references is not warped. */
 #include "hierarchy_internal.h"
 
 #include <string.h>
@@ -52,6 +66,10 @@
 /* Blocks of more accesses per iteration are run by expansion. */
 #define AFFINE_MAX_INLINE 16
 #define EXPAND_BATCH 1024
+/* The most line references of an iteration warped with classification. */
+#define SHADOW_MAX_REFS 64
+/* The fewest accesses a warp with classification skips (run_iterations). */
+#define SHADOW_MIN_WARP 16
 
 size_t cb_affine_expand(const cb_affine_block *b, uint64_t *pos, cb_access *out,
                         size_t cap) {
@@ -110,6 +128,39 @@ static inline bool way0_hits(const cb_hierarchy *h) {
   return !h->classify && !l1->wide && l1->policy != CB_POLICY_PLRU;
 }
 
+/* Adds m times D(S) to the shadow's histogram (the comment at the top):
+ * S is the line sequence of the n accesses [p[j], end[j]] at the first
+ * level. False (nothing added) if S is longer than SHADOW_MAX_REFS. */
+static bool shadow_warp(cb_stackdist *sd, uint32_t shift, const uint64_t *p,
+                        const uint64_t *end, uint32_t n, uint64_t m) {
+  uint64_t seq[SHADOW_MAX_REFS], stack[SHADOW_MAX_REFS];
+  uint32_t k = 0, depth = 0;
+  for (uint32_t j = 0; j < n; j++) {
+    uint64_t last = end[j] >> shift;
+    for (uint64_t line = p[j] >> shift;; line++) {
+      if (k == SHADOW_MAX_REFS)
+        return false;
+      seq[k++] = line;
+      if (line == last)
+        break;
+    }
+  }
+  for (int pass = 0; pass < 2; pass++)
+    for (uint32_t i = 0; i < k; i++) {
+      uint32_t d = 0;
+      while (d < depth && stack[d] != seq[i])
+        d++;
+      if (d == depth)
+        depth++; /* only in the first pass: new on top */
+      else if (pass == 1)
+        cb_stackdist_add_refs(sd, d, m);
+      for (; d > 0; d--)
+        stack[d] = stack[d - 1];
+      stack[0] = seq[i];
+    }
+  return true;
+}
+
 /* What the loop did, for the counters. */
 typedef struct affine_run {
   uint64_t slow, warped, warps;
@@ -132,6 +183,7 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
   const uint64_t *const way0 = way0_hits(h) ? l1->tags : NULL;
   const uint64_t set_mask = l1->set_mask;
   const uint32_t assoc = l1->assoc;
+  cb_stackdist *const shadow = can_warp ? l1->shadow : NULL;
 #pragma GCC unroll 4
   for (uint32_t j = 0; j < n; j++) {
     const cb_affine_access *a = &b->acc[j];
@@ -147,7 +199,7 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
     lg[j] = m && (m & (m - 1)) == 0 ? __builtin_ctzll(m) : -1;
   }
   uint64_t last_line = l1->last_line;
-  uint64_t slow = 0, warped = 0, warps = 0;
+  uint64_t slow = 0, warped = 0, warps = 0, next_check = 0;
   const uint64_t n_iter = b->n_iter;
   for (uint64_t t = 0; t < n_iter;) {
     const uint64_t misses_before = can_warp ? l1->misses : 0;
@@ -173,7 +225,8 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
       last_line = l1->last_line;
     }
     t++;
-    if (!can_warp || l1->misses != misses_before || t == n_iter)
+    if (!can_warp || l1->misses != misses_before || t == n_iter ||
+        t < next_check)
       continue;
     /* Iteration t-1 hit everywhere. How many of the following reference
      * its lines: the fewest steps any access's first or last byte (at
@@ -199,6 +252,22 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
     }
     if (m == 0)
       continue;
+    if (shadow) {
+      /* With classification the iterations run take the repeat fast path
+       * mostly (a few instructions per access) and a warp costs more
+       * (shadow_warp): worth it for longer spans only. */
+      if (m * n < SHADOW_MIN_WARP) {
+        next_check = t + m; /* the same lines until then: no longer span */
+        continue;
+      }
+      uint64_t p[AFFINE_MAX_INLINE], end[AFFINE_MAX_INLINE];
+      for (uint32_t j = 0; j < n; j++) {
+        p[j] = addr[j] - stride[j];
+        end[j] = p[j] + size[j] - (size[j] != 0);
+      }
+      if (!shadow_warp(shadow, shift, p, end, n, m))
+        continue;
+    }
 #pragma GCC unroll 4
     for (uint32_t j = 0; j < n; j++)
       addr[j] += m * stride[j];
@@ -225,10 +294,10 @@ void cb_hierarchy_run_affine(cb_hierarchy *h, const cb_affine_block *b) {
   cb_level *l1 = &h->levels[0];
   const uint64_t offset_mask = (1ull << l1->line_shift) - 1;
   /* The first level's access counters do not depend on hits. Warping
-   * needs no classification and some chance of staying in a line: a
-   * stride of a line or more leaves it on every step. */
-  bool can_warp = !h->classify;
-  uint64_t writes = 0;
+   * needs some chance of staying in a line: a stride of a line or more
+   * leaves it on every step. */
+  bool can_warp = true;
+  uint64_t writes = 0, max_span = UINT64_MAX;
   for (uint32_t j = 0; j < b->n_acc; j++) {
     const cb_affine_access *a = &b->acc[j];
     writes += a->is_write;
@@ -238,7 +307,14 @@ void cb_hierarchy_run_affine(cb_hierarchy *h, const cb_affine_block *b) {
         a->stride < 0 ? 0 - (uint64_t)a->stride : (uint64_t)a->stride;
     if (mag > offset_mask)
       can_warp = false;
+    else if (mag && (offset_mask + 1) / mag < max_span)
+      max_span = (offset_mask + 1) / mag;
   }
+  /* With classification, a block whose spans are all too short for
+   * run_iterations' threshold skips the checks altogether. */
+  if (h->classify && max_span < UINT64_MAX &&
+      max_span * b->n_acc < SHADOW_MIN_WARP)
+    can_warp = false;
   affine_run r;
   /* Constant arguments: a copy of the loop for each. */
   switch (b->n_acc * 2 + can_warp) {
@@ -277,9 +353,79 @@ void cb_hierarchy_run_affine(cb_hierarchy *h, const cb_affine_block *b) {
   l1->accesses += total;
   l1->writes += b->n_iter * writes;
   h->slow_accesses += r.slow;
-  /* Only without warps (classification) is every fast-path hit run. */
+  /* The fast-path hits of the iterations run (distance 0 in the shadow);
+   * shadow_warp counted the warped ones. */
   if (l1->shadow)
-    l1->shadow->hist[0] += total - r.slow;
+    l1->shadow->hist[0] += total - r.slow - r.warped * b->n_acc;
   h->affine.warped_iterations += r.warped;
   h->affine.warps += r.warps;
+}
+
+/* The line sequence of iteration t - 1 (first and last byte of each
+ * access) into p and end; false if an end is clamped. */
+static bool iteration_bytes(const cb_affine_block *b, uint64_t t, uint64_t *p,
+                            uint64_t *end) {
+  for (uint32_t j = 0; j < b->n_acc; j++) {
+    const cb_affine_access *a = &b->acc[j];
+    p[j] = a->base + (t - 1) * (uint64_t)a->stride;
+    end[j] = p[j] + a->size - (a->size != 0);
+    if (end[j] < p[j])
+      return false;
+  }
+  return true;
+}
+
+uint64_t cb_hierarchy_affine_span(const cb_hierarchy *h,
+                                  const cb_affine_block *b, uint64_t t) {
+  const cb_level *l1 = &h->levels[0];
+  const uint64_t offset_mask = (1ull << l1->line_shift) - 1;
+  uint64_t p[AFFINE_MAX_INLINE], end[AFFINE_MAX_INLINE];
+  if (t == 0 || t >= b->n_iter || b->n_acc == 0 ||
+      b->n_acc > AFFINE_MAX_INLINE || !iteration_bytes(b, t, p, end))
+    return 0;
+  /* The same rule as run_iterations' warp span. */
+  uint64_t m = b->n_iter - t, refs = 0;
+  for (uint32_t j = 0; j < b->n_acc; j++) {
+    const cb_affine_access *a = &b->acc[j];
+    refs += (end[j] >> l1->line_shift) - (p[j] >> l1->line_shift) + 1;
+    uint64_t mag =
+        a->stride < 0 ? 0 - (uint64_t)a->stride : (uint64_t)a->stride;
+    if (mag > offset_mask)
+      return 0;
+    if (mag == 0)
+      continue;
+    uint64_t off_a = p[j] & offset_mask, off_e = end[j] & offset_mask;
+    uint64_t room = a->stride > 0
+                        ? offset_mask - (off_a > off_e ? off_a : off_e)
+                        : (off_a < off_e ? off_a : off_e);
+    int lg = (mag & (mag - 1)) == 0 ? __builtin_ctzll(mag) : -1;
+    uint64_t k = steps_in_room((uint32_t)room, (uint32_t)mag, lg);
+    if (k < m)
+      m = k;
+  }
+  if (l1->shadow && refs > SHADOW_MAX_REFS)
+    return 0;
+  return m;
+}
+
+bool cb_hierarchy_affine_skip(cb_hierarchy *h, const cb_affine_block *b,
+                              uint64_t t, uint64_t m) {
+  if (m == 0 || m > cb_hierarchy_affine_span(h, b, t))
+    return m == 0;
+  cb_level *l1 = &h->levels[0];
+  uint64_t p[AFFINE_MAX_INLINE], end[AFFINE_MAX_INLINE];
+  iteration_bytes(b, t, p, end);
+  /* The span checked the shadow's limit: this adds m times D(S). */
+  if (l1->shadow)
+    shadow_warp(l1->shadow, l1->line_shift, p, end, b->n_acc, m);
+  for (uint32_t j = 0; j < b->n_acc; j++) {
+    const cb_affine_access *a = &b->acc[j];
+    l1->accesses += m;
+    l1->writes += m * a->is_write;
+    if (a->site < h->n_sites)
+      h->sites[(size_t)a->site * h->n_levels].accesses += m;
+  }
+  h->affine.warped_iterations += m;
+  h->affine.warps++;
+  return true;
 }

@@ -264,6 +264,15 @@ COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
   return d;
 }
 
+void cb_stackdist_add_refs(cb_stackdist *sd, uint64_t d, uint64_t count) {
+  if (d >= sd->hist_len) {
+    if (d >= sd->hist_cap && !hist_grow(sd, (size_t)d + 1))
+      out_of_memory();
+    sd->hist_len = (size_t)d + 1;
+  }
+  sd->hist[d] += count;
+}
+
 bool cb_stackdist_init(cb_stackdist *sd, uint32_t initial_cap) {
   memset(sd, 0, sizeof *sd);
   sd->initial_cap = round_cap(initial_cap ? initial_cap : 1);

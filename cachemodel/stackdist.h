@@ -86,6 +86,11 @@ static inline uint64_t cb_stackdist_ref(cb_stackdist *sd, uint64_t line) {
   return cb_stackdist_ref_new(sd, line);
 }
 
+/* Adds `count` references at distance d to the histogram without
+ * touching the last-reference order: for callers that know the order
+ * would come out the same (affine.c's warps). */
+void cb_stackdist_add_refs(cb_stackdist *sd, uint64_t d, uint64_t count);
+
 /* Misses of a fully associative LRU cache of `lines` lines. */
 uint64_t cb_stackdist_fa_misses(const cb_stackdist *sd, uint64_t lines);
 /* All references recorded. */

@@ -59,11 +59,29 @@ typedef struct cb_affine_block {
 /* Runs an affine block: the same results as expanding it (in order) and
  * running the records through cb_hierarchy_run, every counter included,
  * for every configuration. Faster: addresses by adding strides, no
- * records in memory, and (without CB_CLASSIFY) "warping": once an
- * iteration hit at the first level on every access, the following
- * iterations that touch the same lines are all hits that change nothing
- * but counters, so they are counted at once (affine.c argues why). */
+ * records in memory, and "warping": once an iteration hit at the first
+ * level on every access, the following iterations that touch the same
+ * lines are all hits that change nothing but counters (with CB_CLASSIFY,
+ * the shadow's distance histogram too, by the same distances each), so
+ * they are counted at once (affine.c argues why). */
 void cb_hierarchy_run_affine(cb_hierarchy *h, const cb_affine_block *b);
+
+/* Warping for a consumer that runs a block's accesses itself (one by one,
+ * with cb_hierarchy_access, to watch each outcome: the analysis's
+ * collector) but skips what it can. cb_hierarchy_affine_span: how many
+ * iterations from t on (at most n_iter - t) reference the same
+ * first-level lines as iteration t - 1, access by access, as far as
+ * warping can use them (0 when it cannot: t == 0, strides of a line or
+ * more, more than 16 accesses, an iteration's lines too many for the
+ * shadow). cb_hierarchy_affine_skip: counts m <= span such iterations at
+ * once, exactly as running them would, provided iteration t - 1 was the
+ * last thing run through h and hit at the first level on every access;
+ * false (nothing done) if m exceeds the span. The skipped iterations
+ * count as warped in cb_affine_stats. */
+uint64_t cb_hierarchy_affine_span(const cb_hierarchy *h,
+                                  const cb_affine_block *b, uint64_t t);
+bool cb_hierarchy_affine_skip(cb_hierarchy *h, const cb_affine_block *b,
+                              uint64_t t, uint64_t m);
 
 /* What cb_hierarchy_run_affine did since the hierarchy was created or
  * reset: blocks and iterations run, iterations skipped by warping and
