@@ -465,9 +465,15 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
                 vsrc[i] >= &S[vp[j].dst] + vp[j].lanes;
   }
 
-  /* the accesses: one affine block, or records in the batch */
+  /* the accesses: one affine block, or records in the batch. A block
+   * costs the sink a flushed partial batch and a slot of its own (the
+   * pipe hands each to the simulation thread: lu MEDIUM's 316k short
+   * loops tripled the system time), so only a block of at least a
+   * batch's worth of accesses travels as a block; shorter ones fill the
+   * batch like the interpreter's records. */
   int emit = 0;
-  if (e->sink && e->sink->affine && t->n_rec) {
+  if (e->sink && e->sink->affine && t->n_rec &&
+      k * t->n_rec >= CB_ENGINE_BATCH) {
     cb_affine_access *acc = sc.acc;
     uint32_t n = 0;
     for (uint32_t i = 0; i < t->n_stream; i++)
