@@ -131,6 +131,19 @@ static uint64_t phi_step(const cb_tpl_set *ts, const cb_tpl *t, cb_value *S,
   }
 }
 
+/* Orders the operands of a commutative op (x | c, x ^ c) so that the
+ * second, (ba, bb), is the invariant one (bb == 0) whenever either is. */
+static void invariant_second(uint64_t *aa, uint64_t *ab, uint64_t *ba,
+                             uint64_t *bb) {
+  if (*bb == 0)
+    return;
+  uint64_t x = *aa, y = *ab;
+  *aa = *ba;
+  *ab = *bb;
+  *ba = x;
+  *bb = y;
+}
+
 /* A and B of every control op; false when a widening has too many
  * checks for the scratch. */
 static bool eval_cops(const cb_tpl_set *ts, const cb_tpl *t, cb_value *S,
@@ -179,13 +192,7 @@ static bool eval_cops(const cb_tpl_set *ts, const cb_tpl *t, cb_value *S,
     case CB_OP_OR: {
       ref_val(p, S, sc, &R[0], &aa, &ab);
       ref_val(p, S, sc, &R[1], &ba, &bb);
-      if (bb != 0) { /* the invariant first */
-        uint64_t x = aa, y = ab;
-        aa = ba;
-        ab = bb;
-        ba = x;
-        bb = y;
-      }
+      invariant_second(&aa, &ab, &ba, &bb);
       /* now ba | aa + t ab: an add when no bit of the invariant ba can
        * be set in the varying one, whose low bits ctz(aa | ab) are zero
        * on every iteration */
@@ -204,13 +211,7 @@ static bool eval_cops(const cb_tpl_set *ts, const cb_tpl *t, cb_value *S,
     case CB_OP_XOR:
       ref_val(p, S, sc, &R[0], &aa, &ab);
       ref_val(p, S, sc, &R[1], &ba, &bb);
-      if (bb != 0) { /* the invariant first */
-        uint64_t x = aa, y = ab;
-        aa = ba;
-        ab = bb;
-        ba = x;
-        bb = y;
-      }
+      invariant_second(&aa, &ab, &ba, &bb);
       if (ab == 0) {
         A = aa ^ ba;
         B = 0;
