@@ -43,6 +43,19 @@ typedef struct ref_model {
 
 #define MAX_LINES 100000
 
+/* One level's configuration, for the tests' geometry lists. */
+static cb_level_config lvl(const char *name, uint64_t size, uint32_t assoc,
+                           uint32_t line, cb_policy p, bool wa, uint64_t seed) {
+  cb_level_config lc = {.size = size,
+                        .assoc = assoc,
+                        .line = line,
+                        .policy = p,
+                        .write_allocate = wa,
+                        .seed = seed};
+  strcpy(lc.name, name);
+  return lc;
+}
+
 static uint64_t ref_rand(uint64_t *s) { /* splitmix64, as published */
   uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;

@@ -26,18 +26,6 @@ static uint64_t rnd(uint64_t n) {
   return ref_rand(&rnd_state) % n;
 }
 
-static cb_level_config lvl(const char *name, uint64_t size, uint32_t assoc,
-                           uint32_t line, cb_policy p, bool wa, uint64_t seed) {
-  cb_level_config lc = {.size = size,
-                        .assoc = assoc,
-                        .line = line,
-                        .policy = p,
-                        .write_allocate = wa,
-                        .seed = seed};
-  strcpy(lc.name, name);
-  return lc;
-}
-
 /* Every counter of two hierarchies of the same configuration. */
 static int same_counters(const cb_hierarchy *a, const cb_hierarchy *b,
                          uint32_t n_sites) {

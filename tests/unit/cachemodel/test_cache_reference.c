@@ -116,18 +116,6 @@ static void run_both(const cb_cache_config *cfg, const cb_access *t, size_t n,
   ref_free(&m);
 }
 
-static cb_level_config lvl(const char *name, uint64_t size, uint32_t assoc,
-                           uint32_t line, cb_policy p, bool wa, uint64_t seed) {
-  cb_level_config lc = {.size = size,
-                        .assoc = assoc,
-                        .line = line,
-                        .policy = p,
-                        .write_allocate = wa,
-                        .seed = seed};
-  strcpy(lc.name, name);
-  return lc;
-}
-
 int main(void) {
   enum { N = 12000 };
   cb_access *t = malloc(N * sizeof *t);
