@@ -25,6 +25,7 @@
 
 #include "collector.h"
 #include "driver_memo.h"
+#include "native_run.h"
 #include "paths.h"
 #include "pipe.h"
 
@@ -252,6 +253,38 @@ static void fail_run(cb_run_result *r, const char *msg, const char *file,
 }
 
 /* Runs one input through the engine and every hierarchy. */
+/* Why the first sliced run that had to be redone stopped (--stats). */
+static void note_stale(driver *d, const cb_run_outcome *o) {
+  pthread_mutex_lock(&d->lock);
+  if (!d->stats.stale_why[0])
+    snprintf(d->stats.stale_why, sizeof d->stats.stale_why, "%s:%u: %s",
+             o->file ? o->file : "?", o->line, o->message);
+  pthread_mutex_unlock(&d->lock);
+}
+
+/* The native run of one input, made when a sliced run first asks for it
+ * (engine.h, native_stdout). */
+typedef struct native_ctx {
+  const cb_program *p;
+  const cb_run_input *in;
+  bool tried;
+  char *text;
+  size_t len;
+} native_ctx;
+
+static const char *native_text(void *ctx, size_t *len) {
+  native_ctx *nc = ctx;
+  if (!nc->tried) {
+    nc->tried = true;
+    if (nc->p->exe_path)
+      nc->text =
+          cb_native_stdout(nc->p->exe_path, nc->in->argv, nc->in->stdin_data,
+                           nc->in->stdin_len, 600.0, (size_t)1 << 28, &nc->len);
+  }
+  *len = nc->len;
+  return nc->text;
+}
+
 static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
   const cb_analysis_input *in = &d->inputs[i];
   cb_run_result *r = &d->out->runs[i];
@@ -320,12 +353,29 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
   /* With the views on, allocations travel the access stream as markers
    * (alloc_track.h), through whichever sink the run has. */
   cb_engine_options eo = d->opt->engine;
+  native_ctx nat = {d->p, &run_in, false, NULL, 0};
+  eo.native_stdout.fn = native_text;
+  eo.native_stdout.ctx = &nat;
+  /* Slicing (analysis/slice.h): a run that finds it needed a value it
+   * skipped stops with CB_RUN_STALE, and runs again without slicing, its
+   * sinks reset. */
+  unsigned resliced = 0;
   if (hash_first) {
-    stream_hash sh = {0x243F6A8885A308D3ull, 0x13198A2E03707344ull, 0};
-    cb_access_sink hs = {drv_hash_only_batch, &sh, drv_hash_only_affine};
-    if (d->opt->classify)
-      eo.alloc = (cb_alloc_sink){cb_alloc_to_stream, &hs};
-    cb_engine_run(d->p, &run_in, &eo, &hs, &o);
+    stream_hash sh;
+    for (;;) {
+      sh = (stream_hash){0x243F6A8885A308D3ull, 0x13198A2E03707344ull, 0};
+      cb_access_sink hs = {drv_hash_only_batch, &sh, drv_hash_only_affine};
+      if (d->opt->classify)
+        eo.alloc = (cb_alloc_sink){cb_alloc_to_stream, &hs};
+      cb_engine_run(d->p, &run_in, &eo, &hs, &o);
+      if (o.status != CB_RUN_STALE)
+        break;
+      note_stale(d, &o);
+      cb_run_outcome_free(&o);
+      memset(&o, 0, sizeof o);
+      eo.slice = false;
+      resliced = 1;
+    }
     path_s = drv_thread_cpu_s() - t0;
     pthread_mutex_lock(&d->lock);
     twin = memo_find(d, &sh);
@@ -341,7 +391,7 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
     f.sh = sh; /* the twin's key (or this stream's, simulated below) */
   }
   double t1 = drv_thread_cpu_s();
-  if (twin < 0) {
+  while (twin < 0) {
     for (unsigned c = 0; c < d->n_caches; c++) {
       cb_hierarchy_reset(h[c]);
       drv_collector_reset(&col[c]);
@@ -359,8 +409,16 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
       piped = true;
     }
     simulated = true;
+    if (o.status != CB_RUN_STALE)
+      break;
+    note_stale(d, &o);
+    cb_run_outcome_free(&o);
+    memset(&o, 0, sizeof o);
+    eo.slice = false;
+    resliced = 1;
   }
   double t2 = drv_thread_cpu_s();
+  free(nat.text);
   free(argv);
   free(stdin_data);
 
@@ -374,6 +432,7 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
     d->stats.tpl_loops += o.tpl_loops;
     d->stats.tpl_iters += o.tpl_iters;
     d->stats.tpl_accesses += o.tpl_accesses;
+    d->stats.resliced += resliced;
     d->stats.accesses += f.sh.n;
     d->stats.simulated += simulated;
     d->stats.shared += !simulated;
@@ -515,6 +574,8 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
     st->tpl_loops = d.stats.tpl_loops;
     st->tpl_iters = d.stats.tpl_iters;
     st->tpl_accesses = d.stats.tpl_accesses;
+    st->resliced = d.stats.resliced;
+    memcpy(st->stale_why, d.stats.stale_why, sizeof st->stale_why);
     st->accesses = d.stats.accesses;
     st->simulated = d.stats.simulated;
     st->shared = d.stats.shared;
@@ -599,5 +660,10 @@ void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
   fprintf(f, "\n  loop templates: %llu loops, %llu iterations, %llu accesses\n",
           (unsigned long long)s->tpl_loops, (unsigned long long)s->tpl_iters,
           (unsigned long long)s->tpl_accesses);
+  if (s->resliced)
+    fprintf(f,
+            "  slicing: %u inputs needed a skipped value, run again "
+            "unsliced (first: %s)\n",
+            s->resliced, s->stale_why);
   fprintf(f, "  peak RSS %ld KiB\n", ru.ru_maxrss);
 }

@@ -47,13 +47,7 @@ static void hk_clear(void *ctx, uint64_t addr, uint64_t len) {
 
 static void hk_copy(void *ctx, uint64_t dst, uint64_t src, uint64_t len) {
   cb_eng *e = ctx;
-  uint8_t buf[4096];
-  /* forward copy in page-sized steps (dst and src do not overlap) */
-  for (uint64_t off = 0; off < len; off += sizeof buf) {
-    size_t k = len - off > sizeof buf ? sizeof buf : (size_t)(len - off);
-    cb_mem_read(&e->mem, src + off, buf, k, NULL);
-    cb_mem_write(&e->mem, dst + off, buf, k, NULL);
-  }
+  cb_mem_move(&e->mem, dst, src, len, NULL); /* stale bytes move too */
   cb_eng_memcpy_traffic(e, dst, src, len);
 }
 
@@ -123,6 +117,7 @@ static void eng_destroy(cb_eng *e) {
   free(e->fk);
   cb_phi_edges_free(&e->pe);
   cb_tpl_free(e->tpl);
+  free(e->sl);
   free(e->fo_off);
   free(e->frame_size);
   free(e->fn_by_addr);
@@ -229,6 +224,16 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
   if (st == CB_EXIT && out->status == CB_RUN_OK) {
     out->exit_code = e->exit_code;
     rc = 0;
+  }
+  /* a run that took printed numbers from the native run must have printed
+   * what it printed, and all of it (slice.h); else it cannot be trusted */
+  if (e->nat_loaded && out->status != CB_RUN_STALE &&
+      (e->nat_bad || (out->status == CB_RUN_OK && e->nat_pos != e->nat_len))) {
+    out->status = CB_RUN_OK;
+    cb_eng_fail(e, CB_RUN_STALE, CB_NONE,
+                "the output differs from the native run's, whose printed "
+                "numbers this run took");
+    rc = -1;
   }
 done:
   out->ops = e->opt.budget - e->budget_left;

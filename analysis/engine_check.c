@@ -10,6 +10,7 @@
 #include "engine_frames.h"
 #include "engine_internal.h"
 #include "fastops.h"
+#include "slice.h"
 #include "template.h"
 
 /* Orders function indexes by code address (e->fn_by_addr). */
@@ -350,8 +351,21 @@ void eng_precompute(cb_eng *e) {
       maxl = l;
   }
   e->phi_cap = maxl;
+  if (e->opt.mode == CB_ENGINE_FAST && e->opt.slice)
+    e->sl = cb_slice_need(p); /* slice.h; NULL: no slicing */
   if (e->opt.mode == CB_ENGINE_FAST && cb_phi_edges_build(p, e->nphis, &e->pe))
-    e->tpl = cb_tpl_build(p, e->rmw, e->nphis); /* template.h */
+    e->tpl = cb_tpl_build(p, e->rmw, e->nphis, e->sl); /* template.h */
+  if (e->sl) {
+    /* the ops of sliced templates' blocks may be skipped: their values,
+     * and what is computed from them, may be garbage */
+    for (uint32_t t = 0; e->tpl && t < e->tpl->n; t++)
+      if (e->tpl->t[t].sliced) {
+        const cb_block *bl = &p->blocks[e->tpl->t[t].block];
+        for (uint32_t i = 0; i < bl->n_ops; i++)
+          e->sl[bl->first_op + i] |= CB_SL_TPL;
+      }
+    cb_slice_maybe(p, e->sl);
+  }
   e->phi_tmp = malloc(maxl * sizeof *e->phi_tmp);
   e->fn_by_addr = malloc((p->n_functions + 1) * sizeof *e->fn_by_addr);
   for (uint32_t f = 0; f < p->n_functions; f++)

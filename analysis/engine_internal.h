@@ -63,9 +63,10 @@ typedef struct cb_eng {
   cb_phi_edges pe; /* the fast engine's phi moves per edge (fastops.h) */
   struct cb_tpl_set *tpl; /* the fast engine's loop templates (template.h);
                              NULL: none */
-  int64_t *fo_off;        /* per frame object: offset from the CFA */
-  uint64_t *frame_size;   /* per function: CFA - rsp in the body */
-  uint32_t *fn_by_addr;   /* function indexes sorted by addr */
+  uint8_t *sl;     /* per op: slicing's flags (slice.h); NULL: no slicing */
+  int64_t *fo_off; /* per frame object: offset from the CFA */
+  uint64_t *frame_size; /* per function: CFA - rsp in the body */
+  uint32_t *fn_by_addr; /* function indexes sorted by addr */
   uint32_t n_fn_by_addr;
 
   cb_value *slots;
@@ -97,6 +98,13 @@ typedef struct cb_eng {
   uint64_t dl_ldso, dl_lmap, dl_tcb, dl_obj[CB_DL_MAX_OBJS];
   int exit_code;
   uint32_t cur_site; /* call site of the library call running */
+  uint32_t cur_op;   /* its call op (program->ops) */
+  /* slicing: the native run's standard output (libc_stdio.c), loaded on
+   * the first printf of a skipped number; nat_pos: how much of it the
+   * model has printed; nat_bad: the model printed something else */
+  const char *nat;
+  size_t nat_len, nat_pos;
+  bool nat_loaded, nat_bad;
   uint64_t *phi_tmp;
   size_t phi_cap;
   /* cb_fast_loop's stride prefetcher: the latest address of each load op,
@@ -133,7 +141,16 @@ cb_stop cb_eng_fail(cb_eng *e, cb_run_status st, uint32_t site, const char *fmt,
 cb_stop cb_eng_fault(cb_eng *e, uint64_t addr, uint64_t size, bool is_write,
                      uint32_t site);
 
-/* Memory helpers for the library: false after reporting a fault. */
+/* Stops the run with CB_RUN_STALE: a needed read of a stale byte at addr
+ * (slice.h). */
+cb_stop cb_eng_stale(cb_eng *e, uint64_t addr, uint32_t site);
+/* The first sliced template has run: from now on the fast loop leaves
+ * stores of values that may be garbage to the reference loop, which marks
+ * their bytes (fastloop.c). */
+void cb_fast_stale_begins(cb_eng *e);
+
+/* Memory helpers for the library: false after reporting a fault (or a
+ * stale read). */
 bool cb_eng_read(cb_eng *e, uint64_t addr, void *dst, size_t n);
 bool cb_eng_write(cb_eng *e, uint64_t addr, const void *src, size_t n);
 /* Reads a NUL-terminated string (at most max bytes), malloc'ed. */

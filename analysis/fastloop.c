@@ -17,6 +17,7 @@
 
 #include "engine_scalar.h"
 #include "fastloop.h"
+#include "slice.h"
 #include "template.h"
 
 /* The stride prefetch of load op ip (see FK_LOAD8 below). */
@@ -147,7 +148,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     case FK_LOAD16: {
       uint64_t addr = V(op->a)->u;
       unsigned size = FK[ip] == FK_LOAD8 ? 8 : 16;
-      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      uint8_t *pp = cb_mem_ptr_clean(&e->mem, addr);
       if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
                            0))
         goto leave; /* eng_run()'s reference case: faults, page crossings */
@@ -171,7 +172,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     case FK_STORE16: {
       uint64_t addr = V(op->b)->u;
       unsigned size = FK[ip] == FK_STORE8 ? 8 : 16;
-      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      uint8_t *pp = cb_mem_ptr_clean(&e->mem, addr);
       if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
                            0))
         goto leave;
@@ -186,7 +187,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     case FK_LOAD_S: {
       uint64_t addr = V(op->a)->u;
       unsigned size = cb_ty_bytes(op->ty);
-      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      uint8_t *pp = cb_mem_ptr_clean(&e->mem, addr);
       if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
                            0))
         goto leave;
@@ -199,7 +200,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     case FK_STORE_S: {
       uint64_t addr = V(op->b)->u;
       unsigned size = cb_ty_bytes(op->ty);
-      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      uint8_t *pp = cb_mem_ptr_clean(&e->mem, addr);
       if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
                            0))
         goto leave;
@@ -219,8 +220,12 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       const cb_value *z = V(CB_CALL_ARG_OPERAND((uint64_t)g[6]));
       unsigned l = op->lanes ? op->lanes : 1;
       cb_value r[64];
-      for (unsigned i = 0; i < l; i++)
-        r[i].d = fma(x[i].d, y[i].d, z[i].d);
+      if (g[1] == CB_INTR_FMULADD && !p->fmuladd_fused) /* program.h */
+        for (unsigned i = 0; i < l; i++)
+          r[i].d = x[i].d * y[i].d + z[i].d;
+      else
+        for (unsigned i = 0; i < l; i++)
+          r[i].d = fma(x[i].d, y[i].d, z[i].d);
       for (unsigned i = 0; i < l; i++)
         S[op->dst + i] = r[i];
       break;
@@ -316,7 +321,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       S[op->dst].u = addr;
       if (budget < 2)
         break;
-      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      uint8_t *pp = cb_mem_ptr_clean(&e->mem, addr);
       if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + 8 > CB_PG_SIZE,
                            0))
         break;
@@ -445,4 +450,23 @@ leave:
   out->stores += stores;
   *ip_io = ip;
   *budget_io = budget;
+}
+
+void cb_fast_stale_begins(cb_eng *e) {
+  /* Before this, every value was computed, so no store could write a
+   * garbage value and the fast kinds stored without marking. From now on
+   * a store of a value that may be garbage (slice.h) must mark its bytes,
+   * which only the reference case does. */
+  if (!e->fk || !e->sl)
+    return;
+  const cb_program *p = e->p;
+  for (uint32_t i = 0; i < p->n_ops; i++) {
+    if (p->ops[i].code != CB_OP_STORE || !(e->sl[i] & CB_SL_MAYBE))
+      continue;
+    e->fk[i] = FK_NONE;
+    if (i > 0 && e->fk[i - 1] == FK_GEP1_STORE8)
+      e->fk[i - 1] = FK_GEP1;
+    else if (i > 0 && e->fk[i - 1] == FK_GEP2_STORE8)
+      e->fk[i - 1] = FK_GEP2;
+  }
 }

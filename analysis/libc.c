@@ -579,7 +579,13 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
       break;
     case CB_INTR_FMA:
     case CB_INTR_FMULADD:
-      if (ty == CB_TY_F32)
+      /* fmuladd is fused only where the target has FMA (program.h) */
+      if (id == CB_INTR_FMULADD && !e->p->fmuladd_fused) {
+        if (ty == CB_TY_F32)
+          ret_f(&r[i], x->f * y->f + z->f);
+        else
+          r[i].d = x->d * y->d + z->d;
+      } else if (ty == CB_TY_F32)
         ret_f(&r[i], fmaf(x->f, y->f, z->f));
       else
         r[i].d = fma(x->d, y->d, z->d);

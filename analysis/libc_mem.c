@@ -23,24 +23,11 @@ void cb_libc_scan(cb_eng *e, uint64_t addr, uint64_t len) {
 cb_stop cb_libc_memmove(cb_eng *e, uint64_t dst, uint64_t src, uint64_t n) {
   if (!n)
     return CB_GO;
-  uint8_t buf[65536];
-  if (dst <= src || dst >= src + n) {
-    for (uint64_t off = 0; off < n; off += sizeof buf) {
-      size_t k = n - off > sizeof buf ? sizeof buf : (size_t)(n - off);
-      if (!cb_eng_read(e, src + off, buf, k) ||
-          !cb_eng_write(e, dst + off, buf, k))
-        return CB_FAIL;
-    }
-  } else {
-    for (uint64_t done = 0; done < n;) {
-      size_t k = n - done > sizeof buf ? sizeof buf : (size_t)(n - done);
-      uint64_t off = n - done - k;
-      if (!cb_eng_read(e, src + off, buf, k) ||
-          !cb_eng_write(e, dst + off, buf, k))
-        return CB_FAIL;
-      done += k;
-    }
-  }
+  /* the bytes and their stale states (slice.h): a copy moves a skipped
+   * value, it does not read it */
+  uint64_t bad;
+  if (!cb_mem_move(&e->mem, dst, src, n, &bad))
+    return cb_eng_fault(e, bad, 1, dst <= bad && bad < dst + n, e->cur_site);
   cb_eng_memcpy_traffic(e, dst, src, n);
   return CB_GO;
 }

@@ -21,6 +21,10 @@ void cb_mem_destroy(cb_mem *m) {
   free(m->keys);
   free(m->data);
   free(m->valid);
+  if (m->stale)
+    for (size_t i = 0; i < m->cap; i++)
+      free(m->stale[i]);
+  free(m->stale);
   free(m->regs);
   memset(m, 0, sizeof *m);
 }
@@ -36,21 +40,27 @@ static void grow(cb_mem *m) {
   uint64_t *ok = m->keys;
   uint8_t **od = m->data;
   uint8_t *ov = m->valid;
+  uint8_t **os = m->stale;
   size_t oc = m->cap;
   m->cap = oc ? oc * 2 : 4096;
   m->keys = calloc(m->cap, sizeof *m->keys);
   m->data = calloc(m->cap, sizeof *m->data);
   m->valid = calloc(m->cap, 1);
+  m->stale = calloc(m->cap, sizeof *m->stale);
+  if (!m->keys || !m->data || !m->valid || !m->stale)
+    abort(); /* as calloc of a page below: the model cannot go on */
   for (size_t i = 0; i < oc; i++)
     if (ok[i]) {
       size_t j = slot_of(m, ok[i] - 1);
       m->keys[j] = ok[i];
       m->data[j] = od[i];
       m->valid[j] = ov[i];
+      m->stale[j] = os[i];
     }
   free(ok);
   free(od);
   free(ov);
+  free(os);
 }
 
 bool cb_mem_mapped(const cb_mem *m, uint64_t addr) {
@@ -60,25 +70,42 @@ bool cb_mem_mapped(const cb_mem *m, uint64_t addr) {
   return false;
 }
 
-uint8_t *cb_mem_page_slow(cb_mem *m, uint64_t addr) {
+/* The slot of addr's page, made valid (SIZE_MAX: not mapped). A page
+ * with a stale shadow is not put in the translation cache. */
+static size_t page_slot(cb_mem *m, uint64_t addr) {
   uint64_t pno = addr >> CB_PG_BITS;
   if ((m->n + 1) * 2 > m->cap)
     grow(m);
   size_t i = slot_of(m, pno);
   if (!m->keys[i] || !m->valid[i]) {
     if (!cb_mem_mapped(m, addr))
-      return NULL;
+      return SIZE_MAX;
     if (!m->keys[i]) {
       m->keys[i] = pno + 1;
       m->data[i] = calloc(1, CB_PG_SIZE);
+      if (!m->data[i])
+        abort();
       m->n++;
     }
     m->valid[i] = 1;
   }
-  unsigned t = (unsigned)pno & (CB_TLB_N - 1);
-  m->tlb[t].pno = pno;
-  m->tlb[t].data = m->data[i];
-  return m->data[i] + (addr & (CB_PG_SIZE - 1));
+  if (!m->stale[i]) {
+    unsigned t = (unsigned)pno & (CB_TLB_N - 1);
+    m->tlb[t].pno = pno;
+    m->tlb[t].data = m->data[i];
+  }
+  return i;
+}
+
+uint8_t *cb_mem_page_slow(cb_mem *m, uint64_t addr) {
+  size_t i = page_slot(m, addr);
+  return i == SIZE_MAX ? NULL : m->data[i] + (addr & (CB_PG_SIZE - 1));
+}
+
+uint8_t *cb_mem_page_slow_clean(cb_mem *m, uint64_t addr) {
+  size_t i = page_slot(m, addr);
+  return i == SIZE_MAX || m->stale[i] ? NULL
+                                      : m->data[i] + (addr & (CB_PG_SIZE - 1));
 }
 
 void cb_mem_map(cb_mem *m, uint64_t lo, uint64_t hi) {
@@ -134,6 +161,8 @@ void cb_mem_unmap(cb_mem *m, uint64_t lo, uint64_t hi) {
           m->valid[i]) {
         memset(m->data[i], 0, CB_PG_SIZE);
         m->valid[i] = 0;
+        free(m->stale[i]);
+        m->stale[i] = NULL;
       }
     for (unsigned t = 0; t < CB_TLB_N; t++)
       if (m->tlb[t].pno >= p0 && m->tlb[t].pno < p1)
@@ -145,6 +174,8 @@ void cb_mem_unmap(cb_mem *m, uint64_t lo, uint64_t hi) {
     if (m->keys[i] && m->valid[i]) {
       memset(m->data[i], 0, CB_PG_SIZE);
       m->valid[i] = 0;
+      free(m->stale[i]);
+      m->stale[i] = NULL;
     }
     unsigned t = (unsigned)p & (CB_TLB_N - 1);
     if (m->tlb[t].pno == p)
@@ -153,6 +184,21 @@ void cb_mem_unmap(cb_mem *m, uint64_t lo, uint64_t hi) {
 }
 
 bool cb_mem_read(cb_mem *m, uint64_t addr, void *dst, size_t n, uint64_t *bad) {
+  if (m->stale_any && n && cb_mem_stale_any(m, addr, n)) {
+    /* the first stale byte, for the message */
+    uint64_t a = addr;
+    while (!cb_mem_stale_any(m, a, 1))
+      a++;
+    m->stale_hit = a;
+    if (bad)
+      *bad = a;
+    return false;
+  }
+  return cb_mem_read_raw(m, addr, dst, n, bad);
+}
+
+bool cb_mem_read_raw(cb_mem *m, uint64_t addr, void *dst, size_t n,
+                     uint64_t *bad) {
   uint8_t *d = dst;
   while (n) {
     uint8_t *p = cb_mem_ptr(m, addr);
@@ -175,6 +221,7 @@ bool cb_mem_read(cb_mem *m, uint64_t addr, void *dst, size_t n, uint64_t *bad) {
 bool cb_mem_write(cb_mem *m, uint64_t addr, const void *src, size_t n,
                   uint64_t *bad) {
   const uint8_t *s = src;
+  cb_mem_stale_clear(m, addr, n);
   while (n) {
     uint8_t *p = cb_mem_ptr(m, addr);
     if (!p) {
@@ -194,6 +241,7 @@ bool cb_mem_write(cb_mem *m, uint64_t addr, const void *src, size_t n,
 }
 
 bool cb_mem_fill(cb_mem *m, uint64_t addr, int byte, size_t n, uint64_t *bad) {
+  cb_mem_stale_clear(m, addr, n);
   while (n) {
     uint8_t *p = cb_mem_ptr(m, addr);
     if (!p) {
@@ -209,4 +257,133 @@ bool cb_mem_fill(cb_mem *m, uint64_t addr, int byte, size_t n, uint64_t *bad) {
     n -= k;
   }
   return true;
+}
+
+/* ---- the stale shadow ---- */
+
+/* Calls fn(bitmap, first bit, bits) for each page piece of [addr, addr +
+ * n) whose page is mapped; with make, a page without a bitmap gets one
+ * (and leaves the translation cache), else it is skipped. */
+typedef void (*stale_fn)(uint8_t *bm, unsigned lo, unsigned k, void *ctx);
+
+static void stale_walk(cb_mem *m, uint64_t addr, uint64_t n, bool make,
+                       stale_fn fn, void *ctx) {
+  while (n) {
+    unsigned off = (unsigned)(addr & (CB_PG_SIZE - 1));
+    unsigned k = CB_PG_SIZE - off;
+    if (k > n)
+      k = (unsigned)n;
+    size_t i = page_slot(m, addr);
+    if (i != SIZE_MAX) {
+      if (!m->stale[i] && make) {
+        m->stale[i] = calloc(CB_PG_SIZE / 8, 1);
+        if (!m->stale[i])
+          abort();
+        uint64_t pno = addr >> CB_PG_BITS;
+        unsigned t = (unsigned)pno & (CB_TLB_N - 1);
+        if (m->tlb[t].pno == pno)
+          m->tlb[t].pno = UINT64_MAX;
+      }
+      if (m->stale[i])
+        fn(m->stale[i], off, k, ctx);
+    }
+    addr += k;
+    n -= k;
+  }
+}
+
+/* Sets (v = 0xff) or clears (v = 0) bits lo .. lo + k - 1: the partial
+ * bytes at both ends bit by bit, whole bytes at once. */
+static void bits_fill(uint8_t *bm, unsigned lo, unsigned k, uint8_t v) {
+  unsigned b = lo, end = lo + k;
+  for (; b < end && (b & 7); b++)
+    bm[b >> 3] =
+        (uint8_t)((bm[b >> 3] & ~(1u << (b & 7))) | (v & (1u << (b & 7))));
+  if (end - b >= 8) {
+    memset(bm + (b >> 3), v, (end - b) >> 3);
+    b += (end - b) & ~7u;
+  }
+  for (; b < end; b++)
+    bm[b >> 3] =
+        (uint8_t)((bm[b >> 3] & ~(1u << (b & 7))) | (v & (1u << (b & 7))));
+}
+
+static void bits_set(uint8_t *bm, unsigned lo, unsigned k, void *ctx) {
+  (void)ctx;
+  bits_fill(bm, lo, k, 0xff);
+}
+
+static void bits_clear(uint8_t *bm, unsigned lo, unsigned k, void *ctx) {
+  (void)ctx;
+  bits_fill(bm, lo, k, 0);
+}
+
+static void bits_any(uint8_t *bm, unsigned lo, unsigned k, void *ctx) {
+  bool *any = ctx;
+  for (unsigned b = lo; b < lo + k && !*any; b++)
+    *any = (bm[b >> 3] >> (b & 7)) & 1;
+}
+
+void cb_mem_stale_mark(cb_mem *m, uint64_t addr, uint64_t n) {
+  m->stale_any = true;
+  stale_walk(m, addr, n, true, bits_set, NULL);
+}
+
+void cb_mem_stale_clear(cb_mem *m, uint64_t addr, uint64_t n) {
+  if (!m->stale_any || !n)
+    return;
+  /* a page in the translation cache has no bitmap */
+  uint64_t pno = addr >> CB_PG_BITS;
+  if (((addr + n - 1) >> CB_PG_BITS) == pno &&
+      m->tlb[(unsigned)pno & (CB_TLB_N - 1)].pno == pno)
+    return;
+  stale_walk(m, addr, n, false, bits_clear, NULL);
+}
+
+bool cb_mem_stale_any(cb_mem *m, uint64_t addr, uint64_t n) {
+  bool any = false;
+  if (!m->stale_any || !n)
+    return false;
+  uint64_t pno = addr >> CB_PG_BITS;
+  if (((addr + n - 1) >> CB_PG_BITS) == pno &&
+      m->tlb[(unsigned)pno & (CB_TLB_N - 1)].pno == pno)
+    return false;
+  stale_walk(m, addr, n, false, bits_any, &any);
+  return any;
+}
+
+bool cb_mem_move(cb_mem *m, uint64_t dst, uint64_t src, uint64_t n,
+                 uint64_t *bad) {
+  /* the stale states of src first: the ranges may overlap */
+  uint8_t *st = NULL;
+  if (m->stale_any && n && cb_mem_stale_any(m, src, n)) {
+    st = malloc(n);
+    if (!st)
+      abort();
+    for (uint64_t j = 0; j < n; j++)
+      st[j] = cb_mem_stale_any(m, src + j, 1);
+  }
+  uint8_t buf[4096];
+  bool ok = true;
+  if (dst <= src || dst >= src + n) {
+    for (uint64_t off = 0; off < n && ok; off += sizeof buf) {
+      size_t k = n - off > sizeof buf ? sizeof buf : (size_t)(n - off);
+      ok = cb_mem_read_raw(m, src + off, buf, k, bad) &&
+           cb_mem_write(m, dst + off, buf, k, bad);
+    }
+  } else {
+    for (uint64_t done = 0; done < n && ok;) {
+      size_t k = n - done > sizeof buf ? sizeof buf : (size_t)(n - done);
+      uint64_t off = n - done - k;
+      ok = cb_mem_read_raw(m, src + off, buf, k, bad) &&
+           cb_mem_write(m, dst + off, buf, k, bad);
+      done += k;
+    }
+  }
+  if (st && ok)
+    for (uint64_t j = 0; j < n; j++)
+      if (st[j])
+        cb_mem_stale_mark(m, dst + j, 1);
+  free(st);
+  return ok;
 }

@@ -3,6 +3,14 @@
  * translation cache in front of a hash table. Only addresses inside a
  * mapped region (the image, the heap up to the break, mmapped blocks, the
  * stack) can be touched; anything else is a fault the engine reports.
+ *
+ * The stale shadow (slicing, analysis/slice.h): a bit per byte, kept only
+ * for pages that have had a stale byte, says the byte holds a value the
+ * fast engine did not compute (a store of a sliced-away value). Such pages
+ * never enter the translation cache, so cb_mem_ptr_clean() sends every
+ * access to them to code that checks the bits; cb_mem_read() fails on a
+ * stale byte (stale_hit names it) and cb_mem_write()/cb_mem_fill() make
+ * the bytes they write exact again.
  * Internal to analysis/.
  */
 #ifndef CBANA_ANALYSIS_MEM_H
@@ -29,7 +37,10 @@ typedef struct cb_mem {
   uint64_t *keys; /* pno + 1; 0 = empty */
   uint8_t **data;
   uint8_t *valid;
+  uint8_t **stale; /* per page slot: its shadow bitmap, or NULL */
   size_t cap, n;
+  bool stale_any;     /* some byte has been marked stale */
+  uint64_t stale_hit; /* the stale byte cb_mem_read() failed on, else 0 */
   cb_mem_region *regs;
   size_t nregs, capregs;
 } cb_mem;
@@ -42,6 +53,7 @@ void cb_mem_map(cb_mem *m, uint64_t lo, uint64_t hi);
 void cb_mem_unmap(cb_mem *m, uint64_t lo, uint64_t hi);
 bool cb_mem_mapped(const cb_mem *m, uint64_t addr);
 uint8_t *cb_mem_page_slow(cb_mem *m, uint64_t addr);
+uint8_t *cb_mem_page_slow_clean(cb_mem *m, uint64_t addr);
 
 /* The host address of addr, NULL when it is not mapped. Valid up to the
  * end of its page. */
@@ -53,11 +65,35 @@ static inline uint8_t *cb_mem_ptr(cb_mem *m, uint64_t addr) {
   return cb_mem_page_slow(m, addr);
 }
 
+/* As cb_mem_ptr, but NULL also for a page with a stale shadow: the fast
+ * loop's loads and stores leave such pages to the checking reference. */
+static inline uint8_t *cb_mem_ptr_clean(cb_mem *m, uint64_t addr) {
+  uint64_t pno = addr >> CB_PG_BITS;
+  unsigned i = (unsigned)pno & (CB_TLB_N - 1);
+  if (m->tlb[i].pno == pno)
+    return m->tlb[i].data + (addr & (CB_PG_SIZE - 1));
+  return cb_mem_page_slow_clean(m, addr);
+}
+
 /* Copies between the model and the host, across pages; false when some
- * byte is not mapped (then *bad is the first such address). */
+ * byte is not mapped (then *bad is the first such address) or, for
+ * cb_mem_read, stale (then stale_hit is set to it too). cb_mem_read_raw
+ * reads stale bytes as they are. */
 bool cb_mem_read(cb_mem *m, uint64_t addr, void *dst, size_t n, uint64_t *bad);
+bool cb_mem_read_raw(cb_mem *m, uint64_t addr, void *dst, size_t n,
+                     uint64_t *bad);
 bool cb_mem_write(cb_mem *m, uint64_t addr, const void *src, size_t n,
                   uint64_t *bad);
 bool cb_mem_fill(cb_mem *m, uint64_t addr, int byte, size_t n, uint64_t *bad);
+
+/* The stale shadow. mark/clear: [addr, addr + n) becomes stale / exact
+ * (clear is free while nothing is stale); any: is some byte of it stale. */
+void cb_mem_stale_mark(cb_mem *m, uint64_t addr, uint64_t n);
+void cb_mem_stale_clear(cb_mem *m, uint64_t addr, uint64_t n);
+bool cb_mem_stale_any(cb_mem *m, uint64_t addr, uint64_t n);
+/* memmove in the model: the bytes and their stale states; false when a
+ * byte is not mapped (*bad: the first). */
+bool cb_mem_move(cb_mem *m, uint64_t dst, uint64_t src, uint64_t n,
+                 uint64_t *bad);
 
 #endif

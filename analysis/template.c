@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "engine_scalar.h"
+#include "slice.h"
 
 /* Per candidate block while classifying. */
 typedef struct cls {
@@ -298,7 +299,8 @@ typedef struct bufs {
 /* Classifies global block gb of function fn; appends a template when it
  * qualifies (true also when it does not: false only when out of memory). */
 static bool classify(cb_tpl_set *ts, bufs *bu, uint32_t gb,
-                     const cb_function *fn, const uint32_t *nphis) {
+                     const cb_function *fn, const uint32_t *nphis,
+                     const uint8_t *sl) {
   const cb_program *p = ts->p;
   const cb_block *b = &p->blocks[gb];
   uint32_t self = gb - fn->first_block;
@@ -416,6 +418,15 @@ static bool classify(cb_tpl_set *ts, bufs *bu, uint32_t gb,
   t->first_vop = (uint32_t)bu->nvop;
   t->first_vphi = (uint32_t)bu->nvphi;
   t->first_stream = (uint32_t)bu->nstr;
+  /* sliced: nothing needs a value the iterations compute (a store's value
+   * is never needed by the store itself) */
+  t->sliced = sl != NULL;
+  for (uint32_t i = 0; i < n - 1 && sl; i++) {
+    const cb_op *op = &p->ops[b->first_op + i];
+    if (!slice[i] && op->code != CB_OP_STORE &&
+        (sl[b->first_op + i] & CB_SL_NEED))
+      t->sliced = 0;
+  }
   /* cop index of each slice op */
   int32_t *ci = malloc(n * sizeof *ci);
   if (!ci) {
@@ -494,7 +505,7 @@ static bool classify(cb_tpl_set *ts, bufs *bu, uint32_t gb,
 }
 
 cb_tpl_set *cb_tpl_build(const cb_program *p, const uint8_t *rmw,
-                         const uint32_t *nphis) {
+                         const uint32_t *nphis, const uint8_t *sl) {
   cb_tpl_set *ts = calloc(1, sizeof *ts);
   if (!ts)
     return NULL;
@@ -512,7 +523,7 @@ cb_tpl_set *cb_tpl_build(const cb_program *p, const uint8_t *rmw,
   for (uint32_t f = 0; f < p->n_functions && ok; f++) {
     const cb_function *fn = &p->functions[f];
     for (uint32_t b = 0; b < fn->n_blocks && ok; b++)
-      ok = classify(ts, &bu, fn->first_block + b, fn, nphis);
+      ok = classify(ts, &bu, fn->first_block + b, fn, nphis, sl);
   }
   if (!ok || !ts->n) {
     cb_tpl_free(ts);

@@ -71,6 +71,9 @@ typedef struct cb_tpl {
   uint32_t first_vphi, n_vphi;
   uint32_t first_stream, n_stream;
   uint32_t n_rec, n_loads, n_stores; /* per iteration */
+  /* slicing (slice.h): no value op's or reduction phi's value is needed,
+   * so with slicing on the iterations run without computing them */
+  uint8_t sliced;
 } cb_tpl;
 
 typedef struct cb_tpl_set {
@@ -90,9 +93,10 @@ typedef struct cb_tpl_set {
 } cb_tpl_set;
 
 /* The templates of every eligible loop of p (rmw: the engine's per-op
- * flags); NULL when none or out of memory. */
+ * flags; sl: slicing's, NULL without slicing); NULL when none or out of
+ * memory. */
 cb_tpl_set *cb_tpl_build(const cb_program *p, const uint8_t *rmw,
-                         const uint32_t *nphis);
+                         const uint32_t *nphis, const uint8_t *sl);
 void cb_tpl_free(cb_tpl_set *ts);
 
 /* The template index of global block gb, or -1. */

@@ -7,7 +7,13 @@
 #include "engine_scalar.h"
 #include "template_eval.h"
 
-uint8_t cb_tpl_rk_kind(const cb_op *op) {
+/* llvm.fmuladd, unfused where the target has no FMA (program.h) */
+static bool muladd_split(const cb_program *p, const cb_op *op) {
+  return !p->fmuladd_fused && op->code == CB_OP_CALL &&
+         p->extra[op->aux + 1] == CB_INTR_FMULADD;
+}
+
+uint8_t cb_tpl_rk_kind(const cb_program *p, const cb_op *op) {
   unsigned l = op->lanes ? op->lanes : 1;
   bool w8 = op->ty == CB_TY_F64 || op->ty == CB_TY_I64 || op->ty == CB_TY_PTR;
   bool w4 = op->ty == CB_TY_I32 || op->ty == CB_TY_F32;
@@ -34,10 +40,11 @@ uint8_t cb_tpl_rk_kind(const cb_op *op) {
       return RK_GEN;
     return (uint8_t)((l == 1 ? RK_FADD1 : RK_FADD2) + (op->code - CB_OP_FADD));
   case CB_OP_CALL:
-    return op->ty != CB_TY_F64 ? RK_GEN
-           : l == 1            ? RK_FMA1
-           : l == 2            ? RK_FMA2
-                               : RK_GEN;
+    if (op->ty != CB_TY_F64 || l > 2)
+      return RK_GEN;
+    if (muladd_split(p, op))
+      return l == 1 ? RK_MULADD1 : RK_MULADD2;
+    return l == 1 ? RK_FMA1 : RK_FMA2;
   default:
     return RK_GEN;
   }
@@ -80,7 +87,8 @@ static inline void run_vop(cb_eng *e, const rvop *r, sstate *ss, int emit) {
     const uint8_t *pp = stream_ptr(&e->mem, s, bytes * l);
     uint8_t tmp[64]; /* loads and stores of at most 64 bytes (template.c) */
     if (!pp) {
-      cb_mem_read(&e->mem, addr, tmp, bytes * l, NULL); /* mapped: checked */
+      cb_mem_read_raw(&e->mem, addr, tmp, bytes * l,
+                      NULL); /* mapped: checked */
       pp = tmp;
     }
     if (l == 1)
@@ -139,12 +147,14 @@ static inline void run_vop(cb_eng *e, const rvop *r, sstate *ss, int emit) {
     return;
   case CB_OP_CALL: {
     cb_value t[64];
+    bool split = muladd_split(e->p, op);
     if (op->ty == CB_TY_F32)
       for (unsigned i = 0; i < l; i++)
-        fp_put_f(&t[i], fmaf(a[i].f, b[i].f, c[i].f));
+        fp_put_f(&t[i], split ? a[i].f * b[i].f + c[i].f
+                              : fmaf(a[i].f, b[i].f, c[i].f));
     else
       for (unsigned i = 0; i < l; i++)
-        t[i].d = fma(a[i].d, b[i].d, c[i].d);
+        t[i].d = split ? a[i].d * b[i].d + c[i].d : fma(a[i].d, b[i].d, c[i].d);
     for (unsigned i = 0; i < l; i++)
       d[i] = t[i];
     return;
@@ -289,7 +299,7 @@ void cb_tpl_iterate(cb_eng *e, const cb_tpl_iter *itr) {
           if (w)
             cb_mem_write(&e->mem, addr, r->a, size, NULL);
           else
-            cb_mem_read(&e->mem, addr, r->d, size, NULL);
+            cb_mem_read_raw(&e->mem, addr, r->d, size, NULL);
         } else if (w) {
           if (size == 8)
             memcpy(pp, r->a, 8);
@@ -320,7 +330,7 @@ void cb_tpl_iterate(cb_eng *e, const cb_tpl_iter *itr) {
             memcpy(pp, &v, 4);
         } else {
           if (__builtin_expect(!pp, 0))
-            cb_mem_read(&e->mem, addr, &v, 4, NULL);
+            cb_mem_read_raw(&e->mem, addr, &v, 4, NULL);
           else
             memcpy(&v, pp, 4);
           r->d->u = v;
@@ -382,6 +392,16 @@ void cb_tpl_iterate(cb_eng *e, const cb_tpl_iter *itr) {
       case RK_FMA2: {
         double x0 = fma(r->a[0].d, r->b[0].d, r->c[0].d);
         double x1 = fma(r->a[1].d, r->b[1].d, r->c[1].d);
+        r->d[0].d = x0;
+        r->d[1].d = x1;
+        break;
+      }
+      case RK_MULADD1:
+        r->d->d = r->a->d * r->b->d + r->c->d;
+        break;
+      case RK_MULADD2: {
+        double x0 = r->a[0].d * r->b[0].d + r->c[0].d;
+        double x1 = r->a[1].d * r->b[1].d + r->c[1].d;
         r->d[0].d = x0;
         r->d[1].d = x1;
         break;

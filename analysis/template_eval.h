@@ -34,7 +34,9 @@ enum {
   RK_ST4,
   RK_ADD1, /* one integer lane */
   RK_ICMP1,
-  RK_SEL1 /* one lane */
+  RK_SEL1,    /* one lane */
+  RK_MULADD1, /* llvm.fmuladd unfused (program.h): a multiply, an add */
+  RK_MULADD2
 };
 
 /* A value op with its operands resolved for this frame. */
@@ -48,8 +50,8 @@ typedef struct rvop {
   uint8_t emit; /* a load, or a store not folded into its load */
 } rvop;
 
-/* The RK_ form of a value op. */
-uint8_t cb_tpl_rk_kind(const cb_op *op);
+/* The RK_ form of a value op of p. */
+uint8_t cb_tpl_rk_kind(const cb_program *p, const cb_op *op);
 
 /* An address stream while the template runs. */
 typedef struct sstate {

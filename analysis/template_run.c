@@ -19,6 +19,7 @@
 
 #include "engine_internal.h"
 #include "engine_scalar.h"
+#include "slice.h"
 #include "template.h"
 #include "template_eval.h"
 
@@ -348,6 +349,109 @@ static uint64_t first_bad(cb_mem *mem, uint64_t base, int64_t stride,
   return k;
 }
 
+/* ---- slicing's shadow over a template's streams (slice.h) ---- */
+
+/* Does some access of iterations 0 .. k-1 touch a stale byte? */
+static bool stream_stale(cb_mem *mem, const sstate *s, unsigned size,
+                         uint64_t k) {
+  uint64_t last = s->addr + (k - 1) * (uint64_t)s->stride;
+  if (s->stride == (int64_t)size)
+    return cb_mem_stale_any(mem, s->addr, k * size);
+  if (s->stride == -(int64_t)size)
+    return cb_mem_stale_any(mem, last, k * size);
+  if (s->stride == 0)
+    return cb_mem_stale_any(mem, s->addr, size);
+  for (uint64_t t = 0; t < k; t++)
+    if (cb_mem_stale_any(mem, s->addr + t * (uint64_t)s->stride, size))
+      return true;
+  return false;
+}
+
+/* Marks (stale) or clears the bytes of iterations 0 .. k-1. */
+static void stream_shadow(cb_mem *mem, const sstate *s, unsigned size,
+                          uint64_t k, bool stale) {
+  uint64_t last = s->addr + (k - 1) * (uint64_t)s->stride;
+  uint64_t lo = s->stride >= 0 ? s->addr : last, n = 0;
+  if (s->stride == (int64_t)size || s->stride == -(int64_t)size)
+    n = k * size;
+  else if (s->stride == 0)
+    n = size;
+  if (n) {
+    if (stale)
+      cb_mem_stale_mark(mem, lo, n);
+    else
+      cb_mem_stale_clear(mem, lo, n);
+    return;
+  }
+  for (uint64_t t = 0; t < k; t++) {
+    uint64_t a = s->addr + t * (uint64_t)s->stride;
+    if (stale)
+      cb_mem_stale_mark(mem, a, size);
+    else
+      cb_mem_stale_clear(mem, a, size);
+  }
+}
+
+/* The lowest and one past the highest byte a stream touches. */
+static void stream_span(const sstate *s, unsigned size, uint64_t k,
+                        uint64_t *lo, uint64_t *hi) {
+  uint64_t last = s->addr + (k - 1) * (uint64_t)s->stride;
+  *lo = s->stride >= 0 ? s->addr : last;
+  *hi = (s->stride >= 0 ? last : s->addr) + size;
+}
+
+/* With stale bytes about, may a template that computes its values run
+ * these k iterations? Not when a needed load would read a stale byte, nor
+ * when a store of a maybe-garbage value could write bytes a needed load
+ * of a later iteration reads: the interpreter then takes the loop, access
+ * by access. */
+static bool streams_exact(cb_eng *e, const cb_tpl_set *ts, const cb_tpl *t,
+                          const sstate *ss, uint64_t k) {
+  for (uint32_t i = 0; i < t->n_stream; i++) {
+    const cb_tpl_stream *st = &ts->streams[t->first_stream + i];
+    if (st->is_write || !(e->sl[st->op] & CB_SL_NEED))
+      continue;
+    if (stream_stale(&e->mem, &ss[i], st->size, k))
+      return false;
+    uint64_t lo, hi;
+    stream_span(&ss[i], st->size, k, &lo, &hi);
+    for (uint32_t j = 0; j < t->n_stream; j++) {
+      const cb_tpl_stream *w = &ts->streams[t->first_stream + j];
+      uint64_t wlo, whi;
+      if (!w->is_write || !(e->sl[w->op] & CB_SL_MAYBE))
+        continue;
+      stream_span(&ss[j], w->size, k, &wlo, &whi);
+      if (wlo < hi && lo < whi)
+        return false;
+    }
+  }
+  return true;
+}
+
+/* After k iterations: each store's bytes hold its value, or maybe
+ * garbage. */
+static void streams_shadow(cb_eng *e, const cb_tpl_set *ts, const cb_tpl *t,
+                           const sstate *ss, uint64_t k) {
+  for (uint32_t i = 0; i < t->n_stream; i++) {
+    const cb_tpl_stream *st = &ts->streams[t->first_stream + i];
+    if (st->is_write)
+      stream_shadow(&e->mem, &ss[i], st->size, k,
+                    (e->sl[st->op] & CB_SL_MAYBE) != 0);
+  }
+}
+
+/* A sliced template's iterations: the accesses only, into the batch. */
+static void emit_only(cb_eng *e, const cb_tpl_set *ts, const cb_tpl *t,
+                      const sstate *ss, uint64_t k) {
+  for (uint64_t it = 0; it < k; it++)
+    for (uint32_t i = 0; i < t->n_stream; i++) {
+      const cb_tpl_stream *st = &ts->streams[t->first_stream + i];
+      if (st->emits)
+        cb_eng_emit(e, ss[i].addr + it * (uint64_t)ss[i].stride, st->size,
+                    st->site, st->is_write);
+    }
+}
+
 uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
                     uint64_t *budget) {
   cb_tpl_set *ts = e->tpl;
@@ -414,6 +518,27 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
       s->pf_n = k - CB_TPL_AHEAD; /* every address before k is mapped */
   }
 
+  /* slicing: a sliced template skips its values; one that computes them
+   * must not read, or make, what it cannot see is stale */
+  bool sliced = e->sl && t->sliced;
+  if (e->sl && e->mem.stale_any && !sliced &&
+      !streams_exact(e, ts, t, sc.ss, k))
+    return 0;
+  /* the first addresses, for the shadow after the iterations (a store
+   * that crosses a page writes through cb_mem_write, which clears) */
+  sstate *first = NULL;
+  if (e->sl && e->mem.stale_any && !sliced) {
+    first = malloc(t->n_stream * sizeof *first);
+    if (!first)
+      return 0;
+    memcpy(first, sc.ss, t->n_stream * sizeof *first);
+  }
+  if (sliced && !e->mem.stale_any) {
+    /* from here on, values may be garbage */
+    cb_fast_stale_begins(e);
+    e->mem.stale_any = true;
+  }
+
   /* operands resolved once */
   uint32_t nmat = 0;
   for (uint32_t j = 0; j < t->n_cop; j++) {
@@ -436,7 +561,7 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
     r->d = op->dst != CB_NONE ? &S[op->dst] : NULL;
     r->s = -1;
     r->vsel = (e->rmw[gi] & 2) != 0;
-    r->kind = cb_tpl_rk_kind(op);
+    r->kind = cb_tpl_rk_kind(p, op);
     r->emit = op->code == CB_OP_LOAD ||
               (op->code == CB_OP_STORE && !(e->rmw[gi] & 1));
     if (op->code == CB_OP_CALL) {
@@ -453,8 +578,10 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
   const cb_tpl_vphi *vp = &ts->vphis[t->first_vphi];
   const cb_value *vsrc[64];
   uint32_t nvphi = t->n_vphi;
-  if (nvphi > 64)
+  if (nvphi > 64) {
+    free(first);
     return 0;
+  }
   /* the moves are parallel; when no phi reads another's slots, they are
    * done one after the other without a temporary */
   bool direct = true;
@@ -487,10 +614,20 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
     emit = 1;
   }
 
-  /* the iterations */
-  cb_tpl_iter itr = {sc.rv, t->n_vop, sc.ss,   sc.mt, nmat, vp,  vsrc,
-                     nvphi, direct,   sc.ptmp, S,     k,    emit};
-  cb_tpl_iterate(e, &itr);
+  /* the iterations: their values (the evaluator moves the streams on),
+   * or with slicing only their accesses and the stores' shadow */
+  if (sliced) {
+    if (emit)
+      emit_only(e, ts, t, sc.ss, k);
+    streams_shadow(e, ts, t, sc.ss, k);
+  } else {
+    cb_tpl_iter itr = {sc.rv, t->n_vop, sc.ss,   sc.mt, nmat, vp,  vsrc,
+                       nvphi, direct,   sc.ptmp, S,     k,    emit};
+    cb_tpl_iterate(e, &itr);
+    if (first)
+      streams_shadow(e, ts, t, first, k);
+    free(first);
+  }
 
   /* the state after iteration k-1's back edge, as the interpreter leaves
    * it: the induction phis, the branch's outcomes, the counts */

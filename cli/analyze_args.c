@@ -33,6 +33,7 @@ enum {
   OPT_ARGV0,
   OPT_EXACT_ENGINE,
   OPT_NO_MEMO,
+  OPT_NO_SLICE,
 };
 
 static const struct option long_options[] = {
@@ -60,6 +61,7 @@ static const struct option long_options[] = {
     {"argv0", required_argument, NULL, OPT_ARGV0},
     {"exact-engine", no_argument, NULL, OPT_EXACT_ENGINE},
     {"no-memo", no_argument, NULL, OPT_NO_MEMO},
+    {"no-slice", no_argument, NULL, OPT_NO_SLICE},
     {NULL, 0, NULL, 0},
 };
 
@@ -202,6 +204,9 @@ bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
     case OPT_NO_MEMO:
       a->no_memo = true;
       break;
+    case OPT_NO_SLICE:
+      a->no_slice = true;
+      break;
     case ':':
       fprintf(stderr, "cbana %s: %s needs a value\n", command, av[optind - 1]);
       ok = false;
@@ -280,6 +285,9 @@ void cb_analyze_args_usage(const char *command, const char *extra) {
       "  --no-memo           simulate every input, even when its access "
       "stream\n"
       "                      is identical to another's\n"
+      "  --no-slice          compute every value, even those no address, "
+      "branch\n"
+      "                      or call needs\n"
       "  --quiet             no progress on stderr\n",
       command, extra ? extra : "");
 }

@@ -31,6 +31,7 @@ typedef struct cb_analyze_args {
   bool stats;         /* --stats */
   bool exact_engine;  /* --exact-engine: the reference interpreter */
   bool no_memo;       /* --no-memo: simulate every input */
+  bool no_slice;      /* --no-slice: compute every value */
   /* check and validate */
   const char *baseline; /* --baseline FILE */
   double tolerance;     /* --tolerance PCT (validate), --max-increase */

@@ -155,6 +155,18 @@ int cb_session_open(cb_session *s, const cb_analyze_args *a,
   fo.n_sources = a->n_sources;
   fo.cflags = a->cflags;
   fo.compdb_dir = a->compdb_dir;
+  /* The executable is kept for the run: the layout reads its segments
+   * and GOT, and slicing runs it natively for what printf prints
+   * (analysis/native_run.h). validate chooses the path itself. */
+  if (!s->exe_out) {
+    snprintf(s->tmpdir, sizeof s->tmpdir, "/tmp/cbana-run-XXXXXX");
+    if (mkdtemp(s->tmpdir)) {
+      snprintf(s->tmpexe, sizeof s->tmpexe, "%s/prog", s->tmpdir);
+      s->exe_out = s->tmpexe;
+    } else {
+      s->tmpdir[0] = 0;
+    }
+  }
   fo.exe_out = s->exe_out;
   size_t err_size = 1 << 16;
   char *err = malloc(err_size);
@@ -192,6 +204,7 @@ int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
   opt.progress = !a->quiet && isatty(STDERR_FILENO) && s->n_inputs > 1;
   opt.engine.mode = a->exact_engine ? CB_ENGINE_EXACT : CB_ENGINE_FAST;
   opt.memoize = !a->exact_engine && !a->no_memo;
+  opt.engine.slice = !a->exact_engine && !a->no_slice;
   opt.stats = &s->stats;
   char err[256];
   int rc = cb_analysis_run(s->program, s->inputs, s->n_inputs, s->caches,
@@ -239,6 +252,10 @@ int cb_session_report(const cb_session *s, const cb_results *r,
 void cb_session_close(cb_session *s) {
   if (s->program)
     cb_program_free(s->program);
+  if (s->tmpdir[0]) {
+    unlink(s->tmpexe);
+    rmdir(s->tmpdir);
+  }
   cb_inputs_free(&s->parsed);
   for (int i = 0; i < s->n_inline_words; i++)
     free(s->inline_words[i]);

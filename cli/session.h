@@ -20,9 +20,10 @@ typedef struct cb_session {
   int n_inline_words;
   char *inline_stdin;
   cb_program *program;
-  char *argv0;             /* the executable path the real run gets */
-  const char *exe_out;     /* keep the executable here (validate) */
-  cb_analysis_stats stats; /* --stats */
+  char *argv0;                 /* the executable path the real run gets */
+  const char *exe_out;         /* keep the executable here (validate) */
+  char tmpdir[64], tmpexe[80]; /* else here, removed on close */
+  cb_analysis_stats stats;     /* --stats */
 } cb_session;
 
 /* Resolves caches and inputs and loads the program. Returns 0, or the

@@ -213,6 +213,7 @@ typedef struct fe {
   cb_fn_mach *fn_mach_v; /* per function */
   uint32_t *ra_site_v;   /* per site */
   cb_mach_stats mach_stats;
+  bool fmuladd_fused; /* cb_program's */
 } fe;
 
 /* lower.c */

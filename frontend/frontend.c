@@ -222,6 +222,7 @@ static cb_fe_status load_built(const char *const *bitcode, size_t n,
   p->synth_end = f.synth_next;
   p->exe_path = o && o->exe_out && exe ? fe_pool_str(f.pool, exe) : NULL;
   p->dl = exe && f.elf.loaded ? fe_dynlink(exe) : NULL;
+  p->fmuladd_fused = f.fmuladd_fused;
   p->owned = f.pool;
   f.pool = NULL;
   fe_free(&f);

@@ -476,6 +476,15 @@ bool fe_lower_module(fe *f) {
        fn = LLVMGetNextFunction(fn)) {
     if (LLVMIsDeclaration(fn))
       continue;
+    LLVMAttributeRef tf = LLVMGetStringAttributeAtIndex(
+        fn, LLVMAttributeFunctionIndex, "target-features", 15);
+    if (tf) {
+      unsigned tl;
+      const char *feat = LLVMGetStringAttributeValue(tf, &tl);
+      for (unsigned k = 0; feat && k + 4 <= tl; k++)
+        if (!memcmp(feat + k, "+fma", 4) && (k + 4 == tl || feat[k + 4] == ','))
+          f->fmuladd_fused = true;
+    }
     size_t len;
     const char *name = LLVMGetValueName2(fn, &len);
     cb_function cf;

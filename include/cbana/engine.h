@@ -101,6 +101,19 @@ typedef struct cb_engine_options {
   unsigned n_aux;       /* auxv entries the kernel gives valgrind; 0: 22 */
   cb_engine_mode mode;
   cb_alloc_sink alloc; /* allocation events; fn NULL: none */
+  /* CB_ENGINE_FAST only: loop templates whose values nothing needs skip
+   * computing them (analysis/slice.h). The run may then stop with
+   * CB_RUN_STALE, after which the caller runs the input again without;
+   * the counts of a run that completes are exact either way. */
+  bool slice;
+  /* With slicing: the program's standard output from a native run of its
+   * executable (the numbers printf prints that the run skipped are taken
+   * from it); returns NULL when there is none. fn NULL: no native run (a
+   * printf of a skipped number then stops the run with CB_RUN_STALE). */
+  struct {
+    const char *(*fn)(void *ctx, size_t *len);
+    void *ctx;
+  } native_stdout;
 } cb_engine_options;
 
 /* One input set. */
@@ -115,7 +128,10 @@ typedef enum cb_run_status {
   CB_RUN_OK,     /* main returned or exit() was called */
   CB_RUN_ERROR,  /* the model stopped the input: see message */
   CB_RUN_BUDGET, /* the operation budget ran out */
-  CB_RUN_ABORT   /* the program called abort() or failed an assert */
+  CB_RUN_ABORT,  /* the program called abort() or failed an assert */
+  CB_RUN_STALE   /* slicing only: a value the run skipped was needed (a
+                    branch, an address or the C library read it); run the
+                    input again without slicing */
 } cb_run_status;
 
 typedef struct cb_run_outcome {

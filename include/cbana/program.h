@@ -474,6 +474,12 @@ typedef struct cb_program {
    * function on its first call; NULL when the frontend had no executable
    * or could not read the libraries. */
   struct cb_dl_info *dl;
+  /* Appended (issue 7): the target fuses llvm.fmuladd into one FMA
+   * instruction (a function's target features have +fma: -mfma,
+   * -march=haswell ...). Without, x86-64's backend emits a multiply and
+   * an add, two roundings, and so must an engine, to print what the
+   * program prints. */
+  bool fmuladd_fused;
 } cb_program;
 
 /* ld.so's lazy binding (glibc 2.36 elf/dl-runtime.c `_dl_fixup`,

@@ -1,0 +1,131 @@
+/* Running the program natively for its output (native_run.h). */
+#include "native_run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* stdin as an unlinked temporary file (a pipe would need a writer
+ * beside the reader) */
+static int stdin_file(const unsigned char *d, size_t n) {
+  FILE *f = tmpfile();
+  if (!f)
+    return -1;
+  if (n && fwrite(d, 1, n, f) != n) {
+    fclose(f);
+    return -1;
+  }
+  fflush(f);
+  int fd = dup(fileno(f));
+  fclose(f);
+  if (fd >= 0)
+    lseek(fd, 0, SEEK_SET);
+  return fd;
+}
+
+char *cb_native_stdout(const char *exe, const char *const *argv,
+                       const unsigned char *stdin_data, size_t stdin_len,
+                       double timeout_s, size_t max_out, size_t *len) {
+  int in = stdin_file(stdin_data, stdin_len), out[2];
+  if (in < 0)
+    return NULL;
+  if (pipe2(out, O_CLOEXEC) != 0) {
+    close(in);
+    return NULL;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, in, 0);
+  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  char *const envp[] = {NULL};
+  pid_t pid;
+  int rc = posix_spawn(&pid, exe, &fa, NULL, (char *const *)argv, envp);
+  posix_spawn_file_actions_destroy(&fa);
+  close(in);
+  close(out[1]);
+  if (rc != 0) {
+    close(out[0]);
+    return NULL;
+  }
+  size_t n = 0, cap = 4096;
+  char *buf = malloc(cap + 1);
+  bool ok = buf != NULL;
+  double end = now_s() + timeout_s;
+  while (ok) {
+    double left = end - now_s();
+    if (left <= 0) {
+      ok = false;
+      break;
+    }
+    struct pollfd pf = {out[0], POLLIN, 0};
+    int pr = poll(&pf, 1, left > 1.0 ? 1000 : (int)(left * 1000) + 1);
+    if (pr < 0 && errno == EINTR)
+      continue;
+    if (pr <= 0)
+      continue;
+    if (n == cap) {
+      if (cap >= max_out) {
+        ok = false;
+        break;
+      }
+      cap *= 2;
+      char *nb = realloc(buf, cap + 1);
+      if (!nb) {
+        ok = false;
+        break;
+      }
+      buf = nb;
+    }
+    ssize_t r = read(out[0], buf + n, cap - n);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      break; /* end of output */
+    n += (size_t)r;
+  }
+  close(out[0]);
+  if (!ok)
+    kill(pid, SIGKILL);
+  /* it may run on with its output closed: the deadline holds here too */
+  int status = 0;
+  for (;;) {
+    pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid)
+      break;
+    if (w < 0 && errno != EINTR) {
+      ok = false;
+      break;
+    }
+    if (now_s() > end) {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+      ok = false;
+      break;
+    }
+    usleep(1000);
+  }
+  if (!ok || !WIFEXITED(status)) {
+    free(buf);
+    return NULL;
+  }
+  buf[n] = 0;
+  *len = n;
+  return buf;
+}

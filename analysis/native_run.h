@@ -1,0 +1,20 @@
+/* native_run.h: runs the analysed program's own executable natively, for
+ * its standard output. Slicing (slice.h) skips the values only printf
+ * needs; when a printf prints one, its text is taken from this output
+ * (libc_stdio.c), checked against every byte the model prints itself.
+ * Internal to analysis/. */
+#ifndef CBANA_ANALYSIS_NATIVE_RUN_H
+#define CBANA_ANALYSIS_NATIVE_RUN_H
+
+#include <stddef.h>
+
+/* Runs exe with argv (argv[0] as the program sees it), an empty
+ * environment, stdin_data as its standard input and stderr discarded;
+ * returns what it wrote to stdout (malloc'ed, *len bytes, NUL ended), or
+ * NULL when it could not run, was killed by a signal, wrote more than
+ * max_out bytes or ran past timeout_s seconds (then it is killed). */
+char *cb_native_stdout(const char *exe, const char *const *argv,
+                       const unsigned char *stdin_data, size_t stdin_len,
+                       double timeout_s, size_t max_out, size_t *len);
+
+#endif

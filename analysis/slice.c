@@ -1,0 +1,336 @@
+/* Slicing's static half: which values are needed, which may be garbage
+ * (slice.h). Works per function on the value slots: every SSA value owns
+ * its slots (program.h), so the op that writes a slot is the value's
+ * definition, and a slot no op writes is a parameter (exact: call
+ * arguments are needed). */
+#include "slice.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Is op a pure computation that can be skipped when nothing needs it?
+ * Everything else is a root: its operands are needed. Loads and stores
+ * are neither: they always run, and their addresses are needed. */
+static bool is_pure(const cb_program *p, const cb_op *op) {
+  switch ((cb_opcode)op->code) {
+  case CB_OP_ADD:
+  case CB_OP_SUB:
+  case CB_OP_MUL:
+  case CB_OP_SHL:
+  case CB_OP_LSHR:
+  case CB_OP_ASHR:
+  case CB_OP_AND:
+  case CB_OP_OR:
+  case CB_OP_XOR:
+  case CB_OP_FADD:
+  case CB_OP_FSUB:
+  case CB_OP_FMUL:
+  case CB_OP_FDIV:
+  case CB_OP_FREM:
+  case CB_OP_FNEG:
+  case CB_OP_ICMP:
+  case CB_OP_FCMP:
+  case CB_OP_SELECT:
+  case CB_OP_TRUNC:
+  case CB_OP_ZEXT:
+  case CB_OP_SEXT:
+  case CB_OP_FPTRUNC:
+  case CB_OP_FPEXT:
+  case CB_OP_FPTOUI:
+  case CB_OP_FPTOSI:
+  case CB_OP_UITOFP:
+  case CB_OP_SITOFP:
+  case CB_OP_PTRTOINT:
+  case CB_OP_INTTOPTR:
+  case CB_OP_BITCAST:
+  case CB_OP_MOV:
+  case CB_OP_GEP:
+  case CB_OP_EXTRACTELT:
+  case CB_OP_INSERTELT:
+  case CB_OP_SHUFFLE:
+  case CB_OP_EXTRACTVAL:
+  case CB_OP_INSERTVAL:
+  case CB_OP_PHI:
+    return true;
+  case CB_OP_CALL: {
+    /* instructions on x86, no library call, no traffic that depends on
+     * the values (sqrt binds libm's only for a negative argument) */
+    const int64_t *g = &p->extra[op->aux];
+    return g[0] == CB_CALL_INTRINSIC &&
+           (g[1] == CB_INTR_FMULADD || g[1] == CB_INTR_FMA ||
+            g[1] == CB_INTR_FABS);
+  }
+  default:
+    return false;
+  }
+}
+
+/* Is operand k of op a number printf only prints? Its text is all that
+ * depends on it, and a run that skipped it takes the text from the
+ * program's native output (libc_stdio.c, native_run.c). Pointers stay
+ * needed: %s reads through them, %n writes. */
+static bool print_only(const cb_program *p, const cb_op *op, unsigned k) {
+  if (op->code != CB_OP_CALL)
+    return false;
+  const int64_t *g = &p->extra[op->aux];
+  if (g[0] != CB_CALL_LIBC || g[1] != CB_LIBC_PRINTF || k < 1 ||
+      (int64_t)k >= g[3])
+    return false;
+  cb_ty t = CB_CALL_ARG_TY((uint64_t)g[4 + k]);
+  return t != CB_TY_PTR && t != CB_TY_VOID &&
+         CB_CALL_ARG_LANES((uint64_t)g[4 + k]) <= 1;
+}
+
+/* The operands op reads (slots or constants), at most max; *addr: how
+ * many of the first ones are addresses (loads, stores: needed whatever
+ * the op's own value). */
+static unsigned op_reads(const cb_program *p, const cb_op *op, cb_operand *o,
+                         unsigned max, unsigned *addr) {
+  unsigned n = 0;
+  *addr = 0;
+#define PUT(x)                                                                 \
+  do {                                                                         \
+    if (n < max)                                                               \
+      o[n++] = (x);                                                            \
+  } while (0)
+  switch ((cb_opcode)op->code) {
+  case CB_OP_LOAD:
+    *addr = 1;
+    PUT(op->a);
+    break;
+  case CB_OP_STORE:
+    *addr = 1;
+    PUT(op->b);
+    PUT(op->a);
+    break;
+  case CB_OP_GEP: {
+    const int64_t *g = &p->extra[op->aux];
+    PUT(op->a);
+    for (int64_t k = 0; k < g[1]; k++)
+      PUT((cb_operand)((uint64_t)g[2 + 2 * k] & 0xffffffffu));
+    break;
+  }
+  case CB_OP_PHI: {
+    const int64_t *g = &p->extra[op->aux];
+    for (int64_t k = 0; k < g[0]; k++)
+      PUT((cb_operand)g[2 + 2 * k]);
+    break;
+  }
+  case CB_OP_CALL: {
+    const int64_t *g = &p->extra[op->aux];
+    if (g[0] == CB_CALL_INDIRECT)
+      PUT(op->a);
+    for (int64_t k = 0; k < g[3]; k++)
+      PUT(CB_CALL_ARG_OPERAND((uint64_t)g[4 + k]));
+    break;
+  }
+  default:
+    PUT(op->a);
+    PUT(op->b);
+    PUT(op->c);
+    break;
+  }
+#undef PUT
+  return n;
+}
+
+/* Slots op writes from op->dst. */
+static uint32_t op_span(const cb_program *p, const cb_op *op) {
+  if (op->code == CB_OP_INSERTVAL)
+    return (uint32_t)p->extra[op->aux];
+  return op->lanes ? op->lanes : 1;
+}
+
+#define MAXR 4096
+
+/* The defining op (global index) of each slot of function f, -1 for a
+ * parameter's; false when some operand names a slot with neither (then
+ * the function is not sliced). */
+static bool def_map(const cb_program *p, const cb_function *f, int32_t *def,
+                    cb_operand *o) {
+  for (uint32_t s = 0; s < f->n_slots; s++)
+    def[s] = -2;
+  for (uint32_t k = 0; k < f->n_params; k++) {
+    const cb_param *pa = &p->params[f->first_param + k];
+    for (uint32_t l = 0; l < (pa->lanes ? pa->lanes : 1u); l++)
+      if (pa->slot + l < f->n_slots)
+        def[pa->slot + l] = -1;
+  }
+  const cb_block *b0 = &p->blocks[f->first_block];
+  const cb_block *bl = &p->blocks[f->first_block + f->n_blocks - 1];
+  for (uint32_t i = b0->first_op; i < bl->first_op + bl->n_ops; i++) {
+    const cb_op *op = &p->ops[i];
+    if (op->dst == CB_NONE)
+      continue;
+    uint32_t span = op_span(p, op);
+    for (uint32_t l = 0; l < span; l++) {
+      if (op->dst + l >= f->n_slots || def[op->dst + l] != -2)
+        return false;
+      def[op->dst + l] = (int32_t)i;
+    }
+  }
+  for (uint32_t i = b0->first_op; i < bl->first_op + bl->n_ops; i++) {
+    unsigned na, n = op_reads(p, &p->ops[i], o, MAXR, &na);
+    if (n == MAXR)
+      return false;
+    for (unsigned k = 0; k < n; k++)
+      if (o[k] != CB_NONE && !(o[k] & CB_OPND_CONST) &&
+          (o[k] >= f->n_slots || def[o[k]] == -2))
+        return false;
+  }
+  return true;
+}
+
+static void slice_function(const cb_program *p, const cb_function *f,
+                           uint8_t *fl, int32_t *def, cb_operand *o,
+                           uint32_t *work) {
+  const cb_block *b0 = &p->blocks[f->first_block];
+  const cb_block *bl = &p->blocks[f->first_block + f->n_blocks - 1];
+  uint32_t lo = b0->first_op, hi = bl->first_op + bl->n_ops;
+  if (!def_map(p, f, def, o)) {
+    for (uint32_t i = lo; i < hi; i++)
+      fl[i] = CB_SL_NEED;
+    return;
+  }
+  uint32_t nw = 0;
+  /* roots, and the addresses of loads and stores */
+  for (uint32_t i = lo; i < hi; i++) {
+    const cb_op *op = &p->ops[i];
+    bool root =
+        !is_pure(p, op) && op->code != CB_OP_LOAD && op->code != CB_OP_STORE;
+    if (root)
+      fl[i] |= CB_SL_NEED;
+    unsigned na, n = op_reads(p, op, o, MAXR, &na);
+    for (unsigned k = 0; k < n; k++) {
+      if (!root && k >= na)
+        break;
+      if (root && print_only(p, op, k))
+        continue;
+      if (o[k] == CB_NONE || (o[k] & CB_OPND_CONST) || def[o[k]] < 0)
+        continue;
+      uint32_t d = (uint32_t)def[o[k]];
+      if (!(fl[d] & CB_SL_NEED)) {
+        fl[d] |= CB_SL_NEED;
+        work[nw++] = d;
+      }
+    }
+  }
+  /* what the needed values read is needed */
+  while (nw) {
+    const cb_op *op = &p->ops[work[--nw]];
+    unsigned na, n = op_reads(p, op, o, MAXR, &na);
+    for (unsigned k = 0; k < n; k++) {
+      if (o[k] == CB_NONE || (o[k] & CB_OPND_CONST) || def[o[k]] < 0)
+        continue;
+      uint32_t d = (uint32_t)def[o[k]];
+      if (!(fl[d] & CB_SL_NEED)) {
+        fl[d] |= CB_SL_NEED;
+        work[nw++] = d;
+      }
+    }
+  }
+  /* a store's own flag: is its stored value needed (never, by the store;
+   * kept for the reader: CB_SL_NEED on a store means its value is) */
+  for (uint32_t i = lo; i < hi; i++) {
+    const cb_op *op = &p->ops[i];
+    if (op->code != CB_OP_STORE)
+      continue;
+    cb_operand v = op->a;
+    bool need = v == CB_NONE || (v & CB_OPND_CONST) || def[v] < 0 ||
+                (fl[(uint32_t)def[v]] & CB_SL_NEED);
+    fl[i] = (uint8_t)((fl[i] & ~CB_SL_NEED) | (need ? CB_SL_NEED : 0));
+  }
+}
+
+uint8_t *cb_slice_need(const cb_program *p) {
+  uint8_t *fl = calloc(p->n_ops + 1, 1);
+  uint32_t maxslots = 1;
+  for (uint32_t f = 0; f < p->n_functions; f++)
+    if (p->functions[f].n_slots > maxslots)
+      maxslots = p->functions[f].n_slots;
+  int32_t *def = malloc(maxslots * sizeof *def);
+  cb_operand *o = malloc(MAXR * sizeof *o);
+  uint32_t *work = malloc((p->n_ops + 1) * sizeof *work);
+  if (!fl || !def || !o || !work) {
+    free(fl);
+    free(def);
+    free(o);
+    free(work);
+    return NULL;
+  }
+  for (uint32_t f = 0; f < p->n_functions; f++)
+    if (p->functions[f].n_blocks)
+      slice_function(p, &p->functions[f], fl, def, o, work);
+  free(def);
+  free(o);
+  free(work);
+  return fl;
+}
+
+void cb_slice_maybe(const cb_program *p, uint8_t *fl) {
+  uint32_t maxslots = 1;
+  for (uint32_t f = 0; f < p->n_functions; f++)
+    if (p->functions[f].n_slots > maxslots)
+      maxslots = p->functions[f].n_slots;
+  int32_t *def = malloc(maxslots * sizeof *def);
+  cb_operand *o = malloc(MAXR * sizeof *o);
+  if (!def || !o) {
+    /* everything unneeded may be garbage */
+    for (uint32_t i = 0; i < p->n_ops; i++)
+      if (!(fl[i] & CB_SL_NEED))
+        fl[i] |= CB_SL_MAYBE;
+    free(def);
+    free(o);
+    return;
+  }
+  for (uint32_t fi = 0; fi < p->n_functions; fi++) {
+    const cb_function *f = &p->functions[fi];
+    if (!f->n_blocks)
+      continue;
+    const cb_block *b0 = &p->blocks[f->first_block];
+    const cb_block *bl = &p->blocks[f->first_block + f->n_blocks - 1];
+    uint32_t lo = b0->first_op, hi = bl->first_op + bl->n_ops;
+    if (!def_map(p, f, def, o))
+      continue; /* all needed (cb_slice_need): nothing is garbage */
+    /* forward, to a fixed point (phis close cycles) */
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (uint32_t i = lo; i < hi; i++) {
+        const cb_op *op = &p->ops[i];
+        if ((fl[i] & CB_SL_MAYBE) ||
+            ((fl[i] & CB_SL_NEED) && op->code != CB_OP_STORE))
+          continue;
+        bool maybe = false;
+        if (op->code == CB_OP_STORE) {
+          cb_operand v = op->a;
+          maybe = v != CB_NONE && !(v & CB_OPND_CONST) && def[v] >= 0 &&
+                  (fl[(uint32_t)def[v]] & CB_SL_MAYBE);
+        } else if (op->code == CB_OP_LOAD || (fl[i] & CB_SL_TPL)) {
+          maybe = true;
+        } else if (is_pure(p, op)) {
+          unsigned na, n = op_reads(p, op, o, MAXR, &na);
+          for (unsigned k = 0; k < n && !maybe; k++)
+            maybe = o[k] != CB_NONE && !(o[k] & CB_OPND_CONST) &&
+                    def[o[k]] >= 0 && (fl[(uint32_t)def[o[k]]] & CB_SL_MAYBE);
+        }
+        if (maybe) {
+          fl[i] |= CB_SL_MAYBE;
+          changed = true;
+        }
+      }
+    }
+    /* printf calls that may print a garbage number */
+    for (uint32_t i = lo; i < hi; i++) {
+      const cb_op *op = &p->ops[i];
+      unsigned na, n = op_reads(p, op, o, MAXR, &na);
+      for (unsigned k = 0; k < n; k++)
+        if (print_only(p, op, k) && o[k] != CB_NONE &&
+            !(o[k] & CB_OPND_CONST) && def[o[k]] >= 0 &&
+            (fl[(uint32_t)def[o[k]]] & CB_SL_MAYBE))
+          fl[i] |= CB_SL_PRINT;
+    }
+  }
+  free(def);
+  free(o);
+}

@@ -1,0 +1,45 @@
+/* slice.h: slicing, the fast engine's static half (issue 7, DESIGN.md
+ * "Input-aware paths and dynamic splicing"). Once per run it finds, for
+ * every op of the Program, whether its value is *needed*: whether it
+ * feeds, through any chain of ops, an address, a branch or switch, a call
+ * (every argument of a user or library call: sqrt's binding depends on
+ * its argument), a return value, an alloca's size or a division (a zero
+ * divisor stops the input). The numbers printf prints are the exception:
+ * only their text depends on them, and where one may be garbage the
+ * text comes from the program's own output, run natively (native_run.h,
+ * libc_stdio.c). A loop template whose value ops are
+ * all unneeded runs without computing them (template_run.c).
+ *
+ * What is skipped is then missing from memory: the dynamic half is the
+ * stale shadow of mem.h. Values that *may be garbage* are the results of
+ * unneeded ops in sliced templates and of unneeded loads (which read
+ * without a check), and what unneeded ops compute from them; a store of
+ * such a value marks its bytes stale, a store of any other value makes
+ * them exact, and every needed load (and every read of the C library
+ * model) checks them. Reading a stale byte where it matters stops the run
+ * with CB_RUN_STALE, and the driver runs the input again without slicing,
+ * so no count ever depends on a skipped value. Internal to analysis/. */
+#ifndef CBANA_ANALYSIS_SLICE_H
+#define CBANA_ANALYSIS_SLICE_H
+
+#include <stdint.h>
+
+#include "cbana/program.h"
+
+/* Per-op flags. */
+enum {
+  CB_SL_NEED = 1,  /* the op's value is needed (a store: its stored value) */
+  CB_SL_MAYBE = 2, /* its value may be garbage (a store: the stored one) */
+  CB_SL_TPL = 4,   /* set by the caller: in the block of a sliced template */
+  CB_SL_PRINT = 8  /* a printf call that may print a garbage number */
+};
+
+/* The CB_SL_NEED flags of every op (p->n_ops bytes, malloc'ed; NULL when
+ * out of memory: then nothing is sliced). */
+uint8_t *cb_slice_need(const cb_program *p);
+
+/* Adds CB_SL_MAYBE, once the caller has set CB_SL_TPL on the ops of the
+ * blocks whose templates run sliced. */
+void cb_slice_maybe(const cb_program *p, uint8_t *fl);
+
+#endif
