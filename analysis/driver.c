@@ -276,9 +276,9 @@ static const char *native_text(void *ctx, size_t *len) {
   native_ctx *nc = ctx;
   if (!nc->tried) {
     nc->tried = true;
-    if (nc->p->exe_path)
+    if (nc->p->run_path)
       nc->text =
-          cb_native_stdout(nc->p->exe_path, nc->in->argv, nc->in->stdin_data,
+          cb_native_stdout(nc->p->run_path, nc->in->argv, nc->in->stdin_data,
                            nc->in->stdin_len, 600.0, (size_t)1 << 28, &nc->len);
   }
   *len = nc->len;
@@ -430,6 +430,7 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
     d->stats.stream_s += (t2 - t1) - (piped ? 0 : f.sim_s);
     d->stats.ops += o.ops;
     d->stats.tpl_loops += o.tpl_loops;
+    d->stats.tpl_sliced += o.tpl_sliced;
     d->stats.tpl_iters += o.tpl_iters;
     d->stats.tpl_accesses += o.tpl_accesses;
     d->stats.resliced += resliced;
@@ -572,6 +573,7 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
     st->sim_s = d.stats.sim_s;
     st->ops = d.stats.ops;
     st->tpl_loops = d.stats.tpl_loops;
+    st->tpl_sliced = d.stats.tpl_sliced;
     st->tpl_iters = d.stats.tpl_iters;
     st->tpl_accesses = d.stats.tpl_accesses;
     st->resliced = d.stats.resliced;
@@ -657,9 +659,12 @@ void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
   if (s->stream_s + s->path_s > 0)
     fprintf(f, " (%.1f M ops/s)",
             1e-6 * (double)s->ops / (s->stream_s + s->path_s));
-  fprintf(f, "\n  loop templates: %llu loops, %llu iterations, %llu accesses\n",
+  fprintf(f,
+          "\n  loop templates: %llu loops, %llu iterations, %llu accesses; "
+          "%llu loops sliced\n",
           (unsigned long long)s->tpl_loops, (unsigned long long)s->tpl_iters,
-          (unsigned long long)s->tpl_accesses);
+          (unsigned long long)s->tpl_accesses,
+          (unsigned long long)s->tpl_sliced);
   if (s->resliced)
     fprintf(f,
             "  slicing: %u inputs needed a skipped value, run again "

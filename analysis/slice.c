@@ -182,9 +182,11 @@ static bool def_map(const cb_program *p, const cb_function *f, int32_t *def,
   return true;
 }
 
+/* need_types: the element types some needed load reads (a bit per
+ * cb_ty): a store of such a type is a root too (below). */
 static void slice_function(const cb_program *p, const cb_function *f,
                            uint8_t *fl, int32_t *def, cb_operand *o,
-                           uint32_t *work) {
+                           uint32_t *work, uint32_t need_types) {
   const cb_block *b0 = &p->blocks[f->first_block];
   const cb_block *bl = &p->blocks[f->first_block + f->n_blocks - 1];
   uint32_t lo = b0->first_op, hi = bl->first_op + bl->n_ops;
@@ -197,8 +199,16 @@ static void slice_function(const cb_program *p, const cb_function *f,
   /* roots, and the addresses of loads and stores */
   for (uint32_t i = lo; i < hi; i++) {
     const cb_op *op = &p->ops[i];
+    /* Values travel through memory too, and which load reads what a
+     * store wrote is a run-time question. Where some needed load reads
+     * the store's type, the store's value is needed; elsewhere (a double
+     * where no needed load reads doubles) it may be skipped, and the
+     * stale shadow catches the rare needed read of it (a union, a
+     * memcpy'd struct), which then costs a run again without slicing. */
     bool root =
-        !is_pure(p, op) && op->code != CB_OP_LOAD && op->code != CB_OP_STORE;
+        (!is_pure(p, op) && op->code != CB_OP_LOAD &&
+         op->code != CB_OP_STORE) ||
+        (op->code == CB_OP_STORE && op->ty < 32 && (need_types >> op->ty) & 1);
     if (root)
       fl[i] |= CB_SL_NEED;
     unsigned na, n = op_reads(p, op, o, MAXR, &na);
@@ -259,9 +269,21 @@ uint8_t *cb_slice_need(const cb_program *p) {
     free(work);
     return NULL;
   }
-  for (uint32_t f = 0; f < p->n_functions; f++)
-    if (p->functions[f].n_blocks)
-      slice_function(p, &p->functions[f], fl, def, o, work);
+  /* to a fixed point over the types needed loads read */
+  for (uint32_t need_types = 0;;) {
+    memset(fl, 0, p->n_ops + 1);
+    for (uint32_t f = 0; f < p->n_functions; f++)
+      if (p->functions[f].n_blocks)
+        slice_function(p, &p->functions[f], fl, def, o, work, need_types);
+    uint32_t nt = need_types;
+    for (uint32_t i = 0; i < p->n_ops; i++)
+      if (p->ops[i].code == CB_OP_LOAD && (fl[i] & CB_SL_NEED) &&
+          p->ops[i].ty < 32)
+        nt |= 1u << p->ops[i].ty;
+    if (nt == need_types)
+      break;
+    need_types = nt;
+  }
   free(def);
   free(o);
   free(work);

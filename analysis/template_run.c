@@ -650,6 +650,7 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
   out->loads += k * t->n_loads;
   out->stores += k * t->n_stores;
   out->tpl_loops++;
+  out->tpl_sliced += sliced;
   out->tpl_iters += k;
   out->tpl_accesses += k * t->n_rec;
   *budget -= k * t->n_ops;

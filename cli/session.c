@@ -155,19 +155,21 @@ int cb_session_open(cb_session *s, const cb_analyze_args *a,
   fo.n_sources = a->n_sources;
   fo.cflags = a->cflags;
   fo.compdb_dir = a->compdb_dir;
-  /* The executable is kept for the run: the layout reads its segments
-   * and GOT, and slicing runs it natively for what printf prints
-   * (analysis/native_run.h). validate chooses the path itself. */
+  /* The executable is kept for the run: slicing runs it natively for
+   * what printf prints (analysis/native_run.h). validate chooses the
+   * path itself, and its Program reads it (layout, GOT). */
   if (!s->exe_out) {
     snprintf(s->tmpdir, sizeof s->tmpdir, "/tmp/cbana-run-XXXXXX");
     if (mkdtemp(s->tmpdir)) {
       snprintf(s->tmpexe, sizeof s->tmpexe, "%s/prog", s->tmpdir);
       s->exe_out = s->tmpexe;
+      s->exe_run_only = true;
     } else {
       s->tmpdir[0] = 0;
     }
   }
   fo.exe_out = s->exe_out;
+  fo.exe_run_only = s->exe_run_only;
   size_t err_size = 1 << 16;
   char *err = malloc(err_size);
   if (!err)

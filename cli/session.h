@@ -23,6 +23,7 @@ typedef struct cb_session {
   char *argv0;                 /* the executable path the real run gets */
   const char *exe_out;         /* keep the executable here (validate) */
   char tmpdir[64], tmpexe[80]; /* else here, removed on close */
+  bool exe_run_only;           /* kept only for native runs */
   cb_analysis_stats stats;     /* --stats */
 } cb_session;
 

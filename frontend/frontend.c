@@ -220,7 +220,10 @@ static cb_fe_status load_built(const char *const *bitcode, size_t n,
   p->load_base = f.elf.loaded ? f.elf.base : 0;
   p->image_end = f.elf.image_end;
   p->synth_end = f.synth_next;
-  p->exe_path = o && o->exe_out && exe ? fe_pool_str(f.pool, exe) : NULL;
+  p->exe_path = o && o->exe_out && exe && !o->exe_run_only
+                    ? fe_pool_str(f.pool, exe)
+                    : NULL;
+  p->run_path = o && o->exe_out && exe ? fe_pool_str(f.pool, exe) : NULL;
   p->dl = exe && f.elf.loaded ? fe_dynlink(exe) : NULL;
   p->fmuladd_fused = f.fmuladd_fused;
   p->owned = f.pool;

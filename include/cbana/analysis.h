@@ -50,6 +50,7 @@ typedef struct cb_analysis_stats {
   /* the engine's loop templates (analysis/template.c): loops entered,
    * iterations and accesses run from a template */
   uint64_t tpl_loops, tpl_iters, tpl_accesses;
+  uint64_t tpl_sliced; /* of tpl_loops: run without their values */
   /* inputs whose sliced run needed a skipped value, run again unsliced */
   unsigned resliced;
   char stale_why[640];                /* the first one's location and reason */

@@ -163,6 +163,7 @@ typedef struct cb_run_outcome {
    * through one, the iterations run from templates, and the accesses they
    * emitted. Always 0 with --exact-engine. */
   uint64_t tpl_loops, tpl_iters, tpl_accesses;
+  uint64_t tpl_sliced; /* of tpl_loops: run without their values (slicing) */
 } cb_run_outcome;
 
 void cb_engine_options_default(cb_engine_options *opt);

@@ -42,6 +42,10 @@ typedef struct cb_frontend_options {
   /* Keep the executable at this path (validate runs it); NULL: it is
    * built in the private temporary directory and removed. */
   const char *exe_out;
+  /* exe_out is kept only to be run natively (cb_program.run_path); the
+   * Program does not read it (exe_path stays NULL), as when it is not
+   * kept. analyze's layout was measured that way (docs/process-model.md). */
+  bool exe_run_only;
 } cb_frontend_options;
 
 typedef enum cb_fe_status {

@@ -480,6 +480,9 @@ typedef struct cb_program {
    * an add, two roundings, and so must an engine, to print what the
    * program prints. */
   bool fmuladd_fused;
+  /* Appended (issue 7): the executable kept for native runs (slicing takes
+   * printed numbers from its output), NULL when not kept. */
+  const char *run_path;
 } cb_program;
 
 /* ld.so's lazy binding (glibc 2.36 elf/dl-runtime.c `_dl_fixup`,

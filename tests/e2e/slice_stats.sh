@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Slicing (analysis/slice.h): which runs skip values, and which must be
+# redone unsliced, as --stats reports them for the cases of
+# tests/unit/engine/progs/slice_cases.c. Whether the counts are right is
+# fast_identity_progs' question (the same cases against --exact-engine);
+# this test fails when slicing silently stops happening, or when a stale
+# read goes unnoticed, and checks that printed numbers come out as the
+# native executable prints them.
+set -u
+cbana=$1
+src=$(cd "$(dirname "$0")/../unit/engine/progs" && pwd)/slice_cases.c
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+has() { # has PATTERN FILE WHAT
+  if grep -qE -- "$1" "$2"; then ok; else bad "$3: no /$1/ in:"; cat "$2"; fi
+}
+hasnt() {
+  if grep -qE -- "$1" "$2"; then bad "$3: /$1/ in:"; cat "$2"; else ok; fi
+}
+run() { # run NAME ARGS... (analyze flags after the mode)
+  local name=$1 mode=$2
+  shift 2
+  "$cbana" analyze "$src" --args "$mode" --quiet --stats --format json \
+    -o "$tmp/$name.json" "$@" >"$tmp/$name.err" 2>&1
+  echo "exit $?" >>"$tmp/$name.err"
+}
+
+# the native executable's own output, for the printed numbers
+clang-14 -O2 -o "$tmp/native" "$src" -lm 2>"$tmp/cc.err" ||
+  clang -O2 -o "$tmp/native" "$src" -lm 2>>"$tmp/cc.err" || cat "$tmp/cc.err"
+output() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["output"], end="")' "$1"; }
+
+for mode in print fields copy; do
+  run "$mode" "$mode"
+  has 'exit 0' "$tmp/$mode.err" "$mode: exit"
+  has '[1-9][0-9]* loops sliced' "$tmp/$mode.err" "$mode: loops run without their values"
+  hasnt 'run again unsliced' "$tmp/$mode.err" "$mode: no redo"
+  "$tmp/native" "$mode" >"$tmp/$mode.native"
+  if [ "$(output "$tmp/$mode.json")" = "$(cat "$tmp/$mode.native")" ]; then ok; else
+    bad "$mode: output '$(output "$tmp/$mode.json")' vs native '$(cat "$tmp/$mode.native")'"
+  fi
+done
+
+run pun pun
+has 'exit 0' "$tmp/pun.err" "pun: exit"
+has '1 inputs needed a skipped value, run again unsliced \(first: .*slice_cases.c:[0-9]+: a needed read' \
+  "$tmp/pun.err" "pun: the stale read is found and the run redone"
+
+run branch branch
+has 'exit 0' "$tmp/branch.err" "branch: exit"
+hasnt 'run again unsliced' "$tmp/branch.err" "branch: compared floats are computed"
+
+run noslice print --no-slice
+has ' 0 loops sliced' "$tmp/noslice.err" "--no-slice: nothing sliced"
+run exact print --exact-engine
+has ' 0 loops sliced' "$tmp/exact.err" "--exact-engine: nothing sliced"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,82 @@
+/* Slicing's cases (analysis/slice.h), one per first argument. Loops whose
+ * values nothing needs run without computing them; where something does
+ * read such a value, the run must notice and be redone unsliced. The
+ * identity test runs every case fast and exact and compares the reports;
+ * tests/e2e/slice_stats.sh checks which cases are redone.
+ *
+ *   print    numbers computed in sliced loops, printed (the text comes
+ *            from the native run)
+ *   fields   the same through widths, precision, justification, %c, %d
+ *   copy     a sliced array moved by memcpy, then printed
+ *   pun      doubles read back as integers that pick addresses: a stale
+ *            read, the run is redone unsliced
+ *   branch   floats compared: needed, so stores of floats are not sliced
+ *            (no redo). Floats, not doubles: which loads are needed is a
+ *            question about the whole program, and a double compared
+ *            anywhere would keep every double store from being sliced. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N 4096
+
+static double a[N], b[N];
+static float f[N];
+
+static void fill(int n) {
+  for (int i = 0; i < n; i++)
+    a[i] = i * 0.25 + 1.0 / (i + 1);
+  for (int i = 0; i < n; i++)
+    b[i] = a[i] * 3.0 + 1.5;
+}
+
+static double total(const double *x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++)
+    s += x[i];
+  return s;
+}
+
+int main(int argc, char **argv) {
+  const char *mode = argc > 1 ? argv[1] : "print";
+  int n = argc > 2 ? atoi(argv[2]) : N;
+  if (n < 1 || n > N)
+    return 2;
+  fill(n);
+  if (!strcmp(mode, "print")) {
+    printf("%.17g %.17g\n", total(a, n), total(b, n));
+  } else if (!strcmp(mode, "fields")) {
+    double s = total(b, n);
+    /* masks, not %: a division is needed (a zero divisor stops the
+     * program), and with it every double this program stores */
+    printf("[%-14.3f|%8d|%+.2e|%c|%x]\n", s, (int)s & 1023, s / 7,
+           'a' + ((int)s & 15), (unsigned)s);
+    printf("%g%%\n", s / n);
+  } else if (!strcmp(mode, "copy")) {
+    double *c = malloc(sizeof(double) * (size_t)n);
+    if (!c)
+      return 1;
+    memcpy(c, b, sizeof(double) * (size_t)n);
+    printf("%.6f\n", total(c, n));
+    free(c);
+  } else if (!strcmp(mode, "pun")) {
+    /* the bits of a sliced double choose the element read */
+    const uint64_t *bits = (const uint64_t *)(const void *)b;
+    double s = 0;
+    for (int i = 0; i < n; i++)
+      s += a[bits[i] % (uint64_t)n];
+    printf("%.6f\n", s);
+  } else if (!strcmp(mode, "branch")) {
+    int count = 0;
+    for (int i = 0; i < n; i++)
+      f[i] = (float)i * 0.75f;
+    for (int i = 0; i < n; i++)
+      if (f[i] > 100.0f)
+        count += i & 3;
+    printf("%d\n", count);
+  } else {
+    return 2;
+  }
+  return 0;
+}
