@@ -1,5 +1,6 @@
-/* A bounded ring of access batches and affine blocks between two
- * threads; see pipe.h. */
+/* A bounded ring of slots between two threads, each slot a run of
+ * items (record batches and affine blocks, in stream order); see
+ * pipe.h. */
 #include "pipe.h"
 
 #include <pthread.h>
@@ -7,19 +8,26 @@
 #include <string.h>
 
 #define PIPE_SLOTS 8
-/* The accesses of a block that fit in a slot's storage; a block of more
- * travels expanded. */
-#define PIPE_BLOCK_ACC                                                         \
-  (CB_ENGINE_BATCH * sizeof(cb_access) / sizeof(cb_affine_access))
+
+/* An item's header; its records or accesses follow. */
+typedef struct item {
+  uint32_t is_block;
+  uint32_t n;      /* records, or the block's accesses */
+  uint64_t n_iter; /* a block's iterations */
+} item;
+
+/* A slot holds a whole batch and its header, or several smaller items:
+ * a loop too short to travel as its own block would cost a slot and a
+ * wake-up of the consumer (lu MEDIUM runs 316k such loops), so short
+ * blocks and the partial batches between them share slots. */
+#define SLOT_BYTES (CB_ENGINE_BATCH * sizeof(cb_access) + 4 * sizeof(item))
+/* The accesses of a block that fit in a slot; a block of more travels
+ * expanded. */
+#define PIPE_BLOCK_ACC ((SLOT_BYTES - sizeof(item)) / sizeof(cb_affine_access))
 
 typedef struct pipe_slot {
-  size_t n;        /* records, or the block's accesses */
-  uint64_t n_iter; /* a block's iterations */
-  bool is_block;
-  union {
-    cb_access rec[CB_ENGINE_BATCH];
-    cb_affine_access acc[PIPE_BLOCK_ACC];
-  } u;
+  size_t used; /* bytes */
+  uint64_t buf[SLOT_BYTES / sizeof(uint64_t)];
 } pipe_slot;
 
 struct cb_pipe {
@@ -29,16 +37,26 @@ struct cb_pipe {
   pthread_cond_t filled, freed;
   unsigned head, tail; /* produced, consumed (monotonic counters) */
   bool done;
+  pipe_slot *open; /* the producer's slot being filled, not yet published */
   pipe_slot slot[PIPE_SLOTS];
 };
 
 static void consume(const cb_pipe *p, const pipe_slot *s) {
-  if (!s->is_block) {
-    p->consumer.fn(p->consumer.ctx, s->u.rec, s->n);
-    return;
+  const unsigned char *q = (const unsigned char *)s->buf;
+  for (size_t at = 0; at < s->used;) {
+    const item *it = (const item *)(const void *)(q + at);
+    at += sizeof *it;
+    if (!it->is_block) {
+      p->consumer.fn(p->consumer.ctx, (const cb_access *)(const void *)(q + at),
+                     it->n);
+      at += it->n * sizeof(cb_access);
+    } else {
+      cb_affine_block b = {it->n_iter, it->n,
+                           (const cb_affine_access *)(const void *)(q + at)};
+      p->consumer.affine(p->consumer.ctx, &b);
+      at += it->n * sizeof(cb_affine_access);
+    }
   }
-  cb_affine_block b = {s->n_iter, (uint32_t)s->n, s->u.acc};
-  p->consumer.affine(p->consumer.ctx, &b);
 }
 
 static void *consumer(void *arg) {
@@ -67,6 +85,7 @@ cb_pipe *cb_pipe_start(const cb_access_sink *sink) {
   p->consumer = *sink;
   p->head = p->tail = 0;
   p->done = false;
+  p->open = NULL;
   pthread_mutex_init(&p->lock, NULL);
   pthread_cond_init(&p->filled, NULL);
   pthread_cond_init(&p->freed, NULL);
@@ -80,33 +99,44 @@ cb_pipe *cb_pipe_start(const cb_access_sink *sink) {
   return p;
 }
 
-/* The next free slot, waiting for one; it is the producer's until
- * publish moves head past it. */
-static pipe_slot *reserve(cb_pipe *p) {
-  pthread_mutex_lock(&p->lock);
-  while (p->head - p->tail == PIPE_SLOTS)
-    pthread_cond_wait(&p->freed, &p->lock);
-  unsigned s = p->head % PIPE_SLOTS;
-  pthread_mutex_unlock(&p->lock);
-  return &p->slot[s];
-}
-
+/* Hands the open slot to the consumer. */
 static void publish(cb_pipe *p) {
+  if (!p->open)
+    return;
   pthread_mutex_lock(&p->lock);
   p->head++;
   pthread_cond_signal(&p->filled);
   pthread_mutex_unlock(&p->lock);
+  p->open = NULL;
+}
+
+/* An open slot with room for an item of `bytes` after its header
+ * (publishing the open one when it has not), waiting for a free one. */
+static unsigned char *room(cb_pipe *p, size_t bytes) {
+  if (p->open && p->open->used + sizeof(item) + bytes > SLOT_BYTES)
+    publish(p);
+  if (!p->open) {
+    pthread_mutex_lock(&p->lock);
+    while (p->head - p->tail == PIPE_SLOTS)
+      pthread_cond_wait(&p->freed, &p->lock);
+    p->open = &p->slot[p->head % PIPE_SLOTS];
+    pthread_mutex_unlock(&p->lock);
+    p->open->used = 0;
+  }
+  return (unsigned char *)p->open->buf + p->open->used;
 }
 
 void cb_pipe_push(void *pipe, const cb_access *batch, size_t n) {
   cb_pipe *p = pipe;
   while (n > 0) {
+    /* the batch whole (a new slot when the open one lacks room), split
+     * only when it is larger than a slot */
     size_t k = n < CB_ENGINE_BATCH ? n : CB_ENGINE_BATCH;
-    pipe_slot *s = reserve(p);
-    memcpy(s->u.rec, batch, k * sizeof *batch);
-    s->n = k;
-    s->is_block = false;
-    publish(p);
+    unsigned char *q = room(p, k * sizeof(cb_access));
+    item it = {0, (uint32_t)k, 0};
+    memcpy(q, &it, sizeof it);
+    memcpy(q + sizeof it, batch, k * sizeof *batch);
+    p->open->used += sizeof it + k * sizeof *batch;
     batch += k;
     n -= k;
   }
@@ -117,27 +147,24 @@ void cb_pipe_push_affine(void *pipe, const cb_affine_block *b) {
   if (b->n_iter == 0 || b->n_acc == 0)
     return; /* no access */
   if (!p->consumer.affine || b->n_acc > PIPE_BLOCK_ACC) {
-    /* Expanded straight into the slots, in order all the same. */
+    /* expanded into records, in order all the same */
+    cb_access rec[256];
     uint64_t pos = 0;
-    for (;;) {
-      pipe_slot *s = reserve(p);
-      size_t k = cb_affine_expand(b, &pos, s->u.rec, CB_ENGINE_BATCH);
-      if (k == 0)
-        return; /* the slot stays free */
-      s->n = k;
-      s->is_block = false;
-      publish(p);
-    }
+    size_t k;
+    while ((k = cb_affine_expand(b, &pos, rec, 256)) > 0)
+      cb_pipe_push(p, rec, k);
+    return;
   }
-  pipe_slot *s = reserve(p);
-  memcpy(s->u.acc, b->acc, b->n_acc * sizeof *b->acc);
-  s->n = b->n_acc;
-  s->n_iter = b->n_iter;
-  s->is_block = true;
-  publish(p);
+  size_t bytes = b->n_acc * sizeof *b->acc;
+  unsigned char *q = room(p, bytes);
+  item it = {1, b->n_acc, b->n_iter};
+  memcpy(q, &it, sizeof it);
+  memcpy(q + sizeof it, b->acc, bytes);
+  p->open->used += sizeof it + bytes;
 }
 
 void cb_pipe_finish(cb_pipe *p) {
+  publish(p);
   pthread_mutex_lock(&p->lock);
   p->done = true;
   pthread_cond_signal(&p->filled);

@@ -2,9 +2,10 @@
  * and a consumer thread (the cache simulation), so that stream generation
  * and simulation overlap on two cores. The queue holds a few batches, so
  * memory stays flat whatever the stream's length. Affine blocks
- * (stream.h) travel in order with the batches: a slot holds either a
- * batch of records or one block, its header and its accesses copied.
- * Internal to analysis/. */
+ * (stream.h) travel in order with the batches: a slot holds a run of
+ * items, each a batch of records or a block (its header and accesses
+ * copied), so short blocks and the records between them share a slot
+ * and one hand-over. Internal to analysis/. */
 #ifndef CBANA_ANALYSIS_PIPE_H
 #define CBANA_ANALYSIS_PIPE_H
 
@@ -19,8 +20,8 @@ typedef struct cb_pipe cb_pipe;
  * and consumer->affine for every block, in the order they were pushed
  * (the sink is copied). A consumer without `affine` gets blocks expanded
  * into batches, and so does any consumer for a block of more accesses
- * than a slot holds (2730: no loop body has that many; its memo hash is
- * then the expansion's, a miss at worst). NULL when it cannot (run
+ * than a slot holds (about 3000: no loop body has that many; its memo
+ * hash is then the expansion's, a miss at worst). NULL when it cannot (run
  * without a pipe then). */
 cb_pipe *cb_pipe_start(const cb_access_sink *consumer);
 

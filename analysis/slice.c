@@ -53,6 +53,23 @@ static bool is_pure(const cb_program *p, const cb_op *op) {
   case CB_OP_INSERTVAL:
   case CB_OP_PHI:
     return true;
+  case CB_OP_UDIV:
+  case CB_OP_SDIV:
+  case CB_OP_UREM:
+  case CB_OP_SREM: {
+    /* by a constant other than 0 and -1 (INT_MIN / -1 traps on x86):
+     * nothing can stop the program (i % 100 in an initialisation) */
+    if (!(op->b & CB_OPND_CONST) || op->ty >= CB_TY_COUNT)
+      return false;
+    unsigned l = op->lanes ? op->lanes : 1, bits = 8 * cb_ty_bytes(op->ty);
+    uint64_t m = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+    for (unsigned i = 0; i < l; i++) {
+      uint64_t d = p->consts[(op->b & ~CB_OPND_CONST) + i].u & m;
+      if (d == 0 || d == m)
+        return false;
+    }
+    return true;
+  }
   case CB_OP_CALL: {
     /* instructions on x86, no library call, no traffic that depends on
      * the values (sqrt binds libm's only for a negative argument) */

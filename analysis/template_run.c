@@ -23,6 +23,13 @@
 #include "template.h"
 #include "template_eval.h"
 
+/* The fewest accesses a loop leaves as an affine block; shorter ones go
+ * as records (a block's set-up costs the simulator about as much as a few
+ * hundred records). */
+#ifndef CB_TPL_MIN_BLOCK
+#define CB_TPL_MIN_BLOCK 256
+#endif
+
 /* A widening that must not wrap: a + t * b within [lo, hi]. */
 typedef struct wcheck {
   int64_t a, b, lo, hi;
@@ -601,7 +608,7 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
    * batch like the interpreter's records. */
   int emit = 0;
   if (e->sink && e->sink->affine && t->n_rec &&
-      k * t->n_rec >= CB_ENGINE_BATCH) {
+      k * t->n_rec >= CB_TPL_MIN_BLOCK) {
     cb_affine_access *acc = sc.acc;
     uint32_t n = 0;
     for (uint32_t i = 0; i < t->n_stream; i++)
