@@ -11,6 +11,7 @@
 
 #include "engine_frames.h"
 #include "engine_internal.h"
+#include "engine_scalar.h"
 #include "fastops.h"
 #include "template.h"
 
@@ -236,6 +237,7 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
     rc = -1;
   }
 done:
+  sig_flush(e);
   out->ops = e->opt.budget - e->budget_left;
   cb_eng_flush(e);
   out->out = e->out_text.s ? e->out_text.s : calloc(1, 1);

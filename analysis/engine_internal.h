@@ -75,6 +75,8 @@ typedef struct cb_eng {
   uint32_t depth, capframes;
 
   uint64_t budget_left;
+  /* the path signature's current run of equal branch outcomes (sig_add) */
+  uint64_t sig_v, sig_n;
   uint64_t stack_lo; /* lowest stack address allowed */
   uint64_t main_cfa;
 

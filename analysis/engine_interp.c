@@ -399,8 +399,7 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
         unsigned c = V(op->a)->u & 1;
         target = SU[blk->first_succ + (c ? 0 : 1)];
         if (op->aux != CB_NONE) {
-          out->path_signature =
-              sig_mix(out->path_signature, ((uint64_t)op->aux << 8) | c);
+          sig_add(e, ((uint64_t)op->aux << 8) | c, 1);
           out->branches++;
           if (op->aux < p->n_branches && out->branch_counts)
             out->branch_counts[2 * (size_t)op->aux + (c ? 0 : 1)]++;
@@ -421,8 +420,7 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
         }
       uint32_t bp = (uint32_t)g[1 + 2 * n];
       if (bp != CB_NONE) {
-        out->path_signature =
-            sig_mix(out->path_signature, ((uint64_t)bp << 8) | (si & 0xff));
+        sig_add(e, ((uint64_t)bp << 8) | (si & 0xff), 1);
         out->branches++;
         /* a case (true) or the default (false, successor 0) */
         if (bp < p->n_branches && out->branch_counts)

@@ -329,4 +329,20 @@ static inline uint64_t sig_mix(uint64_t h, uint64_t v) {
   return h * 0x100000001b3ull;
 }
 
+/* The path signature hashes the sequence of branch outcomes as runs of
+ * equal outcomes (outcome, length), which identify the sequence as well,
+ * so that a loop template adds its k iterations' outcomes at once. */
+static inline void sig_flush(cb_eng *e) {
+  if (e->sig_n)
+    e->out->path_signature =
+        sig_mix(sig_mix(e->out->path_signature, e->sig_v), e->sig_n);
+  e->sig_n = 0;
+}
+static inline void sig_add(cb_eng *e, uint64_t v, uint64_t n) {
+  if (e->sig_n && v != e->sig_v)
+    sig_flush(e);
+  e->sig_v = v;
+  e->sig_n += n;
+}
+
 #endif

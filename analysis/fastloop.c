@@ -383,8 +383,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       if (nb->n_mach != 0 || (np && !PE))
         goto leave;
       if (op->a != CB_NONE && op->aux != CB_NONE) {
-        out->path_signature =
-            sig_mix(out->path_signature, ((uint64_t)op->aux << 8) | c);
+        sig_add(e, ((uint64_t)op->aux << 8) | c, 1);
         out->branches++;
         /* the exact outcomes of `cbana paths`, as eng_run() counts them */
         if (op->aux < p->n_branches && out->branch_counts)

@@ -289,6 +289,67 @@ static inline bool wc_ok(const wcheck *c, uint64_t t) {
   return v >= c->lo && v <= c->hi;
 }
 
+/* The trip count without walking every iteration (a loop of k
+ * iterations used to cost k compares here): when neither side of the
+ * exit compare wraps over [0, cap] in the compare's signedness, both are
+ * linear in t, so an ordering compare changes its value at most once (a
+ * binary search finds where) and an equality holds at one t at most, or
+ * at all. false when that does not hold (the caller walks). */
+static bool trip_closed(unsigned pred, bool cont, uint64_t xa, uint64_t xb,
+                        uint64_t ya, uint64_t yb, unsigned ty, uint64_t cap,
+                        uint64_t *k) {
+  unsigned w = ty_bits(ty);
+  if (w == 0 || w > 64 || cap > ((uint64_t)1 << 40))
+    return false;
+  uint64_t m = ty_mask[ty];
+  bool sgn = pred >= CB_ICMP_SGT && pred <= CB_ICMP_SLE;
+  __int128 lo = sgn ? -((__int128)1 << (w - 1)) : 0;
+  __int128 hi = sgn ? ((__int128)1 << (w - 1)) - 1 : ((__int128)1 << w) - 1;
+  __int128 X0 = sgn ? (__int128)sxbits(xa & m, w) : (__int128)(xa & m);
+  __int128 Y0 = sgn ? (__int128)sxbits(ya & m, w) : (__int128)(ya & m);
+  __int128 DX = (__int128)sxbits(xb & m, w), DY = (__int128)sxbits(yb & m, w);
+  __int128 T = (__int128)cap;
+  __int128 XT = X0 + T * DX, YT = Y0 + T * DY;
+  if (XT < lo || XT > hi || YT < lo || YT > hi)
+    return false; /* may wrap (also checks t = 0: X0, Y0 are in range) */
+#define AT(t) icmp(pred, (xa + (t)*xb) & m, (ya + (t)*yb) & m, ty)
+  if (pred == CB_ICMP_EQ || pred == CB_ICMP_NE) {
+    __int128 D0 = Y0 - X0, DD = DY - DX;
+    uint64_t first_eq = UINT64_MAX; /* the t where x == y, if one */
+    if (DD == 0)
+      first_eq = D0 == 0 ? 0 : UINT64_MAX;
+    else if (D0 % DD == 0 && -D0 / DD >= 0 && -D0 / DD <= T)
+      first_eq = (uint64_t)(-D0 / DD);
+    bool stay_when_eq = (pred == CB_ICMP_EQ) == cont;
+    if (stay_when_eq) {
+      /* stays only while x == y: all of [0, cap] when always equal,
+       * else at most t = 0 */
+      *k = D0 != 0 ? 0 : DD == 0 ? cap : cap < 1 ? cap : 1;
+    } else {
+      *k = first_eq < cap ? first_eq : cap;
+    }
+  } else {
+    /* monotone: the first t in [0, cap] whose compare leaves */
+    if (AT(0) != cont) {
+      *k = 0;
+    } else if (AT(cap) == cont) {
+      *k = cap;
+    } else {
+      uint64_t l = 0, h = cap; /* AT(l) stays, AT(h) leaves */
+      while (h - l > 1) {
+        uint64_t mid = l + (h - l) / 2;
+        if (AT(mid) == cont)
+          l = mid;
+        else
+          h = mid;
+      }
+      *k = h;
+    }
+  }
+#undef AT
+  return true;
+}
+
 /* Is every byte of [addr, addr + size) mapped? (size <= a page) The
  * pages are touched where eng_run() touches them (cb_mem_read: addr, then
  * the next page's start), as whether a page is valid may depend on the
@@ -484,10 +545,13 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
     ref_val(p, S, &sc, &R[1], &ya, &yb);
     unsigned pred = op->aux, ty = op->ty;
     bool cont = t->cont;
-    while (k < cap && icmp(pred, xa & m, ya & m, ty) == cont) {
-      k++;
-      xa += xb;
-      ya += yb;
+    if (!trip_closed(pred, cont, xa, xb, ya, yb, ty, cap, &k)) {
+      k = 0;
+      while (k < cap && icmp(pred, xa & m, ya & m, ty) == cont) {
+        k++;
+        xa += xb;
+        ya += yb;
+      }
     }
   }
   if (k < 2)
@@ -646,10 +710,7 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
   }
   cb_run_outcome *out = e->out;
   if (t->br_aux != CB_NONE) {
-    uint64_t v = ((uint64_t)t->br_aux << 8) | t->cont, h = out->path_signature;
-    for (uint64_t it = 0; it < k; it++)
-      h = sig_mix(h, v);
-    out->path_signature = h;
+    sig_add(e, ((uint64_t)t->br_aux << 8) | t->cont, k);
     out->branches += k;
     if (t->br_aux < p->n_branches && out->branch_counts)
       out->branch_counts[2 * (size_t)t->br_aux + (t->cont ? 0 : 1)] += k;
