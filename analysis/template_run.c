@@ -27,7 +27,7 @@
  * as records (a block's set-up costs the simulator about as much as a few
  * hundred records). */
 #ifndef CB_TPL_MIN_BLOCK
-#define CB_TPL_MIN_BLOCK 256
+#define CB_TPL_MIN_BLOCK 64
 #endif
 
 /* A widening that must not wrap: a + t * b within [lo, hi]. */
