@@ -267,6 +267,7 @@ static void note_stale(driver *d, const cb_run_outcome *o) {
 typedef struct native_ctx {
   const cb_program *p;
   const cb_run_input *in;
+  double timeout_s;
   bool tried;
   char *text;
   size_t len;
@@ -277,9 +278,9 @@ static const char *native_text(void *ctx, size_t *len) {
   if (!nc->tried) {
     nc->tried = true;
     if (nc->p->run_path)
-      nc->text =
-          cb_native_stdout(nc->p->run_path, nc->in->argv, nc->in->stdin_data,
-                           nc->in->stdin_len, 600.0, (size_t)1 << 28, &nc->len);
+      nc->text = cb_native_stdout(nc->p->run_path, nc->in->argv,
+                                  nc->in->stdin_data, nc->in->stdin_len,
+                                  nc->timeout_s, (size_t)1 << 28, &nc->len);
   }
   *len = nc->len;
   return nc->text;
@@ -353,7 +354,13 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
   /* With the views on, allocations travel the access stream as markers
    * (alloc_track.h), through whichever sink the run has. */
   cb_engine_options eo = d->opt->engine;
-  native_ctx nat = {d->p, &run_in, false, NULL, 0};
+  /* The native run may take as long as the model could run: the budget's
+   * operations at 2 ns each (the engine's pace is 3 to 10), 10 s at
+   * least; a program still running then is killed, and the input runs
+   * unsliced. */
+  double budget = (double)(eo.budget ? eo.budget : CB_ENGINE_DEFAULT_BUDGET);
+  native_ctx nat = {d->p,  &run_in, budget * 2e-9 > 10 ? budget * 2e-9 : 10,
+                    false, NULL,    0};
   eo.native_stdout.fn = native_text;
   eo.native_stdout.ctx = &nat;
   /* Slicing (analysis/slice.h): a run that finds it needed a value it

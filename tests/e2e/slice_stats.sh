@@ -52,6 +52,13 @@ run branch branch
 has 'exit 0' "$tmp/branch.err" "branch: exit"
 hasnt 'run again unsliced' "$tmp/branch.err" "branch: compared floats are computed"
 
+# a native run that never ends is killed; the model stops at its budget
+start=$(date +%s)
+run spin spin --budget 20000000
+has 'exit 3' "$tmp/spin.err" "spin: the input stops"
+has 'run again unsliced' "$tmp/spin.err" "spin: redone unsliced"
+if [ $(($(date +%s) - start)) -lt 120 ]; then ok; else bad "spin: took $(($(date +%s) - start)) s"; fi
+
 run noslice print --no-slice
 has ' 0 loops sliced' "$tmp/noslice.err" "--no-slice: nothing sliced"
 run exact print --exact-engine

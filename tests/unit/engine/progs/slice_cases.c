@@ -10,6 +10,9 @@
  *   copy     a sliced array moved by memcpy, then printed
  *   pun      doubles read back as integers that pick addresses: a stale
  *            read, the run is redone unsliced
+ *   spin     prints a sliced number, then never ends: the native run is
+ *            killed after its time (10 s with the default budget) and the
+ *            model stops at its budget (tests/e2e/slice_stats.sh only)
  *   branch   floats compared: needed, so stores of floats are not sliced
  *            (no redo). Floats, not doubles: which loads are needed is a
  *            question about the whole program, and a double compared
@@ -67,6 +70,11 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; i++)
       s += a[bits[i] % (uint64_t)n];
     printf("%.6f\n", s);
+  } else if (!strcmp(mode, "spin")) {
+    printf("%.6f\n", total(b, n));
+    fflush(stdout);
+    for (volatile unsigned long i = 0;; i++)
+      ;
   } else if (!strcmp(mode, "branch")) {
     int count = 0;
     for (int i = 0; i < n; i++)
