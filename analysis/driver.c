@@ -262,6 +262,20 @@ static void note_stale(driver *d, const cb_run_outcome *o) {
   pthread_mutex_unlock(&d->lock);
 }
 
+/* Did the sliced run o need a value it skipped? Then it is forgotten and
+ * the next run of the input goes unsliced (analysis/slice.h). */
+static bool redo_unsliced(driver *d, cb_run_outcome *o, cb_engine_options *eo,
+                          unsigned *resliced) {
+  if (o->status != CB_RUN_STALE)
+    return false;
+  note_stale(d, o);
+  cb_run_outcome_free(o);
+  memset(o, 0, sizeof *o);
+  eo->slice = false;
+  *resliced = 1;
+  return true;
+}
+
 /* The native run of one input, made when a sliced run first asks for it
  * (engine.h, native_stdout). */
 typedef struct native_ctx {
@@ -375,13 +389,8 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
       if (d->opt->classify)
         eo.alloc = (cb_alloc_sink){cb_alloc_to_stream, &hs};
       cb_engine_run(d->p, &run_in, &eo, &hs, &o);
-      if (o.status != CB_RUN_STALE)
+      if (!redo_unsliced(d, &o, &eo, &resliced))
         break;
-      note_stale(d, &o);
-      cb_run_outcome_free(&o);
-      memset(&o, 0, sizeof o);
-      eo.slice = false;
-      resliced = 1;
     }
     path_s = drv_thread_cpu_s() - t0;
     pthread_mutex_lock(&d->lock);
@@ -416,13 +425,8 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
       piped = true;
     }
     simulated = true;
-    if (o.status != CB_RUN_STALE)
+    if (!redo_unsliced(d, &o, &eo, &resliced))
       break;
-    note_stale(d, &o);
-    cb_run_outcome_free(&o);
-    memset(&o, 0, sizeof o);
-    eo.slice = false;
-    resliced = 1;
   }
   double t2 = drv_thread_cpu_s();
   free(nat.text);

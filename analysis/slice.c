@@ -199,6 +199,18 @@ static bool def_map(const cb_program *p, const cb_function *f, int32_t *def,
   return true;
 }
 
+/* Marks the op that defines operand x needed, and queues it. */
+static void need_def(uint8_t *fl, const int32_t *def, cb_operand x,
+                     uint32_t *work, uint32_t *nw) {
+  if (x == CB_NONE || (x & CB_OPND_CONST) || def[x] < 0)
+    return;
+  uint32_t d = (uint32_t)def[x];
+  if (!(fl[d] & CB_SL_NEED)) {
+    fl[d] |= CB_SL_NEED;
+    work[(*nw)++] = d;
+  }
+}
+
 /* need_types: the element types some needed load reads (a bit per
  * cb_ty): a store of such a type is a root too (below). */
 static void slice_function(const cb_program *p, const cb_function *f,
@@ -234,13 +246,7 @@ static void slice_function(const cb_program *p, const cb_function *f,
         break;
       if (root && print_only(p, op, k))
         continue;
-      if (o[k] == CB_NONE || (o[k] & CB_OPND_CONST) || def[o[k]] < 0)
-        continue;
-      uint32_t d = (uint32_t)def[o[k]];
-      if (!(fl[d] & CB_SL_NEED)) {
-        fl[d] |= CB_SL_NEED;
-        work[nw++] = d;
-      }
+      need_def(fl, def, o[k], work, &nw);
     }
   }
   /* what the needed values read is needed */
@@ -248,13 +254,7 @@ static void slice_function(const cb_program *p, const cb_function *f,
     const cb_op *op = &p->ops[work[--nw]];
     unsigned na, n = op_reads(p, op, o, MAXR, &na);
     for (unsigned k = 0; k < n; k++) {
-      if (o[k] == CB_NONE || (o[k] & CB_OPND_CONST) || def[o[k]] < 0)
-        continue;
-      uint32_t d = (uint32_t)def[o[k]];
-      if (!(fl[d] & CB_SL_NEED)) {
-        fl[d] |= CB_SL_NEED;
-        work[nw++] = d;
-      }
+      need_def(fl, def, o[k], work, &nw);
     }
   }
   /* a store's own flag: is its stored value needed (never, by the store;
