@@ -270,13 +270,18 @@ static void slice_function(const cb_program *p, const cb_function *f,
   }
 }
 
+/* The largest frame, in slots (the def map's size). */
+static uint32_t max_slots(const cb_program *p) {
+  uint32_t m = 1;
+  for (uint32_t f = 0; f < p->n_functions; f++)
+    if (p->functions[f].n_slots > m)
+      m = p->functions[f].n_slots;
+  return m;
+}
+
 uint8_t *cb_slice_need(const cb_program *p) {
   uint8_t *fl = calloc(p->n_ops + 1, 1);
-  uint32_t maxslots = 1;
-  for (uint32_t f = 0; f < p->n_functions; f++)
-    if (p->functions[f].n_slots > maxslots)
-      maxslots = p->functions[f].n_slots;
-  int32_t *def = malloc(maxslots * sizeof *def);
+  int32_t *def = malloc(max_slots(p) * sizeof *def);
   cb_operand *o = malloc(MAXR * sizeof *o);
   uint32_t *work = malloc((p->n_ops + 1) * sizeof *work);
   if (!fl || !def || !o || !work) {
@@ -308,11 +313,7 @@ uint8_t *cb_slice_need(const cb_program *p) {
 }
 
 void cb_slice_maybe(const cb_program *p, uint8_t *fl) {
-  uint32_t maxslots = 1;
-  for (uint32_t f = 0; f < p->n_functions; f++)
-    if (p->functions[f].n_slots > maxslots)
-      maxslots = p->functions[f].n_slots;
-  int32_t *def = malloc(maxslots * sizeof *def);
+  int32_t *def = malloc(max_slots(p) * sizeof *def);
   cb_operand *o = malloc(MAXR * sizeof *o);
   if (!def || !o) {
     /* everything unneeded may be garbage */
