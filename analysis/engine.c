@@ -230,7 +230,8 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
    * what it printed, and all of it (slice.h); else it cannot be trusted */
   if (e->nat_loaded && out->status != CB_RUN_STALE &&
       (e->nat_bad || (out->status == CB_RUN_OK && e->nat_pos != e->nat_len))) {
-    out->status = CB_RUN_OK;
+    out->status = CB_RUN_OK; /* replaces any stop: cb_eng_fail keeps the
+                                first, and this run's stop is not trusted */
     cb_eng_fail(e, CB_RUN_STALE, CB_NONE,
                 "the output differs from the native run's, whose printed "
                 "numbers this run took");

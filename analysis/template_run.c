@@ -9,10 +9,9 @@
  * narrower than 64 bits) preserves it only while the narrow value does
  * not wrap: each widening is checked at the first and the last iteration
  * the template runs (the values are linear in t, so both ends bound every
- * iteration between). The trip count is found by evaluating the exit
- * compare on the closed forms, iteration by iteration (a few host
- * instructions each), which needs no case analysis of predicates, signs
- * and wraps. */
+ * iteration between). The trip count comes from the exit compare on the
+ * closed forms: solved when neither side wraps (trip_closed), else
+ * evaluated iteration by iteration (a few host instructions each). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +37,8 @@ typedef struct wcheck {
 typedef struct scratch {
   uint64_t *A, *B;
   rvop *rv;
-  sstate *ss;
+  sstate *ss, *ss0; /* the streams; their first addresses (slicing) */
+  const cb_value **vsrc;
   cb_affine_access *acc;
   wcheck *wc;
   mat *mt;
@@ -48,7 +48,8 @@ typedef struct scratch {
 
 static bool get_scratch(cb_tpl_set *ts, scratch *sc) {
   size_t m = ts->max_ops + 1, nwc = m * 64;
-  size_t sz = m * 2 * sizeof(uint64_t) + m * sizeof(rvop) + m * sizeof(sstate) +
+  size_t sz = m * 2 * sizeof(uint64_t) + m * sizeof(rvop) +
+              2 * m * sizeof(sstate) + 64 * sizeof(cb_value *) +
               m * sizeof(cb_affine_access) + nwc * sizeof(wcheck) +
               m * sizeof(mat) + (ts->max_lanes + 1) * sizeof(uint64_t);
   if (!ts->scratch && !(ts->scratch = malloc(sz)))
@@ -63,6 +64,10 @@ static bool get_scratch(cb_tpl_set *ts, scratch *sc) {
   q += m * sizeof(rvop);
   sc->ss = (sstate *)(void *)q;
   q += m * sizeof(sstate);
+  sc->ss0 = (sstate *)(void *)q;
+  q += m * sizeof(sstate);
+  sc->vsrc = (const cb_value **)(void *)q;
+  q += 64 * sizeof(cb_value *);
   sc->acc = (cb_affine_access *)(void *)q;
   q += m * sizeof(cb_affine_access);
   sc->wc = (wcheck *)(void *)q;
@@ -419,45 +424,51 @@ static uint64_t first_bad(cb_mem *mem, uint64_t base, int64_t stride,
 
 /* ---- slicing's shadow over a template's streams (slice.h) ---- */
 
+/* The bytes of iterations 0 .. k-1 of a stream, when they are one range
+ * (a stride of the access size either way, or 0): its start and length. */
+static bool stream_run(const sstate *s, unsigned size, uint64_t k, uint64_t *lo,
+                       uint64_t *n) {
+  if (s->stride == 0) {
+    *lo = s->addr;
+    *n = size;
+    return true;
+  }
+  if (s->stride != (int64_t)size && s->stride != -(int64_t)size)
+    return false;
+  *lo = s->stride > 0 ? s->addr : s->addr + (k - 1) * (uint64_t)s->stride;
+  *n = k * size;
+  return true;
+}
+
 /* Does some access of iterations 0 .. k-1 touch a stale byte? */
 static bool stream_stale(cb_mem *mem, const sstate *s, unsigned size,
                          uint64_t k) {
-  uint64_t last = s->addr + (k - 1) * (uint64_t)s->stride;
-  if (s->stride == (int64_t)size)
-    return cb_mem_stale_any(mem, s->addr, k * size);
-  if (s->stride == -(int64_t)size)
-    return cb_mem_stale_any(mem, last, k * size);
-  if (s->stride == 0)
-    return cb_mem_stale_any(mem, s->addr, size);
+  uint64_t lo, n;
+  if (stream_run(s, size, k, &lo, &n))
+    return cb_mem_stale_any(mem, lo, n);
   for (uint64_t t = 0; t < k; t++)
     if (cb_mem_stale_any(mem, s->addr + t * (uint64_t)s->stride, size))
       return true;
   return false;
 }
 
+static void shadow_range(cb_mem *mem, uint64_t a, uint64_t n, bool stale) {
+  if (stale)
+    cb_mem_stale_mark(mem, a, n);
+  else
+    cb_mem_stale_clear(mem, a, n);
+}
+
 /* Marks (stale) or clears the bytes of iterations 0 .. k-1. */
 static void stream_shadow(cb_mem *mem, const sstate *s, unsigned size,
                           uint64_t k, bool stale) {
-  uint64_t last = s->addr + (k - 1) * (uint64_t)s->stride;
-  uint64_t lo = s->stride >= 0 ? s->addr : last, n = 0;
-  if (s->stride == (int64_t)size || s->stride == -(int64_t)size)
-    n = k * size;
-  else if (s->stride == 0)
-    n = size;
-  if (n) {
-    if (stale)
-      cb_mem_stale_mark(mem, lo, n);
-    else
-      cb_mem_stale_clear(mem, lo, n);
+  uint64_t lo, n;
+  if (stream_run(s, size, k, &lo, &n)) {
+    shadow_range(mem, lo, n, stale);
     return;
   }
-  for (uint64_t t = 0; t < k; t++) {
-    uint64_t a = s->addr + t * (uint64_t)s->stride;
-    if (stale)
-      cb_mem_stale_mark(mem, a, size);
-    else
-      cb_mem_stale_clear(mem, a, size);
-  }
+  for (uint64_t t = 0; t < k; t++)
+    shadow_range(mem, s->addr + t * (uint64_t)s->stride, size, stale);
 }
 
 /* The lowest and one past the highest byte a stream touches. */
@@ -536,10 +547,7 @@ static void streams_shadow(cb_eng *e, const cb_tpl_set *ts, const cb_tpl *t,
           tiled = b < (uint64_t)stride && !seen[b]++;
       }
       if (tiled) {
-        if (stale)
-          cb_mem_stale_mark(&e->mem, lo, k * (uint64_t)stride);
-        else
-          cb_mem_stale_clear(&e->mem, lo, k * (uint64_t)stride);
+        shadow_range(&e->mem, lo, k * (uint64_t)stride, stale);
         continue;
       }
     }
@@ -561,6 +569,68 @@ static void emit_only(cb_eng *e, const cb_tpl_set *ts, const cb_tpl *t,
         cb_eng_emit(e, ss[i].addr + it * (uint64_t)ss[i].stride, st->size,
                     st->site, st->is_write);
     }
+}
+
+/* The evaluator's operands, resolved once for this entry: the control
+ * values value ops read, each value op's operands and stream, the
+ * reduction phis' sources. false when the phis are too many. */
+static bool resolve_values(cb_eng *e, const cb_tpl *t, cb_value *S,
+                           const scratch *sc, uint64_t k, cb_tpl_iter *itr) {
+  const cb_tpl_set *ts = e->tpl;
+  const cb_program *p = e->p;
+  uint32_t nmat = 0;
+  for (uint32_t j = 0; j < t->n_cop; j++) {
+    const cb_tpl_cop *cp = &ts->cops[t->first_cop + j];
+    if (!cp->mat)
+      continue;
+    const cb_op *op = &p->ops[cp->op];
+    mat *mt = &sc->mt[nmat++];
+    mt->slot = &S[op->dst].u;
+    mt->cur = sc->A[j];
+    mt->step = sc->B[j];
+    mt->mask = ty_mask[op->ty];
+  }
+  for (uint32_t i = 0, ns = 0; i < t->n_vop; i++) {
+    uint32_t gi = ts->vops[t->first_vop + i];
+    const cb_op *op = &p->ops[gi];
+    rvop *r = &sc->rv[i];
+    cb_operand o[3] = {op->a, op->b, op->c};
+    r->op = op;
+    r->d = op->dst != CB_NONE ? &S[op->dst] : NULL;
+    r->s = -1;
+    r->vsel = (e->rmw[gi] & 2) != 0;
+    r->kind = cb_tpl_rk_kind(p, op);
+    r->emit = op->code == CB_OP_LOAD ||
+              (op->code == CB_OP_STORE && !(e->rmw[gi] & 1));
+    if (op->code == CB_OP_CALL) {
+      const int64_t *g = &p->extra[op->aux];
+      for (int k2 = 0; k2 < 3; k2++)
+        o[k2] = CB_CALL_ARG_OPERAND((uint64_t)g[4 + k2]);
+    }
+    if (op->code == CB_OP_LOAD || op->code == CB_OP_STORE)
+      r->s = (int32_t)ns++;
+    r->a = o[0] != CB_NONE ? opnd(p, S, o[0]) : NULL;
+    r->b = o[1] != CB_NONE ? opnd(p, S, o[1]) : NULL;
+    r->c = o[2] != CB_NONE ? opnd(p, S, o[2]) : NULL;
+  }
+  const cb_tpl_vphi *vp = &ts->vphis[t->first_vphi];
+  uint32_t nvphi = t->n_vphi;
+  if (nvphi > 64)
+    return false;
+  /* the moves are parallel; when no phi reads another's slots, they are
+   * done one after the other without a temporary */
+  const cb_value **vsrc = sc->vsrc;
+  bool direct = true;
+  for (uint32_t i = 0; i < nvphi; i++) {
+    vsrc[i] = vp[i].src != CB_NONE ? opnd(p, S, vp[i].src) : NULL;
+    direct &= vsrc[i] != NULL;
+    for (uint32_t j = 0; j < nvphi && vsrc[i]; j++)
+      direct &= j == i || vsrc[i] + vp[i].lanes <= &S[vp[j].dst] ||
+                vsrc[i] >= &S[vp[j].dst] + vp[j].lanes;
+  }
+  *itr = (cb_tpl_iter){sc->rv, t->n_vop, sc->ss,   sc->mt, nmat, vp, vsrc,
+                       nvphi,  direct,   sc->ptmp, S,      k,    0};
+  return true;
 }
 
 uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
@@ -635,84 +705,24 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
   /* slicing: a sliced template skips its values; one that computes them
    * must not read, or make, what it cannot see is stale */
   bool sliced = e->sl && t->sliced;
-  if (e->sl && e->mem.stale_any && !sliced &&
-      !streams_exact(e, ts, t, sc.ss, k))
+  bool shadow_after = e->sl && e->mem.stale_any && !sliced;
+  if (shadow_after && !streams_exact(e, ts, t, sc.ss, k))
+    return 0;
+  cb_tpl_iter itr;
+  if (!sliced && !resolve_values(e, t, S, &sc, k, &itr))
     return 0;
   /* the first addresses, for the shadow after the iterations (a store
    * that crosses a page writes through cb_mem_write, which clears) */
-  sstate *first = NULL;
-  if (e->sl && e->mem.stale_any && !sliced) {
-    first = malloc(t->n_stream * sizeof *first);
-    if (!first)
-      return 0;
-    memcpy(first, sc.ss, t->n_stream * sizeof *first);
-  }
+  if (shadow_after)
+    memcpy(sc.ss0, sc.ss, t->n_stream * sizeof *sc.ss0);
   if (sliced && !e->mem.stale_any) {
     /* from here on, values may be garbage */
     cb_fast_stale_begins(e);
     e->mem.stale_any = true;
   }
 
-  /* operands resolved once */
-  uint32_t nmat = 0;
-  for (uint32_t j = 0; j < t->n_cop; j++) {
-    const cb_tpl_cop *cp = &ts->cops[t->first_cop + j];
-    if (!cp->mat)
-      continue;
-    const cb_op *op = &p->ops[cp->op];
-    mat *mt = &sc.mt[nmat++];
-    mt->slot = &S[op->dst].u;
-    mt->cur = sc.A[j];
-    mt->step = sc.B[j];
-    mt->mask = ty_mask[op->ty];
-  }
-  for (uint32_t i = 0, ns = 0; i < t->n_vop; i++) {
-    uint32_t gi = ts->vops[t->first_vop + i];
-    const cb_op *op = &p->ops[gi];
-    rvop *r = &sc.rv[i];
-    cb_operand o[3] = {op->a, op->b, op->c};
-    r->op = op;
-    r->d = op->dst != CB_NONE ? &S[op->dst] : NULL;
-    r->s = -1;
-    r->vsel = (e->rmw[gi] & 2) != 0;
-    r->kind = cb_tpl_rk_kind(p, op);
-    r->emit = op->code == CB_OP_LOAD ||
-              (op->code == CB_OP_STORE && !(e->rmw[gi] & 1));
-    if (op->code == CB_OP_CALL) {
-      const int64_t *g = &p->extra[op->aux];
-      for (int k2 = 0; k2 < 3; k2++)
-        o[k2] = CB_CALL_ARG_OPERAND((uint64_t)g[4 + k2]);
-    }
-    if (op->code == CB_OP_LOAD || op->code == CB_OP_STORE)
-      r->s = (int32_t)ns++;
-    r->a = o[0] != CB_NONE ? opnd(p, S, o[0]) : NULL;
-    r->b = o[1] != CB_NONE ? opnd(p, S, o[1]) : NULL;
-    r->c = o[2] != CB_NONE ? opnd(p, S, o[2]) : NULL;
-  }
-  const cb_tpl_vphi *vp = &ts->vphis[t->first_vphi];
-  const cb_value *vsrc[64];
-  uint32_t nvphi = t->n_vphi;
-  if (nvphi > 64) {
-    free(first);
-    return 0;
-  }
-  /* the moves are parallel; when no phi reads another's slots, they are
-   * done one after the other without a temporary */
-  bool direct = true;
-  for (uint32_t i = 0; i < nvphi; i++) {
-    vsrc[i] = vp[i].src != CB_NONE ? opnd(p, S, vp[i].src) : NULL;
-    direct &= vsrc[i] != NULL;
-    for (uint32_t j = 0; j < nvphi && vsrc[i]; j++)
-      direct &= j == i || vsrc[i] + vp[i].lanes <= &S[vp[j].dst] ||
-                vsrc[i] >= &S[vp[j].dst] + vp[j].lanes;
-  }
-
-  /* the accesses: one affine block, or records in the batch. A block
-   * costs the sink a flushed partial batch and a slot of its own (the
-   * pipe hands each to the simulation thread: lu MEDIUM's 316k short
-   * loops tripled the system time), so only a block of at least a
-   * batch's worth of accesses travels as a block; shorter ones fill the
-   * batch like the interpreter's records. */
+  /* the accesses: one affine block, or records in the batch for loops
+   * too short to be worth a block's set-up (CB_TPL_MIN_BLOCK) */
   int emit = 0;
   if (e->sink && e->sink->affine && t->n_rec &&
       k * t->n_rec >= CB_TPL_MIN_BLOCK) {
@@ -735,12 +745,10 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
       emit_only(e, ts, t, sc.ss, k);
     streams_shadow(e, ts, t, sc.ss, k);
   } else {
-    cb_tpl_iter itr = {sc.rv, t->n_vop, sc.ss,   sc.mt, nmat, vp,  vsrc,
-                       nvphi, direct,   sc.ptmp, S,     k,    emit};
+    itr.emit = emit;
     cb_tpl_iterate(e, &itr);
-    if (first)
-      streams_shadow(e, ts, t, first, k);
-    free(first);
+    if (shadow_after)
+      streams_shadow(e, ts, t, sc.ss0, k);
   }
 
   /* the state after iteration k-1's back edge, as the interpreter leaves
