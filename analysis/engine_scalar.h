@@ -329,6 +329,16 @@ static inline uint64_t sig_mix(uint64_t h, uint64_t v) {
   return h * 0x100000001b3ull;
 }
 
+/* llvm.fma, and llvm.fmuladd where the target fuses it: one rounding;
+ * llvm.fmuladd elsewhere: a multiply and an add, as x86-64's backend
+ * emits it without FMA (program.h, fmuladd_fused). */
+static inline double muladd_d(bool fused, double a, double b, double c) {
+  return fused ? fma(a, b, c) : a * b + c;
+}
+static inline float muladd_f(bool fused, float a, float b, float c) {
+  return fused ? fmaf(a, b, c) : a * b + c;
+}
+
 /* The path signature hashes the sequence of branch outcomes as runs of
  * equal outcomes (outcome, length), which identify the sequence as well,
  * so that a loop template adds its k iterations' outcomes at once. */

@@ -220,12 +220,9 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       const cb_value *z = V(CB_CALL_ARG_OPERAND((uint64_t)g[6]));
       unsigned l = op->lanes ? op->lanes : 1;
       cb_value r[64];
-      if (g[1] == CB_INTR_FMULADD && !p->fmuladd_fused) /* program.h */
-        for (unsigned i = 0; i < l; i++)
-          r[i].d = x[i].d * y[i].d + z[i].d;
-      else
-        for (unsigned i = 0; i < l; i++)
-          r[i].d = fma(x[i].d, y[i].d, z[i].d);
+      bool fused = g[1] == CB_INTR_FMA || p->fmuladd_fused;
+      for (unsigned i = 0; i < l; i++)
+        r[i].d = muladd_d(fused, x[i].d, y[i].d, z[i].d);
       for (unsigned i = 0; i < l; i++)
         S[op->dst + i] = r[i];
       break;

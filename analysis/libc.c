@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_scalar.h"
 #include "libc_internal.h"
 
 void cb_libc_init(cb_eng *e) {
@@ -578,18 +579,14 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
       put_d(&r[i], ty, rint(dx));
       break;
     case CB_INTR_FMA:
-    case CB_INTR_FMULADD:
-      /* fmuladd is fused only where the target has FMA (program.h) */
-      if (id == CB_INTR_FMULADD && !e->p->fmuladd_fused) {
-        if (ty == CB_TY_F32)
-          ret_f(&r[i], x->f * y->f + z->f);
-        else
-          r[i].d = x->d * y->d + z->d;
-      } else if (ty == CB_TY_F32)
-        ret_f(&r[i], fmaf(x->f, y->f, z->f));
+    case CB_INTR_FMULADD: {
+      bool fused = id == CB_INTR_FMA || e->p->fmuladd_fused;
+      if (ty == CB_TY_F32)
+        ret_f(&r[i], muladd_f(fused, x->f, y->f, z->f));
       else
-        r[i].d = fma(x->d, y->d, z->d);
+        r[i].d = muladd_d(fused, x->d, y->d, z->d);
       break;
+    }
     case CB_INTR_MAXNUM:
       put_d(&r[i], ty, fmax(dx, lane_d(y, ty)));
       break;

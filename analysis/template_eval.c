@@ -147,14 +147,13 @@ static inline void run_vop(cb_eng *e, const rvop *r, sstate *ss, int emit) {
     return;
   case CB_OP_CALL: {
     cb_value t[64];
-    bool split = muladd_split(e->p, op);
+    bool fused = !muladd_split(e->p, op);
     if (op->ty == CB_TY_F32)
       for (unsigned i = 0; i < l; i++)
-        fp_put_f(&t[i], split ? a[i].f * b[i].f + c[i].f
-                              : fmaf(a[i].f, b[i].f, c[i].f));
+        fp_put_f(&t[i], muladd_f(fused, a[i].f, b[i].f, c[i].f));
     else
       for (unsigned i = 0; i < l; i++)
-        t[i].d = split ? a[i].d * b[i].d + c[i].d : fma(a[i].d, b[i].d, c[i].d);
+        t[i].d = muladd_d(fused, a[i].d, b[i].d, c[i].d);
     for (unsigned i = 0; i < l; i++)
       d[i] = t[i];
     return;
