@@ -273,7 +273,16 @@ static void stale_walk(cb_mem *m, uint64_t addr, uint64_t n, bool make,
     unsigned k = CB_PG_SIZE - off;
     if (k > n)
       k = (unsigned)n;
-    size_t i = page_slot(m, addr);
+    /* a query or a clear finds the page; only a mark makes it (a page
+     * never touched has no stale byte) */
+    size_t i = SIZE_MAX;
+    if (make) {
+      i = page_slot(m, addr);
+    } else if (m->cap) {
+      size_t j = slot_of(m, addr >> CB_PG_BITS);
+      if (m->keys[j] && m->valid[j])
+        i = j;
+    }
     if (i != SIZE_MAX) {
       if (!m->stale[i] && make) {
         m->stale[i] = calloc(CB_PG_SIZE / 8, 1);
