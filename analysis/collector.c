@@ -238,7 +238,7 @@ void drv_fanout_batch(void *ctx, const cb_access *batch, size_t n) {
     hash_batch(&f->sh, batch, n);
   else
     f->sh.n += n;
-  double t0 = f->timed ? drv_thread_cpu_s() : 0;
+  double t0 = f->timed ? drv_sim_clock_s() : 0;
   for (unsigned i = 0; i < f->n; i++) {
     collector *c = &f->c[i];
     if (!c->on) {
@@ -249,7 +249,7 @@ void drv_fanout_batch(void *ctx, const cb_access *batch, size_t n) {
       collect_one(c, &batch[k]);
   }
   if (f->timed)
-    f->sim_s += drv_thread_cpu_s() - t0;
+    f->sim_s += drv_sim_clock_s() - t0;
 }
 void drv_hash_only_batch(void *ctx, const cb_access *batch, size_t n) {
   hash_batch(ctx, batch, n);
@@ -393,7 +393,7 @@ void drv_fanout_affine(void *ctx, const cb_affine_block *b) {
     hash_block(&f->sh, b);
   else
     f->sh.n += b->n_iter * b->n_acc;
-  double t0 = f->timed ? drv_thread_cpu_s() : 0;
+  double t0 = f->timed ? drv_sim_clock_s() : 0;
   for (unsigned i = 0; i < f->n; i++) {
     collector *c = &f->c[i];
     if (!c->on) {
@@ -403,7 +403,7 @@ void drv_fanout_affine(void *ctx, const cb_affine_block *b) {
     collect_block(c, b);
   }
   if (f->timed)
-    f->sim_s += drv_thread_cpu_s() - t0;
+    f->sim_s += drv_sim_clock_s() - t0;
 }
 
 void drv_hash_only_affine(void *ctx, const cb_affine_block *b) {
