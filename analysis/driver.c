@@ -285,19 +285,30 @@ typedef struct native_ctx {
   bool tried;
   char *text;
   size_t len;
+  char *bindings; /* ld.so's log of the same run */
 } native_ctx;
+
+static void native_once(native_ctx *nc) {
+  if (nc->tried)
+    return;
+  nc->tried = true;
+  if (nc->p->run_path)
+    nc->text = cb_native_stdout(
+        nc->p->run_path, nc->in->argv, nc->in->stdin_data, nc->in->stdin_len,
+        nc->timeout_s, (size_t)1 << 28, &nc->len, &nc->bindings);
+}
 
 static const char *native_text(void *ctx, size_t *len) {
   native_ctx *nc = ctx;
-  if (!nc->tried) {
-    nc->tried = true;
-    if (nc->p->run_path)
-      nc->text = cb_native_stdout(nc->p->run_path, nc->in->argv,
-                                  nc->in->stdin_data, nc->in->stdin_len,
-                                  nc->timeout_s, (size_t)1 << 28, &nc->len);
-  }
+  native_once(nc);
   *len = nc->len;
   return nc->text;
+}
+
+static const char *native_bindings(void *ctx) {
+  native_ctx *nc = ctx;
+  native_once(nc);
+  return nc->bindings;
 }
 
 static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
@@ -374,8 +385,10 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
    * unsliced. */
   double budget = (double)(eo.budget ? eo.budget : CB_ENGINE_DEFAULT_BUDGET);
   native_ctx nat = {d->p,  &run_in, budget * 2e-9 > 10 ? budget * 2e-9 : 10,
-                    false, NULL,    0};
+                    false, NULL,    0,
+                    NULL};
   eo.native_stdout.fn = native_text;
+  eo.native_stdout.bindings = native_bindings;
   eo.native_stdout.ctx = &nat;
   /* Slicing (analysis/slice.h): a run that finds it needed a value it
    * skipped stops with CB_RUN_STALE, and runs again without slicing, its
@@ -430,6 +443,7 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
   }
   double t2 = drv_thread_cpu_s();
   free(nat.text);
+  free(nat.bindings);
   free(argv);
   free(stdin_data);
 
@@ -438,7 +452,10 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
     d->stats.path_s += path_s;
     d->stats.sim_s += f.sim_s;
     /* piped: the simulation ran on its own thread */
-    d->stats.stream_s += (t2 - t1) - (piped ? 0 : f.sim_s);
+    /* f.sim_s is read off the monotonic clock (collector.h): the
+     * difference may dip below zero by a few microseconds */
+    double stream_s = (t2 - t1) - (piped ? 0 : f.sim_s);
+    d->stats.stream_s += stream_s > 0 ? stream_s : 0;
     d->stats.ops += o.ops;
     d->stats.tpl_loops += o.tpl_loops;
     d->stats.tpl_sliced += o.tpl_sliced;

@@ -8,6 +8,8 @@
 
 #include "engine_frames.h"
 #include "engine_internal.h"
+#include "native_run.h"
+#include "slice.h"
 
 #define RET_ADDR_VALUE 0x109000ull /* what a pushed return address holds */
 #define MAX_DEPTH 1000000u
@@ -279,9 +281,31 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
     /* the first call binds the slot (ld.so's lazy binding); clang
      * compiles sqrt as sqrtsd/sqrtss and calls the function only for a
      * negative argument (to set errno), so only that call binds it */
-    bool sqrt_inline = kind == CB_CALL_LIBC && nargs >= 1 &&
-                       ((callee == CB_LIBC_SQRT && !(vals[0][0].d < 0)) ||
-                        (callee == CB_LIBC_SQRTF && !(vals[0][0].f < 0)));
+    bool is_sqrt = kind == CB_CALL_LIBC && nargs >= 1 &&
+                   (callee == CB_LIBC_SQRT || callee == CB_LIBC_SQRTF);
+    bool sqrt_inline =
+        is_sqrt &&
+        (callee == CB_LIBC_SQRT ? !(vals[0][0].d < 0) : !(vals[0][0].f < 0));
+    /* a sliced run may have skipped the argument (slice.h, CB_SL_SIGN):
+     * its sign is then the native run's, which bound sqrt if it ever
+     * called it with a negative argument; if it did, when is not known,
+     * and the run stops to go again unsliced */
+    if (is_sqrt && e->sl && (e->sl[op - p->ops] & CB_SL_SIGN)) {
+      const char *log =
+          e->opt.native_stdout.bindings
+              ? e->opt.native_stdout.bindings(e->opt.native_stdout.ctx)
+              : NULL;
+      const char *name = callee == CB_LIBC_SQRT ? "sqrt" : "sqrtf";
+      if (!log || cb_native_bound(log, name)) {
+        e->cur_site = keep;
+        return cb_eng_fail(e, CB_RUN_STALE, site,
+                           log ? "the native run bound sqrt, whose argument "
+                                 "this run skipped"
+                               : "sqrt's argument was skipped and there is "
+                                 "no native run to tell its sign");
+      }
+      sqrt_inline = true;
+    }
     if (!sqrt_inline)
       cb_dl_first_call(e, lf, F->sp);
   }

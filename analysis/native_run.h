@@ -6,15 +6,29 @@
 #ifndef CBANA_ANALYSIS_NATIVE_RUN_H
 #define CBANA_ANALYSIS_NATIVE_RUN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Runs exe with argv (argv[0] as the program sees it), an empty
  * environment, stdin_data as its standard input and stderr discarded;
  * returns what it wrote to stdout (malloc'ed, *len bytes, NUL ended), or
  * NULL when it could not run, was killed by a signal, wrote more than
- * max_out bytes or ran past timeout_s seconds (then it is killed). */
+ * max_out bytes or ran past timeout_s seconds (then it is killed).
+ *
+ * With bindings not NULL the environment holds only ld.so's
+ * LD_DEBUG=bindings (and LD_DEBUG_OUTPUT, a file in a private temporary
+ * directory), and *bindings receives ld.so's log (malloc'ed, NUL ended;
+ * NULL if none was written): a line "... normal symbol `sqrt' ..." for
+ * every symbol ld.so bound, lazily bound PLT slots included, which is how
+ * a sliced run learns whether the program ever called sqrt with a
+ * negative argument (engine_frames.c). */
 char *cb_native_stdout(const char *exe, const char *const *argv,
                        const unsigned char *stdin_data, size_t stdin_len,
-                       double timeout_s, size_t max_out, size_t *len);
+                       double timeout_s, size_t max_out, size_t *len,
+                       char **bindings);
+
+/* Whether ld.so's log (cb_native_stdout's *bindings) shows `symbol`
+ * bound. */
+bool cb_native_bound(const char *bindings, const char *symbol);
 
 #endif

@@ -9,6 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Is op a call of libm's sqrt or sqrtf? Its value is all that depends on
+ * its argument but for one thing: the first call with a negative argument
+ * binds the function (clang computes the rest inline), which a run that
+ * skipped the argument learns from the native run (CB_SL_SIGN). */
+static bool is_sqrt(const cb_program *p, const cb_op *op) {
+  if (op->code != CB_OP_CALL)
+    return false;
+  const int64_t *g = &p->extra[op->aux];
+  return g[0] == CB_CALL_LIBC &&
+         (g[1] == CB_LIBC_SQRT || g[1] == CB_LIBC_SQRTF) && g[3] == 1;
+}
+
 /* Is op a pure computation that can be skipped when nothing needs it?
  * Everything else is a root: its operands are needed. Loads and stores
  * are neither: they always run, and their addresses are needed. */
@@ -70,14 +82,14 @@ static bool is_pure(const cb_program *p, const cb_op *op) {
     }
     return true;
   }
-  case CB_OP_CALL: {
-    /* instructions on x86, no library call, no traffic that depends on
-     * the values (sqrt binds libm's only for a negative argument) */
-    const int64_t *g = &p->extra[op->aux];
-    return g[0] == CB_CALL_INTRINSIC &&
-           (g[1] == CB_INTR_FMULADD || g[1] == CB_INTR_FMA ||
-            g[1] == CB_INTR_FABS);
-  }
+  case CB_OP_CALL:
+    /* The intrinsics that compute a value (fabs to the vector reductions
+     * in libc_names.h: not memcpy, memset, stacksave): the model gives
+     * them no traffic and no stop that depends on the values (libc.c,
+     * cb_intrinsic_call). Or sqrt (is_sqrt). */
+    return is_sqrt(p, op) || (p->extra[op->aux] == CB_CALL_INTRINSIC &&
+                              p->extra[op->aux + 1] >= CB_INTR_FABS &&
+                              p->extra[op->aux + 1] <= CB_INTR_REDUCE_FMIN);
   default:
     return false;
   }
@@ -152,10 +164,13 @@ static unsigned op_reads(const cb_program *p, const cb_op *op, cb_operand *o,
   return n;
 }
 
-/* Slots op writes from op->dst. */
+/* Slots op writes from op->dst. An extractelement's lanes are its
+ * vector operand's (program.h): it writes one. */
 static uint32_t op_span(const cb_program *p, const cb_op *op) {
   if (op->code == CB_OP_INSERTVAL)
     return (uint32_t)p->extra[op->aux];
+  if (op->code == CB_OP_EXTRACTELT)
+    return 1;
   return op->lanes ? op->lanes : 1;
 }
 
@@ -360,15 +375,17 @@ void cb_slice_maybe(const cb_program *p, uint8_t *fl) {
         }
       }
     }
-    /* printf calls that may print a garbage number */
+    /* printf calls that may print a garbage number, sqrt calls whose
+     * argument's sign may be */
     for (uint32_t i = lo; i < hi; i++) {
       const cb_op *op = &p->ops[i];
       unsigned na, n = op_reads(p, op, o, MAXR, &na);
+      bool sqrt_call = is_sqrt(p, op);
       for (unsigned k = 0; k < n; k++)
-        if (print_only(p, op, k) && o[k] != CB_NONE &&
+        if ((sqrt_call || print_only(p, op, k)) && o[k] != CB_NONE &&
             !(o[k] & CB_OPND_CONST) && def[o[k]] >= 0 &&
             (fl[(uint32_t)def[o[k]]] & CB_SL_MAYBE))
-          fl[i] |= CB_SL_PRINT;
+          fl[i] |= sqrt_call ? CB_SL_SIGN : CB_SL_PRINT;
     }
   }
   free(def);

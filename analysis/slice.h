@@ -2,12 +2,18 @@
  * "Input-aware paths and dynamic splicing"). Once per run it finds, for
  * every op of the Program, whether its value is *needed*: whether it
  * feeds, through any chain of ops, an address, a branch or switch, a call
- * (every argument of a user or library call: sqrt's binding depends on
- * its argument), a return value, an alloca's size or a division (a zero
+ * (every argument of a user or library call), a return value, an
+ * alloca's size or a division (a zero
  * divisor stops the input). The numbers printf prints are the exception:
  * only their text depends on them, and where one may be garbage the
  * text comes from the program's own output, run natively (native_run.h,
- * libc_stdio.c). A loop template whose value ops are
+ * libc_stdio.c). So is sqrt's argument: clang computes sqrt inline and
+ * calls the library only for a negative argument, whose first call binds
+ * libm's sqrt (ld.so's lazy binding, traffic the model replays); where
+ * the argument may be garbage, the native run's ld.so log says whether
+ * that ever happened (native_run.h, engine_frames.c), and a run that
+ * finds it did stops to run again unsliced. A loop template whose value
+ * ops are
  * all unneeded runs without computing them (template_run.c).
  *
  * What is skipped is then missing from memory: the dynamic half is the
@@ -31,7 +37,8 @@ enum {
   CB_SL_NEED = 1,  /* the op's value is needed (a store: its stored value) */
   CB_SL_MAYBE = 2, /* its value may be garbage (a store: the stored one) */
   CB_SL_TPL = 4,   /* set by the caller: in the block of a sliced template */
-  CB_SL_PRINT = 8  /* a printf call that may print a garbage number */
+  CB_SL_PRINT = 8, /* a printf call that may print a garbage number */
+  CB_SL_SIGN = 16  /* a sqrt call whose argument may be garbage */
 };
 
 /* The CB_SL_NEED flags of every op (p->n_ops bytes, malloc'ed; NULL when

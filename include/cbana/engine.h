@@ -113,6 +113,10 @@ typedef struct cb_engine_options {
   struct {
     const char *(*fn)(void *ctx, size_t *len);
     void *ctx;
+    /* The same run's ld.so binding log (LD_DEBUG=bindings), NULL when
+     * there is none: whether the program ever bound sqrt, i.e. called it
+     * with a negative argument, when the run skipped that argument. */
+    const char *(*bindings)(void *ctx);
   } native_stdout;
 } cb_engine_options;
 

@@ -43,6 +43,19 @@ for mode in print fields copy; do
   fi
 done
 
+run sqrt sqrt
+has 'exit 0' "$tmp/sqrt.err" "sqrt: exit"
+has '[1-9][0-9]* loops sliced' "$tmp/sqrt.err" "sqrt: loops run without their values"
+hasnt 'run again unsliced' "$tmp/sqrt.err" "sqrt: never bound natively, no redo"
+"$tmp/native" sqrt >"$tmp/sqrt.native"
+if [ "$(output "$tmp/sqrt.json")" = "$(cat "$tmp/sqrt.native")" ]; then ok; else
+  bad "sqrt: output '$(output "$tmp/sqrt.json")' vs native '$(cat "$tmp/sqrt.native")'"
+fi
+run sqrtneg sqrtneg
+has 'exit 0' "$tmp/sqrtneg.err" "sqrtneg: exit"
+has 'run again unsliced \(first: .*slice_cases.c:[0-9]+: the native run bound sqrt' \
+  "$tmp/sqrtneg.err" "sqrtneg: bound natively, redone"
+
 run pun pun
 has 'exit 0' "$tmp/pun.err" "pun: exit"
 has '1 inputs needed a skipped value, run again unsliced \(first: .*slice_cases.c:[0-9]+: a needed read' \
@@ -58,6 +71,23 @@ run spin spin --budget 20000000
 has 'exit 3' "$tmp/spin.err" "spin: the input stops"
 has 'run again unsliced' "$tmp/spin.err" "spin: redone unsliced"
 if [ $(($(date +%s) - start)) -lt 120 ]; then ok; else bad "spin: took $(($(date +%s) - start)) s"; fi
+
+# PolyBench kernels whose every loop must run sliced: sqrt's argument
+# (cholesky, correlation, gramschmidt), vector reductions and selects of
+# compared ints (floyd-warshall, nussinov), an extractelement of a
+# two-lane vector (gramschmidt: its one slot, not two)
+pb=$(cd "$(dirname "$0")/../../polybench" && pwd)
+for k in linear-algebra/solvers/cholesky datamining/correlation \
+  linear-algebra/solvers/gramschmidt medley/floyd-warshall medley/nussinov; do
+  name=$(basename "$k")
+  "$cbana" analyze "$pb/$k.c" --cflags "-O2 -DMINI_DATASET -I$pb" --quiet \
+    --stats --format json -o "$tmp/$name.json" >"$tmp/$name.err" 2>&1
+  echo "exit $?" >>"$tmp/$name.err"
+  has 'exit 0' "$tmp/$name.err" "$name: exit"
+  has 'templates: ([0-9]+) loops, .*; \1 loops sliced' "$tmp/$name.err" \
+    "$name: every template loop sliced"
+  hasnt 'run again unsliced' "$tmp/$name.err" "$name: no redo"
+done
 
 run noslice print --no-slice
 has ' 0 loops sliced' "$tmp/noslice.err" "--no-slice: nothing sliced"

@@ -13,10 +13,17 @@
  *   spin     prints a sliced number, then never ends: the native run is
  *            killed after its time (10 s with the default budget) and the
  *            model stops at its budget (tests/e2e/slice_stats.sh only)
+ *   sqrt     a sliced sum through sqrt into a sliced loop: sqrt's
+ *            argument is not needed (clang computes it inline); the
+ *            native run's ld.so log shows sqrt never bound, so no redo
+ *   sqrtneg  the same with a negative argument: natively the call binds
+ *            libm's sqrt (lazy binding, traffic the model replays at that
+ *            call), so the sliced run stops and is redone unsliced
  *   branch   floats compared: needed, so stores of floats are not sliced
  *            (no redo). Floats, not doubles: which loads are needed is a
  *            question about the whole program, and a double compared
  *            anywhere would keep every double store from being sliced. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +82,12 @@ int main(int argc, char **argv) {
     fflush(stdout);
     for (volatile unsigned long i = 0;; i++)
       ;
+  } else if (!strcmp(mode, "sqrt") || !strcmp(mode, "sqrtneg")) {
+    double s = total(b, n);
+    double r = sqrt(!strcmp(mode, "sqrt") ? s : -s);
+    for (int i = 0; i < n; i++)
+      a[i] = a[i] / r + b[i];
+    printf("%.6f\n", total(a, n));
   } else if (!strcmp(mode, "branch")) {
     int count = 0;
     for (int i = 0; i < n; i++)
