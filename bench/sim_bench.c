@@ -20,6 +20,9 @@
  *           MILLION_ACCESSES accesses;
  *   byte sweep: 1-byte reads at stride 1 over 16 KiB (resident), one
  *           block per pass: 64 iterations per line, long warps;
+ *   gemm:   PolyBench gemm's vectorized inner loop at LARGE (GEMM_NJ):
+ *           6 accesses an iteration on two rows, events on most
+ *           iterations (B's and C's lines change out of phase);
  * records made from the blocks outside the timing; each through
  * cb_hierarchy_run (records) and cb_hierarchy_run_affine (blocks).
  * Each figure is the best of a few runs, on one core.
@@ -91,14 +94,20 @@ static double run(const cb_cache_config *cfg, int random, unsigned flags,
 
 /* ---- Affine blocks against records ---- */
 
-enum { SWEEP, RESIDENT, MATMUL, BYTES };
+enum { SWEEP, RESIDENT, MATMUL, BYTES, GEMM };
+
+/* PolyBench gemm at LARGE as clang -O2 vectorizes it: for each (i, k) a
+ * block over j of 2 x 16-byte loads of B[k][j..], 2 of C[i][j..] and 2
+ * stores to C[i][j..], 32 bytes an iteration, rows of 1100 doubles. */
+#define GEMM_NJ 1100
+#define GEMM_NK 1200
 
 typedef struct block_gen {
   int kind;
   uint64_t total; /* sweep: accesses */
   uint64_t n;     /* matmul: N */
   uint64_t k;     /* the next block's number */
-  cb_affine_access acc[3];
+  cb_affine_access acc[6];
 } block_gen;
 
 /* The next block of the stream, false at its end. */
@@ -112,6 +121,28 @@ static bool next_block(block_gen *g, cb_affine_block *b) {
         .base = base, .stride = 1, .site = CB_SITE_NONE, .size = 1};
     uint64_t n = g->total - first < pass ? g->total - first : pass;
     *b = (cb_affine_block){n, 1, g->acc};
+    g->k++;
+    return true;
+  }
+  if (g->kind == GEMM) {
+    const uint64_t row = GEMM_NJ * 8, iters = GEMM_NJ / 4;
+    if (g->k * iters * 6 >= g->total)
+      return false;
+    uint64_t i = g->k / GEMM_NK, k = g->k % GEMM_NK;
+    const uint64_t c = base, bm = base + (1ull << 30);
+    for (int v = 0; v < 2; v++) {
+      g->acc[v] = (cb_affine_access){.base = bm + k * row + 16 * v,
+                                     .stride = 32,
+                                     .site = CB_SITE_NONE,
+                                     .size = 16};
+      g->acc[2 + v] = (cb_affine_access){.base = c + i * row + 16 * v,
+                                         .stride = 32,
+                                         .site = CB_SITE_NONE,
+                                         .size = 16};
+      g->acc[4 + v] = g->acc[2 + v];
+      g->acc[4 + v].is_write = 1;
+    }
+    *b = (cb_affine_block){iters, 6, g->acc};
     g->k++;
     return true;
   }
@@ -207,13 +238,15 @@ static void affine_table(const cb_cache_config *cfg, uint64_t total, int runs,
          "misses | LL misses | warped iterations |\n"
          "|---|---|---|---:|---:|---:|---:|---:|\n");
   int row = 4;
-  for (int kind = SWEEP; kind <= BYTES; kind++)
+  for (int kind = SWEEP; kind <= GEMM; kind++)
     for (int classify = 0; classify < 2; classify++)
       for (int affine = 0; affine < 2; affine++, row++) {
         if (only >= 0 && only != row)
           continue;
         block_gen g = {.kind = kind, .total = total, .n = n};
-        uint64_t count = kind == MATMUL ? n * n * n * 3 : total;
+        uint64_t count = kind == MATMUL ? n * n * n * 3
+                         : kind == GEMM ? (total + 1649) / 1650 * 1650
+                                        : total;
         double best = 1e30;
         uint64_t m1 = 0, m2 = 0, warped = 0;
         for (int r = 0; r < runs; r++) {
@@ -223,7 +256,9 @@ static void affine_table(const cb_cache_config *cfg, uint64_t total, int runs,
             best = t;
         }
         char name[64];
-        if (kind == BYTES)
+        if (kind == GEMM)
+          snprintf(name, sizeof name, "gemm inner loop, vectorized");
+        else if (kind == BYTES)
           snprintf(name, sizeof name, "byte sweep, 16 KiB resident");
         else if (kind == MATMUL)
           snprintf(name, sizeof name, "matmul inner loop, N = %llu",
