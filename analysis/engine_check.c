@@ -365,6 +365,8 @@ void eng_precompute(cb_eng *e) {
           e->sl[bl->first_op + i] |= CB_SL_TPL;
       }
     cb_slice_maybe(p, e->sl);
+    for (uint32_t i = 0; i < p->n_ops && !e->sl_sign; i++)
+      e->sl_sign = (e->sl[i] & CB_SL_SIGN) != 0;
   }
   e->phi_tmp = malloc(maxl * sizeof *e->phi_tmp);
   e->fn_by_addr = malloc((p->n_functions + 1) * sizeof *e->fn_by_addr);

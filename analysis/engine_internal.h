@@ -64,6 +64,7 @@ typedef struct cb_eng {
   struct cb_tpl_set *tpl; /* the fast engine's loop templates (template.h);
                              NULL: none */
   uint8_t *sl;     /* per op: slicing's flags (slice.h); NULL: no slicing */
+  bool sl_sign;    /* some sqrt's argument may be garbage (CB_SL_SIGN) */
   int64_t *fo_off; /* per frame object: offset from the CFA */
   uint64_t *frame_size; /* per function: CFA - rsp in the body */
   uint32_t *fn_by_addr; /* function indexes sorted by addr */

@@ -558,10 +558,10 @@ static size_t scan_field(const char *s, size_t p, size_t n, const fseg *g) {
 static bool printf_from_native(cb_eng *e, cb_textbuf *b, const fsegs *sg) {
   if (!e->nat_loaded) {
     e->nat_loaded = true;
-    e->nat =
-        e->opt.native_stdout.fn
-            ? e->opt.native_stdout.fn(e->opt.native_stdout.ctx, &e->nat_len)
-            : NULL;
+    e->nat = e->opt.native_stdout.fn
+                 ? e->opt.native_stdout.fn(e->opt.native_stdout.ctx, e->sl_sign,
+                                           &e->nat_len)
+                 : NULL;
     if (!e->nat || e->out_text.n > e->nat_len ||
         memcmp(e->nat, e->out_text.s ? e->out_text.s : "", e->out_text.n))
       e->nat_bad = true;

@@ -111,9 +111,11 @@ typedef struct cb_engine_options {
    * from it); returns NULL when there is none. fn NULL: no native run (a
    * printf of a skipped number then stops the run with CB_RUN_STALE). */
   struct {
-    const char *(*fn)(void *ctx, size_t *len);
+    /* trace: the run will also ask for bindings (below), so make the
+     * native run with ld.so's log on */
+    const char *(*fn)(void *ctx, bool trace, size_t *len);
     void *ctx;
-    /* The same run's ld.so binding log (LD_DEBUG=bindings), NULL when
+    /* The native run's ld.so binding log (LD_DEBUG=bindings), NULL when
      * there is none: whether the program ever bound sqrt, i.e. called it
      * with a negative argument, when the run skipped that argument. */
     const char *(*bindings)(void *ctx);
