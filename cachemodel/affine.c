@@ -170,7 +170,7 @@ typedef struct affine_run {
  * below, so that the per-access arrays become registers). */
 static inline __attribute__((always_inline)) void
 run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
-               const bool can_warp, affine_run *out) {
+               const bool can_warp, const bool aligned, affine_run *out) {
   uint64_t addr[AFFINE_MAX_INLINE], stride[AFFINE_MAX_INLINE];
   uint16_t size[AFFINE_MAX_INLINE];
   bool is_write[AFFINE_MAX_INLINE], up[AFFINE_MAX_INLINE];
@@ -184,7 +184,7 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
   const uint64_t set_mask = l1->set_mask;
   const uint32_t assoc = l1->assoc;
   cb_stackdist *const shadow = can_warp ? l1->shadow : NULL;
-#pragma GCC unroll 4
+#pragma GCC unroll 8
   for (uint32_t j = 0; j < n; j++) {
     const cb_affine_access *a = &b->acc[j];
     addr[j] = a->base;
@@ -203,12 +203,13 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
   const uint64_t n_iter = b->n_iter;
   for (uint64_t t = 0; t < n_iter;) {
     const uint64_t misses_before = can_warp ? l1->misses : 0;
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (uint32_t j = 0; j < n; j++) {
       uint64_t a = addr[j];
       addr[j] = a + stride[j];
       /* Within the last line: cb_hierarchy_run's fast path. */
-      const bool one_line = (a & offset_mask) + size[j] <= offset_mask + 1;
+      const bool one_line =
+          aligned || (a & offset_mask) + size[j] <= offset_mask + 1;
       if (a >> shift == last_line && one_line)
         continue;
       slow++;
@@ -218,7 +219,7 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
         last_line = a >> shift;
         continue;
       }
-      if (lean_mask && (a & lean_mask) + size[j] <= lean_mask + 1)
+      if (aligned || (lean_mask && (a & lean_mask) + size[j] <= lean_mask + 1))
         access_lean(h, a, is_write[j], site[j]);
       else
         access_levels(h, a, access_end(a, size[j]), is_write[j], site[j]);
@@ -233,7 +234,7 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
      * addr - stride) can take inside its line. An access whose end is
      * clamped at the top of the address space stops the warp. */
     uint64_t m = n_iter - t;
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (uint32_t j = 0; j < n; j++) {
       uint64_t p = addr[j] - stride[j];
       uint64_t end = p + size[j] - (size[j] != 0);
@@ -268,7 +269,7 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
       if (!shadow_warp(shadow, shift, p, end, n, m))
         continue;
     }
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (uint32_t j = 0; j < n; j++)
       addr[j] += m * stride[j];
     t += m;
@@ -311,44 +312,57 @@ void cb_hierarchy_run_affine(cb_hierarchy *h, const cb_affine_block *b) {
       max_span = (offset_mask + 1) / mag;
   }
   /* With classification, a block whose spans are all too short for
-   * run_iterations' threshold skips the checks altogether. */
-  if (h->classify && max_span < UINT64_MAX &&
-      max_span * b->n_acc < SHADOW_MIN_WARP)
+   * run_iterations' threshold skips the checks altogether. Without, a
+   * span of at most 2 skips at most one iteration, which the checks after
+   * every all-hit iteration cost more than (callgrind on sim_bench's
+   * gemm: 10 instructions an access, for no warp). */
+  if (max_span < UINT64_MAX &&
+      (h->classify ? max_span * b->n_acc < SHADOW_MIN_WARP : max_span <= 2))
     can_warp = false;
+  /* Every access inside one line of the smallest size at every level, on
+   * every iteration (a power-of-two size, base and stride multiples of
+   * it): the loop needs no straddle checks, and the lean path applies. */
+  bool aligned = h->lean_mask != 0;
+  for (uint32_t j = 0; j < b->n_acc && aligned; j++) {
+    const cb_affine_access *a = &b->acc[j];
+    uint64_t z = a->size ? a->size : 1;
+    aligned = (z & (z - 1)) == 0 && z <= h->lean_mask + 1 &&
+              (a->base & (z - 1)) == 0 && ((uint64_t)a->stride & (z - 1)) == 0;
+  }
   affine_run r;
   /* Constant arguments: a copy of the loop for each. */
-  switch (b->n_acc * 2 + can_warp) {
+#define RUN_N(N)                                                               \
+  do {                                                                         \
+    if (can_warp && aligned)                                                   \
+      run_iterations(h, b, N, true, true, &r);                                 \
+    else if (can_warp)                                                         \
+      run_iterations(h, b, N, true, false, &r);                                \
+    else if (aligned)                                                          \
+      run_iterations(h, b, N, false, true, &r);                                \
+    else                                                                       \
+      run_iterations(h, b, N, false, false, &r);                               \
+  } while (0)
+  switch (b->n_acc) {
+  case 1:
+    RUN_N(1);
+    break;
   case 2:
-    run_iterations(h, b, 1, false, &r);
+    RUN_N(2);
     break;
   case 3:
-    run_iterations(h, b, 1, true, &r);
+    RUN_N(3);
     break;
   case 4:
-    run_iterations(h, b, 2, false, &r);
-    break;
-  case 5:
-    run_iterations(h, b, 2, true, &r);
+    RUN_N(4);
     break;
   case 6:
-    run_iterations(h, b, 3, false, &r);
-    break;
-  case 7:
-    run_iterations(h, b, 3, true, &r);
-    break;
-  case 8:
-    run_iterations(h, b, 4, false, &r);
-    break;
-  case 9:
-    run_iterations(h, b, 4, true, &r);
+    RUN_N(6);
     break;
   default:
-    if (can_warp)
-      run_iterations(h, b, b->n_acc, true, &r);
-    else
-      run_iterations(h, b, b->n_acc, false, &r);
+    RUN_N(b->n_acc);
     break;
   }
+#undef RUN_N
   uint64_t total = b->n_iter * b->n_acc;
   l1->accesses += total;
   l1->writes += b->n_iter * writes;
