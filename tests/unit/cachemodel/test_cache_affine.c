@@ -1,7 +1,8 @@
 /* Affine blocks (cb_hierarchy_run_affine, affine.c) against their
  * expansion: random blocks (iterations 0..2000, 0..500 with
  * classification; 1..8 accesses and a few wide ones; strides 0,
- * +-1..+-4096; sizes 0..32 straddling lines; sites counted and not), each
+ * +-1..+-4096; sizes 0..32 straddling lines, a third of the blocks
+ * aligned to their sizes; sites counted and not), each
  * after a random cache state, through random hierarchies of every policy,
  * 1 to 3 levels, write-allocate on and off, classification on and off.
  * Every counter must equal both the same hierarchy fed the expansion
@@ -98,6 +99,17 @@ static cb_affine_block random_block(cb_affine_access *acc, uint64_t region,
                            .site = sites[rnd(sizeof sites / sizeof sites[0])],
                            .size = sizes[rnd(sizeof sizes / sizeof sizes[0])],
                            .is_write = rnd(10) < 3};
+  /* A third of the blocks aligned as compilers lay out arrays: each
+   * access's base and stride multiples of its size when that is a power
+   * of two (affine.c's copy without straddle checks). */
+  if (rnd(3) == 0)
+    for (uint32_t j = 0; j < n_acc; j++) {
+      uint64_t z = acc[j].size ? acc[j].size : 1;
+      if ((z & (z - 1)) == 0) {
+        acc[j].base &= ~(z - 1);
+        acc[j].stride = (int64_t)((uint64_t)acc[j].stride & ~(z - 1));
+      }
+    }
   /* Mostly short; now and then up to 2000 iterations. */
   uint64_t n_iter = rnd(8) == 0 ? rnd(max_iter + 1) : rnd(1 + rnd(300));
   return (cb_affine_block){n_iter, n_acc, acc};
