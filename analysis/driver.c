@@ -25,6 +25,7 @@
 
 #include "collector.h"
 #include "driver_memo.h"
+#include "glibc_tunables.h"
 #include "native_run.h"
 #include "paths.h"
 #include "pipe.h"
@@ -46,6 +47,7 @@ static double wall_s(void) {
 
 typedef struct driver {
   const cb_program *p;
+  cb_glibc_thresholds glibc; /* for every input's engine options */
   const cb_analysis_input *inputs;
   unsigned n_inputs;
   const cb_analysis_cache *caches;
@@ -393,6 +395,8 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
   /* With the views on, allocations travel the access stream as markers
    * (alloc_track.h), through whichever sink the run has. */
   cb_engine_options eo = d->opt->engine;
+  if (!eo.glibc.movsb)
+    eo.glibc = d->glibc;
   /* The native run may take as long as the model could run: the budget's
    * operations at 2 ns each (the engine's pace is 3 to 10), 10 s at
    * least; a program still running then is killed, and the input runs
@@ -584,6 +588,10 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
   d.n_caches = n_caches;
   d.opt = opt;
   d.out = out;
+  /* glibc's memcpy/memset thresholds under valgrind on this machine:
+   * measured once per machine (glibc_tunables.h) */
+  bool measured;
+  cb_glibc_thresholds_load(&d.glibc, &measured);
   atomic_init(&d.next, 0);
   atomic_init(&d.done, 0);
   pthread_mutex_init(&d.lock, NULL);

@@ -50,16 +50,32 @@ void cb_eng_lib_bulk(cb_eng *e, uint64_t addr, uint64_t len, bool is_write) {
 /* Variables of glibc 2.36 (Debian 12's libc.so.6) that its string
  * functions read, as offsets from libc's load address (measured with
  * lackey, docs/process-model.md section 4). */
-#define NT_THRESHOLD (3ull << 20)
 #define LIBC_MEMSET_THRESHOLD 0x1d33d0ull /* __x86_rep_stosb_threshold */
 #define LIBC_MOVSB_THRESHOLD 0x1d33d8ull  /* __x86_rep_movsb_threshold */
 #define LIBC_STRING_CONTROL 0x1da540ull   /* __x86_string_control (4 B) */
 #define LIBC_MOVSB_STOP 0x1da548ull       /* __x86_rep_movsb_stop_threshold */
 #define LIBC_NT_THRESHOLD 0x1da550ull     /* non-temporal threshold */
 
+/* The thresholds the program meets (engine.h, cb_glibc_thresholds: the
+ * driver measures them per machine); zero fields: those measured on the
+ * Intel hosts of docs/process-model.md section 4. */
+static cb_glibc_thresholds thresholds(const cb_eng *e) {
+  cb_glibc_thresholds t = e->opt.glibc;
+  if (!t.stosb)
+    t.stosb = 2048;
+  if (!t.movsb)
+    t.movsb = 4096;
+  if (!t.movsb_stop)
+    t.movsb_stop = 3ull << 20;
+  if (!t.nt)
+    t.nt = 3ull << 20;
+  return t;
+}
+
 void cb_eng_memset_traffic(cb_eng *e, uint64_t d, uint64_t n) {
   if (n == 0)
     return;
+  const uint64_t stosb = thresholds(e).stosb;
   if (n > 64 && e->libc_base)
     lib1(e, e->libc_base + LIBC_MEMSET_THRESHOLD, 8, false);
   if (n == 1) {
@@ -77,7 +93,7 @@ void cb_eng_memset_traffic(cb_eng *e, uint64_t d, uint64_t n) {
     lib1(e, d + 32, 32, true);
     lib1(e, d + n - 64, 32, true);
     lib1(e, d + n - 32, 32, true);
-  } else if (n <= 2048) {
+  } else if (n <= stosb) {
     for (int i = 0; i < 4; i++)
       lib1(e, d + 32 * (uint64_t)i, 32, true);
     if (n > 256) {
@@ -139,14 +155,15 @@ static void vec_loop(cb_eng *e, uint64_t d, uint64_t s, uint64_t n,
 void cb_eng_memcpy_traffic(cb_eng *e, uint64_t d, uint64_t s, uint64_t n) {
   if (n == 0)
     return;
+  const cb_glibc_thresholds t = thresholds(e);
   if (n > 64 && e->libc_base) {
     /* the tunables the size classes compare with */
     uint64_t L = e->libc_base;
     bool overlap_up = d - s < n;
     lib1(e, L + LIBC_MOVSB_THRESHOLD, 8, false);
-    if (n > 4096 && !overlap_up) {
+    if (n > t.movsb && !overlap_up) {
       lib1(e, L + LIBC_MOVSB_STOP, 8, false);
-      if (n < NT_THRESHOLD)
+      if (n < t.movsb_stop)
         lib1(e, L + LIBC_STRING_CONTROL, 4, false);
       else
         lib1(e, L + LIBC_NT_THRESHOLD, 8, false);
@@ -181,9 +198,12 @@ void cb_eng_memcpy_traffic(cb_eng *e, uint64_t d, uint64_t s, uint64_t n) {
   } else {
     bool overlap_up = d - s < n; /* unsigned: d > s, overlapping */
     bool alias4k = ((d - s) & 0xf00) == 0;
-    if (n <= 4096 || overlap_up) {
+    /* rep movsb between its threshold and its stop; past the stop,
+     * non-temporal stores from the non-temporal threshold, else the
+     * loop (equal thresholds on the machines measured) */
+    if (n <= t.movsb || overlap_up || (n >= t.movsb_stop && n < t.nt)) {
       vec_loop(e, d, s, n, overlap_up || alias4k);
-    } else if (n < NT_THRESHOLD) {
+    } else if (n < t.movsb_stop) {
       lib1(e, s, 32, false);
       lib1(e, s + 32, 32, false);
       uint64_t base = ((d - s) & 0xe00) == 0 ? s : d;

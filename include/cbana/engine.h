@@ -87,18 +87,28 @@ typedef enum cb_engine_mode {
                       EXACT */
 } cb_engine_mode;
 
+/* The sizes at which glibc 2.36's memset and memcpy change strategy
+ * (`rep stosb`, `rep movsb`, the end of rep movsb, non-temporal
+ * stores), as the program meets them under valgrind on this machine; they
+ * decide how much traffic a call makes (docs/process-model.md section 4).
+ * Zero fields: the values measured on the Intel machines of that page. */
+typedef struct cb_glibc_thresholds {
+  uint64_t stosb, movsb, movsb_stop, nt;
+} cb_glibc_thresholds;
+
 typedef struct cb_engine_options {
-  uint64_t budget;      /* max executed operations; 0: default */
-  uint64_t stack_top;   /* main's CFA (rsp before `call main`); 0: from
-                           valgrind's initial stack for the given argv */
-  uint64_t heap_base;   /* initial brk; 0: cb_engine_layout's */
-  uint64_t mmap_base;   /* first mmapped block; 0: cb_engine_layout's */
-  uint64_t stack_limit; /* bytes of stack below main's CFA; 0: 8 MiB */
-  bool stdout_is_tty;   /* line buffered stdout with a 1024-byte buffer */
-  const char *cwd;      /* the run's working directory (its length moves
-                           the stack: PWD is in valgrind's environment);
-                           NULL: this process's */
-  unsigned n_aux;       /* auxv entries the kernel gives valgrind; 0: 22 */
+  uint64_t budget;           /* max executed operations; 0: default */
+  uint64_t stack_top;        /* main's CFA (rsp before `call main`); 0: from
+                                valgrind's initial stack for the given argv */
+  uint64_t heap_base;        /* initial brk; 0: cb_engine_layout's */
+  uint64_t mmap_base;        /* first mmapped block; 0: cb_engine_layout's */
+  uint64_t stack_limit;      /* bytes of stack below main's CFA; 0: 8 MiB */
+  cb_glibc_thresholds glibc; /* see above; the driver measures them */
+  bool stdout_is_tty;        /* line buffered stdout with a 1024-byte buffer */
+  const char *cwd;           /* the run's working directory (its length moves
+                                the stack: PWD is in valgrind's environment);
+                                NULL: this process's */
+  unsigned n_aux;            /* auxv entries the kernel gives valgrind; 0: 22 */
   cb_engine_mode mode;
   cb_alloc_sink alloc; /* allocation events; fn NULL: none */
   /* CB_ENGINE_FAST only: loop templates whose values nothing needs skip

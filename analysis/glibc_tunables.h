@@ -1,0 +1,19 @@
+/* glibc_tunables.h: the size thresholds of glibc's memcpy and memset as
+ * the analysed program will meet them under valgrind on this machine
+ * (cb_glibc_thresholds, engine.h). They depend on the CPU valgrind
+ * presents, so they are measured once per machine by running
+ * cbana-glibc-probe (glibc_probe.c) under `valgrind --tool=none`, and
+ * kept in the user's cache directory. Internal to analysis/. */
+#ifndef CBANA_ANALYSIS_GLIBC_TUNABLES_H
+#define CBANA_ANALYSIS_GLIBC_TUNABLES_H
+
+#include "cbana/engine.h"
+
+/* The thresholds for this machine: from the cache when its key (the
+ * valgrind and libc files, the CPU's model and flags) still matches,
+ * else measured and cached; where they cannot be measured (no valgrind,
+ * no probe beside cbana, another libc), those of docs/process-model.md
+ * section 4, and *measured is false. */
+void cb_glibc_thresholds_load(cb_glibc_thresholds *t, bool *measured);
+
+#endif
