@@ -43,6 +43,8 @@ work=${BENCH_WORK:-/tmp/cbana-bench.$$}
 mkdir -p "$work"
 cbana=$work/cbana
 cp "$build/cbana" "$cbana"
+# glibc's thresholds under valgrind are measured by the probe beside cbana
+cp "$build/cbana-glibc-probe" "$work/" 2>/dev/null
 valgrind=${VALGRIND:-valgrind}
 
 # record SECTION NAME TOOL TIMEFILE REFS
