@@ -441,6 +441,24 @@ static void append_file(fe_err *err, const char *path) {
   fclose(fp);
 }
 
+/* Waits for one stage of the compiles (procs[2 * i + stage]: 0 the
+ * bitcode, 1 the object, for source i); if ok, reports the first that
+ * failed, with its messages. Returns ok and-ed with their success. */
+static bool wait_stage(proc *procs, size_t n, unsigned stage,
+                       const char *const *sources, bool ok, fe_err *err) {
+  for (size_t i = 0; i < n; i++)
+    if (procs[2 * i + stage].pid)
+      wait_proc(&procs[2 * i + stage]);
+  for (size_t i = 0; i < n && ok; i++)
+    if (procs[2 * i + stage].status != 0) {
+      append_file(err, procs[2 * i + stage].errfile);
+      fe_errf(err, CB_FE_ERR_COMPILE, "cbana: %s does not compile\n",
+              sources[i]);
+      ok = false;
+    }
+  return ok;
+}
+
 static const char *default_clang(void) {
   return access("/usr/bin/clang-14", X_OK) == 0 ? "/usr/bin/clang-14" : "clang";
 }
@@ -570,17 +588,7 @@ cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b,
     ok = spawn(&procs[2 * i], clang, b->src_args[i], NULL, post_bc,
                b->src_dirs[i], ef, err);
   }
-  for (size_t i = 0; i < b->n; i++)
-    if (procs[2 * i].pid)
-      wait_proc(&procs[2 * i]);
-  for (size_t i = 0; i < b->n && ok; i++) {
-    if (procs[2 * i].status != 0) {
-      append_file(err, procs[2 * i].errfile);
-      fe_errf(err, CB_FE_ERR_COMPILE, "cbana: %s does not compile\n",
-              o->sources[i]);
-      ok = false;
-    }
-  }
+  ok = wait_stage(procs, b->n, 0, o->sources, ok, err);
   /* The object from that bitcode, with the IR passes off: clang's own
    * split for -fembed-bitcode (its second job gets -disable-llvm-passes),
    * so the machine code is what a compile from the source makes (checked
@@ -604,17 +612,7 @@ cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b,
     ok = spawn(&procs[2 * i + 1], clang, b->src_args[i], NULL, post_o,
                b->src_dirs[i], ef, err);
   }
-  for (size_t i = 0; i < b->n; i++)
-    if (procs[2 * i + 1].pid)
-      wait_proc(&procs[2 * i + 1]);
-  for (size_t i = 0; i < b->n && ok; i++) {
-    if (procs[2 * i + 1].status != 0) {
-      append_file(err, procs[2 * i + 1].errfile);
-      fe_errf(err, CB_FE_ERR_COMPILE, "cbana: %s does not compile\n",
-              o->sources[i]);
-      ok = false;
-    }
-  }
+  ok = wait_stage(procs, b->n, 1, o->sources, ok, err);
   if (ok) {
     char exe[PATH_MAX];
     if (o->exe_out)
