@@ -590,8 +590,7 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
   d.out = out;
   /* glibc's memcpy/memset thresholds under valgrind on this machine:
    * measured once per machine (glibc_tunables.h) */
-  bool measured;
-  cb_glibc_thresholds_load(&d.glibc, &measured);
+  cb_glibc_thresholds_load(&d.glibc);
   atomic_init(&d.next, 0);
   atomic_init(&d.done, 0);
   pthread_mutex_init(&d.lock, NULL);

@@ -147,6 +147,17 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
     if (!e->opt.stack_limit)
       e->opt.stack_limit = def.stack_limit;
   }
+  /* glibc's thresholds: the zero fields take the values measured on the
+   * Intel hosts of docs/process-model.md section 4 (engine.h) */
+  cb_glibc_thresholds *g = &e->opt.glibc;
+  if (!g->stosb)
+    g->stosb = 2048;
+  if (!g->movsb)
+    g->movsb = 4096;
+  if (!g->movsb_stop)
+    g->movsb_stop = 3ull << 20;
+  if (!g->nt)
+    g->nt = 3ull << 20;
   e->p = p;
   e->out = out;
   e->sink = sink;

@@ -56,26 +56,12 @@ void cb_eng_lib_bulk(cb_eng *e, uint64_t addr, uint64_t len, bool is_write) {
 #define LIBC_MOVSB_STOP 0x1da548ull       /* __x86_rep_movsb_stop_threshold */
 #define LIBC_NT_THRESHOLD 0x1da550ull     /* non-temporal threshold */
 
-/* The thresholds the program meets (engine.h, cb_glibc_thresholds: the
- * driver measures them per machine); zero fields: those measured on the
- * Intel hosts of docs/process-model.md section 4. */
-static cb_glibc_thresholds thresholds(const cb_eng *e) {
-  cb_glibc_thresholds t = e->opt.glibc;
-  if (!t.stosb)
-    t.stosb = 2048;
-  if (!t.movsb)
-    t.movsb = 4096;
-  if (!t.movsb_stop)
-    t.movsb_stop = 3ull << 20;
-  if (!t.nt)
-    t.nt = 3ull << 20;
-  return t;
-}
-
 void cb_eng_memset_traffic(cb_eng *e, uint64_t d, uint64_t n) {
   if (n == 0)
     return;
-  const uint64_t stosb = thresholds(e).stosb;
+  /* the thresholds the program meets (engine.h; cb_engine_run fills the
+   * fields the driver did not measure) */
+  const uint64_t stosb = e->opt.glibc.stosb;
   if (n > 64 && e->libc_base)
     lib1(e, e->libc_base + LIBC_MEMSET_THRESHOLD, 8, false);
   if (n == 1) {
@@ -155,7 +141,7 @@ static void vec_loop(cb_eng *e, uint64_t d, uint64_t s, uint64_t n,
 void cb_eng_memcpy_traffic(cb_eng *e, uint64_t d, uint64_t s, uint64_t n) {
   if (n == 0)
     return;
-  const cb_glibc_thresholds t = thresholds(e);
+  const cb_glibc_thresholds t = e->opt.glibc;
   if (n > 64 && e->libc_base) {
     /* the tunables the size classes compare with */
     uint64_t L = e->libc_base;

@@ -15,11 +15,6 @@
 #define LIBC_PATH "/lib/x86_64-linux-gnu/libc.so.6"
 #define PROBE_NAME "cbana-glibc-probe"
 
-/* The model's thresholds before they were measured per machine (Intel
- * Xeon hosts, docs/process-model.md section 4). */
-static const cb_glibc_thresholds defaults = {2048, 4096, 3ull << 20,
-                                             3ull << 20};
-
 static uint64_t fnv1a(uint64_t h, const void *p, size_t n) {
   const unsigned char *s = p;
   for (size_t i = 0; i < n; i++)
@@ -159,9 +154,8 @@ static void write_cache(uint64_t key, const cb_glibc_thresholds *t) {
     unlink(tmp);
 }
 
-void cb_glibc_thresholds_load(cb_glibc_thresholds *t, bool *measured) {
-  *t = defaults;
-  *measured = false;
+void cb_glibc_thresholds_load(cb_glibc_thresholds *t) {
+  *t = (cb_glibc_thresholds){0, 0, 0, 0};
   char valgrind[PATH_MAX], probe[PATH_MAX];
   if (!find_in_path("valgrind", valgrind, sizeof valgrind) ||
       !find_probe(probe, sizeof probe))
@@ -170,17 +164,14 @@ void cb_glibc_thresholds_load(cb_glibc_thresholds *t, bool *measured) {
   key = hash_file_id(key, valgrind);
   key = hash_file_id(key, LIBC_PATH);
   key = hash_cpu(key);
-  if (read_cache(key, t)) {
-    *measured = true;
+  if (read_cache(key, t))
     return;
-  }
   const char *argv[] = {"valgrind", "--tool=none", "-q", probe, NULL};
   size_t len = 0;
   char *out = cb_native_stdout(valgrind, argv, NULL, 0, 60, 4096, &len, NULL);
   cb_glibc_thresholds m;
   if (out && parse(out, &m)) {
     *t = m;
-    *measured = true;
     write_cache(key, t);
   }
   free(out);

@@ -12,8 +12,8 @@
 /* The thresholds for this machine: from the cache when its key (the
  * valgrind and libc files, the CPU's model and flags) still matches,
  * else measured and cached; where they cannot be measured (no valgrind,
- * no probe beside cbana, another libc), those of docs/process-model.md
- * section 4, and *measured is false. */
-void cb_glibc_thresholds_load(cb_glibc_thresholds *t, bool *measured);
+ * no probe beside cbana, another libc), zeros: the engine then takes
+ * those of docs/process-model.md section 4. */
+void cb_glibc_thresholds_load(cb_glibc_thresholds *t);
 
 #endif

@@ -22,11 +22,6 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static char *run_native(const char *exe, const char *const *argv,
-                        const unsigned char *stdin_data, size_t stdin_len,
-                        double timeout_s, size_t max_out, size_t *len,
-                        char *const *envp);
-
 /* stdin as an unlinked temporary file (a pipe would need a writer
  * beside the reader) */
 static int stdin_file(const unsigned char *d, size_t n) {
@@ -43,78 +38,6 @@ static int stdin_file(const unsigned char *d, size_t n) {
   if (fd >= 0)
     lseek(fd, 0, SEEK_SET);
   return fd;
-}
-
-/* The whole of ld.so's log files in dir (one per process: ld.PID), then
- * the directory removed. */
-static char *read_ld_log(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d)
-    return NULL;
-  char *all = NULL;
-  size_t n = 0;
-  struct dirent *de;
-  while ((de = readdir(d)) != NULL) {
-    if (de->d_name[0] == '.')
-      continue;
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-    FILE *f = fopen(path, "r");
-    if (f) {
-      char buf[4096];
-      size_t r;
-      while ((r = fread(buf, 1, sizeof buf, f)) > 0) {
-        char *na = realloc(all, n + r + 1);
-        if (!na)
-          break;
-        all = na;
-        memcpy(all + n, buf, r);
-        n += r;
-        all[n] = 0;
-      }
-      fclose(f);
-    }
-    unlink(path);
-  }
-  closedir(d);
-  rmdir(dir);
-  return all;
-}
-
-bool cb_native_bound(const char *bindings, const char *symbol) {
-  char pat[128];
-  snprintf(pat, sizeof pat, "normal symbol `%s'", symbol);
-  return bindings && strstr(bindings, pat) != NULL;
-}
-
-char *cb_native_stdout(const char *exe, const char *const *argv,
-                       const unsigned char *stdin_data, size_t stdin_len,
-                       double timeout_s, size_t max_out, size_t *len,
-                       char **bindings) {
-  char logdir[PATH_MAX] = "", env_out[PATH_MAX + 32];
-  char env_debug[] = "LD_DEBUG=bindings";
-  char *envp[3] = {NULL, NULL, NULL};
-  if (bindings) {
-    *bindings = NULL;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(logdir, sizeof logdir, "%s/cbana-ld.XXXXXX",
-             tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(logdir))
-      return NULL;
-    snprintf(env_out, sizeof env_out, "LD_DEBUG_OUTPUT=%s/ld", logdir);
-    envp[0] = env_debug;
-    envp[1] = env_out;
-  }
-  char *text = run_native(exe, argv, stdin_data, stdin_len, timeout_s, max_out,
-                          len, envp);
-  if (bindings) {
-    *bindings = read_ld_log(logdir);
-    if (!text) {
-      free(*bindings);
-      *bindings = NULL;
-    }
-  }
-  return text;
 }
 
 /* cb_native_stdout's run, in the environment envp. */
@@ -208,4 +131,76 @@ static char *run_native(const char *exe, const char *const *argv,
   buf[n] = 0;
   *len = n;
   return buf;
+}
+
+/* The whole of ld.so's log files in dir (one per process: ld.PID), then
+ * the directory removed. */
+static char *read_ld_log(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return NULL;
+  char *all = NULL;
+  size_t n = 0;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (de->d_name[0] == '.')
+      continue;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    FILE *f = fopen(path, "r");
+    if (f) {
+      char buf[4096];
+      size_t r;
+      while ((r = fread(buf, 1, sizeof buf, f)) > 0) {
+        char *na = realloc(all, n + r + 1);
+        if (!na)
+          break;
+        all = na;
+        memcpy(all + n, buf, r);
+        n += r;
+        all[n] = 0;
+      }
+      fclose(f);
+    }
+    unlink(path);
+  }
+  closedir(d);
+  rmdir(dir);
+  return all;
+}
+
+bool cb_native_bound(const char *bindings, const char *symbol) {
+  char pat[128];
+  snprintf(pat, sizeof pat, "normal symbol `%s'", symbol);
+  return bindings && strstr(bindings, pat) != NULL;
+}
+
+char *cb_native_stdout(const char *exe, const char *const *argv,
+                       const unsigned char *stdin_data, size_t stdin_len,
+                       double timeout_s, size_t max_out, size_t *len,
+                       char **bindings) {
+  char logdir[PATH_MAX] = "", env_out[PATH_MAX + 32];
+  char env_debug[] = "LD_DEBUG=bindings";
+  char *envp[3] = {NULL, NULL, NULL};
+  if (bindings) {
+    *bindings = NULL;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(logdir, sizeof logdir, "%s/cbana-ld.XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(logdir))
+      return NULL;
+    snprintf(env_out, sizeof env_out, "LD_DEBUG_OUTPUT=%s/ld", logdir);
+    envp[0] = env_debug;
+    envp[1] = env_out;
+  }
+  char *text = run_native(exe, argv, stdin_data, stdin_len, timeout_s, max_out,
+                          len, envp);
+  if (bindings) {
+    *bindings = read_ld_log(logdir);
+    if (!text) {
+      free(*bindings);
+      *bindings = NULL;
+    }
+  }
+  return text;
 }
