@@ -37,6 +37,48 @@ static inline void lib1(cb_eng *e, uint64_t a, uint32_t n, bool w) {
     e->out->lib_reads++;
 }
 
+/* Library loops of this many accesses and up travel as one affine block
+ * (stream.h), as template loops do (template_run.c): rep movsb's bytes
+ * were most of durbin's stream, record by record. */
+#define LIB_MIN_BLOCK 64
+
+/* n_iter iterations of the accesses acc[0 .. n) (their sites set here),
+ * exactly the records lib1 would emit in that order: one affine block
+ * when the sink takes blocks and the loop is long enough, else record by
+ * record. */
+static void lib_loop(cb_eng *e, cb_affine_access *acc, uint32_t n,
+                     uint64_t n_iter) {
+  for (uint32_t j = 0; j < n; j++) {
+    acc[j].site = e->cur_site;
+    if (acc[j].is_write)
+      e->out->lib_writes += n_iter;
+    else
+      e->out->lib_reads += n_iter;
+  }
+  if (e->sink && e->sink->affine && n_iter * n >= LIB_MIN_BLOCK) {
+    cb_eng_flush(e);
+    cb_affine_block blk = {n_iter, n, acc};
+    e->sink->affine(e->sink->ctx, &blk);
+    return;
+  }
+  for (uint64_t t = 0; t < n_iter; t++)
+    for (uint32_t j = 0; j < n; j++)
+      cb_eng_emit(e, acc[j].base + t * (uint64_t)acc[j].stride, acc[j].size,
+                  e->cur_site, acc[j].is_write);
+}
+
+/* One access of a library loop: the t-th is at base + t * stride. */
+static cb_affine_access lib_acc(uint64_t base, int64_t stride, uint16_t size,
+                                bool is_write) {
+  return (cb_affine_access){
+      .base = base, .stride = stride, .size = size, .is_write = is_write};
+}
+
+/* Steps of `step` bytes from p while p < limit (0 if p >= limit). */
+static uint64_t steps_below(uint64_t p, uint64_t limit, uint64_t step) {
+  return p < limit ? (limit - p + step - 1) / step : 0;
+}
+
 void cb_eng_lib_bulk(cb_eng *e, uint64_t addr, uint64_t len, bool is_write) {
   /* a plain sweep (reads of strings and the like) */
   while (len) {
@@ -83,20 +125,20 @@ void cb_eng_memset_traffic(cb_eng *e, uint64_t d, uint64_t n) {
     for (int i = 0; i < 4; i++)
       lib1(e, d + 32 * (uint64_t)i, 32, true);
     if (n > 256) {
+      /* at least once, then while p < d + n - 128 */
       uint64_t p = (d + 128) & ~31ull;
-      do {
-        for (int i = 0; i < 4; i++)
-          lib1(e, p + 32 * (uint64_t)i, 32, true);
-        p += 128;
-      } while (p < d + n - 128);
+      uint64_t k = steps_below(p + 128, d + n - 128, 128) + 1;
+      cb_affine_access acc[4];
+      for (int i = 0; i < 4; i++)
+        acc[i] = lib_acc(p + 32 * (uint64_t)i, 128, 32, true);
+      lib_loop(e, acc, 4, k);
     }
     uint64_t end = d + n - 128;
     for (int i = 0; i < 4; i++)
       lib1(e, end + 32 * (uint64_t)i, 32, true);
   } else {
-    for (uint64_t i = 0; i < n; i++)
-      cb_eng_emit(e, d + i, 1, e->cur_site, true);
-    e->out->lib_writes += n;
+    cb_affine_access acc = lib_acc(d, 1, 1, true);
+    lib_loop(e, &acc, 1, n);
   }
 }
 
@@ -108,13 +150,12 @@ static void vec_loop(cb_eng *e, uint64_t d, uint64_t s, uint64_t n,
     for (int i = 1; i <= 4; i++)
       lib1(e, s + n - 32 * (uint64_t)i, 32, false);
     uint64_t p = (d + 32) & ~31ull;
-    while (p < d + n - 128) {
-      for (int i = 0; i < 4; i++)
-        lib1(e, s + (p - d) + 32 * (uint64_t)i, 32, false);
-      for (int i = 0; i < 4; i++)
-        lib1(e, p + 32 * (uint64_t)i, 32, true);
-      p += 128;
+    cb_affine_access acc[8];
+    for (int i = 0; i < 4; i++) {
+      acc[i] = lib_acc(s + (p - d) + 32 * (uint64_t)i, 128, 32, false);
+      acc[4 + i] = lib_acc(p + 32 * (uint64_t)i, 128, 32, true);
     }
+    lib_loop(e, acc, 8, steps_below(p, d + n - 128, 128));
     for (int i = 1; i <= 4; i++)
       lib1(e, d + n - 32 * (uint64_t)i, 32, true);
     lib1(e, d, 32, true);
@@ -122,16 +163,18 @@ static void vec_loop(cb_eng *e, uint64_t d, uint64_t s, uint64_t n,
     lib1(e, s + n - 32, 32, false);
     for (int i = 0; i < 4; i++)
       lib1(e, s + 32 * (uint64_t)i, 32, false);
+    /* while p > d + 128, stepping down by 128 (and not below 0: the
+     * loop stops after the step that would wrap) */
     uint64_t p = (d + n - 32) & ~31ull;
-    while (p > d + 128) {
-      for (int i = 0; i < 4; i++)
-        lib1(e, s + (p - d) - 32 * (uint64_t)i, 32, false);
-      for (int i = 0; i < 4; i++)
-        lib1(e, p - 32 * (uint64_t)i, 32, true);
-      if (p < 128)
-        break;
-      p -= 128;
+    uint64_t k = p > d + 128 ? (p - d - 128 + 127) / 128 : 0;
+    if (k > 0 && p / 128 < k - 1)
+      k = p / 128 + 1;
+    cb_affine_access acc[8];
+    for (int i = 0; i < 4; i++) {
+      acc[i] = lib_acc(s + (p - d) - 32 * (uint64_t)i, -128, 32, false);
+      acc[4 + i] = lib_acc(p - 32 * (uint64_t)i, -128, 32, true);
     }
+    lib_loop(e, acc, 8, k);
     for (int i = 0; i < 4; i++)
       lib1(e, d + 32 * (uint64_t)i, 32, true);
     lib1(e, d + n - 32, 32, true);
@@ -194,21 +237,17 @@ void cb_eng_memcpy_traffic(cb_eng *e, uint64_t d, uint64_t s, uint64_t n) {
       lib1(e, s + 32, 32, false);
       uint64_t base = ((d - s) & 0xe00) == 0 ? s : d;
       uint64_t o = 64 - (base & 63);
-      for (uint64_t i = o; i < n; i++) {
-        cb_eng_emit(e, s + i, 1, e->cur_site, false);
-        cb_eng_emit(e, d + i, 1, e->cur_site, true);
-      }
       if (n > o) {
-        e->out->lib_reads += n - o;
-        e->out->lib_writes += n - o;
+        cb_affine_access acc[2] = {lib_acc(s + o, 1, 1, false),
+                                   lib_acc(d + o, 1, 1, true)};
+        lib_loop(e, acc, 2, n - o);
       }
       lib1(e, d, 32, true);
       lib1(e, d + 32, 32, true);
     } else {
-      for (uint64_t i = 0; i < n; i += 32) {
-        lib1(e, s + i, 32, false);
-        lib1(e, d + i, 32, true);
-      }
+      cb_affine_access acc[2] = {lib_acc(s, 32, 32, false),
+                                 lib_acc(d, 32, 32, true)};
+      lib_loop(e, acc, 2, (n + 31) / 32);
     }
   }
 }
