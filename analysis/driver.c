@@ -523,6 +523,16 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
     }
   if (ok && d->opt->memoize && d->n_inputs > 1)
     memo_add(d, &f.sh, i);
+  if (d->opt->stats) {
+    pthread_mutex_lock(&d->lock);
+    for (unsigned c = 0; c < d->n_caches; c++) {
+      cb_affine_stats as;
+      cb_hierarchy_affine_stats(h[c], &as);
+      d->stats.sim_blocks += as.blocks;
+      d->stats.sim_blocks_skipped += as.segments_skipped;
+    }
+    pthread_mutex_unlock(&d->lock);
+  }
 }
 
 static void *worker(void *arg) {
@@ -625,6 +635,8 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
     st->tpl_sliced = d.stats.tpl_sliced;
     st->tpl_iters = d.stats.tpl_iters;
     st->tpl_accesses = d.stats.tpl_accesses;
+    st->sim_blocks = d.stats.sim_blocks;
+    st->sim_blocks_skipped = d.stats.sim_blocks_skipped;
     st->resliced = d.stats.resliced;
     memcpy(st->stale_why, d.stats.stale_why, sizeof st->stale_why);
     st->accesses = d.stats.accesses;
@@ -714,6 +726,12 @@ void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
           (unsigned long long)s->tpl_loops, (unsigned long long)s->tpl_iters,
           (unsigned long long)s->tpl_accesses,
           (unsigned long long)s->tpl_sliced);
+  if (s->sim_blocks)
+    fprintf(f,
+            "  affine blocks simulated: %llu, of which %llu repeated their "
+            "segment and were counted without running\n",
+            (unsigned long long)s->sim_blocks,
+            (unsigned long long)s->sim_blocks_skipped);
   if (s->resliced)
     fprintf(f,
             "  slicing: %u inputs needed a skipped value, run again "

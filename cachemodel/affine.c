@@ -97,7 +97,9 @@ size_t cb_affine_expand(const cb_affine_block *b, uint64_t *pos, cb_access *out,
 }
 
 void cb_hierarchy_affine_stats(const cb_hierarchy *h, cb_affine_stats *out) {
+  memo_settle((cb_hierarchy *)h);
   *out = h->affine;
+  out->segments_skipped = h->memo ? h->memo->skipped : 0;
 }
 
 static void run_expanded(cb_hierarchy *h, const cb_affine_block *b) {
@@ -105,7 +107,7 @@ static void run_expanded(cb_hierarchy *h, const cb_affine_block *b) {
   uint64_t pos = 0;
   size_t n;
   while ((n = cb_affine_expand(b, &pos, buf, EXPAND_BATCH)) > 0)
-    cb_hierarchy_run(h, buf, n);
+    cb_records_run(h, buf, n);
 }
 
 /* Steps of mag bytes (lg: log2 of mag when a power of two, else -1) that
@@ -284,6 +286,13 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
 }
 
 void cb_hierarchy_run_affine(cb_hierarchy *h, const cb_affine_block *b) {
+  if (h->memo)
+    memo_block(h, b);
+  else
+    cb_affine_run(h, b);
+}
+
+void cb_affine_run(cb_hierarchy *h, const cb_affine_block *b) {
   h->affine.blocks++;
   if (b->n_iter == 0 || b->n_acc == 0)
     return;
@@ -424,6 +433,7 @@ uint64_t cb_hierarchy_affine_span(const cb_hierarchy *h,
 
 bool cb_hierarchy_affine_skip(cb_hierarchy *h, const cb_affine_block *b,
                               uint64_t t, uint64_t m) {
+  memo_settle(h);
   if (m == 0 || m > cb_hierarchy_affine_span(h, b, t))
     return m == 0;
   cb_level *l1 = &h->levels[0];

@@ -21,7 +21,7 @@
  * and distance-0 references (n minus the slow ones) in registers: a
  * counter in memory would make every iteration wait for the previous
  * one's store. */
-void cb_hierarchy_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
+void cb_records_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
   cb_level *l1 = &h->levels[0];
   const uint32_t shift = l1->line_shift;
   const uint64_t offset_mask = (1ull << shift) - 1;
@@ -52,12 +52,23 @@ void cb_hierarchy_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
     l1->shadow->hist[0] += n - (h->slow_accesses - slow_before);
 }
 
+/* Records between two blocks wait for the second (memo.h); others run. */
+void cb_hierarchy_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
+  if (h->memo) {
+    if (memo_hold(h, batch, n))
+      return;
+    memo_settle(h);
+  }
+  cb_records_run(h, batch, n);
+}
+
 void cb_hierarchy_access(cb_hierarchy *h, uint64_t addr, uint32_t size,
                          bool is_write, uint32_t site) {
+  memo_settle(h);
   cb_access a = {.addr = addr, .site = site, .is_write = is_write};
   if (size <= UINT16_MAX) {
     a.size = (uint16_t)size;
-    cb_hierarchy_run(h, &a, 1);
+    cb_records_run(h, &a, 1);
     return;
   }
   /* Too big for a batch entry: the same steps, without the fast path. */
@@ -111,6 +122,9 @@ cb_hierarchy *cb_hierarchy_create(const cb_cache_config *cfg, uint32_t n_sites,
     }
     h->n_levels = i + 1;
   }
+  h->memo = malloc(sizeof *h->memo);
+  if (!h->memo)
+    goto oom;
   h->lean_mask = h->classify ? 0 : UINT64_MAX;
   for (unsigned i = 0; i < h->n_levels; i++) {
     uint64_t m = (1ull << h->levels[i].line_shift) - 1;
@@ -118,6 +132,10 @@ cb_hierarchy *cb_hierarchy_create(const cb_cache_config *cfg, uint32_t n_sites,
       h->lean_mask = 0;
     else if (m < h->lean_mask)
       h->lean_mask = m;
+  }
+  if (!memo_init(h->memo, h)) {
+    free(h->memo);
+    h->memo = NULL;
   }
   return h;
 oom:
@@ -134,6 +152,7 @@ void cb_hierarchy_destroy(cb_hierarchy *h) {
     if (h->classify)
       cb_stackdist_free(&h->shadows[i]);
   }
+  free(h->memo);
   free(h->sites);
   free(h);
 }
@@ -147,6 +166,8 @@ void cb_hierarchy_reset(cb_hierarchy *h) {
   if (h->sites)
     memset(h->sites, 0, (size_t)h->n_sites * h->n_levels * sizeof *h->sites);
   memset(&h->affine, 0, sizeof h->affine);
+  if (h->memo)
+    memo_init(h->memo, h);
 }
 
 unsigned cb_hierarchy_n_levels(const cb_hierarchy *h) {
@@ -167,6 +188,8 @@ void cb_hierarchy_level_stats(const cb_hierarchy *h, unsigned level,
   memset(out, 0, sizeof *out);
   if (level >= h->n_levels)
     return;
+  /* records held back count once run (the object is not const) */
+  memo_settle((cb_hierarchy *)h);
   const cb_level *lv = &h->levels[level];
   out->accesses = lv->accesses;
   out->writes = lv->writes;
@@ -181,6 +204,7 @@ const cb_site_stats *cb_hierarchy_site_stats(const cb_hierarchy *h,
                                              uint32_t site, unsigned level) {
   if (site >= h->n_sites || level >= h->n_levels)
     return NULL;
+  memo_settle((cb_hierarchy *)h);
   return &h->sites[(size_t)site * h->n_levels + level];
 }
 

@@ -6,6 +6,7 @@
 
 #include "cbana/stream.h"
 #include "level.h"
+#include "memo.h"
 
 struct cb_hierarchy {
   unsigned n_levels;
@@ -17,9 +18,20 @@ struct cb_hierarchy {
    * classification, no wide sets), else 0. */
   uint64_t lean_mask;
   cb_affine_stats affine; /* affine.c's counters */
+  seg_memo *memo;         /* memo.c, or NULL where it does not apply */
   cb_level levels[CB_MAX_LEVELS];
   cb_stackdist shadows[CB_MAX_LEVELS];
 };
+
+/* The unmemoized paths: a record batch (hierarchy.c) and an affine
+ * block (affine.c) run as they are. */
+void cb_records_run(cb_hierarchy *h, const cb_access *batch, size_t n);
+void cb_affine_run(cb_hierarchy *h, const cb_affine_block *b);
+/* The memo's entries (memo.c): holds a batch back as part of the current
+ * segment (false when it does not fit: settle, then run it); takes a
+ * block, runs or counts its segment. */
+bool memo_hold(cb_hierarchy *h, const cb_access *batch, size_t n);
+void memo_block(cb_hierarchy *h, const cb_affine_block *b);
 
 /* The shadow's verdict on a line the level missed. */
 static inline unsigned classify_line(const cb_level *lv, uint64_t distance) {

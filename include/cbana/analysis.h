@@ -51,6 +51,9 @@ typedef struct cb_analysis_stats {
    * iterations and accesses run from a template */
   uint64_t tpl_loops, tpl_iters, tpl_accesses;
   uint64_t tpl_sliced; /* of tpl_loops: run without their values */
+  /* blocks the cache model received, and of those, the ones counted
+   * without running them (cb_affine_stats), over every cache */
+  uint64_t sim_blocks, sim_blocks_skipped;
   /* inputs whose sliced run needed a skipped value, run again unsliced */
   unsigned resliced;
   char stale_why[640];                /* the first one's location and reason */

@@ -1,0 +1,250 @@
+/* The segment memo (memo.h): a segment equal, line for line, to the
+ * segments before it is counted without being run, once enough of them
+ * ran.
+ *
+ * Why that is exact, for LRU levels that allocate on every miss. Take a
+ * sequence X of line references run through one LRU set-associative
+ * level, and f_X the state change it makes. In each set, after X, the
+ * lines X referenced in that set are in front, ordered by their last
+ * reference in X (only the most recent `assoc` of them if X referenced
+ * more), then, if room is left, the lines that were there before and X
+ * did not reference, in their old order. Run X again on that state:
+ * the front is rebuilt the same (it depends on X alone), and the rest is
+ * the same old lines in the same order. So f_X(f_X(s)) = f_X(s) for
+ * every state s, and X's hits and misses on a state f_X(s) are the same
+ * whatever s was: a reference hits if its line is in the set then, and
+ * the lines of X in a set, at any point of X, do not depend on the old
+ * lines below them (with room left every line of X stays; without, the
+ * set holds lines of X only).
+ *
+ * A hierarchy: the first level sees every line of every access, so from
+ * the second run of a segment on, its outcomes are those of the fixed
+ * point; the second level is consulted with exactly the accesses the
+ * first missed (hierarchy.c's rules), so it sees one and the same
+ * sequence from the second run on, reaches its own fixed point after
+ * that, and has fixed outcomes from the third run on; and so on down. In
+ * a hierarchy of L levels, run k of an equal segment, for k >= L + 1,
+ * finds every level in the state run k - 1 found it and leaves it so:
+ * it counts what run k - 1 counted and changes nothing else. Run L + 1
+ * is measured (every counter before and after), runs L + 2 and on add
+ * the measured differences and are not run. The repeat fast path's last
+ * line per level is a cache line in front of its set, part of that state
+ * (a hit there is a hit that reorders nothing).
+ *
+ * Segments are compared by their line references at the smallest line
+ * size (equal there, equal at every level): records by the lines of their
+ * first and last bytes, direction and site; blocks by iterations,
+ * accesses, sizes, directions, sites and strides, and each access's base
+ * equal, or, for a stride of whole lines, in the same lines (then every
+ * iteration's lines are equal too). The records of a segment are held
+ * back until its block comes (memo_hold), so that a skipped segment is
+ * skipped whole; anything else that reaches the hierarchy, and any read
+ * of its counters, runs them first (memo_settle).
+ *
+ * FIFO, MRU, tree-PLRU and random, and levels that do not allocate on a
+ * write miss, do not have this property in general: the memo is off for
+ * them, and with classification (the shadows' histograms would need
+ * their own differences). Warping cache simulation (Morelli and
+ * Reineke, PLDI 2022) skips repeated loop iterations on a related
+ * argument, with symmetry between iterations in place of equality. */
+#include "hierarchy_internal.h"
+
+#include <string.h>
+
+bool memo_init(seg_memo *m, const struct cb_hierarchy *h) {
+  if (h->classify)
+    return false;
+  uint32_t shift = 63;
+  for (unsigned l = 0; l < h->n_levels; l++) {
+    const cb_level *lv = &h->levels[l];
+    if (lv->policy != CB_POLICY_LRU || !lv->write_allocate)
+      return false;
+    if (lv->line_shift < shift)
+      shift = lv->line_shift;
+  }
+  memset(m, 0, sizeof *m);
+  m->shift = shift;
+  m->need = h->n_levels + 2;
+  return true;
+}
+
+void memo_settle(cb_hierarchy *h) {
+  seg_memo *m = h->memo;
+  if (!m)
+    return;
+  m->prev_valid = false;
+  m->run = 0;
+  if (m->n_pend) {
+    uint32_t n = m->n_pend;
+    m->n_pend = 0;
+    cb_records_run(h, m->pend, n);
+  }
+}
+
+bool memo_hold(cb_hierarchy *h, const cb_access *batch, size_t n) {
+  seg_memo *m = h->memo;
+  if (n > MEMO_MAX_RECORDS - m->n_pend)
+    return false;
+  memcpy(m->pend + m->n_pend, batch, n * sizeof *batch);
+  m->n_pend += (uint32_t)n;
+  return true;
+}
+
+static bool same_lines(const seg_memo *m, uint64_t a, uint32_t size_a,
+                       uint64_t b, uint32_t size_b) {
+  return a >> m->shift == b >> m->shift &&
+         access_end(a, size_a) >> m->shift == access_end(b, size_b) >> m->shift;
+}
+
+/* Whether the held-back records and block b make the same line
+ * references as the previous segment. */
+static bool same_segment(const seg_memo *m, const cb_affine_block *b) {
+  if (!m->prev_valid || m->n_pend != m->n_prev_rec ||
+      b->n_acc != m->n_prev_acc || b->n_iter != m->prev_n_iter)
+    return false;
+  for (uint32_t i = 0; i < m->n_pend; i++) {
+    const cb_access *x = &m->pend[i], *y = &m->prev_rec[i];
+    if (x->is_write != y->is_write || x->site != y->site ||
+        !same_lines(m, x->addr, x->size, y->addr, y->size))
+      return false;
+  }
+  const uint64_t line_mask = (1ull << m->shift) - 1;
+  for (uint32_t j = 0; j < b->n_acc; j++) {
+    const cb_affine_access *x = &b->acc[j], *y = &m->prev_acc[j];
+    if (x->is_write != y->is_write || x->site != y->site ||
+        x->size != y->size || x->stride != y->stride)
+      return false;
+    if (x->base != y->base &&
+        (((uint64_t)x->stride & line_mask) != 0 ||
+         !same_lines(m, x->base, x->size, y->base, y->size)))
+      return false;
+  }
+  return true;
+}
+
+/* The sites the segment counts at, each once. */
+static void segment_sites(const cb_hierarchy *h, const seg_memo *m,
+                          const cb_affine_block *b, memo_delta *d) {
+  d->n_sites = 0;
+  for (uint32_t i = 0; i < m->n_pend + b->n_acc; i++) {
+    uint32_t s = i < m->n_pend ? m->pend[i].site : b->acc[i - m->n_pend].site;
+    if (s >= h->n_sites)
+      continue;
+    uint32_t k = 0;
+    while (k < d->n_sites && d->site[k] != s)
+      k++;
+    if (k == d->n_sites)
+      d->site[d->n_sites++] = s;
+  }
+}
+
+/* Every counter the memo keeps (the sites listed in d). */
+static void read_counters(const cb_hierarchy *h, memo_delta *d) {
+  for (unsigned l = 0; l < h->n_levels; l++) {
+    const cb_level *lv = &h->levels[l];
+    d->accesses[l] = lv->accesses;
+    d->writes[l] = lv->writes;
+    d->misses[l] = lv->misses;
+    d->write_misses[l] = lv->write_misses;
+  }
+  for (uint32_t k = 0; k < d->n_sites; k++)
+    for (unsigned l = 0; l < h->n_levels; l++) {
+      const cb_site_stats *ss = &h->sites[(size_t)d->site[k] * h->n_levels + l];
+      d->site_accesses[k][l] = ss->accesses;
+      d->site_misses[k][l] = ss->misses;
+    }
+  d->slow_accesses = h->slow_accesses;
+  d->affine = h->affine;
+}
+
+/* d = after - d, counter by counter. */
+static void subtract_from(const memo_delta *after, memo_delta *d,
+                          unsigned n_levels) {
+  for (unsigned l = 0; l < n_levels; l++) {
+    d->accesses[l] = after->accesses[l] - d->accesses[l];
+    d->writes[l] = after->writes[l] - d->writes[l];
+    d->misses[l] = after->misses[l] - d->misses[l];
+    d->write_misses[l] = after->write_misses[l] - d->write_misses[l];
+  }
+  for (uint32_t k = 0; k < d->n_sites; k++)
+    for (unsigned l = 0; l < n_levels; l++) {
+      d->site_accesses[k][l] =
+          after->site_accesses[k][l] - d->site_accesses[k][l];
+      d->site_misses[k][l] = after->site_misses[k][l] - d->site_misses[k][l];
+    }
+  d->slow_accesses = after->slow_accesses - d->slow_accesses;
+  d->affine.blocks = after->affine.blocks - d->affine.blocks;
+  d->affine.iterations = after->affine.iterations - d->affine.iterations;
+  d->affine.warped_iterations =
+      after->affine.warped_iterations - d->affine.warped_iterations;
+  d->affine.warps = after->affine.warps - d->affine.warps;
+}
+
+static void add_delta(cb_hierarchy *h, const memo_delta *d) {
+  for (unsigned l = 0; l < h->n_levels; l++) {
+    cb_level *lv = &h->levels[l];
+    lv->accesses += d->accesses[l];
+    lv->writes += d->writes[l];
+    lv->misses += d->misses[l];
+    lv->write_misses += d->write_misses[l];
+  }
+  for (uint32_t k = 0; k < d->n_sites; k++)
+    for (unsigned l = 0; l < h->n_levels; l++) {
+      cb_site_stats *ss = &h->sites[(size_t)d->site[k] * h->n_levels + l];
+      ss->accesses += d->site_accesses[k][l];
+      ss->misses += d->site_misses[k][l];
+    }
+  h->slow_accesses += d->slow_accesses;
+  h->affine.blocks += d->affine.blocks;
+  h->affine.iterations += d->affine.iterations;
+  h->affine.warped_iterations += d->affine.warped_iterations;
+  h->affine.warps += d->affine.warps;
+}
+
+void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
+  seg_memo *m = h->memo;
+  if (b->n_iter == 0 || b->n_acc == 0) {
+    cb_affine_run(h, b); /* no access: the segment goes on */
+    return;
+  }
+  if (b->n_acc > MEMO_MAX_ACC) {
+    memo_settle(h);
+    cb_affine_run(h, b);
+    return;
+  }
+  bool same = same_segment(m, b);
+  uint32_t run = same ? m->run + 1 : 1;
+  if (run > m->need)
+    run = m->need;
+  if (same && run == m->need) {
+    add_delta(h, &m->delta);
+    m->n_pend = 0;
+    m->run = run;
+    m->skipped++;
+    return;
+  }
+  /* Run it, and measure it if the next equal segment can be skipped
+   * (only then are its differences needed). */
+  bool measure = run + 1 == m->need;
+  memo_delta *d = &m->delta, after;
+  if (measure) {
+    segment_sites(h, m, b, d);
+    read_counters(h, d);
+  }
+  cb_records_run(h, m->pend, m->n_pend);
+  cb_affine_run(h, b);
+  if (measure) {
+    after.n_sites = d->n_sites;
+    memcpy(after.site, d->site, d->n_sites * sizeof *d->site);
+    read_counters(h, &after);
+    subtract_from(&after, d, h->n_levels);
+  }
+  memcpy(m->prev_rec, m->pend, m->n_pend * sizeof *m->pend);
+  m->n_prev_rec = m->n_pend;
+  memcpy(m->prev_acc, b->acc, b->n_acc * sizeof *b->acc);
+  m->n_prev_acc = b->n_acc;
+  m->prev_n_iter = b->n_iter;
+  m->prev_valid = true;
+  m->run = run;
+  m->n_pend = 0;
+}

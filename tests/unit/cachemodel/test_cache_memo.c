@@ -1,0 +1,163 @@
+/* The segment memo (memo.c): streams shaped like loop nests, where the
+ * same segment (a few records, then an affine block) repeats for runs of
+ * outer iterations and then moves on, through hierarchies of one to
+ * three levels, against the brute-force model of ref_cache.h, counter
+ * for counter and site by site. The memo must have skipped segments
+ * where it applies (LRU, write-allocate, no classification) and none
+ * where it does not. */
+#include "hierarchy_internal.h"
+#include "ref_cache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rnd_state = 11;
+static uint64_t rnd(uint64_t n) {
+  return ref_rand(&rnd_state) % n;
+}
+
+static void expand_into_model(ref_model *m, const cb_affine_block *b) {
+  for (uint64_t t = 0; t < b->n_iter; t++)
+    for (uint32_t j = 0; j < b->n_acc; j++) {
+      const cb_affine_access *a = &b->acc[j];
+      ref_access(m, a->base + t * (uint64_t)a->stride, a->size, a->is_write,
+                 a->site, false);
+    }
+}
+
+/* One loop nest: for o in 0..outer, records then a block whose accesses
+ * are column walks (stride a multiple of the line, base moving by
+ * `step` bytes per o: the same lines for line/step o's in a row), fixed
+ * bases, or row sweeps; records and bases move with o the same way. Now
+ * and then a segment is changed (another trip count, a stray record) to
+ * break the runs. */
+static void nest(cb_hierarchy *h, ref_model *m, uint32_t line, uint64_t region,
+                 uint32_t outer) {
+  uint32_t n_acc = 1 + (uint32_t)rnd(4);
+  uint32_t n_rec = (uint32_t)rnd(4);
+  cb_affine_access proto[8];
+  cb_access rec_proto[4];
+  uint64_t step = 1u << rnd(3); /* 1..4 bytes per outer iteration */
+  uint64_t n_iter = 16 + rnd(200);
+  for (uint32_t j = 0; j < n_acc; j++) {
+    int kind = (int)rnd(3);
+    int64_t stride = kind == 0   ? (int64_t)line * (int64_t)(1 + rnd(40))
+                     : kind == 1 ? 0
+                                 : 8;
+    if (rnd(5) == 0)
+      stride = -stride;
+    uint64_t base = 0x10000000ull + rnd(region);
+    if (stride < 0)
+      base += n_iter * (uint64_t)(-stride);
+    proto[j] = (cb_affine_access){.base = base & ~7ull,
+                                  .stride = stride,
+                                  .site = (uint32_t)rnd(6),
+                                  .size = rnd(4) ? 8 : 16,
+                                  .is_write = rnd(4) == 0};
+  }
+  for (uint32_t i = 0; i < n_rec; i++)
+    rec_proto[i] = (cb_access){.addr = 0x10000000ull + rnd(region),
+                               .site = rnd(8) ? (uint32_t)rnd(6) : CB_SITE_NONE,
+                               .size = (uint16_t)(rnd(3) ? 8 : 12),
+                               .is_write = rnd(3) == 0};
+  for (uint32_t o = 0; o < outer; o++) {
+    cb_access rec[5];
+    uint32_t nr = 0;
+    for (uint32_t i = 0; i < n_rec; i++) {
+      rec[nr] = rec_proto[i];
+      rec[nr++].addr += o * step;
+    }
+    if (rnd(25) == 0)
+      rec[nr++] = (cb_access){.addr = 0x10000000ull + rnd(region), .size = 4};
+    /* records arrive in batches of any split */
+    for (uint32_t i = 0; i < nr;) {
+      uint32_t k = 1 + (uint32_t)rnd(nr - i);
+      cb_hierarchy_run(h, rec + i, k);
+      for (uint32_t q = i; q < i + k; q++)
+        ref_access(m, rec[q].addr, rec[q].size, rec[q].is_write, rec[q].site,
+                   false);
+      i += k;
+    }
+    cb_affine_access acc[8];
+    for (uint32_t j = 0; j < n_acc; j++) {
+      acc[j] = proto[j];
+      if (proto[j].stride != 0 || rnd(2))
+        acc[j].base += o * step;
+    }
+    cb_affine_block b = {rnd(30) == 0 ? n_iter + 1 : n_iter, n_acc, acc};
+    cb_hierarchy_run_affine(h, &b);
+    expand_into_model(m, &b);
+  }
+}
+
+static uint64_t skipped_total;
+
+static void memo_case(const cb_cache_config *cfg, bool expect_memo,
+                      const char *what) {
+  char err[CB_ERR_MAX];
+  cb_hierarchy *h = cb_hierarchy_create(cfg, 6, 0, err, sizeof err);
+  CHECK(h != NULL);
+  if (!h)
+    return;
+  CHECK(expect_memo == (h->memo != NULL));
+  ref_model m;
+  ref_init(&m, cfg, 6);
+  uint32_t line = cfg->levels[0].line;
+  for (int k = 0; k < 24; k++)
+    nest(h, &m, line, 64 * 1024, 8 + (uint32_t)rnd(64));
+  /* a lone access settles what is held back */
+  cb_hierarchy_access(h, 0x10000040, 8, false, 1);
+  ref_access(&m, 0x10000040, 8, false, 1, false);
+  for (int k = 0; k < 4; k++)
+    nest(h, &m, line, 16 * 1024, 8 + (uint32_t)rnd(40));
+  int bad = ref_compare(h, &m, false, what);
+  if (bad)
+    fprintf(stderr, "%s: differs from the model\n", what);
+  CHECK(bad == 0);
+  if (h->memo) {
+    CHECK(h->memo->skipped > 0);
+    if (h->memo->skipped == 0)
+      fprintf(stderr, "%s: nothing skipped\n", what);
+    skipped_total += h->memo->skipped;
+  }
+  cb_hierarchy_destroy(h);
+  ref_free(&m);
+}
+
+int main(void) {
+  char what[160];
+  for (int rep = 0; rep < 6; rep++) {
+    /* one level; two (the cachegrind shape, scaled down); three, with
+     * a wide last level and lines growing downward */
+    cb_cache_config one = {1,
+                           {lvl("L1D", 2048, 4, 64, CB_POLICY_LRU, true, 1)}};
+    cb_cache_config two = {2,
+                           {lvl("L1D", 4096, 8, 64, CB_POLICY_LRU, true, 1),
+                            lvl("LL", 32768, 16, 64, CB_POLICY_LRU, true, 2)}};
+    cb_cache_config three = {
+        3,
+        {lvl("L1D", 1024, 2, 32, CB_POLICY_LRU, true, 1),
+         lvl("L2", 8192, 8, 64, CB_POLICY_LRU, true, 2),
+         lvl("LL", 65536, 64, 128, CB_POLICY_LRU, true, 3)}};
+    snprintf(what, sizeof what, "one level, rep %d", rep);
+    memo_case(&one, true, what);
+    snprintf(what, sizeof what, "two levels, rep %d", rep);
+    memo_case(&two, true, what);
+    snprintf(what, sizeof what, "three levels, rep %d", rep);
+    memo_case(&three, true, what);
+    /* where the argument does not hold the memo stays off */
+    for (int p = CB_POLICY_FIFO; p <= CB_POLICY_RANDOM; p++) {
+      cb_cache_config other = two;
+      other.levels[rep % 2].policy = (cb_policy)p;
+      snprintf(what, sizeof what, "policy %s, rep %d",
+               cb_policy_name((cb_policy)p), rep);
+      memo_case(&other, false, what);
+    }
+    cb_cache_config no_wa = two;
+    no_wa.levels[1].write_allocate = false;
+    snprintf(what, sizeof what, "no write-allocate, rep %d", rep);
+    memo_case(&no_wa, false, what);
+  }
+  printf("%llu segments skipped\n", (unsigned long long)skipped_total);
+  return check_done();
+}
