@@ -25,9 +25,21 @@
  * that, and has fixed outcomes from the third run on; and so on down. In
  * a hierarchy of L levels, run k of an equal segment, for k >= L + 1,
  * finds every level in the state run k - 1 found it and leaves it so:
- * it counts what run k - 1 counted and changes nothing else. Run L + 1
- * is measured (every counter before and after), runs L + 2 and on add
- * the measured differences and are not run. The repeat fast path's last
+ * it counts what run k - 1 counted and changes nothing else.
+ *
+ * Often sooner: a level whose input is steady from run s on, and that
+ * missed nothing in run s, is steady from run s itself. Nothing was
+ * evicted there in run s and every line it referenced was present, so
+ * all of them still are, and run s + 1 hits them all again (and leaves
+ * the state as run s did, by the above). The column walks of PolyBench
+ * miss the first level on every step but hit a large last level: with
+ * two levels they are steady from run 2, not 3. So the first level is
+ * steady from run 2, and each level below from the run its upper level
+ * is steady from, or the one after if it missed anything in that run
+ * (steady_from; never later than run L + 1). The segments run from
+ * run 2 on are measured (every counter before and after); once the one
+ * just run was steady, the equal ones after it add its differences and
+ * are not run. The repeat fast path's last
  * line per level is a cache line in front of its set, part of that state
  * (a hit there is a hit that reorders nothing).
  *
@@ -64,7 +76,7 @@ bool memo_init(seg_memo *m, const struct cb_hierarchy *h) {
   }
   memset(m, 0, sizeof *m);
   m->shift = shift;
-  m->need = h->n_levels + 2;
+  m->levels = h->n_levels;
   return true;
 }
 
@@ -74,6 +86,7 @@ void memo_settle(cb_hierarchy *h) {
     return;
   m->prev_valid = false;
   m->run = 0;
+  m->steady = false;
   if (m->n_pend) {
     uint32_t n = m->n_pend;
     m->n_pend = 0;
@@ -201,6 +214,21 @@ static void add_delta(cb_hierarchy *h, const memo_delta *d) {
   h->affine.warps += d->affine.warps;
 }
 
+/* The run of equal segments from which every level is at its fixed
+ * point, as far as runs 1 .. r tell (the comment at the top): the first
+ * level from run 2; each level below from its upper level's run s, or
+ * s + 1 if it missed in run s. Later than r while unknown. */
+static uint32_t steady_from(const seg_memo *m, uint32_t r) {
+  uint32_t s = 2;
+  for (uint32_t l = 1; l < m->levels; l++) {
+    if (s > r)
+      return s;
+    if (m->run_misses[s][l] != 0)
+      s++;
+  }
+  return s;
+}
+
 void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
   seg_memo *m = h->memo;
   if (b->n_iter == 0 || b->n_acc == 0) {
@@ -213,38 +241,41 @@ void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
     return;
   }
   bool same = same_segment(m, b);
-  uint32_t run = same ? m->run + 1 : 1;
-  if (run > m->need)
-    run = m->need;
-  if (same && run == m->need) {
+  if (same && m->steady) {
     add_delta(h, &m->delta);
     m->n_pend = 0;
-    m->run = run;
     m->skipped++;
     return;
   }
-  /* Run it, and measure it if the next equal segment can be skipped
-   * (only then are its differences needed). */
-  bool measure = run + 1 == m->need;
+  uint32_t run = same ? m->run + 1 : 1;
+  /* Run it; from run 2 on it may be at the fixed point, so measure it. */
+  bool measure = run >= 2;
   memo_delta *d = &m->delta, after;
+  uint64_t misses_before[CB_MAX_LEVELS];
+  for (unsigned l = 0; l < h->n_levels; l++)
+    misses_before[l] = h->levels[l].misses;
   if (measure) {
     segment_sites(h, m, b, d);
     read_counters(h, d);
   }
   cb_records_run(h, m->pend, m->n_pend);
   cb_affine_run(h, b);
+  if (run <= m->levels + 1)
+    for (unsigned l = 0; l < h->n_levels; l++)
+      m->run_misses[run][l] = h->levels[l].misses - misses_before[l];
   if (measure) {
     after.n_sites = d->n_sites;
     memcpy(after.site, d->site, d->n_sites * sizeof *d->site);
     read_counters(h, &after);
     subtract_from(&after, d, h->n_levels);
   }
+  m->steady = run >= steady_from(m, run);
   memcpy(m->prev_rec, m->pend, m->n_pend * sizeof *m->pend);
   m->n_prev_rec = m->n_pend;
   memcpy(m->prev_acc, b->acc, b->n_acc * sizeof *b->acc);
   m->n_prev_acc = b->n_acc;
   m->prev_n_iter = b->n_iter;
   m->prev_valid = true;
-  m->run = run;
+  m->run = run < m->levels + 1 ? run : m->levels + 1;
   m->n_pend = 0;
 }

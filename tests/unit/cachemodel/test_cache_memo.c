@@ -126,7 +126,7 @@ static void memo_case(const cb_cache_config *cfg, bool expect_memo,
 
 int main(void) {
   char what[160];
-  for (int rep = 0; rep < 6; rep++) {
+  for (int rep = 0; rep < 16; rep++) {
     /* one level; two (the cachegrind shape, scaled down); three, with
      * a wide last level and lines growing downward */
     cb_cache_config one = {1,
