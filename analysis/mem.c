@@ -361,16 +361,34 @@ bool cb_mem_stale_any(cb_mem *m, uint64_t addr, uint64_t n) {
   return any;
 }
 
+/* The stale bit of each byte of [addr, addr + n) into out[0 .. n), a
+ * page at a time (out is zeroed: pages without a bitmap stay 0). */
+static void stale_get(cb_mem *m, uint64_t addr, uint64_t n, uint8_t *out) {
+  for (uint64_t done = 0; done < n;) {
+    uint64_t a = addr + done;
+    unsigned off = (unsigned)(a & (CB_PG_SIZE - 1));
+    uint64_t k = CB_PG_SIZE - off;
+    if (k > n - done)
+      k = n - done;
+    if (m->cap) {
+      size_t j = slot_of(m, a >> CB_PG_BITS);
+      const uint8_t *bm = m->keys[j] && m->valid[j] ? m->stale[j] : NULL;
+      for (unsigned b = off; bm && b < off + k; b++)
+        out[done + b - off] = (bm[b >> 3] >> (b & 7)) & 1;
+    }
+    done += k;
+  }
+}
+
 bool cb_mem_move(cb_mem *m, uint64_t dst, uint64_t src, uint64_t n,
                  uint64_t *bad) {
   /* the stale states of src first: the ranges may overlap */
   uint8_t *st = NULL;
   if (m->stale_any && n && cb_mem_stale_any(m, src, n)) {
-    st = malloc(n);
+    st = calloc(n, 1);
     if (!st)
       abort();
-    for (uint64_t j = 0; j < n; j++)
-      st[j] = cb_mem_stale_any(m, src + j, 1);
+    stale_get(m, src, n, st);
   }
   uint8_t buf[4096];
   bool ok = true;
@@ -389,10 +407,18 @@ bool cb_mem_move(cb_mem *m, uint64_t dst, uint64_t src, uint64_t n,
       done += k;
     }
   }
-  if (st && ok)
-    for (uint64_t j = 0; j < n; j++)
-      if (st[j])
-        cb_mem_stale_mark(m, dst + j, 1);
+  /* marked again run by run (the writes above cleared them) */
+  for (uint64_t j = 0; st && ok && j < n;) {
+    if (!st[j]) {
+      j++;
+      continue;
+    }
+    uint64_t e = j;
+    while (e < n && st[e])
+      e++;
+    cb_mem_stale_mark(m, dst + j, e - j);
+    j = e;
+  }
   free(st);
   return ok;
 }
