@@ -25,7 +25,10 @@ typedef struct cb_access {
 } cb_access;
 
 /* Runs a batch in order; the fast path (the per-access logic is inlined
- * into this loop). */
+ * into this loop). A short batch after an affine block may be held back
+ * until the next block, to be counted with it if their segment repeats
+ * (cachemodel/memo.c); reading any counter, cb_hierarchy_access and a
+ * reset run it first, so the counters read are always the stream's. */
 void cb_hierarchy_run(cb_hierarchy *h, const cb_access *batch, size_t n);
 
 /* One access, same semantics as a batch of one. An access of any size:
