@@ -76,7 +76,6 @@ bool memo_init(seg_memo *m, const struct cb_hierarchy *h) {
   }
   memset(m, 0, sizeof *m);
   m->shift = shift;
-  m->levels = h->n_levels;
   return true;
 }
 
@@ -218,9 +217,9 @@ static void add_delta(cb_hierarchy *h, const memo_delta *d) {
  * point, as far as runs 1 .. r tell (the comment at the top): the first
  * level from run 2; each level below from its upper level's run s, or
  * s + 1 if it missed in run s. Later than r while unknown. */
-static uint32_t steady_from(const seg_memo *m, uint32_t r) {
+static uint32_t steady_from(const seg_memo *m, unsigned n_levels, uint32_t r) {
   uint32_t s = 2;
-  for (uint32_t l = 1; l < m->levels; l++) {
+  for (unsigned l = 1; l < n_levels; l++) {
     if (s > r)
       return s;
     if (m->run_misses[s][l] != 0)
@@ -248,34 +247,31 @@ void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
     return;
   }
   uint32_t run = same ? m->run + 1 : 1;
-  /* Run it; from run 2 on it may be at the fixed point, so measure it. */
+  /* Run it; from run 2 on it may be at the fixed point, so measure it
+   * (run 1's misses are never asked: steady_from starts at run 2). */
   bool measure = run >= 2;
   memo_delta *d = &m->delta, after;
-  uint64_t misses_before[CB_MAX_LEVELS];
-  for (unsigned l = 0; l < h->n_levels; l++)
-    misses_before[l] = h->levels[l].misses;
   if (measure) {
     segment_sites(h, m, b, d);
     read_counters(h, d);
   }
   cb_records_run(h, m->pend, m->n_pend);
   cb_affine_run(h, b);
-  if (run <= m->levels + 1)
-    for (unsigned l = 0; l < h->n_levels; l++)
-      m->run_misses[run][l] = h->levels[l].misses - misses_before[l];
   if (measure) {
     after.n_sites = d->n_sites;
     memcpy(after.site, d->site, d->n_sites * sizeof *d->site);
     read_counters(h, &after);
     subtract_from(&after, d, h->n_levels);
+    if (run <= h->n_levels + 1) /* steady by then (steady_from) */
+      memcpy(m->run_misses[run], d->misses, sizeof m->run_misses[run]);
   }
-  m->steady = run >= steady_from(m, run);
+  m->steady = run >= steady_from(m, h->n_levels, run);
   memcpy(m->prev_rec, m->pend, m->n_pend * sizeof *m->pend);
   m->n_prev_rec = m->n_pend;
   memcpy(m->prev_acc, b->acc, b->n_acc * sizeof *b->acc);
   m->n_prev_acc = b->n_acc;
   m->prev_n_iter = b->n_iter;
   m->prev_valid = true;
-  m->run = run < m->levels + 1 ? run : m->levels + 1;
+  m->run = run < h->n_levels + 1 ? run : h->n_levels + 1;
   m->n_pend = 0;
 }

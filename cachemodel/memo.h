@@ -36,7 +36,6 @@ typedef struct memo_delta {
 typedef struct seg_memo {
   uint32_t shift; /* the smallest line's: equal lines there are equal
                      lines at every level */
-  uint32_t levels;
   /* The current segment's records, not run yet. */
   uint32_t n_pend;
   cb_access pend[MEMO_MAX_RECORDS];
@@ -44,8 +43,8 @@ typedef struct seg_memo {
   bool prev_valid;
   uint32_t run; /* equal segments in a row, the previous one included */
   bool steady;  /* the previous one ran at the fixed point: skip */
-  /* Misses per level in runs 1 .. levels + 1 of the equal segments
-   * (memo.c, steady_from). */
+  /* Misses per level in runs 2 .. L + 1 of the equal segments (memo.c,
+   * steady_from; run 1 is never asked). */
   uint64_t run_misses[CB_MAX_LEVELS + 2][CB_MAX_LEVELS];
   uint32_t n_prev_rec, n_prev_acc;
   uint64_t prev_n_iter;
