@@ -117,7 +117,10 @@ irregular() {
     name=$(echo "$prog $args" | tr ' ' '_')
     # shellcheck disable=SC2086
     cg irregular "$name" "$work/wl/$prog" $args
-    cb irregular "$name" "$root/bench/workloads/$prog.c" --args "$args"
+    # load_loop's 10^8 accesses take over 10^9 operations, the default
+    # budget: without a larger one it stopped early, its figure too small
+    cb irregular "$name" "$root/bench/workloads/$prog.c" --args "$args" \
+      --budget 1000000000000
   done << 'EOF'
 pr 100000 1000000 1 10
 tc 100000 1000000 1 1
