@@ -8,6 +8,7 @@
  * A lookup first tries the accessing site's last block (valid until a
  * block dies), then a binary search. */
 #include "alloc_track.h"
+#include "lineset.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -111,8 +112,6 @@ static void pair_clear(pair_map *m) {
 
 /* ---- the tracker ---- */
 
-#define RECENT 4096
-
 typedef struct blk {
   uint64_t start, end;
   uint32_t row;
@@ -141,13 +140,8 @@ struct cb_alloc_track {
   cb_alloc_site *rows;
   row_extra *extra;
   uint32_t n_rows, cap_rows;
-  pair_map lines; /* (row, line): the working sets */
-  /* A direct-mapped filter of (row, line) pairs already in `lines`: a
-   * walk down a column of a heap matrix changes line at every access, and
-   * most of those lines were seen recently. */
-  uint64_t recent_line[RECENT]; /* line + 1; 0: empty */
-  uint32_t recent_row[RECENT];
-  pair_map hot; /* (row, site): first-level misses */
+  lineset lines; /* (row, line): the working sets */
+  pair_map hot;  /* (row, site): first-level misses */
 };
 
 cb_alloc_track *cb_alloc_track_new(const cb_program *p, unsigned n_levels,
@@ -178,9 +172,8 @@ void cb_alloc_track_reset(cb_alloc_track *t) {
   t->lo = UINT64_MAX;
   t->hi = 0;
   t->epoch++; /* the caches of the previous run */
-  pair_clear(&t->lines);
+  lineset_clear(&t->lines);
   pair_clear(&t->hot);
-  memset(t->recent_line, 0, sizeof t->recent_line);
 }
 
 void cb_alloc_track_free(cb_alloc_track *t) {
@@ -191,7 +184,7 @@ void cb_alloc_track_free(cb_alloc_track *t) {
   free(t->row_of_site);
   free(t->rows);
   free(t->extra);
-  free(t->lines.v);
+  lineset_free(&t->lines);
   free(t->hot.v);
   free(t);
 }
@@ -357,19 +350,22 @@ void cb_alloc_track_count_hits(cb_alloc_track *t, uint32_t row, uint64_t n) {
 }
 
 void cb_alloc_track_count(cb_alloc_track *t, uint32_t row, const cb_access *a,
-                          const cb_site_counts *delta) {
+                          unsigned missed, const uint8_t *cls) {
   cb_alloc_site *r = &t->rows[row];
-  for (unsigned l = 0; l < t->nl; l++) {
-    r->level[l].accesses += delta[l].accesses;
-    r->level[l].misses += delta[l].misses;
-    r->level[l].compulsory += delta[l].compulsory;
-    r->level[l].capacity += delta[l].capacity;
-    r->level[l].conflict += delta[l].conflict;
+  r->level[0].accesses++;
+  for (unsigned l = 0; l < missed && l < t->nl; l++) {
+    cb_site_counts *lc = &r->level[l];
+    lc->misses++;
+    lc->compulsory += cls[l] == CB_MISS_COMPULSORY;
+    lc->capacity += cls[l] == CB_MISS_CAPACITY;
+    lc->conflict += cls[l] == CB_MISS_CONFLICT;
+    if (l + 1 < t->nl)
+      lc[1].accesses++;
   }
   bool fresh;
-  if (delta[0].misses && a->site < t->p->n_sites) {
+  if (missed && a->site < t->p->n_sites) {
     pair_entry *e = pair_get(&t->hot, row, a->site, &fresh);
-    if (e && (e->val += delta[0].misses) > t->extra[row].hot) {
+    if (e && ++e->val > t->extra[row].hot) {
       t->extra[row].hot = e->val;
       r->hot_file = t->p->sites[a->site].file;
       r->hot_line = t->p->sites[a->site].line;
@@ -380,17 +376,8 @@ void cb_alloc_track_count(cb_alloc_track *t, uint32_t row, const cb_access *a,
   if (t->extra[row].last_line == last + 1)
     return;
   t->extra[row].last_line = last + 1;
-  for (uint64_t line = first; line <= last && line - first < 64; line++) {
-    size_t k = line & (RECENT - 1);
-    if (t->recent_line[k] == line + 1 && t->recent_row[k] == row)
-      continue;
-    pair_entry *e = pair_get(&t->lines, row, line, &fresh);
-    if (!e)
-      continue;
-    r->lines += fresh;
-    t->recent_line[k] = line + 1;
-    t->recent_row[k] = row;
-  }
+  for (uint64_t line = first; line <= last && line - first < 64; line++)
+    r->lines += lineset_add(&t->lines, row, line) > 0;
 }
 
 bool cb_alloc_track_export(const cb_alloc_track *t, cb_alloc_site **rows,

@@ -64,10 +64,12 @@ uint32_t cb_alloc_track_find_range(const cb_alloc_track *t, uint64_t lo,
  * touch lines the row counted with the row's last line unchanged
  * (collector.c's warps): n first-level accesses, nothing else. */
 void cb_alloc_track_count_hits(cb_alloc_track *t, uint32_t row, uint64_t n);
-/* One access of the program to a block of row `row`: its counters at
- * every level (this access's share of the site's counters). */
+/* One access of the program to a block of row `row` that missed the
+ * first `missed` levels, cls[l] the class of the miss at level l (enum
+ * cb_miss_class): one access at the first level, and at each level
+ * missed one miss of its class and one access of the next. */
 void cb_alloc_track_count(cb_alloc_track *t, uint32_t row, const cb_access *a,
-                          const cb_site_counts *delta);
+                          unsigned missed, const uint8_t *cls);
 
 /* The rows (malloc'ed, NULL when there are none). */
 bool cb_alloc_track_export(const cb_alloc_track *t, cb_alloc_site **rows,

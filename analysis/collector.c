@@ -8,46 +8,6 @@
 
 #include "collector.h"
 
-static uint64_t mix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return x;
-}
-
-/* True when the triple was new. */
-static bool ws_insert(ws_set *s, uint32_t tag, uint64_t line) {
-  if ((s->n + 1) * 2 > s->cap) {
-    size_t cap = s->cap ? s->cap * 2 : 4096;
-    ws_entry *v = calloc(cap, sizeof *v);
-    if (!v)
-      return false;
-    for (size_t i = 0; i < s->cap; i++)
-      if (s->v[i].tag) {
-        size_t k =
-            mix64(s->v[i].line ^ ((uint64_t)s->v[i].tag << 40)) & (cap - 1);
-        while (v[k].tag)
-          k = (k + 1) & (cap - 1);
-        v[k] = s->v[i];
-      }
-    free(s->v);
-    s->v = v;
-    s->cap = cap;
-  }
-  size_t k = mix64(line ^ ((uint64_t)tag << 40)) & (s->cap - 1);
-  while (s->v[k].tag) {
-    if (s->v[k].tag == tag && s->v[k].line == line)
-      return false;
-    k = (k + 1) & (s->cap - 1);
-  }
-  s->v[k].tag = tag;
-  s->v[k].line = line;
-  s->n++;
-  return true;
-}
-
 static uint32_t log2u(uint64_t v) {
   uint32_t k = 0;
   while (v > 1) {
@@ -104,7 +64,6 @@ void drv_collector_reset(collector *c) {
   for (unsigned l = 0; l < c->nl; l++) {
     memset(c->set_misses[l], 0, c->sets[l] * sizeof(uint64_t));
     memset(c->set_conflicts[l], 0, c->sets[l] * sizeof(uint64_t));
-    c->prev_misses[l] = c->prev_conflicts[l] = c->prev_compulsory[l] = 0;
   }
   uint32_t n[3] = {c->p->n_vars, c->p->n_types, c->p->n_fields};
   for (int k = 0; k < 3; k++)
@@ -116,9 +75,7 @@ void drv_collector_reset(collector *c) {
   memset(c->stride_runs, 0, c->p->n_sites * sizeof *c->stride_runs);
   memset(c->var_set, 0,
          (size_t)c->p->n_vars * c->sets[0] * 2 * sizeof *c->var_set);
-  if (c->ws.v)
-    memset(c->ws.v, 0, c->ws.cap * sizeof *c->ws.v);
-  c->ws.n = 0;
+  lineset_clear(&c->ws);
   cb_alloc_track_reset(c->alloc);
 }
 
@@ -135,12 +92,12 @@ void drv_collector_free(collector *c) {
   free(c->stride);
   free(c->stride_runs);
   free(c->var_set);
-  free(c->ws.v);
+  lineset_free(&c->ws);
   cb_alloc_track_free(c->alloc);
 }
 
 static void touch(collector *c, unsigned kind, uint32_t id, uint64_t line) {
-  if (id != CB_NONE && ws_insert(&c->ws, ((uint32_t)kind << 30 | id) + 1, line))
+  if (id != CB_NONE && lineset_add(&c->ws, (uint32_t)kind << 30 | id, line) > 0)
     c->lines[kind][id]++;
 }
 
@@ -159,9 +116,25 @@ static inline void stride_step(collector *c, uint32_t site, uint64_t addr) {
   c->last_addr[site] = addr;
 }
 
-static void collect_one(collector *c, const cb_access *a) {
-  cb_hierarchy_access(c->h, a->addr, a->size, a->is_write, a->site);
+/* One access through the hierarchy and every view; returns the levels
+ * it missed (cb_hierarchy_access_outcome). */
+static unsigned collect_one(collector *c, const cb_access *a) {
+  uint8_t cls[CB_MAX_LEVELS];
+  unsigned missed = cb_hierarchy_access_outcome(c->h, a->addr, a->size,
+                                                a->is_write, a->site, cls);
   const cb_site *s = a->site < c->p->n_sites ? &c->p->sites[a->site] : NULL;
+  unsigned nl = missed < c->nl ? missed : c->nl;
+  for (unsigned l = 0; l < nl; l++) {
+    uint64_t set = (a->addr >> c->shift[l]) & c->mask[l];
+    uint64_t conflict = cls[l] == CB_MISS_CONFLICT;
+    c->set_misses[l][set]++;
+    c->set_conflicts[l][set] += conflict;
+    if (l == 0 && s && !s->is_call && s->var < c->p->n_vars) {
+      uint64_t *vs = &c->var_set[((size_t)s->var * c->sets[0] + set) * 2];
+      vs[0]++;
+      vs[1] += conflict;
+    }
+  }
   /* A program access to a live heap block counts for its allocation
    * site: one access at the first level, and at each level it misses one
    * miss of one class and one access of the next (cachegrind's rule, as
@@ -169,55 +142,22 @@ static void collect_one(collector *c, const cb_access *a) {
   uint32_t row = s && !s->is_call
                      ? cb_alloc_track_find(c->alloc, a->addr, a->site)
                      : CB_NONE;
-  cb_site_counts d[CB_RESULT_LEVELS];
-  if (row != CB_NONE) {
-    memset(d, 0, c->nl * sizeof *d);
-    d[0].accesses = 1;
-  }
-  for (unsigned l = 0; l < c->nl; l++) {
-    cb_level_stats st;
-    cb_hierarchy_level_stats(c->h, l, &st);
-    if (st.misses == c->prev_misses[l])
-      break;
-    if (row != CB_NONE) {
-      d[l].misses = 1;
-      if (st.miss_class[CB_MISS_COMPULSORY] != c->prev_compulsory[l])
-        d[l].compulsory = 1;
-      else if (st.miss_class[CB_MISS_CONFLICT] != c->prev_conflicts[l])
-        d[l].conflict = 1;
-      else
-        d[l].capacity = 1;
-      if (l + 1 < c->nl)
-        d[l + 1].accesses = 1;
-    }
-    c->prev_compulsory[l] = st.miss_class[CB_MISS_COMPULSORY];
-    uint64_t set = (a->addr >> c->shift[l]) & c->mask[l];
-    uint64_t conflict = st.miss_class[CB_MISS_CONFLICT] - c->prev_conflicts[l];
-    c->set_misses[l][set]++;
-    c->set_conflicts[l][set] += conflict;
-    c->prev_misses[l] = st.misses;
-    c->prev_conflicts[l] = st.miss_class[CB_MISS_CONFLICT];
-    if (l == 0 && s && !s->is_call && s->var < c->p->n_vars) {
-      uint64_t *vs = &c->var_set[((size_t)s->var * c->sets[0] + set) * 2];
-      vs[0]++;
-      vs[1] += conflict;
-    }
-  }
   if (row != CB_NONE)
-    cb_alloc_track_count(c->alloc, row, a, d);
+    cb_alloc_track_count(c->alloc, row, a, nl, cls);
   if (!s || s->is_call)
-    return;
+    return missed;
   stride_step(c, a->site, a->addr);
   uint64_t first = a->addr >> c->shift[0];
   uint64_t last = (a->addr + (a->size ? a->size - 1 : 0)) >> c->shift[0];
   if (c->last_line[a->site] == last + 1)
-    return;
+    return missed;
   c->last_line[a->site] = last + 1;
   for (uint64_t line = first; line <= last && line - first < 64; line++) {
     touch(c, WS_VAR, s->var, line);
     touch(c, WS_TYPE, s->type, line);
     touch(c, WS_FIELD, s->field, line);
   }
+  return missed;
 }
 
 void drv_fanout_batch(void *ctx, const cb_access *batch, size_t n) {
@@ -329,17 +269,15 @@ static void collect_block(collector *c, const cb_affine_block *b) {
         once[j] = false;
   }
   for (uint64_t t = 0; t < b->n_iter;) {
-    const uint64_t misses_before = c->prev_misses[0];
+    bool all_hit = true;
     for (uint32_t j = 0; j < b->n_acc; j++) {
       const cb_affine_access *a = &b->acc[j];
       one = (cb_access){.addr = a->base + t * (uint64_t)a->stride,
                         .site = a->site,
                         .size = a->size,
                         .is_write = a->is_write};
-      collect_one(c, &one);
+      all_hit &= collect_one(c, &one) == 0;
     }
-    /* collect_one keeps prev_misses[0] at the first level's misses */
-    bool all_hit = c->prev_misses[0] == misses_before;
     bool same = t > 0 && same_lines(b, t - 1, t, shift);
     t++;
     if (!all_hit || !same)

@@ -16,6 +16,7 @@
 #include "cbana/program.h"
 #include "cbana/results.h"
 #include "driver_memo.h"
+#include "lineset.h"
 
 /* CPU time of the calling thread, in seconds: a system call (no vDSO
  * path for CPU clocks), 1.3 us on these VMs. Per input only. */
@@ -37,19 +38,6 @@ static inline double drv_sim_clock_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Distinct (kind, id, line) triples: the working sets. Open addressing,
- * grown at half full. */
-typedef struct ws_entry {
-  uint64_t line;
-  uint32_t tag; /* kind << 30 | id, +1 so that 0 is empty */
-  uint32_t pad;
-} ws_entry;
-
-typedef struct ws_set {
-  ws_entry *v;
-  size_t cap, n; /* cap is a power of two */
-} ws_set;
-
 enum { WS_VAR, WS_TYPE, WS_FIELD };
 
 /* Beside one hierarchy: what the views need beyond per-site counters
@@ -63,9 +51,7 @@ typedef struct collector {
   uint64_t mask[CB_RESULT_LEVELS];
   uint32_t sets[CB_RESULT_LEVELS];
   uint64_t *set_misses[CB_RESULT_LEVELS], *set_conflicts[CB_RESULT_LEVELS];
-  uint64_t prev_misses[CB_RESULT_LEVELS], prev_conflicts[CB_RESULT_LEVELS];
-  uint64_t prev_compulsory[CB_RESULT_LEVELS];
-  ws_set ws;
+  lineset ws;          /* (kind << 30 | id, line): the working sets */
   uint64_t *lines[3];  /* per var, type, field */
   uint64_t *last_line; /* per site: the line of its latest access + 1 */
   uint64_t *last_addr; /* per site */

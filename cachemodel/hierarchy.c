@@ -80,6 +80,39 @@ void cb_hierarchy_access(cb_hierarchy *h, uint64_t addr, uint32_t size,
   access_levels(h, addr, access_end(addr, size), is_write, site);
 }
 
+unsigned cb_hierarchy_access_outcome(cb_hierarchy *h, uint64_t addr,
+                                     uint32_t size, bool is_write,
+                                     uint32_t site,
+                                     uint8_t cls[CB_MAX_LEVELS]) {
+  memo_settle(h);
+  /* The counters before: a missed level counts one miss, and with
+   * classification one miss of its class (access_levels). */
+  uint64_t misses[CB_MAX_LEVELS], compulsory[CB_MAX_LEVELS],
+      conflict[CB_MAX_LEVELS];
+  for (unsigned l = 0; l < h->n_levels; l++) {
+    const cb_level *lv = &h->levels[l];
+    misses[l] = lv->misses;
+    compulsory[l] = lv->miss_class[CB_MISS_COMPULSORY];
+    conflict[l] = lv->miss_class[CB_MISS_CONFLICT];
+  }
+  cb_hierarchy_access(h, addr, size, is_write, site);
+  unsigned n = 0;
+  for (; n < h->n_levels; n++) {
+    const cb_level *lv = &h->levels[n];
+    if (lv->misses == misses[n])
+      break;
+    if (!h->classify)
+      cls[n] = CB_MISS_CLASSES;
+    else if (lv->miss_class[CB_MISS_COMPULSORY] != compulsory[n])
+      cls[n] = CB_MISS_COMPULSORY;
+    else if (lv->miss_class[CB_MISS_CONFLICT] != conflict[n])
+      cls[n] = CB_MISS_CONFLICT;
+    else
+      cls[n] = CB_MISS_CAPACITY;
+  }
+  return n;
+}
+
 static void set_err(char *err, size_t n, const char *msg, const char *name) {
   if (err && n)
     snprintf(err, n, "%s%s%s", name ? name : "", name ? ": " : "", msg);

@@ -37,6 +37,16 @@ void cb_hierarchy_run(cb_hierarchy *h, const cb_access *batch, size_t n);
 void cb_hierarchy_access(cb_hierarchy *h, uint64_t addr, uint32_t size,
                          bool is_write, uint32_t site);
 
+/* cb_hierarchy_access, telling what the access did: returns how many
+ * levels it missed (the first ones: a miss goes on to the next level, a
+ * hit stops), and writes the class of each of those misses to cls[0 ..]
+ * (enum cb_miss_class; CB_MISS_CLASSES without classification). For a
+ * consumer that watches every outcome (the analysis's collector), in
+ * place of reading every level's counters after each access. */
+unsigned cb_hierarchy_access_outcome(cb_hierarchy *h, uint64_t addr,
+                                     uint32_t size, bool is_write,
+                                     uint32_t site, uint8_t cls[CB_MAX_LEVELS]);
+
 /* An affine block: the accesses of n_iter iterations of a loop body whose
  * addresses are affine in the iteration number. Iteration t (0 <= t <
  * n_iter) makes the n_acc accesses acc[0 .. n_acc) in that order, access j

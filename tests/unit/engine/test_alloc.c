@@ -45,13 +45,14 @@ static void test_markers(void) {
   CHECK_EQ_U64(back.size, ev.size);
 }
 
-static cb_site_counts one[CB_RESULT_LEVELS] = {{1, 1, 1, 0, 0}};
+/* Every access misses the one level, a compulsory miss. */
+static const uint8_t compulsory[CB_MAX_LEVELS] = {CB_MISS_COMPULSORY};
 
 static void access(cb_alloc_track *t, uint64_t addr, uint32_t site) {
   cb_access a = {addr, site, 8, 0, 0};
   uint32_t row = cb_alloc_track_find(t, addr, site);
   if (row != CB_NONE)
-    cb_alloc_track_count(t, row, &a, one);
+    cb_alloc_track_count(t, row, &a, 1, compulsory);
 }
 
 static const cb_alloc_site *row_of(const cb_alloc_site *rows, uint32_t n,
@@ -101,6 +102,9 @@ static void test_reuse(void) {
   CHECK(a && b && c);
   if (a && b && c) {
     CHECK_EQ_U64(a->level[0].accesses, 33);
+    CHECK_EQ_U64(a->level[0].misses, 33);
+    CHECK_EQ_U64(a->level[0].compulsory, 33);
+    CHECK_EQ_U64(a->level[0].capacity + a->level[0].conflict, 0);
     CHECK_EQ_U64(a->blocks, 4);
     CHECK_EQ_U64(a->bytes, 256);
     CHECK_EQ_U64(a->min_size, 64);
@@ -212,7 +216,7 @@ static void test_random(void) {
       cb_alloc_site *rows;
       uint32_t n;
       if (row != CB_NONE) {
-        cb_alloc_track_count(t, row, &a, one);
+        cb_alloc_track_count(t, row, &a, 1, compulsory);
         if (cb_alloc_track_export(t, &rows, &n)) {
           bad += row >= n || rows[row].site != want;
           free(rows);

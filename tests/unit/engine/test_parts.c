@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../../analysis/lineset.h"
 #include "../../../analysis/mem.h"
 #include "../../../analysis/rand.h"
 #include "cbana/engine.h"
@@ -262,6 +263,74 @@ static void test_mem_move_stale(void) {
   CHECK_EQ_U64(bad, 0);
 }
 
+/* lineset.h against first occurrences found by sorting: clustered walks,
+ * strides across chunks, random lines over the whole range, tags up to
+ * the working sets' largest (kind 2 << 30), then the same after a clear. */
+typedef struct ls_ref {
+  uint32_t tag;
+  uint64_t line;
+  size_t i;
+} ls_ref;
+
+static int ls_ref_cmp(const void *a, const void *b) {
+  const ls_ref *x = a, *y = b;
+  if (x->tag != y->tag)
+    return x->tag < y->tag ? -1 : 1;
+  if (x->line != y->line)
+    return x->line < y->line ? -1 : 1;
+  return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static void test_lineset(void) {
+  enum { N = 200000 };
+  ls_ref *seq = malloc(N * sizeof *seq), *sorted = malloc(N * sizeof *seq);
+  bool *fresh = calloc(N, sizeof *fresh);
+  uint32_t tags[] = {0, 1, 7, 1u << 30 | 3, 2u << 30 | 5, 0xfffffffeu};
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (size_t i = 0; i < N; i++) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    uint32_t tag = tags[(x >> 20) % 6];
+    uint64_t line;
+    switch ((x >> 40) % 4) {
+    case 0: /* a walk: consecutive lines */
+      line = 1000 + i % 3000;
+      break;
+    case 1: /* a column: 50 lines apart, across chunks */
+      line = 7 + 50 * (i % 977);
+      break;
+    case 2: /* anywhere, the top of the range included */
+      line = x ^ (x << 17);
+      break;
+    default: /* a few lines, often repeated */
+      line = (x >> 50) % 16 + (UINT64_MAX - 20);
+      break;
+    }
+    seq[i] = (ls_ref){.tag = tag, .line = line, .i = i};
+  }
+  memcpy(sorted, seq, N * sizeof *seq);
+  qsort(sorted, N, sizeof *sorted, ls_ref_cmp);
+  for (size_t i = 0; i < N; i++)
+    fresh[sorted[i].i] = i == 0 || sorted[i].tag != sorted[i - 1].tag ||
+                         sorted[i].line != sorted[i - 1].line;
+  lineset s;
+  memset(&s, 0, sizeof s);
+  for (int round = 0; round < 2; round++) {
+    size_t bad = 0, added = 0;
+    for (size_t i = 0; i < N; i++) {
+      int r = lineset_add(&s, seq[i].tag, seq[i].line);
+      bad += r != (fresh[i] ? 1 : 0);
+      added += r == 1;
+    }
+    CHECK_EQ_U64(bad, 0);
+    CHECK(added > 1000);
+    lineset_clear(&s);
+  }
+  lineset_free(&s);
+  free(seq);
+  free(sorted);
+  free(fresh);
+}
+
 int main(void) {
   test_stack_top();
   test_rand();
@@ -269,5 +338,6 @@ int main(void) {
   test_parse();
   test_mem();
   test_mem_move_stale();
+  test_lineset();
   return check_done();
 }
