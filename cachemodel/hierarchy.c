@@ -85,6 +85,21 @@ unsigned cb_hierarchy_access_outcome(cb_hierarchy *h, uint64_t addr,
                                      uint32_t site,
                                      uint8_t cls[CB_MAX_LEVELS]) {
   memo_settle(h);
+  /* cb_records_run's steps for one record (and cb_hierarchy_access's for
+   * a larger one, where the fast path never applies): counted at the
+   * first level, then the fast path, then the levels. */
+  cb_level *l1 = &h->levels[0];
+  l1->accesses++;
+  l1->writes += is_write;
+  if (site < h->n_sites)
+    h->sites[(size_t)site * h->n_levels].accesses++;
+  uint64_t end = access_end(addr, size);
+  if (addr >> l1->line_shift == l1->last_line &&
+      end >> l1->line_shift == l1->last_line) {
+    if (l1->shadow)
+      l1->shadow->hist[0]++;
+    return 0;
+  }
   /* The counters before: a missed level counts one miss, and with
    * classification one miss of its class (access_levels). */
   uint64_t misses[CB_MAX_LEVELS], compulsory[CB_MAX_LEVELS],
@@ -95,7 +110,15 @@ unsigned cb_hierarchy_access_outcome(cb_hierarchy *h, uint64_t addr,
     compulsory[l] = lv->miss_class[CB_MISS_COMPULSORY];
     conflict[l] = lv->miss_class[CB_MISS_CONFLICT];
   }
-  cb_hierarchy_access(h, addr, size, is_write, site);
+  if (size <= UINT16_MAX) {
+    h->slow_accesses++;
+    if (h->lean_mask && (addr & h->lean_mask) + size <= h->lean_mask + 1)
+      access_lean(h, addr, is_write, site);
+    else
+      access_levels(h, addr, end, is_write, site);
+  } else {
+    access_levels(h, addr, end, is_write, site);
+  }
   unsigned n = 0;
   for (; n < h->n_levels; n++) {
     const cb_level *lv = &h->levels[n];

@@ -102,11 +102,38 @@ static void run_both(const cb_cache_config *cfg, const cb_access *t, size_t n,
   bool classify = flags & CB_CLASSIFY;
   ref_model m;
   ref_init(&m, cfg, 5);
-  for (size_t i = 0; i < n; i++)
+  /* The last quarter one at a time with its outcome, which must match
+   * what the reference's counters did on that access. */
+  size_t q = n - n / 4;
+  for (size_t i = 0; i < q; i++)
     ref_access(&m, t[i].addr, t[i].size, t[i].is_write, t[i].site, classify);
   cb_hierarchy_run(h, t, n / 2);
-  for (size_t i = n / 2; i < n; i++)
+  for (size_t i = n / 2; i < q; i++)
     cb_hierarchy_access(h, t[i].addr, t[i].size, t[i].is_write, t[i].site);
+  size_t bad_outcomes = 0, misses_seen = 0;
+  for (size_t i = q; i < n; i++) {
+    cb_level_stats before[CB_MAX_LEVELS];
+    for (unsigned l = 0; l < m.n; l++)
+      before[l] = m.lv[l].st;
+    ref_access(&m, t[i].addr, t[i].size, t[i].is_write, t[i].site, classify);
+    uint8_t cls[CB_MAX_LEVELS];
+    unsigned missed = cb_hierarchy_access_outcome(
+        h, t[i].addr, t[i].size, t[i].is_write, t[i].site, cls);
+    unsigned want = 0;
+    while (want < m.n && m.lv[want].st.misses != before[want].misses)
+      want++;
+    bad_outcomes += missed != want;
+    misses_seen += missed;
+    for (unsigned l = 0; l < missed && l < want; l++) {
+      unsigned c = CB_MISS_CLASSES;
+      for (unsigned k = 0; classify && k < CB_MISS_CLASSES; k++)
+        if (m.lv[l].st.miss_class[k] != before[l].miss_class[k])
+          c = k;
+      bad_outcomes += cls[l] != c;
+    }
+  }
+  CHECK_EQ_U64(bad_outcomes, 0);
+  CHECK(misses_seen > 0);
   CHECK(ref_compare(h, &m, classify, what) == 0);
   /* A reset starts the same run again, random policies included. */
   cb_hierarchy_reset(h);
