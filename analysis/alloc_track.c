@@ -9,6 +9,7 @@
  * block dies), then a binary search. */
 #include "alloc_track.h"
 #include "lineset.h"
+#include "mix64.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -60,14 +61,6 @@ typedef struct pair_map {
   size_t cap, n;
 } pair_map;
 
-static uint64_t mix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  return x ^ (x >> 33);
-}
-
 /* The entry of (row, key), made with val 0 when new (*fresh set); NULL
  * when out of memory. */
 static pair_entry *pair_get(pair_map *m, uint32_t row, uint64_t key,
@@ -79,7 +72,7 @@ static pair_entry *pair_get(pair_map *m, uint32_t row, uint64_t key,
       return NULL;
     for (size_t i = 0; i < m->cap; i++)
       if (m->v[i].row) {
-        size_t k = mix(m->v[i].key ^ (uint64_t)m->v[i].row << 44) & (cap - 1);
+        size_t k = mix64(m->v[i].key ^ (uint64_t)m->v[i].row << 44) & (cap - 1);
         while (v[k].row)
           k = (k + 1) & (cap - 1);
         v[k] = m->v[i];
@@ -88,7 +81,7 @@ static pair_entry *pair_get(pair_map *m, uint32_t row, uint64_t key,
     m->v = v;
     m->cap = cap;
   }
-  size_t k = mix(key ^ (uint64_t)(row + 1) << 44) & (m->cap - 1);
+  size_t k = mix64(key ^ (uint64_t)(row + 1) << 44) & (m->cap - 1);
   while (m->v[k].row) {
     if (m->v[k].row == row + 1 && m->v[k].key == key) {
       *fresh = false;

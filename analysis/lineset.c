@@ -1,19 +1,13 @@
 /* Sets of (tag, line) pairs as per-chunk bitmaps; see lineset.h. */
 #include "lineset.h"
 
+#include "mix64.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t mix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  return x ^ (x >> 33);
-}
-
 static size_t slot_hash(uint32_t tag1, uint64_t chunk) {
-  return (size_t)mix(chunk ^ (uint64_t)tag1 << 40);
+  return (size_t)mix64(chunk ^ (uint64_t)tag1 << 40);
 }
 
 /* The recent-cache index: cheap, and a walk over consecutive chunks of
