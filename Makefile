@@ -35,8 +35,8 @@ bench: build
 
 # Issue 7: cbana's fast engine vs cachegrind (bench/results/fast.md).
 bench-fast: build
-	CBANA_FLAGS=--no-classify bench/fast.sh -b $(BUILD) medium irregular \
-	  tablev memory report
+	CBANA_FLAGS=--no-classify bench/fast.sh -b $(BUILD) medium medium-default \
+	  irregular tablev memory report
 
 format:
 	find cachemodel frontend analysis report cli include tests bench polybench \

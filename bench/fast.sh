@@ -3,8 +3,11 @@
 #
 #   bench/fast.sh [-b BUILD] [-r RESULTS] [-k "KERNEL ..."] SECTION...
 #
-# SECTION: medium | large | irregular | tablev | memory | report
+# SECTION: medium | medium-default | large | irregular | tablev | memory |
+#          report
 #   medium, large  every PolyBench kernel at MEDIUM / LARGE
+#   medium-default MEDIUM with cbana in its default mode (classification
+#                  and every view), against the medium cachegrind runs
 #   irregular      bench/workloads whose addresses come from loaded data
 #                  (CSR gathers, pointer chasing), near 10^8 data references
 #   tablev         the paper's Table V: 1000 inputs (gen_brpath_inputs.sh)
@@ -32,7 +35,7 @@ while getopts b:r:k: o; do
     b) build=$(cd "$OPTARG" && pwd) ;;
     r) results=$OPTARG ;;
     k) only=$OPTARG ;;
-    *) sed -n '2,22p' "$0"; exit 2 ;;
+    *) sed -n '2,25p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -94,16 +97,25 @@ cb() {
   cp "$log" "$results/stats.$sec.$name.txt"
 }
 
+# polybench SIZE [SECTION]: SECTION medium-default runs cbana in its
+# default mode (classification and every view, CBANA_FLAGS ignored) and
+# reuses the medium section's cachegrind lines.
 polybench() {
-  local size=$1 sec
-  sec=$(echo "$size" | tr 'A-Z' 'a-z')
+  local size=$1 sec=${2:-}
+  [ -n "$sec" ] || sec=$(echo "$size" | tr 'A-Z' 'a-z')
   "$root/polybench/build.sh" -s "$size" -o "$work/pb-$size" > /dev/null
   "$root/polybench/build.sh" --list | while read -r name src; do
     if [ -n "$only" ] && ! echo " $only " | grep -q " $name "; then
       continue
     fi
-    cg "$sec" "$name" "$work/pb-$size/$name"
     # LARGE kernels run past the default budget of 10^9 operations
+    if [ "$sec" = medium-default ]; then
+      CBANA_FLAGS= cb "$sec" "$name" "$root/polybench/$src" \
+        --budget 1000000000000 \
+        --cflags "-O2 -D${size}_DATASET -I$root/polybench"
+      continue
+    fi
+    cg "$sec" "$name" "$work/pb-$size/$name"
     cb "$sec" "$name" "$root/polybench/$src" --budget 1000000000000 \
       --cflags "-O2 -D${size}_DATASET -I$root/polybench"
   done
@@ -164,6 +176,7 @@ memory() {
 for s in "$@"; do
   case $s in
     medium) polybench MEDIUM ;;
+    medium-default) polybench MEDIUM medium-default ;;
     large) polybench LARGE ;;
     irregular) irregular ;;
     tablev) tablev ;;
