@@ -62,22 +62,12 @@ void cb_hierarchy_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
   cb_records_run(h, batch, n);
 }
 
+/* One access is its outcome with the outcome left unread: one copy of
+ * the steps (cb_hierarchy_access_outcome, below). */
 void cb_hierarchy_access(cb_hierarchy *h, uint64_t addr, uint32_t size,
                          bool is_write, uint32_t site) {
-  memo_settle(h);
-  cb_access a = {.addr = addr, .site = site, .is_write = is_write};
-  if (size <= UINT16_MAX) {
-    a.size = (uint16_t)size;
-    cb_records_run(h, &a, 1);
-    return;
-  }
-  /* Too big for a batch entry: the same steps, without the fast path. */
-  cb_level *l1 = &h->levels[0];
-  l1->accesses++;
-  l1->writes += is_write;
-  if (site < h->n_sites)
-    h->sites[(size_t)site * h->n_levels].accesses++;
-  access_levels(h, addr, access_end(addr, size), is_write, site);
+  uint8_t cls[CB_MAX_LEVELS];
+  cb_hierarchy_access_outcome(h, addr, size, is_write, site, cls);
 }
 
 unsigned cb_hierarchy_access_outcome(cb_hierarchy *h, uint64_t addr,
