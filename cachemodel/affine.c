@@ -163,16 +163,14 @@ static bool shadow_warp(cb_stackdist *sd, uint32_t shift, const uint64_t *p,
   return true;
 }
 
-/* What the loop did, for the counters. */
-typedef struct affine_run {
-  uint64_t slow, warped, warps;
-} affine_run;
-
 /* The iterations of a block of n accesses (a constant in the callers
- * below, so that the per-access arrays become registers). */
+ * below, so that the per-access arrays become registers). With a key
+ * (parallel.c), only the accesses of partition `part`: the others are
+ * another thread's, in sets this one never touches. */
 static inline __attribute__((always_inline)) void
 run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
-               const bool can_warp, const bool aligned, affine_run *out) {
+               const bool can_warp, const bool aligned, const par_key *key,
+               const uint32_t part, affine_run *out) {
   uint64_t addr[AFFINE_MAX_INLINE], stride[AFFINE_MAX_INLINE];
   uint16_t size[AFFINE_MAX_INLINE];
   bool is_write[AFFINE_MAX_INLINE], up[AFFINE_MAX_INLINE];
@@ -213,6 +211,8 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
       const bool one_line =
           aligned || (a & offset_mask) + size[j] <= offset_mask + 1;
       if (a >> shift == last_line && one_line)
+        continue;
+      if (key && par_part(key, a) != part)
         continue;
       slow++;
       /* In front of its set: a hit that changes nothing (way0_hits). */
@@ -343,14 +343,16 @@ void cb_affine_run(cb_hierarchy *h, const cb_affine_block *b) {
 #define RUN_N(N)                                                               \
   do {                                                                         \
     if (can_warp && aligned)                                                   \
-      run_iterations(h, b, N, true, true, &r);                                 \
+      run_iterations(h, b, N, true, true, NULL, 0, &r);                        \
     else if (can_warp)                                                         \
-      run_iterations(h, b, N, true, false, &r);                                \
+      run_iterations(h, b, N, true, false, NULL, 0, &r);                       \
     else if (aligned)                                                          \
-      run_iterations(h, b, N, false, true, &r);                                \
+      run_iterations(h, b, N, false, true, NULL, 0, &r);                       \
     else                                                                       \
-      run_iterations(h, b, N, false, false, &r);                               \
+      run_iterations(h, b, N, false, false, NULL, 0, &r);                      \
   } while (0)
+  if (aligned && h->pool && par_run_affine(h, b, can_warp, &r))
+    goto count;
   switch (b->n_acc) {
   case 1:
     RUN_N(1);
@@ -372,6 +374,7 @@ void cb_affine_run(cb_hierarchy *h, const cb_affine_block *b) {
     break;
   }
 #undef RUN_N
+count:;
   uint64_t total = b->n_iter * b->n_acc;
   l1->accesses += total;
   l1->writes += b->n_iter * writes;
@@ -382,6 +385,34 @@ void cb_affine_run(cb_hierarchy *h, const cb_affine_block *b) {
     l1->shadow->hist[0] += total - r.slow - r.warped * b->n_acc;
   h->affine.warped_iterations += r.warped;
   h->affine.warps += r.warps;
+}
+
+void affine_run_part(cb_hierarchy *v, const cb_affine_block *b,
+                     const par_key *key, uint32_t part, bool can_warp,
+                     affine_run *out) {
+  /* The common sizes get their own copy, as in cb_affine_run. */
+#define RUN_PART(N)                                                            \
+  do {                                                                         \
+    if (can_warp)                                                              \
+      run_iterations(v, b, N, true, true, key, part, out);                     \
+    else                                                                       \
+      run_iterations(v, b, N, false, true, key, part, out);                    \
+  } while (0)
+  switch (b->n_acc) {
+  case 2:
+    RUN_PART(2);
+    break;
+  case 3:
+    RUN_PART(3);
+    break;
+  case 4:
+    RUN_PART(4);
+    break;
+  default:
+    RUN_PART(b->n_acc);
+    break;
+  }
+#undef RUN_PART
 }
 
 /* The line sequence of iteration t - 1 (first and last byte of each

@@ -193,6 +193,7 @@ oom:
 void cb_hierarchy_destroy(cb_hierarchy *h) {
   if (!h)
     return;
+  par_stop(h);
   for (unsigned i = 0; i < h->n_levels; i++) {
     cb_level_free(&h->levels[i]);
     if (h->classify)

@@ -8,6 +8,8 @@
 #include "level.h"
 #include "memo.h"
 
+typedef struct par_pool par_pool; /* parallel.c */
+
 struct cb_hierarchy {
   unsigned n_levels;
   uint32_t n_sites;
@@ -19,6 +21,7 @@ struct cb_hierarchy {
   uint64_t lean_mask;
   cb_affine_stats affine; /* affine.c's counters */
   seg_memo *memo;         /* memo.c, or NULL where it does not apply */
+  par_pool *pool;         /* parallel.c: threads that split blocks, or NULL */
   cb_level levels[CB_MAX_LEVELS];
   cb_stackdist shadows[CB_MAX_LEVELS];
 };
@@ -32,6 +35,50 @@ void cb_affine_run(cb_hierarchy *h, const cb_affine_block *b);
  * block, runs or counts its segment. */
 bool memo_hold(cb_hierarchy *h, const cb_access *batch, size_t n);
 void memo_block(cb_hierarchy *h, const cb_affine_block *b);
+
+/* What affine.c's iteration loop did, for the counters. */
+typedef struct affine_run {
+  uint64_t slow, warped, warps;
+} affine_run;
+
+/* A partition of the lines by the bits every level's set index holds
+ * (parallel.c): x = address bits [shift, shift + popcount(mask)); bit i
+ * of the part is the parity of x's bits at positions i, i + n_bits,
+ * i + 2 n_bits, ... (lanes[i]). A column walk's lines form an arithmetic
+ * progression that takes every value of x's upper bits, the lowest few
+ * fixed by the stride; parities of interleaved bits split such a set
+ * evenly (a multiplicative hash split PolyBench's columns 56 : 44). */
+#define PAR_MAX_BITS 6
+typedef struct par_key {
+  uint32_t shift, n_bits;
+  uint64_t mask;
+  uint64_t lanes[PAR_MAX_BITS];
+} par_key;
+
+static inline uint32_t par_part(const par_key *k, uint64_t addr) {
+  uint64_t x = (addr >> k->shift) & k->mask;
+  if (k->n_bits == 1)
+    return (uint32_t)__builtin_parityll(x);
+  uint32_t part = 0;
+  for (uint32_t i = 0; i < k->n_bits; i++)
+    part |= (uint32_t)__builtin_parityll(x & k->lanes[i]) << i;
+  return part;
+}
+
+/* affine.c: the iterations of an aligned block (every access inside one
+ * line at every level), only the accesses of partition `part`, on a
+ * view of the hierarchy (parallel.c). The first level's access counters
+ * are the caller's. */
+void affine_run_part(cb_hierarchy *v, const cb_affine_block *b,
+                     const par_key *key, uint32_t part, bool can_warp,
+                     affine_run *out);
+/* parallel.c: runs an aligned block split over the pool's threads, the
+ * caller's included, and adds the parts' counters to h's; false (nothing
+ * done) without a pool or for a short block. */
+bool par_run_affine(cb_hierarchy *h, const cb_affine_block *b, bool can_warp,
+                    affine_run *out);
+/* Stops the pool's threads and frees it (nothing without one). */
+void par_stop(cb_hierarchy *h);
 
 /* The shadow's verdict on a line the level missed. */
 static inline unsigned classify_line(const cb_level *lv, uint64_t distance) {

@@ -10,6 +10,14 @@ static uint32_t log2_exact(uint64_t v) {
   return k;
 }
 
+/* Storage aligned to host cache lines (CB_HOST_LINE), so that a set
+ * never shares a host line with a set of another partition
+ * (parallel.c). */
+static void *host_line_alloc(size_t bytes) {
+  size_t rounded = (bytes + CB_HOST_LINE - 1) / CB_HOST_LINE * CB_HOST_LINE;
+  return aligned_alloc(CB_HOST_LINE, rounded ? rounded : CB_HOST_LINE);
+}
+
 bool cb_level_init(cb_level *lv, const cb_level_config *cfg,
                    cb_stackdist *shadow) {
   memset(lv, 0, sizeof *lv);
@@ -22,12 +30,12 @@ bool cb_level_init(cb_level *lv, const cb_level_config *cfg,
   lv->policy = cfg->policy;
   lv->write_allocate = cfg->write_allocate;
   lv->shadow = shadow;
-  lv->tags = malloc(lv->n_lines * sizeof *lv->tags);
+  lv->tags = host_line_alloc(lv->n_lines * sizeof *lv->tags);
   if (lv->policy == CB_POLICY_PLRU) {
     /* Bits 1..assoc-1 of each set's tree. */
     lv->plru_words = (lv->assoc + 63) / 64;
     lv->plru_bits =
-        malloc((lv->set_mask + 1) * lv->plru_words * sizeof(uint64_t));
+        host_line_alloc((lv->set_mask + 1) * lv->plru_words * sizeof(uint64_t));
   }
   if (!lv->tags || (lv->policy == CB_POLICY_PLRU && !lv->plru_bits)) {
     cb_level_free(lv);

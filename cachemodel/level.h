@@ -9,6 +9,10 @@
 #include "stackdist.h"
 #include "wideset.h"
 
+/* The host's cache line (x86-64, AArch64): the unit of false sharing
+ * between threads that split a block by set (parallel.c). */
+#define CB_HOST_LINE 64
+
 typedef struct cb_level {
   /* Read on every access, kept together. */
   uint64_t last_line; /* line of the latest reference if still cached */

@@ -21,6 +21,7 @@ enum {
   OPT_FORMAT,
   OPT_TOP,
   OPT_JOBS,
+  OPT_SIM_THREADS,
   OPT_BUDGET,
   OPT_STACK_TOP,
   OPT_NO_CLASSIFY,
@@ -48,6 +49,7 @@ static const struct option long_options[] = {
     {"output", required_argument, NULL, 'o'},
     {"top", required_argument, NULL, OPT_TOP},
     {"jobs", required_argument, NULL, OPT_JOBS},
+    {"sim-threads", required_argument, NULL, OPT_SIM_THREADS},
     {"budget", required_argument, NULL, OPT_BUDGET},
     {"stack-top", required_argument, NULL, OPT_STACK_TOP},
     {"no-classify", no_argument, NULL, OPT_NO_CLASSIFY},
@@ -154,6 +156,11 @@ bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
       ok = (parse_u64(optarg, &n) && n < 1024)
                ? (a->jobs = (unsigned)n, true)
                : bad_number(command, "--jobs", optarg);
+      break;
+    case OPT_SIM_THREADS:
+      ok = (parse_u64(optarg, &n) && n < 1024)
+               ? (a->sim_threads = (unsigned)n, true)
+               : bad_number(command, "--sim-threads", optarg);
       break;
     case OPT_BUDGET:
       ok = (parse_u64(optarg, &n) && n > 0)
@@ -274,6 +281,8 @@ void cb_analyze_args_usage(const char *command, const char *extra) {
       "  --top N             rows per table in the text report (10)\n"
       "engine:\n"
       "  --jobs N            inputs analysed in parallel (default: cores)\n"
+      "  --sim-threads N     split long loops by cache set over N threads "
+      "(default 1)\n"
       "  --budget N          operations an input may execute before it "
       "stops\n"
       "  --stack-top ADDR    the stack pointer at main's entry\n"

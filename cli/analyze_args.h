@@ -21,17 +21,18 @@ typedef struct cb_analyze_args {
   const char *compdb_dir;                  /* -p DIR */
   const char *format;                      /* text | json */
   const char *output;                      /* -o FILE, NULL: stdout */
-  const char *argv0;  /* --argv0 PATH: the program path given to it */
-  unsigned top;       /* --top N */
-  unsigned jobs;      /* --jobs N, 0: number of cores */
-  uint64_t budget;    /* --budget N, 0: the engine's default */
-  uint64_t stack_top; /* --stack-top ADDR, 0: computed */
-  bool no_classify;   /* --no-classify */
-  bool quiet;         /* --quiet */
-  bool stats;         /* --stats */
-  bool exact_engine;  /* --exact-engine: the reference interpreter */
-  bool no_memo;       /* --no-memo: simulate every input */
-  bool no_slice;      /* --no-slice: compute every value */
+  const char *argv0;    /* --argv0 PATH: the program path given to it */
+  unsigned top;         /* --top N */
+  unsigned jobs;        /* --jobs N, 0: number of cores */
+  unsigned sim_threads; /* --sim-threads N, 0 or 1: no split */
+  uint64_t budget;      /* --budget N, 0: the engine's default */
+  uint64_t stack_top;   /* --stack-top ADDR, 0: computed */
+  bool no_classify;     /* --no-classify */
+  bool quiet;           /* --quiet */
+  bool stats;           /* --stats */
+  bool exact_engine;    /* --exact-engine: the reference interpreter */
+  bool no_memo;         /* --no-memo: simulate every input */
+  bool no_slice;        /* --no-slice: compute every value */
   /* check and validate */
   const char *baseline; /* --baseline FILE */
   double tolerance;     /* --tolerance PCT (validate), --max-increase */

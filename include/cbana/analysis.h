@@ -52,8 +52,10 @@ typedef struct cb_analysis_stats {
   uint64_t tpl_loops, tpl_iters, tpl_accesses;
   uint64_t tpl_sliced; /* of tpl_loops: run without their values */
   /* blocks the cache model received, and of those, the ones counted
-   * without running them (cb_affine_stats), over every cache */
-  uint64_t sim_blocks, sim_blocks_skipped;
+   * without running them and the ones split by set over sim_threads
+   * threads (cb_affine_stats), over every cache */
+  uint64_t sim_blocks, sim_blocks_skipped, sim_blocks_split;
+  unsigned sim_threads;
   /* inputs whose sliced run needed a skipped value, run again unsliced */
   unsigned resliced;
   char stale_why[640];                /* the first one's location and reason */
@@ -63,8 +65,11 @@ typedef struct cb_analysis_stats {
 
 typedef struct cb_analysis_options {
   cb_engine_options engine;
-  bool classify;     /* 3C classes and stack distances */
-  unsigned jobs;     /* threads; 0: the number of cores */
+  bool classify; /* 3C classes and stack distances */
+  unsigned jobs; /* threads; 0: the number of cores */
+  /* threads that split long affine blocks by cache set (the cache
+   * model's cb_hierarchy_set_threads); 0 or 1: none */
+  unsigned sim_threads;
   const char *argv0; /* the executable path the real run is given */
   bool progress;     /* a progress line on stderr */
   /* Share the results of inputs whose access streams are identical (equal

@@ -115,6 +115,18 @@ void cb_hierarchy_destroy(cb_hierarchy *h);
  * restart from their seeds): the next stream starts a new run. */
 void cb_hierarchy_reset(cb_hierarchy *h);
 
+/* Lets the hierarchy run long affine blocks (stream.h) split by cache
+ * set over n threads, the caller's included (n - 1 started here): the
+ * sets of a level are independent, so each thread runs the accesses of
+ * its own sets, in order, and the counters are the same as one thread's
+ * (cachemodel/parallel.c says why). Only without classification, with no
+ * random level and no wide sets, and for blocks whose every access lies
+ * inside one line; others run on the caller. Returns the number of
+ * threads that will run (a power of two up to n; 1: none started, n < 2
+ * or not applicable); 1 stops them. The hierarchy's functions must still
+ * be called from one thread at a time. */
+unsigned cb_hierarchy_set_threads(cb_hierarchy *h, unsigned n);
+
 unsigned cb_hierarchy_n_levels(const cb_hierarchy *h);
 const cb_level_config *cb_hierarchy_level_config(const cb_hierarchy *h,
                                                  unsigned level);

@@ -97,17 +97,20 @@ bool cb_hierarchy_affine_skip(cb_hierarchy *h, const cb_affine_block *b,
                               uint64_t t, uint64_t m);
 
 /* What cb_hierarchy_run_affine did since the hierarchy was created or
- * reset: blocks and iterations run, iterations skipped by warping and
- * the number of warps; and how many blocks, with the records that came
- * before them, repeated the line references of the ones before so often
- * that they were counted without running them (segments: the hierarchy
- * holds records back until the next block for this, on LRU levels that
- * allocate on every miss, without classification; blocks and iterations
- * include theirs). Diagnostics (tests, benchmarks); the cache counters
- * never depend on them. */
+ * reset: blocks and iterations run, iterations skipped by warping (in a
+ * split block, those every thread skipped) and the number of warps; how
+ * many blocks, with the records that came before them, repeated the line
+ * references of the ones before so often that they were counted without
+ * running them (segments: the hierarchy holds records back until the
+ * next block for this, on LRU levels that allocate on every miss,
+ * without classification; blocks and iterations include theirs); and how
+ * many blocks ran split by set over threads (cb_hierarchy_set_threads).
+ * Diagnostics (tests, benchmarks); the cache counters never depend on
+ * them. */
 typedef struct cb_affine_stats {
   uint64_t blocks, iterations, warped_iterations, warps;
   uint64_t segments_skipped;
+  uint64_t split_blocks; /* run split over threads (set_threads) */
 } cb_affine_stats;
 void cb_hierarchy_affine_stats(const cb_hierarchy *h, cb_affine_stats *out);
 
