@@ -25,6 +25,7 @@
 #define N_SITES 6
 
 static uint64_t rnd_state = 11;
+static uint64_t memo_skips; /* segments the memo counted, last case */
 static uint64_t rnd(uint64_t n) {
   return ref_rand(&rnd_state) % n;
 }
@@ -174,6 +175,7 @@ static void one_case(const cb_cache_config *cfg, unsigned threads,
   cb_affine_stats st;
   cb_hierarchy_affine_stats(t.split, &st);
   CHECK(st.split_blocks >= 7);
+  memo_skips += st.segments_skipped;
   /* a reset keeps the threads and the results right */
   cb_hierarchy_reset(t.split);
   cb_hierarchy_reset(t.one);
@@ -222,6 +224,19 @@ int main(void) {
              k, cfg.n_levels, cb_policy_name(p1), a1, line1, cb_policy_name(p2),
              a2, line2, n);
     one_case(&cfg, n, what);
+  }
+  /* All LRU, every level allocating: the memo counts repeated segments
+   * without running them, from differences that include the parts'. */
+  for (unsigned n_levels = 1; n_levels <= 3; n_levels++) {
+    cb_cache_config all = {
+        n_levels,
+        {lvl("L1D", 32768, 8, 64, CB_POLICY_LRU, true, 1),
+         lvl("L2", 262144, 4, 64, CB_POLICY_LRU, true, 2),
+         lvl("L3", 1 << 20, 16, 64, CB_POLICY_LRU, true, 3)}};
+    snprintf(what, sizeof what, "all LRU, %u levels", n_levels);
+    memo_skips = 0;
+    one_case(&all, 2, what);
+    CHECK(memo_skips > 0);
   }
   cb_cache_config lru = {2,
                          {lvl("L1D", 32768, 8, 64, CB_POLICY_LRU, true, 1),
