@@ -618,15 +618,22 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
 
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   unsigned jobs = opt->jobs ? opt->jobs : (cores > 0 ? (unsigned)cores : 1);
+  /* Splitting blocks by set (--sim-threads) is off unless asked for: on
+   * this project's 2-vCPU machines it ran 1.2 to 1.4 times faster in
+   * most runs and no faster, at twice the CPU, in some
+   * (bench/results/fast_notes.md, session 8). */
+  d.sim_threads = opt->sim_threads;
+  unsigned sim_cores = d.sim_threads > 1 ? d.sim_threads : 1;
   if (jobs > n_inputs) {
-    /* a core left per input: stream generation and simulation overlap */
-    d.pipeline = opt->engine.mode == CB_ENGINE_FAST && jobs >= 2 * n_inputs;
+    /* Cores left per input: stream generation and simulation overlap,
+     * if the simulation's threads keep a core each besides the engine's
+     * (one core short, a split ran no faster than unsplit in 6 of 15
+     * runs of cholesky and correlation, LARGE; without the pipeline, in
+     * 1 of 9). */
+    d.pipeline = opt->engine.mode == CB_ENGINE_FAST &&
+                 jobs >= (1 + sim_cores) * n_inputs;
     jobs = n_inputs ? n_inputs : 1;
   }
-  /* Off unless asked for: on this project's 2-vCPU machines the split
-   * ran 1.2 to 1.4 times faster in some runs and no faster, at twice the
-   * CPU, in others (bench/results/fast_notes.md, session 8). */
-  d.sim_threads = opt->sim_threads;
   double w0 = wall_s();
   pthread_t *threads = calloc(jobs, sizeof *threads);
 
