@@ -23,7 +23,12 @@
 
 #define CB_PG_BITS 12
 #define CB_PG_SIZE 4096u
-#define CB_TLB_N 1024u
+/* Entries of the direct-mapped translation cache: 16 MiB of pages. With
+ * 1024 (4 MiB), the CSR gathers of bench/workloads (pr, tc: 10^6 edges)
+ * spent 10 % of their samples refilling it from the hash table; 4096
+ * made pr 6 % faster in wall time and 12 % in CPU. The table is 64 KiB,
+ * in the engine's heap-allocated state. */
+#define CB_TLB_N 4096u
 
 typedef struct cb_mem_region {
   uint64_t lo, hi;
