@@ -31,6 +31,42 @@ static inline void fl_prefetch(cb_eng *e, uint32_t ip, uint64_t addr) {
     __builtin_prefetch(e->mem.tlb[slot].data + (next & (CB_PG_SIZE - 1)));
 }
 
+/* Whether any of bits [lo, lo + k) is set, and clearing them. */
+static inline bool bits_any_in(const uint8_t *bm, unsigned lo, unsigned k) {
+  for (unsigned b = lo; b < lo + k; b++)
+    if ((bm[b >> 3] >> (b & 7)) & 1)
+      return true;
+  return false;
+}
+
+static inline void bits_clear_in(uint8_t *bm, unsigned lo, unsigned k) {
+  for (unsigned b = lo; b < lo + k; b++)
+    bm[b >> 3] &= (uint8_t) ~(1u << (b & 7));
+}
+
+/* The bytes of a load or store of op ip on a page that has a stale shadow
+ * (where cb_mem_ptr_clean() says NULL), doing what eng_run()'s reference
+ * case does there; NULL to leave it that case (an unmapped page, a page
+ * crossing, a needed value with a stale byte, which stops the run). A
+ * load of a value nothing needs reads the bytes as they are. A store
+ * makes its bytes exact: once stores of maybe-garbage values exist, they
+ * are no fast kind (cb_fast_stale_begins). */
+static inline uint8_t *fl_stale_bytes(cb_eng *e, uint32_t ip, uint64_t addr,
+                                      unsigned size, bool is_store) {
+  if (!e->sl || !e->mem.stale_any)
+    return NULL;
+  uint8_t *bits;
+  uint8_t *pp = cb_mem_ptr_stale(&e->mem, addr, &bits);
+  unsigned off = (unsigned)(addr & (CB_PG_SIZE - 1));
+  if (!pp || off + size > CB_PG_SIZE)
+    return NULL;
+  if (is_store)
+    bits_clear_in(bits, off, size);
+  else if ((e->sl[ip] & CB_SL_NEED) && bits_any_in(bits, off, size))
+    return NULL;
+  return pp;
+}
+
 void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
                   uint64_t *budget_io) {
   const cb_program *p = e->p;
@@ -149,9 +185,11 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       uint64_t addr = V(op->a)->u;
       unsigned size = FK[ip] == FK_LOAD8 ? 8 : 16;
       uint8_t *pp = cb_mem_ptr_clean(&e->mem, addr);
-      if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
-                           0))
-        goto leave; /* eng_run()'s reference case: faults, page crossings */
+      if (__builtin_expect(!pp, 0) &&
+          !(pp = fl_stale_bytes(e, ip, addr, size, false)))
+        goto leave; /* eng_run()'s reference case: faults, stale bytes */
+      if (__builtin_expect((addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE, 0))
+        goto leave; /* and page crossings */
       /* The host's stride prefetchers key on the load instruction, and
        * here one instruction loads for every op: a strided column walk
        * (lu, cholesky) missed the host's caches on nearly every load.
@@ -172,9 +210,11 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     case FK_STORE16: {
       uint64_t addr = V(op->b)->u;
       unsigned size = FK[ip] == FK_STORE8 ? 8 : 16;
+      if (__builtin_expect((addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE, 0))
+        goto leave;
       uint8_t *pp = cb_mem_ptr_clean(&e->mem, addr);
-      if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
-                           0))
+      if (__builtin_expect(!pp, 0) &&
+          !(pp = fl_stale_bytes(e, ip, addr, size, true)))
         goto leave;
       if (size == 8)
         memcpy(pp, V(op->a), 8);
@@ -188,8 +228,10 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       uint64_t addr = V(op->a)->u;
       unsigned size = cb_ty_bytes(op->ty);
       uint8_t *pp = cb_mem_ptr_clean(&e->mem, addr);
-      if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
-                           0))
+      if (__builtin_expect(!pp, 0) &&
+          !(pp = fl_stale_bytes(e, ip, addr, size, false)))
+        goto leave;
+      if (__builtin_expect((addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE, 0))
         goto leave;
       fl_prefetch(e, ip, addr);
       load_lane(&S[op->dst], pp, op->ty);
@@ -200,9 +242,11 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     case FK_STORE_S: {
       uint64_t addr = V(op->b)->u;
       unsigned size = cb_ty_bytes(op->ty);
+      if (__builtin_expect((addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE, 0))
+        goto leave;
       uint8_t *pp = cb_mem_ptr_clean(&e->mem, addr);
-      if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
-                           0))
+      if (__builtin_expect(!pp, 0) &&
+          !(pp = fl_stale_bytes(e, ip, addr, size, true)))
         goto leave;
       store_lane(pp, V(op->a), op->ty);
       /* a store folded into its load (x86 read-modify-write) is no

@@ -12,6 +12,8 @@ void cb_mem_init(cb_mem *m) {
   memset(m, 0, sizeof *m);
   for (unsigned i = 0; i < CB_TLB_N; i++)
     m->tlb[i].pno = UINT64_MAX;
+  for (unsigned i = 0; i < CB_STLB_N; i++)
+    m->stlb[i].pno = UINT64_MAX;
 }
 
 void cb_mem_destroy(cb_mem *m) {
@@ -102,6 +104,19 @@ uint8_t *cb_mem_page_slow(cb_mem *m, uint64_t addr) {
   return i == SIZE_MAX ? NULL : m->data[i] + (addr & (CB_PG_SIZE - 1));
 }
 
+uint8_t *cb_mem_page_stale_slow(cb_mem *m, uint64_t addr, uint8_t **bits) {
+  size_t i = page_slot(m, addr);
+  if (i == SIZE_MAX || !m->stale[i])
+    return NULL;
+  uint64_t pno = addr >> CB_PG_BITS;
+  unsigned t = (unsigned)pno & (CB_STLB_N - 1);
+  m->stlb[t].pno = pno;
+  m->stlb[t].data = m->data[i];
+  m->stlb[t].bits = m->stale[i];
+  *bits = m->stale[i];
+  return m->data[i] + (addr & (CB_PG_SIZE - 1));
+}
+
 uint8_t *cb_mem_page_slow_clean(cb_mem *m, uint64_t addr) {
   size_t i = page_slot(m, addr);
   return i == SIZE_MAX || m->stale[i] ? NULL
@@ -167,6 +182,9 @@ void cb_mem_unmap(cb_mem *m, uint64_t lo, uint64_t hi) {
     for (unsigned t = 0; t < CB_TLB_N; t++)
       if (m->tlb[t].pno >= p0 && m->tlb[t].pno < p1)
         m->tlb[t].pno = UINT64_MAX;
+    for (unsigned t = 0; t < CB_STLB_N; t++)
+      if (m->stlb[t].pno >= p0 && m->stlb[t].pno < p1)
+        m->stlb[t].pno = UINT64_MAX;
     return;
   }
   for (uint64_t p = p0; p < p1; p++) {
@@ -180,6 +198,9 @@ void cb_mem_unmap(cb_mem *m, uint64_t lo, uint64_t hi) {
     unsigned t = (unsigned)p & (CB_TLB_N - 1);
     if (m->tlb[t].pno == p)
       m->tlb[t].pno = UINT64_MAX;
+    t = (unsigned)p & (CB_STLB_N - 1);
+    if (m->stlb[t].pno == p)
+      m->stlb[t].pno = UINT64_MAX;
   }
 }
 

@@ -19,6 +19,10 @@
  *   sqrtneg  the same with a negative argument: natively the call binds
  *            libm's sqrt (lazy binding, traffic the model replays at that
  *            call), so the sliced run stops and is redone unsliced
+ *   reuse    a heap block filled by a sliced loop (its bytes stale), freed;
+ *            the same block again, filled with integers that are needed
+ *            (they pick the elements read): the stores make the bytes
+ *            exact, so the reads need no redo
  *   branch   floats compared: needed, so stores of floats are not sliced
  *            (no redo). Floats, not doubles: which loads are needed is a
  *            question about the whole program, and a double compared
@@ -88,6 +92,25 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; i++)
       a[i] = a[i] / r + b[i];
     printf("%.6f\n", total(a, n));
+  } else if (!strcmp(mode, "reuse")) {
+    double *c = malloc(sizeof(double) * (size_t)n);
+    if (!c)
+      return 1;
+    for (int i = 0; i < n; i++)
+      c[i] = a[i] * 2.0 + 0.5;
+    printf("%.6f\n", total(c, n));
+    free(c);
+    /* glibc gives the freed chunk back for the same size */
+    uint64_t *w = malloc(sizeof(uint64_t) * (size_t)n);
+    if (!w)
+      return 1;
+    for (int i = 0; i < n; i++)
+      w[i] = (uint64_t)i * 7 % (uint64_t)n;
+    double s = 0;
+    for (int i = 0; i < n; i++)
+      s += a[w[i]];
+    printf("%.6f\n", s);
+    free(w);
   } else if (!strcmp(mode, "branch")) {
     int count = 0;
     for (int i = 0; i < n; i++)
