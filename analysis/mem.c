@@ -118,6 +118,10 @@ uint8_t *cb_mem_page_stale_slow(cb_mem *m, uint64_t addr, uint8_t **bits) {
 }
 
 uint8_t *cb_mem_page_slow_clean(cb_mem *m, uint64_t addr) {
+  /* a page known to have a shadow: no need to ask the hash table */
+  uint64_t pno = addr >> CB_PG_BITS;
+  if (m->stlb[(unsigned)pno & (CB_STLB_N - 1)].pno == pno)
+    return NULL;
   size_t i = page_slot(m, addr);
   return i == SIZE_MAX || m->stale[i] ? NULL
                                       : m->data[i] + (addr & (CB_PG_SIZE - 1));
