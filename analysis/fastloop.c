@@ -342,10 +342,12 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     case FK_GEP1_LOAD8:
     case FK_GEP2_LOAD8:
     case FK_GEP1_STORE8:
-    case FK_GEP2_STORE8: {
+    case FK_GEP2_STORE8:
+    case FK_GEP1_LOAD_S:
+    case FK_GEP2_LOAD_S: {
       /* FK_GEP1 or FK_GEP2, then, if the budget has room for both and the
-       * access is fast, the next op as FK_LOAD8 or FK_STORE8 does it;
-       * otherwise the next op runs on its own */
+       * access is fast, the next op as FK_LOAD8, FK_STORE8 or FK_LOAD_S
+       * does it; otherwise the next op runs on its own */
       unsigned k = FK[ip];
       const int64_t *g = &X[op->aux];
       uint64_t x = (uint64_t)g[2];
@@ -353,7 +355,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
                       (uint64_t)sxbits(V((cb_operand)(x & 0xffffffffu))->u,
                                        (unsigned)(x >> 32)) *
                           (uint64_t)g[3];
-      if (k == FK_GEP2_LOAD8 || k == FK_GEP2_STORE8) {
+      if (k == FK_GEP2_LOAD8 || k == FK_GEP2_STORE8 || k == FK_GEP2_LOAD_S) {
         uint64_t y = (uint64_t)g[4];
         addr += (uint64_t)sxbits(V((cb_operand)(y & 0xffffffffu))->u,
                                  (unsigned)(y >> 32)) *
@@ -362,12 +364,19 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       S[op->dst].u = addr;
       if (budget < 2)
         break;
+      const cb_op *m = op + 1;
+      const bool narrow = k == FK_GEP1_LOAD_S || k == FK_GEP2_LOAD_S;
+      unsigned size = narrow ? cb_ty_bytes(m->ty) : 8;
       uint8_t *pp = cb_mem_ptr_clean(&e->mem, addr);
-      if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + 8 > CB_PG_SIZE,
+      if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
                            0))
         break;
-      const cb_op *m = op + 1;
-      if (k == FK_GEP1_LOAD8 || k == FK_GEP2_LOAD8) {
+      if (narrow) {
+        fl_prefetch(e, ip + 1, addr);
+        load_lane(&S[m->dst], pp, m->ty);
+        cb_eng_emit(e, addr, size, m->aux, false);
+        loads++;
+      } else if (k == FK_GEP1_LOAD8 || k == FK_GEP2_LOAD8) {
         fl_prefetch(e, ip + 1, addr);
         memcpy(&S[m->dst], pp, 8);
         cb_eng_emit(e, addr, 8, m->aux, false);

@@ -126,6 +126,8 @@ uint8_t *cb_fast_kinds(const cb_program *p, const uint8_t *rmw) {
     bool two = k[i] == FK_GEP2;
     if (k[i + 1] == FK_LOAD8 && m->a == g->dst)
       k[i] = two ? FK_GEP2_LOAD8 : FK_GEP1_LOAD8;
+    else if (k[i + 1] == FK_LOAD_S && m->a == g->dst)
+      k[i] = two ? FK_GEP2_LOAD_S : FK_GEP1_LOAD_S;
     else if (k[i + 1] == FK_STORE8 && m->b == g->dst && m->a != g->dst)
       k[i] = two ? FK_GEP2_STORE8 : FK_GEP1_STORE8;
   }

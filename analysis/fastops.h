@@ -67,6 +67,10 @@ enum {
   FK_GEP2_STORE8,
   FK_LOAD_S,  /* one lane of i1, i8, i16, i32 or f32 */
   FK_STORE_S, /* one lane of any type, folded into its load or not */
+  /* A one- or two-index gep whose result is the address of the next op,
+   * an FK_LOAD_S (a CSR gather's index: pr's col[k]) */
+  FK_GEP1_LOAD_S,
+  FK_GEP2_LOAD_S,
   FK_COUNT
 };
 
