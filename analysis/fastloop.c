@@ -450,7 +450,12 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
           ed++;
         uint64_t *tmp = e->phi_tmp;
         size_t t = 0;
-        if (ed < ee) {
+        if (ed < ee && ed->in_order) {
+          const cb_phi_move *mv = &PE->moves[ed->first_move];
+          for (uint32_t k = 0; k < ed->n_moves; k++)
+            S[mv[k].dst].u =
+                mv[k].src == CB_NONE ? 0 : V((cb_operand)mv[k].src)->u;
+        } else if (ed < ee) {
           const cb_phi_move *mv = &PE->moves[ed->first_move];
           for (uint32_t k = 0; k < ed->n_moves; k++) {
             const cb_value *src =

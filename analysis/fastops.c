@@ -178,6 +178,7 @@ bool cb_phi_edges_build(const cb_program *p, const uint32_t *nphis,
         ed->pred = pred;
         ed->first_move = nm;
         ed->n_moves = np;
+        ed->in_order = 1;
         for (uint32_t q = 0; q < np; q++) {
           const cb_op *ph = &p->ops[op0 + q];
           const int64_t *h = &p->extra[ph->aux];
@@ -190,6 +191,14 @@ bool cb_phi_edges_build(const cb_program *p, const uint32_t *nphis,
               mv->src = (uint32_t)h[2 + 2 * i];
               break;
             }
+          if (mv->lanes != 1)
+            ed->in_order = 0;
+          /* a slot read here that an earlier move wrote (constants are
+           * no slots) */
+          if (mv->src != CB_NONE && !(mv->src & CB_OPND_CONST))
+            for (uint32_t r = ed->first_move; r + 1 < nm; r++)
+              if (pe->moves[r].dst == mv->src)
+                ed->in_order = 0;
         }
       }
     }

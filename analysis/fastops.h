@@ -93,6 +93,10 @@ typedef struct cb_phi_edge {
   uint32_t pred;       /* local block index of the predecessor */
   uint32_t first_move; /* into moves */
   uint32_t n_moves;
+  /* every move one lane, and no move reads a slot an earlier move of the
+   * edge writes: the moves may run one after the other, in place, without
+   * the parallel copy's buffer */
+  uint32_t in_order;
 } cb_phi_edge;
 
 typedef struct cb_phi_edges {
