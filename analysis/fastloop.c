@@ -417,21 +417,30 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     case FK_BR: {
       /* eng_run()'s CB_OP_BR and its jump, for a target without machine-code
        * accesses (those are eng_run()'s) and with the phi moves of fastops.h */
-      const cb_block *blk = &p->blocks[F->block];
-      const cb_function *fn = &p->functions[F->func];
-      uint32_t target;
       unsigned c = 0;
-      if (op->a == CB_NONE)
-        target = p->succs[blk->first_succ];
-      else {
+      if (op->a != CB_NONE)
         c = V(op->a)->u & 1;
-        target = p->succs[blk->first_succ + (c ? 0 : 1)];
+      /* the successor: 0 if unconditional or taken, else 1 */
+      const cb_br_target *bt = NULL;
+      uint32_t gb, np, from;
+      if (PE) {
+        bt = &PE->br[2 * (size_t)F->block + (op->a == CB_NONE || c ? 0 : 1)];
+        if (bt->block == CB_NONE)
+          goto leave;
+        gb = bt->block;
+        np = bt->np;
+        from = bt->from;
+      } else {
+        const cb_block *blk = &p->blocks[F->block];
+        const cb_function *fn = &p->functions[F->func];
+        uint32_t target =
+            p->succs[blk->first_succ + (op->a == CB_NONE || c ? 0 : 1)];
+        gb = fn->first_block + target;
+        np = e->nphis[gb];
+        from = F->block - fn->first_block;
+        if (p->blocks[gb].n_mach != 0 || np)
+          goto leave;
       }
-      uint32_t gb = fn->first_block + target;
-      const cb_block *nb = &p->blocks[gb];
-      uint32_t np = e->nphis[gb];
-      if (nb->n_mach != 0 || (np && !PE))
-        goto leave;
       if (op->a != CB_NONE && op->aux != CB_NONE) {
         sig_add(e, ((uint64_t)op->aux << 8) | c, 1);
         out->branches++;
@@ -440,22 +449,22 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
           out->branch_counts[2 * (size_t)op->aux + (c ? 0 : 1)]++;
       }
       budget--;
-      F->prev = F->block - fn->first_block;
+      const uint32_t from_block = F->block;
+      F->prev = from;
       F->block = gb;
-      ip = nb->first_op;
+      ip = bt ? bt->first_op : p->blocks[gb].first_op;
       if (np) {
-        const cb_phi_edge *ed = &PE->edges[PE->first[gb]];
-        const cb_phi_edge *ee = &PE->edges[PE->first[gb + 1]];
-        while (ed < ee && ed->pred != F->prev)
-          ed++;
+        /* np != 0 only with PE (above) */
+        const cb_phi_edge *ed =
+            bt->edge == CB_NONE ? NULL : &PE->edges[bt->edge];
         uint64_t *tmp = e->phi_tmp;
         size_t t = 0;
-        if (ed < ee && ed->in_order) {
+        if (ed && ed->in_order) {
           const cb_phi_move *mv = &PE->moves[ed->first_move];
           for (uint32_t k = 0; k < ed->n_moves; k++)
             S[mv[k].dst].u =
                 mv[k].src == CB_NONE ? 0 : V((cb_operand)mv[k].src)->u;
-        } else if (ed < ee) {
+        } else if (ed) {
           const cb_phi_move *mv = &PE->moves[ed->first_move];
           for (uint32_t k = 0; k < ed->n_moves; k++) {
             const cb_value *src =
@@ -480,7 +489,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
         /* a single-block loop entered from outside: its template runs all
          * the iterations it can (template.h), then this loop goes on with
          * the next one */
-        if (e->tpl && gb != F->prev + fn->first_block && budget != 0) {
+        if (e->tpl && gb != from_block && budget != 0) {
           int32_t ti = cb_tpl_of(e->tpl, gb);
           if (ti >= 0) {
             out->loads += loads;

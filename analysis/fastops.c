@@ -138,6 +138,8 @@ void cb_phi_edges_free(cb_phi_edges *pe) {
   free(pe->first);
   free(pe->edges);
   free(pe->moves);
+  free(pe->br);
+  pe->br = NULL;
   pe->first = NULL;
   pe->edges = NULL;
   pe->moves = NULL;
@@ -145,6 +147,7 @@ void cb_phi_edges_free(cb_phi_edges *pe) {
 
 bool cb_phi_edges_build(const cb_program *p, const uint32_t *nphis,
                         cb_phi_edges *pe) {
+  pe->br = NULL;
   pe->first = calloc(p->n_blocks + 1, sizeof *pe->first);
   /* upper bounds: one edge per incoming pair, one move per phi and edge */
   size_t max_edges = 0, max_moves = 0;
@@ -204,5 +207,34 @@ bool cb_phi_edges_build(const cb_program *p, const uint32_t *nphis,
     }
   }
   pe->first[p->n_blocks] = ne;
+  pe->br = malloc(((size_t)p->n_blocks * 2 + 1) * sizeof *pe->br);
+  if (!pe->br) {
+    cb_phi_edges_free(pe);
+    return false;
+  }
+  for (uint32_t f = 0; f < p->n_functions; f++) {
+    const cb_function *fn = &p->functions[f];
+    for (uint32_t lb = 0; lb < fn->n_blocks; lb++) {
+      uint32_t b = fn->first_block + lb;
+      const cb_block *bl = &p->blocks[b];
+      for (uint32_t s = 0; s < 2; s++) {
+        cb_br_target *bt = &pe->br[2 * (size_t)b + s];
+        *bt = (cb_br_target){CB_NONE, 0, 0, CB_NONE, lb};
+        if (s >= bl->n_succ)
+          continue;
+        uint32_t gb = fn->first_block + p->succs[bl->first_succ + s];
+        if (p->blocks[gb].n_mach != 0)
+          continue;
+        bt->block = gb;
+        bt->first_op = p->blocks[gb].first_op;
+        bt->np = nphis[gb];
+        for (uint32_t x = pe->first[gb]; x < pe->first[gb + 1]; x++)
+          if (pe->edges[x].pred == lb) {
+            bt->edge = x;
+            break;
+          }
+      }
+    }
+  }
   return true;
 }

@@ -99,10 +99,24 @@ typedef struct cb_phi_edge {
   uint32_t in_order;
 } cb_phi_edge;
 
+/* Where a block's branch goes, per successor, found once: the fast
+ * loop's branch read four tables (the block, its function, the successor
+ * list, the target) and searched the target's phi edges on every jump. */
+typedef struct cb_br_target {
+  uint32_t block;    /* global index; CB_NONE: the target has machine-code
+                        accesses, left to eng_run() */
+  uint32_t first_op; /* the target's first op (its phis first) */
+  uint32_t np;       /* its leading phis */
+  uint32_t edge;     /* into edges, from the branching block; CB_NONE:
+                        none (the phis get 0, as the reference does) */
+  uint32_t from;     /* the branching block's index in its function */
+} cb_br_target;
+
 typedef struct cb_phi_edges {
   uint32_t *first; /* n_blocks + 1 */
   cb_phi_edge *edges;
   cb_phi_move *moves;
+  cb_br_target *br; /* 2 per block: successor 0 (taken), successor 1 */
 } cb_phi_edges;
 
 /* nphis: the engine's per-block count of leading phis. false when out of
