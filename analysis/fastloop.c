@@ -31,19 +31,6 @@ static inline void fl_prefetch(cb_eng *e, uint32_t ip, uint64_t addr) {
     __builtin_prefetch(e->mem.tlb[slot].data + (next & (CB_PG_SIZE - 1)));
 }
 
-/* Whether any of bits [lo, lo + k) is set, and clearing them. */
-static inline bool bits_any_in(const uint8_t *bm, unsigned lo, unsigned k) {
-  for (unsigned b = lo; b < lo + k; b++)
-    if ((bm[b >> 3] >> (b & 7)) & 1)
-      return true;
-  return false;
-}
-
-static inline void bits_clear_in(uint8_t *bm, unsigned lo, unsigned k) {
-  for (unsigned b = lo; b < lo + k; b++)
-    bm[b >> 3] &= (uint8_t) ~(1u << (b & 7));
-}
-
 /* The bytes of a load or store of op ip on a page that has a stale shadow
  * (where cb_mem_ptr_clean() says NULL), doing what eng_run()'s reference
  * case does there; NULL to leave it that case (an unmapped page, a page
@@ -61,8 +48,8 @@ static inline uint8_t *fl_stale_bytes(cb_eng *e, uint32_t ip, uint64_t addr,
   if (!pp || off + size > CB_PG_SIZE)
     return NULL;
   if (is_store)
-    bits_clear_in(bits, off, size);
-  else if ((e->sl[ip] & CB_SL_NEED) && bits_any_in(bits, off, size))
+    cb_stale_bits_fill(bits, off, size, 0);
+  else if ((e->sl[ip] & CB_SL_NEED) && cb_stale_bits_any(bits, off, size))
     return NULL;
   return pp;
 }

@@ -326,36 +326,19 @@ static void stale_walk(cb_mem *m, uint64_t addr, uint64_t n, bool make,
   }
 }
 
-/* Sets (v = 0xff) or clears (v = 0) bits lo .. lo + k - 1: the partial
- * bytes at both ends bit by bit, whole bytes at once. */
-static void bits_fill(uint8_t *bm, unsigned lo, unsigned k, uint8_t v) {
-  unsigned b = lo, end = lo + k;
-  for (; b < end && (b & 7); b++)
-    bm[b >> 3] =
-        (uint8_t)((bm[b >> 3] & ~(1u << (b & 7))) | (v & (1u << (b & 7))));
-  if (end - b >= 8) {
-    memset(bm + (b >> 3), v, (end - b) >> 3);
-    b += (end - b) & ~7u;
-  }
-  for (; b < end; b++)
-    bm[b >> 3] =
-        (uint8_t)((bm[b >> 3] & ~(1u << (b & 7))) | (v & (1u << (b & 7))));
-}
-
 static void bits_set(uint8_t *bm, unsigned lo, unsigned k, void *ctx) {
   (void)ctx;
-  bits_fill(bm, lo, k, 0xff);
+  cb_stale_bits_fill(bm, lo, k, 0xff);
 }
 
 static void bits_clear(uint8_t *bm, unsigned lo, unsigned k, void *ctx) {
   (void)ctx;
-  bits_fill(bm, lo, k, 0);
+  cb_stale_bits_fill(bm, lo, k, 0);
 }
 
 static void bits_any(uint8_t *bm, unsigned lo, unsigned k, void *ctx) {
   bool *any = ctx;
-  for (unsigned b = lo; b < lo + k && !*any; b++)
-    *any = (bm[b >> 3] >> (b & 7)) & 1;
+  *any = *any || cb_stale_bits_any(bm, lo, k);
 }
 
 void cb_mem_stale_mark(cb_mem *m, uint64_t addr, uint64_t n) {

@@ -89,6 +89,32 @@ static inline uint8_t *cb_mem_ptr_clean(cb_mem *m, uint64_t addr) {
   return cb_mem_page_slow_clean(m, addr);
 }
 
+/* Sets (v = 0xff) or clears (v = 0) bits lo .. lo + k - 1: the partial
+ * bytes at both ends bit by bit, whole bytes at once. */
+static inline void cb_stale_bits_fill(uint8_t *bm, unsigned lo, unsigned k,
+                                      uint8_t v) {
+  unsigned b = lo, end = lo + k;
+  for (; b < end && (b & 7); b++)
+    bm[b >> 3] =
+        (uint8_t)((bm[b >> 3] & ~(1u << (b & 7))) | (v & (1u << (b & 7))));
+  if (end - b >= 8) {
+    memset(bm + (b >> 3), v, (end - b) >> 3);
+    b += (end - b) & ~7u;
+  }
+  for (; b < end; b++)
+    bm[b >> 3] =
+        (uint8_t)((bm[b >> 3] & ~(1u << (b & 7))) | (v & (1u << (b & 7))));
+}
+
+/* Whether any of bits lo .. lo + k - 1 is set. */
+static inline bool cb_stale_bits_any(const uint8_t *bm, unsigned lo,
+                                     unsigned k) {
+  for (unsigned b = lo; b < lo + k; b++)
+    if ((bm[b >> 3] >> (b & 7)) & 1)
+      return true;
+  return false;
+}
+
 uint8_t *cb_mem_page_stale_slow(cb_mem *m, uint64_t addr, uint8_t **bits);
 
 /* The host address of addr on a page that has a stale shadow, and the

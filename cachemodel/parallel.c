@@ -22,10 +22,9 @@
  * (its own level and site counters, added to the hierarchy's after the
  * block) and keeps its own repeat line per level (the line of its last
  * reference at that level, in front of its set because no other thread
- * touches that set). After the block the first level's repeat line is
- * that of the thread that ran the block's last access (the last
- * reference of all); the lower levels' are dropped (a lookup then does
- * what the fast path would have). Warping (affine.c) runs per thread: an
+ * touches that set). After the block every level's repeat line is
+ * dropped: the hierarchy's old one may have been evicted, and a lookup
+ * does what the fast path would have. Warping (affine.c) runs per thread: an
  * iteration whose accesses in the partition all hit lets the partition
  * skip the iterations that reference the same lines, by the same
  * argument restricted to the partition's sets.
@@ -298,12 +297,6 @@ bool par_run_affine(cb_hierarchy *h, const cb_affine_block *b, bool can_warp,
       cpu_relax();
     else
       sched_yield();
-  /* The first level's repeat line: the one of the part that ran the
-   * block's last access. */
-  const cb_affine_access *last = &b->acc[b->n_acc - 1];
-  uint64_t last_addr = last->base + (b->n_iter - 1) * (uint64_t)last->stride;
-  uint64_t l1_last =
-      p->t[par_part(&p->key, last_addr)].view.levels[0].last_line;
   /* Iterations warped: those every part skipped, at least (each part
    * warps on its own). */
   *out = (affine_run){0, UINT64_MAX, 0};
@@ -316,7 +309,6 @@ bool par_run_affine(cb_hierarchy *h, const cb_affine_block *b, bool can_warp,
   }
   for (unsigned l = 0; l < h->n_levels; l++)
     h->levels[l].last_line = NO_LINE;
-  h->levels[0].last_line = l1_last;
   h->affine.split_blocks++;
   return true;
 }

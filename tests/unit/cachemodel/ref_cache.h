@@ -1,5 +1,7 @@
 /* ref_cache.h: the brute-force reference cache model of the cachemodel
- * tests, header-only (test_cache_reference.c, test_cache_affine.c).
+ * tests, header-only (test_cache_reference.c, test_cache_affine.c,
+ * test_cache_split.c), and hier_counter_diffs, which compares two
+ * hierarchies.
  *
  * Deliberately naive: a set is an array of ways, each with a valid bit,
  * its line and two timestamps (last use, fill); the victim is found by
@@ -243,6 +245,24 @@ static void ref_access(ref_model *m, uint64_t addr, uint64_t size,
 
 /* Every counter of h against the model; the number of differences
  * (each printed). */
+/* How many of the level and site counters (sites 0 .. n_sites - 1) of
+ * two hierarchies of one configuration differ. */
+static inline int hier_counter_diffs(const cb_hierarchy *a,
+                                     const cb_hierarchy *b, uint32_t n_sites) {
+  int bad = 0;
+  for (unsigned l = 0; l < cb_hierarchy_n_levels(a); l++) {
+    cb_level_stats sa, sb;
+    cb_hierarchy_level_stats(a, l, &sa);
+    cb_hierarchy_level_stats(b, l, &sb);
+    bad += memcmp(&sa, &sb, sizeof sa) != 0;
+    for (uint32_t s = 0; s < n_sites; s++)
+      bad +=
+          memcmp(cb_hierarchy_site_stats(a, s, l),
+                 cb_hierarchy_site_stats(b, s, l), sizeof(cb_site_stats)) != 0;
+  }
+  return bad;
+}
+
 static int ref_compare(const cb_hierarchy *h, const ref_model *m, bool classify,
                        const char *what) {
   int bad = 0;

@@ -30,17 +30,9 @@ static uint64_t rnd(uint64_t n) {
 /* Every counter of two hierarchies of the same configuration. */
 static int same_counters(const cb_hierarchy *a, const cb_hierarchy *b,
                          uint32_t n_sites) {
-  int bad = 0;
+  int bad = hier_counter_diffs(a, b, n_sites);
   unsigned nl = cb_hierarchy_n_levels(a);
   for (unsigned l = 0; l < nl; l++) {
-    cb_level_stats sa, sb;
-    cb_hierarchy_level_stats(a, l, &sa);
-    cb_hierarchy_level_stats(b, l, &sb);
-    bad += memcmp(&sa, &sb, sizeof sa) != 0;
-    for (uint32_t s = 0; s < n_sites; s++)
-      bad +=
-          memcmp(cb_hierarchy_site_stats(a, s, l),
-                 cb_hierarchy_site_stats(b, s, l), sizeof(cb_site_stats)) != 0;
     bad += cb_hierarchy_line_refs(a, l) != cb_hierarchy_line_refs(b, l);
     for (uint64_t lines = 1; lines <= 4096; lines *= 4)
       bad += cb_hierarchy_fa_lru_misses(a, l, lines) !=

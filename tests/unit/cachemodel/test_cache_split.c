@@ -30,21 +30,6 @@ static uint64_t rnd(uint64_t n) {
   return ref_rand(&rnd_state) % n;
 }
 
-static int same_counters(const cb_hierarchy *a, const cb_hierarchy *b) {
-  int bad = 0;
-  for (unsigned l = 0; l < cb_hierarchy_n_levels(a); l++) {
-    cb_level_stats sa, sb;
-    cb_hierarchy_level_stats(a, l, &sa);
-    cb_hierarchy_level_stats(b, l, &sb);
-    bad += memcmp(&sa, &sb, sizeof sa) != 0;
-    for (uint32_t s = 0; s < N_SITES; s++)
-      bad +=
-          memcmp(cb_hierarchy_site_stats(a, s, l),
-                 cb_hierarchy_site_stats(b, s, l), sizeof(cb_site_stats)) != 0;
-  }
-  return bad;
-}
-
 typedef struct trio {
   cb_hierarchy *split, *one;
   ref_model m;
@@ -167,7 +152,7 @@ static void one_case(const cb_cache_config *cfg, unsigned threads,
   cb_hierarchy_run(t.split, &x, 1);
   cb_hierarchy_run(t.one, &x, 1);
   ref_access(&t.m, x.addr, x.size, false, x.site, false);
-  int bad = same_counters(t.split, t.one);
+  int bad = hier_counter_diffs(t.split, t.one, N_SITES);
   bad += ref_compare(t.split, &t.m, false, what);
   if (bad)
     fprintf(stderr, "%s: split and one thread differ (%d)\n", what, bad);
@@ -183,7 +168,7 @@ static void one_case(const cb_cache_config *cfg, unsigned threads,
   ref_init(&t.m, cfg, N_SITES);
   cb_affine_block b = column_block(acc, base, 3000);
   feed_block(&t, &b);
-  CHECK(same_counters(t.split, t.one) == 0);
+  CHECK(hier_counter_diffs(t.split, t.one, N_SITES) == 0);
   CHECK(ref_compare(t.split, &t.m, false, what) == 0);
   cb_hierarchy_destroy(t.split);
   cb_hierarchy_destroy(t.one);
