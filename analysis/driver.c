@@ -417,7 +417,8 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
     stream_hash sh;
     for (;;) {
       sh = (stream_hash){0x243F6A8885A308D3ull, 0x13198A2E03707344ull, 0};
-      cb_access_sink hs = {drv_hash_only_batch, &sh, drv_hash_only_affine};
+      cb_access_sink hs = {drv_hash_only_batch, &sh, drv_hash_only_affine,
+                           NULL};
       if (d->opt->classify)
         eo.alloc = (cb_alloc_sink){cb_alloc_to_stream, &hs};
       cb_engine_run(d->p, &run_in, &eo, &hs, &o);
@@ -445,10 +446,11 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
       drv_collector_reset(&col[c]);
     }
     f.sh = (stream_hash){0x243F6A8885A308D3ull, 0x13198A2E03707344ull, 0};
-    cb_access_sink sink = {drv_fanout_batch, &f, drv_fanout_affine};
+    cb_access_sink sink = {drv_fanout_batch, &f, drv_fanout_affine, NULL};
     cb_pipe *pipe = d->pipeline ? cb_pipe_start(&sink) : NULL;
     if (pipe)
-      sink = (cb_access_sink){cb_pipe_push, pipe, cb_pipe_push_affine};
+      sink = (cb_access_sink){cb_pipe_push, pipe, cb_pipe_push_affine,
+                              cb_pipe_area};
     if (d->opt->classify)
       eo.alloc = (cb_alloc_sink){cb_alloc_to_stream, &sink};
     cb_engine_run(d->p, &run_in, &eo, &sink, &o);

@@ -47,8 +47,11 @@ typedef struct cb_eng {
   cb_engine_options opt;
   cb_run_outcome *out;
   const cb_access_sink *sink;
-  cb_access batch[CB_ENGINE_BATCH];
-  size_t nbatch;
+  /* The batch being filled: the sink's area (cb_access_sink.area) or
+   * own_batch; cap 0 until the first access after a flush asks for one. */
+  cb_access *batch;
+  size_t nbatch, cap;
+  cb_access own_batch[CB_ENGINE_BATCH];
 
   cb_mem mem;
   cb_heap *heap;
@@ -116,17 +119,20 @@ typedef struct cb_eng {
   uint64_t pf_last[CB_PF_SLOTS];
 } cb_eng;
 
-/* Access emission (engine_libtraffic.c). */
+/* Access emission (engine_libtraffic.c). cb_eng_flush hands the batch
+ * to the sink; cb_eng_next_batch flushes a full one and takes the next. */
 void cb_eng_flush(cb_eng *e);
+void cb_eng_next_batch(cb_eng *e);
 static inline void cb_eng_emit(cb_eng *e, uint64_t addr, uint32_t size,
                                uint32_t site, bool is_write) {
+  if (__builtin_expect(e->nbatch == e->cap, 0))
+    cb_eng_next_batch(e);
   cb_access *a = &e->batch[e->nbatch++];
   a->addr = addr;
-  a->size = size;
+  a->size = (uint16_t)size;
   a->site = site;
   a->is_write = is_write;
-  if (e->nbatch == CB_ENGINE_BATCH)
-    cb_eng_flush(e);
+  a->reserved = 0;
 }
 /* Library traffic attributed to the running call's site. */
 void cb_eng_lib(cb_eng *e, uint64_t addr, uint64_t len, bool is_write);

@@ -10,6 +10,19 @@ void cb_eng_flush(cb_eng *e) {
   if (e->nbatch && e->sink && e->sink->fn)
     e->sink->fn(e->sink->ctx, e->batch, e->nbatch);
   e->nbatch = 0;
+  /* An area is taken at the next access, not now: the sink may receive a
+   * block or an allocation mark first, which would overwrite it. */
+  e->cap = 0;
+}
+
+void cb_eng_next_batch(cb_eng *e) {
+  cb_eng_flush(e);
+  if (e->sink && e->sink->fn && e->sink->area) {
+    e->batch = e->sink->area(e->sink->ctx, &e->cap);
+  } else {
+    e->batch = e->own_batch;
+    e->cap = CB_ENGINE_BATCH;
+  }
 }
 
 void cb_eng_lib(cb_eng *e, uint64_t addr, uint64_t len, bool is_write) {

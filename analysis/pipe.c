@@ -44,6 +44,7 @@ struct cb_pipe {
   unsigned head, tail; /* produced, consumed (monotonic counters) */
   bool done;
   pipe_slot *open; /* the producer's slot being filled, not yet published */
+  cb_access *area; /* the engine's batch, written in place in `open` */
   pipe_slot slot[PIPE_SLOTS];
 };
 
@@ -95,6 +96,7 @@ cb_pipe *cb_pipe_start(const cb_access_sink *sink) {
   p->head = p->tail = 0;
   p->done = false;
   p->open = NULL;
+  p->area = NULL;
   pthread_mutex_init(&p->lock, NULL);
   pthread_cond_init(&p->filled, NULL);
   pthread_cond_init(&p->freed, NULL);
@@ -137,8 +139,29 @@ static unsigned char *room(cb_pipe *p, size_t bytes) {
   return (unsigned char *)p->open->buf + p->open->used;
 }
 
+/* The engine writes its batches straight into the open slot, after room
+ * for their item's header: copying them there cost pr (10^8 records)
+ * 17% of the engine thread's time. A batch starts a new slot when fewer
+ * than a quarter of a batch's records fit in the open one. */
+cb_access *cb_pipe_area(void *pipe, size_t *cap) {
+  cb_pipe *p = pipe;
+  unsigned char *q = room(p, CB_ENGINE_BATCH / 4 * sizeof(cb_access));
+  size_t fit = (SLOT_BYTES - p->open->used - sizeof(item)) / sizeof(cb_access);
+  *cap = fit < CB_ENGINE_BATCH ? fit : CB_ENGINE_BATCH;
+  p->area = (cb_access *)(void *)(q + sizeof(item));
+  return p->area;
+}
+
 void cb_pipe_push(void *pipe, const cb_access *batch, size_t n) {
   cb_pipe *p = pipe;
+  if (batch == p->area) {
+    /* written in place (cb_pipe_area): only the header is missing */
+    item it = {0, (uint32_t)n, 0};
+    memcpy((unsigned char *)p->area - sizeof it, &it, sizeof it);
+    p->open->used += sizeof it + n * sizeof *batch;
+    p->area = NULL;
+    return;
+  }
   while (n > 0) {
     /* the batch whole (a new slot when the open one lacks room), split
      * only when it is larger than a slot */

@@ -25,9 +25,11 @@ typedef struct cb_pipe cb_pipe;
  * without a pipe then). */
 cb_pipe *cb_pipe_start(const cb_access_sink *consumer);
 
-/* The sink the engine feeds (ctx: the pipe): fn and affine. */
+/* The sink the engine feeds (ctx: the pipe): fn, affine and area (the
+ * engine's batch written in place in the ring). */
 void cb_pipe_push(void *pipe, const cb_access *batch, size_t n);
 void cb_pipe_push_affine(void *pipe, const cb_affine_block *b);
+cb_access *cb_pipe_area(void *pipe, size_t *cap);
 
 /* Waits until every batch has been consumed, stops the thread, frees. */
 void cb_pipe_finish(cb_pipe *p);

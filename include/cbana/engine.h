@@ -39,6 +39,11 @@ typedef struct cb_access_sink {
   void (*fn)(void *ctx, const cb_access *batch, size_t n);
   void *ctx;
   void (*affine)(void *ctx, const cb_affine_block *block);
+  /* Optional: where the engine writes its next batch, of at most *cap
+   * records (1 <= *cap <= CB_ENGINE_BATCH), which it then hands to fn as
+   * is, before any other call of this sink. A sink that passes batches on
+   * (the pipe) is spared copying them. NULL: the engine's own buffer. */
+  cb_access *(*area)(void *ctx, size_t *cap);
 } cb_access_sink;
 
 #define CB_ENGINE_BATCH 4096

@@ -133,7 +133,7 @@ static void one_input(const prog *pr, cb_program *p, const char *exe, int argc,
   if (!strcmp(pr->name, "endless"))
     opt.budget = 50000000;
   uint64_t total = 0;
-  cb_access_sink sink = {count_sink, &total, NULL};
+  cb_access_sink sink = {count_sink, &total, NULL, NULL};
   cb_run_outcome o;
   clock_t t0 = clock();
   int rc = cb_engine_run(p, &ri, &opt, &sink, &o);

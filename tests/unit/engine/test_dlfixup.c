@@ -280,7 +280,7 @@ int main(void) {
     opt.cwd = dir;
     const char *argv[] = {exe};
     cb_run_input in = {1, argv, NULL, 0};
-    cb_access_sink s = {sink, &mine, NULL};
+    cb_access_sink s = {sink, &mine, NULL, NULL};
     cb_run_outcome o;
     cb_engine_run(p, &in, &opt, &s, &o);
     CHECK(o.status == CB_RUN_OK);

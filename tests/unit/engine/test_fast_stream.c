@@ -136,7 +136,7 @@ static void run_mode(const cb_program *p, const cb_run_input *in,
   opt.mode = mode;
   opt.budget = budget;
   memset(s, 0, sizeof *s);
-  cb_access_sink sink = {hash_sink, s, affine ? affine_sink : NULL};
+  cb_access_sink sink = {hash_sink, s, affine ? affine_sink : NULL, NULL};
   cb_engine_run(p, in, &opt, &sink, o);
 }
 

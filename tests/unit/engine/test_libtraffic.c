@@ -218,7 +218,7 @@ static cb_eng *new_engine(seq *got, cb_access_sink *sink, cb_run_outcome *out,
                           const cb_glibc_thresholds *t) {
   cb_eng *e = engine;
   e->nbatch = 0;
-  *sink = (cb_access_sink){sink_records, got, sink_block};
+  *sink = (cb_access_sink){sink_records, got, sink_block, NULL};
   e->sink = sink;
   e->out = out;
   e->opt.glibc = *t;

@@ -108,7 +108,7 @@ int main(int argc, char **argv) {
   cb_engine_options opt;
   cb_engine_options_default(&opt);
   opt.cwd = dir;
-  cb_access_sink sink = {sink_fn, h, NULL};
+  cb_access_sink sink = {sink_fn, h, NULL, NULL};
   cb_run_outcome o;
   int rc = cb_engine_run(p, &ri, &opt, &sink, &o);
   unsigned long long acc[3] = {0}, d1[3] = {0}, ll[3] = {0};
