@@ -53,6 +53,26 @@
  * skipped whole; anything else that reaches the hierarchy, and any read
  * of its counters, runs them first (memo_settle).
  *
+ * Period 2. A loop body with two inner loops (gramschmidt's j loop)
+ * emits segments A, B, A', B', ... where A' equals A and B' equals B
+ * but A never equals B. The argument above holds for any sequence X, so
+ * for X = A B: a unit of two segments repeated is counted the same way,
+ * repetition by repetition, each measured as the sum of its two
+ * segments' misses. Inside a repetition at the fixed point each segment
+ * starts from the state its equal of the repetition before started
+ * from (the unit's start state is the same, and the first segment is
+ * the same sequence), so it adds that one's differences. But a skipped
+ * segment leaves the model's state where the last run segment left it:
+ * skips must end where runs could resume, at a repetition's end. So
+ * the first segment of a skipped repetition is owed, neither counted nor
+ * run, until the second one is skipped too (both counted then); if the
+ * stream breaks off first, or something settles the memo, the owed
+ * segment runs for real (from the state its equal of the repetition
+ * before started from, so it counts what it would have counted).
+ * A stretch of period 1 is periodic with period 2 too; period 1 is asked
+ * first (it is steady sooner), and a skip by either period restarts the
+ * other one's count, whose measurements need segments that ran.
+ *
  * FIFO, MRU, tree-PLRU and random, and levels that do not allocate on a
  * write miss, do not have this property in general: the memo is off for
  * them, and with classification (the shadows' histograms would need
@@ -79,13 +99,33 @@ bool memo_init(seg_memo *m, const struct cb_hierarchy *h) {
   return true;
 }
 
+/* Runs a segment kept in the history (an owed one). */
+static void run_seg(cb_hierarchy *h, const memo_seg *s) {
+  cb_records_run(h, s->rec, s->n_rec);
+  cb_affine_block b = {s->n_iter, s->n_acc, s->acc};
+  cb_affine_run(h, &b);
+}
+
+/* Runs the owed segment, the last one seen: the model's state is then
+ * the stream's again. */
+static void pay_owed(cb_hierarchy *h) {
+  seg_memo *m = h->memo;
+  if (!m->owed)
+    return;
+  m->owed = false;
+  m->skipped--;
+  m->skipped_pair--;
+  run_seg(h, &m->hist[(m->seq - 1) & 1]);
+}
+
 void memo_settle(cb_hierarchy *h) {
   seg_memo *m = h->memo;
   if (!m)
     return;
-  m->prev_valid = false;
-  m->run = 0;
-  m->steady = false;
+  pay_owed(h);
+  m->hist[0].valid = m->hist[1].valid = false;
+  m->period[0].len = m->period[1].len = 0;
+  m->period[0].steady = m->period[1].steady = false;
   if (m->n_pend) {
     uint32_t n = m->n_pend;
     m->n_pend = 0;
@@ -109,20 +149,21 @@ static bool same_lines(const seg_memo *m, uint64_t a, uint32_t size_a,
 }
 
 /* Whether the held-back records and block b make the same line
- * references as the previous segment. */
-static bool same_segment(const seg_memo *m, const cb_affine_block *b) {
-  if (!m->prev_valid || m->n_pend != m->n_prev_rec ||
-      b->n_acc != m->n_prev_acc || b->n_iter != m->prev_n_iter)
+ * references as segment s. */
+static bool same_segment(const seg_memo *m, const memo_seg *s,
+                         const cb_affine_block *b) {
+  if (!s->valid || m->n_pend != s->n_rec || b->n_acc != s->n_acc ||
+      b->n_iter != s->n_iter)
     return false;
   for (uint32_t i = 0; i < m->n_pend; i++) {
-    const cb_access *x = &m->pend[i], *y = &m->prev_rec[i];
+    const cb_access *x = &m->pend[i], *y = &s->rec[i];
     if (x->is_write != y->is_write || x->site != y->site ||
         !same_lines(m, x->addr, x->size, y->addr, y->size))
       return false;
   }
   const uint64_t line_mask = (1ull << m->shift) - 1;
   for (uint32_t j = 0; j < b->n_acc; j++) {
-    const cb_affine_access *x = &b->acc[j], *y = &m->prev_acc[j];
+    const cb_affine_access *x = &b->acc[j], *y = &s->acc[j];
     if (x->is_write != y->is_write || x->site != y->site ||
         x->size != y->size || x->stride != y->stride)
       return false;
@@ -132,6 +173,19 @@ static bool same_segment(const seg_memo *m, const cb_affine_block *b) {
       return false;
   }
   return true;
+}
+
+/* The current segment (held-back records and block b) into s; its delta
+ * is left as it is. */
+static void keep_segment(seg_memo *m, memo_seg *s, const cb_affine_block *b) {
+  memcpy(s->rec, m->pend, m->n_pend * sizeof *m->pend);
+  s->n_rec = m->n_pend;
+  memcpy(s->acc, b->acc, b->n_acc * sizeof *b->acc);
+  s->n_acc = b->n_acc;
+  s->n_iter = b->n_iter;
+  s->valid = true;
+  m->n_pend = 0;
+  m->seq++;
 }
 
 /* The sites the segment counts at, each once. */
@@ -213,19 +267,50 @@ static void add_delta(cb_hierarchy *h, const memo_delta *d) {
   h->affine.warps += d->affine.warps;
 }
 
-/* The run of equal segments from which every level is at its fixed
- * point, as far as runs 1 .. r tell (the comment at the top): the first
- * level from run 2; each level below from its upper level's run s, or
- * s + 1 if it missed in run s. Later than r while unknown. */
-static uint32_t steady_from(const seg_memo *m, unsigned n_levels, uint32_t r) {
+/* The repetition from which every level is at its fixed point, as far
+ * as repetitions 1 .. r tell (the comment at the top): the first level
+ * from repetition 2; each level below from its upper level's repetition
+ * s, or s + 1 if it missed in repetition s. Later than r while unknown. */
+static uint32_t steady_from(const memo_track *t, unsigned n_levels,
+                            uint32_t r) {
   uint32_t s = 2;
   for (unsigned l = 1; l < n_levels; l++) {
     if (s > r)
       return s;
-    if (m->run_misses[s][l] != 0)
+    if (t->run_misses[s][l] != 0)
       s++;
   }
   return s;
+}
+
+/* Period p's count after a segment that ran (d: its measured misses when
+ * `same`, i.e. equal to segment i - p). */
+static void track_ran(memo_track *t, uint32_t p, bool same, bool prev_valid,
+                      const uint64_t *misses, unsigned n_levels) {
+  if (same)
+    t->len++;
+  else
+    t->len = p == 1 || !prev_valid ? 1 : 2; /* the unit: the last p */
+  t->steady = false;
+  if (t->len <= p)
+    return; /* repetition 1: never asked */
+  uint32_t rep = (t->len + p - 1) / p;
+  bool first = (t->len - 1) % p == 0, last = t->len % p == 0;
+  for (unsigned l = 0; l < n_levels; l++)
+    t->rep_misses[l] = (first ? 0 : t->rep_misses[l]) + misses[l];
+  if (!last)
+    return;
+  if (rep <= n_levels + 1) /* steady by then (steady_from) */
+    memcpy(t->run_misses[rep], t->rep_misses, sizeof t->run_misses[rep]);
+  t->steady = rep >= steady_from(t, n_levels, rep);
+  if (rep > n_levels + 1) /* keep len bounded; the phase stays */
+    t->len -= p;
+}
+
+/* Period p skipped the segment: the other period starts over. */
+static void track_restart(memo_track *t) {
+  t->len = 1;
+  t->steady = false;
 }
 
 void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
@@ -239,18 +324,37 @@ void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
     cb_affine_run(h, b);
     return;
   }
-  bool same = same_segment(m, b);
-  if (same && m->steady) {
-    add_delta(h, &m->delta);
-    m->n_pend = 0;
+  memo_seg *prev = &m->hist[(m->seq - 1) & 1], *prev2 = &m->hist[m->seq & 1];
+  bool same1 = same_segment(m, prev, b);
+  bool same2 = same_segment(m, prev2, b);
+  memo_track *t1 = &m->period[0], *t2 = &m->period[1];
+  if (m->owed && !(same2 && t2->steady))
+    pay_owed(h); /* the stream broke off inside a repetition */
+  if (!m->owed && same1 && t1->steady) {
+    add_delta(h, &prev->delta);
+    prev2->delta = prev->delta;
+    keep_segment(m, prev2, b);
+    track_restart(t2);
     m->skipped++;
     return;
   }
-  uint32_t run = same ? m->run + 1 : 1;
-  /* Run it; from run 2 on it may be at the fixed point, so measure it
-   * (run 1's misses are never asked: steady_from starts at run 2). */
-  bool measure = run >= 2;
-  memo_delta *d = &m->delta, after;
+  if (same2 && t2->steady) {
+    /* counted by whole repetitions: the first segment is owed */
+    if (m->owed) {
+      add_delta(h, &prev->delta);
+      add_delta(h, &prev2->delta);
+    }
+    m->owed = !m->owed;
+    keep_segment(m, prev2, b);
+    track_restart(t1);
+    m->skipped++;
+    m->skipped_pair++;
+    return;
+  }
+  /* Run it; measured when it repeats a segment (run 1 of a period is
+   * never asked). */
+  bool measure = same1 || same2;
+  memo_delta *d = &prev2->delta, after;
   if (measure) {
     segment_sites(h, m, b, d);
     read_counters(h, d);
@@ -262,16 +366,8 @@ void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
     memcpy(after.site, d->site, d->n_sites * sizeof *d->site);
     read_counters(h, &after);
     subtract_from(&after, d, h->n_levels);
-    if (run <= h->n_levels + 1) /* steady by then (steady_from) */
-      memcpy(m->run_misses[run], d->misses, sizeof m->run_misses[run]);
   }
-  m->steady = run >= steady_from(m, h->n_levels, run);
-  memcpy(m->prev_rec, m->pend, m->n_pend * sizeof *m->pend);
-  m->n_prev_rec = m->n_pend;
-  memcpy(m->prev_acc, b->acc, b->n_acc * sizeof *b->acc);
-  m->n_prev_acc = b->n_acc;
-  m->prev_n_iter = b->n_iter;
-  m->prev_valid = true;
-  m->run = run < h->n_levels + 1 ? run : h->n_levels + 1;
-  m->n_pend = 0;
+  track_ran(t1, 1, same1, prev->valid, d->misses, h->n_levels);
+  track_ran(t2, 2, same2, prev->valid, d->misses, h->n_levels);
+  keep_segment(m, prev2, b);
 }
