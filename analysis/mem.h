@@ -30,8 +30,10 @@
  * in the engine's heap-allocated state. */
 #define CB_TLB_N 4096u
 
-/* Entries of the translation cache of pages with a stale shadow. */
-#define CB_STLB_N 256u
+/* Entries of the translation cache of pages with a stale shadow: as
+ * many as tlb's, for the same reason (a column walk of a sliced store
+ * visits thousands of pages per loop). */
+#define CB_STLB_N 4096u
 
 typedef struct cb_mem_region {
   uint64_t lo, hi;
@@ -98,8 +100,13 @@ static inline void cb_stale_bits_fill(uint8_t *bm, unsigned lo, unsigned k,
     bm[b >> 3] =
         (uint8_t)((bm[b >> 3] & ~(1u << (b & 7))) | (v & (1u << (b & 7))));
   if (end - b >= 8) {
-    memset(bm + (b >> 3), v, (end - b) >> 3);
-    b += (end - b) & ~7u;
+    unsigned nb = (end - b) >> 3;
+    if (nb <= 8) /* an element's bytes: no call (a sliced store's mark) */
+      for (unsigned j = 0; j < nb; j++)
+        bm[(b >> 3) + j] = v;
+    else
+      memset(bm + (b >> 3), v, nb);
+    b += nb << 3;
   }
   for (; b < end; b++)
     bm[b >> 3] =
