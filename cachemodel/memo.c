@@ -175,8 +175,8 @@ static bool same_segment(const seg_memo *m, const memo_seg *s,
   return true;
 }
 
-/* The current segment (held-back records and block b) into s; its delta
- * is left as it is. */
+/* The current segment (held-back records and block b) into s; its
+ * delta_of is left as it is. */
 static void keep_segment(seg_memo *m, memo_seg *s, const cb_affine_block *b) {
   memcpy(s->rec, m->pend, m->n_pend * sizeof *m->pend);
   s->n_rec = m->n_pend;
@@ -331,8 +331,8 @@ void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
   if (m->owed && !(same2 && t2->steady))
     pay_owed(h); /* the stream broke off inside a repetition */
   if (!m->owed && same1 && t1->steady) {
-    add_delta(h, &prev->delta);
-    prev2->delta = prev->delta;
+    add_delta(h, &m->delta[prev->delta_of]);
+    prev2->delta_of = prev->delta_of;
     keep_segment(m, prev2, b);
     track_restart(t2);
     m->skipped++;
@@ -341,8 +341,8 @@ void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
   if (same2 && t2->steady) {
     /* counted by whole repetitions: the first segment is owed */
     if (m->owed) {
-      add_delta(h, &prev->delta);
-      add_delta(h, &prev2->delta);
+      add_delta(h, &m->delta[prev->delta_of]);
+      add_delta(h, &m->delta[prev2->delta_of]);
     }
     m->owed = !m->owed;
     keep_segment(m, prev2, b);
@@ -354,7 +354,8 @@ void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
   /* Run it; measured when it repeats a segment (run 1 of a period is
    * never asked). */
   bool measure = same1 || same2;
-  memo_delta *d = &prev2->delta, after;
+  prev2->delta_of = (uint8_t)(1 - prev->delta_of);
+  memo_delta *d = &m->delta[prev2->delta_of], after;
   if (measure) {
     segment_sites(h, m, b, d);
     read_counters(h, d);

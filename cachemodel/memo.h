@@ -43,7 +43,8 @@ typedef struct memo_seg {
   uint64_t n_iter;
   cb_access rec[MEMO_MAX_RECORDS];
   cb_affine_access acc[MEMO_MAX_ACC];
-  memo_delta delta; /* measured when it ran, else its equal's */
+  uint8_t delta_of; /* seg_memo.delta[delta_of]: what it changed, as
+                       measured when it ran, else its equal's */
 } memo_seg;
 
 /* The repeats of one period P (1 or 2): segment i equal to segment
@@ -68,6 +69,10 @@ typedef struct seg_memo {
    * in hist[seq & 1], for the current segment i = seq. */
   uint64_t seq;
   memo_seg hist[2];
+  /* Deltas, referred to by the segments (a period-1 skip shares its
+   * equal's, not copied: 3 KiB a skip): a run measures into the one
+   * segment i - 1 does not use. */
+  memo_delta delta[2];
   memo_track period[2]; /* periods 1 and 2 */
   /* A period-2 skip has skipped the first segment of a repetition and
    * not counted it yet (memo.c: skips go by whole repetitions). */
