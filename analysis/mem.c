@@ -104,15 +104,20 @@ uint8_t *cb_mem_page_slow(cb_mem *m, uint64_t addr) {
   return i == SIZE_MAX ? NULL : m->data[i] + (addr & (CB_PG_SIZE - 1));
 }
 
-uint8_t *cb_mem_page_stale_slow(cb_mem *m, uint64_t addr, uint8_t **bits) {
-  size_t i = page_slot(m, addr);
-  if (i == SIZE_MAX || !m->stale[i])
-    return NULL;
+/* Puts addr's page (slot i, which has a shadow) in stlb. */
+static void stlb_fill(cb_mem *m, uint64_t addr, size_t i) {
   uint64_t pno = addr >> CB_PG_BITS;
   unsigned t = (unsigned)pno & (CB_STLB_N - 1);
   m->stlb[t].pno = pno;
   m->stlb[t].data = m->data[i];
   m->stlb[t].bits = m->stale[i];
+}
+
+uint8_t *cb_mem_page_stale_slow(cb_mem *m, uint64_t addr, uint8_t **bits) {
+  size_t i = page_slot(m, addr);
+  if (i == SIZE_MAX || !m->stale[i])
+    return NULL;
+  stlb_fill(m, addr, i);
   *bits = m->stale[i];
   return m->data[i] + (addr & (CB_PG_SIZE - 1));
 }
@@ -320,12 +325,7 @@ static void stale_walk(cb_mem *m, uint64_t addr, uint64_t n, bool make,
       }
       if (m->stale[i]) {
         fn(m->stale[i], off, k, ctx);
-        /* the next mark or clear of this page finds it in stlb */
-        uint64_t pno = addr >> CB_PG_BITS;
-        unsigned t = (unsigned)pno & (CB_STLB_N - 1);
-        m->stlb[t].pno = pno;
-        m->stlb[t].data = m->data[i];
-        m->stlb[t].bits = m->stale[i];
+        stlb_fill(m, addr, i); /* the next mark or clear finds it there */
       }
     }
     addr += k;
@@ -348,28 +348,25 @@ static void bits_any(uint8_t *bm, unsigned lo, unsigned k, void *ctx) {
   *any = *any || cb_stale_bits_any(bm, lo, k);
 }
 
-/* The shadow of addr's page when [addr, addr + n) lies in it and the
- * page is in stlb (mapped, with a shadow), else NULL. A sliced loop's
- * column store marks one element per page per iteration (gramschmidt
- * LARGE: 2000 pages a loop); the page hash table cost 24% of its
- * engine's samples. */
-static uint8_t *stale_bits_cached(const cb_mem *m, uint64_t addr, uint64_t n) {
+/* Sets (v = 0xff) or clears (v = 0) the shadow of [addr, addr + n) when
+ * it lies in one page and that page is in stlb (mapped, with a shadow);
+ * false, and nothing done, otherwise. A sliced loop's column store marks
+ * one element per page per iteration (gramschmidt LARGE: 2000 pages a
+ * loop); the page hash table cost 24% of its engine's samples. */
+static bool stale_fill_cached(cb_mem *m, uint64_t addr, uint64_t n, uint8_t v) {
   uint64_t pno = addr >> CB_PG_BITS;
   unsigned t = (unsigned)pno & (CB_STLB_N - 1);
-  if (m->stlb[t].pno != pno || ((addr + n - 1) >> CB_PG_BITS) != pno)
-    return NULL;
-  return m->stlb[t].bits;
+  if (!n || m->stlb[t].pno != pno || ((addr + n - 1) >> CB_PG_BITS) != pno)
+    return false;
+  cb_stale_bits_fill(m->stlb[t].bits, (unsigned)(addr & (CB_PG_SIZE - 1)),
+                     (unsigned)n, v);
+  return true;
 }
 
 void cb_mem_stale_mark(cb_mem *m, uint64_t addr, uint64_t n) {
   m->stale_any = true;
-  uint8_t *bm = n ? stale_bits_cached(m, addr, n) : NULL;
-  if (bm) {
-    cb_stale_bits_fill(bm, (unsigned)(addr & (CB_PG_SIZE - 1)), (unsigned)n,
-                       0xff);
-    return;
-  }
-  stale_walk(m, addr, n, true, bits_set, NULL);
+  if (!stale_fill_cached(m, addr, n, 0xff))
+    stale_walk(m, addr, n, true, bits_set, NULL);
 }
 
 void cb_mem_stale_clear(cb_mem *m, uint64_t addr, uint64_t n) {
@@ -380,12 +377,8 @@ void cb_mem_stale_clear(cb_mem *m, uint64_t addr, uint64_t n) {
   if (((addr + n - 1) >> CB_PG_BITS) == pno &&
       m->tlb[(unsigned)pno & (CB_TLB_N - 1)].pno == pno)
     return;
-  uint8_t *bm = stale_bits_cached(m, addr, n);
-  if (bm) {
-    cb_stale_bits_fill(bm, (unsigned)(addr & (CB_PG_SIZE - 1)), (unsigned)n, 0);
-    return;
-  }
-  stale_walk(m, addr, n, false, bits_clear, NULL);
+  if (!stale_fill_cached(m, addr, n, 0))
+    stale_walk(m, addr, n, false, bits_clear, NULL);
 }
 
 bool cb_mem_stale_any(cb_mem *m, uint64_t addr, uint64_t n) {

@@ -283,8 +283,9 @@ static uint32_t steady_from(const memo_track *t, unsigned n_levels,
   return s;
 }
 
-/* Period p's count after a segment that ran (d: its measured misses when
- * `same`, i.e. equal to segment i - p). */
+/* Period p's count after a segment that ran: `same` when it equals
+ * segment i - p, and then `misses` holds its measured misses per level
+ * (read only then); prev_valid: segment i - 1 is known. */
 static void track_ran(memo_track *t, uint32_t p, bool same, bool prev_valid,
                       const uint64_t *misses, unsigned n_levels) {
   if (same)
