@@ -23,6 +23,9 @@
  *   gemm:   PolyBench gemm's vectorized inner loop at LARGE (GEMM_NJ):
  *           6 accesses an iteration on two rows, events on most
  *           iterations (B's and C's lines change out of phase);
+ *   column: 2000 doubles down a column, rows of 16000 bytes (cholesky's
+ *           initialisation at LARGE), four columns in turn: every access
+ *           a first-level miss and a last-level hit;
  * records made from the blocks outside the timing; each through
  * cb_hierarchy_run (records) and cb_hierarchy_run_affine (blocks).
  * Each figure is the best of a few runs, on one core.
@@ -94,13 +97,18 @@ static double run(const cb_cache_config *cfg, int random, unsigned flags,
 
 /* ---- Affine blocks against records ---- */
 
-enum { SWEEP, RESIDENT, MATMUL, BYTES, GEMM };
+enum { SWEEP, RESIDENT, MATMUL, BYTES, GEMM, COLUMN };
 
 /* PolyBench gemm at LARGE as clang -O2 vectorizes it: for each (i, k) a
  * block over j of 2 x 16-byte loads of B[k][j..], 2 of C[i][j..] and 2
  * stores to C[i][j..], 32 bytes an iteration, rows of 1100 doubles. */
 #define GEMM_NJ 1100
 #define GEMM_NK 1200
+
+/* column: cholesky's initialisation at LARGE walks a column of 2000
+ * doubles, each step a first-level miss that hits the last level. */
+#define COLUMN_N 2000
+#define COLUMN_ROW 16000
 
 typedef struct block_gen {
   int kind;
@@ -143,6 +151,20 @@ static bool next_block(block_gen *g, cb_affine_block *b) {
       g->acc[4 + v].is_write = 1;
     }
     *b = (cb_affine_block){iters, 6, g->acc};
+    g->k++;
+    return true;
+  }
+  if (g->kind == COLUMN) {
+    /* 4 columns of 2000 doubles, rows of 16000 bytes, taken in turn: the
+     * memo sees no segment equal to the one before it (nor to the one
+     * before that), and the 8000 lines fit the 1 MiB LL */
+    if (g->k * COLUMN_N >= g->total)
+      return false;
+    g->acc[0] = (cb_affine_access){.base = base + 64 * (g->k % 4),
+                                   .stride = COLUMN_ROW,
+                                   .site = CB_SITE_NONE,
+                                   .size = 8};
+    *b = (cb_affine_block){COLUMN_N, 1, g->acc};
     g->k++;
     return true;
   }
@@ -238,7 +260,7 @@ static void affine_table(const cb_cache_config *cfg, uint64_t total, int runs,
          "misses | LL misses | warped iterations |\n"
          "|---|---|---|---:|---:|---:|---:|---:|\n");
   int row = 4;
-  for (int kind = SWEEP; kind <= GEMM; kind++)
+  for (int kind = SWEEP; kind <= COLUMN; kind++)
     for (int classify = 0; classify < 2; classify++)
       for (int affine = 0; affine < 2; affine++, row++) {
         if (only >= 0 && only != row)
@@ -246,7 +268,9 @@ static void affine_table(const cb_cache_config *cfg, uint64_t total, int runs,
         block_gen g = {.kind = kind, .total = total, .n = n};
         uint64_t count = kind == MATMUL ? n * n * n * 3
                          : kind == GEMM ? (total + 1649) / 1650 * 1650
-                                        : total;
+                         : kind == COLUMN
+                             ? (total + COLUMN_N - 1) / COLUMN_N * COLUMN_N
+                             : total;
         double best = 1e30;
         uint64_t m1 = 0, m2 = 0, warped = 0;
         for (int r = 0; r < runs; r++) {
@@ -258,6 +282,8 @@ static void affine_table(const cb_cache_config *cfg, uint64_t total, int runs,
         char name[64];
         if (kind == GEMM)
           snprintf(name, sizeof name, "gemm inner loop, vectorized");
+        else if (kind == COLUMN)
+          snprintf(name, sizeof name, "column walk, 4 columns in turn");
         else if (kind == BYTES)
           snprintf(name, sizeof name, "byte sweep, 16 KiB resident");
         else if (kind == MATMUL)
