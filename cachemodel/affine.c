@@ -133,8 +133,8 @@ static inline bool way0_hits(const cb_hierarchy *h) {
 /* access_lean out of line, for run_iterations. Inlined into each of
  * cb_affine_run's many copies of the loop, access_lean grew it past the
  * compiler's inlining limits: the replacement policies were then called
- * out of line in their generic form, the way count a variable: a first-
- * level miss that hits the last level cost 12.8 ns instead of 10.8
+ * out of line in their generic form, the way count a variable: a miss
+ * at the first level that hits the last cost 12.8 ns instead of 10.8
  * (sim_bench's column walk), cholesky LARGE 158 s instead of 124. Here
  * the call is one, and the 8- and 16-way sets get their unrolled copies
  * (`objdump -d` finds no call to lru_touch). */

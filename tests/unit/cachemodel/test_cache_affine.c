@@ -164,6 +164,16 @@ static void check_expand(const cb_affine_block *b) {
   CHECK_EQ_U64(k, b->n_iter * b->n_acc);
 }
 
+/* The block-fed hierarchy ha against the expansion-fed he and the
+ * model m: every counter equal. */
+static void check_same(const cb_hierarchy *ha, const cb_hierarchy *he,
+                       ref_model *m, bool classify, const char *what) {
+  int bad = same_counters(ha, he, 5) + ref_compare(ha, m, classify, what);
+  if (bad)
+    fprintf(stderr, "%s: differs\n", what);
+  CHECK(bad == 0);
+}
+
 /* [policy][classification] */
 static uint64_t warped_by_policy[5][2];
 
@@ -189,10 +199,7 @@ static void random_case(const cb_cache_config *cfg, bool classify,
     run_expansion(he, &m, classify, &b);
     iters += b.n_iter;
   }
-  int bad = same_counters(ha, he, 5) + ref_compare(ha, &m, classify, what);
-  if (bad)
-    fprintf(stderr, "%s: differs\n", what);
-  CHECK(bad == 0);
+  check_same(ha, he, &m, classify, what);
   cb_affine_stats st;
   cb_hierarchy_affine_stats(ha, &st);
   CHECK_EQ_U64(st.blocks, 6);
@@ -313,10 +320,7 @@ static void row_walk_case(cb_policy p, bool wa, int k, uint64_t *skipped) {
   }
   snprintf(what, sizeof what, "row walks, policy %s wa %d case %d",
            cb_policy_name(p), wa, k);
-  int bad = same_counters(ha, he, 5) + ref_compare(ha, &m, false, what);
-  if (bad)
-    fprintf(stderr, "%s: differs\n", what);
-  CHECK(bad == 0);
+  check_same(ha, he, &m, false, what);
   cb_affine_stats st;
   cb_hierarchy_affine_stats(ha, &st);
   *skipped += st.warped_iterations;
