@@ -534,6 +534,10 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
       d->stats.sim_blocks += as.blocks;
       d->stats.sim_blocks_skipped += as.segments_skipped;
       d->stats.sim_blocks_split += as.split_blocks;
+      d->stats.sim_blocks_parts += as.segments_in_parts;
+      d->stats.sim_parts_counted += as.parts_counted;
+      d->stats.sim_parts_run +=
+          as.segments_in_parts * as.parts_each - as.parts_counted;
     }
     pthread_mutex_unlock(&d->lock);
   }
@@ -662,6 +666,9 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
     st->sim_blocks = d.stats.sim_blocks;
     st->sim_blocks_skipped = d.stats.sim_blocks_skipped;
     st->sim_blocks_split = d.stats.sim_blocks_split;
+    st->sim_blocks_parts = d.stats.sim_blocks_parts;
+    st->sim_parts_counted = d.stats.sim_parts_counted;
+    st->sim_parts_run = d.stats.sim_parts_run;
     st->sim_threads = d.stats.sim_threads;
     st->resliced = d.stats.resliced;
     memcpy(st->stale_why, d.stats.stale_why, sizeof st->stale_why);
@@ -761,6 +768,13 @@ void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
             (unsigned long long)s->sim_blocks_skipped,
             (unsigned long long)s->sim_blocks_split,
             s->sim_threads ? s->sim_threads : 1);
+  if (s->sim_blocks_parts)
+    fprintf(f,
+            "  blocks run part by part: %llu (%llu parts counted without "
+            "running them, %llu run)\n",
+            (unsigned long long)s->sim_blocks_parts,
+            (unsigned long long)s->sim_parts_counted,
+            (unsigned long long)s->sim_parts_run);
   if (s->resliced)
     fprintf(f,
             "  slicing: %u inputs needed a skipped value, run again "

@@ -96,6 +96,7 @@ bool memo_init(seg_memo *m, const struct cb_hierarchy *h) {
   }
   memset(m, 0, sizeof *m);
   m->shift = shift;
+  memo_parts_init(&m->parts, h);
   return true;
 }
 
@@ -113,6 +114,7 @@ static void pay_owed(cb_hierarchy *h) {
   if (!m->owed)
     return;
   m->owed = false;
+  memo_parts_forget(&m->parts);
   m->skipped--;
   m->skipped_pair--;
   run_seg(h, &m->hist[(m->seq - 1) & 1]);
@@ -123,6 +125,7 @@ void memo_settle(cb_hierarchy *h) {
   if (!m)
     return;
   pay_owed(h);
+  memo_parts_forget(&m->parts);
   m->hist[0].valid = m->hist[1].valid = false;
   m->period[0].len = m->period[1].len = 0;
   m->period[0].steady = m->period[1].steady = false;
@@ -148,19 +151,11 @@ static bool same_lines(const seg_memo *m, uint64_t a, uint32_t size_a,
          access_end(a, size_a) >> m->shift == access_end(b, size_b) >> m->shift;
 }
 
-/* Whether the held-back records and block b make the same line
- * references as segment s. */
-static bool same_segment(const seg_memo *m, const memo_seg *s,
-                         const cb_affine_block *b) {
-  if (!s->valid || m->n_pend != s->n_rec || b->n_acc != s->n_acc ||
-      b->n_iter != s->n_iter)
+/* Whether block b makes the same line references as segment s's. */
+static bool same_block(const seg_memo *m, const memo_seg *s,
+                       const cb_affine_block *b) {
+  if (!s->valid || b->n_acc != s->n_acc || b->n_iter != s->n_iter)
     return false;
-  for (uint32_t i = 0; i < m->n_pend; i++) {
-    const cb_access *x = &m->pend[i], *y = &s->rec[i];
-    if (x->is_write != y->is_write || x->site != y->site ||
-        !same_lines(m, x->addr, x->size, y->addr, y->size))
-      return false;
-  }
   const uint64_t line_mask = (1ull << m->shift) - 1;
   for (uint32_t j = 0; j < b->n_acc; j++) {
     const cb_affine_access *x = &b->acc[j], *y = &s->acc[j];
@@ -170,6 +165,20 @@ static bool same_segment(const seg_memo *m, const memo_seg *s,
     if (x->base != y->base &&
         (((uint64_t)x->stride & line_mask) != 0 ||
          !same_lines(m, x->base, x->size, y->base, y->size)))
+      return false;
+  }
+  return true;
+}
+
+/* Whether the held-back records make the same line references as
+ * segment s's. */
+static bool same_records(const seg_memo *m, const memo_seg *s) {
+  if (!s->valid || m->n_pend != s->n_rec)
+    return false;
+  for (uint32_t i = 0; i < m->n_pend; i++) {
+    const cb_access *x = &m->pend[i], *y = &s->rec[i];
+    if (x->is_write != y->is_write || x->site != y->site ||
+        !same_lines(m, x->addr, x->size, y->addr, y->size))
       return false;
   }
   return true;
@@ -271,13 +280,13 @@ static void add_delta(cb_hierarchy *h, const memo_delta *d) {
  * as repetitions 1 .. r tell (the comment at the top): the first level
  * from repetition 2; each level below from its upper level's repetition
  * s, or s + 1 if it missed in repetition s. Later than r while unknown. */
-static uint32_t steady_from(const memo_track *t, unsigned n_levels,
-                            uint32_t r) {
+uint32_t memo_steady_from(const uint64_t run_misses[][CB_MAX_LEVELS],
+                          unsigned n_levels, uint32_t r) {
   uint32_t s = 2;
   for (unsigned l = 1; l < n_levels; l++) {
     if (s > r)
       return s;
-    if (t->run_misses[s][l] != 0)
+    if (run_misses[s][l] != 0)
       s++;
   }
   return s;
@@ -303,7 +312,7 @@ static void track_ran(memo_track *t, uint32_t p, bool same, bool prev_valid,
     return;
   if (rep <= n_levels + 1) /* steady by then (steady_from) */
     memcpy(t->run_misses[rep], t->rep_misses, sizeof t->run_misses[rep]);
-  t->steady = rep >= steady_from(t, n_levels, rep);
+  t->steady = rep >= memo_steady_from(t->run_misses, n_levels, rep);
   if (rep > n_levels + 1) /* keep len bounded; the phase stays */
     t->len -= p;
 }
@@ -326,12 +335,14 @@ void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
     return;
   }
   memo_seg *prev = &m->hist[(m->seq - 1) & 1], *prev2 = &m->hist[m->seq & 1];
-  bool same1 = same_segment(m, prev, b);
-  bool same2 = same_segment(m, prev2, b);
+  bool block1 = same_block(m, prev, b);
+  bool same1 = block1 && same_records(m, prev);
+  bool same2 = same_block(m, prev2, b) && same_records(m, prev2);
   memo_track *t1 = &m->period[0], *t2 = &m->period[1];
   if (m->owed && !(same2 && t2->steady))
     pay_owed(h); /* the stream broke off inside a repetition */
   if (!m->owed && same1 && t1->steady) {
+    memo_parts_skipped(&m->parts);
     add_delta(h, &m->delta[prev->delta_of]);
     prev2->delta_of = prev->delta_of;
     keep_segment(m, prev2, b);
@@ -346,6 +357,7 @@ void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
       add_delta(h, &m->delta[prev2->delta_of]);
     }
     m->owed = !m->owed;
+    memo_parts_forget(&m->parts);
     keep_segment(m, prev2, b);
     track_restart(t1);
     m->skipped++;
@@ -357,17 +369,22 @@ void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
   bool measure = same1 || same2;
   prev2->delta_of = (uint8_t)(1 - prev->delta_of);
   memo_delta *d = &m->delta[prev2->delta_of], after;
-  if (measure) {
-    segment_sites(h, m, b, d);
-    read_counters(h, d);
-  }
-  cb_records_run(h, m->pend, m->n_pend);
-  cb_affine_run(h, b);
-  if (measure) {
-    after.n_sites = d->n_sites;
-    memcpy(after.site, d->site, d->n_sites * sizeof *d->site);
-    read_counters(h, &after);
-    subtract_from(&after, d, h->n_levels);
+  if (block1 && memo_parts_segment(h, prev, b, d)) {
+    /* run in parts, d measured */
+  } else {
+    if (measure) {
+      segment_sites(h, m, b, d);
+      read_counters(h, d);
+    }
+    cb_records_run(h, m->pend, m->n_pend);
+    cb_affine_run(h, b);
+    if (measure) {
+      after.n_sites = d->n_sites;
+      memcpy(after.site, d->site, d->n_sites * sizeof *d->site);
+      read_counters(h, &after);
+      subtract_from(&after, d, h->n_levels);
+    }
+    memo_parts_ran(&m->parts);
   }
   track_ran(t1, 1, same1, prev->valid, d->misses, h->n_levels);
   track_ran(t2, 2, same2, prev->valid, d->misses, h->n_levels);

@@ -59,6 +59,42 @@ typedef struct memo_track {
   uint64_t run_misses[CB_MAX_LEVELS + 2][CB_MAX_LEVELS];
 } memo_track;
 
+/* The part memo (memo_parts.c): the cache's sets split into parts by
+ * address bits that every level's set index holds, so that no reference
+ * in one part ever touches another's sets; each part is a hierarchy of
+ * its own, and the memo's argument holds for it alone. A segment whose
+ * block repeats the one before but whose records moved (a store walking
+ * a column beside a column walk that stays) changes the references of a
+ * few parts only: the other parts, once steady, are counted; the few run.
+ * Hierarchies of up to MEMO_PART_LEVELS levels, segments of up to
+ * MEMO_PART_SITES sites. */
+#define MEMO_MAX_PARTS 64
+#define MEMO_PART_LEVELS 4
+#define MEMO_PART_SITES 16
+/* A part's counters for one segment, by slot: a slot is a site and a
+ * direction (memo_parts.c), and holds its first-level accesses, then
+ * its misses at each level ([slot * (1 + levels) + 1 + level]); every
+ * other counter follows from these. */
+#define MEMO_PART_COUNTERS (MEMO_PART_SITES * (1 + MEMO_PART_LEVELS))
+
+typedef struct memo_part {
+  uint32_t len; /* segments in a row whose references here were equal */
+  bool steady;  /* the last run was at the part's fixed point */
+  uint64_t run_misses[CB_MAX_LEVELS + 2][CB_MAX_LEVELS]; /* as memo_track */
+  uint64_t delta[MEMO_PART_COUNTERS]; /* what its last run counted */
+} memo_part;
+
+typedef struct memo_parts {
+  bool enabled; /* the hierarchy has parts (memo_parts_init) */
+  bool valid;   /* the parts' lens describe the segment before */
+  uint32_t shift, n_parts;
+  memo_part part[MEMO_MAX_PARTS];
+  uint64_t sum[MEMO_PART_COUNTERS]; /* the deltas of all parts */
+  uint64_t out[MEMO_MAX_PARTS][MEMO_PART_COUNTERS]; /* a run's, by part */
+  uint64_t segments;                                /* segments run in parts */
+  uint64_t counted; /* parts counted without running them */
+} memo_parts;
+
 typedef struct seg_memo {
   uint32_t shift; /* the smallest line's: equal lines there are equal
                      lines at every level */
@@ -77,6 +113,7 @@ typedef struct seg_memo {
   /* A period-2 skip has skipped the first segment of a repetition and
    * not counted it yet (memo.c: skips go by whole repetitions). */
   bool owed;
+  memo_parts parts;
   uint64_t skipped;      /* segments counted without running them */
   uint64_t skipped_pair; /* of which by period 2 */
 } seg_memo;
@@ -89,5 +126,26 @@ bool memo_init(seg_memo *m, const struct cb_hierarchy *h);
  * anything that is not a record batch or a block reaches the hierarchy,
  * and before its counters are read. */
 void memo_settle(struct cb_hierarchy *h);
+
+/* The repetition from which every level is at its fixed point, as far
+ * as the misses of repetitions 2 .. r (run_misses[2 .. r]) tell. */
+uint32_t memo_steady_from(const uint64_t run_misses[][CB_MAX_LEVELS],
+                          unsigned n_levels, uint32_t r);
+
+/* memo_parts.c. Sets the parts up (none where a part would not be a
+ * hierarchy of its own). */
+void memo_parts_init(memo_parts *P, const struct cb_hierarchy *h);
+/* The segment was run whole (1), skipped as equal to the one before (2),
+ * or something else happened to the model (3): what the parts know of
+ * the segment before. */
+void memo_parts_ran(memo_parts *P);
+void memo_parts_skipped(memo_parts *P);
+void memo_parts_forget(memo_parts *P);
+/* Runs the held-back records and block b, the segment after prev, part
+ * by part: the steady parts whose references did not change are counted
+ * from their last run, the others run. Puts what the segment counted in
+ * d. False, nothing done, where that does not apply. */
+bool memo_parts_segment(struct cb_hierarchy *h, const memo_seg *prev,
+                        const cb_affine_block *b, memo_delta *d);
 
 #endif

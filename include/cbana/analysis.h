@@ -55,6 +55,9 @@ typedef struct cb_analysis_stats {
    * without running them and the ones split by set over sim_threads
    * threads (cb_affine_stats), over every cache */
   uint64_t sim_blocks, sim_blocks_skipped, sim_blocks_split;
+  /* blocks run part by part by the memo, and their parts counted or run
+   * (cb_affine_stats) */
+  uint64_t sim_blocks_parts, sim_parts_counted, sim_parts_run;
   unsigned sim_threads;
   /* inputs whose sliced run needed a skipped value, run again unsliced */
   unsigned resliced;

@@ -103,13 +103,18 @@ bool cb_hierarchy_affine_skip(cb_hierarchy *h, const cb_affine_block *b,
  * references of the ones before so often that they were counted without
  * running them (segments: the hierarchy holds records back until the
  * next block for this, on LRU levels that allocate on every miss,
- * without classification; blocks and iterations include theirs); and how
- * many blocks ran split by set over threads (cb_hierarchy_set_threads).
+ * without classification; blocks and iterations include theirs); how
+ * many blocks ran part by part, the parts whose references had not
+ * changed counted without running them, and how many parts that counted
+ * (memo_parts.c; the cache's sets in parts_each parts); and how many
+ * blocks ran split by set over threads (cb_hierarchy_set_threads).
  * Diagnostics (tests, benchmarks); the cache counters never depend on
  * them. */
 typedef struct cb_affine_stats {
   uint64_t blocks, iterations, warped_iterations, warps;
   uint64_t segments_skipped;
+  uint64_t segments_in_parts, parts_counted;
+  uint32_t parts_each;
   uint64_t split_blocks; /* run split over threads (set_threads) */
 } cb_affine_stats;
 void cb_hierarchy_affine_stats(const cb_hierarchy *h, cb_affine_stats *out);

@@ -27,20 +27,26 @@ static void expand_into_model(ref_model *m, const cb_affine_block *b) {
 
 /* One inner loop of a nest: the records before it and its block. */
 typedef struct inner {
+  bool columns;
   uint32_t n_acc, n_rec;
   uint64_t n_iter;
   cb_affine_access proto[8];
   cb_access rec_proto[4];
 } inner;
 
-static void make_inner(inner *in, uint32_t line, uint64_t region) {
+/* columns: correlation's shape, column walks and fixed accesses only,
+ * with at least one record, every access 8 bytes (and aligned, with
+ * nest's step). */
+static void make_inner(inner *in, uint32_t line, uint64_t region,
+                       bool columns) {
   uint32_t n_acc = in->n_acc = 1 + (uint32_t)rnd(4);
-  uint32_t n_rec = in->n_rec = (uint32_t)rnd(4);
+  uint32_t n_rec = in->n_rec = (uint32_t)rnd(4) + columns;
+  in->columns = columns;
   cb_affine_access *proto = in->proto;
   cb_access *rec_proto = in->rec_proto;
   uint64_t n_iter = in->n_iter = 16 + rnd(200);
   for (uint32_t j = 0; j < n_acc; j++) {
-    int kind = (int)rnd(3);
+    int kind = (int)rnd(columns ? 2 : 3);
     int64_t stride = kind == 0   ? (int64_t)line * (int64_t)(1 + rnd(40))
                      : kind == 1 ? 0
                                  : 8;
@@ -52,26 +58,28 @@ static void make_inner(inner *in, uint32_t line, uint64_t region) {
     proto[j] = (cb_affine_access){.base = base & ~7ull,
                                   .stride = stride,
                                   .site = (uint32_t)rnd(6),
-                                  .size = rnd(4) ? 8 : 16,
+                                  .size = columns || rnd(4) ? 8 : 16,
                                   .is_write = rnd(4) == 0};
   }
   for (uint32_t i = 0; i < n_rec; i++)
-    rec_proto[i] = (cb_access){.addr = 0x10000000ull + rnd(region),
+    rec_proto[i] = (cb_access){.addr = (0x10000000ull + rnd(region)) &
+                                       (columns ? ~7ull : ~0ull),
                                .site = rnd(8) ? (uint32_t)rnd(6) : CB_SITE_NONE,
-                               .size = (uint16_t)(rnd(3) ? 8 : 12),
+                               .size = (uint16_t)(columns || rnd(3) ? 8 : 12),
                                .is_write = rnd(3) == 0};
 }
 
-/* Outer iteration o of an inner loop: records and bases moved by o * step
- * bytes. Now and then the segment is changed (another trip count, a
- * stray record) to break the runs. */
+/* Outer iteration o of an inner loop: bases moved by o * step bytes,
+ * records by o * rec_step. Now and then the segment is changed (another
+ * trip count, a stray record) to break the runs. */
 static void run_inner(cb_hierarchy *h, ref_model *m, const inner *in,
-                      uint64_t region, uint64_t o, uint64_t step) {
+                      uint64_t region, uint64_t o, uint64_t step,
+                      uint64_t rec_step) {
   cb_access rec[5];
   uint32_t nr = 0;
   for (uint32_t i = 0; i < in->n_rec; i++) {
     rec[nr] = in->rec_proto[i];
-    rec[nr++].addr += o * step;
+    rec[nr++].addr += o * rec_step;
   }
   if (rnd(25) == 0)
     rec[nr++] = (cb_access){.addr = 0x10000000ull + rnd(region), .size = 4};
@@ -87,7 +95,7 @@ static void run_inner(cb_hierarchy *h, ref_model *m, const inner *in,
   cb_affine_access acc[8];
   for (uint32_t j = 0; j < in->n_acc; j++) {
     acc[j] = in->proto[j];
-    if (in->proto[j].stride != 0 || rnd(2))
+    if (in->proto[j].stride != 0 || (!in->columns && rnd(2)))
       acc[j].base += o * step;
   }
   cb_affine_block b = {rnd(30) == 0 ? in->n_iter + 1 : in->n_iter, in->n_acc,
@@ -100,21 +108,34 @@ static void run_inner(cb_hierarchy *h, ref_model *m, const inner *in,
  * gramschmidt's j loop: segments of period 2), each records then a block
  * whose accesses are column walks (stride a multiple of the line, base
  * moving by `step` bytes per o: the same lines for line/step o's in a
- * row), fixed bases, or row sweeps; records and bases move with o the
- * same way. */
+ * row), fixed bases, or row sweeps; records move with o the same way, or
+ * down a column (correlation's `corr[j][i]`: a new line every time, the
+ * block's lines unchanged, which the part memo runs part by part). */
 static void nest(cb_hierarchy *h, ref_model *m, uint32_t line, uint64_t region,
                  uint32_t outer) {
   inner in[2];
   uint32_t n_inner = 1 + (uint32_t)rnd(2);
+  bool columns = rnd(3) == 0;
   for (uint32_t k = 0; k < n_inner; k++)
-    make_inner(&in[k], line, region);
-  uint64_t step = 1u << rnd(3); /* 1..4 bytes per outer iteration */
+    make_inner(&in[k], line, region, columns);
+  /* 1..4 bytes per outer iteration; for the columns a double's 8, or
+   * none (the walks stay, the records move) */
+  uint64_t step = columns ? 8 * rnd(2) : 1u << rnd(3);
+  /* down a column: rows of any number of lines, or of whole pages (the
+   * records stay in their parts); or along a row, a new line now and then
+   * (the record leaves a part it was steady in) */
+  uint64_t rec_step = !columns      ? step
+                      : rnd(3) == 0 ? line * (1 + rnd(40))
+                      : rnd(2)      ? 4096 * (1 + rnd(3))
+                                    : 8;
   for (uint32_t o = 0; o < outer; o++)
     for (uint32_t k = 0; k < n_inner; k++)
-      run_inner(h, m, &in[k], region, o, step);
+      run_inner(h, m, &in[k], region, o, step, rec_step);
 }
 
-static uint64_t skipped_total, skipped_pairs;
+static uint64_t skipped_total, skipped_pairs, in_parts, parts_counted;
+static uint64_t parts_by_levels[4]; /* counted, by the hierarchy's depth */
+static uint64_t parts_wide;         /* counted with a wide level: none */
 
 static void memo_case(const cb_cache_config *cfg, bool expect_memo,
                       const char *what) {
@@ -139,11 +160,20 @@ static void memo_case(const cb_cache_config *cfg, bool expect_memo,
     fprintf(stderr, "%s: differs from the model\n", what);
   CHECK(bad == 0);
   if (h->memo) {
-    CHECK(h->memo->skipped > 0);
-    if (h->memo->skipped == 0)
-      fprintf(stderr, "%s: nothing skipped\n", what);
+    CHECK(h->memo->skipped + h->memo->parts.counted > 0);
+    if (h->memo->skipped + h->memo->parts.counted == 0)
+      fprintf(stderr, "%s: nothing skipped or counted\n", what);
     skipped_total += h->memo->skipped;
     skipped_pairs += h->memo->skipped_pair;
+    in_parts += h->memo->parts.segments;
+    parts_counted += h->memo->parts.counted;
+    bool wide = false;
+    for (unsigned l = 0; l < h->n_levels; l++)
+      wide |= h->levels[l].wide != NULL;
+    if (wide)
+      parts_wide += h->memo->parts.counted;
+    else
+      parts_by_levels[h->n_levels] += h->memo->parts.counted;
   }
   cb_hierarchy_destroy(h);
   ref_free(&m);
@@ -170,6 +200,11 @@ int main(void) {
     memo_case(&two, true, what);
     snprintf(what, sizeof what, "three levels, rep %d", rep);
     memo_case(&three, true, what);
+    /* the same without the wide set: parts of two address bits */
+    cb_cache_config three_parts = three;
+    three_parts.levels[2].assoc = 16;
+    snprintf(what, sizeof what, "three levels, 16-way LL, rep %d", rep);
+    memo_case(&three_parts, true, what);
     /* where the argument does not hold the memo stays off */
     for (int p = CB_POLICY_FIFO; p <= CB_POLICY_RANDOM; p++) {
       cb_cache_config other = two;
@@ -183,8 +218,19 @@ int main(void) {
     snprintf(what, sizeof what, "no write-allocate, rep %d", rep);
     memo_case(&no_wa, false, what);
   }
-  printf("%llu segments skipped, %llu of them by period 2\n",
-         (unsigned long long)skipped_total, (unsigned long long)skipped_pairs);
+  printf("%llu segments skipped, %llu of them by period 2; %llu run part "
+         "by part, %llu parts counted\n",
+         (unsigned long long)skipped_total, (unsigned long long)skipped_pairs,
+         (unsigned long long)in_parts, (unsigned long long)parts_counted);
+  CHECK(skipped_total > 0);
   CHECK(skipped_pairs > 0);
+  CHECK(in_parts > 0);
+  for (int l = 1; l <= 3; l++) {
+    printf("  %d level(s): %llu parts counted\n", l,
+           (unsigned long long)parts_by_levels[l]);
+    CHECK(parts_by_levels[l] > 0);
+  }
+  /* parts are off with a wide level (memo_parts_init) */
+  CHECK(parts_wide == 0);
   return check_done();
 }

@@ -1,0 +1,323 @@
+/* The part memo (memo.h): a segment whose block repeats the one before
+ * but whose records moved is run only in the parts of the cache its
+ * changes reach; the other parts are counted from their last run.
+ *
+ * Why that is exact. A part is the set of lines whose address bits
+ * [shift, shift + log2 n_parts) have one value, bits that every level's
+ * set index holds. A reference to a line of part p consults, at every
+ * level, only sets of part p, and the hierarchy passes a miss down with
+ * the same address (hierarchy.c's rules), so the sets of part p, all
+ * levels together, change only by the references to part p, in their
+ * order: part p is a hierarchy of its own, fed by the stream's
+ * references to it. memo.c's argument then holds part by part: if the
+ * segment's references to part p are the same, in the same order, as
+ * those of the segments before, run k of that sequence counts what run
+ * k - 1 counted once k is past the part's fixed point (memo_steady_from,
+ * on that part's misses), and changes nothing.
+ *
+ * What changes between two segments with the same block (every access
+ * the same lines, iteration by iteration) and records of the same shape
+ * is the records whose lines moved: the parts of their old and new
+ * lines ("dirty") start a new run of equal sequences; the others go on.
+ * correlation's and covariance's inner loop is two column walks that keep
+ * their lines for eight iterations of the loop around it, and a store
+ * `corr[j][i]` a row further on every time: one or two of the 64 parts
+ * of the cachegrind preset change per segment, and the segment memo,
+ * which needs the whole segment equal, skipped none of them.
+ *
+ * The parts that run go through the model access by access, each access
+ * counted into its part's counters; the blocks taken are those that
+ * cannot warp (a stride of a line or more), where cb_affine_run does the
+ * same per access. A part is counted once its last run was steady and its
+ * references did not change since; its counters are those of that run. */
+#include "hierarchy_internal.h"
+
+#include <string.h>
+
+#define NO_SLOT UINT32_MAX
+
+void memo_parts_init(memo_parts *P, const cb_hierarchy *h) {
+  memset(P, 0, sizeof *P);
+  if (h->n_levels > MEMO_PART_LEVELS || h->lean_mask == 0)
+    return;
+  uint32_t lo = 0, hi = 64;
+  for (unsigned l = 0; l < h->n_levels; l++) {
+    const cb_level *lv = &h->levels[l];
+    if (lv->wide)
+      return;
+    uint32_t set_bits = (uint32_t)__builtin_popcountll(lv->set_mask);
+    if (lv->line_shift > lo)
+      lo = lv->line_shift;
+    if (lv->line_shift + set_bits < hi)
+      hi = lv->line_shift + set_bits;
+  }
+  if (hi <= lo)
+    return; /* some level has one set: no bits in common */
+  uint32_t bits = hi - lo < 6 ? hi - lo : 6;
+  P->shift = lo;
+  P->n_parts = 1u << bits;
+  P->enabled = true;
+}
+
+void memo_parts_ran(memo_parts *P) {
+  if (!P->enabled)
+    return;
+  for (uint32_t p = 0; p < P->n_parts; p++) {
+    P->part[p].len = 1;
+    P->part[p].steady = false;
+  }
+  P->valid = true;
+}
+
+/* A part that was not steady yet restarts its count: the skipped run
+ * measured nothing for it (memo_steady_from needs the misses of every
+ * run it counts). Counting fewer runs than there were is safe: every
+ * level is at least as steady after more runs. */
+void memo_parts_skipped(memo_parts *P) {
+  if (!P->enabled || !P->valid)
+    return;
+  for (uint32_t p = 0; p < P->n_parts; p++) {
+    memo_part *q = &P->part[p];
+    if (!q->steady)
+      q->len = 1;
+    else if (q->len < CB_MAX_LEVELS + 1)
+      q->len++;
+  }
+}
+
+void memo_parts_forget(memo_parts *P) {
+  P->valid = false;
+}
+
+static inline uint32_t part_of(const memo_parts *P, uint64_t addr) {
+  return (uint32_t)(addr >> P->shift) & (P->n_parts - 1);
+}
+
+/* The segment's slots: each site with each direction it is used in,
+ * once (a site past the hierarchy's n_sites has no per-site counters but
+ * a slot all the same), and each record's and access's slot. At most
+ * MEMO_PART_SITES. */
+typedef struct seg_slots {
+  uint32_t n, site[MEMO_PART_SITES];
+  bool is_write[MEMO_PART_SITES];
+  uint32_t rec_slot[MEMO_MAX_RECORDS], acc_slot[MEMO_MAX_ACC];
+} seg_slots;
+
+static bool slot_of(seg_slots *s, uint32_t site, bool is_write,
+                    uint32_t *slot) {
+  for (uint32_t k = 0; k < s->n; k++)
+    if (s->site[k] == site && s->is_write[k] == is_write) {
+      *slot = k;
+      return true;
+    }
+  if (s->n == MEMO_PART_SITES)
+    return false;
+  s->site[s->n] = site;
+  s->is_write[s->n] = is_write;
+  *slot = s->n++;
+  return true;
+}
+
+/* Whether the segment qualifies: the records the same as prev's but for
+ * their lines, each inside one line at every level; the block the same
+ * lines as prev's (the caller's same_block), each access inside one line,
+ * and at least one stride of a line or more (cb_affine_run would not
+ * warp it). Fills the sites and, in *dirty, the parts of moved records. */
+static bool qualifies(const cb_hierarchy *h, const memo_seg *prev,
+                      const cb_affine_block *b, seg_slots *s, uint64_t *dirty) {
+  const seg_memo *m = h->memo;
+  const memo_parts *P = &m->parts;
+  const uint64_t lean = h->lean_mask;
+  if (m->n_pend != prev->n_rec)
+    return false;
+  s->n = 0;
+  *dirty = 0;
+  for (uint32_t i = 0; i < m->n_pend; i++) {
+    const cb_access *x = &m->pend[i], *y = &prev->rec[i];
+    if (x->is_write != y->is_write || x->site != y->site ||
+        x->size != y->size || (x->addr & lean) + x->size > lean + 1 ||
+        (y->addr & lean) + y->size > lean + 1 ||
+        !slot_of(s, x->site, x->is_write, &s->rec_slot[i]))
+      return false;
+    if (x->addr >> m->shift != y->addr >> m->shift)
+      *dirty |= 1ull << part_of(P, x->addr) | 1ull << part_of(P, y->addr);
+  }
+  const uint64_t line_mask = (1ull << h->levels[0].line_shift) - 1;
+  bool column = false;
+  for (uint32_t j = 0; j < b->n_acc; j++) {
+    const cb_affine_access *a = &b->acc[j];
+    uint64_t z = a->size ? a->size : 1;
+    uint64_t mag =
+        a->stride < 0 ? 0 - (uint64_t)a->stride : (uint64_t)a->stride;
+    if ((z & (z - 1)) != 0 || z > lean + 1 || (a->base & (z - 1)) != 0 ||
+        ((uint64_t)a->stride & (z - 1)) != 0 ||
+        !slot_of(s, a->site, a->is_write, &s->acc_slot[j]))
+      return false;
+    column |= mag > line_mask;
+  }
+  return column;
+}
+
+/* One reference through every level, counted into c, its slot's
+ * counters in its part. A line in front of its first-level set is a hit
+ * that changes nothing (LRU). */
+static inline void part_ref(cb_hierarchy *h, uint64_t addr, bool is_write,
+                            uint64_t *c) {
+  cb_level *l1 = &h->levels[0];
+  uint64_t line = addr >> l1->line_shift;
+  c[0]++;
+  if (l1->tags[(line & l1->set_mask) * l1->assoc] == line)
+    return;
+  for (unsigned l = 0; l < h->n_levels; l++) {
+    cb_level *lv = &h->levels[l];
+    if (cb_level_ref(lv, addr >> lv->line_shift, is_write))
+      return;
+    c[1 + l]++;
+  }
+}
+
+/* The segment's references to the parts in `run`, in order, each counted
+ * into out[its part]. */
+static void run_parts(cb_hierarchy *h, const seg_slots *s,
+                      const cb_affine_block *b, uint64_t run,
+                      uint64_t (*out)[MEMO_PART_COUNTERS]) {
+  const seg_memo *m = h->memo;
+  const uint32_t shift = m->parts.shift;
+  const uint64_t part_mask = m->parts.n_parts - 1;
+  const size_t per_slot = 1 + h->n_levels;
+  for (uint32_t i = 0; i < m->n_pend; i++) {
+    const cb_access *x = &m->pend[i];
+    uint64_t p = (x->addr >> shift) & part_mask;
+    if (run >> p & 1)
+      part_ref(h, x->addr, x->is_write, out[p] + s->rec_slot[i] * per_slot);
+  }
+  uint64_t addr[MEMO_MAX_ACC], stride[MEMO_MAX_ACC], offset[MEMO_MAX_ACC];
+  const uint32_t n_acc = b->n_acc;
+  for (uint32_t j = 0; j < n_acc; j++) {
+    addr[j] = b->acc[j].base;
+    stride[j] = (uint64_t)b->acc[j].stride;
+    offset[j] = s->acc_slot[j] * per_slot;
+  }
+  for (uint64_t t = 0; t < b->n_iter; t++)
+    for (uint32_t j = 0; j < n_acc; j++) {
+      uint64_t x = addr[j];
+      addr[j] = x + stride[j];
+      uint64_t p = (x >> shift) & part_mask;
+      if (run >> p & 1)
+        part_ref(h, x, b->acc[j].is_write, out[p] + offset[j]);
+    }
+  /* The repeat fast path's lines are those of references some parts
+   * did not make: none is known. */
+  for (unsigned l = 0; l < h->n_levels; l++)
+    h->levels[l].last_line = NO_LINE;
+}
+
+/* The segment's counters t (by slot) into the hierarchy and into d: a
+ * level below the first is accessed by the misses of the one above. */
+static void count_segment(cb_hierarchy *h, const seg_slots *s,
+                          const cb_affine_block *b, const uint64_t *t,
+                          memo_delta *d) {
+  const unsigned n_levels = h->n_levels;
+  memset(d, 0, sizeof *d);
+  d->n_sites = 0;
+  for (uint32_t k = 0; k < s->n; k++) {
+    const uint64_t *c = t + k * (1 + n_levels);
+    bool w = s->is_write[k];
+    uint32_t site = s->site[k], i = 0;
+    if (site < h->n_sites) {
+      while (i < d->n_sites && d->site[i] != site)
+        i++;
+      if (i == d->n_sites)
+        d->site[d->n_sites++] = site;
+    }
+    for (unsigned l = 0; l < n_levels; l++) {
+      uint64_t acc = l == 0 ? c[0] : c[l];
+      d->accesses[l] += acc;
+      d->writes[l] += w ? acc : 0;
+      d->misses[l] += c[1 + l];
+      d->write_misses[l] += w ? c[1 + l] : 0;
+      if (site < h->n_sites) {
+        d->site_accesses[i][l] += acc;
+        d->site_misses[i][l] += c[1 + l];
+      }
+    }
+  }
+  for (unsigned l = 0; l < n_levels; l++) {
+    cb_level *lv = &h->levels[l];
+    lv->accesses += d->accesses[l];
+    lv->writes += d->writes[l];
+    lv->misses += d->misses[l];
+    lv->write_misses += d->write_misses[l];
+  }
+  for (uint32_t i = 0; i < d->n_sites; i++)
+    for (unsigned l = 0; l < n_levels; l++) {
+      cb_site_stats *ss = &h->sites[(size_t)d->site[i] * n_levels + l];
+      ss->accesses += d->site_accesses[i][l];
+      ss->misses += d->site_misses[i][l];
+    }
+  d->affine.blocks = 1;
+  d->affine.iterations = b->n_iter;
+  h->affine.blocks++;
+  h->affine.iterations += b->n_iter;
+}
+
+bool memo_parts_segment(cb_hierarchy *h, const memo_seg *prev,
+                        const cb_affine_block *b, memo_delta *d) {
+  seg_memo *m = h->memo;
+  memo_parts *P = &m->parts;
+  seg_slots s;
+  uint64_t dirty;
+  if (!P->enabled || !P->valid || !prev->valid ||
+      !qualifies(h, prev, b, &s, &dirty))
+    return false;
+  const size_t n_levels = h->n_levels;
+  const size_t n_counters = s.n * (1 + n_levels);
+  /* Which parts go on and which start over; the steady ones that go on
+   * are counted, the others run. */
+  uint64_t run = 0;
+  for (uint32_t p = 0; p < P->n_parts; p++) {
+    memo_part *q = &P->part[p];
+    if (dirty >> p & 1) {
+      q->len = 1;
+      q->steady = false;
+    } else if (q->len < CB_MAX_LEVELS + 1) {
+      q->len++;
+    }
+    if (!q->steady)
+      run |= 1ull << p;
+  }
+  /* The sum of all parts' deltas less those of the parts that run is
+   * what the counted parts count. */
+  uint64_t total[MEMO_PART_COUNTERS];
+  memcpy(total, P->sum, n_counters * sizeof *total);
+  uint64_t(*out)[MEMO_PART_COUNTERS] = P->out;
+  for (uint32_t p = 0; p < P->n_parts; p++)
+    if (run >> p & 1) {
+      for (size_t k = 0; k < n_counters; k++)
+        total[k] -= P->part[p].delta[k];
+      memset(out[p], 0, n_counters * sizeof out[p][0]);
+    }
+  run_parts(h, &s, b, run, out);
+  for (uint32_t p = 0; p < P->n_parts; p++) {
+    if (!(run >> p & 1))
+      continue;
+    memo_part *q = &P->part[p];
+    for (size_t k = 0; k < n_counters; k++) {
+      total[k] += out[p][k];
+      P->sum[k] += out[p][k] - q->delta[k];
+      q->delta[k] = out[p][k];
+    }
+    uint32_t r = q->len;
+    if (r >= 2 && r <= n_levels + 1)
+      for (unsigned l = 0; l < n_levels; l++) {
+        q->run_misses[r][l] = 0;
+        for (uint32_t k = 0; k < s.n; k++)
+          q->run_misses[r][l] += out[p][k * (1 + n_levels) + 1 + l];
+      }
+    q->steady = r >= 2 && r >= memo_steady_from(q->run_misses, h->n_levels, r);
+  }
+  count_segment(h, &s, b, total, d);
+  P->segments++;
+  P->counted += P->n_parts - (uint32_t)__builtin_popcountll(run);
+  return true;
+}
