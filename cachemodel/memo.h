@@ -88,6 +88,7 @@ typedef struct memo_parts {
   bool enabled; /* the hierarchy has parts (memo_parts_init) */
   bool valid;   /* the parts' lens describe the segment before */
   uint32_t shift, n_parts;
+  uint64_t min_refs; /* the smallest block run part by part */
   memo_part part[MEMO_MAX_PARTS];
   uint64_t sum[MEMO_PART_COUNTERS]; /* the deltas of all parts */
   uint64_t out[MEMO_MAX_PARTS][MEMO_PART_COUNTERS]; /* a run's, by part */

@@ -35,6 +35,11 @@
 #include <string.h>
 
 #define NO_SLOT UINT32_MAX
+/* The fewest references a block needs to be run part by part (the
+ * default of memo_parts.min_refs): the bookkeeping costs about as much as
+ * running 300 references (doitgen LARGE, blocks of 320: 4.0 s whole,
+ * 5.2 s part by part). */
+#define MEMO_PART_MIN_REFS 1024
 
 void memo_parts_init(memo_parts *P, const cb_hierarchy *h) {
   memset(P, 0, sizeof *P);
@@ -54,6 +59,7 @@ void memo_parts_init(memo_parts *P, const cb_hierarchy *h) {
   if (hi <= lo)
     return; /* some level has one set: no bits in common */
   uint32_t bits = hi - lo < 6 ? hi - lo : 6;
+  P->min_refs = MEMO_PART_MIN_REFS;
   P->shift = lo;
   P->n_parts = 1u << bits;
   P->enabled = true;
@@ -121,8 +127,9 @@ static bool slot_of(seg_slots *s, uint32_t site, bool is_write,
 /* Whether the segment qualifies: the records the same as prev's but for
  * their lines, each inside one line at every level; the block the same
  * lines as prev's (the caller's same_block), each access inside one line,
- * and at least one stride of a line or more (cb_affine_run would not
- * warp it). Fills the sites and, in *dirty, the parts of moved records. */
+ * at least one stride of a line or more (cb_affine_run would not warp
+ * it), and min_refs references or more. Fills the sites and, in *dirty, the
+ * parts of moved records. */
 static bool qualifies(const cb_hierarchy *h, const memo_seg *prev,
                       const cb_affine_block *b, seg_slots *s, uint64_t *dirty) {
   const seg_memo *m = h->memo;
@@ -155,7 +162,7 @@ static bool qualifies(const cb_hierarchy *h, const memo_seg *prev,
       return false;
     column |= mag > line_mask;
   }
-  return column;
+  return column && b->n_iter * b->n_acc >= P->min_refs;
 }
 
 /* One reference through every level, counted into c, its slot's
