@@ -183,8 +183,63 @@ static inline void part_ref(cb_hierarchy *h, uint64_t addr, bool is_write,
   }
 }
 
-/* The segment's references to the parts in `run`, in order, each counted
- * into out[its part]. */
+/* The first iteration at or after 0 at which an access whose address
+ * moves by a whole number a of parts' units (a multiple of 1 << shift) a
+ * step, starting in part p0, is in part p, of n (a power of two); and
+ * the period after which it is there again (*period; 0: never there).
+ * (p0 + a t) = p (mod n) has a solution iff g = gcd(a, n) divides
+ * p - p0; t is then unique modulo n / g: (p - p0) / g times the inverse
+ * of the odd a / g modulo n / g. */
+static uint64_t first_in_part(uint64_t a, uint64_t p0, uint64_t p, uint64_t n,
+                              uint64_t *period) {
+  a &= n - 1;
+  uint64_t g = a ? a & (0 - a) : n; /* the lowest set bit: gcd with 2^k */
+  uint64_t diff = (p - p0) & (n - 1);
+  if (diff % g != 0) {
+    *period = 0;
+    return 0;
+  }
+  /* Newton: odd * odd = 1 modulo 8, and each step doubles the low bits
+   * that are right */
+  uint64_t m = n / g, odd = a / g, inv = odd;
+  for (int k = 0; k < 6; k++)
+    inv *= 2 - odd * inv;
+  *period = m;
+  return ((diff / g) * inv) & (m - 1);
+}
+
+/* The block's references to part p in order, when every access moves by
+ * whole units of the parts (a column, or a fixed address): each access's
+ * iterations in p form an arithmetic progression, merged by iteration. */
+static void run_one_part(cb_hierarchy *h, const cb_affine_block *b,
+                         const uint64_t *offset, uint64_t p, uint64_t *c) {
+  const memo_parts *P = &h->memo->parts;
+  uint64_t next[MEMO_MAX_ACC], period[MEMO_MAX_ACC];
+  for (uint32_t j = 0; j < b->n_acc; j++) {
+    const cb_affine_access *a = &b->acc[j];
+    next[j] = first_in_part((uint64_t)a->stride >> P->shift,
+                            a->base >> P->shift, p, P->n_parts, &period[j]);
+    if (period[j] == 0)
+      next[j] = UINT64_MAX;
+  }
+  for (;;) {
+    uint32_t best = 0;
+    for (uint32_t j = 1; j < b->n_acc; j++)
+      if (next[j] < next[best])
+        best = j; /* ties: the access first in the iteration */
+    uint64_t t = next[best];
+    if (t >= b->n_iter)
+      return;
+    const cb_affine_access *a = &b->acc[best];
+    part_ref(h, a->base + t * (uint64_t)a->stride, a->is_write,
+             c + offset[best]);
+    next[best] = t + period[best];
+  }
+}
+
+/* The segment's references to the parts in `run`, each counted into
+ * out[its part]: in the stream's order within each part, which is all a
+ * part's outcomes depend on. */
 static void run_parts(cb_hierarchy *h, const seg_slots *s,
                       const cb_affine_block *b, uint64_t run,
                       uint64_t (*out)[MEMO_PART_COUNTERS]) {
@@ -200,19 +255,29 @@ static void run_parts(cb_hierarchy *h, const seg_slots *s,
   }
   uint64_t addr[MEMO_MAX_ACC], stride[MEMO_MAX_ACC], offset[MEMO_MAX_ACC];
   const uint32_t n_acc = b->n_acc;
+  const uint64_t unit_mask = (1ull << shift) - 1;
+  bool whole_units = true;
   for (uint32_t j = 0; j < n_acc; j++) {
     addr[j] = b->acc[j].base;
     stride[j] = (uint64_t)b->acc[j].stride;
     offset[j] = s->acc_slot[j] * per_slot;
+    whole_units &= (stride[j] & unit_mask) == 0;
   }
-  for (uint64_t t = 0; t < b->n_iter; t++)
-    for (uint32_t j = 0; j < n_acc; j++) {
-      uint64_t x = addr[j];
-      addr[j] = x + stride[j];
-      uint64_t p = (x >> shift) & part_mask;
+  const uint64_t all = part_mask == 63 ? UINT64_MAX : (part_mask << 1) | 1;
+  if (whole_units && run != all) {
+    for (uint64_t p = 0; p <= part_mask; p++)
       if (run >> p & 1)
-        part_ref(h, x, b->acc[j].is_write, out[p] + offset[j]);
-    }
+        run_one_part(h, b, offset, p, out[p]);
+  } else {
+    for (uint64_t t = 0; t < b->n_iter; t++)
+      for (uint32_t j = 0; j < n_acc; j++) {
+        uint64_t x = addr[j];
+        addr[j] = x + stride[j];
+        uint64_t p = (x >> shift) & part_mask;
+        if (run >> p & 1)
+          part_ref(h, x, b->acc[j].is_write, out[p] + offset[j]);
+      }
+  }
   /* The repeat fast path's lines are those of references some parts
    * did not make: none is known. */
   for (unsigned l = 0; l < h->n_levels; l++)
