@@ -323,6 +323,27 @@ static void track_restart(memo_track *t) {
   t->steady = false;
 }
 
+/* Runs the held-back records and block b as they are; into d (unless
+ * NULL) what that changed. */
+static void run_whole(cb_hierarchy *h, const cb_affine_block *b,
+                      memo_delta *d) {
+  seg_memo *m = h->memo;
+  memo_delta after;
+  if (d) {
+    segment_sites(h, m, b, d);
+    read_counters(h, d);
+  }
+  cb_records_run(h, m->pend, m->n_pend);
+  cb_affine_run(h, b);
+  if (d) {
+    after.n_sites = d->n_sites;
+    memcpy(after.site, d->site, d->n_sites * sizeof *d->site);
+    read_counters(h, &after);
+    subtract_from(&after, d, h->n_levels);
+  }
+  memo_parts_ran(&m->parts);
+}
+
 void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
   seg_memo *m = h->memo;
   if (b->n_iter == 0 || b->n_acc == 0) {
@@ -368,24 +389,10 @@ void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
    * never asked). */
   bool measure = same1 || same2;
   prev2->delta_of = (uint8_t)(1 - prev->delta_of);
-  memo_delta *d = &m->delta[prev2->delta_of], after;
-  if (block1 && memo_parts_segment(h, prev, b, d)) {
-    /* run in parts, d measured */
-  } else {
-    if (measure) {
-      segment_sites(h, m, b, d);
-      read_counters(h, d);
-    }
-    cb_records_run(h, m->pend, m->n_pend);
-    cb_affine_run(h, b);
-    if (measure) {
-      after.n_sites = d->n_sites;
-      memcpy(after.site, d->site, d->n_sites * sizeof *d->site);
-      read_counters(h, &after);
-      subtract_from(&after, d, h->n_levels);
-    }
-    memo_parts_ran(&m->parts);
-  }
+  memo_delta *d = &m->delta[prev2->delta_of];
+  /* part by part where only the records moved, else whole */
+  if (!block1 || !memo_parts_segment(h, prev, b, d))
+    run_whole(h, b, measure ? d : NULL);
   track_ran(t1, 1, same1, prev->valid, d->misses, h->n_levels);
   track_ran(t2, 2, same2, prev->valid, d->misses, h->n_levels);
   keep_segment(m, prev2, b);
