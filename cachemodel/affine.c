@@ -99,7 +99,9 @@ size_t cb_affine_expand(const cb_affine_block *b, uint64_t *pos, cb_access *out,
 void cb_hierarchy_affine_stats(const cb_hierarchy *h, cb_affine_stats *out) {
   memo_settle((cb_hierarchy *)h);
   *out = h->affine;
-  out->segments_skipped = h->memo ? h->memo->skipped : 0;
+  out->segments_skipped =
+      h->memo ? h->memo->skipped + (h->memo->lng ? h->memo->lng->skipped : 0)
+              : 0;
   out->segments_in_parts = h->memo ? h->memo->parts.segments : 0;
   out->parts_counted = h->memo ? h->memo->parts.counted : 0;
   out->parts_each = h->memo ? h->memo->parts.n_parts : 0;

@@ -179,9 +179,13 @@ cb_hierarchy *cb_hierarchy_create(const cb_cache_config *cfg, uint32_t n_sites,
     else if (m < h->lean_mask)
       h->lean_mask = m;
   }
+  h->memo->lng = NULL;
   if (!memo_init(h->memo, h)) {
     free(h->memo);
     h->memo = NULL;
+  } else if (!memo_long_create(h)) {
+    memo_long_free(h->memo->lng); /* a run without it: only slower */
+    h->memo->lng = NULL;
   }
   return h;
 oom:
@@ -199,6 +203,8 @@ void cb_hierarchy_destroy(cb_hierarchy *h) {
     if (h->classify)
       cb_stackdist_free(&h->shadows[i]);
   }
+  if (h->memo)
+    memo_long_free(h->memo->lng);
   free(h->memo);
   free(h->sites);
   free(h);

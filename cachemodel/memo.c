@@ -94,7 +94,11 @@ bool memo_init(seg_memo *m, const struct cb_hierarchy *h) {
     if (lv->line_shift < shift)
       shift = lv->line_shift;
   }
+  memo_long *lng = m->lng; /* kept across a reset */
   memset(m, 0, sizeof *m);
+  m->lng = lng;
+  if (lng)
+    memo_long_reset(lng);
   m->shift = shift;
   memo_parts_init(&m->parts, h);
   return true;
@@ -120,10 +124,23 @@ static void pay_owed(cb_hierarchy *h) {
   run_seg(h, &m->hist[(m->seq - 1) & 1]);
 }
 
+void memo_pay_pair(cb_hierarchy *h) {
+  pay_owed(h);
+}
+
+void memo_restart(cb_hierarchy *h) {
+  seg_memo *m = h->memo;
+  memo_parts_forget(&m->parts);
+  m->hist[0].valid = m->hist[1].valid = false;
+  m->period[0].len = m->period[1].len = 0;
+  m->period[0].steady = m->period[1].steady = false;
+}
+
 void memo_settle(cb_hierarchy *h) {
   seg_memo *m = h->memo;
   if (!m)
     return;
+  memo_long_settle(h); /* its owed segments came before the rest */
   pay_owed(h);
   memo_parts_forget(&m->parts);
   m->hist[0].valid = m->hist[1].valid = false;
@@ -152,8 +169,8 @@ static bool same_lines(const seg_memo *m, uint64_t a, uint32_t size_a,
 }
 
 /* Whether block b makes the same line references as segment s's. */
-static bool same_block(const seg_memo *m, const memo_seg *s,
-                       const cb_affine_block *b) {
+bool memo_same_block(const seg_memo *m, const memo_seg *s,
+                     const cb_affine_block *b) {
   if (!s->valid || b->n_acc != s->n_acc || b->n_iter != s->n_iter)
     return false;
   const uint64_t line_mask = (1ull << m->shift) - 1;
@@ -172,7 +189,7 @@ static bool same_block(const seg_memo *m, const memo_seg *s,
 
 /* Whether the held-back records make the same line references as
  * segment s's. */
-static bool same_records(const seg_memo *m, const memo_seg *s) {
+bool memo_same_records(const seg_memo *m, const memo_seg *s) {
   if (!s->valid || m->n_pend != s->n_rec)
     return false;
   for (uint32_t i = 0; i < m->n_pend; i++) {
@@ -344,21 +361,14 @@ static void run_whole(cb_hierarchy *h, const cb_affine_block *b,
   memo_parts_ran(&m->parts);
 }
 
-void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
+/* A segment the long memo did not take: counted by period 1 or 2, or
+ * run, whole or part by part. */
+static void memo_segment(cb_hierarchy *h, const cb_affine_block *b) {
   seg_memo *m = h->memo;
-  if (b->n_iter == 0 || b->n_acc == 0) {
-    cb_affine_run(h, b); /* no access: the segment goes on */
-    return;
-  }
-  if (b->n_acc > MEMO_MAX_ACC) {
-    memo_settle(h);
-    cb_affine_run(h, b);
-    return;
-  }
   memo_seg *prev = &m->hist[(m->seq - 1) & 1], *prev2 = &m->hist[m->seq & 1];
-  bool block1 = same_block(m, prev, b);
-  bool same1 = block1 && same_records(m, prev);
-  bool same2 = same_block(m, prev2, b) && same_records(m, prev2);
+  bool block1 = memo_same_block(m, prev, b);
+  bool same1 = block1 && memo_same_records(m, prev);
+  bool same2 = memo_same_block(m, prev2, b) && memo_same_records(m, prev2);
   memo_track *t1 = &m->period[0], *t2 = &m->period[1];
   if (m->owed && !(same2 && t2->steady))
     pay_owed(h); /* the stream broke off inside a repetition */
@@ -396,4 +406,20 @@ void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
   track_ran(t1, 1, same1, prev->valid, d->misses, h->n_levels);
   track_ran(t2, 2, same2, prev->valid, d->misses, h->n_levels);
   keep_segment(m, prev2, b);
+}
+
+void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
+  if (b->n_iter == 0 || b->n_acc == 0) {
+    cb_affine_run(h, b); /* no access: the segment goes on */
+    return;
+  }
+  if (b->n_acc > MEMO_MAX_ACC) {
+    memo_settle(h);
+    cb_affine_run(h, b);
+    return;
+  }
+  if (memo_long_take(h, b))
+    return;
+  memo_segment(h, b);
+  memo_long_done(h);
 }

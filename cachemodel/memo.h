@@ -96,6 +96,25 @@ typedef struct memo_parts {
   uint64_t counted; /* parts counted without running them */
 } memo_parts;
 
+/* The long-period memo (memo_long.c): a run of P segments, P from
+ * MEMO_LONG_MIN to MEMO_LONG_RING - 1, equal to the P before it. */
+#define MEMO_LONG_MIN 64
+#define MEMO_LONG_RING 4096
+typedef struct memo_long {
+  uint64_t seq;    /* segments seen */
+  memo_seg *ring;  /* segment s at s % MEMO_LONG_RING */
+  uint64_t *table; /* by hash: the latest segment's number + 1, or 0 */
+  /* The candidate period (0: none), the segments in a row equal to the
+   * one period back, the repetition running, whether the last one ran
+   * steady, and the segments of the current one owed. */
+  uint64_t period, len, owed;
+  uint32_t rep;
+  bool steady;
+  uint64_t run_misses[CB_MAX_LEVELS + 2][CB_MAX_LEVELS];
+  uint64_t *start, *delta; /* every counter (memo_long.c) */
+  uint64_t skipped;        /* segments counted without running them */
+} memo_long;
+
 typedef struct seg_memo {
   uint32_t shift; /* the smallest line's: equal lines there are equal
                      lines at every level */
@@ -115,6 +134,7 @@ typedef struct seg_memo {
    * not counted it yet (memo.c: skips go by whole repetitions). */
   bool owed;
   memo_parts parts;
+  memo_long *lng;        /* NULL if it could not be allocated */
   uint64_t skipped;      /* segments counted without running them */
   uint64_t skipped_pair; /* of which by period 2 */
 } seg_memo;
@@ -132,6 +152,29 @@ void memo_settle(struct cb_hierarchy *h);
  * as the misses of repetitions 2 .. r (run_misses[2 .. r]) tell. */
 uint32_t memo_steady_from(const uint64_t run_misses[][CB_MAX_LEVELS],
                           unsigned n_levels, uint32_t r);
+
+/* memo.c, for memo_long.c: whether the held-back records, and block b,
+ * make the same line references as segment s's; runs the period-2
+ * memo's owed segment; forgets the segments before (their successors were
+ * counted or paid by the long memo). */
+bool memo_same_records(const seg_memo *m, const memo_seg *s);
+bool memo_same_block(const seg_memo *m, const memo_seg *s,
+                     const cb_affine_block *b);
+void memo_pay_pair(struct cb_hierarchy *h);
+void memo_restart(struct cb_hierarchy *h);
+
+/* memo_long.c. Allocates it into h->memo->lng (false: out of memory,
+ * what was allocated stays for memo_long_free); empties it; frees it. */
+bool memo_long_create(struct cb_hierarchy *h);
+void memo_long_reset(memo_long *L);
+void memo_long_free(memo_long *L);
+/* For each segment, before memo.c looks at it: true if the long memo
+ * took it (owed, or counted with its repetition). */
+bool memo_long_take(struct cb_hierarchy *h, const cb_affine_block *b);
+/* After memo.c ran or counted a segment the long memo did not take. */
+void memo_long_done(struct cb_hierarchy *h);
+/* Runs the owed segments and ends the candidate period. */
+void memo_long_settle(struct cb_hierarchy *h);
 
 /* memo_parts.c. Sets the parts up (none where a part would not be a
  * hierarchy of its own). */

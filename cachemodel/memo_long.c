@@ -1,0 +1,261 @@
+/* The long-period memo (memo.h): a run of segments that repeats, line
+ * for line, the run of P segments before it, for P from MEMO_LONG_MIN to
+ * MEMO_LONG_RING - 1, is counted without being run once the caches are
+ * at its fixed point.
+ *
+ * cholesky's initialisation (B = A A^T, 8e9 iterations at LARGE) walks
+ * a column of A for every row of B: for t, for r, a block over s. Each
+ * (t, r) segment differs from the one before (B's row), so periods 1 and
+ * 2 never apply; but the whole r loop of column t makes the same line
+ * references as that of column t - 1 in 7 of every 8 columns (eight
+ * doubles to a line). memo.c's argument holds for any sequence X, so for
+ * X = one r loop: repetition k of X, k past the fixed point
+ * (memo_steady_from, on the misses of whole repetitions), counts what
+ * repetition k - 1 counted and changes nothing.
+ *
+ * How. Every segment is kept in a ring of the last MEMO_LONG_RING, with a
+ * hash of its line references (equal segments, as memo.c compares them,
+ * hash the same) in a table that gives the latest segment with each hash.
+ * A segment equal to one P back, P >= MEMO_LONG_MIN, starts a candidate
+ * period: each following segment must equal the one P back. Every
+ * counter is read at each repetition's start and end (every P segments,
+ * so reading all sites' counters costs little), which measures it. Once
+ * a repetition ran steady, the segments of the next are owed: neither run
+ * nor counted, the model left as it is, until the repetition is whole
+ * and its counters are added; a segment that breaks the repetition first
+ * makes the owed ones run for real, from the state the repetition began
+ * in, which is where they would have run. Whatever else the periods 1
+ * and 2 and the parts were doing starts over after a repetition counted
+ * or paid (their segments before it are no longer the latest), and the
+ * period-2 memo's owed segment is paid before each reading, so that a
+ * repetition's counters are its own. */
+#include "hierarchy_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MEMO_LONG_TABLE (2 * MEMO_LONG_RING)
+
+/* A flat copy of every counter a segment can change (memo_delta's, for
+ * every site): per level accesses, writes, misses, write misses; per site
+ * and level accesses and misses; then slow accesses and the affine
+ * statistics. */
+static size_t n_counters(const cb_hierarchy *h) {
+  return 4 * (size_t)h->n_levels + 2 * (size_t)h->n_sites * h->n_levels + 5;
+}
+
+static void read_all(const cb_hierarchy *h, uint64_t *c) {
+  for (unsigned l = 0; l < h->n_levels; l++) {
+    const cb_level *lv = &h->levels[l];
+    *c++ = lv->accesses;
+    *c++ = lv->writes;
+    *c++ = lv->misses;
+    *c++ = lv->write_misses;
+  }
+  for (size_t k = 0; k < (size_t)h->n_sites * h->n_levels; k++) {
+    *c++ = h->sites[k].accesses;
+    *c++ = h->sites[k].misses;
+  }
+  *c++ = h->slow_accesses;
+  *c++ = h->affine.blocks;
+  *c++ = h->affine.iterations;
+  *c++ = h->affine.warped_iterations;
+  *c = h->affine.warps;
+}
+
+static void add_all(cb_hierarchy *h, const uint64_t *c) {
+  for (unsigned l = 0; l < h->n_levels; l++) {
+    cb_level *lv = &h->levels[l];
+    lv->accesses += *c++;
+    lv->writes += *c++;
+    lv->misses += *c++;
+    lv->write_misses += *c++;
+  }
+  for (size_t k = 0; k < (size_t)h->n_sites * h->n_levels; k++) {
+    h->sites[k].accesses += *c++;
+    h->sites[k].misses += *c++;
+  }
+  h->slow_accesses += *c++;
+  h->affine.blocks += *c++;
+  h->affine.iterations += *c++;
+  h->affine.warped_iterations += *c++;
+  h->affine.warps += *c;
+}
+
+bool memo_long_create(cb_hierarchy *h) {
+  memo_long *L = calloc(1, sizeof *L);
+  if (!L)
+    return false;
+  h->memo->lng = L;
+  size_t n = n_counters(h);
+  L->ring = malloc(MEMO_LONG_RING * sizeof *L->ring);
+  L->table = malloc(MEMO_LONG_TABLE * sizeof *L->table);
+  L->start = malloc(n * sizeof *L->start);
+  L->delta = malloc(n * sizeof *L->delta);
+  if (!L->ring || !L->table || !L->start || !L->delta)
+    return false;
+  memo_long_reset(L);
+  return true;
+}
+
+void memo_long_free(memo_long *L) {
+  if (!L)
+    return;
+  free(L->ring);
+  free(L->table);
+  free(L->start);
+  free(L->delta);
+  free(L);
+}
+
+void memo_long_reset(memo_long *L) {
+  L->seq = 0;
+  L->period = L->len = L->owed = 0;
+  memset(L->table, 0, MEMO_LONG_TABLE * sizeof *L->table);
+  L->skipped = 0;
+}
+
+static uint64_t mix(uint64_t h, uint64_t x) {
+  h ^= x + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  return h * 0xFF51AFD7ED558CCDull;
+}
+
+/* A hash of the held-back records and block b that equal segments
+ * (memo_same_records, memo_same_block) share: lines where they compare
+ * lines, the values themselves elsewhere. */
+static uint64_t segment_hash(const seg_memo *m, const cb_affine_block *b) {
+  uint64_t h = mix(b->n_iter, b->n_acc * 1000003ull + m->n_pend);
+  for (uint32_t i = 0; i < m->n_pend; i++) {
+    const cb_access *x = &m->pend[i];
+    h = mix(h, x->addr >> m->shift);
+    h = mix(h, access_end(x->addr, x->size) >> m->shift);
+    h = mix(h, (uint64_t)x->site << 1 | x->is_write);
+  }
+  const uint64_t line_mask = (1ull << m->shift) - 1;
+  for (uint32_t j = 0; j < b->n_acc; j++) {
+    const cb_affine_access *a = &b->acc[j];
+    h = mix(h, (uint64_t)a->stride);
+    h = mix(h,
+            ((uint64_t)a->site << 17 | (uint64_t)a->size << 1) | a->is_write);
+    if (((uint64_t)a->stride & line_mask) == 0) {
+      h = mix(h, a->base >> m->shift);
+      h = mix(h, access_end(a->base, a->size) >> m->shift);
+    } else {
+      h = mix(h, a->base);
+    }
+  }
+  return h;
+}
+
+/* Ring entry of segment s (valid for the last MEMO_LONG_RING). */
+static memo_seg *ring_at(memo_long *L, uint64_t s) {
+  return &L->ring[s % MEMO_LONG_RING];
+}
+
+/* Runs the owed segments, the last `owed` ones, as they were. */
+static void pay(cb_hierarchy *h) {
+  memo_long *L = h->memo->lng;
+  for (uint64_t s = L->seq - L->owed; s < L->seq; s++) {
+    const memo_seg *x = ring_at(L, s);
+    cb_records_run(h, x->rec, x->n_rec);
+    cb_affine_run(h, &(cb_affine_block){x->n_iter, x->n_acc, x->acc});
+  }
+  L->owed = 0;
+}
+
+void memo_long_settle(cb_hierarchy *h) {
+  memo_long *L = h->memo->lng;
+  if (!L)
+    return;
+  if (L->owed)
+    pay(h);
+  L->period = 0;
+}
+
+/* The candidate period ends (the segment at hand does not repeat). */
+static void drop(cb_hierarchy *h) {
+  memo_long *L = h->memo->lng;
+  if (L->owed) {
+    pay(h);
+    memo_restart(h);
+  }
+  L->period = 0;
+}
+
+bool memo_long_take(cb_hierarchy *h, const cb_affine_block *b) {
+  seg_memo *m = h->memo;
+  memo_long *L = m->lng;
+  if (!L)
+    return false;
+  uint64_t hash = segment_hash(m, b);
+  if (L->period) {
+    const memo_seg *back = ring_at(L, L->seq - L->period);
+    if (memo_same_block(m, back, b) && memo_same_records(m, back))
+      L->len++;
+    else
+      drop(h);
+  }
+  if (!L->period) {
+    /* a new candidate: the latest segment with this hash, if equal */
+    uint64_t *slot = &L->table[hash % MEMO_LONG_TABLE];
+    uint64_t j = *slot; /* its number + 1, or 0 */
+    if (j && L->seq - (j - 1) >= MEMO_LONG_MIN &&
+        L->seq - (j - 1) < MEMO_LONG_RING) {
+      const memo_seg *back = ring_at(L, j - 1);
+      if (memo_same_block(m, back, b) && memo_same_records(m, back)) {
+        memo_pay_pair(h); /* the repetition's counters its own */
+        L->period = L->seq - (j - 1);
+        L->len = 1;
+        L->rep = 2;
+        L->steady = false;
+        read_all(h, L->start);
+      }
+    }
+  }
+  L->table[hash % MEMO_LONG_TABLE] = L->seq + 1;
+  /* Into the ring; the held-back records are this segment's. */
+  memo_seg *x = ring_at(L, L->seq);
+  memcpy(x->rec, m->pend, m->n_pend * sizeof *m->pend);
+  x->n_rec = m->n_pend;
+  memcpy(x->acc, b->acc, b->n_acc * sizeof *b->acc);
+  x->n_acc = b->n_acc;
+  x->n_iter = b->n_iter;
+  x->valid = true;
+  L->seq++;
+  if (!L->period || !L->steady)
+    return false;
+  /* Owed: the repetition is counted when whole. */
+  m->n_pend = 0;
+  L->owed++;
+  if (L->len % L->period == 0) {
+    add_all(h, L->delta);
+    L->skipped += L->owed;
+    L->owed = 0;
+    memo_restart(h);
+  }
+  return true;
+}
+
+void memo_long_done(cb_hierarchy *h) {
+  memo_long *L = h->memo->lng;
+  if (!L || !L->period || L->len % L->period != 0)
+    return;
+  /* A repetition ran whole: its counters, and whether it was steady. */
+  memo_pay_pair(h);
+  size_t n = n_counters(h);
+  uint64_t *now = L->delta; /* reused: delta = now - start */
+  uint64_t *start = L->start;
+  read_all(h, now);
+  for (size_t k = 0; k < n; k++) {
+    uint64_t v = now[k];
+    now[k] = v - start[k];
+    start[k] = v;
+  }
+  uint32_t r = L->rep;
+  if (r <= h->n_levels + 1)
+    for (unsigned l = 0; l < h->n_levels; l++)
+      L->run_misses[r][l] = now[4 * l + 2];
+  L->steady = r >= memo_steady_from(L->run_misses, h->n_levels, r);
+  if (r < CB_MAX_LEVELS + 1)
+    L->rep++;
+}
