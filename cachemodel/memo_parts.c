@@ -342,10 +342,9 @@ bool memo_parts_segment(cb_hierarchy *h, const memo_seg *prev,
   if (!P->enabled || !P->valid || !prev->valid ||
       !qualifies(h, prev, b, &s, &dirty))
     return false;
-  /* Nothing moved and no part steady: the segment equals the one before
-   * and the segment memo (period 1) takes it from here; run whole, which
-   * costs less than measuring every part (2mm LARGE: its unrolled column
-   * walks keep their lines for 4 blocks, the records with them). */
+  /* Nothing moved and no part steady: the segment equals the one before,
+   * and once steady the segment memo (period 1) counts the next ones
+   * whole; running this one whole costs less than measuring every part. */
   bool any_steady = false;
   for (uint32_t p = 0; p < P->n_parts && !any_steady; p++)
     any_steady = P->part[p].steady;
