@@ -290,7 +290,14 @@ static void count_segment(cb_hierarchy *h, const seg_slots *s,
                           const cb_affine_block *b, const uint64_t *t,
                           memo_delta *d) {
   const unsigned n_levels = h->n_levels;
-  memset(d, 0, sizeof *d);
+  /* Only what is used is cleared: the whole delta is 10 KiB, and this
+   * runs for every segment run part by part. */
+  memset(d->accesses, 0, sizeof d->accesses);
+  memset(d->writes, 0, sizeof d->writes);
+  memset(d->misses, 0, sizeof d->misses);
+  memset(d->write_misses, 0, sizeof d->write_misses);
+  d->slow_accesses = 0;
+  memset(&d->affine, 0, sizeof d->affine);
   d->n_sites = 0;
   for (uint32_t k = 0; k < s->n; k++) {
     const uint64_t *c = t + k * (1 + n_levels);
@@ -299,8 +306,11 @@ static void count_segment(cb_hierarchy *h, const seg_slots *s,
     if (site < h->n_sites) {
       while (i < d->n_sites && d->site[i] != site)
         i++;
-      if (i == d->n_sites)
+      if (i == d->n_sites) {
         d->site[d->n_sites++] = site;
+        memset(d->site_accesses[i], 0, sizeof d->site_accesses[i]);
+        memset(d->site_misses[i], 0, sizeof d->site_misses[i]);
+      }
     }
     for (unsigned l = 0; l < n_levels; l++) {
       uint64_t acc = l == 0 ? c[0] : c[l];
