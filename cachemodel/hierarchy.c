@@ -168,7 +168,7 @@ cb_hierarchy *cb_hierarchy_create(const cb_cache_config *cfg, uint32_t n_sites,
     }
     h->n_levels = i + 1;
   }
-  h->memo = malloc(sizeof *h->memo);
+  h->memo = calloc(1, sizeof *h->memo); /* lng NULL for memo_init */
   if (!h->memo)
     goto oom;
   h->lean_mask = h->classify ? 0 : UINT64_MAX;
@@ -179,7 +179,6 @@ cb_hierarchy *cb_hierarchy_create(const cb_cache_config *cfg, uint32_t n_sites,
     else if (m < h->lean_mask)
       h->lean_mask = m;
   }
-  h->memo->lng = NULL;
   if (!memo_init(h->memo, h)) {
     free(h->memo);
     h->memo = NULL;

@@ -113,7 +113,7 @@ static void run_seg(cb_hierarchy *h, const memo_seg *s) {
 
 /* Runs the owed segment, the last one seen: the model's state is then
  * the stream's again. */
-static void pay_owed(cb_hierarchy *h) {
+void memo_pay_pair(cb_hierarchy *h) {
   seg_memo *m = h->memo;
   if (!m->owed)
     return;
@@ -122,10 +122,6 @@ static void pay_owed(cb_hierarchy *h) {
   m->skipped--;
   m->skipped_pair--;
   run_seg(h, &m->hist[(m->seq - 1) & 1]);
-}
-
-void memo_pay_pair(cb_hierarchy *h) {
-  pay_owed(h);
 }
 
 void memo_restart(cb_hierarchy *h) {
@@ -141,11 +137,8 @@ void memo_settle(cb_hierarchy *h) {
   if (!m)
     return;
   memo_long_settle(h); /* its owed segments came before the rest */
-  pay_owed(h);
-  memo_parts_forget(&m->parts);
-  m->hist[0].valid = m->hist[1].valid = false;
-  m->period[0].len = m->period[1].len = 0;
-  m->period[0].steady = m->period[1].steady = false;
+  memo_pay_pair(h);
+  memo_restart(h);
   if (m->n_pend) {
     uint32_t n = m->n_pend;
     m->n_pend = 0;
@@ -201,15 +194,20 @@ bool memo_same_records(const seg_memo *m, const memo_seg *s) {
   return true;
 }
 
-/* The current segment (held-back records and block b) into s; its
- * delta_of is left as it is. */
-static void keep_segment(seg_memo *m, memo_seg *s, const cb_affine_block *b) {
+void memo_copy_segment(const seg_memo *m, memo_seg *s,
+                       const cb_affine_block *b) {
   memcpy(s->rec, m->pend, m->n_pend * sizeof *m->pend);
   s->n_rec = m->n_pend;
   memcpy(s->acc, b->acc, b->n_acc * sizeof *b->acc);
   s->n_acc = b->n_acc;
   s->n_iter = b->n_iter;
   s->valid = true;
+}
+
+/* The current segment (held-back records and block b) into s, the next
+ * segment started; its delta_of is left as it is. */
+static void keep_segment(seg_memo *m, memo_seg *s, const cb_affine_block *b) {
+  memo_copy_segment(m, s, b);
   m->n_pend = 0;
   m->seq++;
 }
@@ -272,7 +270,7 @@ static void subtract_from(const memo_delta *after, memo_delta *d,
   d->affine.warps = after->affine.warps - d->affine.warps;
 }
 
-static void add_delta(cb_hierarchy *h, const memo_delta *d) {
+void memo_add_delta(cb_hierarchy *h, const memo_delta *d) {
   for (unsigned l = 0; l < h->n_levels; l++) {
     cb_level *lv = &h->levels[l];
     lv->accesses += d->accesses[l];
@@ -371,10 +369,10 @@ static void memo_segment(cb_hierarchy *h, const cb_affine_block *b) {
   bool same2 = memo_same_block(m, prev2, b) && memo_same_records(m, prev2);
   memo_track *t1 = &m->period[0], *t2 = &m->period[1];
   if (m->owed && !(same2 && t2->steady))
-    pay_owed(h); /* the stream broke off inside a repetition */
+    memo_pay_pair(h); /* the stream broke off inside a repetition */
   if (!m->owed && same1 && t1->steady) {
     memo_parts_skipped(&m->parts);
-    add_delta(h, &m->delta[prev->delta_of]);
+    memo_add_delta(h, &m->delta[prev->delta_of]);
     prev2->delta_of = prev->delta_of;
     keep_segment(m, prev2, b);
     track_restart(t2);
@@ -384,8 +382,8 @@ static void memo_segment(cb_hierarchy *h, const cb_affine_block *b) {
   if (same2 && t2->steady) {
     /* counted by whole repetitions: the first segment is owed */
     if (m->owed) {
-      add_delta(h, &m->delta[prev->delta_of]);
-      add_delta(h, &m->delta[prev2->delta_of]);
+      memo_add_delta(h, &m->delta[prev->delta_of]);
+      memo_add_delta(h, &m->delta[prev2->delta_of]);
     }
     m->owed = !m->owed;
     memo_parts_forget(&m->parts);

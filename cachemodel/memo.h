@@ -154,15 +154,20 @@ void memo_settle(struct cb_hierarchy *h);
 uint32_t memo_steady_from(const uint64_t run_misses[][CB_MAX_LEVELS],
                           unsigned n_levels, uint32_t r);
 
-/* memo.c, for memo_long.c: whether the held-back records, and block b,
- * make the same line references as segment s's; runs the period-2
- * memo's owed segment; forgets the segments before (their successors were
- * counted or paid by the long memo). */
+/* memo.c, for memo_long.c and memo_parts.c: whether the held-back
+ * records, and block b, make the same line references as segment s's;
+ * runs the period-2 memo's owed segment; forgets the segments before
+ * (their successors were counted or paid by the long memo). */
 bool memo_same_records(const seg_memo *m, const memo_seg *s);
 bool memo_same_block(const seg_memo *m, const memo_seg *s,
                      const cb_affine_block *b);
 void memo_pay_pair(struct cb_hierarchy *h);
 void memo_restart(struct cb_hierarchy *h);
+/* The held-back records and block b into s (valid). */
+void memo_copy_segment(const seg_memo *m, memo_seg *s,
+                       const cb_affine_block *b);
+/* Adds what a segment changed (d) to the hierarchy's counters. */
+void memo_add_delta(struct cb_hierarchy *h, const memo_delta *d);
 
 /* memo_long.c. Allocates it into h->memo->lng (false: out of memory,
  * what was allocated stays for memo_long_free); empties it; frees it. */

@@ -152,6 +152,12 @@ static memo_seg *ring_at(memo_long *L, uint64_t s) {
   return &L->ring[s % MEMO_LONG_RING];
 }
 
+/* Whether the held-back records and block b equal segment s. */
+static bool same_as(const seg_memo *m, const memo_seg *s,
+                    const cb_affine_block *b) {
+  return memo_same_block(m, s, b) && memo_same_records(m, s);
+}
+
 /* Runs the owed segments, the last `owed` ones, as they were. */
 static void pay(cb_hierarchy *h) {
   memo_long *L = h->memo->lng;
@@ -189,8 +195,7 @@ bool memo_long_take(cb_hierarchy *h, const cb_affine_block *b) {
     return false;
   uint64_t hash = segment_hash(m, b);
   if (L->period) {
-    const memo_seg *back = ring_at(L, L->seq - L->period);
-    if (memo_same_block(m, back, b) && memo_same_records(m, back))
+    if (same_as(m, ring_at(L, L->seq - L->period), b))
       L->len++;
     else
       drop(h);
@@ -201,8 +206,7 @@ bool memo_long_take(cb_hierarchy *h, const cb_affine_block *b) {
     uint64_t j = *slot; /* its number + 1, or 0 */
     if (j && L->seq - (j - 1) >= MEMO_LONG_MIN &&
         L->seq - (j - 1) < MEMO_LONG_RING) {
-      const memo_seg *back = ring_at(L, j - 1);
-      if (memo_same_block(m, back, b) && memo_same_records(m, back)) {
+      if (same_as(m, ring_at(L, j - 1), b)) {
         memo_pay_pair(h); /* the repetition's counters its own */
         L->period = L->seq - (j - 1);
         L->len = 1;
@@ -214,13 +218,7 @@ bool memo_long_take(cb_hierarchy *h, const cb_affine_block *b) {
   }
   L->table[hash % MEMO_LONG_TABLE] = L->seq + 1;
   /* Into the ring; the held-back records are this segment's. */
-  memo_seg *x = ring_at(L, L->seq);
-  memcpy(x->rec, m->pend, m->n_pend * sizeof *m->pend);
-  x->n_rec = m->n_pend;
-  memcpy(x->acc, b->acc, b->n_acc * sizeof *b->acc);
-  x->n_acc = b->n_acc;
-  x->n_iter = b->n_iter;
-  x->valid = true;
+  memo_copy_segment(m, ring_at(L, L->seq), b);
   L->seq++;
   if (!L->period || !L->steady)
     return false;

@@ -324,23 +324,9 @@ static void count_segment(cb_hierarchy *h, const seg_slots *s,
       }
     }
   }
-  for (unsigned l = 0; l < n_levels; l++) {
-    cb_level *lv = &h->levels[l];
-    lv->accesses += d->accesses[l];
-    lv->writes += d->writes[l];
-    lv->misses += d->misses[l];
-    lv->write_misses += d->write_misses[l];
-  }
-  for (uint32_t i = 0; i < d->n_sites; i++)
-    for (unsigned l = 0; l < n_levels; l++) {
-      cb_site_stats *ss = &h->sites[(size_t)d->site[i] * n_levels + l];
-      ss->accesses += d->site_accesses[i][l];
-      ss->misses += d->site_misses[i][l];
-    }
   d->affine.blocks = 1;
   d->affine.iterations = b->n_iter;
-  h->affine.blocks++;
-  h->affine.iterations += b->n_iter;
+  memo_add_delta(h, d);
 }
 
 bool memo_parts_segment(cb_hierarchy *h, const memo_seg *prev,
