@@ -482,6 +482,7 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
     d->stats.tpl_sliced += o.tpl_sliced;
     d->stats.tpl_iters += o.tpl_iters;
     d->stats.tpl_accesses += o.tpl_accesses;
+    d->stats.kernel_ops += o.kernel_ops;
     d->stats.resliced += resliced;
     d->stats.accesses += f.sh.n;
     d->stats.simulated += simulated;
@@ -663,6 +664,7 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
     st->tpl_sliced = d.stats.tpl_sliced;
     st->tpl_iters = d.stats.tpl_iters;
     st->tpl_accesses = d.stats.tpl_accesses;
+    st->kernel_ops = d.stats.kernel_ops;
     st->sim_blocks = d.stats.sim_blocks;
     st->sim_blocks_skipped = d.stats.sim_blocks_skipped;
     st->sim_blocks_split = d.stats.sim_blocks_split;
@@ -759,6 +761,11 @@ void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
           (unsigned long long)s->tpl_loops, (unsigned long long)s->tpl_iters,
           (unsigned long long)s->tpl_accesses,
           (unsigned long long)s->tpl_sliced);
+  if (s->kernels)
+    fprintf(f,
+            "  native kernels: %u functions compiled in %.3f s (in lowering), "
+            "%llu operations run by them\n",
+            s->kernels, s->kernel_compile_s, (unsigned long long)s->kernel_ops);
   if (s->sim_blocks)
     fprintf(f,
             "  affine blocks simulated: %llu, of which %llu repeated their "

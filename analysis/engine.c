@@ -116,6 +116,8 @@ static void eng_destroy(cb_eng *e) {
   free(e->nphis);
   free(e->rmw);
   free(e->fk);
+  free(e->kstop);
+  free(e->kflags);
   cb_phi_edges_free(&e->pe);
   cb_tpl_free(e->tpl);
   free(e->sl);

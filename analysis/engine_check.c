@@ -368,6 +368,22 @@ void eng_precompute(cb_eng *e) {
     for (uint32_t i = 0; i < p->n_ops && !e->sl_sign; i++)
       e->sl_sign = (e->sl[i] & CB_SL_SIGN) != 0;
   }
+  if (e->fk && p->kernels) {
+    e->kstop = calloc(p->n_blocks + 1, 1);
+    e->kflags = calloc(p->n_ops + 1, 1);
+  }
+  if (e->kstop && e->kflags) {
+    for (uint32_t b = 0; e->tpl && b < p->n_blocks; b++)
+      e->kstop[b] = cb_tpl_of(e->tpl, b) >= 0;
+    /* as fl_stale_bytes (fastloop.c): without slicing every value is
+     * needed, and nothing is stale */
+    for (uint32_t i = 0; i < p->n_ops; i++)
+      e->kflags[i] =
+          (uint8_t)(((e->rmw[i] & 1) ? CB_KERNEL_OP_FOLDED : 0) |
+                    (!e->sl || (e->sl[i] & CB_SL_NEED) ? CB_KERNEL_OP_NEED
+                                                       : 0));
+    e->kernels = p->kernels;
+  }
   e->phi_tmp = malloc(maxl * sizeof *e->phi_tmp);
   e->fn_by_addr = malloc((p->n_functions + 1) * sizeof *e->fn_by_addr);
   for (uint32_t f = 0; f < p->n_functions; f++)

@@ -66,6 +66,12 @@ typedef struct cb_eng {
   cb_phi_edges pe; /* the fast engine's phi moves per edge (fastops.h) */
   struct cb_tpl_set *tpl; /* the fast engine's loop templates (template.h);
                              NULL: none */
+  /* the frontend's native kernels (program.h) the fast engine runs, and
+   * per global block 1 where they must stop (a loop template's header,
+   * which the template runs); NULL: none */
+  const cb_kernel_fn *kernels;
+  uint8_t *kstop;
+  uint8_t *kflags; /* per op: CB_KERNEL_OP_* */
   uint8_t *sl;     /* per op: slicing's flags (slice.h); NULL: no slicing */
   bool sl_sign;    /* some sqrt's argument may be garbage (CB_SL_SIGN) */
   int64_t *fo_off; /* per frame object: offset from the CFA */

@@ -325,8 +325,7 @@ static inline void store_lane(uint8_t *pp, const cb_value *v, unsigned ty) {
 }
 
 static inline uint64_t sig_mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  return h * 0x100000001b3ull;
+  return cb_path_sig_mix(h, v); /* program.h: the kernels mix too */
 }
 
 /* llvm.fma, and llvm.fmuladd where the target fuses it: one rounding;

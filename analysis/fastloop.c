@@ -13,6 +13,7 @@
  * tests/unit/engine/test_fast_stream.c) hold them to it. Anything else is
  * left to eng_run(): the loop returns with the op not started. */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "engine_scalar.h"
@@ -54,6 +55,68 @@ static inline uint8_t *fl_stale_bytes(cb_eng *e, uint32_t ip, uint64_t addr,
   return pp;
 }
 
+/* The kernel's view of the engine's state is this layout (program.h). */
+_Static_assert(CB_PG_BITS == CB_KERNEL_PAGE_BITS, "page size");
+_Static_assert(sizeof(cb_value) == 8, "slot words");
+_Static_assert(sizeof(cb_access) == 16 && offsetof(cb_access, site) == 8 &&
+                   offsetof(cb_access, size) == 12 &&
+                   offsetof(cb_access, is_write) == 14,
+               "batch records");
+_Static_assert(sizeof(((cb_mem *)0)->tlb[0]) == sizeof(cb_kernel_page) &&
+                   offsetof(cb_kernel_page, data) == 8,
+               "translation cache");
+_Static_assert(sizeof(((cb_mem *)0)->stlb[0]) == sizeof(cb_kernel_stale_page) &&
+                   offsetof(cb_kernel_stale_page, data) == 8 &&
+                   offsetof(cb_kernel_stale_page, bits) == 16,
+               "stale pages' translation cache");
+
+/* Runs the function's native kernel (program.h, "Native kernels") when
+ * frame F is at the start of its block, after the phis, and the block is
+ * not a template's; it goes on as far as it can, and leaves ip, F->block,
+ * F->prev, the budget, the batch and the counters as the interpreter
+ * would have. */
+static inline void fl_kernel(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip,
+                             uint64_t *budget, uint64_t *loads,
+                             uint64_t *stores) {
+  cb_kernel_fn k = e->kernels[F->func];
+  const cb_program *p = e->p;
+  if (!k || e->kstop[F->block] ||
+      *ip != p->blocks[F->block].first_op + e->nphis[F->block])
+    return;
+  cb_kernel_io io = {
+      .slots = S,
+      .tlb = (const cb_kernel_page *)(const void *)e->mem.tlb,
+      .tlb_mask = CB_TLB_N - 1,
+      .stlb = (const cb_kernel_stale_page *)(const void *)e->mem.stlb,
+      .stlb_mask = CB_STLB_N - 1,
+      .stop = e->kstop,
+      .op_flags = e->kflags,
+      .branch_counts = e->out->branch_counts,
+      .batch = (uint8_t *)e->batch,
+      .nbatch = e->nbatch,
+      .cap = e->cap,
+      .budget = *budget,
+      .sig_v = e->sig_v,
+      .sig_n = e->sig_n,
+      .path_signature = e->out->path_signature,
+      .ip = *ip,
+      .block = F->block,
+      .prev = F->prev};
+  k(&io);
+  e->out->kernel_ops += *budget - io.budget;
+  e->nbatch = io.nbatch;
+  e->sig_v = io.sig_v;
+  e->sig_n = io.sig_n;
+  e->out->path_signature = io.path_signature;
+  e->out->branches += io.branches;
+  *loads += io.loads;
+  *stores += io.stores;
+  *budget = io.budget;
+  *ip = io.ip;
+  F->block = io.block;
+  F->prev = io.prev;
+}
+
 void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
                   uint64_t *budget_io) {
   const cb_program *p = e->p;
@@ -77,6 +140,8 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
         F->prev + fn->first_block != F->block)
       cb_tpl_run(e, F, S, ti, &budget);
   }
+  if (e->kernels && budget != 0)
+    fl_kernel(e, F, S, &ip, &budget, &loads, &stores);
 
 #define V(o) ((o)&CB_OPND_CONST ? &K[(o) & ~CB_OPND_CONST] : &S[o])
   while (budget != 0) {
@@ -486,6 +551,8 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
           }
         }
       }
+      if (e->kernels)
+        fl_kernel(e, F, S, &ip, &budget, &loads, &stores);
       continue; /* ip and budget are already the target's */
     }
     default:
@@ -514,6 +581,8 @@ void cb_fast_stale_begins(cb_eng *e) {
     if (p->ops[i].code != CB_OP_STORE || !(e->sl[i] & CB_SL_MAYBE))
       continue;
     e->fk[i] = FK_NONE;
+    if (e->kflags) /* the native kernels mark them too */
+      e->kflags[i] |= CB_KERNEL_OP_MAYBE;
     if (i > 0 && e->fk[i - 1] == FK_GEP1_STORE8)
       e->fk[i - 1] = FK_GEP1;
     else if (i > 0 && e->fk[i - 1] == FK_GEP2_STORE8)

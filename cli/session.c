@@ -187,6 +187,8 @@ int cb_session_open(cb_session *s, const cb_analyze_args *a,
     free(err);
     return 2;
   }
+  s->stats.kernels = s->program->n_kernels;
+  s->stats.kernel_compile_s = s->program->kernel_compile_s;
   free(err);
   return 0;
 }

@@ -243,5 +243,10 @@ void fe_frame_offsets(fe *f, const char *exe);
 void fe_machine(fe *f, const char *exe);
 /* condtext.c */
 void fe_branch_texts(fe *f, fe_build *b);
+/* jit.c: the native kernels of a finished Program (p->kernels, p->jit;
+ * left NULL when no function wants one or LLVM's JIT fails) and their
+ * release */
+void fe_jit_compile(cb_program *p);
+void fe_jit_free(void *jit);
 
 #endif

@@ -51,6 +51,11 @@ typedef struct cb_analysis_stats {
    * iterations and accesses run from a template */
   uint64_t tpl_loops, tpl_iters, tpl_accesses;
   uint64_t tpl_sliced; /* of tpl_loops: run without their values */
+  /* the frontend's native kernels (program.h): functions compiled, the
+   * compile's CPU time (part of lowering_s), operations they ran */
+  uint32_t kernels;
+  double kernel_compile_s;
+  uint64_t kernel_ops;
   /* blocks the cache model received, and of those, the ones counted
    * without running them and the ones split by set over sim_threads
    * threads (cb_affine_stats), over every cache */

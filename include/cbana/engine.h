@@ -185,6 +185,9 @@ typedef struct cb_run_outcome {
    * emitted. Always 0 with --exact-engine. */
   uint64_t tpl_loops, tpl_iters, tpl_accesses;
   uint64_t tpl_sliced; /* of tpl_loops: run without their values (slicing) */
+  /* Operations the frontend's native kernels ran (program.h); always 0
+   * with --exact-engine. */
+  uint64_t kernel_ops;
 } cb_run_outcome;
 
 void cb_engine_options_default(cb_engine_options *opt);

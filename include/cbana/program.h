@@ -415,6 +415,73 @@ typedef struct cb_mach_stats {
   uint32_t accesses_dropped; /* hidden accesses of unmatched blocks */
 } cb_mach_stats;
 
+/* Native kernels (issue 7). For functions whose addresses come from loaded
+ * data (CSR gathers, hashing, pointer chasing: no loop template applies),
+ * the frontend compiles the lowered ops to machine code with LLVM's JIT
+ * (frontend/jit.c). A kernel does what the interpreter does for the ops it
+ * covers, bit for bit, on the interpreter's own state, described here:
+ * entered at the start of a block (after its phis), it runs blocks and
+ * takes branches inside the function until an op it does not cover, a
+ * block marked in `stop`, an access whose page is not in the translation
+ * cache or that crosses a page, a zero divisor, a path-signature run that
+ * ends, or too little budget or batch room for the next block; it then
+ * returns with ip, block and prev where the interpreter goes on, the op
+ * at ip not started. */
+#define CB_KERNEL_PAGE_BITS 12
+#define CB_KERNEL_PAGE_SIZE (1ull << CB_KERNEL_PAGE_BITS)
+
+typedef struct cb_kernel_page {
+  uint64_t pno; /* page number (address >> CB_KERNEL_PAGE_BITS) */
+  uint8_t *data;
+} cb_kernel_page;
+
+/* A page whose bytes may hold values slicing skipped (analysis/slice.h),
+ * with its shadow: a bit per byte, 1 = stale. */
+typedef struct cb_kernel_stale_page {
+  uint64_t pno;
+  uint8_t *data, *bits;
+} cb_kernel_stale_page;
+
+typedef struct cb_kernel_io {
+  cb_value *slots;           /* the frame's value slots */
+  const cb_kernel_page *tlb; /* direct-mapped by pno & tlb_mask */
+  uint64_t tlb_mask;
+  const cb_kernel_stale_page *stlb; /* pages with a shadow, never in tlb */
+  uint64_t stlb_mask;
+  const uint8_t *stop;     /* per global block: 1 = left to the
+                              interpreter (a loop template's header) */
+  const uint8_t *op_flags; /* per op: CB_KERNEL_OP_* */
+  uint64_t *branch_counts; /* cb_run_outcome's, or NULL */
+  uint8_t *batch;          /* 16-byte records laid out as cb_access
+                              (stream.h): addr, site, size, is_write */
+  uint64_t nbatch, cap;
+  uint64_t budget, loads, stores, branches;
+  uint64_t sig_v, sig_n;    /* the path signature's run (sig_add) */
+  uint64_t path_signature;  /* cb_run_outcome's, runs mixed in by
+                               cb_path_sig_mix */
+  uint32_t ip, block, prev; /* in: block (global) and prev; out: all */
+} cb_kernel_io;
+
+/* op_flags: a store folded into its load (x86 read-modify-write), which
+ * makes no access; a load whose value is needed (a stale byte leaves it
+ * to the interpreter, which stops the run); a store of a value slicing
+ * may have skipped (its bytes become stale). */
+#define CB_KERNEL_OP_FOLDED 1u
+#define CB_KERNEL_OP_NEED 2u
+#define CB_KERNEL_OP_MAYBE 4u
+
+typedef void (*cb_kernel_fn)(cb_kernel_io *io);
+
+/* The path signature's mix of one word v into h (the engine mixes each
+ * run of equal branch outcomes: the outcome, then the length), here
+ * because the kernels mix runs too. */
+#define CB_SIG_MIX_ADD 0x9e3779b97f4a7c15ull
+#define CB_SIG_MIX_MUL 0x100000001b3ull
+static inline uint64_t cb_path_sig_mix(uint64_t h, uint64_t v) {
+  h ^= v + CB_SIG_MIX_ADD + (h << 6) + (h >> 2);
+  return h * CB_SIG_MIX_MUL;
+}
+
 typedef struct cb_program {
   const char **files; /* source files, as given to the compiler */
   uint32_t n_files;
@@ -483,6 +550,12 @@ typedef struct cb_program {
   /* Appended (issue 7): the executable kept for native runs (slicing takes
    * printed numbers from its output), NULL when not kept. */
   const char *run_path;
+  /* Appended (issue 7): per function, its native kernel or NULL; NULL
+   * when none was compiled. `jit` owns their code (cb_program_free). */
+  cb_kernel_fn *kernels;
+  void *jit;
+  uint32_t n_kernels;      /* functions with a kernel */
+  double kernel_compile_s; /* the compile's CPU time */
 } cb_program;
 
 /* ld.so's lazy binding (glibc 2.36 elf/dl-runtime.c `_dl_fixup`,

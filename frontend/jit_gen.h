@@ -1,0 +1,103 @@
+/* jit_gen.h: the state of one kernel's code generation, shared by jit.c
+ * (which functions get a kernel, the ORC JIT) and jit_ops.c (the ops).
+ * Never installed. */
+#ifndef CBANA_FE_JIT_GEN_H
+#define CBANA_FE_JIT_GEN_H
+
+#include <llvm-c/Core.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cbana/program.h"
+
+/* Fields of cb_kernel_io, in order (program.h). */
+enum {
+  IO_SLOTS,
+  IO_TLB,
+  IO_TLB_MASK,
+  IO_STLB,
+  IO_STLB_MASK,
+  IO_STOP,
+  IO_OP_FLAGS,
+  IO_COUNTS,
+  IO_BATCH,
+  IO_NBATCH,
+  IO_CAP,
+  IO_BUDGET,
+  IO_LOADS,
+  IO_STORES,
+  IO_BRANCHES,
+  IO_SIG_V,
+  IO_SIG_N,
+  IO_PATH_SIG,
+  IO_IP,
+  IO_BLOCK,
+  IO_PREV,
+  IO_NFIELDS
+};
+
+/* Memory the kernel touches, told apart for LLVM's alias analysis (type-
+ * based metadata): a store to the program's memory never changes a slot,
+ * so slot values stay in registers across it. */
+enum { TB_SLOT, TB_MEM, TB_IO, TB_TLB, TB_TABLE, TB_BATCH, TB_COUNT };
+
+/* The counters and registers a kernel keeps in locals (allocas, promoted
+ * to registers), written back to io on every exit. */
+enum {
+  LV_NBATCH,
+  LV_BUDGET,
+  LV_LOADS,
+  LV_STORES,
+  LV_BRANCHES,
+  LV_SIG_V,
+  LV_SIG_N,
+  LV_PATH_SIG,
+  LV_PREV,
+  LV_COUNT
+};
+
+typedef struct jit_gen {
+  const cb_program *p;
+  const cb_function *fn;
+  const uint32_t *nphis; /* per global block */
+  LLVMContextRef C;
+  LLVMModuleRef M;
+  LLVMBuilderRef B;
+  LLVMValueRef F;
+  LLVMTypeRef i1, i8, i16, i32, i64, f64, p8, p64, io_ty;
+  LLVMValueRef io;
+  LLVMValueRef slots, tlb, tlb_mask, stlb, stlb_mask, stop, op_flags, counts,
+      batch, cap;
+  LLVMValueRef lv[LV_COUNT];
+  unsigned tbaa_kind;
+  LLVMValueRef tbaa[TB_COUNT];
+  LLVMBasicBlockRef exit_bb;
+  LLVMValueRef exit_ip, exit_block; /* phis of exit_bb */
+  LLVMBasicBlockRef *body;          /* per local block, NULL: not entered */
+  LLVMBasicBlockRef *exits;         /* per op of the function, lazily */
+  uint32_t first_op;                /* of the function */
+  LLVMValueRef fma;                 /* llvm.fma.f64 */
+  LLVMValueRef stale_fn;            /* jit_ops.c's helper, once made */
+} jit_gen;
+
+/* jit_ops.c: the code of local block lb, at g->body[lb] (already made). */
+void jit_block(jit_gen *g, uint32_t lb);
+/* Whether jit_ops.c covers the op (a scalar form the interpreter's fast
+ * kinds run, analysis/fastops.c). */
+bool jit_op_covered(const cb_program *p, const cb_op *op);
+
+/* jit_region.c: the blocks of function fn a kernel covers (per local
+ * block, malloc'ed), or NULL for none. */
+bool *jit_region(const cb_program *p, const cb_function *fn);
+
+/* jit.c helpers for jit_ops.c. */
+LLVMValueRef jit_load(jit_gen *g, LLVMTypeRef ty, LLVMValueRef ptr, int tb);
+void jit_store(jit_gen *g, LLVMValueRef v, LLVMValueRef ptr, int tb);
+LLVMValueRef jit_lv(jit_gen *g, int which);
+void jit_set_lv(jit_gen *g, int which, LLVMValueRef v);
+/* The block that leaves the kernel before op ip (global), ip's block
+ * `block` (global). */
+LLVMBasicBlockRef jit_exit_before(jit_gen *g, uint32_t ip, uint32_t block);
+
+#endif
