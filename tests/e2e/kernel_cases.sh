@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Native kernels (frontend/jit*.c, docs/architecture.md): the cases of
+# tests/unit/engine/progs/kernel_cases.c, each run by the fast engine,
+# which must run part of it in a kernel (--stats), and by the reference
+# interpreter (--exact-engine): the reports must be equal byte for byte,
+# the budget's and a zero divisor's stops included, and `cbana paths`
+# (the branch counts) too. Unsliced, every value is the kernels' own, so
+# the printed checksums must be what the native executable prints.
+set -u
+cbana=$1
+src=$(cd "$(dirname "$0")/../unit/engine/progs" && pwd)/kernel_cases.c
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+has() { # has PATTERN FILE WHAT
+  if grep -qE -- "$1" "$2"; then ok; else bad "$3: no /$1/ in:"; cat "$2"; fi
+}
+same() { # same FILE FILE WHAT
+  if cmp -s "$1" "$2"; then ok; else bad "$3: reports differ"; diff "$1" "$2" | head -20; fi
+}
+run() { # run NAME COMMAND ARGS... (exit status appended to NAME.err)
+  local name=$1
+  shift
+  "$cbana" "$@" --quiet --format json -o "$tmp/$name.json" \
+    >"$tmp/$name.err" 2>&1
+  echo "exit $?" >>"$tmp/$name.err"
+}
+output() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["output"], end="")' "$1"; }
+
+clang-14 -O2 -o "$tmp/native" "$src" 2>"$tmp/cc.err" ||
+  clang -O2 -o "$tmp/native" "$src" 2>>"$tmp/cc.err" || cat "$tmp/cc.err"
+
+for mode in gather hash chase stale cross; do
+  run "$mode" analyze "$src" --args "$mode" --stats
+  run "$mode.ref" analyze "$src" --args "$mode" --exact-engine
+  has 'exit 0' "$tmp/$mode.err" "$mode: exit"
+  has 'native kernels: [1-9][0-9]* functions .* [1-9][0-9]* operations run by them' \
+    "$tmp/$mode.err" "$mode: run in a kernel"
+  same "$tmp/$mode.json" "$tmp/$mode.ref.json" "$mode: fast vs exact"
+  run "$mode.noslice" analyze "$src" --args "$mode" --no-slice
+  "$tmp/native" "$mode" >"$tmp/$mode.native"
+  if [ "$(output "$tmp/$mode.noslice.json")" = "$(cat "$tmp/$mode.native")" ]; then ok; else
+    bad "$mode: output '$(output "$tmp/$mode.noslice.json")' vs native '$(cat "$tmp/$mode.native")'"
+  fi
+done
+
+# the stale pages: the sliced fill's values are read and overwritten in
+# the kernel, which marks what it stores stale, so the needed read after
+# it finds a stale byte and the run is redone unsliced
+has 'run again unsliced \(first: .*kernel_cases.c:[0-9]+: a needed read' \
+  "$tmp/stale.err" "stale: the kernel's marks seen"
+
+# a zero divisor loaded in the kernel's loop: the interpreter reports it
+run divzero analyze "$src" --args divzero --stats
+run divzero.ref analyze "$src" --args divzero --exact-engine
+has 'exit 3' "$tmp/divzero.err" "divzero: exit"
+has 'kernel_cases.c:[0-9]+: division by zero in main' "$tmp/divzero.err" "divzero: message"
+same "$tmp/divzero.json" "$tmp/divzero.ref.json" "divzero: fast vs exact"
+
+# the budget runs out inside the kernel's loop
+run budget analyze "$src" --args "gather 5000" --budget 300000
+run budget.ref analyze "$src" --args "gather 5000" --budget 300000 --exact-engine
+has 'exit 3' "$tmp/budget.err" "budget: exit"
+has 'stopped after 300000 operations' "$tmp/budget.err" "budget: message"
+same "$tmp/budget.json" "$tmp/budget.ref.json" "budget: fast vs exact"
+
+# the branch counts behind `cbana paths`
+run paths paths "$src" --args gather
+run paths.ref paths "$src" --args gather --exact-engine
+same "$tmp/paths.json" "$tmp/paths.ref.json" "paths: fast vs exact"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
