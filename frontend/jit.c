@@ -79,9 +79,9 @@ static LLVMValueRef io_field(jit_gen *g, unsigned f) {
 }
 
 /* The io fields each local mirrors. */
-static const unsigned lv_field[LV_COUNT] = {IO_NBATCH, IO_BUDGET,   IO_LOADS,
-                                            IO_STORES, IO_BRANCHES, IO_SIG_V,
-                                            IO_SIG_N,  IO_PATH_SIG, IO_PREV};
+static const unsigned lv_field[LV_COUNT] = {IO_NBATCH,   IO_BUDGET, IO_STORES,
+                                            IO_BRANCHES, IO_SIG_V,  IO_SIG_N,
+                                            IO_PATH_SIG, IO_PREV};
 
 static void make_types(jit_gen *g) {
   g->i1 = LLVMInt1TypeInContext(g->C);
@@ -161,12 +161,14 @@ static bool gen_kernel(jit_gen *g, uint32_t fi, const bool *region) {
   g->counts = jit_load(g, g->p64, io_field(g, IO_COUNTS), TB_IO);
   g->batch = jit_load(g, g->p8, io_field(g, IO_BATCH), TB_IO);
   g->cap = jit_load(g, g->i64, io_field(g, IO_CAP), TB_IO);
+  LLVMValueRef start[LV_COUNT];
   for (int k = 0; k < LV_COUNT; k++) {
     LLVMTypeRef t = k == LV_PREV ? g->i32 : g->i64;
     g->lv[k] = LLVMBuildAlloca(g->B, t, "");
-    LLVMBuildStore(g->B, jit_load(g, t, io_field(g, lv_field[k]), TB_IO),
-                   g->lv[k]);
+    start[k] = jit_load(g, t, io_field(g, lv_field[k]), TB_IO);
+    LLVMBuildStore(g->B, start[k], g->lv[k]);
   }
+  LLVMValueRef loads0 = jit_load(g, g->i64, io_field(g, IO_LOADS), TB_IO);
   LLVMValueRef blk = jit_load(g, g->i32, io_field(g, IO_BLOCK), TB_IO);
 
   /* every block without machine-code accesses has code */
@@ -190,6 +192,14 @@ static bool gen_kernel(jit_gen *g, uint32_t fi, const bool *region) {
   g->exit_block = LLVMBuildPhi(g->B, g->i32, "block");
   for (int k = 0; k < LV_COUNT; k++)
     jit_store(g, jit_lv(g, k), io_field(g, lv_field[k]), TB_IO);
+  LLVMValueRef emitted =
+      LLVMBuildSub(g->B, jit_lv(g, LV_NBATCH), start[LV_NBATCH], "");
+  LLVMValueRef stored =
+      LLVMBuildSub(g->B, jit_lv(g, LV_STORES), start[LV_STORES], "");
+  jit_store(
+      g,
+      LLVMBuildAdd(g->B, loads0, LLVMBuildSub(g->B, emitted, stored, ""), ""),
+      io_field(g, IO_LOADS), TB_IO);
   jit_store(g, g->exit_ip, io_field(g, IO_IP), TB_IO);
   jit_store(g, g->exit_block, io_field(g, IO_BLOCK), TB_IO);
   LLVMBuildRetVoid(g->B);

@@ -43,11 +43,12 @@ enum {
 enum { TB_SLOT, TB_MEM, TB_IO, TB_TLB, TB_TABLE, TB_BATCH, TB_COUNT };
 
 /* The counters and registers a kernel keeps in locals (allocas, promoted
- * to registers), written back to io on every exit. */
+ * to registers), written back to io on every exit. io->loads is not one:
+ * every record emitted is a load or a store, so the exit writes
+ * loads = records - stores. */
 enum {
   LV_NBATCH,
   LV_BUDGET,
-  LV_LOADS,
   LV_STORES,
   LV_BRANCHES,
   LV_SIG_V,

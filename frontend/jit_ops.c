@@ -328,11 +328,19 @@ static LLVMValueRef stale_helper(jit_gen *g, LLVMTypeRef *fty) {
   return fn;
 }
 
-/* The host pointer of an access of `size` bytes at addr by op ip, whose
- * flags (CB_KERNEL_OP_*) are `flags`, leaving before the op for a page
- * crossing, a page in neither translation cache, a needed load of a
- * stale byte, a store of a maybe-garbage value to a page without a
- * shadow (marking it makes one). */
+static LLVMValueRef op_flags(jit_gen *g, uint32_t ip) {
+  LLVMValueRef ipv = c64(g, ip);
+  return jit_load(
+      g, g->i8, LLVMBuildGEP2(g->B, g->i8, g->op_flags, &ipv, 1, ""), TB_TABLE);
+}
+
+/* The host pointer of an access of `size` bytes at addr by op ip, leaving
+ * before the op for a page crossing, a page in neither translation
+ * cache, a needed load of a stale byte, a store of a maybe-garbage value
+ * to a page without a shadow (marking it makes one). A store's flags
+ * (CB_KERNEL_OP_*) are `flags`; a load reads its own on the slow path.
+ * The common case, a page in the translation cache and no crossing, is
+ * one branch. */
 static LLVMValueRef translate(jit_gen *g, LLVMValueRef addr, unsigned size,
                               uint32_t ip, uint32_t gb, LLVMValueRef flags,
                               bool is_store) {
@@ -340,14 +348,16 @@ static LLVMValueRef translate(jit_gen *g, LLVMValueRef addr, unsigned size,
   const uint64_t pg = CB_KERNEL_PAGE_SIZE;
   LLVMValueRef off = LLVMBuildAnd(B, addr, c64(g, pg - 1), "");
   LLVMValueRef pno = LLVMBuildLShr(B, addr, c64(g, CB_KERNEL_PAGE_BITS), "");
-  if (size > 1)
-    guard(g, LLVMBuildICmp(B, LLVMIntUGT, off, c64(g, pg - size), ""), ip, gb);
   LLVMValueRef i0 =
       LLVMBuildShl(B, LLVMBuildAnd(B, pno, g->tlb_mask, ""), c64(g, 1), "");
   LLVMValueRef e0 = LLVMBuildGEP2(B, g->i64, g->tlb, &i0, 1, "");
   LLVMValueRef one = c64(g, 1);
-  LLVMValueRef hit =
-      LLVMBuildICmp(B, LLVMIntEQ, jit_load(g, g->i64, e0, TB_TLB), pno, "");
+  LLVMValueRef cross =
+      size > 1 ? LLVMBuildICmp(B, LLVMIntUGT, off, c64(g, pg - size), "")
+               : LLVMConstInt(g->i1, 0, 0);
+  LLVMValueRef hit = LLVMBuildAnd(
+      B, LLVMBuildICmp(B, LLVMIntEQ, jit_load(g, g->i64, e0, TB_TLB), pno, ""),
+      LLVMBuildNot(B, cross, ""), "");
   LLVMBasicBlockRef clean = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBasicBlockRef stale = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(g->C, g->F, "");
@@ -364,6 +374,10 @@ static LLVMValueRef translate(jit_gen *g, LLVMValueRef addr, unsigned size,
   LLVMBuildBr(B, join);
 
   LLVMPositionBuilderAtEnd(B, stale);
+  if (size > 1)
+    guard(g, cross, ip, gb);
+  if (!is_store)
+    flags = op_flags(g, ip);
   LLVMTypeRef fty;
   LLVMValueRef fn = stale_helper(g, &fty);
   LLVMValueRef args[6] = {g->stlb, g->stlb_mask,
@@ -380,12 +394,6 @@ static LLVMValueRef translate(jit_gen *g, LLVMValueRef addr, unsigned size,
   LLVMBasicBlockRef from[2] = {clean_end, stale_end};
   LLVMAddIncoming(pp, in, from, 2);
   return pp;
-}
-
-static LLVMValueRef op_flags(jit_gen *g, uint32_t ip) {
-  LLVMValueRef ipv = c64(g, ip);
-  return jit_load(
-      g, g->i8, LLVMBuildGEP2(g->B, g->i8, g->op_flags, &ipv, 1, ""), TB_TABLE);
 }
 
 /* One record into the batch (room was checked at the block's start):
@@ -423,7 +431,7 @@ static LLVMTypeRef mem_type(jit_gen *g, unsigned ty) {
 static void load_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
   unsigned size = cb_ty_bytes((cb_ty)op->ty);
   LLVMValueRef addr = val(g, op->a);
-  LLVMValueRef pp = translate(g, addr, size, ip, gb, op_flags(g, ip), false);
+  LLVMValueRef pp = translate(g, addr, size, ip, gb, NULL, false);
   LLVMTypeRef mt = mem_type(g, op->ty);
   LLVMValueRef ptr = LLVMBuildBitCast(g->B, pp, LLVMPointerType(mt, 0), "");
   LLVMValueRef v = jit_load(g, mt, ptr, TB_MEM);
@@ -433,7 +441,6 @@ static void load_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
     v = LLVMBuildAnd(g->B, v, c64(g, 1), "");
   set(g, op->dst, v);
   emit(g, addr, size, op->aux, false);
-  add_lv(g, LV_LOADS, 1);
 }
 
 static void store_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
