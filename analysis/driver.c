@@ -763,7 +763,8 @@ void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
           (unsigned long long)s->tpl_sliced);
   if (s->kernels)
     fprintf(f,
-            "  native kernels: %u functions compiled in %.3f s (in lowering), "
+            "  native kernels: %u functions compiled in %.3f s (beside the "
+            "engine), "
             "%llu operations run by them\n",
             s->kernels, s->kernel_compile_s, (unsigned long long)s->kernel_ops);
   if (s->sim_blocks)

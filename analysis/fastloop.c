@@ -78,7 +78,8 @@ _Static_assert(sizeof(((cb_mem *)0)->stlb[0]) == sizeof(cb_kernel_stale_page) &&
 static inline void fl_kernel(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip,
                              uint64_t *budget, uint64_t *loads,
                              uint64_t *stores) {
-  cb_kernel_fn k = e->kernels[F->func];
+  /* the frontend's compile may still be filling the table */
+  cb_kernel_fn k = __atomic_load_n(&e->kernels[F->func], __ATOMIC_ACQUIRE);
   const cb_program *p = e->p;
   if (!k || e->kstop[F->block] ||
       *ip != p->blocks[F->block].first_op + e->nphis[F->block])

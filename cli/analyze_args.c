@@ -35,6 +35,8 @@ enum {
   OPT_EXACT_ENGINE,
   OPT_NO_MEMO,
   OPT_NO_SLICE,
+  OPT_NO_KERNELS,
+  OPT_WAIT_KERNELS,
 };
 
 static const struct option long_options[] = {
@@ -64,6 +66,8 @@ static const struct option long_options[] = {
     {"exact-engine", no_argument, NULL, OPT_EXACT_ENGINE},
     {"no-memo", no_argument, NULL, OPT_NO_MEMO},
     {"no-slice", no_argument, NULL, OPT_NO_SLICE},
+    {"no-kernels", no_argument, NULL, OPT_NO_KERNELS},
+    {"wait-kernels", no_argument, NULL, OPT_WAIT_KERNELS},
     {NULL, 0, NULL, 0},
 };
 
@@ -214,6 +218,12 @@ bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
     case OPT_NO_SLICE:
       a->no_slice = true;
       break;
+    case OPT_NO_KERNELS:
+      a->no_kernels = true;
+      break;
+    case OPT_WAIT_KERNELS:
+      a->wait_kernels = true;
+      break;
     case ':':
       fprintf(stderr, "cbana %s: %s needs a value\n", command, av[optind - 1]);
       ok = false;
@@ -297,6 +307,10 @@ void cb_analyze_args_usage(const char *command, const char *extra) {
       "  --no-slice          compute every value, even those no address, "
       "branch\n"
       "                      or call needs\n"
+      "  --no-kernels        interpret every loop (no native kernels)\n"
+      "  --wait-kernels      compile the native kernels before the run, "
+      "not\n"
+      "                      beside it (short runs then use them too)\n"
       "  --quiet             no progress on stderr\n",
       command, extra ? extra : "");
 }

@@ -33,6 +33,8 @@ typedef struct cb_analyze_args {
   bool exact_engine;    /* --exact-engine: the reference interpreter */
   bool no_memo;         /* --no-memo: simulate every input */
   bool no_slice;        /* --no-slice: compute every value */
+  bool no_kernels;      /* --no-kernels: no native kernels compiled */
+  bool wait_kernels;    /* --wait-kernels: compiled before the run */
   /* check and validate */
   const char *baseline; /* --baseline FILE */
   double tolerance;     /* --tolerance PCT (validate), --max-increase */

@@ -170,6 +170,8 @@ int cb_session_open(cb_session *s, const cb_analyze_args *a,
   }
   fo.exe_out = s->exe_out;
   fo.exe_run_only = s->exe_run_only;
+  /* the reference interpreter runs no kernels */
+  fo.no_kernels = s->args->no_kernels || s->args->exact_engine;
   size_t err_size = 1 << 16;
   char *err = malloc(err_size);
   if (!err)
@@ -178,6 +180,8 @@ int cb_session_open(cb_session *s, const cb_analyze_args *a,
   double t0 = now_s(), c0 = cpu_s(RUSAGE_CHILDREN), l0 = cpu_s(RUSAGE_SELF);
   cb_fe_status fst = cb_frontend_load(&fo, &s->program, err, err_size);
   s->stats.compile_s = cpu_s(RUSAGE_CHILDREN) - c0;
+  if (fst == CB_FE_OK && s->args->wait_kernels)
+    cb_program_wait_kernels(s->program);
   s->stats.lowering_s = cpu_s(RUSAGE_SELF) - l0;
   s->stats.frontend_wall_s = now_s() - t0;
   if (fst != CB_FE_OK) {
@@ -187,8 +191,6 @@ int cb_session_open(cb_session *s, const cb_analyze_args *a,
     free(err);
     return 2;
   }
-  s->stats.kernels = s->program->n_kernels;
-  s->stats.kernel_compile_s = s->program->kernel_compile_s;
   free(err);
   return 0;
 }
@@ -218,8 +220,12 @@ int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
     fprintf(stderr, "cbana %s: %s\n", command, err);
     return 2;
   }
-  if (a->stats)
+  if (a->stats) {
+    cb_program_wait_kernels(s->program);
+    s->stats.kernels = s->program->n_kernels;
+    s->stats.kernel_compile_s = s->program->kernel_compile_s;
     cb_analysis_stats_print(stderr, &s->stats);
+  }
   for (unsigned i = 0; i < r->n_runs; i++) {
     const cb_run_result *run = &r->runs[i];
     if (run->ok || s->inputs[i].error)

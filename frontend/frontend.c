@@ -15,6 +15,8 @@
 void cb_program_free(cb_program *p) {
   if (!p)
     return;
+  fe_jit_free(p->jit); /* waits for a compile still reading the Program */
+  free(p->kernels);
   free(p->files);
   free(p->functions);
   free(p->blocks);
@@ -36,8 +38,6 @@ void cb_program_free(cb_program *p) {
   free(p->fn_mach);
   free(p->ra_site);
   free(p->dl);
-  free(p->kernels);
-  fe_jit_free(p->jit);
   fe_pool_free((fe_pool *)p->owned);
   free(p);
 }
@@ -228,7 +228,8 @@ static cb_fe_status load_built(const char *const *bitcode, size_t n,
   p->run_path = o && o->exe_out && exe ? fe_pool_str(f.pool, exe) : NULL;
   p->dl = exe && f.elf.loaded ? fe_dynlink(exe) : NULL;
   p->fmuladd_fused = f.fmuladd_fused;
-  fe_jit_compile(p);
+  if (!o || !o->no_kernels)
+    fe_jit_compile(p);
   p->owned = f.pool;
   f.pool = NULL;
   fe_free(&f);

@@ -52,7 +52,8 @@ typedef struct cb_analysis_stats {
   uint64_t tpl_loops, tpl_iters, tpl_accesses;
   uint64_t tpl_sliced; /* of tpl_loops: run without their values */
   /* the frontend's native kernels (program.h): functions compiled, the
-   * compile's CPU time (part of lowering_s), operations they ran */
+   * compile's CPU time (on a thread beside the engine), operations they
+   * ran */
   uint32_t kernels;
   double kernel_compile_s;
   uint64_t kernel_ops;

@@ -46,6 +46,9 @@ typedef struct cb_frontend_options {
    * Program does not read it (exe_path stays NULL), as when it is not
    * kept. analyze's layout was measured that way (docs/process-model.md). */
   bool exe_run_only;
+  /* Compile no native kernels (program.h): the engine interprets every
+   * loop. */
+  bool no_kernels;
 } cb_frontend_options;
 
 typedef enum cb_fe_status {
@@ -79,5 +82,10 @@ const char *cb_opcode_name(cb_opcode op);
 const char *cb_ty_name(cb_ty t);
 const char *cb_libfn_name(cb_libfn f);
 const char *cb_intrinsic_name(cb_intrinsic i);
+
+/* The native kernels (program.h) compile on a thread of their own, and
+ * the engine takes each when it is ready; this waits for the compile to
+ * end, then sets the Program's n_kernels and kernel_compile_s. */
+void cb_program_wait_kernels(cb_program *p);
 
 #endif

@@ -2,6 +2,9 @@
 """Identity: the fast engine (the default) against the reference
 interpreter (--exact-engine), on the same program, inputs and caches.
 
+The fast run waits for the native kernels (--wait-kernels), so that the
+loops they cover run in them however short the run.
+
 The two JSON reports must be equal, byte for byte after parsing: every
 counter of every level, site, line, function and variable, every output,
 exit code, operation count and path class. Memoization is on in the fast
@@ -32,6 +35,10 @@ def run(cbana, sources, extra, exact, cwd, command="analyze"):
            *extra]
     if exact:
         cmd.append("--exact-engine")
+    else:
+        # the native kernels compiled before the run, so that these short
+        # runs use them (kernel_cases.sh runs one beside the compile)
+        cmd.append("--wait-kernels")
     r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
                        timeout=1800)
     if r.returncode not in (0, 3):

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Native kernels (frontend/jit*.c, docs/architecture.md): the cases of
-# tests/unit/engine/progs/kernel_cases.c, each run by the fast engine,
-# which must run part of it in a kernel (--stats), and by the reference
+# tests/unit/engine/progs/kernel_cases.c, each run by the fast engine
+# with the kernels compiled first (--wait-kernels), which must run part of
+# it in a kernel (--stats), and by the reference
 # interpreter (--exact-engine): the reports must be equal byte for byte,
 # the budget's and a zero divisor's stops included, and `cbana paths`
 # (the branch counts) too. Unsliced, every value is the kernels' own, so
@@ -15,6 +16,9 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 has() { # has PATTERN FILE WHAT
   if grep -qE -- "$1" "$2"; then ok; else bad "$3: no /$1/ in:"; cat "$2"; fi
+}
+hasnt() {
+  if grep -qE -- "$1" "$2"; then bad "$3: /$1/ in:"; cat "$2"; else ok; fi
 }
 same() { # same FILE FILE WHAT
   if cmp -s "$1" "$2"; then ok; else bad "$3: reports differ"; diff "$1" "$2" | head -20; fi
@@ -32,13 +36,13 @@ clang-14 -O2 -o "$tmp/native" "$src" 2>"$tmp/cc.err" ||
   clang -O2 -o "$tmp/native" "$src" 2>>"$tmp/cc.err" || cat "$tmp/cc.err"
 
 for mode in gather hash chase stale cross; do
-  run "$mode" analyze "$src" --args "$mode" --stats
+  run "$mode" analyze "$src" --args "$mode" --stats --wait-kernels
   run "$mode.ref" analyze "$src" --args "$mode" --exact-engine
   has 'exit 0' "$tmp/$mode.err" "$mode: exit"
   has 'native kernels: [1-9][0-9]* functions .* [1-9][0-9]* operations run by them' \
     "$tmp/$mode.err" "$mode: run in a kernel"
   same "$tmp/$mode.json" "$tmp/$mode.ref.json" "$mode: fast vs exact"
-  run "$mode.noslice" analyze "$src" --args "$mode" --no-slice
+  run "$mode.noslice" analyze "$src" --args "$mode" --no-slice --wait-kernels
   "$tmp/native" "$mode" >"$tmp/$mode.native"
   if [ "$(output "$tmp/$mode.noslice.json")" = "$(cat "$tmp/$mode.native")" ]; then ok; else
     bad "$mode: output '$(output "$tmp/$mode.noslice.json")' vs native '$(cat "$tmp/$mode.native")'"
@@ -52,23 +56,36 @@ has 'run again unsliced \(first: .*kernel_cases.c:[0-9]+: a needed read' \
   "$tmp/stale.err" "stale: the kernel's marks seen"
 
 # a zero divisor loaded in the kernel's loop: the interpreter reports it
-run divzero analyze "$src" --args divzero --stats
+run divzero analyze "$src" --args divzero --stats --wait-kernels
 run divzero.ref analyze "$src" --args divzero --exact-engine
 has 'exit 3' "$tmp/divzero.err" "divzero: exit"
 has 'kernel_cases.c:[0-9]+: division by zero in main' "$tmp/divzero.err" "divzero: message"
 same "$tmp/divzero.json" "$tmp/divzero.ref.json" "divzero: fast vs exact"
 
 # the budget runs out inside the kernel's loop
-run budget analyze "$src" --args "gather 5000" --budget 300000
+run budget analyze "$src" --args "gather 5000" --budget 300000 --wait-kernels
 run budget.ref analyze "$src" --args "gather 5000" --budget 300000 --exact-engine
 has 'exit 3' "$tmp/budget.err" "budget: exit"
 has 'stopped after 300000 operations' "$tmp/budget.err" "budget: message"
 same "$tmp/budget.json" "$tmp/budget.ref.json" "budget: fast vs exact"
 
 # the branch counts behind `cbana paths`
-run paths paths "$src" --args gather
+run paths paths "$src" --args gather --wait-kernels
 run paths.ref paths "$src" --args gather --exact-engine
 same "$tmp/paths.json" "$tmp/paths.ref.json" "paths: fast vs exact"
+
+# as users run it: the kernels compile beside the engine, which takes them
+# up mid-run; long enough for that to happen
+run async analyze "$src" --args "gather 400000" --stats
+run async.ref analyze "$src" --args "gather 400000" --exact-engine
+has 'native kernels: [1-9][0-9]* functions .* [1-9][0-9]* operations run by them' \
+  "$tmp/async.err" "async: kernels taken up mid-run"
+same "$tmp/async.json" "$tmp/async.ref.json" "async: fast vs exact"
+
+# --no-kernels: none compiled, the same report
+run none analyze "$src" --args gather --stats --no-kernels
+hasnt 'native kernels' "$tmp/none.err" "none: no kernels"
+same "$tmp/none.json" "$tmp/gather.ref.json" "none: fast vs exact"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
