@@ -124,6 +124,90 @@ static void make_types(jit_gen *g) {
   g->fma = LLVMAddFunction(g->M, "llvm.fma.f64", fty);
 }
 
+static void gen_free(jit_gen *g) {
+  free(g->body);
+  free(g->exits);
+  free(g->head);
+  free(g->need_ops);
+  free(g->need_acc);
+  g->body = NULL;
+  g->exits = NULL;
+  g->head = NULL;
+  g->need_ops = g->need_acc = NULL;
+}
+
+/* Which blocks get code (those of the region without machine-code
+ * accesses) and where they check their room; false when out of memory. */
+static bool plan_blocks(jit_gen *g, const bool *region) {
+  const cb_function *fn = g->fn;
+  uint32_t n = fn->n_blocks;
+  bool *has_body = calloc(n + 1, sizeof *has_body);
+  g->head = calloc(n + 1, sizeof *g->head);
+  g->need_ops = calloc(n + 1, sizeof *g->need_ops);
+  g->need_acc = calloc(n + 1, sizeof *g->need_acc);
+  if (!has_body || !g->head || !g->need_ops || !g->need_acc) {
+    free(has_body);
+    return false;
+  }
+  for (uint32_t lb = 0; lb < n; lb++) {
+    const cb_block *b = &g->p->blocks[fn->first_block + lb];
+    if (region[lb] && b->n_mach == 0) {
+      g->body[lb] = LLVMAppendBasicBlockInContext(g->C, g->F, "b");
+      has_body[lb] = true;
+    }
+  }
+  jit_check_points(g->p, fn, g->nphis, has_body, g->head, g->need_ops,
+                   g->need_acc);
+  free(has_body);
+  return true;
+}
+
+/* The exit: the locals back into io, io->loads as records minus stores,
+ * and where the interpreter goes on (the phis every exit adds to). */
+static void build_leave(jit_gen *g, LLVMValueRef *start, LLVMValueRef loads0) {
+  LLVMBuilderRef B = g->B;
+  LLVMPositionBuilderAtEnd(B, g->exit_bb);
+  g->exit_ip = LLVMBuildPhi(B, g->i32, "ip");
+  g->exit_block = LLVMBuildPhi(B, g->i32, "block");
+  for (int k = 0; k < LV_COUNT; k++)
+    jit_store(g, jit_lv(g, k), io_field(g, lv_field[k]), TB_IO);
+  LLVMValueRef emitted =
+      LLVMBuildSub(B, jit_lv(g, LV_NBATCH), start[LV_NBATCH], "");
+  LLVMValueRef stored =
+      LLVMBuildSub(B, jit_lv(g, LV_STORES), start[LV_STORES], "");
+  jit_store(g,
+            LLVMBuildAdd(B, loads0, LLVMBuildSub(B, emitted, stored, ""), ""),
+            io_field(g, IO_LOADS), TB_IO);
+  jit_store(g, g->exit_ip, io_field(g, IO_IP), TB_IO);
+  jit_store(g, g->exit_block, io_field(g, IO_BLOCK), TB_IO);
+  LLVMBuildRetVoid(B);
+}
+
+/* The entry: a switch on the block to start at; a block that does not
+ * check its room (jit_check_points) is entered through a check. */
+static void build_entries(jit_gen *g, LLVMValueRef blk) {
+  const cb_function *fn = g->fn;
+  uint32_t entries = 0;
+  for (uint32_t lb = 0; lb < fn->n_blocks; lb++)
+    entries += g->body[lb] != NULL;
+  LLVMBasicBlockRef none = LLVMAppendBasicBlockInContext(g->C, g->F, "none");
+  LLVMValueRef sw = LLVMBuildSwitch(g->B, blk, none, entries);
+  for (uint32_t lb = 0; lb < fn->n_blocks; lb++) {
+    if (!g->body[lb])
+      continue;
+    LLVMBasicBlockRef in = g->body[lb];
+    if (!g->head[lb]) {
+      in = LLVMAppendBasicBlockInContext(g->C, g->F, "enter");
+      LLVMPositionBuilderAtEnd(g->B, in);
+      jit_check(g, lb);
+      LLVMBuildBr(g->B, g->body[lb]);
+    }
+    LLVMAddCase(sw, LLVMConstInt(g->i32, fn->first_block + lb, 0), in);
+  }
+  LLVMPositionBuilderAtEnd(g->B, none);
+  LLVMBuildRetVoid(g->B);
+}
+
 /* The kernel of function fi into g->M, with code for the blocks of
  * `region`; false if it has nothing to run. */
 static bool gen_kernel(jit_gen *g, uint32_t fi, const bool *region) {
@@ -135,8 +219,10 @@ static bool gen_kernel(jit_gen *g, uint32_t fi, const bool *region) {
   uint32_t n_ops = bl->first_op + bl->n_ops - g->first_op;
   g->body = calloc(fn->n_blocks, sizeof *g->body);
   g->exits = calloc(n_ops + 1, sizeof *g->exits);
-  if (!g->body || !g->exits)
+  if (!g->body || !g->exits) {
+    gen_free(g);
     return false;
+  }
   char name[32];
   snprintf(name, sizeof name, "cbk%u", fi);
   LLVMTypeRef pio = LLVMPointerType(g->io_ty, 0);
@@ -172,49 +258,21 @@ static bool gen_kernel(jit_gen *g, uint32_t fi, const bool *region) {
   LLVMValueRef loads0 = jit_load(g, g->i64, io_field(g, IO_LOADS), TB_IO);
   LLVMValueRef blk = jit_load(g, g->i32, io_field(g, IO_BLOCK), TB_IO);
 
-  /* every block without machine-code accesses has code */
-  uint32_t entries = 0;
-  for (uint32_t lb = 0; lb < fn->n_blocks; lb++) {
-    const cb_block *b = &p->blocks[fn->first_block + lb];
-    if (region[lb] && b->n_mach == 0)
-      g->body[lb] = LLVMAppendBasicBlockInContext(g->C, g->F, "b"), entries++;
+  bool ok = plan_blocks(g, region);
+  if (ok) {
+    build_leave(g, start, loads0);
+    LLVMPositionBuilderAtEnd(g->B, entry);
+    build_entries(g, blk);
+    for (uint32_t lb = 0; lb < fn->n_blocks; lb++)
+      if (g->body[lb]) {
+        LLVMPositionBuilderAtEnd(g->B, g->body[lb]);
+        jit_block(g, lb);
+      }
+  } else {
+    LLVMDeleteFunction(g->F); /* half made */
   }
-  LLVMBasicBlockRef none = LLVMAppendBasicBlockInContext(g->C, g->F, "none");
-  LLVMValueRef sw = LLVMBuildSwitch(g->B, blk, none, entries);
-  for (uint32_t lb = 0; lb < fn->n_blocks; lb++)
-    if (g->body[lb])
-      LLVMAddCase(sw, LLVMConstInt(g->i32, fn->first_block + lb, 0),
-                  g->body[lb]);
-  LLVMPositionBuilderAtEnd(g->B, none);
-  LLVMBuildRetVoid(g->B);
-
-  LLVMPositionBuilderAtEnd(g->B, g->exit_bb);
-  g->exit_ip = LLVMBuildPhi(g->B, g->i32, "ip");
-  g->exit_block = LLVMBuildPhi(g->B, g->i32, "block");
-  for (int k = 0; k < LV_COUNT; k++)
-    jit_store(g, jit_lv(g, k), io_field(g, lv_field[k]), TB_IO);
-  LLVMValueRef emitted =
-      LLVMBuildSub(g->B, jit_lv(g, LV_NBATCH), start[LV_NBATCH], "");
-  LLVMValueRef stored =
-      LLVMBuildSub(g->B, jit_lv(g, LV_STORES), start[LV_STORES], "");
-  jit_store(
-      g,
-      LLVMBuildAdd(g->B, loads0, LLVMBuildSub(g->B, emitted, stored, ""), ""),
-      io_field(g, IO_LOADS), TB_IO);
-  jit_store(g, g->exit_ip, io_field(g, IO_IP), TB_IO);
-  jit_store(g, g->exit_block, io_field(g, IO_BLOCK), TB_IO);
-  LLVMBuildRetVoid(g->B);
-
-  for (uint32_t lb = 0; lb < fn->n_blocks; lb++)
-    if (g->body[lb]) {
-      LLVMPositionBuilderAtEnd(g->B, g->body[lb]);
-      jit_block(g, lb);
-    }
-  free(g->body);
-  free(g->exits);
-  g->body = NULL;
-  g->exits = NULL;
-  return true;
+  gen_free(g);
+  return ok;
 }
 
 static uint32_t *count_phis(const cb_program *p) {

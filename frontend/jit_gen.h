@@ -76,14 +76,18 @@ typedef struct jit_gen {
   LLVMBasicBlockRef exit_bb;
   LLVMValueRef exit_ip, exit_block; /* phis of exit_bb */
   LLVMBasicBlockRef *body;          /* per local block, NULL: not entered */
+  bool *head;                       /* per local block: checks room */
+  uint64_t *need_ops, *need_acc;    /* the room it checks for */
   LLVMBasicBlockRef *exits;         /* per op of the function, lazily */
   uint32_t first_op;                /* of the function */
   LLVMValueRef fma;                 /* llvm.fma.f64 */
   LLVMValueRef stale_fn;            /* jit_ops.c's helper, once made */
 } jit_gen;
 
-/* jit_ops.c: the code of local block lb, at g->body[lb] (already made). */
+/* jit_ops.c: the code of local block lb, at g->body[lb] (already made),
+ * and the check of room for the way ahead of it (leaving at its start). */
 void jit_block(jit_gen *g, uint32_t lb);
+void jit_check(jit_gen *g, uint32_t lb);
 /* Whether jit_ops.c covers the op (a scalar form the interpreter's fast
  * kinds run, analysis/fastops.c). */
 bool jit_op_covered(const cb_program *p, const cb_op *op);
@@ -91,6 +95,18 @@ bool jit_op_covered(const cb_program *p, const cb_op *op);
 /* jit_region.c: the blocks of function fn a kernel covers (per local
  * block, malloc'ed), or NULL for none. */
 bool *jit_region(const cb_program *p, const cb_function *fn);
+
+/* jit_region.c: where a kernel checks its budget and batch room. Each
+ * check covers the longest way the code can go before the next one, so
+ * only blocks a cycle returns to (and the blocks ahead of a long way)
+ * check: head[lb], with need_ops[lb] operations and need_acc[lb]
+ * accesses to have room for. body: the blocks with code. A kernel
+ * entered at another block checks there too. */
+#define JIT_CHECK_MAX_ACCESSES 256
+#define JIT_CHECK_MAX_OPS 65536
+void jit_check_points(const cb_program *p, const cb_function *fn,
+                      const uint32_t *nphis, const bool *body, bool *head,
+                      uint64_t *need_ops, uint64_t *need_acc);
 
 /* jit.c helpers for jit_ops.c. */
 LLVMValueRef jit_load(jit_gen *g, LLVMTypeRef ty, LLVMValueRef ptr, int tb);

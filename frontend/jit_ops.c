@@ -689,31 +689,30 @@ static void gen_br(jit_gen *g, uint32_t ip, uint32_t lb) {
   gen_edge(g, ip, lb, su[1], 0);
 }
 
+void jit_check(jit_gen *g, uint32_t lb) {
+  uint32_t gb = g->fn->first_block + lb;
+  uint32_t start = g->p->blocks[gb].first_op + g->nphis[gb];
+  LLVMBuilderRef B = g->B;
+  LLVMValueRef room = LLVMBuildSub(B, g->cap, jit_lv(g, LV_NBATCH), "");
+  guard(g,
+        LLVMBuildOr(
+            B,
+            LLVMBuildICmp(B, LLVMIntULT, jit_lv(g, LV_BUDGET),
+                          c64(g, g->need_ops[lb]), ""),
+            LLVMBuildICmp(B, LLVMIntULT, room, c64(g, g->need_acc[lb]), ""),
+            ""),
+        start, gb);
+}
+
 void jit_block(jit_gen *g, uint32_t lb) {
   const cb_program *p = g->p;
   uint32_t gb = g->fn->first_block + lb;
   const cb_block *b = &p->blocks[gb];
   uint32_t start = b->first_op + g->nphis[gb], end = b->first_op + b->n_ops;
-  /* Room for the whole block checked once: the budget for its ops and
-   * the most phis of a successor, the batch for every access. */
-  uint64_t need = end - start, accesses = 0, most_phis = 0;
-  for (uint32_t i = start; i < end; i++)
-    accesses += p->ops[i].code == CB_OP_LOAD || p->ops[i].code == CB_OP_STORE;
-  for (uint32_t k = 0; k < b->n_succ; k++) {
-    uint32_t s = g->fn->first_block + p->succs[b->first_succ + k];
-    if (g->nphis[s] > most_phis)
-      most_phis = g->nphis[s];
-  }
-  need += most_phis;
   LLVMBuilderRef B = g->B;
-  LLVMValueRef room = LLVMBuildSub(B, g->cap, jit_lv(g, LV_NBATCH), "");
-  guard(g,
-        LLVMBuildOr(B,
-                    LLVMBuildICmp(B, LLVMIntULT, jit_lv(g, LV_BUDGET),
-                                  c64(g, need), ""),
-                    LLVMBuildICmp(B, LLVMIntULT, room, c64(g, accesses), ""),
-                    ""),
-        start, gb);
+  /* room for the way ahead, up to the next check (jit_check_points) */
+  if (g->head[lb])
+    jit_check(g, lb);
   for (uint32_t ip = start; ip < end; ip++) {
     const cb_op *op = &p->ops[ip];
     if (op->code == CB_OP_BR) {
