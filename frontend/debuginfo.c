@@ -181,8 +181,13 @@ uint32_t fe_file_of_scope(fe *f, LLVMMetadataRef scope) {
     for (uint32_t i = 0; i < f->src_real.n && idx == CB_NONE; i++)
       if (f->src_real.v[i] && strcmp(f->src_real.v[i], real) == 0)
         idx = i;
+  /* any other file by its directory and name together: clang splits them
+   * by the working directory (from /work/main/build, a header of
+   * /work/main/polybench is "polybench/medley/../polybench.h" in
+   * "/work/main"; from /tmp, the whole path in ""), and a report must not
+   * depend on where cbana was run */
   if (idx == CB_NONE)
-    idx = fe_file_index(f, nb, db);
+    idx = fe_file_index(f, full, NULL);
   fe_map_put(&f->md_file, file, idx);
   return idx;
 }

@@ -36,6 +36,11 @@ void fe_mc_read_lines(fe *f, Dwarf *dw, lrows *rows) {
     size_t n;
     if (dwarf_offdie(dw, off + hsize, &cu) &&
         dwarf_getsrclines(&cu, &lines, &n) == 0) {
+      /* a relative name is the compilation directory's (DWARF 4, 6.2.4);
+       * realpath() would resolve it against ours */
+      Dwarf_Attribute at;
+      const char *comp_dir =
+          dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
       for (size_t i = 0; i < n; i++) {
         Dwarf_Line *l = dwarf_onesrcline(lines, i);
         Dwarf_Addr a;
@@ -46,6 +51,11 @@ void fe_mc_read_lines(fe *f, Dwarf *dw, lrows *rows) {
         dwarf_lineno(l, &ln);
         dwarf_lineendsequence(l, &end);
         const char *src = dwarf_linesrc(l, NULL, NULL);
+        char joined[8200];
+        if (src && src[0] != '/' && comp_dir && comp_dir[0]) {
+          snprintf(joined, sizeof joined, "%s/%s", comp_dir, src);
+          src = joined;
+        }
         lrow r = {a, src ? fe_pool_intern(f->pool, src, strlen(src)) : NULL,
                   ln > 0 ? (uint32_t)ln : 0, end};
         FE_PUSH(*rows, r);
