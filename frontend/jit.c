@@ -12,9 +12,9 @@
  * op. The identity tests (tests/e2e/fast_identity.py) compare both
  * engines counter for counter.
  *
- * Which functions. Those with a load or store whose address depends on a
- * loaded value (a gather, a pointer chase): the rest run as loop
- * templates, and compiling them would only cost time. */
+ * Which loops: jit_region.c's (addresses from loaded or scrambled data);
+ * the rest run as loop templates, and compiling them would only cost
+ * time. The compile runs on a thread beside the engine (below). */
 #include "fe_internal.h"
 #include "jit_gen.h"
 
