@@ -33,6 +33,10 @@
 /* Functions of more ops are not compiled (the time would grow past what
  * they could save on the inputs cbana is run on). */
 #define JIT_MAX_OPS 20000
+/* Nor more ops in all regions together: a run that ends before the
+ * compile waits for it, and the compile takes 0.6 to 1 ms an op (pr's
+ * 249: 0.24 s; kernel_cases' 295: 0.18 s), so at most about a second. */
+#define JIT_MAX_REGION_OPS 1000
 
 LLVMValueRef jit_load(jit_gen *g, LLVMTypeRef ty, LLVMValueRef ptr, int tb) {
   LLVMValueRef v = LLVMBuildLoad2(g->B, ty, ptr, "");
@@ -477,7 +481,7 @@ void cb_program_wait_kernels(cb_program *p) {
 
 void fe_jit_compile(cb_program *p) {
   bool **region = calloc(p->n_functions + 1, sizeof *region);
-  uint32_t n = 0;
+  uint32_t n = 0, total = 0;
   for (uint32_t fi = 0; region && fi < p->n_functions; fi++) {
     const cb_function *fn = &p->functions[fi];
     if (fn->n_blocks == 0)
@@ -485,8 +489,19 @@ void fe_jit_compile(cb_program *p) {
     const cb_block *bl = &p->blocks[fn->first_block + fn->n_blocks - 1];
     uint32_t n_ops =
         bl->first_op + bl->n_ops - p->blocks[fn->first_block].first_op;
-    if (n_ops <= JIT_MAX_OPS && (region[fi] = jit_region(p, fn)))
-      n++;
+    if (n_ops > JIT_MAX_OPS || !(region[fi] = jit_region(p, fn)))
+      continue;
+    uint32_t r_ops = 0;
+    for (uint32_t lb = 0; lb < fn->n_blocks; lb++)
+      if (region[fi][lb])
+        r_ops += p->blocks[fn->first_block + lb].n_ops;
+    if (total + r_ops > JIT_MAX_REGION_OPS) {
+      free(region[fi]);
+      region[fi] = NULL;
+      continue;
+    }
+    total += r_ops;
+    n++;
   }
   cb_kernel_fn *k = n ? calloc(p->n_functions, sizeof *k) : NULL;
   jit_owned *o = n ? calloc(1, sizeof *o) : NULL;
