@@ -57,6 +57,8 @@ static inline uint8_t *fl_stale_bytes(cb_eng *e, uint32_t ip, uint64_t addr,
 
 /* The kernel's view of the engine's state is this layout (program.h). */
 _Static_assert(CB_PG_BITS == CB_KERNEL_PAGE_BITS, "page size");
+_Static_assert(CB_TLB_N == CB_KERNEL_TLB_N && CB_STLB_N == CB_KERNEL_STLB_N,
+               "translation caches' sizes");
 _Static_assert(sizeof(cb_value) == 8, "slot words");
 _Static_assert(sizeof(cb_access) == 16 && offsetof(cb_access, site) == 8 &&
                    offsetof(cb_access, size) == 12 &&
@@ -87,9 +89,7 @@ static inline void fl_kernel(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip,
   cb_kernel_io io = {
       .slots = S,
       .tlb = (const cb_kernel_page *)(const void *)e->mem.tlb,
-      .tlb_mask = CB_TLB_N - 1,
       .stlb = (const cb_kernel_stale_page *)(const void *)e->mem.stlb,
-      .stlb_mask = CB_STLB_N - 1,
       .stop = e->kstop,
       .op_flags = e->kflags,
       .branch_counts = e->out->branch_counts,

@@ -244,9 +244,7 @@ static bool gen_kernel(jit_gen *g, uint32_t fi, const bool *region) {
   LLVMPositionBuilderAtEnd(g->B, entry);
   g->slots = jit_load(g, g->p64, io_field(g, IO_SLOTS), TB_IO);
   g->tlb = jit_load(g, g->p64, io_field(g, IO_TLB), TB_IO);
-  g->tlb_mask = jit_load(g, g->i64, io_field(g, IO_TLB_MASK), TB_IO);
   g->stlb = jit_load(g, g->p64, io_field(g, IO_STLB), TB_IO);
-  g->stlb_mask = jit_load(g, g->i64, io_field(g, IO_STLB_MASK), TB_IO);
   g->stop = jit_load(g, g->p8, io_field(g, IO_STOP), TB_IO);
   g->op_flags = jit_load(g, g->p8, io_field(g, IO_OP_FLAGS), TB_IO);
   g->counts = jit_load(g, g->p64, io_field(g, IO_COUNTS), TB_IO);

@@ -15,9 +15,7 @@
 enum {
   IO_SLOTS,
   IO_TLB,
-  IO_TLB_MASK,
   IO_STLB,
-  IO_STLB_MASK,
   IO_STOP,
   IO_OP_FLAGS,
   IO_COUNTS,
@@ -68,8 +66,7 @@ typedef struct jit_gen {
   LLVMValueRef F;
   LLVMTypeRef i1, i8, i16, i32, i64, f64, p8, p64, io_ty;
   LLVMValueRef io;
-  LLVMValueRef slots, tlb, tlb_mask, stlb, stlb_mask, stop, op_flags, counts,
-      batch, cap;
+  LLVMValueRef slots, tlb, stlb, stop, op_flags, counts, batch, cap;
   LLVMValueRef lv[LV_COUNT];
   unsigned tbaa_kind;
   LLVMValueRef tbaa[TB_COUNT];

@@ -252,7 +252,7 @@ static LLVMValueRef shadow(jit_gen *g, LLVMValueRef bits, LLVMValueRef off,
 }
 
 /* The module's helper for accesses to pages with a shadow (stale bytes):
- *   i8 *stale(i64 *stlb, i64 stlb_mask, i64 addr, i64 size, i8 flags,
+ *   i8 *stale(i64 *stlb, i64 addr, i64 size, i8 flags,
  *             i1 is_store)
  * the host pointer, or null where the kernel must leave the access to the
  * interpreter: a page in no translation cache, a needed load of a stale
@@ -262,8 +262,8 @@ static LLVMValueRef shadow(jit_gen *g, LLVMValueRef bits, LLVMValueRef off,
  * instead of 0.17; it touches only the memory its arguments point to, so
  * the kernel's slot values stay in registers across the call. */
 static LLVMValueRef stale_helper(jit_gen *g, LLVMTypeRef *fty) {
-  LLVMTypeRef args[6] = {g->p64, g->i64, g->i64, g->i64, g->i8, g->i1};
-  *fty = LLVMFunctionType(g->p8, args, 6, 0);
+  LLVMTypeRef args[5] = {g->p64, g->i64, g->i64, g->i8, g->i1};
+  *fty = LLVMFunctionType(g->p8, args, 5, 0);
   if (g->stale_fn)
     return g->stale_fn;
   LLVMBuilderRef B = g->B;
@@ -278,9 +278,9 @@ static LLVMValueRef stale_helper(jit_gen *g, LLVMTypeRef *fty) {
         LLVMCreateEnumAttribute(
             g->C, LLVMGetEnumAttributeKindForName(attrs[k], strlen(attrs[k])),
             0));
-  LLVMValueRef stlb = LLVMGetParam(fn, 0), mask = LLVMGetParam(fn, 1);
-  LLVMValueRef addr = LLVMGetParam(fn, 2), size = LLVMGetParam(fn, 3);
-  LLVMValueRef flags = LLVMGetParam(fn, 4), is_store = LLVMGetParam(fn, 5);
+  LLVMValueRef stlb = LLVMGetParam(fn, 0);
+  LLVMValueRef addr = LLVMGetParam(fn, 1), size = LLVMGetParam(fn, 2);
+  LLVMValueRef flags = LLVMGetParam(fn, 3), is_store = LLVMGetParam(fn, 4);
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(g->C, fn, "");
   LLVMBasicBlockRef none = LLVMAppendBasicBlockInContext(g->C, fn, "");
   LLVMBasicBlockRef found = LLVMAppendBasicBlockInContext(g->C, fn, "");
@@ -293,8 +293,8 @@ static LLVMValueRef stale_helper(jit_gen *g, LLVMTypeRef *fty) {
   LLVMPositionBuilderAtEnd(B, entry);
   LLVMValueRef off = LLVMBuildAnd(B, addr, c64(g, CB_KERNEL_PAGE_SIZE - 1), "");
   LLVMValueRef pno = LLVMBuildLShr(B, addr, c64(g, CB_KERNEL_PAGE_BITS), "");
-  LLVMValueRef i1 =
-      LLVMBuildMul(B, LLVMBuildAnd(B, pno, mask, ""), c64(g, 3), "");
+  LLVMValueRef i1 = LLVMBuildMul(
+      B, LLVMBuildAnd(B, pno, c64(g, CB_KERNEL_STLB_N - 1), ""), c64(g, 3), "");
   LLVMValueRef s0 = LLVMBuildGEP2(B, g->i64, stlb, &i1, 1, "");
   LLVMValueRef one = c64(g, 1), two = c64(g, 2);
   LLVMBuildCondBr(
@@ -348,8 +348,8 @@ static LLVMValueRef translate(jit_gen *g, LLVMValueRef addr, unsigned size,
   const uint64_t pg = CB_KERNEL_PAGE_SIZE;
   LLVMValueRef off = LLVMBuildAnd(B, addr, c64(g, pg - 1), "");
   LLVMValueRef pno = LLVMBuildLShr(B, addr, c64(g, CB_KERNEL_PAGE_BITS), "");
-  LLVMValueRef i0 =
-      LLVMBuildShl(B, LLVMBuildAnd(B, pno, g->tlb_mask, ""), c64(g, 1), "");
+  LLVMValueRef i0 = LLVMBuildShl(
+      B, LLVMBuildAnd(B, pno, c64(g, CB_KERNEL_TLB_N - 1), ""), c64(g, 1), "");
   LLVMValueRef e0 = LLVMBuildGEP2(B, g->i64, g->tlb, &i0, 1, "");
   LLVMValueRef one = c64(g, 1);
   LLVMValueRef cross =
@@ -380,10 +380,9 @@ static LLVMValueRef translate(jit_gen *g, LLVMValueRef addr, unsigned size,
     flags = op_flags(g, ip);
   LLVMTypeRef fty;
   LLVMValueRef fn = stale_helper(g, &fty);
-  LLVMValueRef args[6] = {g->stlb, g->stlb_mask,
-                          addr,    c64(g, size),
-                          flags,   LLVMConstInt(g->i1, is_store, 0)};
-  LLVMValueRef ps = LLVMBuildCall2(B, fty, fn, args, 6, "");
+  LLVMValueRef args[5] = {g->stlb, addr, c64(g, size), flags,
+                          LLVMConstInt(g->i1, is_store, 0)};
+  LLVMValueRef ps = LLVMBuildCall2(B, fty, fn, args, 5, "");
   guard(g, LLVMBuildIsNull(B, ps, ""), ip, gb);
   LLVMBasicBlockRef stale_end = LLVMGetInsertBlock(B);
   LLVMBuildBr(B, join);

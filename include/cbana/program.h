@@ -429,6 +429,9 @@ typedef struct cb_mach_stats {
  * at ip not started. */
 #define CB_KERNEL_PAGE_BITS 12
 #define CB_KERNEL_PAGE_SIZE (1ull << CB_KERNEL_PAGE_BITS)
+/* Entries of the two translation caches (a power of two each). */
+#define CB_KERNEL_TLB_N 4096u
+#define CB_KERNEL_STLB_N 4096u
 
 typedef struct cb_kernel_page {
   uint64_t pno; /* page number (address >> CB_KERNEL_PAGE_BITS) */
@@ -443,17 +446,16 @@ typedef struct cb_kernel_stale_page {
 } cb_kernel_stale_page;
 
 typedef struct cb_kernel_io {
-  cb_value *slots;           /* the frame's value slots */
-  const cb_kernel_page *tlb; /* direct-mapped by pno & tlb_mask */
-  uint64_t tlb_mask;
-  const cb_kernel_stale_page *stlb; /* pages with a shadow, never in tlb */
-  uint64_t stlb_mask;
-  const uint8_t *stop;     /* per global block: 1 = left to the
-                              interpreter (a loop template's header) */
-  const uint8_t *op_flags; /* per op: CB_KERNEL_OP_* */
-  uint64_t *branch_counts; /* cb_run_outcome's, or NULL */
-  uint8_t *batch;          /* 16-byte records laid out as cb_access
-                              (stream.h): addr, site, size, is_write */
+  cb_value *slots;                  /* the frame's value slots */
+  const cb_kernel_page *tlb;        /* CB_KERNEL_TLB_N, by pno modulo it */
+  const cb_kernel_stale_page *stlb; /* CB_KERNEL_STLB_N pages with a
+                                       shadow, never in tlb */
+  const uint8_t *stop;              /* per global block: 1 = left to the
+                                       interpreter (a loop template's header) */
+  const uint8_t *op_flags;          /* per op: CB_KERNEL_OP_* */
+  uint64_t *branch_counts;          /* cb_run_outcome's, or NULL */
+  uint8_t *batch;                   /* 16-byte records laid out as cb_access
+                                       (stream.h): addr, site, size, is_write */
   uint64_t nbatch, cap;
   uint64_t budget, loads, stores, branches;
   uint64_t sig_v, sig_n;    /* the path signature's run (sig_add) */
