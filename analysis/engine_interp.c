@@ -72,7 +72,7 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
     case CB_OP_SREM: {
       const cb_value *a = V(op->a), *b = V(op->b);
       if (op->lanes <= 1) {
-        uint64_t m = ty_mask[op->ty];
+        uint64_t m = cb_ty_mask(op->ty);
         switch (op->code) {
         case CB_OP_ADD:
           S[op->dst].u = (a->u + b->u) & m;
@@ -147,8 +147,8 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
       const cb_value *a = V(op->a), *b = V(op->b);
       unsigned l = op->lanes ? op->lanes : 1;
       for (unsigned i = 0; i < l; i++)
-        S[op->dst + i].u = icmp(op->aux, a[i].u & ty_mask[op->ty],
-                                b[i].u & ty_mask[op->ty], op->ty);
+        S[op->dst + i].u = icmp(op->aux, a[i].u & cb_ty_mask(op->ty),
+                                b[i].u & cb_ty_mask(op->ty), op->ty);
       continue;
     }
     case CB_OP_FCMP: {
@@ -410,11 +410,11 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
     case CB_OP_SWITCH: {
       const cb_block *blk = &B[F->block];
       const int64_t *g = &X[op->aux];
-      uint64_t v = V(op->a)->u & ty_mask[op->ty];
+      uint64_t v = V(op->a)->u & cb_ty_mask(op->ty);
       int64_t n = g[0];
       uint64_t si = 0;
       for (int64_t k = 0; k < n; k++)
-        if (((uint64_t)g[1 + 2 * k] & ty_mask[op->ty]) == v) {
+        if (((uint64_t)g[1 + 2 * k] & cb_ty_mask(op->ty)) == v) {
           si = (uint64_t)g[2 + 2 * k];
           break;
         }

@@ -13,12 +13,8 @@
 
 #include "engine_internal.h"
 
-static const uint64_t ty_mask[CB_TY_COUNT] = {
-    0, 1, 0xff, 0xffff, 0xffffffffu, ~0ull, 0xffffffffu, ~0ull, ~0ull};
-static const unsigned ty_shift[CB_TY_COUNT] = {0, 63, 56, 48, 32, 0, 32, 0, 0};
-
 static inline int64_t sx(uint64_t v, unsigned ty) {
-  unsigned s = ty_shift[ty];
+  unsigned s = cb_ty_sx_shift(ty);
   return (int64_t)(v << s) >> s;
 }
 
@@ -69,7 +65,7 @@ static inline bool icmp(unsigned pred, uint64_t a, uint64_t b, unsigned ty) {
 /* Integer binary op on one lane; false on division by zero. */
 static inline bool ibin(unsigned code, unsigned ty, uint64_t a, uint64_t b,
                         uint64_t *r) {
-  uint64_t m = ty_mask[ty];
+  uint64_t m = cb_ty_mask(ty);
   unsigned bits = ty == CB_TY_I1 ? 1 : cb_ty_bytes(ty) * 8;
   switch (code) {
   case CB_OP_ADD:
@@ -193,10 +189,10 @@ static inline void cast1(unsigned code, unsigned ty, unsigned ty2,
   case CB_OP_ZEXT:
   case CB_OP_PTRTOINT:
   case CB_OP_INTTOPTR:
-    r->u = a->u & ty_mask[ty];
+    r->u = a->u & cb_ty_mask(ty);
     break;
   case CB_OP_SEXT:
-    r->u = (uint64_t)sx(a->u, ty2) & ty_mask[ty];
+    r->u = (uint64_t)sx(a->u, ty2) & cb_ty_mask(ty);
     break;
   case CB_OP_FPTRUNC:
     fp_put_f(r, (float)a->d);
@@ -206,17 +202,17 @@ static inline void cast1(unsigned code, unsigned ty, unsigned ty2,
     break;
   case CB_OP_FPTOUI:
     d = ty2 == CB_TY_F32 ? (double)a->f : a->d;
-    r->u = fp_to_ui(d) & ty_mask[ty];
+    r->u = fp_to_ui(d) & cb_ty_mask(ty);
     break;
   case CB_OP_FPTOSI:
     d = ty2 == CB_TY_F32 ? (double)a->f : a->d;
-    r->u = (uint64_t)fp_to_si(d) & ty_mask[ty];
+    r->u = (uint64_t)fp_to_si(d) & cb_ty_mask(ty);
     break;
   case CB_OP_UITOFP:
     if (ty == CB_TY_F32)
-      fp_put_f(r, (float)(a->u & ty_mask[ty2]));
+      fp_put_f(r, (float)(a->u & cb_ty_mask(ty2)));
     else
-      r->d = (double)(a->u & ty_mask[ty2]);
+      r->d = (double)(a->u & cb_ty_mask(ty2));
     break;
   case CB_OP_SITOFP:
     if (ty == CB_TY_F32)

@@ -149,13 +149,13 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     const cb_op *op = &ops[ip];
     switch (FK[ip]) {
     case FK_ADD:
-      S[op->dst].u = (V(op->a)->u + V(op->b)->u) & ty_mask[op->ty];
+      S[op->dst].u = (V(op->a)->u + V(op->b)->u) & cb_ty_mask(op->ty);
       break;
     case FK_SUB:
-      S[op->dst].u = (V(op->a)->u - V(op->b)->u) & ty_mask[op->ty];
+      S[op->dst].u = (V(op->a)->u - V(op->b)->u) & cb_ty_mask(op->ty);
       break;
     case FK_MUL:
-      S[op->dst].u = (V(op->a)->u * V(op->b)->u) & ty_mask[op->ty];
+      S[op->dst].u = (V(op->a)->u * V(op->b)->u) & cb_ty_mask(op->ty);
       break;
     case FK_AND:
       S[op->dst].u = V(op->a)->u & V(op->b)->u;
@@ -206,7 +206,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       break;
     }
     case FK_ICMP: {
-      uint64_t m = ty_mask[op->ty];
+      uint64_t m = cb_ty_mask(op->ty);
       S[op->dst].u = icmp(op->aux, V(op->a)->u & m, V(op->b)->u & m, op->ty);
       break;
     }
@@ -325,10 +325,10 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       break;
     }
     case FK_ZEXT:
-      S[op->dst].u = V(op->a)->u & ty_mask[op->ty];
+      S[op->dst].u = V(op->a)->u & cb_ty_mask(op->ty);
       break;
     case FK_SEXT:
-      S[op->dst].u = (uint64_t)sx(V(op->a)->u, op->ty2) & ty_mask[op->ty];
+      S[op->dst].u = (uint64_t)sx(V(op->a)->u, op->ty2) & cb_ty_mask(op->ty);
       break;
     case FK_SHL:
     case FK_LSHR:
@@ -338,7 +338,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     case FK_SDIV:
     case FK_SREM: {
       /* engine_scalar.h's ibin for one lane, the zero divisor left */
-      uint64_t a = V(op->a)->u, b = V(op->b)->u, m = ty_mask[op->ty];
+      uint64_t a = V(op->a)->u, b = V(op->b)->u, m = cb_ty_mask(op->ty);
       unsigned bits = op->ty == CB_TY_I1 ? 1 : cb_ty_bytes(op->ty) * 8;
       uint64_t r;
       switch (FK[ip]) {

@@ -185,8 +185,8 @@ static inline void run_vop(cb_eng *e, const rvop *r, sstate *ss, int emit) {
     return;
   case CB_OP_ICMP:
     for (unsigned i = 0; i < l; i++)
-      d[i].u = icmp(op->aux, a[i].u & ty_mask[op->ty], b[i].u & ty_mask[op->ty],
-                    op->ty);
+      d[i].u = icmp(op->aux, a[i].u & cb_ty_mask(op->ty),
+                    b[i].u & cb_ty_mask(op->ty), op->ty);
     return;
   case CB_OP_FCMP:
     for (unsigned i = 0; i < l; i++) {
@@ -339,10 +339,10 @@ void cb_tpl_iterate(cb_eng *e, const cb_tpl_iter *itr) {
         break;
       }
       case RK_ADD1:
-        r->d->u = (r->a->u + r->b->u) & ty_mask[r->op->ty];
+        r->d->u = (r->a->u + r->b->u) & cb_ty_mask(r->op->ty);
         break;
       case RK_ICMP1: {
-        uint64_t m = ty_mask[r->op->ty];
+        uint64_t m = cb_ty_mask(r->op->ty);
         r->d->u = icmp(r->op->aux, r->a->u & m, r->b->u & m, r->op->ty);
         break;
       }

@@ -167,7 +167,8 @@ static bool eval_cops(const cb_tpl_set *ts, const cb_tpl *t, cb_value *S,
     const cb_tpl_cop *cp = &ts->cops[t->first_cop + j];
     const cb_op *op = &p->ops[cp->op];
     const cb_tpl_ref *R = &ts->refs[cp->first_ref];
-    uint64_t m = ty_mask[op->ty], aa = 0, ab = 0, ba = 0, bb = 0, A = 0, B = 0;
+    uint64_t m = cb_ty_mask(op->ty), aa = 0, ab = 0, ba = 0, bb = 0, A = 0,
+             B = 0;
     if (*nwc + 64 > sc->cap_wc)
       return false;
     switch ((cb_opcode)op->code) {
@@ -306,7 +307,7 @@ static bool trip_closed(unsigned pred, bool cont, uint64_t xa, uint64_t xb,
   unsigned w = ty_bits(ty);
   if (w == 0 || w > 64 || cap > ((uint64_t)1 << 40))
     return false;
-  uint64_t m = ty_mask[ty];
+  uint64_t m = cb_ty_mask(ty);
   bool sgn = pred >= CB_ICMP_SGT && pred <= CB_ICMP_SLE;
   __int128 lo = sgn ? -((__int128)1 << (w - 1)) : 0;
   __int128 hi = sgn ? ((__int128)1 << (w - 1)) - 1 : ((__int128)1 << w) - 1;
@@ -588,7 +589,7 @@ static bool resolve_values(cb_eng *e, const cb_tpl *t, cb_value *S,
     mt->slot = &S[op->dst].u;
     mt->cur = sc->A[j];
     mt->step = sc->B[j];
-    mt->mask = ty_mask[op->ty];
+    mt->mask = cb_ty_mask(op->ty);
   }
   for (uint32_t i = 0, ns = 0; i < t->n_vop; i++) {
     uint32_t gi = ts->vops[t->first_vop + i];
@@ -653,7 +654,7 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
     const cb_tpl_cop *cp = &ts->cops[t->first_cop + t->cmp];
     const cb_op *op = &p->ops[cp->op];
     const cb_tpl_ref *R = &ts->refs[cp->first_ref];
-    uint64_t xa, xb, ya, yb, m = ty_mask[op->ty];
+    uint64_t xa, xb, ya, yb, m = cb_ty_mask(op->ty);
     ref_val(p, S, &sc, &R[0], &xa, &xb);
     ref_val(p, S, &sc, &R[1], &ya, &yb);
     unsigned pred = op->aux, ty = op->ty;
@@ -757,7 +758,7 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
     const cb_tpl_cop *cp = &ts->cops[t->first_cop + j];
     const cb_op *op = &p->ops[cp->op];
     if (op->code == CB_OP_PHI)
-      S[op->dst].u = (sc.A[j] + k * sc.B[j]) & ty_mask[op->ty];
+      S[op->dst].u = (sc.A[j] + k * sc.B[j]) & cb_ty_mask(op->ty);
   }
   cb_run_outcome *out = e->out;
   if (t->br_aux != CB_NONE) {

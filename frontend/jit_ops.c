@@ -12,10 +12,6 @@
 
 #include "cbana/libc_names.h"
 
-static const uint64_t ty_mask[CB_TY_COUNT] = {
-    0, 1, 0xff, 0xffff, 0xffffffffu, ~0ull, 0xffffffffu, ~0ull, ~0ull};
-static const unsigned ty_shift[CB_TY_COUNT] = {0, 63, 56, 48, 32, 0, 32, 0, 0};
-
 bool jit_op_covered(const cb_program *p, const cb_op *op) {
   unsigned lanes = op->lanes ? op->lanes : 1;
   bool fp = op->ty == CB_TY_F32 || op->ty == CB_TY_F64;
@@ -99,7 +95,7 @@ static LLVMValueRef as_u(jit_gen *g, LLVMValueRef v) {
 
 /* engine_scalar.h's sx and sxbits */
 static LLVMValueRef sx(jit_gen *g, LLVMValueRef v, unsigned ty) {
-  unsigned s = ty < CB_TY_COUNT ? ty_shift[ty] : 0;
+  unsigned s = ty < CB_TY_COUNT ? cb_ty_sx_shift(ty) : 0;
   if (s == 0)
     return v;
   return LLVMBuildAShr(g->B, LLVMBuildShl(g->B, v, c64(g, s), ""), c64(g, s),
@@ -115,7 +111,7 @@ static LLVMValueRef sxbits(jit_gen *g, LLVMValueRef v, unsigned bits) {
 }
 
 static LLVMValueRef mask(jit_gen *g, LLVMValueRef v, unsigned ty) {
-  uint64_t m = ty_mask[ty];
+  uint64_t m = cb_ty_mask(ty);
   return m == ~0ull ? v : LLVMBuildAnd(g->B, v, c64(g, m), "");
 }
 

@@ -63,6 +63,20 @@ static inline unsigned cb_ty_bytes(cb_ty t) {
   return bytes[t];
 }
 
+/* A value's bits in its 8-byte slot word (integers are kept masked to
+ * their type), and the shift pair that sign-extends it ((v << s) >> s):
+ * the engine's interpreter and the frontend's native kernels compute
+ * with both. */
+static inline uint64_t cb_ty_mask(cb_ty t) {
+  static const uint64_t mask[CB_TY_COUNT] = {
+      0, 1, 0xff, 0xffff, 0xffffffffu, ~0ull, 0xffffffffu, ~0ull, ~0ull};
+  return mask[t];
+}
+static inline unsigned cb_ty_sx_shift(cb_ty t) {
+  static const unsigned shift[CB_TY_COUNT] = {0, 63, 56, 48, 32, 0, 32, 0, 0};
+  return shift[t];
+}
+
 /* Integer predicates (LLVM's order) and floating-point predicates. */
 typedef enum cb_icmp {
   CB_ICMP_EQ,
