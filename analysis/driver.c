@@ -25,8 +25,8 @@
 
 #include "collector.h"
 #include "driver_memo.h"
+#include "driver_native.h"
 #include "glibc_tunables.h"
-#include "native_run.h"
 #include "paths.h"
 #include "pipe.h"
 
@@ -279,55 +279,6 @@ static bool redo_unsliced(driver *d, cb_run_outcome *o, cb_engine_options *eo,
   return true;
 }
 
-/* The native run of one input, made when a sliced run first asks for it
- * (engine.h, native_stdout). */
-typedef struct native_ctx {
-  const cb_program *p;
-  const cb_run_input *in;
-  double timeout_s;
-  bool tried, traced;
-  char *text;
-  size_t len;
-  char *bindings; /* ld.so's log of the same run */
-} native_ctx;
-
-/* The native run, once; with ld.so's log when trace (a run without it
- * is made again with it if the log is asked for later: ld.so's logging
- * costs about 0.8 ms a run, which Table V's 1000 inputs would pay). */
-static void native_once(native_ctx *nc, bool trace) {
-  if (nc->tried && (nc->traced || !trace))
-    return;
-  if (!nc->p->run_path) {
-    nc->tried = nc->traced = true;
-    return;
-  }
-  size_t len;
-  char *text = cb_native_stdout(
-      nc->p->run_path, nc->in->argv, nc->in->stdin_data, nc->in->stdin_len,
-      nc->timeout_s, (size_t)1 << 28, &len, trace ? &nc->bindings : NULL);
-  if (nc->tried) {
-    free(text); /* the engine holds the first run's text */
-  } else {
-    nc->text = text;
-    nc->len = len;
-  }
-  nc->tried = true;
-  nc->traced = trace;
-}
-
-static const char *native_text(void *ctx, bool trace, size_t *len) {
-  native_ctx *nc = ctx;
-  native_once(nc, trace);
-  *len = nc->len;
-  return nc->text;
-}
-
-static const char *native_bindings(void *ctx) {
-  native_ctx *nc = ctx;
-  native_once(nc, true);
-  return nc->bindings;
-}
-
 static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
   const cb_analysis_input *in = &d->inputs[i];
   cb_run_result *r = &d->out->runs[i];
@@ -403,12 +354,9 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
    * least; a program still running then is killed, and the input runs
    * unsliced. */
   double budget = (double)(eo.budget ? eo.budget : CB_ENGINE_DEFAULT_BUDGET);
-  native_ctx nat = {.p = d->p,
-                    .in = &run_in,
-                    .timeout_s = budget * 2e-9 > 10 ? budget * 2e-9 : 10};
-  eo.native_stdout.fn = native_text;
-  eo.native_stdout.bindings = native_bindings;
-  eo.native_stdout.ctx = &nat;
+  drv_native nat;
+  drv_native_init(&nat, d->p, &run_in, budget * 2e-9 > 10 ? budget * 2e-9 : 10,
+                  &eo);
   /* Slicing (analysis/slice.h): a run that finds it needed a value it
    * skipped stops with CB_RUN_STALE, and runs again without slicing, its
    * sinks reset. */
@@ -463,8 +411,7 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
       break;
   }
   double t2 = drv_thread_cpu_s();
-  free(nat.text);
-  free(nat.bindings);
+  drv_native_free(&nat);
   free(argv);
   free(stdin_data);
 

@@ -203,6 +203,10 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
     }
   }
   eng_precompute(e);
+  /* A run that may take a printf's text from the native run is likely
+   * to: start that now, beside this one (driver_native.h). */
+  if (e->sl_print && e->opt.native_stdout.start)
+    e->opt.native_stdout.start(e->opt.native_stdout.ctx, e->sl_sign);
   cb_engine_got_slots(p, e->got);
   cb_dl_setup(e, p);
   setup_image(e);

@@ -74,6 +74,8 @@ typedef struct cb_eng {
   uint8_t *kflags; /* per op: CB_KERNEL_OP_* */
   uint8_t *sl;     /* per op: slicing's flags (slice.h); NULL: no slicing */
   bool sl_sign;    /* some sqrt's argument may be garbage (CB_SL_SIGN) */
+  bool sl_print;   /* some printf may print a garbage number (CB_SL_PRINT)
+                    * and some template runs sliced */
   int64_t *fo_off; /* per frame object: offset from the CFA */
   uint64_t *frame_size; /* per function: CFA - rsp in the body */
   uint32_t *fn_by_addr; /* function indexes sorted by addr */

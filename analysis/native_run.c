@@ -44,7 +44,7 @@ static int stdin_file(const unsigned char *d, size_t n) {
 static char *run_native(const char *exe, const char *const *argv,
                         const unsigned char *stdin_data, size_t stdin_len,
                         double timeout_s, size_t max_out, size_t *len,
-                        char *const *envp) {
+                        char *const *envp, atomic_bool *cancel) {
   int in = stdin_file(stdin_data, stdin_len), out[2];
   if (in < 0)
     return NULL;
@@ -72,12 +72,15 @@ static char *run_native(const char *exe, const char *const *argv,
   double end = now_s() + timeout_s;
   while (ok) {
     double left = end - now_s();
-    if (left <= 0) {
+    if (left <= 0 || (cancel && atomic_load(cancel))) {
       ok = false;
       break;
     }
+    int wait_ms = left > 1.0 ? 1000 : (int)(left * 1000) + 1;
+    if (cancel && wait_ms > 20)
+      wait_ms = 20;
     struct pollfd pf = {out[0], POLLIN, 0};
-    int pr = poll(&pf, 1, left > 1.0 ? 1000 : (int)(left * 1000) + 1);
+    int pr = poll(&pf, 1, wait_ms);
     if (pr < 0 && errno == EINTR)
       continue;
     if (pr <= 0)
@@ -115,7 +118,7 @@ static char *run_native(const char *exe, const char *const *argv,
       ok = false;
       break;
     }
-    if (now_s() > end) {
+    if (now_s() > end || (cancel && atomic_load(cancel))) {
       kill(pid, SIGKILL);
       while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
@@ -178,7 +181,7 @@ bool cb_native_bound(const char *bindings, const char *symbol) {
 char *cb_native_stdout(const char *exe, const char *const *argv,
                        const unsigned char *stdin_data, size_t stdin_len,
                        double timeout_s, size_t max_out, size_t *len,
-                       char **bindings) {
+                       char **bindings, atomic_bool *cancel) {
   char logdir[PATH_MAX] = "", env_out[PATH_MAX + 32];
   char env_debug[] = "LD_DEBUG=bindings";
   char *envp[3] = {NULL, NULL, NULL};
@@ -194,7 +197,7 @@ char *cb_native_stdout(const char *exe, const char *const *argv,
     envp[1] = env_out;
   }
   char *text = run_native(exe, argv, stdin_data, stdin_len, timeout_s, max_out,
-                          len, envp);
+                          len, envp, cancel);
   if (bindings) {
     *bindings = read_ld_log(logdir);
     if (!text) {

@@ -6,6 +6,7 @@
 #ifndef CBANA_ANALYSIS_NATIVE_RUN_H
 #define CBANA_ANALYSIS_NATIVE_RUN_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -21,11 +22,15 @@
  * NULL if none was written): a line "... normal symbol `sqrt' ..." for
  * every symbol ld.so bound, lazily bound PLT slots included, which is how
  * a sliced run learns whether the program ever called sqrt with a
- * negative argument (engine_frames.c). */
+ * negative argument (engine_frames.c).
+ *
+ * cancel, when not NULL, is watched while the program runs (every 20 ms
+ * at least): once it is set the program is killed and NULL returned (a
+ * run started ahead of need that turned out unneeded, driver_native.h). */
 char *cb_native_stdout(const char *exe, const char *const *argv,
                        const unsigned char *stdin_data, size_t stdin_len,
                        double timeout_s, size_t max_out, size_t *len,
-                       char **bindings);
+                       char **bindings, atomic_bool *cancel);
 
 /* Whether ld.so's log (cb_native_stdout's *bindings) shows `symbol`
  * bound. */

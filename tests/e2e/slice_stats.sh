@@ -75,6 +75,16 @@ has 'exit 3' "$tmp/spin.err" "spin: the input stops"
 has 'run again unsliced' "$tmp/spin.err" "spin: redone unsliced"
 if [ $(($(date +%s) - start)) -lt 120 ]; then ok; else bad "spin: took $(($(date +%s) - start)) s"; fi
 
+# a native run started ahead of the printf (driver_native.h) that the
+# model never reaches, as it stops at its budget first: killed then, not
+# waited for (its deadline is 10 s)
+start=$(date +%s)
+run late late --budget 20000000
+has 'exit 3' "$tmp/late.err" "late: the input stops"
+has 'stopped after 20000000 operations' "$tmp/late.err" "late: at the budget"
+hasnt 'run again unsliced' "$tmp/late.err" "late: no redo"
+if [ $(($(date +%s) - start)) -lt 8 ]; then ok; else bad "late: took $(($(date +%s) - start)) s"; fi
+
 # PolyBench kernels whose every loop must run sliced: sqrt's argument
 # (cholesky, correlation, gramschmidt), vector reductions and selects of
 # compared ints (floyd-warshall, nussinov), an extractelement of a

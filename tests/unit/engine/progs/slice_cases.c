@@ -86,6 +86,13 @@ int main(int argc, char **argv) {
     fflush(stdout);
     for (volatile unsigned long i = 0;; i++)
       ;
+  } else if (!strcmp(mode, "late")) {
+    /* the printf comes after a loop of hours: a native run started
+     * ahead of it (driver_native.h) is never asked for */
+    double s = total(b, n);
+    for (volatile unsigned long i = 0; i < (1ul << 42); i++)
+      ;
+    printf("%.6f\n", s);
   } else if (!strcmp(mode, "sqrt") || !strcmp(mode, "sqrtneg")) {
     double s = total(b, n);
     double r = sqrt(!strcmp(mode, "sqrt") ? s : -s);
