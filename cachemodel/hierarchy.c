@@ -22,6 +22,8 @@
  * counter in memory would make every iteration wait for the previous
  * one's store. */
 void cb_records_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
+  if (records_run_lru2(h, batch, n))
+    return;
   cb_level *l1 = &h->levels[0];
   const uint32_t shift = l1->line_shift;
   const uint64_t offset_mask = (1ull << shift) - 1;

@@ -29,6 +29,9 @@ struct cb_hierarchy {
 /* The unmemoized paths: a record batch (hierarchy.c) and an affine
  * block (affine.c) run as they are. */
 void cb_records_run(cb_hierarchy *h, const cb_access *batch, size_t n);
+/* cb_records_run for two LRU levels without classification or wide
+ * sets (records_lru2.c); false, having done nothing, for any other. */
+bool records_run_lru2(cb_hierarchy *h, const cb_access *batch, size_t n);
 void cb_affine_run(cb_hierarchy *h, const cb_affine_block *b);
 /* The memo's entries (memo.c): holds a batch back as part of the current
  * segment (false when it does not fit: settle, then run it); takes a
