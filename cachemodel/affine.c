@@ -202,6 +202,7 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
   const uint64_t set_mask = l1->set_mask;
   const uint32_t assoc = l1->assoc;
   cb_stackdist *const shadow = can_warp ? l1->shadow : NULL;
+  const bool lru2 = lru2_applies(h);
 #pragma GCC unroll 8
   for (uint32_t j = 0; j < n; j++) {
     const cb_affine_access *a = &b->acc[j];
@@ -240,7 +241,8 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
         continue;
       }
       if (aligned || (lean_mask && (a & lean_mask) + size[j] <= lean_mask + 1))
-        access_lean_call(h, a, is_write[j], site[j]);
+        (lru2 ? access_lean_lru2 : access_lean_call)(h, a, is_write[j],
+                                                     site[j]);
       else
         access_levels(h, a, access_end(a, size[j]), is_write[j], site[j]);
       last_line = l1->last_line;

@@ -32,6 +32,11 @@ void cb_records_run(cb_hierarchy *h, const cb_access *batch, size_t n);
 /* cb_records_run for two LRU levels without classification or wide
  * sets (records_lru2.c); false, having done nothing, for any other. */
 bool records_run_lru2(cb_hierarchy *h, const cb_access *batch, size_t n);
+/* Whether records_lru2.c's paths apply; access_lean for such a
+ * hierarchy, out of line (affine.c's iterations call it). */
+bool lru2_applies(const cb_hierarchy *h);
+void access_lean_lru2(cb_hierarchy *h, uint64_t addr, bool is_write,
+                      uint32_t site);
 void cb_affine_run(cb_hierarchy *h, const cb_affine_block *b);
 /* The memo's entries (memo.c): holds a batch back as part of the current
  * segment (false when it does not fit: settle, then run it); takes a

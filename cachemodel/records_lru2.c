@@ -120,16 +120,61 @@ done:
   h->slow_accesses += slow;
 }
 
-bool records_run_lru2(cb_hierarchy *h, const cb_access *batch, size_t n) {
+bool lru2_applies(const cb_hierarchy *h) {
   if (h->n_levels != 2 || !h->lean_mask)
     return false;
   const cb_level *l1 = &h->levels[0], *l2 = &h->levels[1];
-  if (l1->policy != CB_POLICY_LRU || l2->policy != CB_POLICY_LRU || l1->wide ||
-      l2->wide || l1->shadow || l2->shadow)
+  return l1->policy == CB_POLICY_LRU && l2->policy == CB_POLICY_LRU &&
+         !l1->wide && !l2->wide && !l1->shadow && !l2->shadow;
+}
+
+bool records_run_lru2(cb_hierarchy *h, const cb_access *batch, size_t n) {
+  if (!lru2_applies(h))
     return false;
+  const cb_level *l1 = &h->levels[0], *l2 = &h->levels[1];
   if (l1->assoc == 8 && l2->assoc == 16)
     run_lru2(h, batch, n, 8, 16);
   else
     run_lru2(h, batch, n, l1->assoc, l2->assoc);
   return true;
+}
+
+/* One access past the first level's fast path (access_lean's steps),
+ * the geometry read once into locals. */
+static inline __attribute__((always_inline)) void
+lean_lru2(cb_hierarchy *h, uint64_t addr, bool w, uint32_t site, uint32_t a1,
+          uint32_t a2) {
+  cb_level *l1 = &h->levels[0], *l2 = &h->levels[1];
+  lvl_regs r1 = regs_of(l1), r2 = regs_of(l2);
+  cb_site_stats *ss = site < h->n_sites ? &h->sites[(size_t)site * 2] : NULL;
+  bool hit = regs_ref(&r1, a1, addr >> r1.shift, w);
+  l1->last_line = r1.last_line;
+  if (hit)
+    return;
+  l1->misses++;
+  l1->write_misses += w;
+  if (ss)
+    ss[0].misses++;
+  l2->accesses++;
+  l2->writes += w;
+  if (ss)
+    ss[1].accesses++;
+  if (addr >> r2.shift == r2.last_line)
+    return;
+  hit = regs_ref(&r2, a2, addr >> r2.shift, w);
+  l2->last_line = r2.last_line;
+  if (hit)
+    return;
+  l2->misses++;
+  l2->write_misses += w;
+  if (ss)
+    ss[1].misses++;
+}
+
+void access_lean_lru2(cb_hierarchy *h, uint64_t addr, bool is_write,
+                      uint32_t site) {
+  if (h->levels[0].assoc == 8 && h->levels[1].assoc == 16)
+    lean_lru2(h, addr, is_write, site, 8, 16);
+  else
+    lean_lru2(h, addr, is_write, site, h->levels[0].assoc, h->levels[1].assoc);
 }
