@@ -165,19 +165,63 @@ static bool qualifies(const cb_hierarchy *h, const memo_seg *prev,
   return column && b->n_iter * b->n_acc >= P->min_refs;
 }
 
+/* The levels' geometry for the references of one segment, read once:
+ * held in the hierarchy, it would be read again after every store to a
+ * set (both are uint64_t, so they may alias), as in records_lru2.c. The
+ * memo's levels are all LRU and write-allocating (memo_init). */
+typedef struct part_geo {
+  uint64_t *tags;
+  uint64_t set_mask;
+  uint32_t shift, assoc;
+} part_geo;
+
+typedef struct part_hier {
+  part_geo lv[CB_MAX_LEVELS];
+  unsigned n;
+  bool wide; /* some level has wide sets: the levels' own path */
+} part_hier;
+
+static void part_hier_of(part_hier *ph, const cb_hierarchy *h) {
+  ph->n = h->n_levels;
+  ph->wide = false;
+  for (unsigned l = 0; l < h->n_levels; l++) {
+    const cb_level *lv = &h->levels[l];
+    ph->lv[l] = (part_geo){lv->tags, lv->set_mask, lv->line_shift, lv->assoc};
+    ph->wide |= lv->wide != NULL;
+  }
+}
+
 /* One reference through every level, counted into c, its slot's
  * counters in its part. A line in front of its first-level set is a hit
- * that changes nothing (LRU). */
-static inline void part_ref(cb_hierarchy *h, uint64_t addr, bool is_write,
-                            uint64_t *c) {
-  cb_level *l1 = &h->levels[0];
-  uint64_t line = addr >> l1->line_shift;
+ * that changes nothing (LRU). a1, a2: the first two levels' ways, a
+ * constant where the caller makes them one. */
+static inline __attribute__((always_inline)) void
+part_ref(cb_hierarchy *h, const part_hier *ph, uint32_t a1, uint32_t a2,
+         uint64_t addr, bool is_write, uint64_t *c) {
+  const part_geo *g = &ph->lv[0];
+  uint64_t line = addr >> g->shift;
   c[0]++;
-  if (l1->tags[(line & l1->set_mask) * l1->assoc] == line)
+  uint64_t *set = g->tags + (line & g->set_mask) * a1;
+  if (set[0] == line)
     return;
-  for (unsigned l = 0; l < h->n_levels; l++) {
-    cb_level *lv = &h->levels[l];
-    if (cb_level_ref(lv, addr >> lv->line_shift, is_write))
+  if (ph->wide) {
+    for (unsigned l = 0; l < h->n_levels; l++) {
+      cb_level *lv = &h->levels[l];
+      if (cb_level_ref(lv, addr >> lv->line_shift, is_write))
+        return;
+      c[1 + l]++;
+    }
+    return;
+  }
+  /* LRU, write-allocating: cb_level_ref's lru_touch, filling */
+  if (lru_touch(set, a1, line, true))
+    return;
+  c[1]++;
+  for (unsigned l = 1; l < ph->n; l++) {
+    g = &ph->lv[l];
+    uint32_t a = l == 1 ? a2 : g->assoc;
+    line = addr >> g->shift;
+    if (lru_touch(g->tags + (line & g->set_mask) * a, a, line, true))
       return;
     c[1 + l]++;
   }
@@ -211,8 +255,10 @@ static uint64_t first_in_part(uint64_t a, uint64_t p0, uint64_t p, uint64_t n,
 /* The block's references to part p in order, when every access moves by
  * whole units of the parts (a column, or a fixed address): each access's
  * iterations in p form an arithmetic progression, merged by iteration. */
-static void run_one_part(cb_hierarchy *h, const cb_affine_block *b,
-                         const uint64_t *offset, uint64_t p, uint64_t *c) {
+static inline __attribute__((always_inline)) void
+run_one_part(cb_hierarchy *h, const part_hier *ph, uint32_t a1, uint32_t a2,
+             const cb_affine_block *b, const uint64_t *offset, uint64_t p,
+             uint64_t *c) {
   const memo_parts *P = &h->memo->parts;
   uint64_t next[MEMO_MAX_ACC], period[MEMO_MAX_ACC];
   for (uint32_t j = 0; j < b->n_acc; j++) {
@@ -231,7 +277,7 @@ static void run_one_part(cb_hierarchy *h, const cb_affine_block *b,
     if (t >= b->n_iter)
       return;
     const cb_affine_access *a = &b->acc[best];
-    part_ref(h, a->base + t * (uint64_t)a->stride, a->is_write,
+    part_ref(h, ph, a1, a2, a->base + t * (uint64_t)a->stride, a->is_write,
              c + offset[best]);
     next[best] = t + period[best];
   }
@@ -240,9 +286,10 @@ static void run_one_part(cb_hierarchy *h, const cb_affine_block *b,
 /* The segment's references to the parts in `run`, each counted into
  * out[its part]: in the stream's order within each part, which is all a
  * part's outcomes depend on. */
-static void run_parts(cb_hierarchy *h, const seg_slots *s,
-                      const cb_affine_block *b, uint64_t run,
-                      uint64_t (*out)[MEMO_PART_COUNTERS]) {
+static inline __attribute__((always_inline)) void
+run_parts_in(cb_hierarchy *h, const part_hier *ph, uint32_t a1, uint32_t a2,
+             const seg_slots *s, const cb_affine_block *b, uint64_t run,
+             uint64_t (*out)[MEMO_PART_COUNTERS]) {
   const seg_memo *m = h->memo;
   const uint32_t shift = m->parts.shift;
   const uint64_t part_mask = m->parts.n_parts - 1;
@@ -251,7 +298,8 @@ static void run_parts(cb_hierarchy *h, const seg_slots *s,
     const cb_access *x = &m->pend[i];
     uint64_t p = (x->addr >> shift) & part_mask;
     if (run >> p & 1)
-      part_ref(h, x->addr, x->is_write, out[p] + s->rec_slot[i] * per_slot);
+      part_ref(h, ph, a1, a2, x->addr, x->is_write,
+               out[p] + s->rec_slot[i] * per_slot);
   }
   uint64_t addr[MEMO_MAX_ACC], stride[MEMO_MAX_ACC], offset[MEMO_MAX_ACC];
   const uint32_t n_acc = b->n_acc;
@@ -267,7 +315,7 @@ static void run_parts(cb_hierarchy *h, const seg_slots *s,
   if (whole_units && run != all) {
     for (uint64_t p = 0; p <= part_mask; p++)
       if (run >> p & 1)
-        run_one_part(h, b, offset, p, out[p]);
+        run_one_part(h, ph, a1, a2, b, offset, p, out[p]);
   } else {
     for (uint64_t t = 0; t < b->n_iter; t++)
       for (uint32_t j = 0; j < n_acc; j++) {
@@ -275,13 +323,26 @@ static void run_parts(cb_hierarchy *h, const seg_slots *s,
         addr[j] = x + stride[j];
         uint64_t p = (x >> shift) & part_mask;
         if (run >> p & 1)
-          part_ref(h, x, b->acc[j].is_write, out[p] + offset[j]);
+          part_ref(h, ph, a1, a2, x, b->acc[j].is_write, out[p] + offset[j]);
       }
   }
   /* The repeat fast path's lines are those of references some parts
    * did not make: none is known. */
   for (unsigned l = 0; l < h->n_levels; l++)
     h->levels[l].last_line = NO_LINE;
+}
+
+/* run_parts_in with cachegrind's ways (8 and 16) constants, or any. */
+static void run_parts(cb_hierarchy *h, const seg_slots *s,
+                      const cb_affine_block *b, uint64_t run,
+                      uint64_t (*out)[MEMO_PART_COUNTERS]) {
+  part_hier ph = {0};
+  part_hier_of(&ph, h);
+  if (ph.n == 2 && ph.lv[0].assoc == 8 && ph.lv[1].assoc == 16)
+    run_parts_in(h, &ph, 8, 16, s, b, run, out);
+  else
+    run_parts_in(h, &ph, ph.lv[0].assoc, ph.n > 1 ? ph.lv[1].assoc : 0, s, b,
+                 run, out);
 }
 
 /* The segment's counters t (by slot) into the hierarchy and into d: a
