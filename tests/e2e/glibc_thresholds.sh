@@ -10,9 +10,7 @@ cbana=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 src=$(cd "$(dirname "$0")/data" && pwd)/memfn_sizes.c
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export XDG_CACHE_HOME=$tmp/cache
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/checks.sh"
 
 clang-14 -O2 -gdwarf-4 -o "$tmp/prog" "$src" 2>"$tmp/cc.err" || {
   cat "$tmp/cc.err"; exit 1; }

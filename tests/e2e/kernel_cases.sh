@@ -11,15 +11,7 @@ set -u
 cbana=$1
 src=$(cd "$(dirname "$0")/../unit/engine/progs" && pwd)/kernel_cases.c
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-has() { # has PATTERN FILE WHAT
-  if grep -qE -- "$1" "$2"; then ok; else bad "$3: no /$1/ in:"; cat "$2"; fi
-}
-hasnt() {
-  if grep -qE -- "$1" "$2"; then bad "$3: /$1/ in:"; cat "$2"; else ok; fi
-}
+. "$(dirname "$0")/checks.sh"
 same() { # same FILE FILE WHAT
   if cmp -s "$1" "$2"; then ok; else bad "$3: reports differ"; diff "$1" "$2" | head -20; fi
 }

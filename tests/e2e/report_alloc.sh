@@ -7,9 +7,7 @@ set -u
 cbana=$1 corpus=$2
 data=$(cd "$(dirname "$0")" && pwd)/data
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/checks.sh"
 
 # alloc_sites.c at -O1, default caches (32 KiB 8-way L1D, 1 MiB 16-way LL).
 "$cbana" analyze --quiet "$data/alloc_sites.c" --cflags -O1 --args 1 \

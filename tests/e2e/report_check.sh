@@ -7,14 +7,9 @@ cbana=$1 corpus=$2
 data=$(cd "$(dirname "$0")/data" && pwd)
 orig=$corpus/matmul_heap.c slow=$data/slow/matmul_heap.c inputs=$data/matmul.inputs
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/checks.sh"
 expect_rc() { # expect_rc WANT GOT WHAT
   if [ "$2" -eq "$1" ]; then ok; else bad "$3: exit $2, want $1"; fi
-}
-has() { # has PATTERN FILE WHAT
-  if grep -qE -- "$1" "$2"; then ok; else bad "$3: no /$1/ in:"; cat "$2"; fi
 }
 
 "$cbana" check --quiet --baseline "$tmp/base.json" "$orig" --inputs "$inputs" --update >"$tmp/out" 2>&1

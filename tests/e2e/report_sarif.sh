@@ -9,9 +9,7 @@ set -u
 cbana=$1 corpus=$2 npm_dir=$3
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/checks.sh"
 
 schema=$npm_dir/package/lib/schemas/sarif-2.1.0-rtm.5.json
 if [ ! -f "$schema" ] || [ ! -d "$npm_dir/node_modules/ajv-draft-04" ]; then

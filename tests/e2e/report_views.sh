@@ -6,9 +6,7 @@
 set -u
 cbana=$1 corpus=$2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/checks.sh"
 mm=$corpus/matmul_heap.c
 printf '48 0\n48 1\n' >"$tmp/mm.inputs"
 "$cbana" analyze --quiet "$mm" --inputs "$tmp/mm.inputs" --format json -o "$tmp/mm.json" || bad "analyze json"

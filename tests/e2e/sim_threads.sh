@@ -10,9 +10,7 @@
 set -u
 cbana=$1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/checks.sh"
 cat >"$tmp/cols.c" <<'C'
 #include <stdio.h>
 #define N 1200

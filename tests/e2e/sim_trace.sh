@@ -7,9 +7,7 @@ cbana=$1
 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail=0 pass=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/checks.sh"
 
 expect() { # expect STATUS PATTERN -- ARGS...: exit status and output
   local want=$1 pat=$2; shift 3
