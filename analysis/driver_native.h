@@ -7,9 +7,10 @@
  * Why ahead of need: the engine asks at the printf, usually the
  * program's last act, and would then wait for the whole native run (tc
  * at 10^8 accesses: 0.14 s of its 1.5). So the engine announces the need
- * as soon as it can know it (slicing has begun to skip values and the
- * program has such a printf), and the run starts then, as a process
- * beside the analysis; a run nobody asked for in the end is killed.
+ * when its run starts, if some template runs sliced (without one no
+ * value is ever garbage) and some printf may print a skipped number; the
+ * native run starts then, as a process beside the analysis, and one
+ * nobody asked for in the end is killed.
  * Internal to analysis/. */
 #ifndef CBANA_ANALYSIS_DRIVER_NATIVE_H
 #define CBANA_ANALYSIS_DRIVER_NATIVE_H

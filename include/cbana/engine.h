@@ -134,9 +134,10 @@ typedef struct cb_engine_options {
      * there is none: whether the program ever bound sqrt, i.e. called it
      * with a negative argument, when the run skipped that argument. */
     const char *(*bindings)(void *ctx);
-    /* Optional: the run will likely ask (slicing has begun to skip
-     * values a printf may print), so the native run may start now,
-     * beside the analysis, instead of when asked. */
+    /* Optional, called at the run's start when it will likely ask (some
+     * template runs sliced and some printf may print a value it skips):
+     * the native run may start now, beside the analysis, instead of
+     * when asked. trace: as for fn. */
     void (*start)(void *ctx, bool trace);
   } native_stdout;
 } cb_engine_options;
