@@ -17,7 +17,8 @@ void cb_eng_flush(cb_eng *e) {
 
 void cb_eng_next_batch(cb_eng *e) {
   cb_eng_flush(e);
-  if (e->sink && e->sink->fn && e->sink->area) {
+  e->stream_records = e->sink && e->sink->fn && e->sink->area;
+  if (e->stream_records) {
     e->batch = e->sink->area(e->sink->ctx, &e->cap);
   } else {
     e->batch = e->own_batch;

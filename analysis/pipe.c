@@ -110,10 +110,16 @@ cb_pipe *cb_pipe_start(const cb_access_sink *sink) {
   return p;
 }
 
-/* Hands the open slot to the consumer. */
+/* Hands the open slot to the consumer. The native kernels write their
+ * records with non-temporal stores (frontend/jit_ops.c, emit), which x86
+ * does not order with later stores: the fence makes them visible before
+ * the slot is. */
 static void publish(cb_pipe *p) {
   if (!p->open)
     return;
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_sfence();
+#endif
   pthread_mutex_lock(&p->lock);
   p->head++;
   if (p->head - p->tail >= PIPE_WAKE)

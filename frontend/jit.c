@@ -123,6 +123,9 @@ static void make_types(jit_gen *g) {
     g->tbaa[t] =
         LLVMMetadataAsValue(g->C, LLVMMDNodeInContext2(g->C, tag_ops, 3));
   }
+  g->nt_kind = LLVMGetMDKindIDInContext(g->C, "nontemporal", 11);
+  LLVMMetadataRef one = LLVMValueAsMetadata(LLVMConstInt(g->i32, 1, 0));
+  g->nt_node = LLVMMetadataAsValue(g->C, LLVMMDNodeInContext2(g->C, &one, 1));
   LLVMTypeRef fty =
       LLVMFunctionType(g->f64, (LLVMTypeRef[]){g->f64, g->f64, g->f64}, 3, 0);
   g->fma = LLVMAddFunction(g->M, "llvm.fma.f64", fty);
@@ -250,6 +253,9 @@ static bool gen_kernel(jit_gen *g, uint32_t fi, const bool *region) {
   g->counts = jit_load(g, g->p64, io_field(g, IO_COUNTS), TB_IO);
   g->batch = jit_load(g, g->p8, io_field(g, IO_BATCH), TB_IO);
   g->cap = jit_load(g, g->i64, io_field(g, IO_CAP), TB_IO);
+  g->stream = LLVMBuildICmp(g->B, LLVMIntNE,
+                            jit_load(g, g->i64, io_field(g, IO_STREAM), TB_IO),
+                            LLVMConstInt(g->i64, 0, 0), "");
   LLVMValueRef start[LV_COUNT];
   for (int k = 0; k < LV_COUNT; k++) {
     LLVMTypeRef t = k == LV_PREV ? g->i32 : g->i64;

@@ -22,6 +22,7 @@ enum {
   IO_BATCH,
   IO_NBATCH,
   IO_CAP,
+  IO_STREAM,
   IO_BUDGET,
   IO_LOADS,
   IO_STORES,
@@ -67,6 +68,9 @@ typedef struct jit_gen {
   LLVMTypeRef i1, i8, i16, i32, i64, f64, p8, p64, io_ty;
   LLVMValueRef io;
   LLVMValueRef slots, tlb, stlb, stop, op_flags, counts, batch, cap;
+  LLVMValueRef stream;  /* io->stream_records != 0 */
+  unsigned nt_kind;     /* !nontemporal */
+  LLVMValueRef nt_node; /* its operand, i32 1 */
   LLVMValueRef lv[LV_COUNT];
   unsigned tbaa_kind;
   LLVMValueRef tbaa[TB_COUNT];

@@ -471,6 +471,9 @@ typedef struct cb_kernel_io {
   uint8_t *batch;                   /* 16-byte records laid out as cb_access
                                        (stream.h): addr, site, size, is_write */
   uint64_t nbatch, cap;
+  uint64_t stream_records; /* 1: write the records with
+                              non-temporal stores (another core
+                              reads them) */
   uint64_t budget, loads, stores, branches;
   uint64_t sig_v, sig_n;    /* the path signature's run (sig_add) */
   uint64_t path_signature;  /* cb_run_outcome's, runs mixed in by

@@ -27,13 +27,18 @@ output() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs
 clang-14 -O2 -o "$tmp/native" "$src" 2>"$tmp/cc.err" ||
   clang -O2 -o "$tmp/native" "$src" 2>>"$tmp/cc.err" || cat "$tmp/cc.err"
 
+# --jobs 2 for one input: the simulation on a thread of its own, fed
+# through the pipe, into which the kernels write their records with
+# non-temporal stores; --jobs 1: in line, the records plain
 for mode in gather hash chase stale cross; do
-  run "$mode" analyze "$src" --args "$mode" --stats --wait-kernels
+  run "$mode" analyze "$src" --args "$mode" --stats --wait-kernels --jobs 2
+  run "$mode.inline" analyze "$src" --args "$mode" --wait-kernels --jobs 1
   run "$mode.ref" analyze "$src" --args "$mode" --exact-engine
   has 'exit 0' "$tmp/$mode.err" "$mode: exit"
   has 'native kernels: [1-9][0-9]* functions .* [1-9][0-9]* operations run by them' \
     "$tmp/$mode.err" "$mode: run in a kernel"
   same "$tmp/$mode.json" "$tmp/$mode.ref.json" "$mode: fast vs exact"
+  same "$tmp/$mode.inline.json" "$tmp/$mode.ref.json" "$mode: in line vs exact"
   run "$mode.noslice" analyze "$src" --args "$mode" --no-slice --wait-kernels
   "$tmp/native" "$mode" >"$tmp/$mode.native"
   if [ "$(output "$tmp/$mode.noslice.json")" = "$(cat "$tmp/$mode.native")" ]; then ok; else
