@@ -19,7 +19,8 @@
 # Each measurement is one line of RESULTS/fast.tsv:
 #   section name tool wall_s user_s sys_s maxrss_kib refs
 # A cachegrind line already there is not measured again (they take
-# minutes); cbana lines are replaced. CG_ONLY=1 measures only cachegrind,
+# minutes); cbana lines are replaced. RUNS=N times each run N times and
+# records the run of median wall time (irregular: 5 unless set). CG_ONLY=1 measures only cachegrind,
 # CB_ONLY=1 only cbana. CBANA_FLAGS adds options to every cbana run
 # (e.g. --no-classify: the counters cachegrind computes, without the 3C
 # classes, whose shadow LRU stack costs more than the rest). The cbana binary is copied first,
@@ -66,16 +67,33 @@ record() {
 
 have() { grep -q -P "^\Q$1\E\t\Q$2\E\t\Q$3\E\t" "$tsv"; }
 
-# cg SECTION NAME EXE ARGS...: cachegrind, once
+# timed TIMEFILE LOG COMMAND...: runs COMMAND (in $work, its stderr to
+# LOG, the last run's) RUNS times (default 1) and leaves in TIMEFILE the
+# /usr/bin/time line of the run with the median wall time: on this
+# project's shared 2-vCPU machines one run of the same binary moves by
+# 10 % to 60 % (cachegrind on load_loop: 8.4, 13.3 and 10.1 s in a row;
+# bench/results/fast_notes.md, session 14).
+timed() {
+  local tf=$1 log=$2 k
+  shift 2
+  for k in $(seq "${RUNS:-1}"); do
+    (cd "$work" && /usr/bin/time -f '%e %U %S %M' -o "$tf.$k" "$@" \
+      > /dev/null 2> "$log")
+  done
+  for k in $(seq "${RUNS:-1}"); do tail -n 1 "$tf.$k"; done |
+    sort -n -k1,1 | sed -n "$(( (${RUNS:-1} + 1) / 2 ))p" > "$tf"
+  for k in $(seq "${RUNS:-1}"); do rm -f "$tf.$k"; done
+}
+
+# cg SECTION NAME EXE ARGS...: cachegrind, RUNS times (median)
 cg() {
   local sec=$1 name=$2
   shift 2
   [ -z "${CB_ONLY:-}" ] || return 0
   have "$sec" "$name" cachegrind && return 0
   local tf=$work/cg.$sec.$name.time log=$work/cg.$sec.$name.log
-  (cd "$work" && /usr/bin/time -f '%e %U %S %M' -o "$tf" \
-    "$valgrind" --tool=cachegrind --cache-sim=yes \
-    --cachegrind-out-file=/dev/null "$@" > /dev/null 2> "$log")
+  timed "$tf" "$log" "$valgrind" --tool=cachegrind --cache-sim=yes \
+    --cachegrind-out-file=/dev/null "$@"
   local refs
   refs=$(grep 'D   refs:' "$log" | sed 's/.*refs: *\([0-9,]*\).*/\1/' |
     tr -d ,)
@@ -88,9 +106,8 @@ cb() {
   shift 2
   [ -z "${CG_ONLY:-}" ] || return 0
   local tf=$work/cb.$sec.$name.time log=$work/cb.$sec.$name.log
-  (cd "$work" && /usr/bin/time -f '%e %U %S %M' -o "$tf" \
-    "$cbana" analyze "$@" ${CBANA_FLAGS:-} --quiet --stats --format json \
-    -o "$work/cb.$sec.$name.json" 2> "$log")
+  timed "$tf" "$log" "$cbana" analyze "$@" ${CBANA_FLAGS:-} --quiet \
+    --stats --format json -o "$work/cb.$sec.$name.json"
   local acc
   acc=$(grep -o 'accesses [0-9]*' "$log" | head -n 1 | cut -d' ' -f2)
   record "$sec" "$name" cbana "$tf" "${acc:-0}"
@@ -123,6 +140,8 @@ polybench() {
 
 # Irregular: NAME ARGS, sized near 10^8 data references.
 irregular() {
+  # a few seconds a run: the median of 5 (RUNS overrides)
+  local RUNS=${RUNS:-5}
   "$root/bench/workloads/build.sh" -o "$work/wl" > /dev/null
   while read -r prog args; do
     local name
