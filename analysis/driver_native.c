@@ -39,6 +39,7 @@ static void *ahead_main(void *arg) {
   ahead_arg a = *(ahead_arg *)arg;
   free(arg);
   native_once(a.nc, a.trace);
+  atomic_store(&a.nc->ahead_done, true);
   return NULL;
 }
 
@@ -52,8 +53,9 @@ static void join_ahead(drv_native *nc) {
 
 static void native_start(void *ctx, bool trace) {
   drv_native *nc = ctx;
-  if (nc->started || nc->tried || !nc->p->run_path)
+  if (nc->started || (nc->tried && (nc->traced || !trace)) || !nc->p->run_path)
     return;
+  atomic_store(&nc->ahead_done, false);
   ahead_arg *a = malloc(sizeof *a);
   if (!a)
     return; /* then it runs when asked for */
@@ -78,13 +80,22 @@ static const char *native_bindings(void *ctx) {
   return nc->bindings;
 }
 
+static const char *native_bindings_soon(void *ctx, bool *pending) {
+  drv_native *nc = ctx;
+  native_start(ctx, true); /* if none was, with ld.so's log */
+  *pending = nc->started && !atomic_load(&nc->ahead_done);
+  return *pending ? NULL : native_bindings(ctx);
+}
+
 void drv_native_init(drv_native *nc, const cb_program *p,
                      const cb_run_input *in, double timeout_s,
                      cb_engine_options *eo) {
   *nc = (drv_native){.p = p, .in = in, .timeout_s = timeout_s};
   atomic_init(&nc->cancel, false);
+  atomic_init(&nc->ahead_done, false);
   eo->native_stdout.fn = native_text;
   eo->native_stdout.bindings = native_bindings;
+  eo->native_stdout.bindings_soon = native_bindings_soon;
   eo->native_stdout.start = native_start;
   eo->native_stdout.ctx = nc;
 }

@@ -33,6 +33,7 @@ typedef struct drv_native {
   char *bindings;  /* ld.so's log of the same run */
   pthread_t ahead; /* the run started ahead of need, while `started` */
   bool started;
+  atomic_bool ahead_done; /* that run has ended (joining will not wait) */
   atomic_bool cancel;
 } drv_native;
 

@@ -13,6 +13,7 @@
 #include "engine_internal.h"
 #include "engine_scalar.h"
 #include "fastops.h"
+#include "native_run.h"
 #include "template.h"
 
 /* ---- defaults ---- */
@@ -253,6 +254,24 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
                 "the output differs from the native run's, whose printed "
                 "numbers this run took");
     rc = -1;
+  }
+  /* sqrt taken as never bound (engine_frames.c): the native run tells */
+  for (unsigned k = 0; k < 2 && out->status != CB_RUN_STALE; k++) {
+    if (!(e->unbound_assumed & (1u << k)))
+      continue;
+    const char *log =
+        e->opt.native_stdout.bindings
+            ? e->opt.native_stdout.bindings(e->opt.native_stdout.ctx)
+            : NULL;
+    if (!log || cb_native_bound(log, k ? "sqrtf" : "sqrt")) {
+      out->status = CB_RUN_OK; /* replaces any stop, as above */
+      cb_eng_fail(e, CB_RUN_STALE, e->unbound_site[k],
+                  log ? "the native run bound sqrt, whose argument this "
+                        "run skipped"
+                      : "sqrt's argument was skipped and there is no "
+                        "native run to tell its sign");
+      rc = -1;
+    }
   }
 done:
   sig_flush(e);

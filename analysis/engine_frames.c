@@ -291,12 +291,25 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
      * called it with a negative argument; if it did, when is not known,
      * and the run stops to go again unsliced */
     if (is_sqrt && e->sl && (e->sl[op - p->ops] & CB_SL_SIGN)) {
-      const char *log =
-          e->opt.native_stdout.bindings
-              ? e->opt.native_stdout.bindings(e->opt.native_stdout.ctx)
-              : NULL;
+      /* The native run may still be going (started ahead of need,
+       * driver_native.h): waiting for it here made the analysis wait for
+       * the whole native program, gramschmidt LARGE's 1.8 s, at its
+       * first sqrt. Without waiting, the run goes on as if sqrt were
+       * never bound, and engine.c checks at the end. */
+      bool pending = false;
+      const char *log = NULL;
+      void *ctx = e->opt.native_stdout.ctx;
+      if (e->opt.native_stdout.bindings_soon)
+        log = e->opt.native_stdout.bindings_soon(ctx, &pending);
+      else if (e->opt.native_stdout.bindings)
+        log = e->opt.native_stdout.bindings(ctx);
       const char *name = callee == CB_LIBC_SQRT ? "sqrt" : "sqrtf";
-      if (!log || cb_native_bound(log, name)) {
+      unsigned bit = callee == CB_LIBC_SQRT ? 0 : 1;
+      if (pending) {
+        if (!(e->unbound_assumed & (1u << bit)))
+          e->unbound_site[bit] = site;
+        e->unbound_assumed |= (uint8_t)(1u << bit);
+      } else if (!log || cb_native_bound(log, name)) {
         e->cur_site = keep;
         return cb_eng_fail(e, CB_RUN_STALE, site,
                            log ? "the native run bound sqrt, whose argument "

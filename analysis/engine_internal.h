@@ -125,6 +125,11 @@ typedef struct cb_eng {
   const char *nat;
   size_t nat_len, nat_pos;
   bool nat_loaded, nat_bad;
+  /* slicing: sqrt (bit 0) and sqrtf (bit 1) taken as never bound while
+   * the native run that tells was still going (engine_frames.c), and the
+   * first call's site of each; checked at the run's end (engine.c) */
+  uint8_t unbound_assumed;
+  uint32_t unbound_site[2];
   uint64_t *phi_tmp;
   size_t phi_cap;
   /* cb_fast_loop's stride prefetcher: the latest address of each load op,

@@ -134,6 +134,12 @@ typedef struct cb_engine_options {
      * there is none: whether the program ever bound sqrt, i.e. called it
      * with a negative argument, when the run skipped that argument. */
     const char *(*bindings)(void *ctx);
+    /* Optional: bindings without waiting. While a native run is still
+     * going (one is started if none was), sets *pending and returns
+     * NULL; else returns what bindings returns. The run then goes on as
+     * if sqrt were never bound, the common case, and checks at its end,
+     * stopping with CB_RUN_STALE if it was. */
+    const char *(*bindings_soon)(void *ctx, bool *pending);
     /* Optional, called at the run's start when it will likely ask (some
      * template runs sliced and some printf may print a value it skips):
      * the native run may start now, beside the analysis, instead of
