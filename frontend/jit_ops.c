@@ -412,7 +412,8 @@ static void store_record(jit_gen *g, LLVMValueRef w0, LLVMValueRef addr,
  * ring was fetched back from that core's cache before the write, and pr's
  * engine took 1.06 s instead of 0.82 (bench/results/fast_notes.md,
  * session 14). Records this thread simulates itself stay plain (in its
- * cache: 0.72 s, non-temporal 0.82). The branch is the same every time. */
+ * cache: 0.72 s, non-temporal 0.82). The branch goes the same way all
+ * through a run. */
 static void emit(jit_gen *g, LLVMValueRef addr, unsigned size, uint32_t site,
                  bool is_write) {
   LLVMBuilderRef B = g->B;
