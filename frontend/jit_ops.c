@@ -648,11 +648,19 @@ static void gen_edge(jit_gen *g, uint32_t ip, uint32_t lb, uint32_t t, int c) {
     LLVMBuildBr(B, out);
     return;
   }
-  LLVMValueRef tv = c64(g, tgb);
-  LLVMValueRef st = jit_load(
-      g, g->i8, LLVMBuildGEP2(B, g->i8, g->stop, &tv, 1, ""), TB_TABLE);
-  guard(g, LLVMBuildICmp(B, LLVMIntNE, st, LLVMConstInt(g->i8, 0, 0), ""), ip,
-        gb);
+  /* a loop template's header is a block that is its own latch
+   * (analysis/template.h): only such a target can be marked in stop */
+  const cb_block *tb = &p->blocks[tgb];
+  bool self = false;
+  for (uint32_t k = 0; k < tb->n_succ && !self; k++)
+    self = p->succs[tb->first_succ + k] == t;
+  if (self) {
+    LLVMValueRef tv = c64(g, tgb);
+    LLVMValueRef st = jit_load(
+        g, g->i8, LLVMBuildGEP2(B, g->i8, g->stop, &tv, 1, ""), TB_TABLE);
+    guard(g, LLVMBuildICmp(B, LLVMIntNE, st, LLVMConstInt(g->i8, 0, 0), ""), ip,
+          gb);
+  }
   if (c >= 0 && op->aux != CB_NONE) {
     uint64_t v = ((uint64_t)op->aux << 8) | (unsigned)c;
     sig_add(g, v);

@@ -465,7 +465,10 @@ typedef struct cb_kernel_io {
   const cb_kernel_stale_page *stlb; /* CB_KERNEL_STLB_N pages with a
                                        shadow, never in tlb */
   const uint8_t *stop;              /* per global block: 1 = left to the
-                                       interpreter (a loop template's header) */
+                                       interpreter (a loop template's header);
+                                       only a block that is its own successor
+                                       is marked, and only jumps to such a
+                                       block look */
   const uint8_t *op_flags;          /* per op: CB_KERNEL_OP_* */
   uint64_t *branch_counts;          /* cb_run_outcome's, or NULL */
   uint8_t *batch;                   /* 16-byte records laid out as cb_access
