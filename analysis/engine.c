@@ -265,11 +265,7 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
             : NULL;
     if (!log || cb_native_bound(log, k ? "sqrtf" : "sqrt")) {
       out->status = CB_RUN_OK; /* replaces any stop, as above */
-      cb_eng_fail(e, CB_RUN_STALE, e->unbound_site[k],
-                  log ? "the native run bound sqrt, whose argument this "
-                        "run skipped"
-                      : "sqrt's argument was skipped and there is no "
-                        "native run to tell its sign");
+      eng_sqrt_bound(e, e->unbound_site[k], log);
       rc = -1;
     }
   }

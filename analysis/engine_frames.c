@@ -158,6 +158,14 @@ void eng_set_params(cb_eng *e, uint32_t f, const cb_value *const *vals,
 
 /* A call op: pushes a frame (CB_GO with the new frame on top), or runs
  * the library function and writes the result. */
+cb_stop eng_sqrt_bound(cb_eng *e, uint32_t site, const char *log) {
+  return cb_eng_fail(e, CB_RUN_STALE, site,
+                     log ? "the native run bound sqrt, whose argument this "
+                           "run skipped"
+                         : "sqrt's argument was skipped and there is no "
+                           "native run to tell its sign");
+}
+
 cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
   const cb_program *p = e->p;
   const int64_t *g = &p->extra[op->aux];
@@ -311,11 +319,7 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
         e->unbound_assumed |= (uint8_t)(1u << bit);
       } else if (!log || cb_native_bound(log, name)) {
         e->cur_site = keep;
-        return cb_eng_fail(e, CB_RUN_STALE, site,
-                           log ? "the native run bound sqrt, whose argument "
-                                 "this run skipped"
-                               : "sqrt's argument was skipped and there is "
-                                 "no native run to tell its sign");
+        return eng_sqrt_bound(e, site, log);
       }
       sqrt_inline = true;
     }

@@ -26,6 +26,10 @@ void eng_set_params(cb_eng *e, uint32_t f, const cb_value *const *vals,
 /* A call op: pushes a frame (CB_GO with the new frame on top), or runs
  * the library function and writes the result. */
 cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip);
+/* The stop of a run that skipped sqrt's argument when the native run's
+ * log (NULL: none) says the program bound sqrt, or cannot say: a redo
+ * unsliced (CB_RUN_STALE) located at the call's site. */
+cb_stop eng_sqrt_bound(cb_eng *e, uint32_t site, const char *log);
 /* The interpreter loop (engine_interp.c): runs the top frame until the
  * frame at stop_depth returns (its value in ret_out), the program exits
  * or the run fails. */

@@ -44,6 +44,15 @@ static inline void regs_store(lvl_regs *r, cb_level *lv) {
   *r = regs_of(lv);
 }
 
+/* A miss at level k (its site's counters ss[k], ss NULL: none). */
+static inline __attribute__((always_inline)) void
+regs_miss(lvl_regs *r, bool is_write, cb_site_stats *ss, int k) {
+  r->misses++;
+  r->write_misses += is_write;
+  if (ss)
+    ss[k].misses++;
+}
+
 /* cb_level_ref and access_lean's last-line rule, for an LRU level. */
 static inline __attribute__((always_inline)) bool
 regs_ref(lvl_regs *r, uint32_t assoc, uint64_t line, bool is_write) {
@@ -98,10 +107,7 @@ run_lru2(cb_hierarchy *h, const cb_access *batch, size_t n, uint32_t a1,
     /* access_lean, unrolled over the two levels */
     if (regs_ref(&r1, a1, addr >> r1.shift, w))
       continue;
-    r1.misses++;
-    r1.write_misses += w;
-    if (ss)
-      ss[0].misses++;
+    regs_miss(&r1, w, ss, 0);
     r2.accesses++;
     r2.writes += w;
     if (ss)
@@ -110,10 +116,7 @@ run_lru2(cb_hierarchy *h, const cb_access *batch, size_t n, uint32_t a1,
       continue;
     if (regs_ref(&r2, a2, addr >> r2.shift, w))
       continue;
-    r2.misses++;
-    r2.write_misses += w;
-    if (ss)
-      ss[1].misses++;
+    regs_miss(&r2, w, ss, 1);
   }
 done:
   r1.accesses += n;
