@@ -156,8 +156,6 @@ void eng_set_params(cb_eng *e, uint32_t f, const cb_value *const *vals,
   }
 }
 
-/* A call op: pushes a frame (CB_GO with the new frame on top), or runs
- * the library function and writes the result. */
 cb_stop eng_sqrt_bound(cb_eng *e, uint32_t site, const char *log) {
   return cb_eng_fail(e, CB_RUN_STALE, site,
                      log ? "the native run bound sqrt, whose argument this "
@@ -166,6 +164,8 @@ cb_stop eng_sqrt_bound(cb_eng *e, uint32_t site, const char *log) {
                            "native run to tell its sign");
 }
 
+/* A call op: pushes a frame (CB_GO with the new frame on top), or runs
+ * the library function and writes the result. */
 cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
   const cb_program *p = e->p;
   const int64_t *g = &p->extra[op->aux];
@@ -311,8 +311,8 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
         log = e->opt.native_stdout.bindings_soon(ctx, &pending);
       else if (e->opt.native_stdout.bindings)
         log = e->opt.native_stdout.bindings(ctx);
-      const char *name = callee == CB_LIBC_SQRT ? "sqrt" : "sqrtf";
       unsigned bit = callee == CB_LIBC_SQRT ? 0 : 1;
+      const char *name = bit ? "sqrtf" : "sqrt";
       if (pending) {
         if (!(e->unbound_assumed & (1u << bit)))
           e->unbound_site[bit] = site;
