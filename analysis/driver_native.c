@@ -16,15 +16,17 @@ static void native_once(drv_native *nc, bool trace) {
     return;
   }
   size_t len = 0;
+  int status = 0;
   char *text =
       cb_native_stdout(nc->p->run_path, nc->in->argv, nc->in->stdin_data,
                        nc->in->stdin_len, nc->timeout_s, (size_t)1 << 28, &len,
-                       trace ? &nc->bindings : NULL, &nc->cancel);
+                       &status, trace ? &nc->bindings : NULL, &nc->cancel);
   if (nc->tried) {
     free(text); /* the engine holds the first run's text */
   } else {
     nc->text = text;
     nc->len = len;
+    nc->exit_status = status;
   }
   nc->tried = true;
   nc->traced = trace;
@@ -73,6 +75,15 @@ static const char *native_text(void *ctx, bool trace, size_t *len) {
   return nc->text;
 }
 
+static bool native_exit_status(void *ctx, bool trace, int *status) {
+  size_t len;
+  drv_native *nc = ctx;
+  if (!native_text(ctx, trace, &len))
+    return false;
+  *status = nc->exit_status;
+  return true;
+}
+
 static const char *native_bindings(void *ctx) {
   drv_native *nc = ctx;
   join_ahead(nc);
@@ -94,6 +105,7 @@ void drv_native_init(drv_native *nc, const cb_program *p,
   atomic_init(&nc->cancel, false);
   atomic_init(&nc->ahead_done, false);
   eo->native_stdout.fn = native_text;
+  eo->native_stdout.exit_status = native_exit_status;
   eo->native_stdout.bindings = native_bindings;
   eo->native_stdout.bindings_soon = native_bindings_soon;
   eo->native_stdout.start = native_start;

@@ -30,6 +30,7 @@ typedef struct drv_native {
   bool tried, traced;
   char *text;
   size_t len;
+  int exit_status; /* the run's, when text is not NULL */
   char *bindings;  /* ld.so's log of the same run */
   pthread_t ahead; /* the run started ahead of need, while `started` */
   bool started;

@@ -130,6 +130,21 @@ static void eng_destroy(cb_eng *e) {
   free(e->phi_tmp);
 }
 
+/* main returned a value the run skipped: its exit status is the native
+ * run's (slice.h, CB_SL_EXIT), as a skipped number printf prints. */
+static cb_stop eng_native_exit(cb_eng *e) {
+  int status;
+  if (e->opt.native_stdout.exit_status &&
+      e->opt.native_stdout.exit_status(e->opt.native_stdout.ctx, e->sl_sign,
+                                       &status)) {
+    e->exit_code = status;
+    return CB_EXIT;
+  }
+  return cb_eng_fail(e, CB_RUN_STALE, CB_NONE,
+                     "main returned a value this run skipped, and no native "
+                     "run gives the exit status");
+}
+
 int cb_engine_run(const cb_program *p, const cb_run_input *in,
                   const cb_engine_options *opt_in, const cb_access_sink *sink,
                   cb_run_outcome *out) {
@@ -206,7 +221,7 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
   eng_precompute(e);
   /* A run that may take a printf's text from the native run is likely
    * to: start that now, beside this one (driver_native.h). */
-  if (e->sl_print && e->opt.native_stdout.start)
+  if ((e->sl_print || e->sl_exit) && e->opt.native_stdout.start)
     e->opt.native_stdout.start(e->opt.native_stdout.ctx, e->sl_sign);
   cb_engine_got_slots(p, e->got);
   cb_dl_setup(e, p);
@@ -236,8 +251,9 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
     cb_value ret[4] = {{0}};
     st = eng_run(e, 0, ret);
     if (st == CB_RETURNED) {
-      e->exit_code = (int)(int32_t)ret[0].u;
-      st = CB_EXIT;
+      /* the process's exit status: exit()'s (libc.c) */
+      e->exit_code = (int)(ret[0].u & 0xff);
+      st = e->ret_exit_maybe ? eng_native_exit(e) : CB_EXIT;
     }
   }
   if (st == CB_EXIT && out->status == CB_RUN_OK) {

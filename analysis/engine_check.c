@@ -358,21 +358,27 @@ void eng_precompute(cb_eng *e) {
   if (e->sl) {
     /* the ops of sliced templates' blocks may be skipped: their values,
      * and what is computed from them, may be garbage */
-    bool any_sliced = false;
+    bool garbage = false;
     for (uint32_t t = 0; e->tpl && t < e->tpl->n; t++)
       if (e->tpl->t[t].sliced) {
         const cb_block *bl = &p->blocks[e->tpl->t[t].block];
         for (uint32_t i = 0; i < bl->n_ops; i++)
           e->sl[bl->first_op + i] |= CB_SL_TPL;
-        any_sliced = true;
+        garbage = true;
       }
     cb_slice_maybe(p, e->sl);
     for (uint32_t i = 0; i < p->n_ops; i++) {
       e->sl_sign |= (e->sl[i] & CB_SL_SIGN) != 0;
       e->sl_print |= (e->sl[i] & CB_SL_PRINT) != 0;
+      e->sl_exit |= (e->sl[i] & CB_SL_EXIT) != 0;
+      /* the kernels do not read what unneeded loads would
+       * (frontend/jit_ops.c, load_op) */
+      garbage |= e->fk && p->kernels && p->ops[i].code == CB_OP_LOAD &&
+                 !(e->sl[i] & CB_SL_NEED);
     }
-    /* garbage needs a sliced template to begin (template_run.c) */
-    e->sl_print &= any_sliced;
+    /* garbage needs a sliced template or a kernel to begin */
+    e->sl_print &= garbage;
+    e->sl_exit &= garbage;
   }
   if (e->fk && p->kernels) {
     e->kstop = calloc(p->n_blocks + 1, 1);

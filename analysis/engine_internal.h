@@ -77,12 +77,18 @@ typedef struct cb_eng {
    * which the template runs); NULL: none */
   const cb_kernel_fn *kernels;
   uint8_t *kstop;
-  uint8_t *kflags; /* per op: CB_KERNEL_OP_* */
-  uint8_t *sl;     /* per op: slicing's flags (slice.h); NULL: no slicing */
-  bool sl_sign;    /* some sqrt's argument may be garbage (CB_SL_SIGN) */
-  bool sl_print;   /* some printf may print a garbage number (CB_SL_PRINT)
-                    * and some template runs sliced */
-  int64_t *fo_off; /* per frame object: offset from the CFA */
+  uint8_t *kflags;     /* per op: CB_KERNEL_OP_* */
+  uint8_t *sl;         /* per op: slicing's flags (slice.h); NULL: no slicing */
+  bool sl_sign;        /* some sqrt's argument may be garbage (CB_SL_SIGN) */
+  bool sl_print;       /* some printf may print a garbage number (CB_SL_PRINT)
+                        * and some value may be garbage (a sliced template,
+                        * a kernel's unneeded load) */
+  bool sl_exit;        /* main may return a garbage exit status (CB_SL_EXIT),
+                        * as sl_print */
+  bool ret_exit_maybe; /* the return that ended the run was such a one */
+  bool kernel_ran;     /* some kernel ran: the values of unneeded loads
+                        * may be garbage (jit_ops.c, load_op) */
+  int64_t *fo_off;     /* per frame object: offset from the CFA */
   uint64_t *frame_size; /* per function: CFA - rsp in the body */
   uint32_t *fn_by_addr; /* function indexes sorted by addr */
   uint32_t n_fn_by_addr;

@@ -86,6 +86,7 @@ static inline void fl_kernel(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip,
   if (!k || e->kstop[F->block] ||
       *ip != p->blocks[F->block].first_op + e->nphis[F->block])
     return;
+  e->kernel_ran = true;
   cb_kernel_io io = {
       .slots = S,
       .tlb = (const cb_kernel_page *)(const void *)e->mem.tlb,

@@ -602,7 +602,7 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
     /* slicing: a number this printf prints may be garbage; its text is
      * then the native run's */
     fsegs sg = {0}, *sgp = NULL;
-    if (fn == CB_LIBC_PRINTF && e->sl && e->mem.stale_any &&
+    if (fn == CB_LIBC_PRINTF && e->sl && (e->mem.stale_any || e->kernel_ran) &&
         (e->sl[e->cur_op] & CB_SL_PRINT))
       sgp = &sg;
     if (!format(e, a[fi].u, &ac, &b, sgp)) {

@@ -44,7 +44,8 @@ static int stdin_file(const unsigned char *d, size_t n) {
 static char *run_native(const char *exe, const char *const *argv,
                         const unsigned char *stdin_data, size_t stdin_len,
                         double timeout_s, size_t max_out, size_t *len,
-                        char *const *envp, atomic_bool *cancel) {
+                        int *exit_status, char *const *envp,
+                        atomic_bool *cancel) {
   int in = stdin_file(stdin_data, stdin_len), out[2];
   if (in < 0)
     return NULL;
@@ -133,6 +134,8 @@ static char *run_native(const char *exe, const char *const *argv,
   }
   buf[n] = 0;
   *len = n;
+  if (exit_status)
+    *exit_status = WEXITSTATUS(status);
   return buf;
 }
 
@@ -181,7 +184,7 @@ bool cb_native_bound(const char *bindings, const char *symbol) {
 char *cb_native_stdout(const char *exe, const char *const *argv,
                        const unsigned char *stdin_data, size_t stdin_len,
                        double timeout_s, size_t max_out, size_t *len,
-                       char **bindings, atomic_bool *cancel) {
+                       int *exit_status, char **bindings, atomic_bool *cancel) {
   char logdir[PATH_MAX] = "", env_out[PATH_MAX + 32];
   char env_debug[] = "LD_DEBUG=bindings";
   char *envp[3] = {NULL, NULL, NULL};
@@ -197,7 +200,7 @@ char *cb_native_stdout(const char *exe, const char *const *argv,
     envp[1] = env_out;
   }
   char *text = run_native(exe, argv, stdin_data, stdin_len, timeout_s, max_out,
-                          len, envp, cancel);
+                          len, exit_status, envp, cancel);
   if (bindings) {
     *bindings = read_ld_log(logdir);
     if (!text) {

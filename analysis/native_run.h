@@ -12,9 +12,10 @@
 
 /* Runs exe with argv (argv[0] as the program sees it), an empty
  * environment, stdin_data as its standard input and stderr discarded;
- * returns what it wrote to stdout (malloc'ed, *len bytes, NUL ended), or
- * NULL when it could not run, was killed by a signal, wrote more than
- * max_out bytes or ran past timeout_s seconds (then it is killed).
+ * returns what it wrote to stdout (malloc'ed, *len bytes, NUL ended) and,
+ * if exit_status is not NULL, its exit status there; or NULL when it
+ * could not run, was killed by a signal, wrote more than max_out bytes
+ * or ran past timeout_s seconds (then it is killed).
  *
  * With bindings not NULL the environment holds only ld.so's
  * LD_DEBUG=bindings (and LD_DEBUG_OUTPUT, a file in a private temporary
@@ -30,7 +31,7 @@
 char *cb_native_stdout(const char *exe, const char *const *argv,
                        const unsigned char *stdin_data, size_t stdin_len,
                        double timeout_s, size_t max_out, size_t *len,
-                       char **bindings, atomic_bool *cancel);
+                       int *exit_status, char **bindings, atomic_bool *cancel);
 
 /* Whether ld.so's log (cb_native_stdout's *bindings) shows `symbol`
  * bound. */

@@ -214,12 +214,14 @@ static bool def_map(const cb_program *p, const cb_function *f, int32_t *def,
   return true;
 }
 
-/* Marks the op that defines operand x needed, and queues it. */
+/* Marks the op that defines operand x needed (and its value read: a
+ * call's result), and queues it. */
 static void need_def(uint8_t *fl, const int32_t *def, cb_operand x,
                      uint32_t *work, uint32_t *nw) {
   if (x == CB_NONE || (x & CB_OPND_CONST) || def[x] < 0)
     return;
   uint32_t d = (uint32_t)def[x];
+  fl[d] |= CB_SL_USED;
   if (!(fl[d] & CB_SL_NEED)) {
     fl[d] |= CB_SL_NEED;
     work[(*nw)++] = d;
@@ -230,7 +232,8 @@ static void need_def(uint8_t *fl, const int32_t *def, cb_operand x,
  * cb_ty): a store of such a type is a root too (below). */
 static void slice_function(const cb_program *p, const cb_function *f,
                            uint8_t *fl, int32_t *def, cb_operand *o,
-                           uint32_t *work, uint32_t need_types) {
+                           uint32_t *work, uint32_t need_types,
+                           bool ret_needed) {
   const cb_block *b0 = &p->blocks[f->first_block];
   const cb_block *bl = &p->blocks[f->first_block + f->n_blocks - 1];
   uint32_t lo = b0->first_op, hi = bl->first_op + bl->n_ops;
@@ -250,8 +253,8 @@ static void slice_function(const cb_program *p, const cb_function *f,
      * stale shadow catches the rare needed read of it (a union, a
      * memcpy'd struct), which then costs a run again without slicing. */
     bool root =
-        (!is_pure(p, op) && op->code != CB_OP_LOAD &&
-         op->code != CB_OP_STORE) ||
+        (!is_pure(p, op) && op->code != CB_OP_LOAD && op->code != CB_OP_STORE &&
+         (op->code != CB_OP_RET || ret_needed)) ||
         (op->code == CB_OP_STORE && op->ty < 32 && (need_types >> op->ty) & 1);
     if (root)
       fl[i] |= CB_SL_NEED;
@@ -294,36 +297,87 @@ static uint32_t max_slots(const cb_program *p) {
   return m;
 }
 
+/* May some function be called other than by a direct call: through a
+ * pointer, or back from qsort? Then every return value is needed. */
+static bool calls_through_pointers(const cb_program *p) {
+  for (uint32_t i = 0; i < p->n_ops; i++) {
+    const cb_op *op = &p->ops[i];
+    if (op->code != CB_OP_CALL)
+      continue;
+    const int64_t *g = &p->extra[op->aux];
+    if (g[0] == CB_CALL_INDIRECT ||
+        (g[0] == CB_CALL_LIBC && g[1] == CB_LIBC_QSORT))
+      return true;
+  }
+  return false;
+}
+
+/* The callee of a direct call op, or CB_NONE. */
+static uint32_t direct_callee(const cb_program *p, const cb_op *op) {
+  if (op->code != CB_OP_CALL)
+    return CB_NONE;
+  const int64_t *g = &p->extra[op->aux];
+  if (g[0] != CB_CALL_DIRECT || g[1] < 0 || (uint64_t)g[1] >= p->n_functions)
+    return CB_NONE;
+  return (uint32_t)g[1];
+}
+
 uint8_t *cb_slice_need(const cb_program *p) {
   uint8_t *fl = calloc(p->n_ops + 1, 1);
   int32_t *def = malloc(max_slots(p) * sizeof *def);
   cb_operand *o = malloc(MAXR * sizeof *o);
   uint32_t *work = malloc((p->n_ops + 1) * sizeof *work);
-  if (!fl || !def || !o || !work) {
+  bool *ret_needed = malloc((p->n_functions + 1) * sizeof *ret_needed);
+  if (!fl || !def || !o || !work || !ret_needed) {
     free(fl);
     free(def);
     free(o);
     free(work);
+    free(ret_needed);
     return NULL;
   }
-  /* to a fixed point over the types needed loads read */
+  /* A function's return value is needed where a caller needs a call's
+   * result. main's goes to the exit status only, which a run that
+   * skipped it takes from the native run (CB_SL_EXIT), as printf's
+   * numbers. */
+  bool all = calls_through_pointers(p);
+  for (uint32_t f = 0; f < p->n_functions; f++)
+    ret_needed[f] = all;
+  /* to a fixed point over the types needed loads read and the return
+   * values callers need (both only grow) */
   for (uint32_t need_types = 0;;) {
     memset(fl, 0, p->n_ops + 1);
     for (uint32_t f = 0; f < p->n_functions; f++)
       if (p->functions[f].n_blocks)
-        slice_function(p, &p->functions[f], fl, def, o, work, need_types);
+        slice_function(p, &p->functions[f], fl, def, o, work, need_types,
+                       ret_needed[f]);
     uint32_t nt = need_types;
-    for (uint32_t i = 0; i < p->n_ops; i++)
-      if (p->ops[i].code == CB_OP_LOAD && (fl[i] & CB_SL_NEED) &&
-          p->ops[i].ty < 32)
-        nt |= 1u << p->ops[i].ty;
-    if (nt == need_types)
+    bool more = false;
+    for (uint32_t i = 0; i < p->n_ops; i++) {
+      const cb_op *op = &p->ops[i];
+      if (op->code == CB_OP_LOAD && (fl[i] & CB_SL_NEED) && op->ty < 32)
+        nt |= 1u << op->ty;
+      uint32_t c = direct_callee(p, op);
+      if (c != CB_NONE && (fl[i] & CB_SL_USED) && !ret_needed[c])
+        more = ret_needed[c] = true;
+    }
+    if (nt == need_types && !more)
       break;
     need_types = nt;
+  }
+  /* what a call returns whose callee's return value nothing needs may be
+   * garbage (the callee's return skipped) */
+  for (uint32_t i = 0; i < p->n_ops; i++) {
+    const cb_op *op = &p->ops[i];
+    uint32_t c = direct_callee(p, op);
+    if (c != CB_NONE && !ret_needed[c] && op->dst != CB_NONE)
+      fl[i] |= CB_SL_MAYBE;
+    fl[i] &= (uint8_t)~CB_SL_USED;
   }
   free(def);
   free(o);
   free(work);
+  free(ret_needed);
   return fl;
 }
 
@@ -376,16 +430,17 @@ void cb_slice_maybe(const cb_program *p, uint8_t *fl) {
       }
     }
     /* printf calls that may print a garbage number, sqrt calls whose
-     * argument's sign may be */
+     * argument's sign may be, main's returns of a garbage exit status */
     for (uint32_t i = lo; i < hi; i++) {
       const cb_op *op = &p->ops[i];
       unsigned na, n = op_reads(p, op, o, MAXR, &na);
       bool sqrt_call = is_sqrt(p, op);
+      bool exit_ret = op->code == CB_OP_RET && fi == p->main_function;
       for (unsigned k = 0; k < n; k++)
-        if ((sqrt_call || print_only(p, op, k)) && o[k] != CB_NONE &&
-            !(o[k] & CB_OPND_CONST) && def[o[k]] >= 0 &&
+        if ((sqrt_call || exit_ret || print_only(p, op, k)) &&
+            o[k] != CB_NONE && !(o[k] & CB_OPND_CONST) && def[o[k]] >= 0 &&
             (fl[(uint32_t)def[o[k]]] & CB_SL_MAYBE))
-          fl[i] |= sqrt_call ? CB_SL_SIGN : CB_SL_PRINT;
+          fl[i] |= sqrt_call ? CB_SL_SIGN : exit_ret ? CB_SL_EXIT : CB_SL_PRINT;
     }
   }
   free(def);

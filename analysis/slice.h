@@ -2,9 +2,12 @@
  * "Input-aware paths and dynamic splicing"). Once per run it finds, for
  * every op of the Program, whether its value is *needed*: whether it
  * feeds, through any chain of ops, an address, a branch or switch, a call
- * (every argument of a user or library call), a return value, an
- * alloca's size or a division (a zero
- * divisor stops the input). The numbers printf prints are the exception:
+ * (every argument of a user or library call), a return value that some
+ * caller needs (to a fixed point over the calls; all of them where a
+ * function may be called through a pointer), an alloca's size or a
+ * division (a zero divisor stops the input). main's return value is the
+ * exit status only: where it may be garbage, the native run gives it
+ * (CB_SL_EXIT). The numbers printf prints are the exception:
  * only their text depends on them, and where one may be garbage the
  * text comes from the program's own output, run natively (native_run.h,
  * libc_stdio.c). So is sqrt's argument: clang computes sqrt inline and
@@ -13,13 +16,14 @@
  * the argument may be garbage, the native run's ld.so log says whether
  * that ever happened (native_run.h, engine_frames.c), and a run that
  * finds it did stops to run again unsliced. A loop template whose value
- * ops are
- * all unneeded runs without computing them (template_run.c).
+ * ops are all unneeded runs without computing them (template_run.c).
  *
  * What is skipped is then missing from memory: the dynamic half is the
  * stale shadow of mem.h. Values that *may be garbage* are the results of
- * unneeded ops in sliced templates and of unneeded loads (which read
- * without a check), and what unneeded ops compute from them; a store of
+ * unneeded ops in sliced templates, of unneeded loads (the interpreter
+ * reads them without a check, the native kernels not at all), of calls
+ * whose callee's return value nothing needs, and what unneeded ops
+ * compute from them; a store of
  * such a value marks its bytes stale, a store of any other value makes
  * them exact, and every needed load (and every read of the C library
  * model) checks them. Reading a stale byte where it matters stops the run
@@ -38,7 +42,11 @@ enum {
   CB_SL_MAYBE = 2, /* its value may be garbage (a store: the stored one) */
   CB_SL_TPL = 4,   /* set by the caller: in the block of a sliced template */
   CB_SL_PRINT = 8, /* a printf call that may print a garbage number */
-  CB_SL_SIGN = 16  /* a sqrt call whose argument may be garbage */
+  CB_SL_SIGN = 16, /* a sqrt call whose argument may be garbage */
+  CB_SL_EXIT = 32, /* a return of main whose value (the exit status) may be
+                      garbage */
+  CB_SL_USED = 64  /* cb_slice_need's own, cleared on return: the op's value
+                      is read by a needed op (a call's result) */
 };
 
 /* The CB_SL_NEED flags of every op (p->n_ops bytes, malloc'ed; NULL when

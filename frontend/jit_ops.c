@@ -282,6 +282,7 @@ static LLVMValueRef stale_helper(jit_gen *g, LLVMTypeRef *fty) {
   LLVMBasicBlockRef found = LLVMAppendBasicBlockInContext(g->C, fn, "");
   LLVMBasicBlockRef store = LLVMAppendBasicBlockInContext(g->C, fn, "");
   LLVMBasicBlockRef load = LLVMAppendBasicBlockInContext(g->C, fn, "");
+  LLVMBasicBlockRef check = LLVMAppendBasicBlockInContext(g->C, fn, "");
   LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(g->C, fn, "");
   LLVMPositionBuilderAtEnd(B, none);
   LLVMBuildRet(B, LLVMConstNull(g->p8));
@@ -311,11 +312,13 @@ static LLVMValueRef stale_helper(jit_gen *g, LLVMTypeRef *fty) {
   shadow(g, bits, off, size, flag_set(g, flags, CB_KERNEL_OP_MAYBE));
   LLVMBuildRet(B, pp);
 
+  /* only a needed load looks at the shadow: an unneeded one reads
+   * nothing (load_op), and the shadow's byte would be a cache miss of its
+   * own where the loads are random */
   LLVMPositionBuilderAtEnd(B, load);
-  LLVMBuildCondBr(B,
-                  LLVMBuildAnd(B, flag_set(g, flags, CB_KERNEL_OP_NEED),
-                               shadow(g, bits, off, size, NULL), ""),
-                  none, ok);
+  LLVMBuildCondBr(B, flag_set(g, flags, CB_KERNEL_OP_NEED), check, ok);
+  LLVMPositionBuilderAtEnd(B, check);
+  LLVMBuildCondBr(B, shadow(g, bits, off, size, NULL), none, ok);
   LLVMPositionBuilderAtEnd(B, ok);
   LLVMBuildRet(B, pp);
 
@@ -451,18 +454,36 @@ static LLVMTypeRef mem_type(jit_gen *g, unsigned ty) {
   }
 }
 
+/* A load whose value nothing needs (slicing: the op's flags lack
+ * CB_KERNEL_OP_NEED) reads nothing, its value garbage (0), which slicing
+ * counts on (slice.h: unneeded loads may be garbage): the read was all
+ * the time of load_loop's random gathers, a host cache miss each. The
+ * translation stays, for the faults and the stale pages it finds. */
 static void load_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
+  LLVMBuilderRef B = g->B;
   unsigned size = cb_ty_bytes((cb_ty)op->ty);
   LLVMValueRef addr = val(g, op->a);
   LLVMValueRef pp = translate(g, addr, size, ip, gb, NULL, false);
   LLVMTypeRef mt = mem_type(g, op->ty);
-  LLVMValueRef ptr = LLVMBuildBitCast(g->B, pp, LLVMPointerType(mt, 0), "");
+  LLVMBasicBlockRef rd = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  LLVMBasicBlockRef from = LLVMGetInsertBlock(B);
+  LLVMBuildCondBr(B, flag_set(g, op_flags(g, ip), CB_KERNEL_OP_NEED), rd, join);
+  LLVMPositionBuilderAtEnd(B, rd);
+  LLVMValueRef ptr = LLVMBuildBitCast(B, pp, LLVMPointerType(mt, 0), "");
   LLVMValueRef v = jit_load(g, mt, ptr, TB_MEM);
   if (mt != g->i64)
-    v = LLVMBuildZExt(g->B, v, g->i64, "");
+    v = LLVMBuildZExt(B, v, g->i64, "");
   if (op->ty == CB_TY_I1)
-    v = LLVMBuildAnd(g->B, v, c64(g, 1), "");
-  set(g, op->dst, v);
+    v = LLVMBuildAnd(B, v, c64(g, 1), "");
+  LLVMBasicBlockRef rd_end = LLVMGetInsertBlock(B);
+  LLVMBuildBr(B, join);
+  LLVMPositionBuilderAtEnd(B, join);
+  LLVMValueRef phi = LLVMBuildPhi(B, g->i64, "");
+  LLVMValueRef in[2] = {v, c64(g, 0)};
+  LLVMBasicBlockRef bb[2] = {rd_end, from};
+  LLVMAddIncoming(phi, in, bb, 2);
+  set(g, op->dst, phi);
   emit(g, addr, size, op->aux, false);
 }
 

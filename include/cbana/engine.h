@@ -130,6 +130,11 @@ typedef struct cb_engine_options {
      * native run with ld.so's log on */
     const char *(*fn)(void *ctx, bool trace, size_t *len);
     void *ctx;
+    /* The same run's exit status, false when there is none (as fn's
+     * NULL): the exit status of a run whose main returned a value it
+     * skipped (slice.h, CB_SL_EXIT). NULL: none (such a run then stops
+     * with CB_RUN_STALE). */
+    bool (*exit_status)(void *ctx, bool trace, int *status);
     /* The native run's ld.so binding log (LD_DEBUG=bindings), NULL when
      * there is none: whether the program ever bound sqrt, i.e. called it
      * with a negative argument, when the run skipped that argument. */

@@ -22,6 +22,7 @@ run() { # run NAME COMMAND ARGS... (exit status appended to NAME.err)
     >"$tmp/$name.err" 2>&1
   echo "exit $?" >>"$tmp/$name.err"
 }
+exit_code() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["exit_code"])' "$1"; }
 output() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["output"], end="")' "$1"; }
 
 clang-14 -O2 -o "$tmp/native" "$src" 2>"$tmp/cc.err" ||
@@ -30,7 +31,7 @@ clang-14 -O2 -o "$tmp/native" "$src" 2>"$tmp/cc.err" ||
 # --jobs 2 for one input: the simulation on a thread of its own, fed
 # through the pipe, into which the kernels write their records with
 # non-temporal stores; --jobs 1: in line, the records plain
-for mode in gather hash chase stale cross; do
+for mode in gather hash chase stale cross status; do
   run "$mode" analyze "$src" --args "$mode" --stats --wait-kernels --jobs 2
   run "$mode.inline" analyze "$src" --args "$mode" --wait-kernels --jobs 1
   run "$mode.ref" analyze "$src" --args "$mode" --exact-engine
@@ -41,6 +42,12 @@ for mode in gather hash chase stale cross; do
   same "$tmp/$mode.inline.json" "$tmp/$mode.ref.json" "$mode: in line vs exact"
   run "$mode.noslice" analyze "$src" --args "$mode" --no-slice --wait-kernels
   "$tmp/native" "$mode" >"$tmp/$mode.native"
+  echo "$?" >"$tmp/$mode.status"
+  for run in "$mode" "$mode.noslice"; do
+    if [ "$(exit_code "$tmp/$run.json")" = "$(cat "$tmp/$mode.status")" ]; then ok; else
+      bad "$run: exit code $(exit_code "$tmp/$run.json") vs native $(cat "$tmp/$mode.status")"
+    fi
+  done
   if [ "$(output "$tmp/$mode.noslice.json")" = "$(cat "$tmp/$mode.native")" ]; then ok; else
     bad "$mode: output '$(output "$tmp/$mode.noslice.json")' vs native '$(cat "$tmp/$mode.native")'"
   fi

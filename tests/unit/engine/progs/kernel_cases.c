@@ -17,6 +17,9 @@
  * divzero  a divisor loaded from the data that is zero at the end: the
  *          engine's error, at the same operation
  * cross    8-byte loads at unaligned addresses, some across pages
+ * status   random gathers whose sum only main's return value (the exit
+ *          status) and printf need: sliced, the kernel reads none of
+ *          them, and both come from the native run
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +174,20 @@ static int cross(long n) {
   return 0;
 }
 
+static int status(long n) {
+  double *x = malloc(n * sizeof *x), s = 0.0;
+  unsigned long long r = 5;
+  for (long i = 0; i < n; i++)
+    x[i] = (double)(i % 89) * 0.25;
+  for (long k = 0; k < 8 * n; k++) {
+    r = lcg(r);
+    s += x[(r >> 33) % (unsigned long long)n];
+  }
+  printf("status %.3f\n", s);
+  free(x);
+  return 10 + (int)((long)s % 7);
+}
+
 int main(int argc, char **argv) {
   const char *m = argc > 1 ? argv[1] : "gather";
   long n = argc > 2 ? atol(argv[2]) : 5000;
@@ -186,6 +203,8 @@ int main(int argc, char **argv) {
     return divzero(n);
   if (!strcmp(m, "cross"))
     return cross(n);
+  if (!strcmp(m, "status"))
+    return status(n);
   fprintf(stderr, "unknown mode %s\n", m);
   return 2;
 }
