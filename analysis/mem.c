@@ -2,6 +2,16 @@
 #include "mem.h"
 
 #include <stdlib.h>
+#include <sys/mman.h>
+
+/* Pages come from chunks of 32 MiB, 2 MiB aligned and advised to be
+ * transparent huge pages: a page calloc'ed on its own (4 KiB and malloc's
+ * header) spans two host pages, and the kernels' and the interpreter's
+ * accesses to the modelled memory, random in the irregular programs,
+ * each missed the host's TLB. A chunk is reserved, not committed: its
+ * pages cost memory once touched, as the modelled program touches them. */
+#define CB_MEM_CHUNK (32u << 20)
+#define CB_MEM_HUGE (2u << 20)
 
 static uint64_t phash(uint64_t pno) {
   pno *= 0x9e3779b97f4a7c15ull;
@@ -16,10 +26,44 @@ void cb_mem_init(cb_mem *m) {
     m->stlb[i].pno = UINT64_MAX;
 }
 
+/* A zeroed page of the current chunk, or of a new one. */
+static uint8_t *page_alloc(cb_mem *m) {
+  if (m->nchunks == 0 || m->chunk_used == CB_MEM_CHUNK) {
+    if (m->nchunks == m->capchunks) {
+      size_t c = m->capchunks ? 2 * m->capchunks : 16;
+      uint8_t **nc = realloc(m->chunks, c * sizeof *nc);
+      if (!nc)
+        return NULL;
+      m->chunks = nc;
+      m->capchunks = c;
+    }
+    /* over-allocate by the alignment, then trim both ends */
+    size_t len = CB_MEM_CHUNK + CB_MEM_HUGE;
+    uint8_t *raw = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (raw == MAP_FAILED)
+      return NULL;
+    uintptr_t a =
+        ((uintptr_t)raw + CB_MEM_HUGE - 1) & ~(uintptr_t)(CB_MEM_HUGE - 1);
+    uint8_t *c = (uint8_t *)a;
+    if (c > raw)
+      munmap(raw, (size_t)(c - raw));
+    size_t tail = (size_t)(raw + len - (c + CB_MEM_CHUNK));
+    if (tail)
+      munmap(c + CB_MEM_CHUNK, tail);
+    madvise(c, CB_MEM_CHUNK, MADV_HUGEPAGE); /* advice: may be refused */
+    m->chunks[m->nchunks++] = c;
+    m->chunk_used = 0;
+  }
+  uint8_t *pg = m->chunks[m->nchunks - 1] + m->chunk_used;
+  m->chunk_used += CB_PG_SIZE;
+  return pg;
+}
+
 void cb_mem_destroy(cb_mem *m) {
-  for (size_t i = 0; i < m->cap; i++)
-    if (m->keys[i])
-      free(m->data[i]);
+  for (size_t i = 0; i < m->nchunks; i++)
+    munmap(m->chunks[i], CB_MEM_CHUNK);
+  free(m->chunks);
   free(m->keys);
   free(m->data);
   free(m->valid);
@@ -84,7 +128,7 @@ static size_t page_slot(cb_mem *m, uint64_t addr) {
       return SIZE_MAX;
     if (!m->keys[i]) {
       m->keys[i] = pno + 1;
-      m->data[i] = calloc(1, CB_PG_SIZE);
+      m->data[i] = page_alloc(m);
       if (!m->data[i])
         abort();
       m->n++;

@@ -59,6 +59,10 @@ typedef struct cb_mem {
   uint64_t stale_hit; /* the stale byte cb_mem_read() failed on, else 0 */
   cb_mem_region *regs;
   size_t nregs, capregs;
+  /* the pages' bytes, taken in order from chunks of CB_MEM_CHUNK bytes
+   * (page_alloc, mem.c) */
+  uint8_t **chunks;
+  size_t nchunks, capchunks, chunk_used;
 } cb_mem;
 
 void cb_mem_init(cb_mem *m);
