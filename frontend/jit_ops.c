@@ -375,22 +375,48 @@ static LLVMValueRef translate(jit_gen *g, LLVMValueRef addr, unsigned size,
   LLVMPositionBuilderAtEnd(B, stale);
   if (size > 1)
     guard(g, cross, ip, gb);
-  if (!is_store)
+  LLVMValueRef in[3];
+  LLVMBasicBlockRef from[3];
+  unsigned nin = 0;
+  if (!is_store) {
+    /* an unneeded load on a page of the stale cache: load_op reads
+     * nothing, so nothing more to do (pr's gathers from its sliced
+     * contrib[], load_loop's from a sliced fill: a helper call each) */
     flags = op_flags(g, ip);
+    LLVMValueRef si = LLVMBuildMul(
+        B, LLVMBuildAnd(B, pno, c64(g, CB_KERNEL_STLB_N - 1), ""), c64(g, 3),
+        "");
+    LLVMValueRef in_stlb = LLVMBuildICmp(
+        B, LLVMIntEQ,
+        jit_load(g, g->i64, LLVMBuildGEP2(B, g->i64, g->stlb, &si, 1, ""),
+                 TB_TLB),
+        pno, "");
+    LLVMBasicBlockRef call = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+    in[nin] = LLVMConstNull(g->p8);
+    from[nin++] = LLVMGetInsertBlock(B);
+    LLVMBuildCondBr(
+        B,
+        LLVMBuildAnd(B, in_stlb,
+                     LLVMBuildNot(B, flag_set(g, flags, CB_KERNEL_OP_NEED), ""),
+                     ""),
+        join, call);
+    LLVMPositionBuilderAtEnd(B, call);
+  }
   LLVMTypeRef fty;
   LLVMValueRef fn = stale_helper(g, &fty);
   LLVMValueRef args[5] = {g->stlb, addr, c64(g, size), flags,
                           LLVMConstInt(g->i1, is_store, 0)};
   LLVMValueRef ps = LLVMBuildCall2(B, fty, fn, args, 5, "");
   guard(g, LLVMBuildIsNull(B, ps, ""), ip, gb);
-  LLVMBasicBlockRef stale_end = LLVMGetInsertBlock(B);
+  in[nin] = ps;
+  from[nin++] = LLVMGetInsertBlock(B);
   LLVMBuildBr(B, join);
 
   LLVMPositionBuilderAtEnd(B, join);
   LLVMValueRef pp = LLVMBuildPhi(B, g->p8, "");
-  LLVMValueRef in[2] = {pc, ps};
-  LLVMBasicBlockRef from[2] = {clean_end, stale_end};
-  LLVMAddIncoming(pp, in, from, 2);
+  in[nin] = pc;
+  from[nin++] = clean_end;
+  LLVMAddIncoming(pp, in, from, nin);
   return pp;
 }
 
