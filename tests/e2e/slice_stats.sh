@@ -56,6 +56,19 @@ has 'exit 0' "$tmp/pun.err" "pun: exit"
 has '1 inputs needed a skipped value, run again unsliced \(first: .*slice_cases.c:[0-9]+: a needed read' \
   "$tmp/pun.err" "pun: the stale read is found and the run redone"
 
+# main's return value: the exit status only; the function that computes
+# it runs its loop sliced (the return value needed by no caller), and the
+# status is the native run's
+run status status
+has 'exit 0' "$tmp/status.err" "status: exit"
+has 'loop templates: 3 loops, .* 3 loops sliced' "$tmp/status.err" \
+  "status: the returned sum's loop runs sliced"
+hasnt 'run again unsliced' "$tmp/status.err" "status: no redo"
+"$tmp/native" status >/dev/null
+want=$?
+got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["exit_code"])' "$tmp/status.json")
+if [ "$got" = "$want" ]; then ok; else bad "status: exit code $got vs native $want"; fi
+
 run branch branch
 has 'exit 0' "$tmp/branch.err" "branch: exit"
 hasnt 'run again unsliced' "$tmp/branch.err" "branch: compared floats are computed"

@@ -23,6 +23,9 @@
  *            the same block again, filled with integers that are needed
  *            (they pick the elements read): the stores make the bytes
  *            exact, so the reads need no redo
+ *   status   a sum that only main's return value (the exit status) needs,
+ *            returned by a function of its own: its loop runs sliced, and
+ *            the exit status is the native run's
  *   branch   floats compared: needed, so stores of floats are not sliced
  *            (no redo). Floats, not doubles: which loads are needed is a
  *            question about the whole program, and a double compared
@@ -50,6 +53,11 @@ static double total(const double *x, int n) {
   for (int i = 0; i < n; i++)
     s += x[i];
   return s;
+}
+
+/* total, kept out of line: its return value travels through a call */
+__attribute__((noinline)) static double total_call(const double *x, int n) {
+  return total(x, n);
 }
 
 int main(int argc, char **argv) {
@@ -118,6 +126,8 @@ int main(int argc, char **argv) {
       s += a[w[i]];
     printf("%.6f\n", s);
     free(w);
+  } else if (!strcmp(mode, "status")) {
+    return 3 + (int)total_call(b, n) % 5;
   } else if (!strcmp(mode, "branch")) {
     int count = 0;
     for (int i = 0; i < n; i++)
