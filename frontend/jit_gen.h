@@ -1,5 +1,6 @@
 /* jit_gen.h: the state of one kernel's code generation, shared by jit.c
- * (which functions get a kernel, the ORC JIT) and jit_ops.c (the ops).
+ * (which functions get a kernel, the ORC JIT), jit_ops.c (the ops) and
+ * jit_mem.c (the loads and stores).
  * Never installed. */
 #ifndef CBANA_FE_JIT_GEN_H
 #define CBANA_FE_JIT_GEN_H
@@ -82,7 +83,7 @@ typedef struct jit_gen {
   LLVMBasicBlockRef *exits;         /* per op of the function, lazily */
   uint32_t first_op;                /* of the function */
   LLVMValueRef fma;                 /* llvm.fma.f64 */
-  LLVMValueRef stale_fn;            /* jit_ops.c's helper, once made */
+  LLVMValueRef stale_fn;            /* jit_mem.c's helper, once made */
 } jit_gen;
 
 /* jit_ops.c: the code of local block lb, at g->body[lb] (already made),
@@ -117,5 +118,45 @@ void jit_set_lv(jit_gen *g, int which, LLVMValueRef v);
 /* The block that leaves the kernel before op ip (global), ip's block
  * `block` (global). */
 LLVMBasicBlockRef jit_exit_before(jit_gen *g, uint32_t ip, uint32_t block);
+
+/* jit_mem.c: a load's or store's code (op ip of global block gb). */
+void jit_load_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb);
+void jit_store_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb);
+
+/* Small builders jit_ops.c and jit_mem.c share: a 64-bit constant, an
+ * operand's slot word (or constant), a slot's new value, an exit, a
+ * counter kept in a local. */
+static inline LLVMValueRef jit_c64(jit_gen *g, uint64_t v) {
+  return LLVMConstInt(g->i64, v, 0);
+}
+
+static inline LLVMValueRef jit_slot_ptr(jit_gen *g, uint32_t slot) {
+  LLVMValueRef idx = jit_c64(g, slot);
+  return LLVMBuildGEP2(g->B, g->i64, g->slots, &idx, 1, "");
+}
+
+static inline LLVMValueRef jit_val(jit_gen *g, cb_operand o) {
+  if (o & CB_OPND_CONST)
+    return jit_c64(g, g->p->consts[o & ~CB_OPND_CONST].u);
+  return jit_load(g, g->i64, jit_slot_ptr(g, o), TB_SLOT);
+}
+
+static inline void jit_set(jit_gen *g, uint32_t dst, LLVMValueRef v) {
+  jit_store(g, v, jit_slot_ptr(g, dst), TB_SLOT);
+}
+
+/* Leaves before op ip when cond holds; code goes on after it. */
+static inline void jit_guard(jit_gen *g, LLVMValueRef cond, uint32_t ip,
+                             uint32_t gb) {
+  LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  LLVMBuildCondBr(g->B, cond, jit_exit_before(g, ip, gb), ok);
+  LLVMPositionBuilderAtEnd(g->B, ok);
+}
+
+static inline LLVMValueRef jit_add_lv(jit_gen *g, int which, uint64_t n) {
+  LLVMValueRef v = LLVMBuildAdd(g->B, jit_lv(g, which), jit_c64(g, n), "");
+  jit_set_lv(g, which, v);
+  return v;
+}
 
 #endif
