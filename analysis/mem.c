@@ -26,33 +26,52 @@ void cb_mem_init(cb_mem *m) {
     m->stlb[i].pno = UINT64_MAX;
 }
 
-/* A zeroed page of the current chunk, or of a new one. */
+/* A new chunk of CB_MEM_CHUNK bytes, 2 MiB aligned (over-allocated by
+ * the alignment, both ends trimmed); NULL when the address space is
+ * short (a ulimit -v). */
+static uint8_t *chunk_map(void) {
+  size_t len = CB_MEM_CHUNK + CB_MEM_HUGE;
+  uint8_t *raw = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (raw == MAP_FAILED)
+    return NULL;
+  uintptr_t a =
+      ((uintptr_t)raw + CB_MEM_HUGE - 1) & ~(uintptr_t)(CB_MEM_HUGE - 1);
+  uint8_t *c = (uint8_t *)a;
+  if (c > raw)
+    munmap(raw, (size_t)(c - raw));
+  size_t tail = (size_t)(raw + len - (c + CB_MEM_CHUNK));
+  if (tail)
+    munmap(c + CB_MEM_CHUNK, tail);
+  madvise(c, CB_MEM_CHUNK, MADV_HUGEPAGE); /* advice: may be refused */
+  return c;
+}
+
+/* A zeroed page of the current chunk, or of a new one; where no chunk
+ * can be mapped, a page of its own (a chunk of one page). */
 static uint8_t *page_alloc(cb_mem *m) {
-  if (m->nchunks == 0 || m->chunk_used == CB_MEM_CHUNK) {
+  if (m->nchunks == 0 || m->chunk_used == m->chunk_len[m->nchunks - 1]) {
     if (m->nchunks == m->capchunks) {
       size_t c = m->capchunks ? 2 * m->capchunks : 16;
       uint8_t **nc = realloc(m->chunks, c * sizeof *nc);
-      if (!nc)
+      if (nc)
+        m->chunks = nc;
+      size_t *nl = nc ? realloc(m->chunk_len, c * sizeof *nl) : NULL;
+      if (!nl)
         return NULL;
-      m->chunks = nc;
+      m->chunk_len = nl;
       m->capchunks = c;
     }
-    /* over-allocate by the alignment, then trim both ends */
-    size_t len = CB_MEM_CHUNK + CB_MEM_HUGE;
-    uint8_t *raw = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (raw == MAP_FAILED)
+    uint8_t *c = chunk_map();
+    size_t len = CB_MEM_CHUNK;
+    if (!c) {
+      c = calloc(1, CB_PG_SIZE);
+      len = CB_PG_SIZE;
+    }
+    if (!c)
       return NULL;
-    uintptr_t a =
-        ((uintptr_t)raw + CB_MEM_HUGE - 1) & ~(uintptr_t)(CB_MEM_HUGE - 1);
-    uint8_t *c = (uint8_t *)a;
-    if (c > raw)
-      munmap(raw, (size_t)(c - raw));
-    size_t tail = (size_t)(raw + len - (c + CB_MEM_CHUNK));
-    if (tail)
-      munmap(c + CB_MEM_CHUNK, tail);
-    madvise(c, CB_MEM_CHUNK, MADV_HUGEPAGE); /* advice: may be refused */
-    m->chunks[m->nchunks++] = c;
+    m->chunks[m->nchunks] = c;
+    m->chunk_len[m->nchunks++] = len;
     m->chunk_used = 0;
   }
   uint8_t *pg = m->chunks[m->nchunks - 1] + m->chunk_used;
@@ -61,9 +80,14 @@ static uint8_t *page_alloc(cb_mem *m) {
 }
 
 void cb_mem_destroy(cb_mem *m) {
-  for (size_t i = 0; i < m->nchunks; i++)
-    munmap(m->chunks[i], CB_MEM_CHUNK);
+  for (size_t i = 0; i < m->nchunks; i++) {
+    if (m->chunk_len[i] == CB_MEM_CHUNK)
+      munmap(m->chunks[i], CB_MEM_CHUNK);
+    else
+      free(m->chunks[i]);
+  }
   free(m->chunks);
+  free(m->chunk_len);
   free(m->keys);
   free(m->data);
   free(m->valid);

@@ -62,6 +62,7 @@ typedef struct cb_mem {
   /* the pages' bytes, taken in order from chunks of CB_MEM_CHUNK bytes
    * (page_alloc, mem.c) */
   uint8_t **chunks;
+  size_t *chunk_len; /* CB_MEM_CHUNK, or a page where none could be mapped */
   size_t nchunks, capchunks, chunk_used;
 } cb_mem;
 
