@@ -372,7 +372,7 @@ void eng_precompute(cb_eng *e) {
       e->sl_print |= (e->sl[i] & CB_SL_PRINT) != 0;
       e->sl_exit |= (e->sl[i] & CB_SL_EXIT) != 0;
       /* the kernels do not read what unneeded loads would
-       * (frontend/jit_ops.c, load_op) */
+       * (frontend/jit_mem.c, jit_load_op) */
       garbage |= e->fk && p->kernels && p->ops[i].code == CB_OP_LOAD &&
                  !(e->sl[i] & CB_SL_NEED);
     }

@@ -87,7 +87,8 @@ typedef struct cb_eng {
                         * as sl_print */
   bool ret_exit_maybe; /* the return that ended the run was such a one */
   bool kernel_ran;     /* some kernel ran: the values of unneeded loads
-                        * may be garbage (jit_ops.c, load_op) */
+                        * may be garbage (frontend/jit_mem.c,
+                        * jit_load_op) */
   int64_t *fo_off;     /* per frame object: offset from the CFA */
   uint64_t *frame_size; /* per function: CFA - rsp in the body */
   uint32_t *fn_by_addr; /* function indexes sorted by addr */
