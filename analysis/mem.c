@@ -50,16 +50,13 @@ static uint8_t *chunk_map(void) {
 /* A zeroed page of the current chunk, or of a new one; where no chunk
  * can be mapped, a page of its own (a chunk of one page). */
 static uint8_t *page_alloc(cb_mem *m) {
-  if (m->nchunks == 0 || m->chunk_used == m->chunk_len[m->nchunks - 1]) {
+  if (m->nchunks == 0 || m->chunk_used == m->chunks[m->nchunks - 1].len) {
     if (m->nchunks == m->capchunks) {
       size_t c = m->capchunks ? 2 * m->capchunks : 16;
-      uint8_t **nc = realloc(m->chunks, c * sizeof *nc);
-      if (nc)
-        m->chunks = nc;
-      size_t *nl = nc ? realloc(m->chunk_len, c * sizeof *nl) : NULL;
-      if (!nl)
+      void *nc = realloc(m->chunks, c * sizeof *m->chunks);
+      if (!nc)
         return NULL;
-      m->chunk_len = nl;
+      m->chunks = nc;
       m->capchunks = c;
     }
     uint8_t *c = chunk_map();
@@ -70,24 +67,23 @@ static uint8_t *page_alloc(cb_mem *m) {
     }
     if (!c)
       return NULL;
-    m->chunks[m->nchunks] = c;
-    m->chunk_len[m->nchunks++] = len;
+    m->chunks[m->nchunks].data = c;
+    m->chunks[m->nchunks++].len = len;
     m->chunk_used = 0;
   }
-  uint8_t *pg = m->chunks[m->nchunks - 1] + m->chunk_used;
+  uint8_t *pg = m->chunks[m->nchunks - 1].data + m->chunk_used;
   m->chunk_used += CB_PG_SIZE;
   return pg;
 }
 
 void cb_mem_destroy(cb_mem *m) {
   for (size_t i = 0; i < m->nchunks; i++) {
-    if (m->chunk_len[i] == CB_MEM_CHUNK)
-      munmap(m->chunks[i], CB_MEM_CHUNK);
+    if (m->chunks[i].len == CB_MEM_CHUNK)
+      munmap(m->chunks[i].data, CB_MEM_CHUNK);
     else
-      free(m->chunks[i]);
+      free(m->chunks[i].data);
   }
   free(m->chunks);
-  free(m->chunk_len);
   free(m->keys);
   free(m->data);
   free(m->valid);

@@ -59,10 +59,12 @@ typedef struct cb_mem {
   uint64_t stale_hit; /* the stale byte cb_mem_read() failed on, else 0 */
   cb_mem_region *regs;
   size_t nregs, capregs;
-  /* the pages' bytes, taken in order from chunks of CB_MEM_CHUNK bytes
-   * (page_alloc, mem.c) */
-  uint8_t **chunks;
-  size_t *chunk_len; /* CB_MEM_CHUNK, or a page where none could be mapped */
+  /* the pages' bytes, taken in order from chunks of CB_MEM_CHUNK bytes,
+   * or of one page where none could be mapped (page_alloc, mem.c) */
+  struct {
+    uint8_t *data;
+    size_t len;
+  } * chunks;
   size_t nchunks, capchunks, chunk_used;
 } cb_mem;
 

@@ -62,6 +62,16 @@ static LLVMValueRef shadow(jit_gen *g, LLVMValueRef bits, LLVMValueRef off,
   return NULL;
 }
 
+/* Page pno's entry in the stale cache (cb_kernel_stale_page: pno, data,
+ * bits). */
+static LLVMValueRef stlb_entry(jit_gen *g, LLVMValueRef stlb,
+                               LLVMValueRef pno) {
+  LLVMValueRef i = LLVMBuildMul(
+      g->B, LLVMBuildAnd(g->B, pno, jit_c64(g, CB_KERNEL_STLB_N - 1), ""),
+      jit_c64(g, 3), "");
+  return LLVMBuildGEP2(g->B, g->i64, stlb, &i, 1, "");
+}
+
 /* The module's helper for accesses to pages with a shadow (stale bytes):
  *   i8 *stale(i64 *stlb, i64 addr, i64 size, i8 flags,
  *             i1 is_store)
@@ -107,10 +117,7 @@ static LLVMValueRef stale_helper(jit_gen *g, LLVMTypeRef *fty) {
       LLVMBuildAnd(B, addr, jit_c64(g, CB_KERNEL_PAGE_SIZE - 1), "");
   LLVMValueRef pno =
       LLVMBuildLShr(B, addr, jit_c64(g, CB_KERNEL_PAGE_BITS), "");
-  LLVMValueRef i1 = LLVMBuildMul(
-      B, LLVMBuildAnd(B, pno, jit_c64(g, CB_KERNEL_STLB_N - 1), ""),
-      jit_c64(g, 3), "");
-  LLVMValueRef s0 = LLVMBuildGEP2(B, g->i64, stlb, &i1, 1, "");
+  LLVMValueRef s0 = stlb_entry(g, stlb, pno);
   LLVMValueRef one = jit_c64(g, 1), two = jit_c64(g, 2);
   LLVMBuildCondBr(
       B, LLVMBuildICmp(B, LLVMIntEQ, jit_load(g, g->i64, s0, TB_TLB), pno, ""),
@@ -199,17 +206,12 @@ static LLVMValueRef translate(jit_gen *g, LLVMValueRef addr, unsigned size,
   LLVMBasicBlockRef from[3];
   unsigned nin = 0;
   if (!is_store) {
-    /* an unneeded load on a page of the stale cache: load_op reads
+    /* an unneeded load on a page of the stale cache: jit_load_op reads
      * nothing, so nothing more to do (pr's gathers from its sliced
      * contrib[], load_loop's from a sliced fill: a helper call each) */
     flags = op_flags(g, ip);
-    LLVMValueRef si = LLVMBuildMul(
-        B, LLVMBuildAnd(B, pno, jit_c64(g, CB_KERNEL_STLB_N - 1), ""),
-        jit_c64(g, 3), "");
     LLVMValueRef in_stlb = LLVMBuildICmp(
-        B, LLVMIntEQ,
-        jit_load(g, g->i64, LLVMBuildGEP2(B, g->i64, g->stlb, &si, 1, ""),
-                 TB_TLB),
+        B, LLVMIntEQ, jit_load(g, g->i64, stlb_entry(g, g->stlb, pno), TB_TLB),
         pno, "");
     LLVMBasicBlockRef call = LLVMAppendBasicBlockInContext(g->C, g->F, "");
     in[nin] = LLVMConstNull(g->p8);
