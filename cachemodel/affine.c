@@ -39,6 +39,20 @@
  * strides (warp_span). The tests check the result counter for counter
  * against the expansion and a brute-force model, for every policy.
  *
+ * Under LRU, iteration t need not have hit. If the first level fills on
+ * every miss and has at least as many ways as S has line references,
+ * every line of S is cached after S whatever hit or missed: at each point
+ * of S, the lines of S referenced so far in a set are that set's most
+ * recent ones, never more than its ways, so none of them is the victim
+ * of a miss. An iteration t+1 with the same S then hits everywhere, and
+ * f_S(f_S(x)) = f_S(x) as above: the iterations after t are skipped as
+ * if t had hit. gemm's vectorised row walk enters a new line of B (a
+ * miss) one iteration in two, and the all-hit iteration this saved was
+ * run before each warp. FIFO, MRU and PLRU may evict a line of S during
+ * S (a FIFO hit does not refresh its line), so they still need t to hit.
+ * With classification the shadow's D(S) below holds after any iteration
+ * that referenced S, hit or not.
+ *
  * With classification (CB_CLASSIFY) the first level also feeds its fully
  * associative LRU shadow (stackdist.c) every line reference, hits
  * included, and the skipped iterations must add their stack distances to
@@ -203,6 +217,12 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
   const uint32_t assoc = l1->assoc;
   cb_stackdist *const shadow = can_warp ? l1->shadow : NULL;
   const bool lru2 = lru2_applies(h);
+  /* Whether an iteration that missed may start a warp too (the comment
+   * at the top): an LRU first level that fills on every miss, with ways
+   * enough for all of an iteration's line references. */
+  const bool warp_after_miss = can_warp && l1->policy == CB_POLICY_LRU &&
+                               l1->write_allocate &&
+                               (aligned ? n : 2 * n) <= assoc;
 #pragma GCC unroll 8
   for (uint32_t j = 0; j < n; j++) {
     const cb_affine_access *a = &b->acc[j];
@@ -248,10 +268,11 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
       last_line = l1->last_line;
     }
     t++;
-    if (!can_warp || l1->misses != misses_before || t == n_iter ||
-        t < next_check)
+    if (!can_warp || t == n_iter || t < next_check ||
+        (l1->misses != misses_before && !warp_after_miss))
       continue;
-    /* Iteration t-1 hit everywhere. How many of the following reference
+    /* Iteration t-1 hit everywhere, or may be taken as if it had
+     * (warp_after_miss). How many of the following reference
      * its lines: the fewest steps any access's first or last byte (at
      * addr - stride) can take inside its line. An access whose end is
      * clamped at the top of the address space stops the warp. */
@@ -373,6 +394,10 @@ void cb_affine_run(cb_hierarchy *h, const cb_affine_block *b) {
   } while (0)
   if (aligned && h->pool && par_run_affine(h, b, can_warp, &r))
     goto count;
+  if (!can_warp && aligned && affine_run_lru2(h, b, &r.slow)) {
+    r.warped = r.warps = 0;
+    goto count;
+  }
   switch (b->n_acc) {
   case 1:
     RUN_N(1);

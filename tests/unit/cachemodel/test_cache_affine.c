@@ -329,6 +329,97 @@ static void row_walk_case(cb_policy p, bool wa, int k, uint64_t *skipped) {
   ref_free(&m);
 }
 
+/* Three row walks whose lines share one set of a 2-way first level: in
+ * LRU each evicts another every iteration (thrash), so an iteration that
+ * missed cannot start a warp however the lines repeat (affine.c,
+ * warp_after_miss needs the ways for all of an iteration's lines). Then
+ * two walks in the same set, which an iteration that missed may warp
+ * from: the counters equal the expansion's and the model's in both. */
+static void conflict_row_case(bool wa) {
+  cb_cache_config cfg = {2,
+                         {lvl("L1D", 1024, 2, 64, CB_POLICY_LRU, wa, 1),
+                          lvl("LL", 8192, 4, 64, CB_POLICY_LRU, true, 2)}};
+  char err[CB_ERR_MAX];
+  cb_hierarchy *ha = cb_hierarchy_create(&cfg, 5, 0, err, sizeof err);
+  cb_hierarchy *he = cb_hierarchy_create(&cfg, 5, 0, err, sizeof err);
+  CHECK(ha && he);
+  if (!ha || !he)
+    return;
+  ref_model m;
+  ref_init(&m, &cfg, 5);
+  /* 8 sets of 64 bytes: bases 512 bytes apart share every set */
+  for (uint32_t n = 3; n >= 2; n--) {
+    cb_affine_access acc[3];
+    for (uint32_t j = 0; j < n; j++)
+      acc[j] = (cb_affine_access){.base = 0x7f0000010000ull + 512 * j + 8 * n,
+                                  .stride = 8,
+                                  .site = j,
+                                  .size = 8,
+                                  .is_write = j == 1};
+    cb_affine_block b = {4000, n, acc};
+    cb_hierarchy_run_affine(ha, &b);
+    run_expansion(he, &m, false, &b);
+    check_same(ha, he, &m, false,
+               n == 3 ? "conflicting row walks, three"
+                      : "conflicting row walks, two");
+  }
+  cb_hierarchy_destroy(ha);
+  cb_hierarchy_destroy(he);
+  ref_free(&m);
+}
+
+/* Column walks (a stride of a line or more: no warp) through two LRU
+ * levels, the hierarchy records_lru2.c takes, with cachegrind's ways
+ * (8 and 16, the constant copies) and others (4 and 8), the first level
+ * write-allocating or not: one to four accesses of 8 bytes aligned,
+ * strides of one to a few lines, either way, sites counted and not.
+ * Every counter equals the expansion's and the model's. */
+static void column_case(uint32_t a1, uint32_t a2, bool wa, int k) {
+  static const int64_t strides[] = {64, 72, 200, 512, 1032, 4096};
+  cb_cache_config cfg = {
+      2,
+      {lvl("L1D", 64 * a1 * 8, a1, 64, CB_POLICY_LRU, wa, 1),
+       lvl("LL", 64 * a2 * 32, a2, 64, CB_POLICY_LRU, true, 2)}};
+  char err[CB_ERR_MAX], what[64];
+  cb_hierarchy *ha = cb_hierarchy_create(&cfg, 5, 0, err, sizeof err);
+  cb_hierarchy *he = cb_hierarchy_create(&cfg, 5, 0, err, sizeof err);
+  CHECK(ha && he);
+  if (!ha || !he)
+    return;
+  ref_model m;
+  ref_init(&m, &cfg, 5);
+  for (int rep = 0; rep < 10; rep++) {
+    random_records(ha, he, &m, false, 65536, rnd(100));
+    cb_affine_access acc[4];
+    uint32_t n = 1 + (uint32_t)rnd(4);
+    for (uint32_t j = 0; j < n; j++) {
+      int64_t s = strides[rnd(6)];
+      acc[j] =
+          (cb_affine_access){.base = (0x7f0000010000ull + rnd(65536)) & ~7ull,
+                             .stride = rnd(4) == 0 ? -s : s,
+                             .site = sites[rnd(sizeof sites / sizeof sites[0])],
+                             .size = 8,
+                             .is_write = rnd(3) == 0};
+    }
+    /* now and then a row walk beside the columns, as A[i][k] beside
+     * B[k][j] */
+    if (n < 4 && rnd(2))
+      acc[n++] = (cb_affine_access){.base = 0x7f0000030000ull + 8 * rnd(64),
+                                    .stride = 8,
+                                    .site = 2,
+                                    .size = 8};
+    cb_affine_block b = {1 + rnd(2000), n, acc};
+    cb_hierarchy_run_affine(ha, &b);
+    run_expansion(he, &m, false, &b);
+  }
+  snprintf(what, sizeof what, "columns, ways %u and %u, wa %d, case %d", a1, a2,
+           wa, k);
+  check_same(ha, he, &m, false, what);
+  cb_hierarchy_destroy(ha);
+  cb_hierarchy_destroy(he);
+  ref_free(&m);
+}
+
 int main(void) {
   /* size, assoc, line: direct-mapped, set-associative, fully associative,
    * wide sets (wideset.c). */
@@ -377,5 +468,11 @@ int main(void) {
       row_walk_case((cb_policy)p, k & 1, k, &skipped);
     CHECK(skipped > 0);
   }
+  for (int k = 0; k < 8; k++) {
+    column_case(8, 16, k & 1, k);
+    column_case(4, 8, k & 1, k);
+  }
+  conflict_row_case(true);
+  conflict_row_case(false);
   return check_done();
 }
