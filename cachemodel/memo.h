@@ -103,6 +103,7 @@ typedef struct memo_parts {
 #define MEMO_LONG_RING 4096
 typedef struct memo_long {
   uint64_t seq;    /* segments seen */
+  uint64_t floor;  /* the first segment since the last settle */
   memo_seg *ring;  /* segment s at s % MEMO_LONG_RING */
   uint64_t *table; /* by hash: the latest segment's number + 1, or 0 */
   /* The candidate period (0: none), the segments in a row equal to the

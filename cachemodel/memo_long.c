@@ -109,7 +109,7 @@ void memo_long_free(memo_long *L) {
 }
 
 void memo_long_reset(memo_long *L) {
-  L->seq = 0;
+  L->seq = L->floor = 0;
   L->period = L->len = L->owed = 0;
   memset(L->table, 0, MEMO_LONG_TABLE * sizeof *L->table);
   L->skipped = 0;
@@ -176,6 +176,11 @@ void memo_long_settle(cb_hierarchy *h) {
   if (L->owed)
     pay(h);
   L->period = 0;
+  /* What comes now reaches the model outside the segments (a lone
+   * access, records past the hold, a block too wide for the memo): a
+   * run of segments from before it is not the stream's any more, and no
+   * candidate may start from one. */
+  L->floor = L->seq;
 }
 
 /* The candidate period ends (the segment at hand does not repeat). */
@@ -204,7 +209,7 @@ bool memo_long_take(cb_hierarchy *h, const cb_affine_block *b) {
     /* a new candidate: the latest segment with this hash, if equal */
     uint64_t *slot = &L->table[hash % MEMO_LONG_TABLE];
     uint64_t j = *slot; /* its number + 1, or 0 */
-    if (j && L->seq - (j - 1) >= MEMO_LONG_MIN &&
+    if (j && j - 1 >= L->floor && L->seq - (j - 1) >= MEMO_LONG_MIN &&
         L->seq - (j - 1) < MEMO_LONG_RING) {
       if (same_as(m, ring_at(L, j - 1), b)) {
         memo_pay_pair(h); /* the repetition's counters its own */

@@ -47,7 +47,11 @@ static void make_inner(inner *in, uint32_t line, uint64_t region,
   uint64_t n_iter = in->n_iter = 16 + rnd(200);
   for (uint32_t j = 0; j < n_acc; j++) {
     int kind = (int)rnd(columns ? 2 : 3);
-    int64_t stride = kind == 0   ? (int64_t)line * (int64_t)(1 + rnd(40))
+    /* columns of whole lines, or of half a line more (2mm's rows of 7200
+     * bytes: memo_parts.c's one-pass loop, the parts' iterations not an
+     * arithmetic progression) */
+    int64_t stride = kind == 0 ? (int64_t)line * (int64_t)(1 + rnd(40)) +
+                                     (rnd(3) == 0 ? (int64_t)line / 2 : 0)
                      : kind == 1 ? 0
                                  : 8;
     if (rnd(5) == 0)
