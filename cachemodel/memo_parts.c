@@ -332,12 +332,97 @@ run_parts_in(cb_hierarchy *h, const part_hier *ph, uint32_t a1, uint32_t a2,
     h->levels[l].last_line = NO_LINE;
 }
 
+/* The block's iterations through two levels of plain sets, the
+ * references to the parts in `run` counted into out (every part when
+ * `all`, a constant in the copies): part_ref's steps with the geometry
+ * in locals and the accesses a constant n, as records_lru2.c's column
+ * loop. Through run_parts_in's general loop, where n is a variable, the
+ * addresses and the geometry went through the stack on every access: a
+ * segment run in parts cost 1.65 times one run whole (perf, 2mm LARGE). */
+static inline __attribute__((always_inline)) void
+block_lru2(const part_hier *ph, const cb_affine_block *b, const uint32_t n,
+           uint32_t a1, uint32_t a2, uint32_t pshift, uint64_t pmask,
+           uint64_t run, const bool all, const uint32_t *acc_slot,
+           uint64_t *out) {
+  uint64_t *const tags1 = ph->lv[0].tags, *const tags2 = ph->lv[1].tags;
+  const uint64_t mask1 = ph->lv[0].set_mask, mask2 = ph->lv[1].set_mask;
+  const uint32_t shift1 = ph->lv[0].shift, shift2 = ph->lv[1].shift;
+  uint64_t addr[MEMO_MAX_ACC], stride[MEMO_MAX_ACC], offset[MEMO_MAX_ACC];
+#pragma GCC unroll 8
+  for (uint32_t j = 0; j < n; j++) {
+    addr[j] = b->acc[j].base;
+    stride[j] = (uint64_t)b->acc[j].stride;
+    offset[j] = acc_slot[j] * 3; /* slots of 1 + 2 levels' counters */
+  }
+  for (uint64_t t = 0; t < b->n_iter; t++) {
+#pragma GCC unroll 8
+    for (uint32_t j = 0; j < n; j++) {
+      const uint64_t x = addr[j];
+      addr[j] = x + stride[j];
+      const uint64_t p = (x >> pshift) & pmask;
+      if (!all && !(run >> p & 1))
+        continue;
+      uint64_t *c = out + p * MEMO_PART_COUNTERS + offset[j];
+      c[0]++;
+      const uint64_t line1 = x >> shift1;
+      uint64_t *set = tags1 + (line1 & mask1) * a1;
+      if (set[0] == line1 || lru_touch(set, a1, line1, true))
+        continue;
+      c[1]++;
+      const uint64_t line2 = x >> shift2;
+      if (!lru_touch(tags2 + (line2 & mask2) * a2, a2, line2, true))
+        c[2]++;
+    }
+  }
+}
+
+/* block_lru2's copies: every part or some, cachegrind's ways (8 and 16)
+ * or any, the commonest numbers of accesses. */
+#define BLOCK_LRU2(N, A1, A2)                                                  \
+  (all ? block_lru2(ph, b, N, A1, A2, pshift, pmask, run, true, slot, o)       \
+       : block_lru2(ph, b, N, A1, A2, pshift, pmask, run, false, slot, o))
+static void block_parts_lru2(const part_hier *ph, const seg_slots *s,
+                             const cb_affine_block *b, uint32_t pshift,
+                             uint64_t pmask, uint64_t run, bool all,
+                             uint64_t (*out)[MEMO_PART_COUNTERS]) {
+  const uint32_t a1 = ph->lv[0].assoc, a2 = ph->lv[1].assoc;
+  const uint32_t *slot = s->acc_slot;
+  uint64_t *o = &out[0][0];
+  if (a1 != 8 || a2 != 16)
+    BLOCK_LRU2(b->n_acc, a1, a2);
+  else if (b->n_acc == 1)
+    BLOCK_LRU2(1, 8, 16);
+  else if (b->n_acc == 2)
+    BLOCK_LRU2(2, 8, 16);
+  else if (b->n_acc == 3)
+    BLOCK_LRU2(3, 8, 16);
+  else
+    BLOCK_LRU2(b->n_acc, 8, 16);
+}
+#undef BLOCK_LRU2
+
 /* run_parts_in with cachegrind's ways (8 and 16) constants, or any. */
 static void run_parts(cb_hierarchy *h, const seg_slots *s,
                       const cb_affine_block *b, uint64_t run,
                       uint64_t (*out)[MEMO_PART_COUNTERS]) {
   part_hier ph = {0};
   part_hier_of(&ph, h);
+  const memo_parts *P = &h->memo->parts;
+  const uint64_t part_mask = P->n_parts - 1;
+  const bool all = run == (part_mask == 63 ? UINT64_MAX : (part_mask << 1) | 1);
+  bool whole_units = true;
+  for (uint32_t j = 0; j < b->n_acc; j++)
+    whole_units &= ((uint64_t)b->acc[j].stride & ((1ull << P->shift) - 1)) == 0;
+  /* Two levels of plain sets, the block in one pass over its iterations
+   * (run_parts_in's run_one_part visits only the parts' own iterations
+   * where the strides are whole units): the records through the general
+   * path first, then the block. */
+  if (ph.n == 2 && !ph.wide && (all || !whole_units)) {
+    run_parts_in(h, &ph, ph.lv[0].assoc, ph.lv[1].assoc, s,
+                 &(cb_affine_block){0, 0, NULL}, run, out);
+    block_parts_lru2(&ph, s, b, P->shift, part_mask, run, all, out);
+    return;
+  }
   if (ph.n == 2 && ph.lv[0].assoc == 8 && ph.lv[1].assoc == 16)
     run_parts_in(h, &ph, 8, 16, s, b, run, out);
   else
