@@ -74,6 +74,7 @@
  * lower level, so the lower levels' shadows are untouched. An S of more
  * than SHADOW_MAX_REFS line references is not warped. */
 #include "hierarchy_internal.h"
+#include "lru2_regs.h"
 
 #include <string.h>
 
@@ -198,10 +199,17 @@ static bool shadow_warp(cb_stackdist *sd, uint32_t shift, const uint64_t *p,
 /* The iterations of a block of n accesses (a constant in the callers
  * below, so that the per-access arrays become registers). With a key
  * (parallel.c), only the accesses of partition `part`: the others are
- * another thread's, in sets this one never touches. */
+ * another thread's, in sets this one never touches. With `inl` (aligned
+ * blocks, no key, a hierarchy lru2_applies to, a1 and a2 its ways), the
+ * two levels' state is kept in locals for the whole block and each
+ * access past the fast paths is lru2_step inline: called out of line
+ * (access_lean_lru2), every such access read the geometry and wrote the
+ * counters back, and a column walk ran at 102 M accesses/s against 154
+ * (sim_bench). */
 static inline __attribute__((always_inline)) void
 run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
-               const bool can_warp, const bool aligned, const par_key *key,
+               const bool can_warp, const bool aligned, const bool inl,
+               const uint32_t a1, const uint32_t a2, const par_key *key,
                const uint32_t part, affine_run *out) {
   uint64_t addr[AFFINE_MAX_INLINE], stride[AFFINE_MAX_INLINE];
   uint16_t size[AFFINE_MAX_INLINE];
@@ -237,11 +245,20 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
     mag[j] = (uint32_t)(m & offset_mask);
     lg[j] = m && (m & (m - 1)) == 0 ? __builtin_ctzll(m) : -1;
   }
+  lvl_regs r1 = {0}, r2 = {0};
+  cb_site_stats *ss[AFFINE_MAX_INLINE];
+  if (inl) {
+    r1 = regs_of(l1);
+    r2 = regs_of(&h->levels[1]);
+#pragma GCC unroll 8
+    for (uint32_t j = 0; j < n; j++)
+      ss[j] = site[j] < h->n_sites ? &h->sites[(size_t)site[j] * 2] : NULL;
+  }
   uint64_t last_line = l1->last_line;
   uint64_t slow = 0, warped = 0, warps = 0, next_check = 0;
   const uint64_t n_iter = b->n_iter;
   for (uint64_t t = 0; t < n_iter;) {
-    const uint64_t misses_before = can_warp ? l1->misses : 0;
+    const uint64_t misses_before = !can_warp ? 0 : inl ? r1.misses : l1->misses;
 #pragma GCC unroll 8
     for (uint32_t j = 0; j < n; j++) {
       uint64_t a = addr[j];
@@ -260,6 +277,11 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
         last_line = a >> shift;
         continue;
       }
+      if (inl) {
+        lru2_step(&r1, &r2, a1, a2, a, is_write[j], ss[j]);
+        last_line = r1.last_line;
+        continue;
+      }
       if (aligned || (lean_mask && (a & lean_mask) + size[j] <= lean_mask + 1))
         (lru2 ? access_lean_lru2 : access_lean_call)(h, a, is_write[j],
                                                      site[j]);
@@ -269,7 +291,7 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
     }
     t++;
     if (!can_warp || t == n_iter || t < next_check ||
-        (l1->misses != misses_before && !warp_after_miss))
+        ((inl ? r1.misses : l1->misses) != misses_before && !warp_after_miss))
       continue;
     /* Iteration t-1 hit everywhere, or may be taken as if it had
      * (warp_after_miss). How many of the following reference
@@ -320,6 +342,11 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
     warps++;
   }
   /* The way-0 hits' last line (the slow paths set theirs). */
+  if (inl) {
+    r1.last_line = last_line;
+    regs_store(&r1, l1);
+    regs_store(&r2, &h->levels[1]);
+  }
   l1->last_line = last_line;
   out->slow = slow;
   out->warped = warped;
@@ -383,21 +410,25 @@ void cb_affine_run(cb_hierarchy *h, const cb_affine_block *b) {
   /* Constant arguments: a copy of the loop for each. */
 #define RUN_N(N)                                                               \
   do {                                                                         \
-    if (can_warp && aligned)                                                   \
-      run_iterations(h, b, N, true, true, NULL, 0, &r);                        \
+    if (inl && can_warp)                                                       \
+      run_iterations(h, b, N, true, true, true, 8, 16, NULL, 0, &r);           \
+    else if (inl)                                                              \
+      run_iterations(h, b, N, false, true, true, 8, 16, NULL, 0, &r);          \
+    else if (can_warp && aligned)                                              \
+      run_iterations(h, b, N, true, true, false, 0, 0, NULL, 0, &r);           \
     else if (can_warp)                                                         \
-      run_iterations(h, b, N, true, false, NULL, 0, &r);                       \
+      run_iterations(h, b, N, true, false, false, 0, 0, NULL, 0, &r);          \
     else if (aligned)                                                          \
-      run_iterations(h, b, N, false, true, NULL, 0, &r);                       \
+      run_iterations(h, b, N, false, true, false, 0, 0, NULL, 0, &r);          \
     else                                                                       \
-      run_iterations(h, b, N, false, false, NULL, 0, &r);                      \
+      run_iterations(h, b, N, false, false, false, 0, 0, NULL, 0, &r);         \
   } while (0)
   if (aligned && h->pool && par_run_affine(h, b, can_warp, &r))
     goto count;
-  if (!can_warp && aligned && affine_run_lru2(h, b, &r.slow)) {
-    r.warped = r.warps = 0;
-    goto count;
-  }
+  /* cachegrind's shape (two LRU levels of 8 and 16 ways): the levels'
+   * state in locals (run_iterations) */
+  const bool inl =
+      aligned && lru2_applies(h) && l1->assoc == 8 && h->levels[1].assoc == 16;
   switch (b->n_acc) {
   case 1:
     RUN_N(1);
@@ -439,9 +470,9 @@ void affine_run_part(cb_hierarchy *v, const cb_affine_block *b,
 #define RUN_PART(N)                                                            \
   do {                                                                         \
     if (can_warp)                                                              \
-      run_iterations(v, b, N, true, true, key, part, out);                     \
+      run_iterations(v, b, N, true, true, false, 0, 0, key, part, out);        \
     else                                                                       \
-      run_iterations(v, b, N, false, true, key, part, out);                    \
+      run_iterations(v, b, N, false, true, false, 0, 0, key, part, out);       \
   } while (0)
   switch (b->n_acc) {
   case 2:

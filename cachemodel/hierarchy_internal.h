@@ -38,12 +38,6 @@ bool lru2_applies(const cb_hierarchy *h);
 void access_lean_lru2(cb_hierarchy *h, uint64_t addr, bool is_write,
                       uint32_t site);
 void cb_affine_run(cb_hierarchy *h, const cb_affine_block *b);
-/* The iterations of a block that cannot warp, every access inside one
- * line at every level, for a hierarchy lru2_applies to (records_lru2.c;
- * false, having done nothing, for any other): all but the first level's
- * access and write counters and its sites' accesses; *slow: the accesses
- * past the repeat fast path. */
-bool affine_run_lru2(cb_hierarchy *h, const cb_affine_block *b, uint64_t *slow);
 /* The memo's entries (memo.c): holds a batch back as part of the current
  * segment (false when it does not fit: settle, then run it); takes a
  * block, runs or counts its segment. */

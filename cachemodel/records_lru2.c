@@ -16,52 +16,7 @@
  * (access_lean_lru2). test_cache_reference holds both to the brute-force
  * model. */
 #include "hierarchy_internal.h"
-
-/* The level state a batch keeps in locals. */
-typedef struct lvl_regs {
-  uint64_t *tags;
-  uint64_t set_mask, last_line;
-  uint32_t shift;
-  bool write_allocate;
-  uint64_t accesses, writes, misses, write_misses;
-} lvl_regs;
-
-static inline lvl_regs regs_of(const cb_level *lv) {
-  return (lvl_regs){.tags = lv->tags,
-                    .set_mask = lv->set_mask,
-                    .last_line = lv->last_line,
-                    .shift = lv->line_shift,
-                    .write_allocate = lv->write_allocate};
-}
-
-/* The counters added to the level's, the last line its. */
-static inline void regs_store(lvl_regs *r, cb_level *lv) {
-  lv->last_line = r->last_line;
-  lv->accesses += r->accesses;
-  lv->writes += r->writes;
-  lv->misses += r->misses;
-  lv->write_misses += r->write_misses;
-  *r = regs_of(lv);
-}
-
-/* A miss at level k (its site's counters ss[k], ss NULL: none). */
-static inline __attribute__((always_inline)) void
-regs_miss(lvl_regs *r, bool is_write, cb_site_stats *ss, int k) {
-  r->misses++;
-  r->write_misses += is_write;
-  if (ss)
-    ss[k].misses++;
-}
-
-/* cb_level_ref and access_lean's last-line rule, for an LRU level. */
-static inline __attribute__((always_inline)) bool
-regs_ref(lvl_regs *r, uint32_t assoc, uint64_t line, bool is_write) {
-  uint64_t *set = r->tags + (line & r->set_mask) * assoc;
-  bool fill = !is_write || r->write_allocate;
-  bool hit = lru_touch(set, assoc, line, fill);
-  r->last_line = hit || !is_write || r->write_allocate ? line : NO_LINE;
-  return hit;
-}
+#include "lru2_regs.h"
 
 static inline __attribute__((always_inline)) void
 run_lru2(cb_hierarchy *h, const cb_access *batch, size_t n, uint32_t a1,
@@ -104,19 +59,7 @@ run_lru2(cb_hierarchy *h, const cb_access *batch, size_t n, uint32_t a1,
       r2.last_line = l2->last_line;
       continue;
     }
-    /* access_lean, unrolled over the two levels */
-    if (regs_ref(&r1, a1, addr >> r1.shift, w))
-      continue;
-    regs_miss(&r1, w, ss, 0);
-    r2.accesses++;
-    r2.writes += w;
-    if (ss)
-      ss[1].accesses++;
-    if (addr >> r2.shift == r2.last_line)
-      continue;
-    if (regs_ref(&r2, a2, addr >> r2.shift, w))
-      continue;
-    regs_miss(&r2, w, ss, 1);
+    lru2_step(&r1, &r2, a1, a2, addr, w, ss);
   }
 done:
   r1.accesses += n;
@@ -142,87 +85,6 @@ bool records_run_lru2(cb_hierarchy *h, const cb_access *batch, size_t n) {
     run_lru2(h, batch, n, 8, 16);
   else
     run_lru2(h, batch, n, l1->assoc, l2->assoc);
-  return true;
-}
-
-/* The iterations of an affine block that cannot warp (some access takes
- * a line or more a step: a column walk), every access inside one line at
- * both levels: run_lru2's steps on addresses made here instead of read
- * from a batch, the state in locals for the whole block. Through
- * affine.c's loop, which calls access_lean_lru2 for each access past the
- * first level's fast path and so reads the geometry and writes the
- * counters back every time, a column walk ran at 106 M accesses/s
- * against 126 as records (sim_bench). The first level's access and write
- * counters and the sites' accesses there are cb_affine_run's (added for
- * the whole block); the rest is counted here, as access_lean would. */
-static inline __attribute__((always_inline)) uint64_t
-column_lru2(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
-            uint32_t a1, uint32_t a2) {
-  cb_level *l1 = &h->levels[0], *l2 = &h->levels[1];
-  lvl_regs r1 = regs_of(l1), r2 = regs_of(l2);
-  uint64_t addr[MEMO_MAX_ACC], stride[MEMO_MAX_ACC];
-  bool is_write[MEMO_MAX_ACC];
-  cb_site_stats *ss[MEMO_MAX_ACC];
-#pragma GCC unroll 8
-  for (uint32_t j = 0; j < n; j++) {
-    const cb_affine_access *x = &b->acc[j];
-    addr[j] = x->base;
-    stride[j] = (uint64_t)x->stride;
-    is_write[j] = x->is_write;
-    ss[j] = x->site < h->n_sites ? &h->sites[(size_t)x->site * 2] : NULL;
-  }
-  uint64_t slow = 0;
-  for (uint64_t t = 0; t < b->n_iter; t++) {
-#pragma GCC unroll 8
-    for (uint32_t j = 0; j < n; j++) {
-      const uint64_t a = addr[j];
-      addr[j] = a + stride[j];
-      if (a >> r1.shift == r1.last_line)
-        continue;
-      slow++;
-      const bool w = is_write[j];
-      if (regs_ref(&r1, a1, a >> r1.shift, w))
-        continue;
-      regs_miss(&r1, w, ss[j], 0);
-      r2.accesses++;
-      r2.writes += w;
-      if (ss[j])
-        ss[j][1].accesses++;
-      if (a >> r2.shift == r2.last_line)
-        continue;
-      if (regs_ref(&r2, a2, a >> r2.shift, w))
-        continue;
-      regs_miss(&r2, w, ss[j], 1);
-    }
-  }
-  regs_store(&r1, l1);
-  regs_store(&r2, l2);
-  return slow;
-}
-
-bool affine_run_lru2(cb_hierarchy *h, const cb_affine_block *b,
-                     uint64_t *slow) {
-  if (!lru2_applies(h) || b->n_acc > MEMO_MAX_ACC)
-    return false;
-  const uint32_t a1 = h->levels[0].assoc, a2 = h->levels[1].assoc;
-  /* cachegrind's ways constant, and the commonest sizes */
-  if (a1 == 8 && a2 == 16) {
-    switch (b->n_acc) {
-    case 1:
-      *slow = column_lru2(h, b, 1, 8, 16);
-      return true;
-    case 2:
-      *slow = column_lru2(h, b, 2, 8, 16);
-      return true;
-    case 3:
-      *slow = column_lru2(h, b, 3, 8, 16);
-      return true;
-    default:
-      *slow = column_lru2(h, b, b->n_acc, 8, 16);
-      return true;
-    }
-  }
-  *slow = column_lru2(h, b, b->n_acc, a1, a2);
   return true;
 }
 

@@ -1,0 +1,78 @@
+/* The two-level LRU hierarchy's state in locals (records_lru2.c's
+ * batch loop, affine.c's iterations): each level's geometry, last line
+ * and counters copied out of cb_level for a whole batch or block and
+ * written back at its end, and one access's steps on them. Held in the
+ * hierarchy, every field would be read again after each store to a set
+ * (both are uint64_t, so they may alias). Internal to cachemodel. */
+#ifndef CBANA_CACHEMODEL_LRU2_REGS_H
+#define CBANA_CACHEMODEL_LRU2_REGS_H
+
+#include "hierarchy_internal.h"
+
+/* The level state a batch keeps in locals. */
+typedef struct lvl_regs {
+  uint64_t *tags;
+  uint64_t set_mask, last_line;
+  uint32_t shift;
+  bool write_allocate;
+  uint64_t accesses, writes, misses, write_misses;
+} lvl_regs;
+
+static inline lvl_regs regs_of(const cb_level *lv) {
+  return (lvl_regs){.tags = lv->tags,
+                    .set_mask = lv->set_mask,
+                    .last_line = lv->last_line,
+                    .shift = lv->line_shift,
+                    .write_allocate = lv->write_allocate};
+}
+
+/* The counters added to the level's, the last line its. */
+static inline void regs_store(lvl_regs *r, cb_level *lv) {
+  lv->last_line = r->last_line;
+  lv->accesses += r->accesses;
+  lv->writes += r->writes;
+  lv->misses += r->misses;
+  lv->write_misses += r->write_misses;
+  *r = regs_of(lv);
+}
+
+/* A miss at level k (its site's counters ss[k], ss NULL: none). */
+static inline __attribute__((always_inline)) void
+regs_miss(lvl_regs *r, bool is_write, cb_site_stats *ss, int k) {
+  r->misses++;
+  r->write_misses += is_write;
+  if (ss)
+    ss[k].misses++;
+}
+
+/* cb_level_ref and access_lean's last-line rule, for an LRU level. */
+static inline __attribute__((always_inline)) bool
+regs_ref(lvl_regs *r, uint32_t assoc, uint64_t line, bool is_write) {
+  uint64_t *set = r->tags + (line & r->set_mask) * assoc;
+  bool fill = !is_write || r->write_allocate;
+  bool hit = lru_touch(set, assoc, line, fill);
+  r->last_line = hit || !is_write || r->write_allocate ? line : NO_LINE;
+  return hit;
+}
+
+/* access_lean's steps past the first level's fast path, unrolled over
+ * the two levels (a1, a2: their ways; ss: the site's counters or NULL).
+ * The first level's accesses and writes are the caller's to count. */
+static inline __attribute__((always_inline)) void
+lru2_step(lvl_regs *r1, lvl_regs *r2, uint32_t a1, uint32_t a2, uint64_t addr,
+          bool w, cb_site_stats *ss) {
+  if (regs_ref(r1, a1, addr >> r1->shift, w))
+    return;
+  regs_miss(r1, w, ss, 0);
+  r2->accesses++;
+  r2->writes += w;
+  if (ss)
+    ss[1].accesses++;
+  if (addr >> r2->shift == r2->last_line)
+    return;
+  if (regs_ref(r2, a2, addr >> r2->shift, w))
+    return;
+  regs_miss(r2, w, ss, 1);
+}
+
+#endif
