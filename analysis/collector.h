@@ -26,8 +26,10 @@ static inline double drv_thread_cpu_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The clock that times each batch and block the simulation takes (the
- * --stats split between stream generation and simulation): monotonic,
+/* The clock that times each batch and block the simulation takes when
+ * it runs on the engine's thread (the --stats split between stream
+ * generation and simulation; piped, the consumer thread's CPU time is
+ * read once instead, pipe.h): monotonic,
  * read in the vDSO (26 ns here). The thread's CPU clock, read twice per
  * block, was 38% of gemm LARGE's run (3 M blocks and batches). The
  * simulation never waits inside a call, so its wall time there is its

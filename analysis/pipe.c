@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define PIPE_SLOTS 8
 /* A side that found the ring empty (the consumer) or full (the producer)
@@ -38,6 +39,7 @@ typedef struct pipe_slot {
 
 struct cb_pipe {
   cb_access_sink consumer;
+  double consumer_cpu_s; /* the consumer thread's CPU time, once done */
   pthread_t thread;
   pthread_mutex_t lock;
   pthread_cond_t filled, freed;
@@ -66,8 +68,15 @@ static void consume(const cb_pipe *p, const pipe_slot *s) {
   }
 }
 
+static double thread_cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static void *consumer(void *arg) {
   cb_pipe *p = arg;
+  double t0 = thread_cpu_s();
   pthread_mutex_lock(&p->lock);
   for (;;) {
     if (p->tail == p->head) {
@@ -85,6 +94,7 @@ static void *consumer(void *arg) {
       pthread_cond_signal(&p->freed);
   }
   pthread_mutex_unlock(&p->lock);
+  p->consumer_cpu_s = thread_cpu_s() - t0;
   return NULL;
 }
 
@@ -203,7 +213,7 @@ void cb_pipe_push_affine(void *pipe, const cb_affine_block *b) {
   p->open->used += sizeof it + bytes;
 }
 
-void cb_pipe_finish(cb_pipe *p) {
+double cb_pipe_finish(cb_pipe *p) {
   publish(p);
   pthread_mutex_lock(&p->lock);
   p->done = true;
@@ -213,5 +223,7 @@ void cb_pipe_finish(cb_pipe *p) {
   pthread_cond_destroy(&p->filled);
   pthread_cond_destroy(&p->freed);
   pthread_mutex_destroy(&p->lock);
+  double cpu = p->consumer_cpu_s;
   free(p);
+  return cpu;
 }

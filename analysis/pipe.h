@@ -31,7 +31,10 @@ void cb_pipe_push(void *pipe, const cb_access *batch, size_t n);
 void cb_pipe_push_affine(void *pipe, const cb_affine_block *b);
 cb_access *cb_pipe_area(void *pipe, size_t *cap);
 
-/* Waits until every batch has been consumed, stops the thread, frees. */
-void cb_pipe_finish(cb_pipe *p);
+/* Waits until every batch has been consumed, stops the thread, frees;
+ * returns the CPU time the consumer thread used, in seconds (two reads
+ * of its CPU clock in all, where timing each call cost 26 ns a block:
+ * doitgen LARGE makes 3.4 M of them). */
+double cb_pipe_finish(cb_pipe *p);
 
 #endif
