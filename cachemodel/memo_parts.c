@@ -257,11 +257,11 @@ static uint64_t first_in_part(uint64_t a, uint64_t p0, uint64_t p, uint64_t n,
  * iterations in p form an arithmetic progression, merged by iteration. */
 static inline __attribute__((always_inline)) void
 run_one_part(cb_hierarchy *h, const part_hier *ph, uint32_t a1, uint32_t a2,
-             const cb_affine_block *b, const uint64_t *offset, uint64_t p,
-             uint64_t *c) {
+             const cb_affine_block *b, const uint32_t n, const uint64_t *offset,
+             uint64_t p, uint64_t *c) {
   const memo_parts *P = &h->memo->parts;
   uint64_t next[MEMO_MAX_ACC], period[MEMO_MAX_ACC];
-  for (uint32_t j = 0; j < b->n_acc; j++) {
+  for (uint32_t j = 0; j < n; j++) {
     const cb_affine_access *a = &b->acc[j];
     next[j] = first_in_part((uint64_t)a->stride >> P->shift,
                             a->base >> P->shift, p, P->n_parts, &period[j]);
@@ -270,7 +270,8 @@ run_one_part(cb_hierarchy *h, const part_hier *ph, uint32_t a1, uint32_t a2,
   }
   for (;;) {
     uint32_t best = 0;
-    for (uint32_t j = 1; j < b->n_acc; j++)
+#pragma GCC unroll 4
+    for (uint32_t j = 1; j < n; j++)
       if (next[j] < next[best])
         best = j; /* ties: the access first in the iteration */
     uint64_t t = next[best];
@@ -313,9 +314,19 @@ run_parts_in(cb_hierarchy *h, const part_hier *ph, uint32_t a1, uint32_t a2,
   }
   const uint64_t all = part_mask == 63 ? UINT64_MAX : (part_mask << 1) | 1;
   if (whole_units && run != all) {
-    for (uint64_t p = 0; p <= part_mask; p++)
-      if (run >> p & 1)
-        run_one_part(h, ph, a1, a2, b, offset, p, out[p]);
+    /* the merge's state in registers for the commonest sizes */
+#define ONE_PARTS(N)                                                           \
+  for (uint64_t p = 0; p <= part_mask; p++)                                    \
+    if (run >> p & 1)                                                          \
+      run_one_part(h, ph, a1, a2, b, N, offset, p, out[p]);
+    if (n_acc == 2) {
+      ONE_PARTS(2)
+    } else if (n_acc == 3) {
+      ONE_PARTS(3)
+    } else {
+      ONE_PARTS(n_acc)
+    }
+#undef ONE_PARTS
   } else {
     for (uint64_t t = 0; t < b->n_iter; t++)
       for (uint32_t j = 0; j < n_acc; j++) {
