@@ -345,19 +345,19 @@ run_parts_in(cb_hierarchy *h, const part_hier *ph, uint32_t a1, uint32_t a2,
 
 /* The block's iterations through two levels of plain sets, the
  * references to the parts in `run` counted into out (every part when
- * `all`, a constant in the copies): part_ref's steps with the geometry
- * in locals and the accesses a constant n, as records_lru2.c's column
- * loop. Through run_parts_in's general loop, where n is a variable, the
+ * `all`, a constant in the copies): part_ref's steps on a copy of the
+ * geometry (two levels, a constant) with the accesses a constant n.
+ * Through run_parts_in's general loop, where n is a variable, the
  * addresses and the geometry went through the stack on every access: a
  * segment run in parts cost 1.65 times one run whole (perf, 2mm LARGE). */
 static inline __attribute__((always_inline)) void
-block_lru2(const part_hier *ph, const cb_affine_block *b, const uint32_t n,
-           uint32_t a1, uint32_t a2, uint32_t pshift, uint64_t pmask,
-           uint64_t run, const bool all, const uint32_t *acc_slot,
-           uint64_t *out) {
-  uint64_t *const tags1 = ph->lv[0].tags, *const tags2 = ph->lv[1].tags;
-  const uint64_t mask1 = ph->lv[0].set_mask, mask2 = ph->lv[1].set_mask;
-  const uint32_t shift1 = ph->lv[0].shift, shift2 = ph->lv[1].shift;
+block_lru2(cb_hierarchy *h, const part_hier *hier, const cb_affine_block *b,
+           const uint32_t n, uint32_t a1, uint32_t a2, uint32_t pshift,
+           uint64_t pmask, uint64_t run, const bool all,
+           const uint32_t *acc_slot, uint64_t *out) {
+  part_hier ph = *hier;
+  ph.n = 2; /* constants for the compiler: the caller's case */
+  ph.wide = false;
   uint64_t addr[MEMO_MAX_ACC], stride[MEMO_MAX_ACC], offset[MEMO_MAX_ACC];
 #pragma GCC unroll 8
   for (uint32_t j = 0; j < n; j++) {
@@ -371,18 +371,9 @@ block_lru2(const part_hier *ph, const cb_affine_block *b, const uint32_t n,
       const uint64_t x = addr[j];
       addr[j] = x + stride[j];
       const uint64_t p = (x >> pshift) & pmask;
-      if (!all && !(run >> p & 1))
-        continue;
-      uint64_t *c = out + p * MEMO_PART_COUNTERS + offset[j];
-      c[0]++;
-      const uint64_t line1 = x >> shift1;
-      uint64_t *set = tags1 + (line1 & mask1) * a1;
-      if (set[0] == line1 || lru_touch(set, a1, line1, true))
-        continue;
-      c[1]++;
-      const uint64_t line2 = x >> shift2;
-      if (!lru_touch(tags2 + (line2 & mask2) * a2, a2, line2, true))
-        c[2]++;
+      if (all || run >> p & 1)
+        part_ref(h, &ph, a1, a2, x, b->acc[j].is_write,
+                 out + p * MEMO_PART_COUNTERS + offset[j]);
     }
   }
 }
@@ -390,12 +381,12 @@ block_lru2(const part_hier *ph, const cb_affine_block *b, const uint32_t n,
 /* block_lru2's copies: every part or some, cachegrind's ways (8 and 16)
  * or any, the commonest numbers of accesses. */
 #define BLOCK_LRU2(N, A1, A2)                                                  \
-  (all ? block_lru2(ph, b, N, A1, A2, pshift, pmask, run, true, slot, o)       \
-       : block_lru2(ph, b, N, A1, A2, pshift, pmask, run, false, slot, o))
-static void block_parts_lru2(const part_hier *ph, const seg_slots *s,
-                             const cb_affine_block *b, uint32_t pshift,
-                             uint64_t pmask, uint64_t run, bool all,
-                             uint64_t (*out)[MEMO_PART_COUNTERS]) {
+  (all ? block_lru2(h, ph, b, N, A1, A2, pshift, pmask, run, true, slot, o)    \
+       : block_lru2(h, ph, b, N, A1, A2, pshift, pmask, run, false, slot, o))
+static void block_parts_lru2(cb_hierarchy *h, const part_hier *ph,
+                             const seg_slots *s, const cb_affine_block *b,
+                             uint32_t pshift, uint64_t pmask, uint64_t run,
+                             bool all, uint64_t (*out)[MEMO_PART_COUNTERS]) {
   const uint32_t a1 = ph->lv[0].assoc, a2 = ph->lv[1].assoc;
   const uint32_t *slot = s->acc_slot;
   uint64_t *o = &out[0][0];
@@ -431,7 +422,7 @@ static void run_parts(cb_hierarchy *h, const seg_slots *s,
   if (ph.n == 2 && !ph.wide && (all || !whole_units)) {
     run_parts_in(h, &ph, ph.lv[0].assoc, ph.lv[1].assoc, s,
                  &(cb_affine_block){0, 0, NULL}, run, out);
-    block_parts_lru2(&ph, s, b, P->shift, part_mask, run, all, out);
+    block_parts_lru2(h, &ph, s, b, P->shift, part_mask, run, all, out);
     return;
   }
   if (ph.n == 2 && ph.lv[0].assoc == 8 && ph.lv[1].assoc == 16)

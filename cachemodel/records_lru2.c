@@ -12,9 +12,10 @@
  * load_loop's random gathers at 10^8 accesses, nearly all missing both
  * levels: 15.7 -> 11.6 ns an access; sim_bench's record rows 4 % to 37 %
  * faster (bench/results/fast_notes.md, session 13). Affine blocks'
- * iterations (affine.c) take the same steps for one access out of line
- * (access_lean_lru2). test_cache_reference holds both to the brute-force
- * model. */
+ * iterations (affine.c) take the same steps (lru2_regs.h): inline, the
+ * state in locals for the whole block, for cachegrind's ways; out of
+ * line for one access (access_lean_lru2) for others. test_cache_reference
+ * holds both to the brute-force model. */
 #include "hierarchy_internal.h"
 #include "lru2_regs.h"
 
