@@ -174,20 +174,40 @@ static void check_same(const cb_hierarchy *ha, const cb_hierarchy *he,
   CHECK(bad == 0);
 }
 
+/* The three a case compares, for configuration cfg: ha fed blocks, he
+ * fed their expansion, m the brute-force model; false (checked) if a
+ * hierarchy could not be made. */
+static bool open_three(const cb_cache_config *cfg, unsigned flags,
+                       cb_hierarchy **ha, cb_hierarchy **he, ref_model *m) {
+  char err[CB_ERR_MAX];
+  *ha = cb_hierarchy_create(cfg, 5, flags, err, sizeof err);
+  *he = cb_hierarchy_create(cfg, 5, flags, err, sizeof err);
+  CHECK(*ha && *he);
+  if (!*ha || !*he) {
+    cb_hierarchy_destroy(*ha);
+    cb_hierarchy_destroy(*he);
+    return false;
+  }
+  ref_init(m, cfg, 5);
+  return true;
+}
+
+static void close_three(cb_hierarchy *ha, cb_hierarchy *he, ref_model *m) {
+  cb_hierarchy_destroy(ha);
+  cb_hierarchy_destroy(he);
+  ref_free(m);
+}
+
 /* [policy][classification] */
 static uint64_t warped_by_policy[5][2];
 
 static void random_case(const cb_cache_config *cfg, bool classify,
                         uint64_t region, const char *what) {
-  char err[CB_ERR_MAX];
   unsigned flags = classify ? CB_CLASSIFY : 0;
-  cb_hierarchy *ha = cb_hierarchy_create(cfg, 5, flags, err, sizeof err);
-  cb_hierarchy *he = cb_hierarchy_create(cfg, 5, flags, err, sizeof err);
-  CHECK(ha && he);
-  if (!ha || !he)
-    return;
+  cb_hierarchy *ha, *he;
   ref_model m;
-  ref_init(&m, cfg, 5);
+  if (!open_three(cfg, flags, &ha, &he, &m))
+    return;
   cb_affine_access acc[24];
   uint64_t iters = 0;
   for (int k = 0; k < 6; k++) {
@@ -210,9 +230,7 @@ static void random_case(const cb_cache_config *cfg, bool classify,
   cb_hierarchy_reset(ha);
   cb_hierarchy_affine_stats(ha, &st);
   CHECK_EQ_U64(st.blocks + st.iterations + st.warped_iterations + st.warps, 0);
-  cb_hierarchy_destroy(ha);
-  cb_hierarchy_destroy(he);
-  ref_free(&m);
+  close_three(ha, he, &m);
 }
 
 /* A long loop: a[i] (8 bytes, stride 8), b[i] written (4 bytes, stride
@@ -224,15 +242,11 @@ static void long_case(cb_policy p, bool wa, bool classify) {
       2,
       {lvl("L1D", 4096, 4, 64, p, wa, 3),
        lvl("LL", 65536, 8, 64, (cb_policy)((p + 1) % 5), true, 4)}};
-  char err[CB_ERR_MAX];
   unsigned flags = classify ? CB_CLASSIFY : 0;
-  cb_hierarchy *ha = cb_hierarchy_create(&cfg, 5, flags, err, sizeof err);
-  cb_hierarchy *he = cb_hierarchy_create(&cfg, 5, flags, err, sizeof err);
-  CHECK(ha && he);
-  if (!ha || !he)
-    return;
+  cb_hierarchy *ha, *he;
   ref_model m;
-  ref_init(&m, &cfg, 5);
+  if (!open_three(&cfg, flags, &ha, &he, &m))
+    return;
   const uint64_t n_iter = 60000;
   cb_affine_access acc[4] = {
       {.base = 0x10000, .stride = 8, .site = 0, .size = 8},
@@ -267,9 +281,7 @@ static void long_case(cb_policy p, bool wa, bool classify) {
               cb_policy_name(p), (unsigned long long)st.warped_iterations,
               (unsigned long long)n_iter);
   }
-  cb_hierarchy_destroy(ha);
-  cb_hierarchy_destroy(he);
-  ref_free(&m);
+  close_three(ha, he, &m);
 }
 
 /* Row walks as compilers vectorise them (gemm's j loop at -O2): one to four
@@ -293,14 +305,11 @@ static void row_walk_case(cb_policy p, bool wa, int k, uint64_t *skipped,
     cfg.levels[0] = lvl("L1D", 4096, 8, 64, CB_POLICY_LRU, wa, 3);
     cfg.levels[1] = lvl("LL", 16384, 16, 64, CB_POLICY_LRU, true, 4);
   }
-  char err[CB_ERR_MAX], what[64];
-  cb_hierarchy *ha = cb_hierarchy_create(&cfg, 5, 0, err, sizeof err);
-  cb_hierarchy *he = cb_hierarchy_create(&cfg, 5, 0, err, sizeof err);
-  CHECK(ha && he);
-  if (!ha || !he)
-    return;
+  char what[64];
+  cb_hierarchy *ha, *he;
   ref_model m;
-  ref_init(&m, &cfg, 5);
+  if (!open_three(&cfg, 0, &ha, &he, &m))
+    return;
   for (int rep = 0; rep < 8; rep++) {
     random_records(ha, he, &m, false, 16384, rnd(200));
     cb_affine_access acc[16];
@@ -331,9 +340,7 @@ static void row_walk_case(cb_policy p, bool wa, int k, uint64_t *skipped,
   cb_affine_stats st;
   cb_hierarchy_affine_stats(ha, &st);
   *skipped += st.warped_iterations;
-  cb_hierarchy_destroy(ha);
-  cb_hierarchy_destroy(he);
-  ref_free(&m);
+  close_three(ha, he, &m);
 }
 
 /* Three row walks whose lines share one set of a 2-way first level: in
@@ -346,14 +353,10 @@ static void conflict_row_case(bool wa) {
   cb_cache_config cfg = {2,
                          {lvl("L1D", 1024, 2, 64, CB_POLICY_LRU, wa, 1),
                           lvl("LL", 8192, 4, 64, CB_POLICY_LRU, true, 2)}};
-  char err[CB_ERR_MAX];
-  cb_hierarchy *ha = cb_hierarchy_create(&cfg, 5, 0, err, sizeof err);
-  cb_hierarchy *he = cb_hierarchy_create(&cfg, 5, 0, err, sizeof err);
-  CHECK(ha && he);
-  if (!ha || !he)
-    return;
+  cb_hierarchy *ha, *he;
   ref_model m;
-  ref_init(&m, &cfg, 5);
+  if (!open_three(&cfg, 0, &ha, &he, &m))
+    return;
   /* 8 sets of 64 bytes: bases 512 bytes apart share every set */
   for (uint32_t n = 3; n >= 2; n--) {
     cb_affine_access acc[3];
@@ -370,9 +373,7 @@ static void conflict_row_case(bool wa) {
                n == 3 ? "conflicting row walks, three"
                       : "conflicting row walks, two");
   }
-  cb_hierarchy_destroy(ha);
-  cb_hierarchy_destroy(he);
-  ref_free(&m);
+  close_three(ha, he, &m);
 }
 
 /* Column walks (a stride of a line or more: no warp) through two LRU
@@ -387,14 +388,11 @@ static void column_case(uint32_t a1, uint32_t a2, bool wa, int k) {
       2,
       {lvl("L1D", 64 * a1 * 8, a1, 64, CB_POLICY_LRU, wa, 1),
        lvl("LL", 64 * a2 * 32, a2, 64, CB_POLICY_LRU, true, 2)}};
-  char err[CB_ERR_MAX], what[64];
-  cb_hierarchy *ha = cb_hierarchy_create(&cfg, 5, 0, err, sizeof err);
-  cb_hierarchy *he = cb_hierarchy_create(&cfg, 5, 0, err, sizeof err);
-  CHECK(ha && he);
-  if (!ha || !he)
-    return;
+  char what[64];
+  cb_hierarchy *ha, *he;
   ref_model m;
-  ref_init(&m, &cfg, 5);
+  if (!open_three(&cfg, 0, &ha, &he, &m))
+    return;
   for (int rep = 0; rep < 10; rep++) {
     random_records(ha, he, &m, false, 65536, rnd(100));
     cb_affine_access acc[4];
@@ -422,9 +420,7 @@ static void column_case(uint32_t a1, uint32_t a2, bool wa, int k) {
   snprintf(what, sizeof what, "columns, ways %u and %u, wa %d, case %d", a1, a2,
            wa, k);
   check_same(ha, he, &m, false, what);
-  cb_hierarchy_destroy(ha);
-  cb_hierarchy_destroy(he);
-  ref_free(&m);
+  close_three(ha, he, &m);
 }
 
 int main(void) {
