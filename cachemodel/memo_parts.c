@@ -290,7 +290,7 @@ run_one_part(cb_hierarchy *h, const part_hier *ph, uint32_t a1, uint32_t a2,
 static inline __attribute__((always_inline)) void
 run_parts_in(cb_hierarchy *h, const part_hier *ph, uint32_t a1, uint32_t a2,
              const seg_slots *s, const cb_affine_block *b, uint64_t run,
-             uint64_t (*out)[MEMO_PART_COUNTERS]) {
+             bool by_part, uint64_t (*out)[MEMO_PART_COUNTERS]) {
   const seg_memo *m = h->memo;
   const uint32_t shift = m->parts.shift;
   const uint64_t part_mask = m->parts.n_parts - 1;
@@ -304,16 +304,12 @@ run_parts_in(cb_hierarchy *h, const part_hier *ph, uint32_t a1, uint32_t a2,
   }
   uint64_t addr[MEMO_MAX_ACC], stride[MEMO_MAX_ACC], offset[MEMO_MAX_ACC];
   const uint32_t n_acc = b->n_acc;
-  const uint64_t unit_mask = (1ull << shift) - 1;
-  bool whole_units = true;
   for (uint32_t j = 0; j < n_acc; j++) {
     addr[j] = b->acc[j].base;
     stride[j] = (uint64_t)b->acc[j].stride;
     offset[j] = s->acc_slot[j] * per_slot;
-    whole_units &= (stride[j] & unit_mask) == 0;
   }
-  const uint64_t all = part_mask == 63 ? UINT64_MAX : (part_mask << 1) | 1;
-  if (whole_units && run != all) {
+  if (by_part) {
     /* the merge's state in registers for the commonest sizes */
 #define ONE_PARTS(N)                                                           \
   for (uint64_t p = 0; p <= part_mask; p++)                                    \
@@ -403,7 +399,12 @@ static void block_parts_lru2(cb_hierarchy *h, const part_hier *ph,
 }
 #undef BLOCK_LRU2
 
-/* run_parts_in with cachegrind's ways (8 and 16) constants, or any. */
+/* The segment's references to the parts in `run`: part by part
+ * (run_one_part) where only some parts run and every stride is a whole
+ * number of parts' units, so that each part's iterations form
+ * progressions; else in one pass over the iterations. run_parts_in with
+ * cachegrind's ways (8 and 16) constants, or any; for two levels of plain
+ * sets, the one pass is block_lru2's. */
 static void run_parts(cb_hierarchy *h, const seg_slots *s,
                       const cb_affine_block *b, uint64_t run,
                       uint64_t (*out)[MEMO_PART_COUNTERS]) {
@@ -415,21 +416,18 @@ static void run_parts(cb_hierarchy *h, const seg_slots *s,
   bool whole_units = true;
   for (uint32_t j = 0; j < b->n_acc; j++)
     whole_units &= ((uint64_t)b->acc[j].stride & ((1ull << P->shift) - 1)) == 0;
-  /* Two levels of plain sets, the block in one pass over its iterations
-   * (run_parts_in's run_one_part visits only the parts' own iterations
-   * where the strides are whole units): the records through the general
-   * path first, then the block. */
-  if (ph.n == 2 && !ph.wide && (all || !whole_units)) {
+  const bool by_part = whole_units && !all;
+  if (ph.n == 2 && !ph.wide && !by_part) {
+    /* the records through the general path first, then the block */
     run_parts_in(h, &ph, ph.lv[0].assoc, ph.lv[1].assoc, s,
-                 &(cb_affine_block){0, 0, NULL}, run, out);
+                 &(cb_affine_block){0, 0, NULL}, run, false, out);
     block_parts_lru2(h, &ph, s, b, P->shift, part_mask, run, all, out);
-    return;
-  }
-  if (ph.n == 2 && ph.lv[0].assoc == 8 && ph.lv[1].assoc == 16)
-    run_parts_in(h, &ph, 8, 16, s, b, run, out);
-  else
+  } else if (ph.n == 2 && ph.lv[0].assoc == 8 && ph.lv[1].assoc == 16) {
+    run_parts_in(h, &ph, 8, 16, s, b, run, by_part, out);
+  } else {
     run_parts_in(h, &ph, ph.lv[0].assoc, ph.n > 1 ? ph.lv[1].assoc : 0, s, b,
-                 run, out);
+                 run, by_part, out);
+  }
 }
 
 /* The segment's counters t (by slot) into the hierarchy and into d: a
