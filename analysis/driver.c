@@ -488,6 +488,7 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
       d->stats.sim_blocks_split += as.split_blocks;
       d->stats.sim_blocks_parts += as.segments_in_parts;
       d->stats.sim_parts_counted += as.parts_counted;
+      d->stats.sim_records_skipped += as.records_skipped;
       d->stats.sim_parts_run +=
           as.segments_in_parts * as.parts_each - as.parts_counted;
     }
@@ -622,6 +623,7 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
     st->sim_blocks_parts = d.stats.sim_blocks_parts;
     st->sim_parts_counted = d.stats.sim_parts_counted;
     st->sim_parts_run = d.stats.sim_parts_run;
+    st->sim_records_skipped = d.stats.sim_records_skipped;
     st->sim_threads = d.stats.sim_threads;
     st->resliced = d.stats.resliced;
     memcpy(st->stale_why, d.stats.stale_why, sizeof st->stale_why);
@@ -734,6 +736,9 @@ void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
             (unsigned long long)s->sim_blocks_parts,
             (unsigned long long)s->sim_parts_counted,
             (unsigned long long)s->sim_parts_run);
+  if (s->sim_records_skipped)
+    fprintf(f, "  records counted as repeats without running them: %llu\n",
+            (unsigned long long)s->sim_records_skipped);
   if (s->resliced)
     fprintf(f,
             "  slicing: %u inputs needed a skipped value, run again "

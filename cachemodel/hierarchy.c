@@ -54,12 +54,17 @@ void cb_records_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
     l1->shadow->hist[0] += n - (h->slow_accesses - slow_before);
 }
 
-/* Records between two blocks wait for the second (memo.h); others run. */
+/* Records between two blocks wait for the second (memo.h); others go
+ * to the record memo, or run. */
 void cb_hierarchy_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
   if (h->memo) {
     if (memo_hold(h, batch, n))
       return;
-    memo_settle(h);
+    memo_settle_segments(h);
+    if (h->memo->rec) {
+      rmemo_run(h, h->memo->rec, batch, n);
+      return;
+    }
   }
   cb_records_run(h, batch, n);
 }
@@ -184,9 +189,12 @@ cb_hierarchy *cb_hierarchy_create(const cb_cache_config *cfg, uint32_t n_sites,
   if (!memo_init(h->memo, h)) {
     free(h->memo);
     h->memo = NULL;
-  } else if (!memo_long_create(h)) {
-    memo_long_free(h->memo->lng); /* a run without it: only slower */
-    h->memo->lng = NULL;
+  } else {
+    if (!memo_long_create(h)) {
+      memo_long_free(h->memo->lng); /* a run without it: only slower */
+      h->memo->lng = NULL;
+    }
+    h->memo->rec = rmemo_create(h);
   }
   return h;
 oom:
@@ -204,8 +212,10 @@ void cb_hierarchy_destroy(cb_hierarchy *h) {
     if (h->classify)
       cb_stackdist_free(&h->shadows[i]);
   }
-  if (h->memo)
+  if (h->memo) {
     memo_long_free(h->memo->lng);
+    rmemo_free(h->memo->rec);
+  }
   free(h->memo);
   free(h->sites);
   free(h);

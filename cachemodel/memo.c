@@ -95,10 +95,13 @@ bool memo_init(seg_memo *m, const struct cb_hierarchy *h) {
       shift = lv->line_shift;
   }
   memo_long *lng = m->lng; /* kept across a reset */
+  rec_memo *rec = m->rec;
   memset(m, 0, sizeof *m);
   m->lng = lng;
   if (lng)
     memo_long_reset(lng);
+  m->rec = rec;
+  rmemo_reset(rec);
   m->shift = shift;
   memo_parts_init(&m->parts, h);
   return true;
@@ -133,6 +136,13 @@ void memo_restart(cb_hierarchy *h) {
 }
 
 void memo_settle(cb_hierarchy *h) {
+  if (!h->memo)
+    return;
+  rmemo_settle(h, h->memo->rec);
+  memo_settle_segments(h);
+}
+
+void memo_settle_segments(cb_hierarchy *h) {
   seg_memo *m = h->memo;
   if (!m)
     return;
@@ -150,6 +160,7 @@ bool memo_hold(cb_hierarchy *h, const cb_access *batch, size_t n) {
   seg_memo *m = h->memo;
   if (n > MEMO_MAX_RECORDS - m->n_pend)
     return false;
+  rmemo_settle(h, m->rec); /* its records came first */
   memcpy(m->pend + m->n_pend, batch, n * sizeof *batch);
   m->n_pend += (uint32_t)n;
   return true;
@@ -407,6 +418,7 @@ static void memo_segment(cb_hierarchy *h, const cb_affine_block *b) {
 }
 
 void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
+  rmemo_settle(h, h->memo->rec);
   if (b->n_iter == 0 || b->n_acc == 0) {
     cb_affine_run(h, b); /* no access: the segment goes on */
     return;

@@ -117,6 +117,11 @@ typedef struct memo_long {
   uint64_t skipped;        /* segments counted without running them */
 } memo_long;
 
+/* The record memo (memo_records.c): stretches of records that repeat,
+ * found by cutting the stream where its content says so, counted without
+ * running them once the state they start from repeats too. */
+typedef struct rec_memo rec_memo;
+
 typedef struct seg_memo {
   uint32_t shift; /* the smallest line's: equal lines there are equal
                      lines at every level */
@@ -137,6 +142,7 @@ typedef struct seg_memo {
   bool owed;
   memo_parts parts;
   memo_long *lng;        /* NULL if it could not be allocated */
+  rec_memo *rec;         /* NULL: records run as they come */
   uint64_t skipped;      /* segments counted without running them */
   uint64_t skipped_pair; /* of which by period 2 */
 } seg_memo;
@@ -198,5 +204,26 @@ void memo_parts_forget(memo_parts *P);
  * d. False, nothing done, where that does not apply. */
 bool memo_parts_segment(struct cb_hierarchy *h, const memo_seg *prev,
                         const cb_affine_block *b, memo_delta *d);
+
+/* memo_records.c. NULL where it does not apply (wide sets) or memory
+ * runs out; rmemo_reset empties it (the hierarchy was reset). */
+struct cb_hierarchy;
+rec_memo *rmemo_create(const struct cb_hierarchy *h);
+void rmemo_free(rec_memo *r);
+void rmemo_reset(rec_memo *r);
+/* Chunks of at least min_chunk records, cut where cut_bits bits of the
+ * content's hash are zero (tests use small ones). */
+void rmemo_set_chunks(rec_memo *r, uint64_t min_chunk, unsigned cut_bits);
+/* Runs a batch of records, or counts it as a repeat. */
+void rmemo_run(struct cb_hierarchy *h, rec_memo *r, const cb_access *batch,
+               size_t n);
+/* Runs what is held back and forgets the period: before anything else
+ * reaches the hierarchy or its counters are read (r may be NULL). */
+void rmemo_settle(struct cb_hierarchy *h, rec_memo *r);
+/* Records counted without running them. */
+uint64_t rmemo_skipped(const rec_memo *r);
+/* memo.c's settle without the record memo's (cb_hierarchy_run: the
+ * batch goes on to it). */
+void memo_settle_segments(struct cb_hierarchy *h);
 
 #endif

@@ -64,6 +64,8 @@ typedef struct cb_analysis_stats {
   /* blocks run part by part by the memo, and their parts counted or run
    * (cb_affine_stats) */
   uint64_t sim_blocks_parts, sim_parts_counted, sim_parts_run;
+  /* records counted as repeats without running them (the record memo) */
+  uint64_t sim_records_skipped;
   unsigned sim_threads;
   /* inputs whose sliced run needed a skipped value, run again unsliced */
   unsigned resliced;

@@ -116,6 +116,9 @@ typedef struct cb_affine_stats {
   uint64_t segments_in_parts, parts_counted;
   uint32_t parts_each;
   uint64_t split_blocks; /* run split over threads (set_threads) */
+  /* records counted without running them, as repeats of an earlier
+   * stretch from the same state (the record memo, same conditions) */
+  uint64_t records_skipped;
 } cb_affine_stats;
 void cb_hierarchy_affine_stats(const cb_hierarchy *h, cb_affine_stats *out);
 
