@@ -1,5 +1,6 @@
-/* The segment memo: repeated stretches of a stream counted without
- * being run. Internal to cachemodel (memo.c has the argument).
+/* The memos: repeated stretches of a stream counted without being run.
+ * Internal to cachemodel (memo.c has the argument; memo_records.c's, for
+ * streams without blocks, is its own).
  *
  * A segment is the records that arrive after an affine block, up to and
  * with the next block. Loop nests emit the same segment, line for line,
@@ -207,7 +208,6 @@ bool memo_parts_segment(struct cb_hierarchy *h, const memo_seg *prev,
 
 /* memo_records.c. NULL where it does not apply (wide sets) or memory
  * runs out; rmemo_reset empties it (the hierarchy was reset). */
-struct cb_hierarchy;
 rec_memo *rmemo_create(const struct cb_hierarchy *h);
 void rmemo_free(rec_memo *r);
 void rmemo_reset(rec_memo *r);
