@@ -320,10 +320,6 @@ static inline void store_lane(uint8_t *pp, const cb_value *v, unsigned ty) {
   }
 }
 
-static inline uint64_t sig_mix(uint64_t h, uint64_t v) {
-  return cb_path_sig_mix(h, v); /* program.h: the kernels mix too */
-}
-
 /* llvm.fma, and llvm.fmuladd where the target fuses it: one rounding;
  * llvm.fmuladd elsewhere: a multiply and an add, as x86-64's backend
  * emits it without FMA (program.h, fmuladd_fused). */
@@ -338,9 +334,9 @@ static inline float muladd_f(bool fused, float a, float b, float c) {
  * equal outcomes (outcome, length), which identify the sequence as well,
  * so that a loop template adds its k iterations' outcomes at once. */
 static inline void sig_flush(cb_eng *e) {
-  if (e->sig_n)
+  if (e->sig_n) /* program.h: the kernels mix too */
     e->out->path_signature =
-        sig_mix(sig_mix(e->out->path_signature, e->sig_v), e->sig_n);
+        cb_path_sig_run(e->out->path_signature, e->sig_v, e->sig_n);
   e->sig_n = 0;
 }
 static inline void sig_add(cb_eng *e, uint64_t v, uint64_t n) {

@@ -273,14 +273,17 @@ static void gen_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
   }
 }
 
-/* h mixed with w: cb_path_sig_mix (program.h) */
-static LLVMValueRef sig_mix(jit_gen *g, LLVMValueRef h, LLVMValueRef w) {
+/* cb_path_sig_run (program.h): the run (v, n) mixed into h. */
+static LLVMValueRef sig_run(jit_gen *g, LLVMValueRef h, LLVMValueRef v,
+                            LLVMValueRef n) {
   LLVMBuilderRef B = g->B;
-  LLVMValueRef t = LLVMBuildAdd(B, w, jit_c64(g, CB_SIG_MIX_ADD), "");
-  t = LLVMBuildAdd(B, t, LLVMBuildShl(B, h, jit_c64(g, 6), ""), "");
-  t = LLVMBuildAdd(B, t, LLVMBuildLShr(B, h, jit_c64(g, 2), ""), "");
-  return LLVMBuildMul(B, LLVMBuildXor(B, h, t, ""), jit_c64(g, CB_SIG_MIX_MUL),
-                      "");
+  LLVMValueRef w = LLVMBuildAdd(
+      B, LLVMBuildMul(B, v, jit_c64(g, CB_SIG_RUN_MUL), ""), n, "");
+  LLVMValueRef x = LLVMBuildMul(B, LLVMBuildXor(B, h, w, ""),
+                                jit_c64(g, CB_SIG_MIX_MUL), "");
+  return LLVMBuildOr(B, LLVMBuildShl(B, x, jit_c64(g, CB_SIG_MIX_ROT), ""),
+                     LLVMBuildLShr(B, x, jit_c64(g, 64 - CB_SIG_MIX_ROT), ""),
+                     "");
 }
 
 /* The engine's sig_add(e, v, 1) (analysis/engine_scalar.h): a run of
@@ -295,7 +298,7 @@ static void sig_add(jit_gen *g, uint64_t v) {
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBuildCondBr(B, ends, flush, done);
   LLVMPositionBuilderAtEnd(B, flush);
-  LLVMValueRef h = sig_mix(g, sig_mix(g, jit_lv(g, LV_PATH_SIG), sv), n);
+  LLVMValueRef h = sig_run(g, jit_lv(g, LV_PATH_SIG), sv, n);
   jit_set_lv(g, LV_PATH_SIG, h);
   jit_set_lv(g, LV_SIG_N, jit_c64(g, 0));
   LLVMBuildBr(B, done);

@@ -480,7 +480,7 @@ typedef struct cb_kernel_io {
   uint64_t budget, loads, stores, branches;
   uint64_t sig_v, sig_n;    /* the path signature's run (sig_add) */
   uint64_t path_signature;  /* cb_run_outcome's, runs mixed in by
-                               cb_path_sig_mix */
+                               cb_path_sig_run */
   uint32_t ip, block, prev; /* in: block (global) and prev; out: all */
 } cb_kernel_io;
 
@@ -494,14 +494,20 @@ typedef struct cb_kernel_io {
 
 typedef void (*cb_kernel_fn)(cb_kernel_io *io);
 
-/* The path signature's mix of one word v into h (the engine mixes each
- * run of equal branch outcomes: the outcome, then the length), here
- * because the kernels mix runs too. */
-#define CB_SIG_MIX_ADD 0x9e3779b97f4a7c15ull
-#define CB_SIG_MIX_MUL 0x100000001b3ull
-static inline uint64_t cb_path_sig_mix(uint64_t h, uint64_t v) {
-  h ^= v + CB_SIG_MIX_ADD + (h << 6) + (h >> 2);
-  return h * CB_SIG_MIX_MUL;
+/* The path signature's mix of one run of equal branch outcomes (outcome
+ * word v, length n) into h, here because the kernels mix runs too. The
+ * run is made one word first, off the chain of signatures; the chain
+ * itself is an xor, a multiply and a rotation (murmur3's multiplier),
+ * so that a branchy loop's kernel does not wait on it: two mixes in a
+ * row, as this was before, cost pr's and tc's kernels 15 % of their
+ * time (bench/results/fast_notes.md, session 17). */
+#define CB_SIG_RUN_MUL 0x9e3779b97f4a7c15ull
+#define CB_SIG_MIX_MUL 0xff51afd7ed558ccdull
+#define CB_SIG_MIX_ROT 29
+static inline uint64_t cb_path_sig_run(uint64_t h, uint64_t v, uint64_t n) {
+  uint64_t w = v * CB_SIG_RUN_MUL + n;
+  h = (h ^ w) * CB_SIG_MIX_MUL;
+  return h << CB_SIG_MIX_ROT | h >> (64 - CB_SIG_MIX_ROT);
 }
 
 typedef struct cb_program {
