@@ -302,6 +302,60 @@ void memo_add_delta(cb_hierarchy *h, const memo_delta *d) {
   h->affine.warps += d->affine.warps;
 }
 
+/* The flat copy of every counter (memo.h): per level accesses, writes,
+ * misses, write misses; per site and level accesses and misses; then slow
+ * accesses and the affine statistics. */
+size_t memo_n_counters(const cb_hierarchy *h) {
+  return 4 * (size_t)h->n_levels + 2 * (size_t)h->n_sites * h->n_levels + 5;
+}
+
+void memo_read_counters(const cb_hierarchy *h, uint64_t *c) {
+  for (unsigned l = 0; l < h->n_levels; l++) {
+    const cb_level *lv = &h->levels[l];
+    *c++ = lv->accesses;
+    *c++ = lv->writes;
+    *c++ = lv->misses;
+    *c++ = lv->write_misses;
+  }
+  for (size_t k = 0; k < (size_t)h->n_sites * h->n_levels; k++) {
+    *c++ = h->sites[k].accesses;
+    *c++ = h->sites[k].misses;
+  }
+  *c++ = h->slow_accesses;
+  *c++ = h->affine.blocks;
+  *c++ = h->affine.iterations;
+  *c++ = h->affine.warped_iterations;
+  *c = h->affine.warps;
+}
+
+/* One counter plus to[i] - from[i] (from NULL: zeros). */
+static inline void add_diff(uint64_t *x, const uint64_t *to,
+                            const uint64_t *from, size_t *i) {
+  *x += to[*i] - (from ? from[*i] : 0);
+  (*i)++;
+}
+
+void memo_add_counters(cb_hierarchy *h, const uint64_t *to,
+                       const uint64_t *from) {
+  size_t i = 0;
+  for (unsigned l = 0; l < h->n_levels; l++) {
+    cb_level *lv = &h->levels[l];
+    add_diff(&lv->accesses, to, from, &i);
+    add_diff(&lv->writes, to, from, &i);
+    add_diff(&lv->misses, to, from, &i);
+    add_diff(&lv->write_misses, to, from, &i);
+  }
+  for (size_t k = 0; k < (size_t)h->n_sites * h->n_levels; k++) {
+    add_diff(&h->sites[k].accesses, to, from, &i);
+    add_diff(&h->sites[k].misses, to, from, &i);
+  }
+  add_diff(&h->slow_accesses, to, from, &i);
+  add_diff(&h->affine.blocks, to, from, &i);
+  add_diff(&h->affine.iterations, to, from, &i);
+  add_diff(&h->affine.warped_iterations, to, from, &i);
+  add_diff(&h->affine.warps, to, from, &i);
+}
+
 /* The repetition from which every level is at its fixed point, as far
  * as repetitions 1 .. r tell (the comment at the top): the first level
  * from repetition 2; each level below from its upper level's repetition

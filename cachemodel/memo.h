@@ -176,6 +176,13 @@ void memo_copy_segment(const seg_memo *m, memo_seg *s,
                        const cb_affine_block *b);
 /* Adds what a segment changed (d) to the hierarchy's counters. */
 void memo_add_delta(struct cb_hierarchy *h, const memo_delta *d);
+/* Every counter the memos keep, for every site, as one flat array of
+ * memo_n_counters words (memo_long.c and memo_records.c copy them):
+ * read, and added back as the difference to - from (from NULL: to). */
+size_t memo_n_counters(const struct cb_hierarchy *h);
+void memo_read_counters(const struct cb_hierarchy *h, uint64_t *c);
+void memo_add_counters(struct cb_hierarchy *h, const uint64_t *to,
+                       const uint64_t *from);
 
 /* memo_long.c. Allocates it into h->memo->lng (false: out of memory,
  * what was allocated stays for memo_long_free); empties it; frees it. */

@@ -36,58 +36,12 @@
 
 #define MEMO_LONG_TABLE (2 * MEMO_LONG_RING)
 
-/* A flat copy of every counter a segment can change (memo_delta's, for
- * every site): per level accesses, writes, misses, write misses; per site
- * and level accesses and misses; then slow accesses and the affine
- * statistics. */
-static size_t n_counters(const cb_hierarchy *h) {
-  return 4 * (size_t)h->n_levels + 2 * (size_t)h->n_sites * h->n_levels + 5;
-}
-
-static void read_all(const cb_hierarchy *h, uint64_t *c) {
-  for (unsigned l = 0; l < h->n_levels; l++) {
-    const cb_level *lv = &h->levels[l];
-    *c++ = lv->accesses;
-    *c++ = lv->writes;
-    *c++ = lv->misses;
-    *c++ = lv->write_misses;
-  }
-  for (size_t k = 0; k < (size_t)h->n_sites * h->n_levels; k++) {
-    *c++ = h->sites[k].accesses;
-    *c++ = h->sites[k].misses;
-  }
-  *c++ = h->slow_accesses;
-  *c++ = h->affine.blocks;
-  *c++ = h->affine.iterations;
-  *c++ = h->affine.warped_iterations;
-  *c = h->affine.warps;
-}
-
-static void add_all(cb_hierarchy *h, const uint64_t *c) {
-  for (unsigned l = 0; l < h->n_levels; l++) {
-    cb_level *lv = &h->levels[l];
-    lv->accesses += *c++;
-    lv->writes += *c++;
-    lv->misses += *c++;
-    lv->write_misses += *c++;
-  }
-  for (size_t k = 0; k < (size_t)h->n_sites * h->n_levels; k++) {
-    h->sites[k].accesses += *c++;
-    h->sites[k].misses += *c++;
-  }
-  h->slow_accesses += *c++;
-  h->affine.blocks += *c++;
-  h->affine.iterations += *c++;
-  h->affine.warped_iterations += *c++;
-  h->affine.warps += *c;
-}
-
 bool memo_long_create(cb_hierarchy *h) {
   memo_long *L = calloc(1, sizeof *L);
   if (!L)
     return false;
   h->memo->lng = L;
-  size_t n = n_counters(h);
+  size_t n = memo_n_counters(h);
   L->ring = malloc(MEMO_LONG_RING * sizeof *L->ring);
   L->table = malloc(MEMO_LONG_TABLE * sizeof *L->table);
   L->start = malloc(n * sizeof *L->start);
@@ -217,7 +171,7 @@ bool memo_long_take(cb_hierarchy *h, const cb_affine_block *b) {
         L->len = 1;
         L->rep = 2;
         L->steady = false;
-        read_all(h, L->start);
+        memo_read_counters(h, L->start);
       }
     }
   }
@@ -231,7 +185,7 @@ bool memo_long_take(cb_hierarchy *h, const cb_affine_block *b) {
   m->n_pend = 0;
   L->owed++;
   if (L->len % L->period == 0) {
-    add_all(h, L->delta);
+    memo_add_counters(h, L->delta, NULL);
     L->skipped += L->owed;
     L->owed = 0;
     memo_restart(h);
@@ -245,10 +199,10 @@ void memo_long_done(cb_hierarchy *h) {
     return;
   /* A repetition ran whole: its counters, and whether it was steady. */
   memo_pay_pair(h);
-  size_t n = n_counters(h);
+  size_t n = memo_n_counters(h);
   uint64_t *now = L->delta; /* reused: delta = now - start */
   uint64_t *start = L->start;
-  read_all(h, now);
+  memo_read_counters(h, now);
   for (size_t k = 0; k < n; k++) {
     uint64_t v = now[k];
     now[k] = v - start[k];

@@ -137,8 +137,7 @@ rec_memo *rmemo_create(const cb_hierarchy *h) {
   r->shift = h->memo->shift;
   rmemo_set_chunks(r, RM_MIN_CHUNK, RM_CUT_BITS);
   r->state_words = state_words(h);
-  r->copy_words = r->state_words + 4 * (size_t)h->n_levels + 1 +
-                  2 * (size_t)h->n_sites * h->n_levels;
+  r->copy_words = r->state_words + memo_n_counters(h);
   return r;
 }
 
@@ -162,8 +161,8 @@ uint64_t rmemo_skipped(const rec_memo *r) {
   return r ? r->skipped : 0;
 }
 
-/* The state (every level's tags and last line) and every counter the
- * memo keeps, into a copy. */
+/* The state (every level's tags and last line), then every counter
+ * (memo_read_counters), into a copy. */
 static void copy_take(const cb_hierarchy *h, uint64_t *c) {
   for (unsigned l = 0; l < h->n_levels; l++) {
     const cb_level *lv = &h->levels[l];
@@ -172,18 +171,7 @@ static void copy_take(const cb_hierarchy *h, uint64_t *c) {
     c += n;
     *c++ = lv->last_line;
   }
-  for (unsigned l = 0; l < h->n_levels; l++) {
-    const cb_level *lv = &h->levels[l];
-    *c++ = lv->accesses;
-    *c++ = lv->writes;
-    *c++ = lv->misses;
-    *c++ = lv->write_misses;
-  }
-  *c++ = h->slow_accesses;
-  for (size_t k = 0; k < (size_t)h->n_sites * h->n_levels; k++) {
-    *c++ = h->sites[k].accesses;
-    *c++ = h->sites[k].misses;
-  }
+  memo_read_counters(h, c);
 }
 
 static bool state_equal(const cb_hierarchy *h, const uint64_t *c) {
@@ -204,24 +192,6 @@ static void state_restore(cb_hierarchy *h, const uint64_t *c) {
     memcpy(lv->tags, c, n * sizeof *c);
     lv->last_line = c[n];
     c += n + 1;
-  }
-}
-
-/* Every counter plus (to - from), counters as copy_take lays them out
- * (to and from point past the state). */
-static void counters_add(cb_hierarchy *h, const uint64_t *to,
-                         const uint64_t *from) {
-  for (unsigned l = 0; l < h->n_levels; l++) {
-    cb_level *lv = &h->levels[l];
-    lv->accesses += *to++ - *from++;
-    lv->writes += *to++ - *from++;
-    lv->misses += *to++ - *from++;
-    lv->write_misses += *to++ - *from++;
-  }
-  h->slow_accesses += *to++ - *from++;
-  for (size_t k = 0; k < (size_t)h->n_sites * h->n_levels; k++) {
-    h->sites[k].accesses += *to++ - *from++;
-    h->sites[k].misses += *to++ - *from++;
   }
 }
 
@@ -314,7 +284,7 @@ static void leave_skip(cb_hierarchy *h, rec_memo *r) {
     const uint64_t *to = slot(r, r->unit_slot + r->unit_at);
     const uint64_t *from = slot(r, r->unit_slot);
     state_restore(h, to);
-    counters_add(h, to + r->state_words, from + r->state_words);
+    memo_add_counters(h, to + r->state_words, from + r->state_words);
   }
   r->skipping = false;
   r->unit_at = 0;
@@ -372,8 +342,8 @@ static void chunk_end(cb_hierarchy *h, rec_memo *r) {
       r->n_held = 0;
       r->table[c.h1 % RM_TABLE] = i + 1;
       if (++r->unit_at == r->period) {
-        counters_add(h, r->unit_end + r->state_words,
-                     slot(r, r->unit_slot) + r->state_words);
+        memo_add_counters(h, r->unit_end + r->state_words,
+                          slot(r, r->unit_slot) + r->state_words);
         r->unit_at = 0;
       }
       return;

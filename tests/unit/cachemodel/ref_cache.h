@@ -58,6 +58,23 @@ static cb_level_config lvl(const char *name, uint64_t size, uint32_t assoc,
   return lc;
 }
 
+/* The memo tests' LRU hierarchies: one level; two (the cachegrind shape,
+ * scaled down); three, with lines growing downward and a wide last level
+ * (64 ways). */
+static inline void memo_shapes(cb_cache_config *one, cb_cache_config *two,
+                               cb_cache_config *three) {
+  *one =
+      (cb_cache_config){1, {lvl("L1D", 2048, 4, 64, CB_POLICY_LRU, true, 1)}};
+  *two = (cb_cache_config){2,
+                           {lvl("L1D", 4096, 8, 64, CB_POLICY_LRU, true, 1),
+                            lvl("LL", 32768, 16, 64, CB_POLICY_LRU, true, 2)}};
+  *three =
+      (cb_cache_config){3,
+                        {lvl("L1D", 1024, 2, 32, CB_POLICY_LRU, true, 1),
+                         lvl("L2", 8192, 8, 64, CB_POLICY_LRU, true, 2),
+                         lvl("LL", 65536, 64, 128, CB_POLICY_LRU, true, 3)}};
+}
+
 static uint64_t ref_rand(uint64_t *s) { /* splitmix64, as published */
   uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;

@@ -230,18 +230,8 @@ static void memo_case(const cb_cache_config *cfg, bool expect_memo,
 int main(void) {
   char what[160];
   for (int rep = 0; rep < 16; rep++) {
-    /* one level; two (the cachegrind shape, scaled down); three, with
-     * a wide last level and lines growing downward */
-    cb_cache_config one = {1,
-                           {lvl("L1D", 2048, 4, 64, CB_POLICY_LRU, true, 1)}};
-    cb_cache_config two = {2,
-                           {lvl("L1D", 4096, 8, 64, CB_POLICY_LRU, true, 1),
-                            lvl("LL", 32768, 16, 64, CB_POLICY_LRU, true, 2)}};
-    cb_cache_config three = {
-        3,
-        {lvl("L1D", 1024, 2, 32, CB_POLICY_LRU, true, 1),
-         lvl("L2", 8192, 8, 64, CB_POLICY_LRU, true, 2),
-         lvl("LL", 65536, 64, 128, CB_POLICY_LRU, true, 3)}};
+    cb_cache_config one, two, three;
+    memo_shapes(&one, &two, &three);
     snprintf(what, sizeof what, "one level, rep %d", rep);
     memo_case(&one, true, what);
     snprintf(what, sizeof what, "two levels, rep %d", rep);

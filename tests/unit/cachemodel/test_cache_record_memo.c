@@ -198,25 +198,18 @@ int main(void) {
   char what[160];
   not_yet_steady();
   for (int rep = 0; rep < 12; rep++) {
-    cb_cache_config one = {1,
-                           {lvl("L1D", 2048, 4, 64, CB_POLICY_LRU, true, 1)}};
-    cb_cache_config two = {2,
-                           {lvl("L1D", 4096, 8, 64, CB_POLICY_LRU, true, 1),
-                            lvl("LL", 32768, 16, 64, CB_POLICY_LRU, true, 2)}};
-    cb_cache_config three = {
-        3,
-        {lvl("L1D", 1024, 2, 32, CB_POLICY_LRU, true, 1),
-         lvl("L2", 8192, 8, 64, CB_POLICY_LRU, true, 2),
-         lvl("LL", 65536, 16, 128, CB_POLICY_LRU, true, 3)}};
+    /* the shared shapes, the last level narrowed to 16 ways: a wide one
+     * keeps more state than the tags, and has no record memo (below) */
+    cb_cache_config one, two, three, wide;
+    memo_shapes(&one, &two, &wide);
+    three = wide;
+    three.levels[2].assoc = 16;
     snprintf(what, sizeof what, "one level, rep %d", rep);
     record_case(&one, true, what);
     snprintf(what, sizeof what, "two levels, rep %d", rep);
     record_case(&two, true, what);
     snprintf(what, sizeof what, "three levels, rep %d", rep);
     record_case(&three, true, what);
-    /* a wide last level: its state is more than the tags, no memo */
-    cb_cache_config wide = three;
-    wide.levels[2].assoc = 64;
     snprintf(what, sizeof what, "wide last level, rep %d", rep);
     record_case(&wide, false, what);
     /* where the segment memo is off, so is this one */
