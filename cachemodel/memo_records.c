@@ -68,7 +68,6 @@
 #define K_POS2 0xd6e8feb86659fd93ull
 #define K_LINE3 0xff51afd7ed558ccdull
 #define K_REST3 0x2545f4914f6cdd1dull
-#define K_POS3 0x9fb21c651e98df25ull
 
 /* A chunk's hashes: h1 of its records' addresses, cheap, which finds
  * candidates; h2 and h3 of its line references, kept only while a
@@ -118,6 +117,14 @@ static inline uint64_t mix(uint64_t x) {
   x *= 0xd6e8feb86659fd93ull;
   x ^= x >> 32;
   return x;
+}
+
+/* Two words mixed into one by their full 128-bit product, folded (the
+ * multiply-and-fold of wyhash, Wang Yi's hash): each output bit depends
+ * on every input bit, for one multiply. */
+static inline uint64_t mix2(uint64_t a, uint64_t b) {
+  unsigned __int128 p = (unsigned __int128)a * b;
+  return (uint64_t)p ^ (uint64_t)(p >> 64);
 }
 
 static size_t state_words(const cb_hierarchy *h) {
@@ -211,8 +218,12 @@ static inline uint64_t rest_of(const cb_access *a, uint64_t first,
 
 /* One record into the gear and h1 (its address, one multiply: this runs
  * on every record of every stream), and, if strong, into h2 and h3 (two
- * independent hashes of its line references and place). Where the chunk
- * is cut depends on the content alone, the hashes on the place too. */
+ * independent hashes of its line references and place, each one 128-bit
+ * multiply of the first line and the rest, the place and a different
+ * pair of odd constants mixed into its words first: two multiplies a
+ * record where four each cost pr's simulation 0.14 s of CPU more, with
+ * the same report). Where the chunk is cut depends on the content alone,
+ * the hashes on the place too. */
 static inline __attribute__((always_inline)) void
 hash_record(const cb_access *a, uint64_t pos, uint32_t shift, bool strong,
             uint64_t *g, uint64_t *h1, uint64_t *h2, uint64_t *h3) {
@@ -221,8 +232,9 @@ hash_record(const cb_access *a, uint64_t pos, uint32_t shift, bool strong,
   *h1 += t;
   if (strong) {
     uint64_t first = a->addr >> shift, rest = rest_of(a, first, shift);
-    *h2 += mix(first * K_LINE2 + rest * K_REST2) ^ (pos * K_POS2);
-    *h3 += mix(first * K_LINE3 + rest * K_REST3) ^ (pos * K_POS3);
+    uint64_t place = pos * K_POS2;
+    *h2 += mix2(first ^ place ^ K_LINE2, rest ^ K_REST2);
+    *h3 += mix2(first ^ K_LINE3, rest ^ place ^ K_REST3);
   }
 }
 
