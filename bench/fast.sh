@@ -85,6 +85,14 @@ timed() {
   for k in $(seq "${RUNS:-1}"); do rm -f "$tf.$k"; done
 }
 
+# The caches cachegrind simulates: cbana's default (the "cachegrind"
+# preset, cachemodel/presets.c), and an I1 of the same shape. Without
+# them cachegrind takes the host's, from CPUID: on this project's
+# machines an LL of 256 MiB, direct-mapped (a 320 MiB "L3" rounded down),
+# whose 32 MiB of tags made its runs slower than on the cache cbana
+# simulates (load_loop: 13.0 s against 11.6; fast_notes.md, session 18).
+cg_caches=(--I1=32768,8,64 --D1=32768,8,64 --LL=1048576,16,64)
+
 # cg SECTION NAME EXE ARGS...: cachegrind, RUNS times (median)
 cg() {
   local sec=$1 name=$2
@@ -93,7 +101,7 @@ cg() {
   have "$sec" "$name" cachegrind && return 0
   local tf=$work/cg.$sec.$name.time log=$work/cg.$sec.$name.log
   timed "$tf" "$log" "$valgrind" --tool=cachegrind --cache-sim=yes \
-    --cachegrind-out-file=/dev/null "$@"
+    "${cg_caches[@]}" --cachegrind-out-file=/dev/null "$@"
   local refs
   refs=$(grep 'D   refs:' "$log" | sed 's/.*refs: *\([0-9,]*\).*/\1/' |
     tr -d ,)
@@ -168,11 +176,13 @@ tablev() {
       local tf=$work/cg.tablev.$prog.time
       grep -v '^#' "$work/tablev.inputs" | head -n "$n" > "$work/sample"
       (cd "$work" && /usr/bin/time -f '%e %U %S %M' -o "$tf.sample" \
-        sh -c 'while read -r x nn; do
-                 "$1" --tool=cachegrind --cache-sim=yes \
-                   --cachegrind-out-file=/dev/null "$2" "$x" "$nn" \
+        sh -c 'v=$1 exe=$2; shift 2
+               while read -r x nn; do
+                 "$v" --tool=cachegrind --cache-sim=yes "$@" \
+                   --cachegrind-out-file=/dev/null "$exe" "$x" "$nn" \
                    > /dev/null 2>&1
-               done < sample' sh "$valgrind" "$work/wl/$prog")
+               done < sample' sh "$valgrind" "$work/wl/$prog" \
+          "${cg_caches[@]}")
       # the sample's mean run, times 1000 (wall, user, sys; rss as is)
       awk -v n="$n" '{ printf "%.2f %.2f %.2f %s\n", $1 / n * 1000,
         $2 / n * 1000, $3 / n * 1000, $4 }' "$tf.sample" > "$tf"
