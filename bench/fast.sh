@@ -89,8 +89,9 @@ timed() {
 # preset, cachemodel/presets.c), and an I1 of the same shape. Without
 # them cachegrind takes the host's, from CPUID: on this project's
 # machines an LL of 256 MiB, direct-mapped (a 320 MiB "L3" rounded down),
-# whose 32 MiB of tags made its runs slower than on the cache cbana
-# simulates (load_loop: 13.0 s against 11.6; fast_notes.md, session 18).
+# and the two tools timed different caches (cachegrind's pr 1.33 s on
+# that LL, 1.78 s on cbana's; load_loop 13.0 s and 11.6 s:
+# fast_notes.md, session 18).
 cg_caches=(--I1=32768,8,64 --D1=32768,8,64 --LL=1048576,16,64)
 
 # cg SECTION NAME EXE ARGS...: cachegrind, RUNS times (median)
