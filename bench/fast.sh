@@ -19,8 +19,9 @@
 # Each measurement is one line of RESULTS/fast.tsv:
 #   section name tool wall_s user_s sys_s maxrss_kib refs
 # A cachegrind line already there is not measured again (they take
-# minutes); cbana lines are replaced. RUNS=N times each run N times and
-# records the run of median wall time (irregular: 5 unless set). CG_ONLY=1 measures only cachegrind,
+# minutes; irregular measures both tools each time, in turn); cbana lines
+# are replaced. RUNS=N times each run N times and records the run of
+# median wall time (irregular: 5 unless set). CG_ONLY=1 measures only cachegrind,
 # CB_ONLY=1 only cbana. CBANA_FLAGS adds options to every cbana run
 # (e.g. --no-classify: the counters cachegrind computes, without the 3C
 # classes, whose shadow LRU stack costs more than the rest). The cbana binary is copied first,
@@ -67,22 +68,26 @@ record() {
 
 have() { grep -q -P "^\Q$1\E\t\Q$2\E\t\Q$3\E\t" "$tsv"; }
 
-# timed TIMEFILE LOG COMMAND...: runs COMMAND (in $work, its stderr to
-# LOG, the last run's) RUNS times (default 1) and leaves in TIMEFILE the
-# /usr/bin/time line of the run with the median wall time: on this
-# project's shared 2-vCPU machines one run of the same binary moves by
-# 10 % to 60 % (cachegrind on load_loop: 8.4, 13.3 and 10.1 s in a row;
-# bench/results/fast_notes.md, session 14).
-timed() {
-  local tf=$1 log=$2 k
+# run_once TIMEFILE LOG COMMAND...: runs COMMAND once (in $work, its
+# stderr to LOG) and adds its /usr/bin/time line to TIMEFILE.runs.
+run_once() {
+  local tf=$1 log=$2
   shift 2
-  for k in $(seq "${RUNS:-1}"); do
-    (cd "$work" && /usr/bin/time -f '%e %U %S %M' -o "$tf.$k" "$@" \
-      > /dev/null 2> "$log")
-  done
-  for k in $(seq "${RUNS:-1}"); do tail -n 1 "$tf.$k"; done |
-    sort -n -k1,1 | sed -n "$(( (${RUNS:-1} + 1) / 2 ))p" > "$tf"
-  for k in $(seq "${RUNS:-1}"); do rm -f "$tf.$k"; done
+  (cd "$work" && /usr/bin/time -f '%e %U %S %M' -o "$tf.one" "$@" \
+    > /dev/null 2> "$log")
+  tail -n 1 "$tf.one" >> "$tf.runs"
+  rm -f "$tf.one"
+}
+
+# median_run TIMEFILE: the line of TIMEFILE.runs with the median wall
+# time, into TIMEFILE: on this project's shared 2-vCPU machines one run
+# of the same binary moves by 10 % to 60 % (cachegrind on load_loop: 8.4,
+# 13.3 and 10.1 s in a row; bench/results/fast_notes.md, session 14).
+median_run() {
+  local tf=$1 n
+  n=$(wc -l < "$tf.runs")
+  sort -n -k1,1 "$tf.runs" | sed -n "$(( (n + 1) / 2 ))p" > "$tf"
+  rm -f "$tf.runs"
 }
 
 # The caches cachegrind simulates: cbana's default (the "cachegrind"
@@ -92,35 +97,61 @@ timed() {
 # and the two tools timed different caches (cachegrind's pr 1.33 s on
 # that LL, 1.78 s on cbana's; load_loop 13.0 s and 11.6 s:
 # fast_notes.md, session 18).
+# shellcheck disable=SC2054 # the commas are cachegrind's
 cg_caches=(--I1=32768,8,64 --D1=32768,8,64 --LL=1048576,16,64)
 
-# cg SECTION NAME EXE ARGS...: cachegrind, RUNS times (median)
-cg() {
+# cg_run SECTION NAME EXE ARGS...: one cachegrind run; cg_record
+# SECTION NAME: its line, the median of the runs made. cg: RUNS runs
+# (default 1), unless the line is there.
+cg_run() {
   local sec=$1 name=$2
   shift 2
-  [ -z "${CB_ONLY:-}" ] || return 0
-  have "$sec" "$name" cachegrind && return 0
+  run_once "$work/cg.$sec.$name.time" "$work/cg.$sec.$name.log" \
+    "$valgrind" --tool=cachegrind --cache-sim=yes "${cg_caches[@]}" \
+    --cachegrind-out-file=/dev/null "$@"
+}
+cg_record() {
+  local sec=$1 name=$2 refs
   local tf=$work/cg.$sec.$name.time log=$work/cg.$sec.$name.log
-  timed "$tf" "$log" "$valgrind" --tool=cachegrind --cache-sim=yes \
-    "${cg_caches[@]}" --cachegrind-out-file=/dev/null "$@"
-  local refs
+  median_run "$tf"
   refs=$(grep 'D   refs:' "$log" | sed 's/.*refs: *\([0-9,]*\).*/\1/' |
     tr -d ,)
   record "$sec" "$name" cachegrind "$tf" "${refs:-0}"
 }
+cg() {
+  local sec=$1 name=$2 _
+  [ -z "${CB_ONLY:-}" ] || return 0
+  have "$sec" "$name" cachegrind && return 0
+  rm -f "$work/cg.$sec.$name.time.runs"
+  for _ in $(seq "${RUNS:-1}"); do cg_run "$@"; done
+  cg_record "$sec" "$name"
+}
 
-# cb SECTION NAME cbana-analyze-ARGS...
-cb() {
+# cb_run SECTION NAME cbana-analyze-ARGS...: one cbana run; cb_record
+# SECTION NAME: its line, the median of the runs made (and the stats of
+# the last). cb: RUNS runs (default 1).
+cb_run() {
   local sec=$1 name=$2
   shift 2
-  [ -z "${CG_ONLY:-}" ] || return 0
+  # shellcheck disable=SC2086 # CBANA_FLAGS: several options
+  run_once "$work/cb.$sec.$name.time" "$work/cb.$sec.$name.log" \
+    "$cbana" analyze "$@" ${CBANA_FLAGS:-} --quiet --stats --format json \
+    -o "$work/cb.$sec.$name.json"
+}
+cb_record() {
+  local sec=$1 name=$2 acc
   local tf=$work/cb.$sec.$name.time log=$work/cb.$sec.$name.log
-  timed "$tf" "$log" "$cbana" analyze "$@" ${CBANA_FLAGS:-} --quiet \
-    --stats --format json -o "$work/cb.$sec.$name.json"
-  local acc
+  median_run "$tf"
   acc=$(grep -o 'accesses [0-9]*' "$log" | head -n 1 | cut -d' ' -f2)
   record "$sec" "$name" cbana "$tf" "${acc:-0}"
   cp "$log" "$results/stats.$sec.$name.txt"
+}
+cb() {
+  local sec=$1 name=$2 _
+  [ -z "${CG_ONLY:-}" ] || return 0
+  rm -f "$work/cb.$sec.$name.time.runs"
+  for _ in $(seq "${RUNS:-1}"); do cb_run "$@"; done
+  cb_record "$sec" "$name"
 }
 
 # polybench SIZE [SECTION]: SECTION medium-default runs cbana in its
@@ -128,7 +159,7 @@ cb() {
 # reuses the medium section's cachegrind lines.
 polybench() {
   local size=$1 sec=${2:-}
-  [ -n "$sec" ] || sec=$(echo "$size" | tr 'A-Z' 'a-z')
+  [ -n "$sec" ] || sec=$(echo "$size" | tr '[:upper:]' '[:lower:]')
   "$root/polybench/build.sh" -s "$size" -o "$work/pb-$size" > /dev/null
   "$root/polybench/build.sh" --list | while read -r name src; do
     if [ -n "$only" ] && ! echo " $only " | grep -q " $name "; then
@@ -136,7 +167,7 @@ polybench() {
     fi
     # LARGE kernels run past the default budget of 10^9 operations
     if [ "$sec" = medium-default ]; then
-      CBANA_FLAGS= cb "$sec" "$name" "$root/polybench/$src" \
+      CBANA_FLAGS='' cb "$sec" "$name" "$root/polybench/$src" \
         --budget 1000000000000 \
         --cflags "-O2 -D${size}_DATASET -I$root/polybench"
       continue
@@ -147,20 +178,31 @@ polybench() {
   done
 }
 
-# Irregular: NAME ARGS, sized near 10^8 data references.
+# Irregular: NAME ARGS, sized near 10^8 data references. A few seconds
+# a run: RUNS (default 5) of each tool, cachegrind and cbana in turn, so
+# that the host's drift (minutes apart, cachegrind on load_loop took 7.8
+# and 10.7 s: fast_notes.md, session 17) reaches both alike; each line is
+# its tool's median. Both are measured each time (CB_ONLY=1, CG_ONLY=1:
+# one alone).
 irregular() {
-  # a few seconds a run: the median of 5 (RUNS overrides)
-  local RUNS=${RUNS:-5}
+  local runs=${RUNS:-5} _
   "$root/bench/workloads/build.sh" -o "$work/wl" > /dev/null
   while read -r prog args; do
     local name
     name=$(echo "$prog $args" | tr ' ' '_')
-    # shellcheck disable=SC2086
-    cg irregular "$name" "$work/wl/$prog" $args
-    # load_loop's 10^8 accesses take over 10^9 operations, the default
-    # budget: without a larger one it stopped early, its figure too small
-    cb irregular "$name" "$root/bench/workloads/$prog.c" --args "$args" \
-      --budget 1000000000000
+    rm -f "$work/cg.irregular.$name.time.runs" \
+      "$work/cb.irregular.$name.time.runs"
+    for _ in $(seq "$runs"); do
+      # shellcheck disable=SC2086
+      [ -n "${CB_ONLY:-}" ] || cg_run irregular "$name" "$work/wl/$prog" $args
+      # load_loop's 10^8 accesses take over 10^9 operations, the default
+      # budget: without a larger one it stopped early, its figure too small
+      [ -n "${CG_ONLY:-}" ] ||
+        cb_run irregular "$name" "$root/bench/workloads/$prog.c" \
+          --args "$args" --budget 1000000000000
+    done
+    [ -n "${CB_ONLY:-}" ] || cg_record irregular "$name"
+    [ -n "${CG_ONLY:-}" ] || cb_record irregular "$name"
   done << 'EOF'
 pr 100000 1000000 1 10
 tc 100000 1000000 1 1
@@ -176,6 +218,7 @@ tablev() {
     if [ -z "${CB_ONLY:-}" ] && ! have tablev "$prog" cachegrind; then
       local tf=$work/cg.tablev.$prog.time
       grep -v '^#' "$work/tablev.inputs" | head -n "$n" > "$work/sample"
+      # shellcheck disable=SC2016 # the script's own arguments
       (cd "$work" && /usr/bin/time -f '%e %U %S %M' -o "$tf.sample" \
         sh -c 'v=$1 exe=$2; shift 2
                while read -r x nn; do
@@ -198,7 +241,7 @@ tablev() {
 memory() {
   "$root/bench/workloads/build.sh" -o "$work/wl" load_loop > /dev/null
   for m in 10 100 1000; do
-    CG_ONLY= cb memory "load_loop_r_10000_x$m" \
+    CG_ONLY='' cb memory "load_loop_r_10000_x$m" \
       "$root/bench/workloads/load_loop.c" --args "array heap r 10000 $m"
   done
 }
