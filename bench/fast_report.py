@@ -75,7 +75,10 @@ def main():
             r["cachegrind"] = cg
     out = ["# cbana (fast engine) vs cachegrind", "",
            "Made by `bench/fast.sh` (`make bench`); times in seconds, cbana "
-           "with its compile (clang) included. Ratio = cbana / cachegrind.",
+           "with its compile (clang) included. Ratio = cbana / cachegrind. "
+           "Both tools simulate the same caches: D1 32 KiB 8-way and LL 1 "
+           "MiB 16-way, 64-byte lines (cbana's default; cachegrind is given "
+           "them, and an I1 of the same shape).",
            "CPU = user + sys of the process and its children. The machine "
            "had 2 cores shared with other jobs (the load average during the "
            "runs is in the notes below), so the wall times are inflated and noisy for both "
