@@ -356,6 +356,45 @@ void memo_add_counters(cb_hierarchy *h, const uint64_t *to,
   add_diff(&h->affine.warps, to, from, &i);
 }
 
+size_t memo_state_words(const cb_hierarchy *h) {
+  size_t w = 0;
+  for (unsigned l = 0; l < h->n_levels; l++)
+    w += (size_t)(h->levels[l].set_mask + 1) * h->levels[l].assoc + 1;
+  return w;
+}
+
+void memo_copy_take(const cb_hierarchy *h, uint64_t *c) {
+  for (unsigned l = 0; l < h->n_levels; l++) {
+    const cb_level *lv = &h->levels[l];
+    size_t n = (size_t)(lv->set_mask + 1) * lv->assoc;
+    memcpy(c, lv->tags, n * sizeof *c);
+    c += n;
+    *c++ = lv->last_line;
+  }
+  memo_read_counters(h, c);
+}
+
+bool memo_state_equal(const cb_hierarchy *h, const uint64_t *c) {
+  for (unsigned l = 0; l < h->n_levels; l++) {
+    const cb_level *lv = &h->levels[l];
+    size_t n = (size_t)(lv->set_mask + 1) * lv->assoc;
+    if (c[n] != lv->last_line || memcmp(c, lv->tags, n * sizeof *c) != 0)
+      return false;
+    c += n + 1;
+  }
+  return true;
+}
+
+void memo_state_restore(cb_hierarchy *h, const uint64_t *c) {
+  for (unsigned l = 0; l < h->n_levels; l++) {
+    cb_level *lv = &h->levels[l];
+    size_t n = (size_t)(lv->set_mask + 1) * lv->assoc;
+    memcpy(lv->tags, c, n * sizeof *c);
+    lv->last_line = c[n];
+    c += n + 1;
+  }
+}
+
 /* The repetition from which every level is at its fixed point, as far
  * as repetitions 1 .. r tell (the comment at the top): the first level
  * from repetition 2; each level below from its upper level's repetition

@@ -116,6 +116,14 @@ typedef struct memo_long {
   uint64_t run_misses[CB_MAX_LEVELS + 2][CB_MAX_LEVELS];
   uint64_t *start, *delta; /* every counter (memo_long.c) */
   uint64_t skipped;        /* segments counted without running them */
+  /* The state and counters before the last segment of the repetition
+   * running (memo_copy_take), and the counters at its start; whether they
+   * were taken in it, and whether they belong to the steady repetition
+   * whose delta is counted; the breaks resumed from them. tail is NULL
+   * where a level has wide sets. */
+  uint64_t *tail, *tail_from;
+  bool tail_fresh, tail_ok;
+  uint64_t tails;
 } memo_long;
 
 /* The record memo (memo_records.c): stretches of records that repeat,
@@ -183,6 +191,14 @@ size_t memo_n_counters(const struct cb_hierarchy *h);
 void memo_read_counters(const struct cb_hierarchy *h, uint64_t *c);
 void memo_add_counters(struct cb_hierarchy *h, const uint64_t *to,
                        const uint64_t *from);
+/* The model's state (every level's tags and last line), which is all of
+ * it for levels without wide sets (memo_records.c, memo_long.c): its size
+ * in words, a copy of it followed by every counter (memo_read_counters),
+ * whether the state equals a copy's, and the state made a copy's. */
+size_t memo_state_words(const struct cb_hierarchy *h);
+void memo_copy_take(const struct cb_hierarchy *h, uint64_t *c);
+bool memo_state_equal(const struct cb_hierarchy *h, const uint64_t *c);
+void memo_state_restore(struct cb_hierarchy *h, const uint64_t *c);
 
 /* memo_long.c. Allocates it into h->memo->lng (false: out of memory,
  * what was allocated stays for memo_long_free); empties it; frees it. */

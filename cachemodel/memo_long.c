@@ -48,6 +48,15 @@ bool memo_long_create(cb_hierarchy *h) {
   L->delta = malloc(n * sizeof *L->delta);
   if (!L->ring || !L->table || !L->start || !L->delta)
     return false;
+  bool wide = false;
+  for (unsigned l = 0; l < h->n_levels; l++)
+    wide |= h->levels[l].wide != NULL;
+  if (!wide) {
+    L->tail = malloc((memo_state_words(h) + n) * sizeof *L->tail);
+    L->tail_from = malloc(n * sizeof *L->tail_from);
+    if (!L->tail || !L->tail_from)
+      return false;
+  }
   memo_long_reset(L);
   return true;
 }
@@ -59,6 +68,8 @@ void memo_long_free(memo_long *L) {
   free(L->table);
   free(L->start);
   free(L->delta);
+  free(L->tail);
+  free(L->tail_from);
   free(L);
 }
 
@@ -66,7 +77,8 @@ void memo_long_reset(memo_long *L) {
   L->seq = L->floor = 0;
   L->period = L->len = L->owed = 0;
   memset(L->table, 0, MEMO_LONG_TABLE * sizeof *L->table);
-  L->skipped = 0;
+  L->skipped = L->tails = 0;
+  L->tail_fresh = L->tail_ok = false;
 }
 
 static uint64_t mix(uint64_t h, uint64_t x) {
@@ -112,9 +124,26 @@ static bool same_as(const seg_memo *m, const memo_seg *s,
   return memo_same_block(m, s, b) && memo_same_records(m, s);
 }
 
-/* Runs the owed segments, the last `owed` ones, as they were. */
+/* Runs the owed segments, the last `owed` ones, as they were; or, when
+ * they are all of a repetition but its last segment and the steady
+ * repetition left its state and counters at that point (tail_ok), takes
+ * those: the owed segments are that repetition's, line for line, from
+ * the state it started from (every repetition past the fixed point starts
+ * from the same one), so they would count what it counted up to there
+ * and leave the state it had there. cholesky's initialisation needs
+ * this: each of its segments holds the records before its block, so the
+ * repetitions run from (t, 1) to (t + 1, 0), and the last of every eight
+ * columns ends in the next column's lines. */
 static void pay(cb_hierarchy *h) {
   memo_long *L = h->memo->lng;
+  if (L->tail_ok && L->owed == L->period - 1) {
+    memo_state_restore(h, L->tail);
+    memo_add_counters(h, L->tail + memo_state_words(h), L->tail_from);
+    L->skipped += L->owed;
+    L->tails++;
+    L->owed = 0;
+    return;
+  }
   for (uint64_t s = L->seq - L->owed; s < L->seq; s++) {
     const memo_seg *x = ring_at(L, s);
     cb_records_run(h, x->rec, x->n_rec);
@@ -171,6 +200,7 @@ bool memo_long_take(cb_hierarchy *h, const cb_affine_block *b) {
         L->len = 1;
         L->rep = 2;
         L->steady = false;
+        L->tail_fresh = L->tail_ok = false;
         memo_read_counters(h, L->start);
       }
     }
@@ -179,6 +209,13 @@ bool memo_long_take(cb_hierarchy *h, const cb_affine_block *b) {
   /* Into the ring; the held-back records are this segment's. */
   memo_copy_segment(m, ring_at(L, L->seq), b);
   L->seq++;
+  if (L->period && !L->steady && L->tail && L->len % L->period == 0) {
+    /* the last segment of a repetition that runs: pay()'s tail */
+    memo_pay_pair(h);
+    memo_copy_take(h, L->tail);
+    memcpy(L->tail_from, L->start, memo_n_counters(h) * sizeof *L->start);
+    L->tail_fresh = true;
+  }
   if (!L->period || !L->steady)
     return false;
   /* Owed: the repetition is counted when whole. */
@@ -213,6 +250,8 @@ void memo_long_done(cb_hierarchy *h) {
     for (unsigned l = 0; l < h->n_levels; l++)
       L->run_misses[r][l] = now[4 * l + 2];
   L->steady = r >= memo_steady_from(L->run_misses, h->n_levels, r);
+  L->tail_ok = L->steady && L->tail_fresh;
+  L->tail_fresh = false;
   if (r < CB_MAX_LEVELS + 1)
     L->rep++;
 }

@@ -127,13 +127,6 @@ static inline uint64_t mix2(uint64_t a, uint64_t b) {
   return (uint64_t)p ^ (uint64_t)(p >> 64);
 }
 
-static size_t state_words(const cb_hierarchy *h) {
-  size_t w = 0;
-  for (unsigned l = 0; l < h->n_levels; l++)
-    w += (size_t)(h->levels[l].set_mask + 1) * h->levels[l].assoc + 1;
-  return w;
-}
-
 rec_memo *rmemo_create(const cb_hierarchy *h) {
   for (unsigned l = 0; l < h->n_levels; l++)
     if (h->levels[l].wide)
@@ -143,7 +136,7 @@ rec_memo *rmemo_create(const cb_hierarchy *h) {
     return NULL;
   r->shift = h->memo->shift;
   rmemo_set_chunks(r, RM_MIN_CHUNK, RM_CUT_BITS);
-  r->state_words = state_words(h);
+  r->state_words = memo_state_words(h);
   r->copy_words = r->state_words + memo_n_counters(h);
   return r;
 }
@@ -166,40 +159,6 @@ void rmemo_free(rec_memo *r) {
 
 uint64_t rmemo_skipped(const rec_memo *r) {
   return r ? r->skipped : 0;
-}
-
-/* The state (every level's tags and last line), then every counter
- * (memo_read_counters), into a copy. */
-static void copy_take(const cb_hierarchy *h, uint64_t *c) {
-  for (unsigned l = 0; l < h->n_levels; l++) {
-    const cb_level *lv = &h->levels[l];
-    size_t n = (size_t)(lv->set_mask + 1) * lv->assoc;
-    memcpy(c, lv->tags, n * sizeof *c);
-    c += n;
-    *c++ = lv->last_line;
-  }
-  memo_read_counters(h, c);
-}
-
-static bool state_equal(const cb_hierarchy *h, const uint64_t *c) {
-  for (unsigned l = 0; l < h->n_levels; l++) {
-    const cb_level *lv = &h->levels[l];
-    size_t n = (size_t)(lv->set_mask + 1) * lv->assoc;
-    if (c[n] != lv->last_line || memcmp(c, lv->tags, n * sizeof *c) != 0)
-      return false;
-    c += n + 1;
-  }
-  return true;
-}
-
-static void state_restore(cb_hierarchy *h, const uint64_t *c) {
-  for (unsigned l = 0; l < h->n_levels; l++) {
-    cb_level *lv = &h->levels[l];
-    size_t n = (size_t)(lv->set_mask + 1) * lv->assoc;
-    memcpy(lv->tags, c, n * sizeof *c);
-    lv->last_line = c[n];
-    c += n + 1;
-  }
 }
 
 static uint64_t *slot(rec_memo *r, uint64_t cut) {
@@ -295,7 +254,7 @@ static void leave_skip(cb_hierarchy *h, rec_memo *r) {
   if (r->unit_at) {
     const uint64_t *to = slot(r, r->unit_slot + r->unit_at);
     const uint64_t *from = slot(r, r->unit_slot);
-    state_restore(h, to);
+    memo_state_restore(h, to);
     memo_add_counters(h, to + r->state_words, from + r->state_words);
   }
   r->skipping = false;
@@ -318,7 +277,7 @@ static bool enter_skip(cb_hierarchy *h, rec_memo *r, uint64_t cut) {
   r->unit_end = e;
   for (uint64_t k = 0; k < P; k++)
     u[k] = r->ring[(cut - P + k) % RM_RING];
-  copy_take(h, e);
+  memo_copy_take(h, e);
   r->unit_slot = cut % P;
   r->unit_at = 0;
   r->n_held = 0;
@@ -385,9 +344,9 @@ static void chunk_end(cb_hierarchy *h, rec_memo *r) {
   r->strong = true;
   uint64_t cut = i + 1;
   if (r->copies >= r->period && r->len >= r->period &&
-      state_equal(h, slot(r, cut)) && enter_skip(h, r, cut))
+      memo_state_equal(h, slot(r, cut)) && enter_skip(h, r, cut))
     return;
-  copy_take(h, slot(r, cut));
+  memo_copy_take(h, slot(r, cut));
   r->copies++;
 }
 
