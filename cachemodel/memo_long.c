@@ -24,9 +24,11 @@
  * nor counted, the model left as it is, until the repetition is whole
  * and its counters are added; a segment that breaks the repetition first
  * makes the owed ones run for real, from the state the repetition began
- * in, which is where they would have run. Whatever else the periods 1
- * and 2 and the parts were doing starts over after a repetition counted
- * or paid (their segments before it are no longer the latest), and the
+ * in, which is where they would have run, unless it is the repetition's
+ * last: then the state and counts the steady repetition had before its
+ * last segment, copied as it ran, stand for them (pay). Whatever else the
+ * periods 1 and 2 and the parts were doing starts over after a repetition
+ * counted or paid (their segments before it are no longer the latest), and the
  * period-2 memo's owed segment is paid before each reading, so that a
  * repetition's counters are its own. */
 #include "hierarchy_internal.h"
