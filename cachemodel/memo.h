@@ -124,6 +124,11 @@ typedef struct memo_long {
   uint64_t *tail, *tail_from;
   bool tail_fresh, tail_ok;
   uint64_t tails;
+  /* A copy of the state at the start of the repetition running (with the
+   * counters after it, memo_copy_take; NULL with tail), and the
+   * repetitions found steady because they ended in it. */
+  uint64_t *rep_state;
+  uint64_t steady_by_state;
 } memo_long;
 
 /* The record memo (memo_records.c): stretches of records that repeat,

@@ -56,7 +56,8 @@ bool memo_long_create(cb_hierarchy *h) {
   if (!wide) {
     L->tail = malloc((memo_state_words(h) + n) * sizeof *L->tail);
     L->tail_from = malloc(n * sizeof *L->tail_from);
-    if (!L->tail || !L->tail_from)
+    L->rep_state = malloc((memo_state_words(h) + n) * sizeof *L->rep_state);
+    if (!L->tail || !L->tail_from || !L->rep_state)
       return false;
   }
   memo_long_reset(L);
@@ -72,6 +73,7 @@ void memo_long_free(memo_long *L) {
   free(L->delta);
   free(L->tail);
   free(L->tail_from);
+  free(L->rep_state);
   free(L);
 }
 
@@ -79,7 +81,7 @@ void memo_long_reset(memo_long *L) {
   L->seq = L->floor = 0;
   L->period = L->len = L->owed = 0;
   memset(L->table, 0, MEMO_LONG_TABLE * sizeof *L->table);
-  L->skipped = L->tails = 0;
+  L->skipped = L->tails = L->steady_by_state = 0;
   L->tail_fresh = L->tail_ok = false;
 }
 
@@ -204,6 +206,8 @@ bool memo_long_take(cb_hierarchy *h, const cb_affine_block *b) {
         L->steady = false;
         L->tail_fresh = L->tail_ok = false;
         memo_read_counters(h, L->start);
+        if (L->rep_state)
+          memo_copy_take(h, L->rep_state);
       }
     }
   }
@@ -252,6 +256,18 @@ void memo_long_done(cb_hierarchy *h) {
     for (unsigned l = 0; l < h->n_levels; l++)
       L->run_misses[r][l] = now[4 * l + 2];
   L->steady = r >= memo_steady_from(L->run_misses, h->n_levels, r);
+  /* A repetition that ended in the state it began in is steady whatever
+   * it missed: the next one runs the same segments from the same state,
+   * so it counts the same and ends there too. cholesky's initialisation
+   * misses B's rows at the LL in every repetition, which memo_steady_from
+   * must take as the LL not steady yet, but its repetitions end with the
+   * same lines of A's column and B's last rows in every set. */
+  if (!L->steady && L->rep_state && memo_state_equal(h, L->rep_state)) {
+    L->steady = true;
+    L->steady_by_state++;
+  }
+  if (L->rep_state && !L->steady)
+    memo_copy_take(h, L->rep_state);
   L->tail_ok = L->steady && L->tail_fresh;
   L->tail_fresh = false;
   if (r < CB_MAX_LEVELS + 1)

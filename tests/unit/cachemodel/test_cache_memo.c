@@ -184,7 +184,7 @@ static void square_nest(cb_hierarchy *h, ref_model *m, uint32_t line,
 }
 
 static uint64_t skipped_total, skipped_pairs, in_parts, parts_counted;
-static uint64_t skipped_long, tails_long;
+static uint64_t skipped_long, tails_long, by_state_long;
 static uint64_t parts_by_levels[4]; /* counted, by the hierarchy's depth */
 static uint64_t parts_wide;         /* counted with a wide level: none */
 
@@ -228,6 +228,7 @@ static void memo_case(const cb_cache_config *cfg, bool expect_memo,
     in_parts += h->memo->parts.segments;
     skipped_long += h->memo->lng ? h->memo->lng->skipped : 0;
     tails_long += h->memo->lng ? h->memo->lng->tails : 0;
+    by_state_long += h->memo->lng ? h->memo->lng->steady_by_state : 0;
     parts_counted += h->memo->parts.counted;
     bool wide = false;
     for (unsigned l = 0; l < h->n_levels; l++)
@@ -280,6 +281,9 @@ int main(void) {
   CHECK(skipped_total > 0);
   CHECK(skipped_long > 0);
   CHECK(tails_long > 0);
+  printf("%llu repetitions found steady by their state\n",
+         (unsigned long long)by_state_long);
+  CHECK(by_state_long > 0);
   CHECK(skipped_pairs > 0);
   CHECK(in_parts > 0);
   for (int l = 1; l <= 3; l++) {
