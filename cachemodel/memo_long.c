@@ -20,7 +20,9 @@
  * period: each following segment must equal the one P back. Every
  * counter is read at each repetition's start and end (every P segments,
  * so reading all sites' counters costs little), which measures it. Once
- * a repetition ran steady, the segments of the next are owed: neither run
+ * a repetition ran steady (memo_steady_from on the misses of whole
+ * repetitions, or the state at its end equal to the state at its start,
+ * copied then), the segments of the next are owed: neither run
  * nor counted, the model left as it is, until the repetition is whole
  * and its counters are added; a segment that breaks the repetition first
  * makes the owed ones run for real, from the state the repetition began
