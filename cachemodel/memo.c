@@ -356,6 +356,13 @@ void memo_add_counters(cb_hierarchy *h, const uint64_t *to,
   add_diff(&h->affine.warps, to, from, &i);
 }
 
+bool memo_state_copies(const cb_hierarchy *h) {
+  for (unsigned l = 0; l < h->n_levels; l++)
+    if (h->levels[l].wide)
+      return false;
+  return true;
+}
+
 size_t memo_state_words(const cb_hierarchy *h) {
   size_t w = 0;
   for (unsigned l = 0; l < h->n_levels; l++)

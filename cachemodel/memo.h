@@ -116,19 +116,14 @@ typedef struct memo_long {
   uint64_t run_misses[CB_MAX_LEVELS + 2][CB_MAX_LEVELS];
   uint64_t *start, *delta; /* every counter (memo_long.c) */
   uint64_t skipped;        /* segments counted without running them */
-  /* The state and counters before the last segment of the repetition
-   * running (memo_copy_take), and the counters at its start; whether they
-   * were taken in it, and whether they belong to the steady repetition
-   * whose delta is counted; the breaks resumed from them. tail is NULL
-   * where a level has wide sets. */
-  uint64_t *tail, *tail_from;
-  bool tail_fresh, tail_ok;
-  uint64_t tails;
-  /* A copy of the state at the start of the repetition running (with the
-   * counters after it, memo_copy_take; NULL with tail), and the
-   * repetitions found steady because they ended in it. */
-  uint64_t *rep_state;
-  uint64_t steady_by_state;
+  /* Copies (memo_copy_take: the state, then every counter) of the
+   * repetition running, or of the steady one once a repetition is: at its
+   * start, and before its last segment (both NULL where the state is not
+   * all in tags, memo_state_copies); the repetitions found steady because
+   * they ended in their start's state, and the breaks resumed from the
+   * tail. */
+  uint64_t *rep_state, *tail;
+  uint64_t steady_by_state, tails;
 } memo_long;
 
 /* The record memo (memo_records.c): stretches of records that repeat,
@@ -197,9 +192,11 @@ void memo_read_counters(const struct cb_hierarchy *h, uint64_t *c);
 void memo_add_counters(struct cb_hierarchy *h, const uint64_t *to,
                        const uint64_t *from);
 /* The model's state (every level's tags and last line), which is all of
- * it for levels without wide sets (memo_records.c, memo_long.c): its size
- * in words, a copy of it followed by every counter (memo_read_counters),
- * whether the state equals a copy's, and the state made a copy's. */
+ * it for levels without wide sets (memo_records.c, memo_long.c): whether
+ * that holds, its size in words, a copy of it followed by every counter
+ * (memo_read_counters), whether the state equals a copy's, and the state made a
+ * copy's. */
+bool memo_state_copies(const struct cb_hierarchy *h);
 size_t memo_state_words(const struct cb_hierarchy *h);
 void memo_copy_take(const struct cb_hierarchy *h, uint64_t *c);
 bool memo_state_equal(const struct cb_hierarchy *h, const uint64_t *c);

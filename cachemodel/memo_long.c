@@ -52,14 +52,10 @@ bool memo_long_create(cb_hierarchy *h) {
   L->delta = malloc(n * sizeof *L->delta);
   if (!L->ring || !L->table || !L->start || !L->delta)
     return false;
-  bool wide = false;
-  for (unsigned l = 0; l < h->n_levels; l++)
-    wide |= h->levels[l].wide != NULL;
-  if (!wide) {
-    L->tail = malloc((memo_state_words(h) + n) * sizeof *L->tail);
-    L->tail_from = malloc(n * sizeof *L->tail_from);
+  if (memo_state_copies(h)) {
     L->rep_state = malloc((memo_state_words(h) + n) * sizeof *L->rep_state);
-    if (!L->tail || !L->tail_from || !L->rep_state)
+    L->tail = malloc((memo_state_words(h) + n) * sizeof *L->tail);
+    if (!L->rep_state || !L->tail)
       return false;
   }
   memo_long_reset(L);
@@ -73,9 +69,8 @@ void memo_long_free(memo_long *L) {
   free(L->table);
   free(L->start);
   free(L->delta);
-  free(L->tail);
-  free(L->tail_from);
   free(L->rep_state);
+  free(L->tail);
   free(L);
 }
 
@@ -84,7 +79,6 @@ void memo_long_reset(memo_long *L) {
   L->period = L->len = L->owed = 0;
   memset(L->table, 0, MEMO_LONG_TABLE * sizeof *L->table);
   L->skipped = L->tails = L->steady_by_state = 0;
-  L->tail_fresh = L->tail_ok = false;
 }
 
 static uint64_t mix(uint64_t h, uint64_t x) {
@@ -131,20 +125,21 @@ static bool same_as(const seg_memo *m, const memo_seg *s,
 }
 
 /* Runs the owed segments, the last `owed` ones, as they were; or, when
- * they are all of a repetition but its last segment and the steady
- * repetition left its state and counters at that point (tail_ok), takes
- * those: the owed segments are that repetition's, line for line, from
- * the state it started from (every repetition past the fixed point starts
- * from the same one), so they would count what it counted up to there
- * and leave the state it had there. cholesky's initialisation needs
- * this: each of its segments holds the records before its block, so the
- * repetitions run from (t, 1) to (t + 1, 0), and the last of every eight
- * columns ends in the next column's lines. */
+ * they are all of a repetition but its last segment, takes the state and
+ * counts the steady repetition had at that point (its tail, copied as it
+ * ran; segments are owed only once one ran steady): the owed segments are that
+ * repetition's, line for line, from the state it started from (every repetition
+ * past the fixed point starts from the same one), so they would count what it
+ * counted up to there and leave the state it had there. cholesky's
+ * initialisation needs this: each of its segments holds the records before its
+ * block, so the repetitions run from (t, 1) to (t + 1, 0), and the last of
+ * every eight columns ends in the next column's lines. */
 static void pay(cb_hierarchy *h) {
   memo_long *L = h->memo->lng;
-  if (L->tail_ok && L->owed == L->period - 1) {
+  if (L->tail && L->owed == L->period - 1) {
+    const size_t words = memo_state_words(h);
     memo_state_restore(h, L->tail);
-    memo_add_counters(h, L->tail + memo_state_words(h), L->tail_from);
+    memo_add_counters(h, L->tail + words, L->rep_state + words);
     L->skipped += L->owed;
     L->tails++;
     L->owed = 0;
@@ -206,7 +201,6 @@ bool memo_long_take(cb_hierarchy *h, const cb_affine_block *b) {
         L->len = 1;
         L->rep = 2;
         L->steady = false;
-        L->tail_fresh = L->tail_ok = false;
         memo_read_counters(h, L->start);
         if (L->rep_state)
           memo_copy_take(h, L->rep_state);
@@ -221,8 +215,6 @@ bool memo_long_take(cb_hierarchy *h, const cb_affine_block *b) {
     /* the last segment of a repetition that runs: pay()'s tail */
     memo_pay_pair(h);
     memo_copy_take(h, L->tail);
-    memcpy(L->tail_from, L->start, memo_n_counters(h) * sizeof *L->start);
-    L->tail_fresh = true;
   }
   if (!L->period || !L->steady)
     return false;
@@ -268,10 +260,9 @@ void memo_long_done(cb_hierarchy *h) {
     L->steady = true;
     L->steady_by_state++;
   }
+  /* kept from a steady repetition's start: pay()'s counts from there */
   if (L->rep_state && !L->steady)
     memo_copy_take(h, L->rep_state);
-  L->tail_ok = L->steady && L->tail_fresh;
-  L->tail_fresh = false;
   if (r < CB_MAX_LEVELS + 1)
     L->rep++;
 }

@@ -128,9 +128,8 @@ static inline uint64_t mix2(uint64_t a, uint64_t b) {
 }
 
 rec_memo *rmemo_create(const cb_hierarchy *h) {
-  for (unsigned l = 0; l < h->n_levels; l++)
-    if (h->levels[l].wide)
-      return NULL;
+  if (!memo_state_copies(h))
+    return NULL;
   rec_memo *r = calloc(1, sizeof *r);
   if (!r)
     return NULL;
