@@ -348,6 +348,22 @@ void drv_hash_only_affine(void *ctx, const cb_affine_block *b) {
   hash_block(ctx, b);
 }
 
+void drv_fanout_tap_batch(void *ctx, const cb_access *batch, size_t n) {
+  fanout *f = ctx;
+  if (f->hash)
+    hash_batch(&f->sh, batch, n);
+  else
+    f->sh.n += n;
+}
+
+void drv_fanout_tap_affine(void *ctx, const cb_affine_block *b) {
+  fanout *f = ctx;
+  if (f->hash)
+    hash_block(&f->sh, b);
+  else
+    f->sh.n += b->n_iter * b->n_acc;
+}
+
 static uint64_t *dup_u64(const uint64_t *v, size_t n) {
   uint64_t *d = malloc((n ? n : 1) * sizeof *d);
   if (d && n)

@@ -88,6 +88,11 @@ void drv_hash_only_batch(void *ctx, const cb_access *batch, size_t n);
  * the per-access views and the allocation-site attribution stay exact. */
 void drv_fanout_affine(void *ctx, const cb_affine_block *b);
 void drv_hash_only_affine(void *ctx, const cb_affine_block *b);
+/* The fanout's stream hash (or access count) alone, for a consumer that
+ * runs the hierarchies itself (the time split, split.h): called on the
+ * producer's thread, in stream order. */
+void drv_fanout_tap_batch(void *ctx, const cb_access *batch, size_t n);
+void drv_fanout_tap_affine(void *ctx, const cb_affine_block *b);
 /* Copies what the collector gathered into a cache result. */
 bool drv_collect_extras(const collector *col, cb_cache_result *c);
 

@@ -29,6 +29,7 @@
 #include "glibc_tunables.h"
 #include "paths.h"
 #include "pipe.h"
+#include "split.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -63,6 +64,7 @@ typedef struct driver {
   unsigned n_memo, cap_memo;
   unsigned memo_hits, memo_misses; /* of hash-first runs */
   bool pipeline;           /* cores to spare: simulate on a second thread */
+  bool split;              /* and on a third, cut in time (split.h) */
   unsigned sim_threads;    /* split long blocks over this many */
   cb_analysis_stats stats; /* summed by the workers, under lock */
 } driver;
@@ -395,13 +397,28 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
     }
     f.sh = (stream_hash){0x243F6A8885A308D3ull, 0x13198A2E03707344ull, 0};
     cb_access_sink sink = {drv_fanout_batch, &f, drv_fanout_affine, NULL};
-    cb_pipe *pipe = d->pipeline ? cb_pipe_start(&sink) : NULL;
+    cb_split *split = NULL;
+    const cb_cache_config **cfg = d->split && cb_split_applies(h, d->n_caches)
+                                      ? malloc(d->n_caches * sizeof *cfg)
+                                      : NULL;
+    if (cfg) {
+      for (unsigned c = 0; c < d->n_caches; c++)
+        cfg[c] = &d->caches[c].config;
+      cb_access_sink tap = {drv_fanout_tap_batch, &f, drv_fanout_tap_affine,
+                            NULL};
+      split = cb_split_start(h, cfg, d->n_caches, d->p->n_sites, &tap,
+                             d->opt->split_epoch);
+      free(cfg);
+    }
+    cb_pipe *pipe = d->pipeline && !split ? cb_pipe_start(&sink) : NULL;
     /* piped, the consumer thread's CPU time is the simulation's (the
      * stream's hashing for twins included): no clock read per call */
-    f.timed = d->opt->stats != NULL && !pipe;
+    f.timed = d->opt->stats != NULL && !pipe && !split;
     if (pipe)
       sink = (cb_access_sink){cb_pipe_push, pipe, cb_pipe_push_affine,
                               cb_pipe_area};
+    if (split)
+      sink = (cb_access_sink){cb_split_push, split, cb_split_push_affine, NULL};
     if (d->opt->classify)
       eo.alloc = (cb_alloc_sink){cb_alloc_to_stream, &sink};
     cb_engine_run(d->p, &run_in, &eo, &sink, &o);
@@ -409,6 +426,28 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
       double cpu = cb_pipe_finish(pipe);
       f.sim_s += d->opt->stats ? cpu : 0;
       piped = true;
+    }
+    if (split) {
+      cb_split_stats ss;
+      cb_affine_stats *own = calloc(d->n_caches, sizeof *own);
+      double cpu = cb_split_finish(split, &ss, own);
+      f.sim_s += d->opt->stats ? cpu : 0;
+      piped = true;
+      pthread_mutex_lock(&d->lock);
+      d->stats.split_epochs += ss.epochs;
+      d->stats.split_handovers += ss.handovers;
+      d->stats.split_abandoned += ss.abandoned;
+      d->stats.split_rerun += ss.rerun;
+      for (unsigned c = 0; own && c < d->n_caches; c++) {
+        d->stats.sim_blocks_skipped += own[c].segments_skipped;
+        d->stats.sim_blocks_parts += own[c].segments_in_parts;
+        d->stats.sim_parts_counted += own[c].parts_counted;
+        d->stats.sim_records_skipped += own[c].records_skipped;
+        d->stats.sim_parts_run +=
+            own[c].segments_in_parts * own[c].parts_each - own[c].parts_counted;
+      }
+      pthread_mutex_unlock(&d->lock);
+      free(own);
     }
     simulated = true;
     if (!redo_unsliced(d, &o, &eo, &resliced))
@@ -591,6 +630,10 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
      * 1 of 9). */
     d.pipeline = opt->engine.mode == CB_ENGINE_FAST &&
                  jobs >= (1 + sim_cores) * n_inputs;
+    /* The time split's second simulation thread shares the engine's
+     * core: the engine is a fifth to a third of the simulation's CPU on
+     * the long runs it is for (bench/results/fast_notes.md, session 20). */
+    d.split = d.pipeline && opt->split && !opt->classify && sim_cores == 1;
     jobs = n_inputs ? n_inputs : 1;
   }
   double w0 = wall_s();
@@ -625,6 +668,10 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
     st->sim_parts_run = d.stats.sim_parts_run;
     st->sim_records_skipped = d.stats.sim_records_skipped;
     st->sim_threads = d.stats.sim_threads;
+    st->split_epochs = d.stats.split_epochs;
+    st->split_handovers = d.stats.split_handovers;
+    st->split_abandoned = d.stats.split_abandoned;
+    st->split_rerun = d.stats.split_rerun;
     st->resliced = d.stats.resliced;
     memcpy(st->stale_why, d.stats.stale_why, sizeof st->stale_why);
     st->accesses = d.stats.accesses;
@@ -739,6 +786,15 @@ void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
   if (s->sim_records_skipped)
     fprintf(f, "  records counted as repeats without running them: %llu\n",
             (unsigned long long)s->sim_records_skipped);
+  if (s->split_epochs)
+    fprintf(f,
+            "  time split: %llu epochs over two simulation threads, %llu "
+            "hand-overs, %llu guesses thrown away, %llu accesses run "
+            "twice\n",
+            (unsigned long long)s->split_epochs,
+            (unsigned long long)s->split_handovers,
+            (unsigned long long)s->split_abandoned,
+            (unsigned long long)s->split_rerun);
   if (s->resliced)
     fprintf(f,
             "  slicing: %u inputs needed a skipped value, run again "

@@ -22,6 +22,8 @@ enum {
   OPT_TOP,
   OPT_JOBS,
   OPT_SIM_THREADS,
+  OPT_SPLIT_EPOCH,
+  OPT_NO_SPLIT,
   OPT_BUDGET,
   OPT_STACK_TOP,
   OPT_NO_CLASSIFY,
@@ -52,6 +54,8 @@ static const struct option long_options[] = {
     {"top", required_argument, NULL, OPT_TOP},
     {"jobs", required_argument, NULL, OPT_JOBS},
     {"sim-threads", required_argument, NULL, OPT_SIM_THREADS},
+    {"split-epoch", required_argument, NULL, OPT_SPLIT_EPOCH},
+    {"no-split", no_argument, NULL, OPT_NO_SPLIT},
     {"budget", required_argument, NULL, OPT_BUDGET},
     {"stack-top", required_argument, NULL, OPT_STACK_TOP},
     {"no-classify", no_argument, NULL, OPT_NO_CLASSIFY},
@@ -165,6 +169,14 @@ bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
       ok = (parse_u64(optarg, &n) && n < 1024)
                ? (a->sim_threads = (unsigned)n, true)
                : bad_number(command, "--sim-threads", optarg);
+      break;
+    case OPT_SPLIT_EPOCH:
+      ok = (parse_u64(optarg, &n) && n > 0)
+               ? (a->split_epoch = n, true)
+               : bad_number(command, "--split-epoch", optarg);
+      break;
+    case OPT_NO_SPLIT:
+      a->no_split = true;
       break;
     case OPT_BUDGET:
       ok = (parse_u64(optarg, &n) && n > 0)
@@ -293,6 +305,10 @@ void cb_analyze_args_usage(const char *command, const char *extra) {
       "  --jobs N            inputs analysed in parallel (default: cores)\n"
       "  --sim-threads N     split long loops by cache set over N threads "
       "(default 1)\n"
+      "  --no-split          simulate one input on one thread (by default,\n"
+      "                      with cores to spare and --no-classify, a long\n"
+      "                      stream runs on two, cut in time)\n"
+      "  --split-epoch N     accesses per piece of that cut (256 Mi)\n"
       "  --budget N          operations an input may execute before it "
       "stops\n"
       "  --stack-top ADDR    the stack pointer at main's entry\n"

@@ -25,6 +25,7 @@ typedef struct cb_analyze_args {
   unsigned top;         /* --top N */
   unsigned jobs;        /* --jobs N, 0: number of cores */
   unsigned sim_threads; /* --sim-threads N, 0 or 1: no split */
+  uint64_t split_epoch; /* --split-epoch N, 0: the default */
   uint64_t budget;      /* --budget N, 0: the engine's default */
   uint64_t stack_top;   /* --stack-top ADDR, 0: computed */
   bool no_classify;     /* --no-classify */
@@ -32,6 +33,7 @@ typedef struct cb_analyze_args {
   bool stats;           /* --stats */
   bool exact_engine;    /* --exact-engine: the reference interpreter */
   bool no_memo;         /* --no-memo: simulate every input */
+  bool no_split;        /* --no-split: one simulation thread an input */
   bool no_slice;        /* --no-slice: compute every value */
   bool no_kernels;      /* --no-kernels: no native kernels compiled */
   bool wait_kernels;    /* --wait-kernels: compiled before the run */

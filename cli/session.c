@@ -207,6 +207,8 @@ int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
   opt.classify = !a->no_classify;
   opt.jobs = a->jobs;
   opt.sim_threads = a->sim_threads;
+  opt.split = !a->no_split;
+  opt.split_epoch = a->split_epoch;
   opt.argv0 = s->argv0;
   opt.progress = !a->quiet && isatty(STDERR_FILENO) && s->n_inputs > 1;
   opt.engine.mode = a->exact_engine ? CB_ENGINE_EXACT : CB_ENGINE_FAST;

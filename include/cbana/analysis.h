@@ -67,6 +67,10 @@ typedef struct cb_analysis_stats {
   /* records counted as repeats without running them (the record memo) */
   uint64_t sim_records_skipped;
   unsigned sim_threads;
+  /* the time split (options.split): pieces, hand-overs between the two
+   * threads, guesses thrown away, and accesses run twice (by a thread whose
+   * guess had not yet met the truth) */
+  uint64_t split_epochs, split_handovers, split_abandoned, split_rerun;
   /* inputs whose sliced run needed a skipped value, run again unsliced */
   unsigned resliced;
   char stale_why[640];                /* the first one's location and reason */
@@ -81,6 +85,12 @@ typedef struct cb_analysis_options {
   /* threads that split long affine blocks by cache set (the cache
    * model's cb_hierarchy_set_threads); 0 or 1: none */
   unsigned sim_threads;
+  /* Simulate an input's stream on two threads at once, cut in time
+   * (analysis/split.h), where a core is to spare for it and the caches
+   * allow (no classification; LRU, FIFO or MRU levels); split_epoch:
+   * accesses per piece, 0: the default. The counters are the same. */
+  bool split;
+  uint64_t split_epoch;
   const char *argv0; /* the executable path the real run is given */
   bool progress;     /* a progress line on stderr */
   /* Share the results of inputs whose access streams are identical (equal

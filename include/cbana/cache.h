@@ -127,6 +127,28 @@ void cb_hierarchy_reset(cb_hierarchy *h);
  * be called from one thread at a time. */
 unsigned cb_hierarchy_set_threads(cb_hierarchy *h, unsigned n);
 
+/* Snapshots, for a stream simulated in pieces at once (analysis's time
+ * split): two hierarchies in the same state at the same point of a stream
+ * count the same from there on, so a piece run from a guessed state counts
+ * right from the first point where its state equals the true one.
+ * cb_hierarchy_snapshots: whether a snapshot holds the whole state (every
+ * level LRU, FIFO or MRU, no wide sets, no classification; snapshot.c says
+ * why). A snapshot is the state and every counter, snapshot_words long;
+ * taking one, or comparing the state with one's, first runs what the
+ * hierarchy held back. cb_hierarchy_add_counts adds the counters of `to`
+ * minus those of `from` (NULL: zeros) to h's; cb_snapshot_add_counts adds
+ * them to those of the snapshot-shaped acc (its state part unused). The
+ * arithmetic is modulo 2^64, so a difference taken the other way round
+ * subtracts. */
+bool cb_hierarchy_snapshots(const cb_hierarchy *h);
+size_t cb_hierarchy_snapshot_words(const cb_hierarchy *h);
+void cb_hierarchy_snapshot(cb_hierarchy *h, uint64_t *snap);
+bool cb_hierarchy_state_is(cb_hierarchy *h, const uint64_t *snap);
+void cb_hierarchy_add_counts(cb_hierarchy *h, const uint64_t *to,
+                             const uint64_t *from);
+void cb_snapshot_add_counts(const cb_hierarchy *h, uint64_t *acc,
+                            const uint64_t *to, const uint64_t *from);
+
 unsigned cb_hierarchy_n_levels(const cb_hierarchy *h);
 const cb_level_config *cb_hierarchy_level_config(const cb_hierarchy *h,
                                                  unsigned level);

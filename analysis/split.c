@@ -1,0 +1,578 @@
+/* The time split: two simulation threads on one stream, one holding the
+ * truth and one guessing the next epoch (split.h says why the counts
+ * are exact).
+ *
+ * The stream travels as in pipe.c (items: a batch of records or a block
+ * with its accesses copied) in chunks of SPLIT_CHUNK bytes, which the
+ * producer publishes one at a time, so that the truth follows the engine
+ * closely; an epoch is a list of chunks. An epoch is freed once the truth
+ * has passed it and no guess reads it; the producer waits while
+ * SPLIT_LIVE epochs are in memory, so memory stays flat.
+ *
+ * One mutex and one condition guard the hand-overs: they happen at chunk
+ * boundaries and checkpoints, a few thousand times a run, never per
+ * item. */
+#include "split.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cbana/stream.h"
+
+#define SPLIT_CHUNK ((size_t)1 << 20)
+#define SPLIT_EPOCH ((uint64_t)256 << 20)    /* accesses, by default */
+#define SPLIT_EPOCH_BYTES ((size_t)32 << 20) /* and at most this much */
+#define SPLIT_LIVE 3
+/* Checkpoints per epoch: the k-th at the first item boundary past
+ * SPLIT_CP_FIRST << k accesses into the epoch (64 Ki to 128 Mi). */
+#define SPLIT_CP 12
+#define SPLIT_CP_FIRST ((uint64_t)64 << 10)
+/* A block of more accesses than this travels expanded, as in pipe.c. */
+#define SPLIT_BLOCK_ACC 256
+
+typedef struct item {
+  uint32_t is_block;
+  uint32_t n;      /* records, or the block's accesses */
+  uint64_t n_iter; /* a block's iterations */
+} item;
+
+typedef struct chunk {
+  struct chunk *next;
+  size_t used;
+  uint64_t buf[SPLIT_CHUNK / sizeof(uint64_t)];
+} chunk;
+
+/* Fields marked (L) are read and written under the split's lock. */
+typedef struct epoch {
+  struct epoch *next; /* (L) */
+  chunk *first, *last;
+  unsigned published; /* (L) chunks the threads may read */
+  bool closed;        /* (L) no chunk will follow */
+  uint64_t accesses;  /* the producer's */
+  size_t bytes;       /* the producer's */
+  int guess;          /* (L) the thread guessing it, or -1 */
+  bool tried;         /* (L) some thread guessed it */
+  bool abandoned;     /* (L) the truth passed its end before a match */
+  int matched;        /* (L) the checkpoint the truth passed on at, or -1 */
+  bool passed;        /* (L) the truth ran it to its end */
+  unsigned n_cp;      /* (L) checkpoints the guess recorded */
+  uint64_t cp_at[SPLIT_CP];
+  uint64_t *cp; /* SPLIT_CP snapshots of every hierarchy */
+} epoch;
+
+typedef struct sim {
+  struct cb_split *s;
+  int id;
+  pthread_t thread;
+  cb_hierarchy **h;
+  uint64_t *mark; /* the counters where its current guess began */
+  uint64_t *adj;  /* counters added at the end: its guesses' waste, negated */
+  uint64_t *tmp;
+  double cpu_s;
+} sim;
+
+struct cb_split {
+  unsigned n;
+  size_t *off, words; /* each hierarchy's snapshot within a joint one */
+  cb_access_sink tap;
+  uint64_t epoch_acc;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  epoch *open;         /* the producer's, or NULL */
+  epoch *head;         /* (L) the oldest in memory */
+  epoch *truth_epoch;  /* (L) the epoch the truth is in or enters next */
+  int truth;           /* (L) the thread holding it */
+  unsigned live;       /* (L) epochs in memory */
+  bool done, finished; /* (L) the producer's end; the truth's */
+  chunk *free_chunks;  /* (L) */
+  cb_split_stats st;   /* (L) */
+  cb_hierarchy **own;  /* the second thread's hierarchies */
+  sim t[2];
+};
+
+/* -- snapshots of every hierarchy at once ------------------------------ */
+
+static void snap_all(const sim *t, uint64_t *snap) {
+  for (unsigned i = 0; i < t->s->n; i++)
+    cb_hierarchy_snapshot(t->h[i], snap + t->s->off[i]);
+}
+
+static bool state_is_all(const sim *t, const uint64_t *snap) {
+  for (unsigned i = 0; i < t->s->n; i++)
+    if (!cb_hierarchy_state_is(t->h[i], snap + t->s->off[i]))
+      return false;
+  return true;
+}
+
+/* adj += to - from, for every hierarchy's counters. */
+static void add_all(const sim *t, uint64_t *adj, const uint64_t *to,
+                    const uint64_t *from) {
+  for (unsigned i = 0; i < t->s->n; i++) {
+    size_t o = t->s->off[i];
+    cb_snapshot_add_counts(t->h[i], adj + o, to + o, from + o);
+  }
+}
+
+/* -- epochs -------------------------------------------------------------- */
+
+static void epoch_free(cb_split *s, epoch *e) {
+  for (chunk *c = e->first, *nx; c; c = nx) {
+    nx = c->next;
+    c->next = s->free_chunks;
+    s->free_chunks = c;
+  }
+  free(e->cp);
+  free(e);
+}
+
+/* Frees the epochs at the front that nobody will read again (L): passed
+ * by the truth, no guess in them, and not the truth's epoch, which the
+ * truth reads the next one's link from; the last stays, for the
+ * producer's link. */
+static void release(cb_split *s) {
+  while (s->head && s->head->passed && s->head->guess < 0 && s->head->next &&
+         s->head != s->truth_epoch) {
+    epoch *e = s->head;
+    s->head = e->next;
+    epoch_free(s, e);
+    s->live--;
+    pthread_cond_broadcast(&s->cond);
+  }
+}
+
+/* -- the threads ---------------------------------------------------------- */
+
+static void run_item(const sim *t, const item *it, const void *payload) {
+  for (unsigned i = 0; i < t->s->n; i++) {
+    if (!it->is_block) {
+      cb_hierarchy_run(t->h[i], payload, it->n);
+    } else {
+      cb_affine_block b = {it->n_iter, it->n, payload};
+      cb_hierarchy_run_affine(t->h[i], &b);
+    }
+  }
+}
+
+static uint64_t item_accesses(const item *it) {
+  return it->is_block ? it->n_iter * it->n : it->n;
+}
+
+static size_t item_bytes(const item *it) {
+  return sizeof *it +
+         it->n * (it->is_block ? sizeof(cb_affine_access) : sizeof(cb_access));
+}
+
+/* What a guessing thread does at the end of its guess (L): counted as
+ * waste from its start to `to` (a checkpoint's snapshot, or NULL: now). */
+static void guess_ends(sim *t, epoch *e, const uint64_t *to) {
+  if (!to) {
+    snap_all(t, t->tmp);
+    to = t->tmp;
+  }
+  add_all(t, t->adj, t->mark, to);
+  e->guess = -1;
+}
+
+/* Runs epoch e from its start, holding the truth or guessing (L held on
+ * entry and exit). Returns when the thread no longer reads e: it ran e
+ * to its end holding the truth (true), or it passed the truth on, or its
+ * guess was abandoned (false). */
+static bool run_epoch(sim *t, epoch *e) {
+  cb_split *s = t->s;
+  bool truth = s->truth == t->id;
+  if (!truth) {
+    e->guess = t->id;
+    e->tried = true;
+    snap_all(t, t->mark);
+  }
+  uint64_t at = 0;
+  unsigned next_cp = 0, read = 0;
+  chunk *c = NULL;
+  for (;;) {
+    while (read == e->published && !e->closed && !s->finished)
+      pthread_cond_wait(&s->cond, &s->lock);
+    if (!truth && s->truth == t->id)
+      truth = true; /* matched: add_all was done by the matcher's rules */
+    if (!truth && e->abandoned) {
+      guess_ends(t, e, NULL);
+      return false;
+    }
+    if (read == e->published)
+      break; /* closed, all read */
+    c = c ? c->next : e->first;
+    read++;
+    pthread_mutex_unlock(&s->lock);
+    const unsigned char *q = (const unsigned char *)c->buf;
+    for (size_t pos = 0; pos < c->used;) {
+      const item *it = (const item *)(const void *)(q + pos);
+      run_item(t, it, q + pos + sizeof *it);
+      pos += item_bytes(it);
+      at += item_accesses(it);
+      if (next_cp == SPLIT_CP || at < SPLIT_CP_FIRST << next_cp)
+        continue;
+      unsigned k = next_cp++;
+      pthread_mutex_lock(&s->lock);
+      if (!truth && s->truth != t->id) {
+        /* a guess: record the checkpoint */
+        pthread_mutex_unlock(&s->lock);
+        snap_all(t, e->cp + k * s->words);
+        pthread_mutex_lock(&s->lock);
+        e->cp_at[k] = at;
+        e->n_cp = k + 1;
+        pthread_cond_broadcast(&s->cond);
+      } else if (e->guess >= 0 && e->guess != t->id && e->n_cp > k &&
+                 e->cp_at[k] == at && !e->abandoned) {
+        /* the truth at a checkpoint the guess recorded */
+        pthread_mutex_unlock(&s->lock);
+        bool same = state_is_all(t, e->cp + k * s->words);
+        pthread_mutex_lock(&s->lock);
+        if (same) {
+          sim *g = &s->t[e->guess];
+          /* the guess's waste: from its start to this checkpoint */
+          add_all(g, g->adj, g->mark, e->cp + k * s->words);
+          e->guess = -1;
+          e->matched = (int)k;
+          s->truth = g->id;
+          s->st.handovers++;
+          s->st.rerun += at;
+          pthread_cond_broadcast(&s->cond);
+          return false;
+        }
+      }
+      truth = truth || s->truth == t->id;
+      pthread_mutex_unlock(&s->lock);
+    }
+    pthread_mutex_lock(&s->lock);
+  }
+  /* the end of e */
+  while (!truth && s->truth != t->id && !e->abandoned && !s->finished)
+    pthread_cond_wait(&s->cond, &s->lock);
+  if (!truth && s->truth != t->id) {
+    guess_ends(t, e, NULL);
+    return false;
+  }
+  if (e->guess >= 0 && e->guess != t->id) {
+    e->abandoned = true; /* never matched: the guess's counts are waste */
+    s->st.abandoned++;
+    s->st.rerun += e->accesses;
+  }
+  if (e->guess == t->id)
+    e->guess = -1; /* promoted while at the end */
+  e->passed = true;
+  pthread_cond_broadcast(&s->cond);
+  return true;
+}
+
+static double thread_cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void *sim_main(void *arg) {
+  sim *t = arg;
+  cb_split *s = t->s;
+  double t0 = thread_cpu_s();
+  pthread_mutex_lock(&s->lock);
+  while (!s->finished) {
+    release(s);
+    epoch *e = s->truth_epoch;
+    if (s->truth == t->id) {
+      if (!e) {
+        if (s->done) {
+          s->finished = true;
+          pthread_cond_broadcast(&s->cond);
+          break;
+        }
+        pthread_cond_wait(&s->cond, &s->lock);
+        continue;
+      }
+      if (run_epoch(t, e)) {
+        while (!e->next && !s->done)
+          pthread_cond_wait(&s->cond, &s->lock);
+        s->truth_epoch = e->next;
+      }
+      continue;
+    }
+    /* Not the truth: guess the first epoch after the truth's that no
+     * thread has tried. */
+    epoch *g = e ? e->next : NULL;
+    while (g && g->tried)
+      g = g->next;
+    if (!g) {
+      pthread_cond_wait(&s->cond, &s->lock);
+      continue;
+    }
+    if (!run_epoch(t, g) || s->truth != t->id)
+      continue;
+    /* matched at the end of g and ran it as the truth */
+    while (!g->next && !s->done)
+      pthread_cond_wait(&s->cond, &s->lock);
+    s->truth_epoch = g->next;
+  }
+  pthread_mutex_unlock(&s->lock);
+  t->cpu_s = thread_cpu_s() - t0;
+  return NULL;
+}
+
+/* -- the producer ---------------------------------------------------------- */
+
+static chunk *chunk_new(cb_split *s) {
+  pthread_mutex_lock(&s->lock);
+  chunk *c = s->free_chunks;
+  if (c)
+    s->free_chunks = c->next;
+  pthread_mutex_unlock(&s->lock);
+  if (!c)
+    c = malloc(sizeof *c);
+  if (c) {
+    c->next = NULL;
+    c->used = 0;
+  }
+  return c;
+}
+
+/* Makes the open epoch's last chunk readable (and the epoch closed). */
+static void publish(cb_split *s, bool close) {
+  epoch *e = s->open;
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_sfence(); /* memcpy's non-temporal stores, as in pipe.c */
+#endif
+  pthread_mutex_lock(&s->lock);
+  e->published++;
+  if (close) {
+    e->closed = true;
+    s->open = NULL;
+  }
+  pthread_cond_broadcast(&s->cond);
+  pthread_mutex_unlock(&s->lock);
+}
+
+/* Room for an item of `bytes` (header included) in the open epoch's
+ * last chunk, opening an epoch or a chunk as needed. NULL: out of
+ * memory. */
+static unsigned char *room(cb_split *s, size_t bytes) {
+  epoch *e = s->open;
+  if (e && (e->accesses >= s->epoch_acc || e->bytes >= SPLIT_EPOCH_BYTES)) {
+    publish(s, true);
+    e = NULL;
+  }
+  if (!e) {
+    e = calloc(1, sizeof *e);
+    chunk *c = e ? chunk_new(s) : NULL;
+    if (e)
+      e->cp = malloc(SPLIT_CP * s->words * sizeof *e->cp);
+    if (!e || !c || !e->cp) {
+      free(c);
+      if (e)
+        free(e->cp);
+      free(e);
+      return NULL;
+    }
+    e->first = e->last = c;
+    e->guess = e->matched = -1;
+    pthread_mutex_lock(&s->lock);
+    while (s->live >= SPLIT_LIVE)
+      pthread_cond_wait(&s->cond, &s->lock);
+    s->live++;
+    s->st.epochs++;
+    if (!s->head)
+      s->head = e;
+    for (epoch *x = s->head; x; x = x->next)
+      if (!x->next && x != e) {
+        x->next = e;
+        break;
+      }
+    if (!s->truth_epoch)
+      s->truth_epoch = e;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+    s->open = e;
+  }
+  if (e->last->used + bytes > SPLIT_CHUNK) {
+    chunk *c = chunk_new(s);
+    if (!c)
+      return NULL;
+    publish(s, false);
+    pthread_mutex_lock(&s->lock);
+    e->last->next = c;
+    pthread_mutex_unlock(&s->lock);
+    e->last = c;
+  }
+  return (unsigned char *)e->last->buf + e->last->used;
+}
+
+static void push_item(cb_split *s, const item *it, const void *payload,
+                      size_t payload_bytes) {
+  unsigned char *q = room(s, sizeof *it + payload_bytes);
+  if (!q) {
+    /* Out of memory for the queue: run the item on the truth's
+     * hierarchies is not possible from here; stop with a message, as
+     * cbana does on any allocation failure it cannot route around. */
+    fputs("cbana: out of memory for the simulation's queue\n", stderr);
+    exit(1);
+  }
+  memcpy(q, it, sizeof *it);
+  memcpy(q + sizeof *it, payload, payload_bytes);
+  s->open->last->used += sizeof *it + payload_bytes;
+  s->open->accesses += item_accesses(it);
+  s->open->bytes += sizeof *it + payload_bytes;
+}
+
+void cb_split_push(void *split, const cb_access *batch, size_t n) {
+  cb_split *s = split;
+  if (s->tap.fn)
+    s->tap.fn(s->tap.ctx, batch, n);
+  while (n > 0) {
+    size_t k = n < CB_ENGINE_BATCH ? n : CB_ENGINE_BATCH;
+    item it = {0, (uint32_t)k, 0};
+    push_item(s, &it, batch, k * sizeof *batch);
+    batch += k;
+    n -= k;
+  }
+}
+
+void cb_split_push_affine(void *split, const cb_affine_block *b) {
+  cb_split *s = split;
+  if (b->n_iter == 0 || b->n_acc == 0)
+    return; /* no access */
+  if (s->tap.affine)
+    s->tap.affine(s->tap.ctx, b);
+  if (b->n_acc > SPLIT_BLOCK_ACC) {
+    cb_access rec[256];
+    uint64_t pos = 0;
+    size_t k;
+    while ((k = cb_affine_expand(b, &pos, rec, 256)) > 0) {
+      item it = {0, (uint32_t)k, 0};
+      push_item(s, &it, rec, k * sizeof *rec);
+    }
+    return;
+  }
+  item it = {1, b->n_acc, b->n_iter};
+  push_item(s, &it, b->acc, b->n_acc * sizeof *b->acc);
+}
+
+/* -- start and finish ------------------------------------------------------ */
+
+bool cb_split_applies(cb_hierarchy *const *h, unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    if (!cb_hierarchy_snapshots(h[i]))
+      return false;
+  return n > 0;
+}
+
+static bool sim_init(cb_split *s, sim *t, int id, cb_hierarchy **h) {
+  t->s = s;
+  t->id = id;
+  t->h = h;
+  t->mark = calloc(s->words, sizeof *t->mark);
+  t->adj = calloc(s->words, sizeof *t->adj);
+  t->tmp = calloc(s->words, sizeof *t->tmp);
+  return t->mark && t->adj && t->tmp;
+}
+
+static void split_free(cb_split *s) {
+  for (int i = 0; i < 2; i++) {
+    free(s->t[i].mark);
+    free(s->t[i].adj);
+    free(s->t[i].tmp);
+  }
+  if (s->own)
+    for (unsigned i = 0; i < s->n; i++)
+      if (s->own[i])
+        cb_hierarchy_destroy(s->own[i]);
+  while (s->head) {
+    epoch *e = s->head;
+    s->head = e->next;
+    epoch_free(s, e);
+  }
+  while (s->free_chunks) {
+    chunk *c = s->free_chunks;
+    s->free_chunks = c->next;
+    free(c);
+  }
+  free(s->own);
+  free(s->off);
+  pthread_cond_destroy(&s->cond);
+  pthread_mutex_destroy(&s->lock);
+  free(s);
+}
+
+cb_split *cb_split_start(cb_hierarchy *const *h,
+                         const cb_cache_config *const *cfg, unsigned n,
+                         uint32_t n_sites, const cb_access_sink *tap,
+                         uint64_t epoch_acc) {
+  if (!cb_split_applies(h, n))
+    return NULL;
+  cb_split *s = calloc(1, sizeof *s);
+  if (!s)
+    return NULL;
+  pthread_mutex_init(&s->lock, NULL);
+  pthread_cond_init(&s->cond, NULL);
+  s->n = n;
+  s->tap = *tap;
+  s->epoch_acc = epoch_acc ? epoch_acc : SPLIT_EPOCH;
+  s->off = calloc(n, sizeof *s->off);
+  s->own = calloc(n, sizeof *s->own);
+  bool ok = s->off && s->own;
+  for (unsigned i = 0; ok && i < n; i++) {
+    char err[256];
+    s->off[i] = s->words;
+    s->words += cb_hierarchy_snapshot_words(h[i]);
+    s->own[i] = cb_hierarchy_create(cfg[i], n_sites, 0, err, sizeof err);
+    ok = s->own[i] && cb_hierarchy_snapshots(s->own[i]);
+  }
+  ok = ok && sim_init(s, &s->t[0], 0, (cb_hierarchy **)h) &&
+       sim_init(s, &s->t[1], 1, s->own);
+  if (!ok) {
+    split_free(s);
+    return NULL;
+  }
+  int started = 0;
+  for (; started < 2; started++)
+    if (pthread_create(&s->t[started].thread, NULL, sim_main, &s->t[started]) !=
+        0)
+      break;
+  if (started < 2) {
+    pthread_mutex_lock(&s->lock);
+    s->done = s->finished = true;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+    for (int i = 0; i < started; i++)
+      pthread_join(s->t[i].thread, NULL);
+    split_free(s);
+    return NULL;
+  }
+  return s;
+}
+
+double cb_split_finish(cb_split *s, cb_split_stats *st, cb_affine_stats *own) {
+  if (s->open)
+    publish(s, true);
+  pthread_mutex_lock(&s->lock);
+  s->done = true;
+  pthread_cond_broadcast(&s->cond);
+  pthread_mutex_unlock(&s->lock);
+  for (int i = 0; i < 2; i++)
+    pthread_join(s->t[i].thread, NULL);
+  /* The stream's counters: both threads' own, less their guesses' waste
+   * (adj holds it negated). */
+  sim *t0 = &s->t[0], *t1 = &s->t[1];
+  snap_all(t1, t1->tmp);
+  for (unsigned i = 0; i < s->n; i++) {
+    size_t o = s->off[i];
+    cb_hierarchy_add_counts(t0->h[i], t1->tmp + o, NULL);
+    cb_hierarchy_add_counts(t0->h[i], t0->adj + o, NULL);
+    cb_hierarchy_add_counts(t0->h[i], t1->adj + o, NULL);
+  }
+  for (unsigned i = 0; own && i < s->n; i++)
+    cb_hierarchy_affine_stats(s->own[i], &own[i]);
+  double cpu = t0->cpu_s + t1->cpu_s;
+  if (st)
+    *st = s->st;
+  split_free(s);
+  return cpu;
+}

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""The time split (analysis/split.h): an input's stream simulated by two
+threads, one guessing the next epoch from a stale state, must give the
+report of one thread, byte for byte after parsing.
+
+Each case runs once with --no-split and twice split into small epochs
+(--split-epoch), all with --no-classify (the split's only mode), with
+--jobs high enough for every input to get its two simulation threads.
+The epochs are small so that a short stream makes many of them: the
+guesses then both meet the truth at a checkpoint (hand-overs) and miss it
+(abandoned, their counts thrown away), and the run must say so in
+--stats; the test fails if either path was never taken over all cases. A
+hierarchy with a PLRU level takes no snapshot: its run must not split.
+
+  time_split.py CBANA corpus DIR [--require-both]
+  time_split.py CBANA polybench POLYBENCH_DIR SIZE KERNEL...
+
+--require-both: fail unless some guess met the truth and some was thrown
+away (data/split's programs stream over several times the LL, so that a
+stale guess meets the truth within a few checkpoints; most corpus
+programs and small PolyBench sizes keep data in the LL that a stale guess
+never refreshes, and only throw guesses away).
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from fast_identity import corpus_cases, first_difference
+
+EPOCHS = [150000, 1500000]
+CFG_DIR = tempfile.mkdtemp(prefix="cbana-split-")
+
+
+def cache_file(name, text):
+    path = os.path.join(CFG_DIR, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+# cachegrind's shape (LRU), and a small FIFO first level over an MRU one,
+# whose tags hold their state too; PLRU's tree bits are not in a snapshot.
+CACHES = [["--D1=32768,8,64", "--LL=1048576,16,64"],
+          ["--cache", cache_file("fifo_mru.cfg",
+                                 "[L1D]\nsize = 4K\nassoc = 2\nline = 64\n"
+                                 "policy = fifo\n[LL]\nsize = 64K\n"
+                                 "assoc = 4\nline = 64\npolicy = mru\n")]]
+PLRU = ["--cache", cache_file("plru.cfg",
+                              "[L1D]\nsize = 32K\nassoc = 8\nline = 64\n"
+                              "policy = plru\n")]
+SPLIT_LINE = re.compile(r"time split: (\d+) epochs over two simulation "
+                        r"threads, (\d+) hand-overs, (\d+) guesses thrown "
+                        r"away, (\d+) accesses run twice")
+
+
+def run(cbana, sources, extra, cwd):
+    cmd = [cbana, "analyze", *sources, "--format", "json", "--quiet",
+           "--no-classify", "--stats", "--jobs", "64", *extra]
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
+                       timeout=1800)
+    if r.returncode not in (0, 3):
+        return None, None, f"exit {r.returncode}: {r.stderr[-1500:]}"
+    return json.loads(r.stdout), r.stderr, None
+
+
+def check(cbana, name, sources, extra, cwd):
+    fails, handovers, thrown = [], 0, 0
+    for caches in CACHES:
+        one, _, e = run(cbana, sources, extra + caches + ["--no-split"], cwd)
+        if e:
+            fails.append(f"{' '.join(caches)}: {e}")
+            continue
+        for epoch in EPOCHS:
+            two, stats, e = run(cbana, sources, extra + caches +
+                                ["--split-epoch", str(epoch)], cwd)
+            if e:
+                fails.append(f"epoch {epoch}: {e}")
+                continue
+            for m in SPLIT_LINE.finditer(stats):
+                handovers += int(m.group(2))
+                thrown += int(m.group(3))
+            d = first_difference(two, one)
+            if d:
+                fails.append(f"{' '.join(caches)}, epoch {epoch}: {d}")
+    plru, stats, e = run(cbana, sources, extra + PLRU +
+                         ["--split-epoch", "150000"], cwd)
+    if e:
+        fails.append(f"plru: {e}")
+    elif SPLIT_LINE.search(stats):
+        fails.append("plru: the run was split")
+    return name, fails, handovers, thrown
+
+
+def polybench_cases(d, size, kernels):
+    for cat, _, files in sorted(os.walk(d)):
+        for f in sorted(files):
+            if f.endswith(".c") and f[:-2] in kernels:
+                yield (f"{f[:-2]}@{size}", [os.path.join(cat, f)],
+                       ["--cflags", f"-O2 -D{size}_DATASET -I{d}"], None)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("cbana")
+    ap.add_argument("kind", choices=["corpus", "polybench"])
+    ap.add_argument("dir")
+    ap.add_argument("rest", nargs="*")
+    ap.add_argument("--require-both", action="store_true")
+    a = ap.parse_args()
+    cbana = os.path.abspath(a.cbana)
+    d = os.path.abspath(a.dir)
+    if a.kind == "corpus":
+        cases = list(corpus_cases(d))
+    else:
+        cases = list(polybench_cases(d, a.rest[0], set(a.rest[1:])))
+    passed = failed = handovers = thrown = 0
+    with concurrent.futures.ThreadPoolExecutor(2) as ex:
+        futs = [ex.submit(check, cbana, n, s, e, c or os.getcwd())
+                for n, s, e, c in cases]
+        for fut in futs:
+            name, fails, h, r = fut.result()
+            handovers += h
+            thrown += r
+            if fails:
+                failed += 1
+                for f in fails:
+                    print(f"FAIL {name}: {f}")
+            else:
+                passed += 1
+                print(f"ok   {name} ({h} hand-overs, {r} guesses thrown "
+                      "away)")
+            sys.stdout.flush()
+    print(f"{passed} passed, {failed} failed; {handovers} hand-overs, "
+          f"{thrown} guesses thrown away")
+    if a.require_both and (handovers == 0 or thrown == 0):
+        print("FAIL: a path of the split was never taken")
+        return 1
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
