@@ -438,6 +438,7 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
       d->stats.split_handovers += ss.handovers;
       d->stats.split_abandoned += ss.abandoned;
       d->stats.split_rerun += ss.rerun;
+      d->stats.split_idle_s += ss.idle_s;
       for (unsigned c = 0; own && c < d->n_caches; c++) {
         d->stats.sim_blocks_skipped += own[c].segments_skipped;
         d->stats.sim_blocks_parts += own[c].segments_in_parts;
@@ -671,6 +672,7 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
     st->split_epochs = d.stats.split_epochs;
     st->split_handovers = d.stats.split_handovers;
     st->split_abandoned = d.stats.split_abandoned;
+    st->split_idle_s = d.stats.split_idle_s;
     st->split_rerun = d.stats.split_rerun;
     st->resliced = d.stats.resliced;
     memcpy(st->stale_why, d.stats.stale_why, sizeof st->stale_why);
@@ -790,11 +792,11 @@ void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
     fprintf(f,
             "  time split: %llu epochs over two simulation threads, %llu "
             "hand-overs, %llu guesses thrown away, %llu accesses run "
-            "twice\n",
+            "twice, %.3f s idle\n",
             (unsigned long long)s->split_epochs,
             (unsigned long long)s->split_handovers,
             (unsigned long long)s->split_abandoned,
-            (unsigned long long)s->split_rerun);
+            (unsigned long long)s->split_rerun, s->split_idle_s);
   if (s->resliced)
     fprintf(f,
             "  slicing: %u inputs needed a skipped value, run again "

@@ -15,6 +15,7 @@
 #include "split.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +24,30 @@
 #include "cbana/stream.h"
 
 #define SPLIT_CHUNK ((size_t)1 << 20)
-#define SPLIT_EPOCH ((uint64_t)256 << 20)    /* accesses, by default */
-#define SPLIT_EPOCH_BYTES ((size_t)32 << 20) /* and at most this much */
-#define SPLIT_LIVE 3
+#define SPLIT_EPOCH ((uint64_t)256 << 20) /* accesses, by default */
+/* An epoch's items take at most this much: a stream of records (16
+ * bytes an access) ends its epochs by size; blocks are about 100 bytes
+ * for 500 accesses (doitgen LARGE: 256 Mi accesses in 60 MiB, 2mm in
+ * 9 MiB). Two epochs in memory, and their chunks kept for reuse: peak
+ * RSS rose from 119 to 327 MiB on doitgen LARGE with 96 MiB here. */
+#define SPLIT_EPOCH_BYTES ((size_t)64 << 20)
+/* Epochs in memory: the truth's and the guess's. The producer, the
+ * faster by far, fills the next while the truth meets the guess. */
+#define SPLIT_LIVE 2
+/* A guess thrown away doubles the epoch, up to SPLIT_EPOCH_GROWTH times
+ * the first (doitgen
+ * LARGE's states meet 51 M accesses into an epoch, a tenth of its LL's
+ * sets refilled by its slow walk through A); SPLIT_FAILS in a row stop
+ * the guessing, so that a stream whose guesses never meet the truth costs
+ * one thread's CPU, not two. */
+#define SPLIT_EPOCH_GROWTH 4 /* times the first */
+#define SPLIT_FAILS 3
 /* Checkpoints per epoch: the k-th at the first item boundary past
- * SPLIT_CP_FIRST << k accesses into the epoch (64 Ki to 128 Mi). */
-#define SPLIT_CP 12
+ * SPLIT_CP_FIRST << 2k accesses into the epoch (64 Ki to 1 Gi). Each
+ * one settles the memos (memo_settle: their histories start over), which
+ * costs the repetitions they must see again: cholesky with N = 1000
+ * counted 9 % fewer segments with a checkpoint at every power of two. */
+#define SPLIT_CP 8
 #define SPLIT_CP_FIRST ((uint64_t)64 << 10)
 /* A block of more accesses than this travels expanded, as in pipe.c. */
 #define SPLIT_BLOCK_ACC 256
@@ -71,14 +90,17 @@ typedef struct sim {
   uint64_t *mark; /* the counters where its current guess began */
   uint64_t *adj;  /* counters added at the end: its guesses' waste, negated */
   uint64_t *tmp;
-  double cpu_s;
+  double cpu_s, idle_s;
 } sim;
 
 struct cb_split {
   unsigned n;
   size_t *off, words; /* each hierarchy's snapshot within a joint one */
   cb_access_sink tap;
-  uint64_t epoch_acc;
+  _Atomic uint64_t epoch_acc; /* the truth doubles it, the producer reads */
+  uint64_t epoch_max;
+  unsigned fails; /* (L) guesses thrown away in a row */
+  bool no_guess;  /* (L) SPLIT_FAILS of them: guess no more */
   pthread_mutex_t lock;
   pthread_cond_t cond;
   epoch *open;         /* the producer's, or NULL */
@@ -145,6 +167,20 @@ static void release(cb_split *s) {
 
 /* -- the threads ---------------------------------------------------------- */
 
+static double mono_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Waits on the split's condition (L), timing the wait: --stats reports
+ * how long the threads stood idle. */
+static void sim_wait(sim *t) {
+  double t0 = mono_s();
+  pthread_cond_wait(&t->s->cond, &t->s->lock);
+  t->idle_s += mono_s() - t0;
+}
+
 static void run_item(const sim *t, const item *it, const void *payload) {
   for (unsigned i = 0; i < t->s->n; i++) {
     if (!it->is_block) {
@@ -163,6 +199,16 @@ static uint64_t item_accesses(const item *it) {
 static size_t item_bytes(const item *it) {
   return sizeof *it +
          it->n * (it->is_block ? sizeof(cb_affine_access) : sizeof(cb_access));
+}
+
+/* A guess thrown away, or met too late (L): the epochs double, and
+ * after SPLIT_FAILS in a row the guessing stops. */
+static void fail(cb_split *s) {
+  uint64_t len = atomic_load(&s->epoch_acc);
+  if (++s->fails >= SPLIT_FAILS)
+    s->no_guess = true;
+  else if (len < s->epoch_max)
+    atomic_store(&s->epoch_acc, 2 * len);
 }
 
 /* What a guessing thread does at the end of its guess (L): counted as
@@ -193,7 +239,7 @@ static bool run_epoch(sim *t, epoch *e) {
   chunk *c = NULL;
   for (;;) {
     while (read == e->published && !e->closed && !s->finished)
-      pthread_cond_wait(&s->cond, &s->lock);
+      sim_wait(t);
     if (!truth && s->truth == t->id)
       truth = true; /* matched: add_all was done by the matcher's rules */
     if (!truth && e->abandoned) {
@@ -211,7 +257,7 @@ static bool run_epoch(sim *t, epoch *e) {
       run_item(t, it, q + pos + sizeof *it);
       pos += item_bytes(it);
       at += item_accesses(it);
-      if (next_cp == SPLIT_CP || at < SPLIT_CP_FIRST << next_cp)
+      if (next_cp == SPLIT_CP || at < SPLIT_CP_FIRST << 2 * next_cp)
         continue;
       unsigned k = next_cp++;
       pthread_mutex_lock(&s->lock);
@@ -237,6 +283,14 @@ static bool run_epoch(sim *t, epoch *e) {
           e->matched = (int)k;
           s->truth = g->id;
           s->st.handovers++;
+          /* A match past an eighth of the epoch saved little: counted
+           * as a failure all the same (doitgen LARGE: 51 M of 256 M).
+           * The epoch's length is the producer's once it is closed. */
+          uint64_t len = e->closed ? e->accesses : atomic_load(&s->epoch_acc);
+          if (8 * at > len)
+            fail(s);
+          else
+            s->fails = 0;
           s->st.rerun += at;
           pthread_cond_broadcast(&s->cond);
           return false;
@@ -249,7 +303,7 @@ static bool run_epoch(sim *t, epoch *e) {
   }
   /* the end of e */
   while (!truth && s->truth != t->id && !e->abandoned && !s->finished)
-    pthread_cond_wait(&s->cond, &s->lock);
+    sim_wait(t);
   if (!truth && s->truth != t->id) {
     guess_ends(t, e, NULL);
     return false;
@@ -258,6 +312,7 @@ static bool run_epoch(sim *t, epoch *e) {
     e->abandoned = true; /* never matched: the guess's counts are waste */
     s->st.abandoned++;
     s->st.rerun += e->accesses;
+    fail(s);
   }
   if (e->guess == t->id)
     e->guess = -1; /* promoted while at the end */
@@ -287,30 +342,30 @@ static void *sim_main(void *arg) {
           pthread_cond_broadcast(&s->cond);
           break;
         }
-        pthread_cond_wait(&s->cond, &s->lock);
+        sim_wait(t);
         continue;
       }
       if (run_epoch(t, e)) {
         while (!e->next && !s->done)
-          pthread_cond_wait(&s->cond, &s->lock);
+          sim_wait(t);
         s->truth_epoch = e->next;
       }
       continue;
     }
     /* Not the truth: guess the first epoch after the truth's that no
      * thread has tried. */
-    epoch *g = e ? e->next : NULL;
+    epoch *g = e && !s->no_guess ? e->next : NULL;
     while (g && g->tried)
       g = g->next;
     if (!g) {
-      pthread_cond_wait(&s->cond, &s->lock);
+      sim_wait(t);
       continue;
     }
     if (!run_epoch(t, g) || s->truth != t->id)
       continue;
     /* matched at the end of g and ran it as the truth */
     while (!g->next && !s->done)
-      pthread_cond_wait(&s->cond, &s->lock);
+      sim_wait(t);
     s->truth_epoch = g->next;
   }
   pthread_mutex_unlock(&s->lock);
@@ -356,7 +411,9 @@ static void publish(cb_split *s, bool close) {
  * memory. */
 static unsigned char *room(cb_split *s, size_t bytes) {
   epoch *e = s->open;
-  if (e && (e->accesses >= s->epoch_acc || e->bytes >= SPLIT_EPOCH_BYTES)) {
+  if (e && (e->accesses >=
+                atomic_load_explicit(&s->epoch_acc, memory_order_relaxed) ||
+            e->bytes >= SPLIT_EPOCH_BYTES)) {
     publish(s, true);
     e = NULL;
   }
@@ -514,7 +571,8 @@ cb_split *cb_split_start(cb_hierarchy *const *h,
   pthread_cond_init(&s->cond, NULL);
   s->n = n;
   s->tap = *tap;
-  s->epoch_acc = epoch_acc ? epoch_acc : SPLIT_EPOCH;
+  atomic_init(&s->epoch_acc, epoch_acc ? epoch_acc : SPLIT_EPOCH);
+  s->epoch_max = SPLIT_EPOCH_GROWTH * atomic_load(&s->epoch_acc);
   s->off = calloc(n, sizeof *s->off);
   s->own = calloc(n, sizeof *s->own);
   bool ok = s->off && s->own;
@@ -571,6 +629,7 @@ double cb_split_finish(cb_split *s, cb_split_stats *st, cb_affine_stats *own) {
   for (unsigned i = 0; own && i < s->n; i++)
     cb_hierarchy_affine_stats(s->own[i], &own[i]);
   double cpu = t0->cpu_s + t1->cpu_s;
+  s->st.idle_s = t0->idle_s + t1->idle_s;
   if (st)
     *st = s->st;
   split_free(s);

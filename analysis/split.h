@@ -41,6 +41,7 @@ typedef struct cb_split_stats {
   uint64_t handovers; /* times the truth passed to a guess */
   uint64_t abandoned; /* guesses the truth never met, thrown away */
   uint64_t rerun;     /* accesses run twice: guesses before their match */
+  double idle_s;      /* the two threads' waits, wall clock */
 } cb_split_stats;
 
 /* Whether the split can run these n hierarchies. */

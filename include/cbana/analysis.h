@@ -71,6 +71,7 @@ typedef struct cb_analysis_stats {
    * threads, guesses thrown away, and accesses run twice (by a thread whose
    * guess had not yet met the truth) */
   uint64_t split_epochs, split_handovers, split_abandoned, split_rerun;
+  double split_idle_s; /* the two threads' waits */
   /* inputs whose sliced run needed a skipped value, run again unsliced */
   unsigned resliced;
   char stale_why[640];                /* the first one's location and reason */
