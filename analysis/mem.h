@@ -162,6 +162,10 @@ bool cb_mem_fill(cb_mem *m, uint64_t addr, int byte, size_t n, uint64_t *bad);
 /* The stale shadow. mark/clear: [addr, addr + n) becomes stale / exact
  * (clear is free while nothing is stale); any: is some byte of it stale. */
 void cb_mem_stale_mark(cb_mem *m, uint64_t addr, uint64_t n);
+/* cb_mem_stale_mark of the size bytes at addr + t * stride, t < k (a
+ * sliced store's stream). */
+void cb_mem_stale_mark_stream(cb_mem *m, uint64_t addr, int64_t stride,
+                              unsigned size, uint64_t k);
 void cb_mem_stale_clear(cb_mem *m, uint64_t addr, uint64_t n);
 bool cb_mem_stale_any(cb_mem *m, uint64_t addr, uint64_t n);
 /* memmove in the model: the bytes and their stale states; false when a

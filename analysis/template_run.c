@@ -468,6 +468,10 @@ static void stream_shadow(cb_mem *mem, const sstate *s, unsigned size,
     shadow_range(mem, lo, n, stale);
     return;
   }
+  if (stale) {
+    cb_mem_stale_mark_stream(mem, s->addr, s->stride, size, k);
+    return;
+  }
   for (uint64_t t = 0; t < k; t++)
     shadow_range(mem, s->addr + t * (uint64_t)s->stride, size, stale);
 }
