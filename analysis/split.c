@@ -68,16 +68,17 @@ typedef struct chunk {
 typedef struct epoch {
   struct epoch *next; /* (L) */
   chunk *first, *last;
-  unsigned published; /* (L) chunks the threads may read */
-  bool closed;        /* (L) no chunk will follow */
-  uint64_t accesses;  /* the producer's */
-  size_t bytes;       /* the producer's */
-  int guess;          /* (L) the thread guessing it, or -1 */
-  bool tried;         /* (L) some thread guessed it */
-  bool abandoned;     /* (L) the truth passed its end before a match */
-  int matched;        /* (L) the checkpoint the truth passed on at, or -1 */
-  bool passed;        /* (L) the truth ran it to its end */
-  unsigned n_cp;      /* (L) checkpoints the guess recorded */
+  unsigned published;    /* (L) chunks the threads may read */
+  bool closed;           /* (L) no chunk will follow */
+  uint64_t accesses;     /* the producer's */
+  size_t bytes;          /* the producer's */
+  int guess;             /* (L) the thread guessing it, or -1 */
+  bool tried;            /* (L) some thread guessed it */
+  bool abandoned;        /* (L) the truth passed its end before a match */
+  int matched;           /* (L) the checkpoint the truth passed on at, or -1 */
+  bool passed;           /* (L) the truth ran it to its end */
+  unsigned n_cp;         /* (L) checkpoints the guess has passed */
+  unsigned cp_lo, cp_hi; /* the ones it records: [cp_lo, cp_hi) */
   uint64_t cp_at[SPLIT_CP];
   uint64_t *cp; /* SPLIT_CP snapshots of every hierarchy */
 } epoch;
@@ -100,6 +101,7 @@ struct cb_split {
   _Atomic uint64_t epoch_acc; /* the truth doubles it, the producer reads */
   uint64_t epoch_max;
   unsigned fails; /* (L) guesses thrown away in a row */
+  int last_cp;    /* (L) the checkpoint of the last match, or -1 */
   bool no_guess;  /* (L) SPLIT_FAILS of them: guess no more */
   pthread_mutex_t lock;
   pthread_cond_t cond;
@@ -232,6 +234,15 @@ static bool run_epoch(sim *t, epoch *e) {
   if (!truth) {
     e->guess = t->id;
     e->tried = true;
+    /* Each checkpoint settles the memos (their histories start over):
+     * after a match, only the checkpoints around its place are taken. */
+    e->cp_lo = 0;
+    e->cp_hi = SPLIT_CP;
+    if (s->last_cp >= 0) {
+      e->cp_lo = s->last_cp > 0 ? (unsigned)s->last_cp - 1 : 0;
+      e->cp_hi = (unsigned)s->last_cp + 3 < SPLIT_CP ? (unsigned)s->last_cp + 3
+                                                     : SPLIT_CP;
+    }
     snap_all(t, t->mark);
   }
   uint64_t at = 0;
@@ -261,15 +272,18 @@ static bool run_epoch(sim *t, epoch *e) {
         continue;
       unsigned k = next_cp++;
       pthread_mutex_lock(&s->lock);
+      const bool taken = k >= e->cp_lo && k < e->cp_hi;
       if (!truth && s->truth != t->id) {
         /* a guess: record the checkpoint */
-        pthread_mutex_unlock(&s->lock);
-        snap_all(t, e->cp + k * s->words);
-        pthread_mutex_lock(&s->lock);
+        if (taken) {
+          pthread_mutex_unlock(&s->lock);
+          snap_all(t, e->cp + k * s->words);
+          pthread_mutex_lock(&s->lock);
+        }
         e->cp_at[k] = at;
         e->n_cp = k + 1;
         pthread_cond_broadcast(&s->cond);
-      } else if (e->guess >= 0 && e->guess != t->id && e->n_cp > k &&
+      } else if (taken && e->guess >= 0 && e->guess != t->id && e->n_cp > k &&
                  e->cp_at[k] == at && !e->abandoned) {
         /* the truth at a checkpoint the guess recorded */
         pthread_mutex_unlock(&s->lock);
@@ -281,6 +295,7 @@ static bool run_epoch(sim *t, epoch *e) {
           add_all(g, g->adj, g->mark, e->cp + k * s->words);
           e->guess = -1;
           e->matched = (int)k;
+          s->last_cp = (int)k;
           s->truth = g->id;
           s->st.handovers++;
           /* A match past an eighth of the epoch saved little: counted
@@ -310,6 +325,7 @@ static bool run_epoch(sim *t, epoch *e) {
   }
   if (e->guess >= 0 && e->guess != t->id) {
     e->abandoned = true; /* never matched: the guess's counts are waste */
+    s->last_cp = -1;     /* the next guess takes every checkpoint */
     s->st.abandoned++;
     s->st.rerun += e->accesses;
     fail(s);
@@ -572,6 +588,7 @@ cb_split *cb_split_start(cb_hierarchy *const *h,
   s->n = n;
   s->tap = *tap;
   atomic_init(&s->epoch_acc, epoch_acc ? epoch_acc : SPLIT_EPOCH);
+  s->last_cp = -1;
   s->epoch_max = SPLIT_EPOCH_GROWTH * atomic_load(&s->epoch_acc);
   s->off = calloc(n, sizeof *s->off);
   s->own = calloc(n, sizeof *s->own);
