@@ -418,7 +418,8 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
       sink = (cb_access_sink){cb_pipe_push, pipe, cb_pipe_push_affine,
                               cb_pipe_area};
     if (split)
-      sink = (cb_access_sink){cb_split_push, split, cb_split_push_affine, NULL};
+      sink = (cb_access_sink){cb_split_push, split, cb_split_push_affine,
+                              cb_split_area};
     if (d->opt->classify)
       eo.alloc = (cb_alloc_sink){cb_alloc_to_stream, &sink};
     cb_engine_run(d->p, &run_in, &eo, &sink, &o);

@@ -61,6 +61,7 @@ cb_split *cb_split_start(cb_hierarchy *const *h,
 /* The sink the engine feeds (ctx: the split). */
 void cb_split_push(void *split, const cb_access *batch, size_t n);
 void cb_split_push_affine(void *split, const cb_affine_block *b);
+cb_access *cb_split_area(void *split, size_t *cap);
 
 /* Waits until the stream has been run, leaves the stream's counters in
  * the hierarchies given to cb_split_start, frees. Returns the CPU time
