@@ -109,7 +109,10 @@ def main():
         out.append("cbana's peak RSS while one program's stream grows "
                    "(load_loop, 10^4 elements, M passes): the stream is "
                    "never stored (batches of 4096 accesses, a ring of 8 "
-                   "batches when simulation runs on its own thread).\n")
+                   "batches when simulation runs on its own thread; with "
+                   "the time split, two simulation threads, at most two "
+                   "epochs of 256 Mi accesses or 64 MiB of records and "
+                   "blocks, analysis/split.h).\n")
         out.append("| run | accesses | cbana wall | cbana CPU | peak RSS |")
         out.append("|---|---:|---:|---:|---:|")
         for name, r in sorted(rows["memory"].items(),

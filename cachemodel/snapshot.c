@@ -52,6 +52,11 @@ bool cb_hierarchy_state_is(cb_hierarchy *h, const uint64_t *snap) {
   return true;
 }
 
+void cb_hierarchy_state_load(cb_hierarchy *h, const uint64_t *snap) {
+  memo_settle(h);
+  memo_state_restore(h, snap);
+}
+
 void cb_hierarchy_add_counts(cb_hierarchy *h, const uint64_t *to,
                              const uint64_t *from) {
   memo_settle(h);

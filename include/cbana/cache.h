@@ -144,6 +144,9 @@ bool cb_hierarchy_snapshots(const cb_hierarchy *h);
 size_t cb_hierarchy_snapshot_words(const cb_hierarchy *h);
 void cb_hierarchy_snapshot(cb_hierarchy *h, uint64_t *snap);
 bool cb_hierarchy_state_is(cb_hierarchy *h, const uint64_t *snap);
+/* The state made the snapshot's (its counters untouched): what a piece
+ * run from a guess starts from. */
+void cb_hierarchy_state_load(cb_hierarchy *h, const uint64_t *snap);
 void cb_hierarchy_add_counts(cb_hierarchy *h, const uint64_t *to,
                              const uint64_t *from);
 void cb_snapshot_add_counts(const cb_hierarchy *h, uint64_t *acc,
