@@ -34,12 +34,11 @@
 /* Epochs in memory: the truth's and the guess's. The producer, the
  * faster by far, fills the next while the truth meets the guess. */
 #define SPLIT_LIVE 2
-/* A guess thrown away doubles the epoch, up to SPLIT_EPOCH_GROWTH times
- * the first (doitgen
- * LARGE's states meet 51 M accesses into an epoch, a tenth of its LL's
- * sets refilled by its slow walk through A); SPLIT_FAILS in a row stop
- * the guessing, so that a stream whose guesses never meet the truth costs
- * one thread's CPU, not two. */
+/* A guess thrown away, or met past an eighth of its epoch, doubles the
+ * epochs, up to SPLIT_EPOCH_GROWTH times the first (doitgen LARGE's
+ * states meet 51 M accesses in, its LL's sets refilled slowly by its walk
+ * through A); SPLIT_FAILS in a row stop the guessing, so that a stream
+ * whose guesses never meet the truth costs one thread's CPU, not two. */
 #define SPLIT_EPOCH_GROWTH 4 /* times the first */
 #define SPLIT_FAILS 3
 /* Checkpoints per epoch: the k-th at the first item boundary past
@@ -75,7 +74,6 @@ typedef struct epoch {
   int guess;             /* (L) the thread guessing it, or -1 */
   bool tried;            /* (L) some thread guessed it */
   bool abandoned;        /* (L) the truth passed its end before a match */
-  int matched;           /* (L) the checkpoint the truth passed on at, or -1 */
   bool passed;           /* (L) the truth ran it to its end */
   unsigned n_cp;         /* (L) checkpoints the guess has passed */
   unsigned cp_lo, cp_hi; /* the ones it records: [cp_lo, cp_hi) */
@@ -226,15 +224,13 @@ static void fail(cb_split *s) {
     atomic_store(&s->epoch_acc, 2 * len);
 }
 
-/* What a guessing thread does at the end of its guess (L): counted as
- * waste from its start to `to` (a checkpoint's snapshot, or NULL: now). */
-static void guess_ends(sim *t, epoch *e, const uint64_t *to) {
-  if (!to) {
-    snap_all(t, t->tmp);
-    to = t->tmp;
-    t->stale = true; /* thrown away: its state met no truth */
-  }
-  add_all(t, t->adj, t->mark, to);
+/* A guess thrown away (L): all it counted is waste, and its state met
+ * no truth. (A guess met at a checkpoint is counted by the truth, which
+ * subtracts up to the checkpoint.) */
+static void guess_thrown(sim *t, epoch *e) {
+  snap_all(t, t->tmp);
+  add_all(t, t->adj, t->mark, t->tmp);
+  t->stale = true;
   e->guess = -1;
 }
 
@@ -268,7 +264,7 @@ static bool run_epoch(sim *t, epoch *e) {
     if (!truth && s->truth == t->id)
       truth = true; /* matched: add_all was done by the matcher's rules */
     if (!truth && e->abandoned) {
-      guess_ends(t, e, NULL);
+      guess_thrown(t, e);
       return false;
     }
     if (truth && s->want_state) {
@@ -334,7 +330,6 @@ static bool run_epoch(sim *t, epoch *e) {
           /* the guess's waste: from its start to this checkpoint */
           add_all(g, g->adj, g->mark, e->cp + k * s->words);
           e->guess = -1;
-          e->matched = (int)k;
           s->last_cp = (int)k;
           s->truth = g->id;
           s->st.handovers++;
@@ -360,7 +355,7 @@ static bool run_epoch(sim *t, epoch *e) {
   while (!truth && s->truth != t->id && !e->abandoned && !s->finished)
     sim_wait(t);
   if (!truth && s->truth != t->id) {
-    guess_ends(t, e, NULL);
+    guess_thrown(t, e);
     return false;
   }
   if (e->guess >= 0 && e->guess != t->id) {
@@ -522,7 +517,7 @@ static unsigned char *room(cb_split *s, size_t bytes) {
       return NULL;
     }
     e->first = e->last = c;
-    e->guess = e->matched = -1;
+    e->guess = -1;
     pthread_mutex_lock(&s->lock);
     while (s->live >= SPLIT_LIVE)
       pthread_cond_wait(&s->cond, &s->lock);
