@@ -6,20 +6,22 @@
  * The stream is cut into epochs of a fixed number of accesses. One thread
  * holds the truth: it runs the stream in order from the true state. The
  * other runs the next epoch from a guess of the state at its start (its
- * own state, from where it last held the truth), snapshotting its state
- * and counters at checkpoints (the first item boundaries past 64 Ki,
- * 128 Ki, ... accesses into the epoch). When the truth reaches the epoch,
- * it compares its state with each checkpoint's as it passes it; at the
- * first that is equal, both threads are in the same state at the same
- * point of the same stream, so the guessing thread counts from there
- * exactly as the truth would: the truth passes to it, and the thread
- * that held it goes on to guess the epoch after. What a guess counted
- * before its checkpoint is subtracted at the end; a guess never caught up
- * with is thrown away whole. So the counters are those of one run in
- * order, to the last one (tests/test_split.c checks them against the
- * pipe's on every corpus program and PolyBench kernel), and the time is
- * about half: the checkpoints in PolyBench LARGE meet 0.1 to 0.8 M
- * accesses into epochs of 256 M (doitgen: 51 M; bench/results).
+ * own state, from where it last held the truth, or the truth's when its
+ * own is no good), snapshotting its state and counters at checkpoints
+ * (the first item boundaries past 64 Ki, 256 Ki, 1 Mi, ... accesses into
+ * the epoch). When the truth reaches the epoch, it compares its state
+ * with each checkpoint's as it passes it; at the first that is equal,
+ * both threads are in the same state at the same point of the same
+ * stream, so the guessing thread counts from there exactly as the truth
+ * would: the truth passes to it, and the thread that held it goes on to
+ * guess the epoch after. What a guess counted before its checkpoint is
+ * subtracted at the end; a guess never met is thrown away whole. So the
+ * counters are those of one run in order, to the last one
+ * (tests/e2e/time_split.py compares the reports with one thread's), and
+ * the simulation's wall time nearly halves where it was the whole run:
+ * the states of PolyBench LARGE's kernels meet 0.2 to 0.8 M accesses
+ * into epochs of 256 M (doitgen: 51 M, and it stops guessing;
+ * bench/results/fast_notes.md, session 20).
  *
  * Only for hierarchies whose state a snapshot holds whole
  * (cb_hierarchy_snapshots) and without collection. Internal to
