@@ -32,7 +32,9 @@ import tempfile
 
 from fast_identity import corpus_cases, first_difference
 
-EPOCHS = [150000, 1500000]
+# checkpoints at 64 Ki and 256 Ki accesses into the first, to 1 Mi in the
+# second (split.c)
+EPOCHS = [400000, 1500000]
 CFG_DIR = tempfile.mkdtemp(prefix="cbana-split-")
 
 

@@ -1,6 +1,7 @@
 /* A row walk over 4 MiB, four times the LL, with a gather through an
- * index array: every LL set is refilled many times per pass, so a guess
- * started from a stale state meets the truth early (time_split.py). */
+ * index array: a stream mostly of records (the gather's loop runs in a
+ * native kernel), which the time split does not guess (split.c,
+ * records_heavy); time_split.py checks its report all the same. */
 #include <stdio.h>
 #include <stdlib.h>
 #define N (1 << 19)
