@@ -70,6 +70,7 @@ typedef struct epoch {
   struct epoch *next; /* (L) */
   chunk *first, *last;
   unsigned published;    /* (L) chunks the threads may read */
+  unsigned truth_read;   /* (L) of those, the chunks the truth took */
   bool closed;           /* (L) no chunk will follow */
   uint64_t accesses;     /* the producer's */
   uint64_t records;      /* the producer's: accesses that came as records */
@@ -126,7 +127,6 @@ struct cb_split {
   unsigned live;       /* (L) epochs in memory */
   bool done, finished; /* (L) the producer's end; the truth's */
   chunk *free_chunks;  /* (L) */
-  size_t chunks_out;   /* (L) chunks taken from the free list or made */
   cb_split_stats st;   /* (L) */
   /* The second thread's hierarchies, made when it first guesses (most
    * streams are one epoch: a MEDIUM PolyBench run would pay their
@@ -167,8 +167,6 @@ static void add_all(const sim *t, uint64_t *adj, const uint64_t *to,
 static void chunk_back(cb_split *s, chunk *c) {
   c->next = s->free_chunks;
   s->free_chunks = c;
-  s->chunks_out--;
-  pthread_cond_broadcast(&s->cond);
 }
 
 static void epoch_free(cb_split *s, epoch *e) {
@@ -312,6 +310,10 @@ static bool run_epoch(sim *t, epoch *e) {
     }
     c = next;
     read++;
+    if (truth) {
+      e->truth_read = read;
+      pthread_cond_broadcast(&s->cond); /* a producer held at the ring */
+    }
     pthread_mutex_unlock(&s->lock);
     const unsigned char *q = (const unsigned char *)c->buf;
     for (size_t pos = 0; pos < c->used;) {
@@ -482,17 +484,12 @@ static chunk *chunk_new(cb_split *s) {
   chunk *c = s->free_chunks;
   if (c)
     s->free_chunks = c->next;
-  s->chunks_out++;
   pthread_mutex_unlock(&s->lock);
   if (!c)
     c = malloc(sizeof *c);
   if (c) {
     c->next = NULL;
     c->used = 0;
-  } else {
-    pthread_mutex_lock(&s->lock);
-    s->chunks_out--;
-    pthread_mutex_unlock(&s->lock);
   }
   return c;
 }
@@ -572,15 +569,19 @@ static unsigned char *room(cb_split *s, size_t bytes) {
     e->last = c;
     fresh = true;
   }
-  /* With nothing to guess, the producer keeps as few chunks ahead as
-   * pipe.c's ring does: it ran up to two epochs ahead of the truth,
-   * 128 MiB of records for pr and load_loop (peak RSS 233 and 217 MiB,
-   * 131 and 104 through the pipe). Every full chunk is published by
-   * now, so the truth can run them and give them back. */
+  /* With nothing to guess, the producer keeps as few chunks ahead of
+   * the truth as pipe.c's ring does: it ran up to two epochs ahead, 128
+   * MiB of records for pr and load_loop (peak RSS 233 and 217 MiB, 131
+   * and 104 through the pipe). Only chunks published in an epoch no
+   * guess reads count, which the truth takes without waiting for the
+   * producer: counting every chunk not given back, the producer waited
+   * on the truth while the truth waited for its next chunk (a guess had
+   * taken the epoch, so its chunks stayed; converge.c in
+   * time_split.py). */
   if (fresh) {
     pthread_mutex_lock(&s->lock);
-    while ((s->records_heavy || s->no_guess) && s->chunks_out > SPLIT_RING &&
-           !s->finished)
+    while ((s->records_heavy || s->no_guess) && !e->tried &&
+           e->published - e->truth_read >= SPLIT_RING && !s->finished)
       pthread_cond_wait(&s->cond, &s->lock);
     pthread_mutex_unlock(&s->lock);
   }
