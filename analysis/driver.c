@@ -203,6 +203,18 @@ static void copy_level(cb_level_counts *dst, const cb_level_stats *s) {
   dst->conflict = s->miss_class[CB_MISS_CONFLICT];
 }
 
+/* What a hierarchy's memos did (cb_affine_stats past the counters),
+ * into the --stats sums: the first simulation thread's, and the time
+ * split's second's (under d->lock). */
+static void add_memo_figures(cb_analysis_stats *st, const cb_affine_stats *as) {
+  st->sim_blocks_skipped += as->segments_skipped;
+  st->sim_blocks_parts += as->segments_in_parts;
+  st->sim_parts_counted += as->parts_counted;
+  st->sim_records_skipped += as->records_skipped;
+  st->sim_parts_run +=
+      as->segments_in_parts * as->parts_each - as->parts_counted;
+}
+
 /* Copies a hierarchy's counters into a cache result. */
 static bool collect_cache(const driver *d, cb_hierarchy *h,
                           const cb_analysis_cache *cfg, cb_cache_result *c) {
@@ -397,9 +409,9 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
     f.sh = (stream_hash){0x243F6A8885A308D3ull, 0x13198A2E03707344ull, 0};
     cb_access_sink sink = {drv_fanout_batch, &f, drv_fanout_affine, NULL};
     cb_split *split = NULL;
-    const cb_cache_config **cfg = d->split && cb_split_applies(h, d->n_caches)
-                                      ? malloc(d->n_caches * sizeof *cfg)
-                                      : NULL;
+    /* cb_split_start says whether the caches allow it */
+    const cb_cache_config **cfg =
+        d->split ? malloc(d->n_caches * sizeof *cfg) : NULL;
     if (cfg) {
       for (unsigned c = 0; c < d->n_caches; c++)
         cfg[c] = &d->caches[c].config;
@@ -439,14 +451,8 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
       d->stats.split_abandoned += ss.abandoned;
       d->stats.split_rerun += ss.rerun;
       d->stats.split_idle_s += ss.idle_s;
-      for (unsigned c = 0; own && c < d->n_caches; c++) {
-        d->stats.sim_blocks_skipped += own[c].segments_skipped;
-        d->stats.sim_blocks_parts += own[c].segments_in_parts;
-        d->stats.sim_parts_counted += own[c].parts_counted;
-        d->stats.sim_records_skipped += own[c].records_skipped;
-        d->stats.sim_parts_run +=
-            own[c].segments_in_parts * own[c].parts_each - own[c].parts_counted;
-      }
+      for (unsigned c = 0; own && c < d->n_caches; c++)
+        add_memo_figures(&d->stats, &own[c]);
       pthread_mutex_unlock(&d->lock);
       free(own);
     }
@@ -524,13 +530,8 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
       cb_affine_stats as;
       cb_hierarchy_affine_stats(h[c], &as);
       d->stats.sim_blocks += as.blocks;
-      d->stats.sim_blocks_skipped += as.segments_skipped;
+      add_memo_figures(&d->stats, &as);
       d->stats.sim_blocks_split += as.split_blocks;
-      d->stats.sim_blocks_parts += as.segments_in_parts;
-      d->stats.sim_parts_counted += as.parts_counted;
-      d->stats.sim_records_skipped += as.records_skipped;
-      d->stats.sim_parts_run +=
-          as.segments_in_parts * as.parts_each - as.parts_counted;
     }
     pthread_mutex_unlock(&d->lock);
   }

@@ -3,6 +3,8 @@
  * pipe.h. */
 #include "pipe.h"
 
+#include "collector.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,12 +18,7 @@
  * slots. */
 #define PIPE_WAKE 4
 
-/* An item's header; its records or accesses follow. */
-typedef struct item {
-  uint32_t is_block;
-  uint32_t n;      /* records, or the block's accesses */
-  uint64_t n_iter; /* a block's iterations */
-} item;
+typedef stream_item item;
 
 /* A slot holds a whole batch and its header, or several smaller items:
  * a loop too short to travel as its own block would cost a slot and a
@@ -68,15 +65,9 @@ static void consume(const cb_pipe *p, const pipe_slot *s) {
   }
 }
 
-static double thread_cpu_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void *consumer(void *arg) {
   cb_pipe *p = arg;
-  double t0 = thread_cpu_s();
+  double t0 = drv_thread_cpu_s();
   pthread_mutex_lock(&p->lock);
   for (;;) {
     if (p->tail == p->head) {
@@ -94,7 +85,7 @@ static void *consumer(void *arg) {
       pthread_cond_signal(&p->freed);
   }
   pthread_mutex_unlock(&p->lock);
-  p->consumer_cpu_s = thread_cpu_s() - t0;
+  p->consumer_cpu_s = drv_thread_cpu_s() - t0;
   return NULL;
 }
 

@@ -13,8 +13,27 @@
 #include <stddef.h>
 
 #include "cbana/engine.h"
+#include "cbana/stream.h"
 
 typedef struct cb_pipe cb_pipe;
+
+/* An item of a queued stream, here and in the time split (split.c): a
+ * batch of records, or an affine block with its accesses copied; the
+ * header, then its records or accesses. */
+typedef struct stream_item {
+  uint32_t is_block;
+  uint32_t n;      /* records, or the block's accesses */
+  uint64_t n_iter; /* a block's iterations */
+} stream_item;
+
+/* The item's bytes, its header included, and its accesses. */
+static inline size_t stream_item_bytes(const stream_item *it) {
+  return sizeof *it +
+         it->n * (it->is_block ? sizeof(cb_affine_access) : sizeof(cb_access));
+}
+static inline uint64_t stream_item_accesses(const stream_item *it) {
+  return it->is_block ? it->n_iter * it->n : it->n;
+}
 
 /* Starts the consumer thread, which calls consumer->fn for every batch
  * and consumer->affine for every block, in the order they were pushed

@@ -22,6 +22,8 @@
 #include <time.h>
 
 #include "cbana/stream.h"
+#include "collector.h"
+#include "pipe.h"
 
 #define SPLIT_CHUNK ((size_t)256 << 10)
 #define SPLIT_EPOCH ((uint64_t)256 << 20) /* accesses, by default */
@@ -53,11 +55,7 @@
 /* A block of more accesses than this travels expanded, as in pipe.c. */
 #define SPLIT_BLOCK_ACC 256
 
-typedef struct item {
-  uint32_t is_block;
-  uint32_t n;      /* records, or the block's accesses */
-  uint64_t n_iter; /* a block's iterations */
-} item;
+typedef stream_item item; /* pipe.h */
 
 typedef struct chunk {
   struct chunk *next;
@@ -220,15 +218,6 @@ static void run_item(const sim *t, const item *it, const void *payload) {
   }
 }
 
-static uint64_t item_accesses(const item *it) {
-  return it->is_block ? it->n_iter * it->n : it->n;
-}
-
-static size_t item_bytes(const item *it) {
-  return sizeof *it +
-         it->n * (it->is_block ? sizeof(cb_affine_access) : sizeof(cb_access));
-}
-
 /* A guess thrown away, or met too late (L): the epochs double, and
  * after SPLIT_FAILS in a row the guessing stops. */
 static void fail(cb_split *s) {
@@ -319,8 +308,8 @@ static bool run_epoch(sim *t, epoch *e) {
     for (size_t pos = 0; pos < c->used;) {
       const item *it = (const item *)(const void *)(q + pos);
       run_item(t, it, q + pos + sizeof *it);
-      pos += item_bytes(it);
-      at += item_accesses(it);
+      pos += stream_item_bytes(it);
+      at += stream_item_accesses(it);
       if (next_cp == SPLIT_CP || at < SPLIT_CP_FIRST << 2 * next_cp)
         continue;
       unsigned k = next_cp++;
@@ -400,16 +389,10 @@ static bool make_own(cb_split *s) {
   return true;
 }
 
-static double thread_cpu_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void *sim_main(void *arg) {
   sim *t = arg;
   cb_split *s = t->s;
-  double t0 = thread_cpu_s();
+  double t0 = drv_thread_cpu_s();
   pthread_mutex_lock(&s->lock);
   while (!s->finished) {
     release(s);
@@ -473,7 +456,7 @@ static void *sim_main(void *arg) {
     s->truth_epoch = g->next;
   }
   pthread_mutex_unlock(&s->lock);
-  t->cpu_s = thread_cpu_s() - t0;
+  t->cpu_s = drv_thread_cpu_s() - t0;
   return NULL;
 }
 
@@ -605,7 +588,7 @@ static void item_added(cb_split *s, unsigned char *q, const item *it,
                        size_t payload_bytes) {
   memcpy(q, it, sizeof *it);
   s->open->last->used += sizeof *it + payload_bytes;
-  s->open->accesses += item_accesses(it);
+  s->open->accesses += stream_item_accesses(it);
   s->open->records += it->is_block ? 0 : it->n;
   s->open->bytes += sizeof *it + payload_bytes;
 }
@@ -674,7 +657,8 @@ void cb_split_push_affine(void *split, const cb_affine_block *b) {
 
 /* -- start and finish ------------------------------------------------------ */
 
-bool cb_split_applies(cb_hierarchy *const *h, unsigned n) {
+/* Whether the split can run these n hierarchies. */
+static bool split_applies(cb_hierarchy *const *h, unsigned n) {
   for (unsigned i = 0; i < n; i++)
     if (!cb_hierarchy_snapshots(h[i]))
       return false;
@@ -725,7 +709,7 @@ cb_split *cb_split_start(cb_hierarchy *const *h,
                          const cb_cache_config *const *cfg, unsigned n,
                          uint32_t n_sites, const cb_access_sink *tap,
                          uint64_t epoch_acc) {
-  if (!cb_split_applies(h, n))
+  if (!split_applies(h, n))
     return NULL;
   cb_split *s = calloc(1, sizeof *s);
   if (!s)

@@ -46,15 +46,13 @@ typedef struct cb_split_stats {
   double idle_s;      /* the two threads' waits, wall clock */
 } cb_split_stats;
 
-/* Whether the split can run these n hierarchies. */
-bool cb_split_applies(cb_hierarchy *const *h, unsigned n);
-
 /* Starts the two threads. h: the n hierarchies the results are read
  * from, which the first thread runs (the second runs hierarchies of its
  * own, built from cfg[i] with n_sites); tap: called on the producer's
  * thread for every batch and block before it is queued (the stream's
  * hash); epoch: accesses per epoch (0: the default, 256 Mi). NULL when
- * it cannot start (run without the split then). */
+ * it cannot start, or the hierarchies' state is not all in a snapshot
+ * (cb_hierarchy_snapshots): run without the split then. */
 cb_split *cb_split_start(cb_hierarchy *const *h,
                          const cb_cache_config *const *cfg, unsigned n,
                          uint32_t n_sites, const cb_access_sink *tap,

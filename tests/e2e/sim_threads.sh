@@ -11,31 +11,11 @@ set -u
 cbana=$1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/checks.sh"
-cat >"$tmp/cols.c" <<'C'
-#include <stdio.h>
-#define N 1200
-#define M 512
-static double a[N][M], b[M];
-int main(void) {
-  for (int i = 0; i < N; i++)
-    for (int j = 0; j < M; j++)
-      a[i][j] = (double)(i ^ j);
-  double s = 0;
-  for (int rep = 0; rep < 2; rep++)
-    for (int j = 0; j < M; j += 3) {
-      double c = 0;
-      for (int i = 0; i < N; i++)
-        c += a[i][j] * a[i][M - 1 - j];
-      b[j] = c;
-      s += c;
-    }
-  printf("%g\n", s);
-  return 0;
-}
-C
+cols=$(dirname "$0")/data/split/cols.c
 for t in 1 2 4; do
   for cache in cachegrind skylake; do
-    "$cbana" analyze "$tmp/cols.c" --no-classify --sim-threads $t \
+    "$cbana" analyze "$cols" --cflags "-O2 -DPASSES=2" --no-classify \
+      --sim-threads $t \
       --cache $cache --stats --quiet --format json \
       -o "$tmp/r.$t.$cache.json" 2>"$tmp/e.$t.$cache" ||
       bad "threads $t, $cache: exit $?"
@@ -60,14 +40,14 @@ for cache in cachegrind skylake; do
   fi
 done
 # With classification nothing is split (the 3C shadow is one for all sets)
-"$cbana" analyze "$tmp/cols.c" --sim-threads 2 --stats --quiet \
-  --format json -o "$tmp/cl.json" 2>"$tmp/cl.err" || bad "classify: exit $?"
+"$cbana" analyze "$cols" --cflags "-O2 -DPASSES=2" --sim-threads 2 \
+  --stats --quiet --format json -o "$tmp/cl.json" 2>"$tmp/cl.err" || bad "classify: exit $?"
 if ! grep -qE ' [1-9][0-9]* split by set' "$tmp/cl.err"; then ok; else
   bad "classification: split"
   cat "$tmp/cl.err"
 fi
 # A bad value is refused with the option's name
-if "$cbana" analyze "$tmp/cols.c" --sim-threads x >/dev/null 2>"$tmp/bad.err"
+if "$cbana" analyze "$cols" --sim-threads x >/dev/null 2>"$tmp/bad.err"
 then bad "--sim-threads x: exit 0"; else ok; fi
 if grep -q -- '--sim-threads' "$tmp/bad.err"; then ok; else
   bad "--sim-threads x: message"
