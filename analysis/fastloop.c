@@ -48,9 +48,10 @@ static inline uint8_t *fl_stale_bytes(cb_eng *e, uint32_t ip, uint64_t addr,
   unsigned off = (unsigned)(addr & (CB_PG_SIZE - 1));
   if (!pp || off + size > CB_PG_SIZE)
     return NULL;
-  if (is_store)
+  if (is_store) {
+    e->mem.stale_clears += cb_stale_bits_any(bits, off, size);
     cb_stale_bits_fill(bits, off, size, 0);
-  else if ((e->sl[ip] & CB_SL_NEED) && cb_stale_bits_any(bits, off, size))
+  } else if ((e->sl[ip] & CB_SL_NEED) && cb_stale_bits_any(bits, off, size))
     return NULL;
   return pp;
 }
@@ -87,6 +88,7 @@ static inline void fl_kernel(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip,
       *ip != p->blocks[F->block].first_op + e->nphis[F->block])
     return;
   e->kernel_ran = true;
+  cb_mem_stale_unknown(&e->mem); /* its stores may clear stale bits */
   cb_kernel_io io = {
       .slots = S,
       .tlb = (const cb_kernel_page *)(const void *)e->mem.tlb,

@@ -91,6 +91,7 @@ void cb_mem_destroy(cb_mem *m) {
     for (size_t i = 0; i < m->cap; i++)
       free(m->stale[i]);
   free(m->stale);
+  free(m->marked);
   free(m->regs);
   memset(m, 0, sizeof *m);
 }
@@ -249,6 +250,7 @@ void cb_mem_unmap(cb_mem *m, uint64_t lo, uint64_t hi) {
           m->valid[i]) {
         memset(m->data[i], 0, CB_PG_SIZE);
         m->valid[i] = 0;
+        m->stale_clears += m->stale[i] != NULL;
         free(m->stale[i]);
         m->stale[i] = NULL;
       }
@@ -265,6 +267,7 @@ void cb_mem_unmap(cb_mem *m, uint64_t lo, uint64_t hi) {
     if (m->keys[i] && m->valid[i]) {
       memset(m->data[i], 0, CB_PG_SIZE);
       m->valid[i] = 0;
+      m->stale_clears += m->stale[i] != NULL;
       free(m->stale[i]);
       m->stale[i] = NULL;
     }
@@ -403,7 +406,8 @@ static void bits_set(uint8_t *bm, unsigned lo, unsigned k, void *ctx) {
 }
 
 static void bits_clear(uint8_t *bm, unsigned lo, unsigned k, void *ctx) {
-  (void)ctx;
+  cb_mem *m = ctx;
+  m->stale_clears += cb_stale_bits_any(bm, lo, k);
   cb_stale_bits_fill(bm, lo, k, 0);
 }
 
@@ -422,8 +426,10 @@ static bool stale_fill_cached(cb_mem *m, uint64_t addr, uint64_t n, uint8_t v) {
   unsigned t = (unsigned)pno & (CB_STLB_N - 1);
   if (!n || m->stlb[t].pno != pno || ((addr + n - 1) >> CB_PG_BITS) != pno)
     return false;
-  cb_stale_bits_fill(m->stlb[t].bits, (unsigned)(addr & (CB_PG_SIZE - 1)),
-                     (unsigned)n, v);
+  unsigned off = (unsigned)(addr & (CB_PG_SIZE - 1));
+  if (!v)
+    m->stale_clears += cb_stale_bits_any(m->stlb[t].bits, off, (unsigned)n);
+  cb_stale_bits_fill(m->stlb[t].bits, off, (unsigned)n, v);
   return true;
 }
 
@@ -437,9 +443,50 @@ void cb_mem_stale_mark(cb_mem *m, uint64_t addr, uint64_t n) {
  * address a multiple of 8: in the stale cache, one store. A sliced column
  * store marks one element a page, each in a call: symm LARGE spent a
  * quarter of its CPU in cb_mem_stale_mark, gramschmidt a fifth. */
+/* The marked streams' table: direct mapped, by first address, stride
+ * and size. */
+typedef struct cb_marked_stream {
+  uint64_t addr, n, clears;
+  int64_t stride;
+  unsigned size;
+} cb_marked_stream;
+#define MARKED_N 65536u
+
+/* The entry for a stream, and how many of its first elements are still
+ * marked (0 if none is known). */
+static cb_marked_stream *marked_entry(cb_mem *m, uint64_t addr, int64_t stride,
+                                      unsigned size, uint64_t *known) {
+  *known = 0;
+  if (!m->marked) {
+    m->marked = calloc(MARKED_N, sizeof *m->marked);
+    if (!m->marked)
+      return NULL;
+  }
+  uint64_t h =
+      (addr ^ (uint64_t)stride * 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull;
+  cb_marked_stream *e = &m->marked[(h >> 40) & (MARKED_N - 1)];
+  if (e->n && e->addr == addr && e->stride == stride && e->size == size &&
+      e->clears == m->stale_clears)
+    *known = e->n;
+  return e;
+}
+
 void cb_mem_stale_mark_stream(cb_mem *m, uint64_t addr, int64_t stride,
                               unsigned size, uint64_t k) {
   m->stale_any = true;
+  /* A sliced loop stores the same column again and again (gramschmidt's
+   * A[i][j] for every k, symm's C[k][j] for every i, one more row each
+   * time): one bitmap byte per page, a page per element, over megabytes
+   * of bitmaps. While no stale bit went back to exact, the elements
+   * marked before still are: only the ones past them are marked. */
+  uint64_t known;
+  cb_marked_stream *e = marked_entry(m, addr, stride, size, &known);
+  if (e && known < k)
+    *e = (cb_marked_stream){addr, k, m->stale_clears, stride, size};
+  if (known >= k)
+    return;
+  addr += known * (uint64_t)stride;
+  k -= known;
   const bool whole = size == 8 && (addr & 7) == 0 && (stride & 7) == 0;
   for (uint64_t t = 0; t < k; t++, addr += (uint64_t)stride) {
     uint64_t pno = addr >> CB_PG_BITS;
@@ -462,7 +509,7 @@ void cb_mem_stale_clear(cb_mem *m, uint64_t addr, uint64_t n) {
       m->tlb[(unsigned)pno & (CB_TLB_N - 1)].pno == pno)
     return;
   if (!stale_fill_cached(m, addr, n, 0))
-    stale_walk(m, addr, n, false, bits_clear, NULL);
+    stale_walk(m, addr, n, false, bits_clear, m);
 }
 
 bool cb_mem_stale_any(cb_mem *m, uint64_t addr, uint64_t n) {

@@ -50,6 +50,14 @@ typedef struct cb_mem {
     uint64_t pno;
     uint8_t *data, *bits;
   } stlb[CB_STLB_N];
+  /* How many times stale bits went back to exact (or may have: a native
+   * kernel ran, a page with a shadow was dropped). Marks never lower
+   * it; the marked streams below are good while it stays put. */
+  uint64_t stale_clears;
+  /* The strided runs of elements cb_mem_stale_mark_stream marked, by
+   * their first address, stride and size, with how many elements and
+   * stale_clears at that time (NULL until the first). */
+  struct cb_marked_stream *marked;
   uint64_t *keys; /* pno + 1; 0 = empty */
   uint8_t **data;
   uint8_t *valid;
@@ -158,6 +166,12 @@ bool cb_mem_read_raw(cb_mem *m, uint64_t addr, void *dst, size_t n,
 bool cb_mem_write(cb_mem *m, uint64_t addr, const void *src, size_t n,
                   uint64_t *bad);
 bool cb_mem_fill(cb_mem *m, uint64_t addr, int byte, size_t n, uint64_t *bad);
+
+/* Stale bits may have gone back to exact, where nothing can say which
+ * (a native kernel ran: its stores clear bits themselves). */
+static inline void cb_mem_stale_unknown(cb_mem *m) {
+  m->stale_clears++;
+}
 
 /* The stale shadow. mark/clear: [addr, addr + n) becomes stale / exact
  * (clear is free while nothing is stale); any: is some byte of it stale. */

@@ -263,6 +263,63 @@ static void test_mem_move_stale(void) {
   CHECK_EQ_U64(bad, 0);
 }
 
+/* cb_mem_stale_mark_stream remembers the columns it marked and marks
+ * only what is past them while no stale bit went back to exact: against
+ * a byte array kept beside, columns from a small pool marked again, one
+ * row more or fewer, between exact writes, clears of ranges, and pages
+ * unmapped and mapped again (their shadow dropped). */
+static void test_mem_mark_stream_memo(void) {
+  const uint64_t lo = 0x40000, rows = 40, row = 1000, size = rows * row;
+  static uint8_t want[40 * 1000];
+  uint64_t seed = 11;
+  int bad = 0;
+  for (int round = 0; round < 20; round++) {
+    cb_mem m;
+    cb_mem_init(&m);
+    cb_mem_map(&m, lo, lo + size);
+    memset(want, 0, sizeof want);
+    for (int step = 0; step < 400; step++) {
+      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+      unsigned op = (unsigned)(seed >> 60);
+      uint64_t r = seed >> 20;
+      if (op < 10) { /* a column of 8-byte elements, down or up */
+        uint64_t col = (r % 6) * 8, n = 1 + (r >> 8) % rows;
+        bool up = (r >> 16) & 1;
+        uint64_t first = up ? (rows - 1) * row + col : col;
+        int64_t stride = up ? -(int64_t)row : (int64_t)row;
+        cb_mem_stale_mark_stream(&m, lo + first, stride, 8, n);
+        for (uint64_t t = 0; t < n; t++)
+          memset(want + first + t * (uint64_t)stride, 1, 8);
+      } else if (op < 12) { /* an exact write inside the columns */
+        uint64_t at = (r % rows) * row + (r >> 12) % 48, n = 1 + (r >> 24) % 16;
+        uint8_t buf[16] = {0};
+        uint64_t fault = 0;
+        CHECK(cb_mem_write(&m, lo + at, buf, n, &fault));
+        memset(want + at, 0, n);
+      } else if (op < 14) { /* a clear of a range */
+        uint64_t at = r % size, n = 1 + (r >> 30) % 3000;
+        if (at + n > size)
+          n = size - at;
+        cb_mem_stale_clear(&m, lo + at, n);
+        memset(want + at, 0, n);
+      } else if (op < 15) { /* pages dropped and mapped again */
+        uint64_t p0 = lo + ((r % size) & ~4095ull), p1 = p0 + 4096;
+        if (p1 > lo + size)
+          p1 = lo + size;
+        cb_mem_unmap(&m, p0, p1);
+        cb_mem_map(&m, p0, p1);
+        memset(want + (p0 - lo), 0, p1 - p0);
+      } else { /* a native kernel may have cleared anything */
+        cb_mem_stale_unknown(&m);
+      }
+    }
+    for (uint64_t i = 0; i < size; i++)
+      bad += cb_mem_stale_any(&m, lo + i, 1) != (want[i] != 0);
+    cb_mem_destroy(&m);
+  }
+  CHECK_EQ_U64(bad, 0);
+}
+
 /* lineset.h against first occurrences found by sorting: clustered walks,
  * strides across chunks, random lines over the whole range, tags up to
  * the working sets' largest (kind 2 << 30), then the same after a clear. */
@@ -338,6 +395,7 @@ int main(void) {
   test_parse();
   test_mem();
   test_mem_move_stale();
+  test_mem_mark_stream_memo();
   test_lineset();
   return check_done();
 }
