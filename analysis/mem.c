@@ -370,6 +370,15 @@ static void stale_walk(cb_mem *m, uint64_t addr, uint64_t n, bool make,
     unsigned k = CB_PG_SIZE - off;
     if (k > n)
       k = (unsigned)n;
+    /* in the stale cache: no need to ask the hash table */
+    uint64_t pno = addr >> CB_PG_BITS;
+    unsigned t = (unsigned)pno & (CB_STLB_N - 1);
+    if (m->stlb[t].pno == pno) {
+      fn(m->stlb[t].bits, off, k, ctx);
+      addr += k;
+      n -= k;
+      continue;
+    }
     /* a query or a clear finds the page; only a mark makes it (a page
      * never touched has no stale byte) */
     size_t i = SIZE_MAX;
@@ -385,10 +394,9 @@ static void stale_walk(cb_mem *m, uint64_t addr, uint64_t n, bool make,
         m->stale[i] = calloc(CB_PG_SIZE / 8, 1);
         if (!m->stale[i])
           abort();
-        uint64_t pno = addr >> CB_PG_BITS;
-        unsigned t = (unsigned)pno & (CB_TLB_N - 1);
-        if (m->tlb[t].pno == pno)
-          m->tlb[t].pno = UINT64_MAX;
+        unsigned tt = (unsigned)pno & (CB_TLB_N - 1);
+        if (m->tlb[tt].pno == pno)
+          m->tlb[tt].pno = UINT64_MAX;
       }
       if (m->stale[i]) {
         fn(m->stale[i], off, k, ctx);
@@ -433,16 +441,6 @@ static bool stale_fill_cached(cb_mem *m, uint64_t addr, uint64_t n, uint8_t v) {
   return true;
 }
 
-void cb_mem_stale_mark(cb_mem *m, uint64_t addr, uint64_t n) {
-  m->stale_any = true;
-  if (!stale_fill_cached(m, addr, n, 0xff))
-    stale_walk(m, addr, n, true, bits_set, NULL);
-}
-
-/* The element's bits are one bitmap byte when it is 8 bytes at an
- * address a multiple of 8: in the stale cache, one store. A sliced column
- * store marks one element a page, each in a call: symm LARGE spent a
- * quarter of its CPU in cb_mem_stale_mark, gramschmidt a fifth. */
 /* The marked streams' table: direct mapped, by first address, stride
  * and size. */
 typedef struct cb_marked_stream {
@@ -471,6 +469,32 @@ static cb_marked_stream *marked_entry(cb_mem *m, uint64_t addr, int64_t stride,
   return e;
 }
 
+/* Ranges this long or longer are looked up in the marked streams'
+ * table (as bytes: stride 1, size 1): cholesky's initialisation marks
+ * the same row of B, 16000 bytes over four pages, for each of 2000
+ * columns. A shorter one costs less to mark again. */
+#define MARKED_MIN_RANGE 256
+
+void cb_mem_stale_mark(cb_mem *m, uint64_t addr, uint64_t n) {
+  m->stale_any = true;
+  if (n >= MARKED_MIN_RANGE) {
+    uint64_t known;
+    cb_marked_stream *e = marked_entry(m, addr, 1, 1, &known);
+    if (known >= n)
+      return;
+    if (e)
+      *e = (cb_marked_stream){addr, n, m->stale_clears, 1, 1};
+    addr += known;
+    n -= known;
+  }
+  if (!stale_fill_cached(m, addr, n, 0xff))
+    stale_walk(m, addr, n, true, bits_set, NULL);
+}
+
+/* The element's bits are one bitmap byte when it is 8 bytes at an
+ * address a multiple of 8: in the stale cache, one store. A sliced column
+ * store marks one element a page, each in a call: symm LARGE spent a
+ * quarter of its CPU in cb_mem_stale_mark, gramschmidt a fifth. */
 void cb_mem_stale_mark_stream(cb_mem *m, uint64_t addr, int64_t stride,
                               unsigned size, uint64_t k) {
   m->stale_any = true;

@@ -263,8 +263,9 @@ static void test_mem_move_stale(void) {
   CHECK_EQ_U64(bad, 0);
 }
 
-/* cb_mem_stale_mark_stream remembers the columns it marked and marks
- * only what is past them while no stale bit went back to exact: against
+/* cb_mem_stale_mark_stream remembers the columns it marked (and
+ * cb_mem_stale_mark its long ranges) and marks only what is past them
+ * while no stale bit went back to exact: against
  * a byte array kept beside, columns from a small pool marked again, one
  * row more or fewer, between exact writes, clears of ranges, and pages
  * unmapped and mapped again (their shadow dropped). */
@@ -282,7 +283,11 @@ static void test_mem_mark_stream_memo(void) {
       seed = seed * 6364136223846793005ull + 1442695040888963407ull;
       unsigned op = (unsigned)(seed >> 60);
       uint64_t r = seed >> 20;
-      if (op < 10) { /* a column of 8-byte elements, down or up */
+      if (op < 3) { /* a long range from one of a few starts */
+        uint64_t at = (r % 4) * row + 8, n = 256 + (r >> 8) % 2500;
+        cb_mem_stale_mark(&m, lo + at, n);
+        memset(want + at, 1, n);
+      } else if (op < 10) { /* a column of 8-byte elements, down or up */
         uint64_t col = (r % 6) * 8, n = 1 + (r >> 8) % rows;
         bool up = (r >> 16) & 1;
         uint64_t first = up ? (rows - 1) * row + col : col;
@@ -303,9 +308,8 @@ static void test_mem_mark_stream_memo(void) {
         cb_mem_stale_clear(&m, lo + at, n);
         memset(want + at, 0, n);
       } else if (op < 15) { /* pages dropped and mapped again */
-        uint64_t p0 = lo + ((r % size) & ~4095ull), p1 = p0 + 4096;
-        if (p1 > lo + size)
-          p1 = lo + size;
+        /* a whole page (unmap drops the shadow of those only) */
+        uint64_t p0 = lo + ((r % (size - 4096)) & ~4095ull), p1 = p0 + 4096;
         cb_mem_unmap(&m, p0, p1);
         cb_mem_map(&m, p0, p1);
         memset(want + (p0 - lo), 0, p1 - p0);
