@@ -354,6 +354,64 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
   out->warps = warps;
 }
 
+/* Whether access a, right after p in the iteration, is in every
+ * iteration inside the one line of the first level that p references
+ * (L = 2^shift bytes): then a takes run_iterations' last-line fast
+ * path every time, which changes nothing but the counters the caller
+ * adds for the whole block. With d = a - p and the same stride, p's
+ * first byte at line offset o puts a's at o + d: both must stay in
+ * [0, L) for every offset o takes, o_0 + k gcd(stride mod L, L) (mod L)
+ * once L / gcd iterations came, fewer before. p's
+ * write must leave its line as the last one (it does unless a write
+ * miss does not allocate). */
+static bool in_line_of_prev(const cb_affine_access *p,
+                            const cb_affine_access *a, uint64_t n_iter,
+                            uint32_t shift, bool write_allocate) {
+  if (a->stride != p->stride || (p->is_write && !write_allocate))
+    return false;
+  const int64_t L = (int64_t)1 << shift;
+  const int64_t d = (int64_t)(a->base - p->base);
+  const int64_t sp = p->size ? p->size : 1, sa = a->size ? a->size : 1;
+  if (d >= L || d <= -L || sp > L || sa > L)
+    return false;
+  const uint64_t mask = (uint64_t)L - 1, r = (uint64_t)p->stride & mask;
+  /* g = gcd(r, L): the offsets are o_0 + k g (mod L) once all came */
+  const uint64_t g = r ? r & (0 - r) : (uint64_t)L;
+  uint64_t o = p->base & mask;
+  if (n_iter >= (uint64_t)L / g) {
+    const int64_t lo = (int64_t)(o % g), hi = lo + L - (int64_t)g;
+    return hi + sp <= L && lo + d >= 0 && hi + d + sa <= L;
+  }
+  for (uint64_t t = 0; t < n_iter; t++, o = (o + r) & mask)
+    if ((int64_t)o + sp > L || (int64_t)o + d < 0 || (int64_t)o + d + sa > L)
+      return false;
+  return true;
+}
+
+/* Block b without the accesses that always take the last-line fast
+ * path (in_line_of_prev), into *out with its accesses in acc: gemm's
+ * row walk, vectorised and unrolled by two at -O2, loads B[k][j..j+1]
+ * and B[k][j+2..j+3] in one line, and so C twice and stores C twice: 6
+ * accesses an iteration of which 4 never leave the line before them.
+ * Not with classification, whose shadow sees every reference (its
+ * warps add every reference's stack distance). False: none dropped. */
+static bool without_repeats(const cb_hierarchy *h, const cb_affine_block *b,
+                            cb_affine_access *acc, cb_affine_block *out) {
+  const cb_level *l1 = &h->levels[0];
+  if (h->classify || b->n_acc < 2)
+    return false;
+  uint32_t n = 1;
+  acc[0] = b->acc[0];
+  for (uint32_t j = 1; j < b->n_acc; j++)
+    if (!in_line_of_prev(&b->acc[j - 1], &b->acc[j], b->n_iter, l1->line_shift,
+                         l1->write_allocate))
+      acc[n++] = b->acc[j];
+  if (n == b->n_acc)
+    return false;
+  *out = (cb_affine_block){b->n_iter, n, acc};
+  return true;
+}
+
 void cb_hierarchy_run_affine(cb_hierarchy *h, const cb_affine_block *b) {
   if (h->memo)
     memo_block(h, b);
@@ -397,6 +455,13 @@ void cb_affine_run(cb_hierarchy *h, const cb_affine_block *b) {
   if (max_span < UINT64_MAX &&
       (h->classify ? max_span * b->n_acc < SHADOW_MIN_WARP : max_span <= 2))
     can_warp = false;
+  /* The counters above are the whole block's; the loop needs only the
+   * accesses that can leave the last line. */
+  const cb_affine_block *whole = b;
+  cb_affine_access kept[AFFINE_MAX_INLINE];
+  cb_affine_block reduced;
+  if (without_repeats(h, b, kept, &reduced))
+    b = &reduced;
   /* Every access inside one line of the smallest size at every level, on
    * every iteration (a power-of-two size, base and stride multiples of
    * it): the loop needs no straddle checks, and the lean path applies. */
@@ -452,6 +517,7 @@ void cb_affine_run(cb_hierarchy *h, const cb_affine_block *b) {
   }
 #undef RUN_N
 count:;
+  b = whole;
   uint64_t total = b->n_iter * b->n_acc;
   l1->accesses += total;
   l1->writes += b->n_iter * writes;

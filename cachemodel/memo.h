@@ -41,12 +41,16 @@ typedef struct memo_delta {
  * what running it changed. */
 typedef struct memo_seg {
   bool valid;
-  uint32_t n_rec, n_acc;
-  uint64_t n_iter;
-  cb_access rec[MEMO_MAX_RECORDS];
-  cb_affine_access acc[MEMO_MAX_ACC];
   uint8_t delta_of; /* seg_memo.delta[delta_of]: what it changed, as
                        measured when it ran, else its equal's */
+  uint32_t n_rec, n_acc;
+  uint64_t n_iter;
+  /* the block first: memo_same_block reads the header and acc[], which
+   * are then a line or two, and the records only if they matched (the
+   * long memo's ring of 4096 segments, 8 MiB, is out of the host's
+   * caches) */
+  cb_affine_access acc[MEMO_MAX_ACC];
+  cb_access rec[MEMO_MAX_RECORDS];
 } memo_seg;
 
 /* The repeats of one period P (1 or 2): segment i equal to segment

@@ -2,7 +2,8 @@
  * expansion: random blocks (iterations 0..2000, 0..500 with
  * classification; 1..8 accesses and a few wide ones; strides 0,
  * +-1..+-4096; sizes 0..32 straddling lines, a third of the blocks
- * aligned to their sizes; sites counted and not), each
+ * aligned to their sizes, a third of the accesses beside the one before
+ * with its stride; sites counted and not), each
  * after a random cache state, through random hierarchies of every policy,
  * 1 to 3 levels, write-allocate on and off, classification on and off.
  * Every counter must equal both the same hierarchy fed the expansion
@@ -102,6 +103,14 @@ static cb_affine_block random_block(cb_affine_access *acc, uint64_t region,
         acc[j].base &= ~(z - 1);
         acc[j].stride = (int64_t)((uint64_t)acc[j].stride & ~(z - 1));
       }
+    }
+  /* A third of the accesses next to the one before, with its stride: a
+   * vectorised row walk's halves, a load and its store, in one line on
+   * every iteration or not (affine.c runs only the first of such). */
+  for (uint32_t j = 1; j < n_acc; j++)
+    if (rnd(3) == 0) {
+      acc[j].stride = acc[j - 1].stride;
+      acc[j].base = acc[j - 1].base + rnd(33) - 16;
     }
   /* Mostly short; now and then up to 2000 iterations. */
   uint64_t n_iter = rnd(8) == 0 ? rnd(max_iter + 1) : rnd(1 + rnd(300));
