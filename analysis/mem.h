@@ -54,9 +54,10 @@ typedef struct cb_mem {
    * kernel ran, a page with a shadow was dropped). Marks never lower
    * it; the marked streams below are good while it stays put. */
   uint64_t stale_clears;
-  /* The strided runs of elements cb_mem_stale_mark_stream marked, by
-   * their first address, stride and size, with how many elements and
-   * stale_clears at that time (NULL until the first). */
+  /* The strided runs of elements cb_mem_stale_mark_stream marked, and
+   * the long ranges cb_mem_stale_mark did, by their first address,
+   * stride and size, with how many elements and stale_clears at that
+   * time (mem.c; NULL until the first). */
   struct cb_marked_stream *marked;
   uint64_t *keys; /* pno + 1; 0 = empty */
   uint8_t **data;

@@ -355,15 +355,15 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
 }
 
 /* Whether access a, right after p in the iteration, is in every
- * iteration inside the one line of the first level that p references
- * (L = 2^shift bytes): then a takes run_iterations' last-line fast
- * path every time, which changes nothing but the counters the caller
- * adds for the whole block. With d = a - p and the same stride, p's
- * first byte at line offset o puts a's at o + d: both must stay in
- * [0, L) for every offset o takes, o_0 + k gcd(stride mod L, L) (mod L)
- * once L / gcd iterations came, fewer before. p's
- * write must leave its line as the last one (it does unless a write
- * miss does not allocate). */
+ * iteration inside the one first-level line (L = 2^shift bytes) that p
+ * references: then a takes run_iterations' last-line fast path every
+ * time, which changes nothing but the counters the caller adds for the
+ * whole block. With the same stride and d = a - p, p's first byte at
+ * line offset o puts a's at o + d, and both accesses must end inside
+ * the line, for every offset o takes: o_0 + k gcd(stride mod L, L)
+ * (mod L) once L / gcd iterations came, fewer before. p must leave its
+ * line as the last one, which a write does unless its miss does not
+ * allocate. */
 static bool in_line_of_prev(const cb_affine_access *p,
                             const cb_affine_access *a, uint64_t n_iter,
                             uint32_t shift, bool write_allocate) {
