@@ -69,8 +69,8 @@ void memo_parts_ran(memo_parts *P) {
   if (!P->enabled)
     return;
   for (uint32_t p = 0; p < P->n_parts; p++) {
-    P->part[p].len = 1;
-    P->part[p].steady = false;
+    P->len[p] = 1;
+    P->steady[p] = false;
   }
   P->valid = true;
 }
@@ -83,11 +83,10 @@ void memo_parts_skipped(memo_parts *P) {
   if (!P->enabled || !P->valid)
     return;
   for (uint32_t p = 0; p < P->n_parts; p++) {
-    memo_part *q = &P->part[p];
-    if (!q->steady)
-      q->len = 1;
-    else if (q->len < CB_MAX_LEVELS + 1)
-      q->len++;
+    if (!P->steady[p])
+      P->len[p] = 1;
+    else if (P->len[p] < CB_MAX_LEVELS + 1)
+      P->len[p]++;
   }
 }
 
@@ -489,7 +488,7 @@ bool memo_parts_segment(cb_hierarchy *h, const memo_seg *prev,
    * whole; running this one whole costs less than measuring every part. */
   bool any_steady = false;
   for (uint32_t p = 0; p < P->n_parts && !any_steady; p++)
-    any_steady = P->part[p].steady;
+    any_steady = P->steady[p];
   if (dirty == 0 && !any_steady)
     return false;
   const size_t n_levels = h->n_levels;
@@ -498,14 +497,13 @@ bool memo_parts_segment(cb_hierarchy *h, const memo_seg *prev,
    * are counted, the others run. */
   uint64_t run = 0;
   for (uint32_t p = 0; p < P->n_parts; p++) {
-    memo_part *q = &P->part[p];
     if (dirty >> p & 1) {
-      q->len = 1;
-      q->steady = false;
-    } else if (q->len < CB_MAX_LEVELS + 1) {
-      q->len++;
+      P->len[p] = 1;
+      P->steady[p] = false;
+    } else if (P->len[p] < CB_MAX_LEVELS + 1) {
+      P->len[p]++;
     }
-    if (!q->steady)
+    if (!P->steady[p])
       run |= 1ull << p;
   }
   /* The sum of all parts' deltas less those of the parts that run is
@@ -529,14 +527,15 @@ bool memo_parts_segment(cb_hierarchy *h, const memo_seg *prev,
       P->sum[k] += out[p][k] - q->delta[k];
       q->delta[k] = out[p][k];
     }
-    uint32_t r = q->len;
+    uint32_t r = P->len[p];
     if (r >= 2 && r <= n_levels + 1)
       for (unsigned l = 0; l < n_levels; l++) {
         q->run_misses[r][l] = 0;
         for (uint32_t k = 0; k < s.n; k++)
           q->run_misses[r][l] += out[p][k * (1 + n_levels) + 1 + l];
       }
-    q->steady = r >= 2 && r >= memo_steady_from(q->run_misses, h->n_levels, r);
+    P->steady[p] =
+        r >= 2 && r >= memo_steady_from(q->run_misses, h->n_levels, r);
   }
   count_segment(h, &s, b, total, d);
   P->segments++;
