@@ -370,7 +370,9 @@ static void stale_walk(cb_mem *m, uint64_t addr, uint64_t n, bool make,
     unsigned k = CB_PG_SIZE - off;
     if (k > n)
       k = (unsigned)n;
-    /* in the stale cache: no need to ask the hash table */
+    /* in the stale cache: no need to ask the hash table (a sliced
+     * column store marks one element a page, 2000 pages a loop in
+     * gramschmidt LARGE, where the hash table took 24 % of the engine) */
     uint64_t pno = addr >> CB_PG_BITS;
     unsigned t = (unsigned)pno & (CB_STLB_N - 1);
     if (m->stlb[t].pno == pno) {
@@ -424,23 +426,6 @@ static void bits_any(uint8_t *bm, unsigned lo, unsigned k, void *ctx) {
   *any = *any || cb_stale_bits_any(bm, lo, k);
 }
 
-/* Sets (v = 0xff) or clears (v = 0) the shadow of [addr, addr + n) when
- * it lies in one page and that page is in stlb (mapped, with a shadow);
- * false, and nothing done, otherwise. A sliced loop's column store marks
- * one element per page per iteration (gramschmidt LARGE: 2000 pages a
- * loop); the page hash table cost 24% of its engine's samples. */
-static bool stale_fill_cached(cb_mem *m, uint64_t addr, uint64_t n, uint8_t v) {
-  uint64_t pno = addr >> CB_PG_BITS;
-  unsigned t = (unsigned)pno & (CB_STLB_N - 1);
-  if (!n || m->stlb[t].pno != pno || ((addr + n - 1) >> CB_PG_BITS) != pno)
-    return false;
-  unsigned off = (unsigned)(addr & (CB_PG_SIZE - 1));
-  if (!v)
-    m->stale_clears += cb_stale_bits_any(m->stlb[t].bits, off, (unsigned)n);
-  cb_stale_bits_fill(m->stlb[t].bits, off, (unsigned)n, v);
-  return true;
-}
-
 /* The marked streams' table: direct mapped, by first address, stride
  * and size. */
 typedef struct cb_marked_stream {
@@ -487,8 +472,7 @@ void cb_mem_stale_mark(cb_mem *m, uint64_t addr, uint64_t n) {
     addr += known;
     n -= known;
   }
-  if (!stale_fill_cached(m, addr, n, 0xff))
-    stale_walk(m, addr, n, true, bits_set, NULL);
+  stale_walk(m, addr, n, true, bits_set, NULL);
 }
 
 /* The element's bits are one bitmap byte when it is 8 bytes at an
@@ -519,8 +503,7 @@ void cb_mem_stale_mark_stream(cb_mem *m, uint64_t addr, int64_t stride,
       m->stlb[i].bits[(addr & (CB_PG_SIZE - 1)) >> 3] = 0xff;
       continue;
     }
-    if (!stale_fill_cached(m, addr, size, 0xff))
-      stale_walk(m, addr, size, true, bits_set, NULL);
+    stale_walk(m, addr, size, true, bits_set, NULL);
   }
 }
 
@@ -532,8 +515,7 @@ void cb_mem_stale_clear(cb_mem *m, uint64_t addr, uint64_t n) {
   if (((addr + n - 1) >> CB_PG_BITS) == pno &&
       m->tlb[(unsigned)pno & (CB_TLB_N - 1)].pno == pno)
     return;
-  if (!stale_fill_cached(m, addr, n, 0))
-    stale_walk(m, addr, n, false, bits_clear, m);
+  stale_walk(m, addr, n, false, bits_clear, m);
 }
 
 bool cb_mem_stale_any(cb_mem *m, uint64_t addr, uint64_t n) {
