@@ -506,24 +506,19 @@ bool memo_parts_segment(cb_hierarchy *h, const memo_seg *prev,
     if (!P->steady[p])
       run |= 1ull << p;
   }
-  /* The sum of all parts' deltas less those of the parts that run is
-   * what the counted parts count. */
-  uint64_t total[MEMO_PART_COUNTERS];
-  memcpy(total, P->sum, n_counters * sizeof *total);
   uint64_t(*out)[MEMO_PART_COUNTERS] = P->out;
   for (uint32_t p = 0; p < P->n_parts; p++)
-    if (run >> p & 1) {
-      for (size_t k = 0; k < n_counters; k++)
-        total[k] -= P->part[p].delta[k];
+    if (run >> p & 1)
       memset(out[p], 0, n_counters * sizeof out[p][0]);
-    }
   run_parts(h, &s, b, run, out);
+  /* The segment counts what every part last counted: the counted parts'
+   * deltas stand, the parts that ran replace theirs, and P->sum, the sum
+   * of all parts' deltas, is then the segment's total. */
   for (uint32_t p = 0; p < P->n_parts; p++) {
     if (!(run >> p & 1))
       continue;
     memo_part *q = &P->part[p];
     for (size_t k = 0; k < n_counters; k++) {
-      total[k] += out[p][k];
       P->sum[k] += out[p][k] - q->delta[k];
       q->delta[k] = out[p][k];
     }
@@ -537,7 +532,7 @@ bool memo_parts_segment(cb_hierarchy *h, const memo_seg *prev,
     P->steady[p] =
         r >= 2 && r >= memo_steady_from(q->run_misses, h->n_levels, r);
   }
-  count_segment(h, &s, b, total, d);
+  count_segment(h, &s, b, P->sum, d);
   P->segments++;
   P->counted += P->n_parts - (uint32_t)__builtin_popcountll(run);
   return true;
