@@ -143,7 +143,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     const cb_function *fn = &p->functions[F->func];
     if (ti >= 0 && ip == p->blocks[F->block].first_op + e->nphis[F->block] &&
         F->prev + fn->first_block != F->block)
-      cb_tpl_run(e, F, S, ti, &budget);
+      cb_tpl_run(e, F, S, ti, &ip, &budget);
   }
   if (e->kernels && budget != 0)
     fl_kernel(e, F, S, &ip, &budget, &loads, &stores);
@@ -552,7 +552,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
             out->loads += loads;
             out->stores += stores;
             loads = stores = 0;
-            cb_tpl_run(e, F, S, ti, &budget);
+            cb_tpl_run(e, F, S, ti, &ip, &budget);
           }
         }
       }

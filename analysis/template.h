@@ -12,7 +12,9 @@
  * access's base and stride, checks that every access stays in mapped
  * memory, and runs all iterations but the last from the template, leaving
  * the engine's state exactly as the interpreter would (the interpreter
- * then runs the last iteration). Accesses go to the sink as one affine
+ * then runs the last iteration; a sliced template runs that one too, all
+ * of it but the branch, which it leaves to the interpreter). Accesses go
+ * to the sink as one affine
  * block (stream.h) when the sink takes them, else expanded into the
  * engine's batch. Internal to analysis/. */
 #ifndef CBANA_ANALYSIS_TEMPLATE_H
@@ -107,9 +109,11 @@ int32_t cb_tpl_of(const cb_tpl_set *ts, uint32_t gb);
  * Runs as many whole iterations as it can prove the interpreter would run
  * without stopping (at most all but the last), and leaves slots, F->prev,
  * *budget and the outcome's counters as the interpreter would after them;
- * returns the iterations run (0: nothing changed). The caller has added
- * its own pending load and store counts to the outcome. */
+ * when sliced and the loop leaves at the next iteration, runs that one's
+ * ops too but the exit branch, and moves *ip to that branch. Returns the
+ * iterations whose accesses ran (0: nothing changed). The caller has
+ * added its own pending load and store counts to the outcome. */
 uint64_t cb_tpl_run(struct cb_eng *e, struct cb_frame *F, cb_value *S,
-                    int32_t t, uint64_t *budget);
+                    int32_t t, uint32_t *ip, uint64_t *budget);
 
 #endif

@@ -639,7 +639,7 @@ static bool resolve_values(cb_eng *e, const cb_tpl *t, cb_value *S,
 }
 
 uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
-                    uint64_t *budget) {
+                    uint32_t *ip, uint64_t *budget) {
   cb_tpl_set *ts = e->tpl;
   const cb_tpl *t = &ts->t[ti];
   const cb_program *p = e->p;
@@ -672,17 +672,32 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
       }
     }
   }
+  /* A sliced template whose loop leaves at iteration k (not cut by the
+   * budget) runs that iteration too, all of it but the branch: no value
+   * is computed anyway, so what the interpreter would do there is the
+   * accesses, the stores' shadow and the control ops' slots. Its
+   * accesses then join the block, not the records after it. */
+  const bool sliced = e->sl && t->sliced;
+  bool last = sliced && k < cap;
   if (k < 2)
     return 0;
-  for (size_t i = 0; i < nwc; i++)
+  for (size_t i = 0; i < nwc; i++) {
     if (!wc_ok(&sc.wc[i], 0) || !wc_ok(&sc.wc[i], k - 1))
       return 0;
-  /* every access of iterations 0 .. k-1 on a mapped page, none crossing */
+    last &= wc_ok(&sc.wc[i], k);
+  }
+  /* every access of iterations 0 .. n-1 on a mapped page, none crossing */
+  uint64_t n = k + last;
   for (uint32_t i = 0; i < t->n_stream; i++) {
     const cb_tpl_stream *st = &ts->streams[t->first_stream + i];
     uint64_t a, b;
     ref_val(p, S, &sc, &st->addr, &a, &b);
-    k = first_bad(&e->mem, a, (int64_t)b, st->size, k);
+    uint64_t good = first_bad(&e->mem, a, (int64_t)b, st->size, n);
+    if (good < n) {
+      last = false;
+      k = good < k ? good : k;
+      n = k;
+    }
     sstate *s = &sc.ss[i];
     s->addr = a;
     s->stride = (int64_t)b;
@@ -709,7 +724,6 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
 
   /* slicing: a sliced template skips its values; one that computes them
    * must not read, or make, what it cannot see is stale */
-  bool sliced = e->sl && t->sliced;
   bool shadow_after = e->sl && e->mem.stale_any && !sliced;
   if (shadow_after && !streams_exact(e, ts, t, sc.ss, k))
     return 0;
@@ -730,14 +744,14 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
    * too short to be worth a block's set-up (CB_TPL_MIN_BLOCK) */
   int emit = 0;
   if (e->sink && e->sink->affine && t->n_rec &&
-      k * t->n_rec >= CB_TPL_MIN_BLOCK) {
+      n * t->n_rec >= CB_TPL_MIN_BLOCK) {
     cb_affine_access *acc = sc.acc;
-    uint32_t n = 0;
+    uint32_t na = 0;
     for (uint32_t i = 0; i < t->n_stream; i++)
       if (ts->streams[t->first_stream + i].emits)
-        acc[n++] = sc.acc[i];
+        acc[na++] = sc.acc[i];
     cb_eng_flush(e);
-    cb_affine_block blk = {k, n, acc};
+    cb_affine_block blk = {n, na, acc};
     e->sink->affine(e->sink->ctx, &blk);
   } else if (e->sink && e->sink->fn) {
     emit = 1;
@@ -747,8 +761,8 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
    * or with slicing only their accesses and the stores' shadow */
   if (sliced) {
     if (emit)
-      emit_only(e, ts, t, sc.ss, k);
-    streams_shadow(e, ts, t, sc.ss, k);
+      emit_only(e, ts, t, sc.ss, n);
+    streams_shadow(e, ts, t, sc.ss, n);
   } else {
     itr.emit = emit;
     cb_tpl_iterate(e, &itr);
@@ -757,11 +771,15 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
   }
 
   /* the state after iteration k-1's back edge, as the interpreter leaves
-   * it: the induction phis, the branch's outcomes, the counts */
+   * it: the induction phis, the branch's outcomes, the counts; after
+   * iteration k's ops but the branch, every control op's slot (the
+   * compare's says leave) */
   for (uint32_t j = 0; j < t->n_cop; j++) {
     const cb_tpl_cop *cp = &ts->cops[t->first_cop + j];
     const cb_op *op = &p->ops[cp->op];
-    if (op->code == CB_OP_PHI)
+    if (j == t->cmp && last)
+      S[op->dst].u = !t->cont;
+    else if (op->code == CB_OP_PHI || last)
       S[op->dst].u = (sc.A[j] + k * sc.B[j]) & cb_ty_mask(op->ty);
   }
   cb_run_outcome *out = e->out;
@@ -771,13 +789,18 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
     if (t->br_aux < p->n_branches && out->branch_counts)
       out->branch_counts[2 * (size_t)t->br_aux + (t->cont ? 0 : 1)] += k;
   }
-  out->loads += k * t->n_loads;
-  out->stores += k * t->n_stores;
+  out->loads += n * t->n_loads;
+  out->stores += n * t->n_stores;
   out->tpl_loops++;
   out->tpl_sliced += sliced;
-  out->tpl_iters += k;
-  out->tpl_accesses += k * t->n_rec;
+  out->tpl_iters += n;
+  out->tpl_accesses += n * t->n_rec;
   *budget -= k * t->n_ops;
   F->prev = t->block - p->functions[F->func].first_block;
-  return k;
+  if (last) {
+    /* the phis were paid on the back edge; the branch is the caller's */
+    *budget -= t->n_ops - t->np - 1;
+    *ip = p->blocks[t->block].first_op + t->n_ops - 1;
+  }
+  return n;
 }
