@@ -679,10 +679,13 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
    * accesses then join the block, not the records after it. */
   const bool sliced = e->sl && t->sliced;
   bool last = sliced && k < cap;
-  if (k < 2)
+  /* Two iterations at least, or any that end the loop: a remainder loop
+   * that runs once (syrk's, after its vector loop) was interpreted after
+   * this function had computed all it takes to run it. */
+  if (!last && k < 2)
     return 0;
   for (size_t i = 0; i < nwc; i++) {
-    if (!wc_ok(&sc.wc[i], 0) || !wc_ok(&sc.wc[i], k - 1))
+    if (!wc_ok(&sc.wc[i], 0) || (k > 0 && !wc_ok(&sc.wc[i], k - 1)))
       return 0;
     last &= wc_ok(&sc.wc[i], k);
   }
@@ -712,7 +715,7 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
     ac->is_write = st->is_write;
     ac->reserved = 0;
   }
-  if (k < 2)
+  if (!last && n < 2)
     return 0;
   for (uint32_t i = 0; i < t->n_stream; i++) {
     const cb_tpl_stream *st = &ts->streams[t->first_stream + i];
