@@ -93,12 +93,15 @@ typedef struct memo_parts {
   bool valid;   /* the parts' lens describe the segment before */
   uint32_t shift, n_parts;
   uint64_t min_refs; /* the smallest block run part by part */
-  /* Per part: segments in a row whose references there were equal, and
-   * whether its last run was at its fixed point. Apart from the parts'
+  /* Per part: segments in a row whose references there were equal (read
+   * only while the part is not steady: a steady part's count matters no
+   * more until its references change, which restarts it), and whether its
+   * last run was at its fixed point (bit p). Apart from the parts'
    * counters, which a skipped segment does not touch: walking 64 parts
-   * of 800 bytes for these two took 3 % of doitgen LARGE's samples. */
+   * of 800 bytes for these took 3 % of doitgen LARGE's samples, and
+   * walking the 64 counts 3 % again. */
   uint32_t len[MEMO_MAX_PARTS];
-  bool steady[MEMO_MAX_PARTS];
+  uint64_t steady;
   memo_part part[MEMO_MAX_PARTS];
   uint64_t sum[MEMO_PART_COUNTERS]; /* the deltas of all parts */
   uint64_t out[MEMO_MAX_PARTS][MEMO_PART_COUNTERS]; /* a run's, by part */

@@ -65,13 +65,17 @@ void memo_parts_init(memo_parts *P, const cb_hierarchy *h) {
   P->enabled = true;
 }
 
+/* Bit p for every part p. */
+static inline uint64_t parts_mask(const memo_parts *P) {
+  return P->n_parts == 64 ? UINT64_MAX : (1ull << P->n_parts) - 1;
+}
+
 void memo_parts_ran(memo_parts *P) {
   if (!P->enabled)
     return;
-  for (uint32_t p = 0; p < P->n_parts; p++) {
+  for (uint32_t p = 0; p < P->n_parts; p++)
     P->len[p] = 1;
-    P->steady[p] = false;
-  }
+  P->steady = 0;
   P->valid = true;
 }
 
@@ -82,12 +86,8 @@ void memo_parts_ran(memo_parts *P) {
 void memo_parts_skipped(memo_parts *P) {
   if (!P->enabled || !P->valid)
     return;
-  for (uint32_t p = 0; p < P->n_parts; p++) {
-    if (!P->steady[p])
-      P->len[p] = 1;
-    else if (P->len[p] < CB_MAX_LEVELS + 1)
-      P->len[p]++;
-  }
+  for (uint64_t w = ~P->steady & parts_mask(P); w; w &= w - 1)
+    P->len[__builtin_ctzll(w)] = 1;
 }
 
 void memo_parts_forget(memo_parts *P) {
@@ -486,25 +486,20 @@ bool memo_parts_segment(cb_hierarchy *h, const memo_seg *prev,
   /* Nothing moved and no part steady: the segment equals the one before,
    * and once steady the segment memo (period 1) counts the next ones
    * whole; running this one whole costs less than measuring every part. */
-  bool any_steady = false;
-  for (uint32_t p = 0; p < P->n_parts && !any_steady; p++)
-    any_steady = P->steady[p];
-  if (dirty == 0 && !any_steady)
+  if (dirty == 0 && P->steady == 0)
     return false;
   const size_t n_levels = h->n_levels;
   const size_t n_counters = s.n * (1 + n_levels);
   /* Which parts go on and which start over; the steady ones that go on
    * are counted, the others run. */
-  uint64_t run = 0;
-  for (uint32_t p = 0; p < P->n_parts; p++) {
-    if (dirty >> p & 1) {
+  P->steady &= ~dirty;
+  const uint64_t run = ~P->steady & parts_mask(P);
+  for (uint64_t w = run; w; w &= w - 1) {
+    uint32_t p = (uint32_t)__builtin_ctzll(w);
+    if (dirty >> p & 1)
       P->len[p] = 1;
-      P->steady[p] = false;
-    } else if (P->len[p] < CB_MAX_LEVELS + 1) {
+    else if (P->len[p] < CB_MAX_LEVELS + 1)
       P->len[p]++;
-    }
-    if (!P->steady[p])
-      run |= 1ull << p;
   }
   uint64_t(*out)[MEMO_PART_COUNTERS] = P->out;
   for (uint32_t p = 0; p < P->n_parts; p++)
@@ -529,8 +524,8 @@ bool memo_parts_segment(cb_hierarchy *h, const memo_seg *prev,
         for (uint32_t k = 0; k < s.n; k++)
           q->run_misses[r][l] += out[p][k * (1 + n_levels) + 1 + l];
       }
-    P->steady[p] =
-        r >= 2 && r >= memo_steady_from(q->run_misses, h->n_levels, r);
+    if (r >= 2 && r >= memo_steady_from(q->run_misses, h->n_levels, r))
+      P->steady |= 1ull << p;
   }
   count_segment(h, &s, b, P->sum, d);
   P->segments++;
