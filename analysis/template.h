@@ -14,9 +14,8 @@
  * the engine's state exactly as the interpreter would (the interpreter
  * then runs the last iteration; a sliced template runs that one too, all
  * of it but the branch, which it leaves to the interpreter). Accesses go
- * to the sink as one affine
- * block (stream.h) when the sink takes them, else expanded into the
- * engine's batch. Internal to analysis/. */
+ * to the sink as one affine block (stream.h) when the sink takes them,
+ * else expanded into the engine's batch. Internal to analysis/. */
 #ifndef CBANA_ANALYSIS_TEMPLATE_H
 #define CBANA_ANALYSIS_TEMPLATE_H
 

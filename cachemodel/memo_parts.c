@@ -502,16 +502,14 @@ bool memo_parts_segment(cb_hierarchy *h, const memo_seg *prev,
       P->len[p]++;
   }
   uint64_t(*out)[MEMO_PART_COUNTERS] = P->out;
-  for (uint32_t p = 0; p < P->n_parts; p++)
-    if (run >> p & 1)
-      memset(out[p], 0, n_counters * sizeof out[p][0]);
+  for (uint64_t w = run; w; w &= w - 1)
+    memset(out[__builtin_ctzll(w)], 0, n_counters * sizeof out[0][0]);
   run_parts(h, &s, b, run, out);
   /* The segment counts what every part last counted: the counted parts'
    * deltas stand, the parts that ran replace theirs, and P->sum, the sum
    * of all parts' deltas, is then the segment's total. */
-  for (uint32_t p = 0; p < P->n_parts; p++) {
-    if (!(run >> p & 1))
-      continue;
+  for (uint64_t w = run; w; w &= w - 1) {
+    uint32_t p = (uint32_t)__builtin_ctzll(w);
     memo_part *q = &P->part[p];
     for (size_t k = 0; k < n_counters; k++) {
       P->sum[k] += out[p][k] - q->delta[k];
