@@ -411,7 +411,7 @@ static void run_parts(cb_hierarchy *h, const seg_slots *s,
   part_hier_of(&ph, h);
   const memo_parts *P = &h->memo->parts;
   const uint64_t part_mask = P->n_parts - 1;
-  const bool all = run == (part_mask == 63 ? UINT64_MAX : (part_mask << 1) | 1);
+  const bool all = run == parts_mask(P);
   bool whole_units = true;
   for (uint32_t j = 0; j < b->n_acc; j++)
     whole_units &= ((uint64_t)b->acc[j].stride & ((1ull << P->shift) - 1)) == 0;
