@@ -460,6 +460,8 @@ static void run_whole(cb_hierarchy *h, const cb_affine_block *b,
     read_counters(h, d);
   }
   cb_records_run(h, m->pend, m->n_pend);
+  uint64_t site_misses[MEMO_MAX_ACC];
+  memo_parts_site_misses(h, b, site_misses);
   cb_affine_run(h, b);
   if (d) {
     after.n_sites = d->n_sites;
@@ -468,6 +470,7 @@ static void run_whole(cb_hierarchy *h, const cb_affine_block *b,
     subtract_from(&after, d, h->n_levels);
   }
   memo_parts_ran(&m->parts);
+  memo_parts_closed(h, b, site_misses);
 }
 
 /* A segment the long memo did not take: counted by period 1 or 2, or

@@ -107,7 +107,52 @@ typedef struct memo_parts {
   uint64_t out[MEMO_MAX_PARTS][MEMO_PART_COUNTERS]; /* a run's, by part */
   uint64_t segments;                                /* segments run in parts */
   uint64_t counted; /* parts counted without running them */
+  /* The closed form (memo_closed.c) of the block of the last segment run
+   * whole, by part, while cf_valid (the segments after it run in parts
+   * repeat its block). */
+  bool cf_valid;
+  /* The segment run whole has not been looked at yet (the closed form
+   * is computed when a segment after it runs in parts), and whether its
+   * columns missed and its fixed lines hit. */
+  bool cf_pending, cf_missed;
+  uint64_t cf_fixed; /* the parts of its fixed lines */
+  /* its columns' first lines (UINT64_MAX for a fixed access) and step in
+   * lines, to tell a record on a column's line */
+  uint64_t cf_line[MEMO_MAX_ACC];
+  int64_t cf_k;
+  /* The parts whose last level has seen, in the segment before, its
+   * records' misses and then the block's columns (memo_closed.c). */
+  uint64_t cf_est;
+  uint64_t cf[MEMO_MAX_PARTS][MEMO_PART_COUNTERS];
+  uint64_t closed; /* parts found steady by it after one run */
 } memo_parts;
+
+/* Bit p for every part p. */
+static inline uint64_t memo_parts_mask(const memo_parts *P) {
+  return P->n_parts == 64 ? UINT64_MAX : (1ull << P->n_parts) - 1;
+}
+
+static inline uint32_t memo_part_of(const memo_parts *P, uint64_t addr) {
+  return (uint32_t)(addr >> P->shift) & (P->n_parts - 1);
+}
+
+/* The segment's slots: each site with each direction it is used in,
+ * once (a site past the hierarchy's n_sites has no per-site counters but
+ * a slot all the same), and each record's and access's slot. At most
+ * MEMO_PART_SITES. */
+typedef struct memo_slots {
+  uint32_t n, site[MEMO_PART_SITES];
+  bool is_write[MEMO_PART_SITES];
+  uint32_t rec_slot[MEMO_MAX_RECORDS], acc_slot[MEMO_MAX_ACC];
+} memo_slots;
+
+/* The segment's slots (the held-back records and block b): the records' and
+ * accesses' (at most MEMO_PART_SITES), where the part runner can take them:
+ * each record inside one line at every level, each access a power-of-two size,
+ * aligned to it and no larger than the smallest line. *column: some
+ * stride is a line or more (cb_affine_run would not warp the block). */
+bool memo_segment_slots(const struct cb_hierarchy *h, const cb_affine_block *b,
+                        memo_slots *s, bool *column);
 
 /* The long-period memo (memo_long.c): a run of P segments, P from
  * MEMO_LONG_MIN to MEMO_LONG_RING - 1, equal to the P before it. */
@@ -241,6 +286,26 @@ void memo_parts_forget(memo_parts *P);
  * d. False, nothing done, where that does not apply. */
 bool memo_parts_segment(struct cb_hierarchy *h, const memo_seg *prev,
                         const cb_affine_block *b, memo_delta *d);
+
+/* memo_closed.c: parts steady after one run, their counts in closed
+ * form. Before the held-back records and block b run whole: the
+ * first-level misses of each access's site (UINT64_MAX where the
+ * hierarchy counts none); after (memo_parts_ran first), with those: what
+ * the closed form needs of that run. When the segment after it (prev)
+ * runs in parts, before anything else: the block's closed form is
+ * computed, and the parts it covers are steady from prev's run. Before
+ * a segment runs in parts (the slots s): the parts without records or
+ * fixed lines that it covers are counted by it, steady. After (the parts
+ * `run`): those that ran without records are steady from this run. */
+void memo_parts_site_misses(const struct cb_hierarchy *h,
+                            const cb_affine_block *b, uint64_t *misses);
+void memo_parts_closed(struct cb_hierarchy *h, const cb_affine_block *b,
+                       const uint64_t *before);
+void memo_parts_closed_start(struct cb_hierarchy *h, const memo_seg *prev,
+                             const cb_affine_block *b);
+void memo_parts_closed_count(struct cb_hierarchy *h, const memo_slots *s);
+void memo_parts_closed_ran(struct cb_hierarchy *h, const memo_slots *s,
+                           const cb_affine_block *b, uint64_t run);
 
 /* memo_records.c. NULL where it does not apply (wide sets) or memory
  * runs out; rmemo_reset empties it (the hierarchy was reset). */

@@ -65,11 +65,6 @@ void memo_parts_init(memo_parts *P, const cb_hierarchy *h) {
   P->enabled = true;
 }
 
-/* Bit p for every part p. */
-static inline uint64_t parts_mask(const memo_parts *P) {
-  return P->n_parts == 64 ? UINT64_MAX : (1ull << P->n_parts) - 1;
-}
-
 void memo_parts_ran(memo_parts *P) {
   if (!P->enabled)
     return;
@@ -77,6 +72,7 @@ void memo_parts_ran(memo_parts *P) {
     P->len[p] = 1;
   P->steady = 0;
   P->valid = true;
+  P->cf_valid = P->cf_pending = false; /* memo_parts_closed's to set */
 }
 
 /* A part that was not steady yet restarts its count: the skipped run
@@ -86,29 +82,16 @@ void memo_parts_ran(memo_parts *P) {
 void memo_parts_skipped(memo_parts *P) {
   if (!P->enabled || !P->valid)
     return;
-  for (uint64_t w = ~P->steady & parts_mask(P); w; w &= w - 1)
+  for (uint64_t w = ~P->steady & memo_parts_mask(P); w; w &= w - 1)
     P->len[__builtin_ctzll(w)] = 1;
 }
 
 void memo_parts_forget(memo_parts *P) {
   P->valid = false;
+  P->cf_valid = P->cf_pending = false;
 }
 
-static inline uint32_t part_of(const memo_parts *P, uint64_t addr) {
-  return (uint32_t)(addr >> P->shift) & (P->n_parts - 1);
-}
-
-/* The segment's slots: each site with each direction it is used in,
- * once (a site past the hierarchy's n_sites has no per-site counters but
- * a slot all the same), and each record's and access's slot. At most
- * MEMO_PART_SITES. */
-typedef struct seg_slots {
-  uint32_t n, site[MEMO_PART_SITES];
-  bool is_write[MEMO_PART_SITES];
-  uint32_t rec_slot[MEMO_MAX_RECORDS], acc_slot[MEMO_MAX_ACC];
-} seg_slots;
-
-static bool slot_of(seg_slots *s, uint32_t site, bool is_write,
+static bool slot_of(memo_slots *s, uint32_t site, bool is_write,
                     uint32_t *slot) {
   for (uint32_t k = 0; k < s->n; k++)
     if (s->site[k] == site && s->is_write[k] == is_write) {
@@ -123,33 +106,19 @@ static bool slot_of(seg_slots *s, uint32_t site, bool is_write,
   return true;
 }
 
-/* Whether the segment qualifies: the records the same as prev's but for
- * their lines, each inside one line at every level; the block the same
- * lines as prev's (the caller's same_block), each access inside one line,
- * at least one stride of a line or more (cb_affine_run would not warp
- * it), and min_refs references or more. Fills the sites and, in *dirty, the
- * parts of moved records. */
-static bool qualifies(const cb_hierarchy *h, const memo_seg *prev,
-                      const cb_affine_block *b, seg_slots *s, uint64_t *dirty) {
+bool memo_segment_slots(const cb_hierarchy *h, const cb_affine_block *b,
+                        memo_slots *s, bool *column) {
   const seg_memo *m = h->memo;
-  const memo_parts *P = &m->parts;
   const uint64_t lean = h->lean_mask;
-  if (m->n_pend != prev->n_rec)
-    return false;
   s->n = 0;
-  *dirty = 0;
   for (uint32_t i = 0; i < m->n_pend; i++) {
-    const cb_access *x = &m->pend[i], *y = &prev->rec[i];
-    if (x->is_write != y->is_write || x->site != y->site ||
-        x->size != y->size || (x->addr & lean) + x->size > lean + 1 ||
-        (y->addr & lean) + y->size > lean + 1 ||
+    const cb_access *x = &m->pend[i];
+    if ((x->addr & lean) + x->size > lean + 1 ||
         !slot_of(s, x->site, x->is_write, &s->rec_slot[i]))
       return false;
-    if (x->addr >> m->shift != y->addr >> m->shift)
-      *dirty |= 1ull << part_of(P, x->addr) | 1ull << part_of(P, y->addr);
   }
   const uint64_t line_mask = (1ull << h->levels[0].line_shift) - 1;
-  bool column = false;
+  *column = false;
   for (uint32_t j = 0; j < b->n_acc; j++) {
     const cb_affine_access *a = &b->acc[j];
     uint64_t z = a->size ? a->size : 1;
@@ -159,9 +128,37 @@ static bool qualifies(const cb_hierarchy *h, const memo_seg *prev,
         ((uint64_t)a->stride & (z - 1)) != 0 ||
         !slot_of(s, a->site, a->is_write, &s->acc_slot[j]))
       return false;
-    column |= mag > line_mask;
+    *column |= mag > line_mask;
   }
-  return column && b->n_iter * b->n_acc >= P->min_refs;
+  return true;
+}
+
+/* Whether the segment qualifies: the records the same as prev's but for
+ * their lines; the block the same lines as prev's (the caller's
+ * same_block); memo_segment_slots takes it, with a column; and min_refs
+ * references or more. Fills the slots and, in *dirty, the parts of moved
+ * records. */
+static bool qualifies(const cb_hierarchy *h, const memo_seg *prev,
+                      const cb_affine_block *b, memo_slots *s,
+                      uint64_t *dirty) {
+  const seg_memo *m = h->memo;
+  const memo_parts *P = &m->parts;
+  const uint64_t lean = h->lean_mask;
+  if (m->n_pend != prev->n_rec)
+    return false;
+  *dirty = 0;
+  for (uint32_t i = 0; i < m->n_pend; i++) {
+    const cb_access *x = &m->pend[i], *y = &prev->rec[i];
+    if (x->is_write != y->is_write || x->site != y->site ||
+        x->size != y->size || (y->addr & lean) + y->size > lean + 1)
+      return false;
+    if (x->addr >> m->shift != y->addr >> m->shift)
+      *dirty |=
+          1ull << memo_part_of(P, x->addr) | 1ull << memo_part_of(P, y->addr);
+  }
+  bool column;
+  return memo_segment_slots(h, b, s, &column) && column &&
+         b->n_iter * b->n_acc >= P->min_refs;
 }
 
 /* The levels' geometry for the references of one segment, read once:
@@ -288,7 +285,7 @@ run_one_part(cb_hierarchy *h, const part_hier *ph, uint32_t a1, uint32_t a2,
  * part's outcomes depend on. */
 static inline __attribute__((always_inline)) void
 run_parts_in(cb_hierarchy *h, const part_hier *ph, uint32_t a1, uint32_t a2,
-             const seg_slots *s, const cb_affine_block *b, uint64_t run,
+             const memo_slots *s, const cb_affine_block *b, uint64_t run,
              bool by_part, uint64_t (*out)[MEMO_PART_COUNTERS]) {
   const seg_memo *m = h->memo;
   const uint32_t shift = m->parts.shift;
@@ -379,7 +376,7 @@ block_lru2(cb_hierarchy *h, const part_hier *hier, const cb_affine_block *b,
   (all ? block_lru2(h, ph, b, N, A1, A2, pshift, pmask, run, true, slot, o)    \
        : block_lru2(h, ph, b, N, A1, A2, pshift, pmask, run, false, slot, o))
 static void block_parts_lru2(cb_hierarchy *h, const part_hier *ph,
-                             const seg_slots *s, const cb_affine_block *b,
+                             const memo_slots *s, const cb_affine_block *b,
                              uint32_t pshift, uint64_t pmask, uint64_t run,
                              bool all, uint64_t (*out)[MEMO_PART_COUNTERS]) {
   const uint32_t a1 = ph->lv[0].assoc, a2 = ph->lv[1].assoc;
@@ -404,14 +401,14 @@ static void block_parts_lru2(cb_hierarchy *h, const part_hier *ph,
  * progressions; else in one pass over the iterations. run_parts_in with
  * cachegrind's ways (8 and 16) constants, or any; for two levels of plain
  * sets, the one pass is block_lru2's. */
-static void run_parts(cb_hierarchy *h, const seg_slots *s,
+static void run_parts(cb_hierarchy *h, const memo_slots *s,
                       const cb_affine_block *b, uint64_t run,
                       uint64_t (*out)[MEMO_PART_COUNTERS]) {
   part_hier ph = {0};
   part_hier_of(&ph, h);
   const memo_parts *P = &h->memo->parts;
   const uint64_t part_mask = P->n_parts - 1;
-  const bool all = run == parts_mask(P);
+  const bool all = run == memo_parts_mask(P);
   bool whole_units = true;
   for (uint32_t j = 0; j < b->n_acc; j++)
     whole_units &= ((uint64_t)b->acc[j].stride & ((1ull << P->shift) - 1)) == 0;
@@ -431,7 +428,7 @@ static void run_parts(cb_hierarchy *h, const seg_slots *s,
 
 /* The segment's counters t (by slot) into the hierarchy and into d: a
  * level below the first is accessed by the misses of the one above. */
-static void count_segment(cb_hierarchy *h, const seg_slots *s,
+static void count_segment(cb_hierarchy *h, const memo_slots *s,
                           const cb_affine_block *b, const uint64_t *t,
                           memo_delta *d) {
   const unsigned n_levels = h->n_levels;
@@ -478,11 +475,12 @@ bool memo_parts_segment(cb_hierarchy *h, const memo_seg *prev,
                         const cb_affine_block *b, memo_delta *d) {
   seg_memo *m = h->memo;
   memo_parts *P = &m->parts;
-  seg_slots s;
+  memo_slots s;
   uint64_t dirty;
   if (!P->enabled || !P->valid || !prev->valid ||
       !qualifies(h, prev, b, &s, &dirty))
     return false;
+  memo_parts_closed_start(h, prev, b);
   /* Nothing moved and no part steady: the segment equals the one before,
    * and once steady the segment memo (period 1) counts the next ones
    * whole; running this one whole costs less than measuring every part. */
@@ -493,7 +491,9 @@ bool memo_parts_segment(cb_hierarchy *h, const memo_seg *prev,
   /* Which parts go on and which start over; the steady ones that go on
    * are counted, the others run. */
   P->steady &= ~dirty;
-  const uint64_t run = ~P->steady & parts_mask(P);
+  if (P->cf_valid)
+    memo_parts_closed_count(h, &s);
+  const uint64_t run = ~P->steady & memo_parts_mask(P);
   for (uint64_t w = run; w; w &= w - 1) {
     uint32_t p = (uint32_t)__builtin_ctzll(w);
     if (dirty >> p & 1)
@@ -526,6 +526,8 @@ bool memo_parts_segment(cb_hierarchy *h, const memo_seg *prev,
       P->steady |= 1ull << p;
   }
   count_segment(h, &s, b, P->sum, d);
+  if (P->cf_valid)
+    memo_parts_closed_ran(h, &s, b, run);
   P->segments++;
   P->counted += P->n_parts - (uint32_t)__builtin_popcountll(run);
   return true;

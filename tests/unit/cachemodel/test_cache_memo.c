@@ -183,10 +183,147 @@ static void square_nest(cb_hierarchy *h, ref_model *m, uint32_t line,
     }
 }
 
+/* covariance's inner loop, scaled down: column walks of one stride (whole
+ * lines, each walk's line once per block) that move by a double per
+ * outer iteration o, beside an accumulator the block stores to on every
+ * iteration (stride 0, `cov[i][j]`), then records: the accumulator's
+ * line, and a store moving down a column or along a row (`cov[j][i]`).
+ * memo_closed.c's closed form covers the parts where the columns flood
+ * the first level; its bounds on the last level's sets hit, miss or
+ * straddle its ways as the stride and trip count fall. */
+/* Whether every LRU level of h, after memo_settle, holds the lines the
+ * model's sets hold, in the order of their last use: a skipped segment
+ * must leave the state the run would have (memo.c), which a count may
+ * not show until much later. */
+static bool lru_state_matches(cb_hierarchy *h, const ref_model *m) {
+  memo_settle(h);
+  for (unsigned l = 0; l < h->n_levels; l++) {
+    const cb_level *lv = &h->levels[l];
+    const ref_level *rl = &m->lv[l];
+    if (lv->wide || lv->policy != CB_POLICY_LRU)
+      continue;
+    for (uint64_t set = 0; set < rl->sets; set++) {
+      const ref_way *w = rl->way + set * rl->ways;
+      const uint64_t *tags = lv->tags + set * lv->assoc;
+      uint64_t after = UINT64_MAX; /* ways by last use, most recent first */
+      for (uint32_t k = 0; k < lv->assoc; k++) {
+        const ref_way *next = NULL;
+        for (uint64_t i = 0; i < rl->ways; i++)
+          if (w[i].valid && w[i].last_use < after &&
+              (!next || w[i].last_use > next->last_use))
+            next = &w[i];
+        if ((next ? next->line : NO_LINE) != tags[k])
+          return false;
+        after = next ? next->last_use : 0;
+      }
+    }
+  }
+  return true;
+}
+
+/* column_pairs' own draws, so that the other shapes' streams stay as
+ * they were */
+static uint64_t crnd_state = 29;
+static uint64_t crnd(uint64_t n) {
+  return ref_rand(&crnd_state) % n;
+}
+
+static void column_pairs(cb_hierarchy *h, ref_model *m, uint32_t line,
+                         int edge) {
+  uint32_t n_col = 1 + (uint32_t)crnd(3), n_fix = (uint32_t)crnd(3);
+  int64_t stride = (int64_t)line * (int64_t)(1 + crnd(crnd(2) ? 40 : 2));
+  if (crnd(4) == 0)
+    stride = -stride;
+  if (edge) { /* one column of one line's stride: its sets' counts exact */
+    n_col = 1;
+    stride = (int64_t)line;
+  }
+  /* the first level's sets, ways and the lines its sets see per block:
+   * a trip count near the flood (memo_closed.c: more than `ways` lines in
+   * each set) half the time */
+  const cb_level *l1 = &h->levels[0];
+  uint64_t sets = l1->set_mask + 1, ways = l1->assoc;
+  uint64_t km = (uint64_t)(stride / (int64_t)line) & (sets - 1);
+  uint64_t period = sets / (km ? km & (0 - km) : sets);
+  /* and the last level's, whose bound may straddle its ways */
+  const cb_level *l2 = &h->levels[h->n_levels > 1 ? 1 : 0];
+  uint64_t sets2 = l2->set_mask + 1, ways2 = l2->assoc;
+  uint64_t km2 = (uint64_t)(stride / (int64_t)line) & (sets2 - 1);
+  uint64_t period2 = sets2 / (km2 ? km2 & (0 - km2) : sets2);
+  /* edge 1: every first-level set gets `ways` lines, no more (not a
+   * flood); edge 2: half the last level's sets get `ways`, half one more
+   * (its bounds straddle) */
+  uint64_t pick = edge ? 2 + (uint64_t)edge : crnd(3);
+  uint64_t n_iter = pick == 0   ? 64 + crnd(400)
+                    : pick == 1 ? period * (ways - 1 + crnd(3)) + crnd(period)
+                    : pick == 2
+                        ? period2 * (ways2 - 1 + crnd(3)) + crnd(period2)
+                    : pick == 3 ? period * ways
+                                : period2 * ways2 + period2 / 2;
+  uint64_t outer = 16 + crnd(48);
+  /* the accumulator's record, or a burst of records */
+  bool acc_rec = crnd(2);
+  uint64_t data = 0x40000000ull + line * crnd(64) + 8 * crnd(8);
+  uint64_t acc = 0x50000000ull + 8 * crnd(64);
+  uint64_t rec = 0x60000000ull + 8 * crnd(8);
+  uint64_t rec_step = crnd(2) ? line * (1 + crnd(40)) + 8 * crnd(8) : 8;
+  uint64_t col[3];
+  for (uint32_t j = 0; j < n_col; j++)
+    col[j] = data + line * crnd(64) +
+             (stride < 0 ? n_iter * (uint64_t)(-stride) : 0);
+  /* or the first column starting in the accumulator's last-level set
+   * (its first line referenced before the accumulator's) */
+  if (crnd(3) == 0)
+    col[0] = acc + sets2 * line * (1 + crnd(8)) +
+             (stride < 0 ? n_iter * (uint64_t)(-stride) : 0);
+  /* or the record on the first column's line of row o: a column
+   * reference that hits in the segment */
+  bool on_column = crnd(4) == 0;
+  for (uint64_t o = 0; o < outer; o++) {
+    cb_access r[16];
+    uint32_t nr = 0;
+    r[nr++] = (cb_access){
+        .addr = on_column ? col[0] + 8 * o + (o % n_iter) * (uint64_t)stride
+                          : rec + o * rec_step,
+        .site = 5,
+        .size = 8,
+        .is_write = 1};
+    if (acc_rec)
+      r[nr++] =
+          (cb_access){.addr = acc + 8 * o, .site = 4, .size = 8, .is_write = 1};
+    else
+      /* a burst of records in another first-level set, now and then in
+       * the accumulator's (which pushes it out) */
+      for (uint64_t k = 1, other = line * (1 + crnd(sets - 1)),
+                    to = crnd(4) == 0 ? 0 : other;
+           k <= ways + 2; k++)
+        r[nr++] = (cb_access){
+            .addr = acc + 8 * o + k * sets * line + to, .site = 4, .size = 8};
+    cb_hierarchy_run(h, r, nr);
+    for (uint32_t i = 0; i < nr; i++)
+      ref_access(m, r[i].addr, 8, r[i].is_write, r[i].site, false);
+    cb_affine_access a[5];
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < n_col; j++)
+      a[n++] = (cb_affine_access){
+          .base = col[j] + 8 * o, .stride = stride, .site = 1 + j, .size = 8};
+    for (uint32_t k = 0; k < n_fix; k++)
+      a[n++] = (cb_affine_access){.base = acc + 8 * o,
+                                  .stride = 0,
+                                  .site = 0,
+                                  .size = 8,
+                                  .is_write = 1};
+    cb_affine_block b = {n_iter, n, a};
+    cb_hierarchy_run_affine(h, &b);
+    expand_into_model(m, &b);
+  }
+}
+
 static uint64_t skipped_total, skipped_pairs, in_parts, parts_counted;
 static uint64_t skipped_long, tails_long, by_state_long;
 static uint64_t parts_by_levels[4]; /* counted, by the hierarchy's depth */
 static uint64_t parts_wide;         /* counted with a wide level: none */
+static uint64_t parts_closed;       /* steady by the closed form */
 
 static void memo_case(const cb_cache_config *cfg, bool expect_memo,
                       const char *what) {
@@ -213,6 +350,10 @@ static void memo_case(const cb_cache_config *cfg, bool expect_memo,
   static unsigned cases;
   square_nest(h, &m, line, cases++ & 1); /* not rnd(): the same stream */
   nest(h, &m, line, 16 * 1024, 8 + (uint32_t)rnd(40));
+  for (int k = 0; k < 6; k++) {
+    column_pairs(h, &m, line, k < 2 ? k + 1 : 0);
+    CHECK(lru_state_matches(h, &m));
+  }
   int bad = ref_compare(h, &m, false, what);
   if (bad)
     fprintf(stderr, "%s: differs from the model\n", what);
@@ -230,6 +371,7 @@ static void memo_case(const cb_cache_config *cfg, bool expect_memo,
     tails_long += h->memo->lng ? h->memo->lng->tails : 0;
     by_state_long += h->memo->lng ? h->memo->lng->steady_by_state : 0;
     parts_counted += h->memo->parts.counted;
+    parts_closed += h->memo->parts.closed;
     bool wide = false;
     for (unsigned l = 0; l < h->n_levels; l++)
       wide |= h->levels[l].wide != NULL;
@@ -291,6 +433,9 @@ int main(void) {
            (unsigned long long)parts_by_levels[l]);
     CHECK(parts_by_levels[l] > 0);
   }
+  printf("%llu parts found steady by the closed form\n",
+         (unsigned long long)parts_closed);
+  CHECK(parts_closed > 0);
   /* parts are off with a wide level (memo_parts_init) */
   CHECK(parts_wide == 0);
   return check_done();
