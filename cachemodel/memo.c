@@ -512,11 +512,21 @@ static void memo_segment(cb_hierarchy *h, const cb_affine_block *b) {
   bool measure = same1 || same2;
   prev2->delta_of = (uint8_t)(1 - prev->delta_of);
   memo_delta *d = &m->delta[prev2->delta_of];
-  /* part by part where only the records moved, else whole */
-  if (!block1 || !memo_parts_segment(h, prev, b, d))
-    run_whole(h, b, measure ? d : NULL);
+  /* part by part where only the records moved, else whole (and run 1 of
+   * a new segment measured for memo_closed_segment) */
+  bool whole = !block1 || !memo_parts_segment(h, prev, b, d);
+  if (whole)
+    run_whole(h, b, measure || !same1 ? d : NULL);
   track_ran(t1, 1, same1, prev->valid, d->misses, h->n_levels);
   track_ran(t2, 2, same2, prev->valid, d->misses, h->n_levels);
+  if (whole && !same1 && memo_closed_segment(h, b, d)) {
+    /* run 2 known: steady from here, d its counts (period 2 starts over:
+     * its measurements need segments that ran) */
+    t1->len = 2;
+    t1->steady = true;
+    track_restart(t2);
+    m->closed++;
+  }
   keep_segment(m, prev2, b);
 }
 

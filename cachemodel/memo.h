@@ -210,6 +210,7 @@ typedef struct seg_memo {
   rec_memo *rec;         /* NULL: records run as they come */
   uint64_t skipped;      /* segments counted without running them */
   uint64_t skipped_pair; /* of which by period 2 */
+  uint64_t closed;       /* segments steady after one run (closed form) */
 } seg_memo;
 
 struct cb_hierarchy;
@@ -306,6 +307,13 @@ void memo_parts_closed_start(struct cb_hierarchy *h, const memo_seg *prev,
 void memo_parts_closed_count(struct cb_hierarchy *h, const memo_slots *s);
 void memo_parts_closed_ran(struct cb_hierarchy *h, const memo_slots *s,
                            const cb_affine_block *b, uint64_t run);
+
+/* memo_closed_seg.c: d holds what a segment run whole for the first
+ * time (the held-back records and block b) changed; if its second run is
+ * known in closed form, d becomes that run's (from which on the segment
+ * is at its fixed point) and true is returned. */
+bool memo_closed_segment(const struct cb_hierarchy *h,
+                         const cb_affine_block *b, memo_delta *d);
 
 /* memo_records.c. NULL where it does not apply (wide sets) or memory
  * runs out; rmemo_reset empties it (the hierarchy was reset). */

@@ -319,11 +319,104 @@ static void column_pairs(cb_hierarchy *h, ref_model *m, uint32_t line,
   }
 }
 
+/* 3mm's inner loop, scaled down: a row (A[i][k], one or two accesses a
+ * double apart, as the compiler's unrolling makes them) beside columns
+ * of B of one stride, and an accumulator kept in memory (E[i][j], stride
+ * 0) with its record (`E[i][j] = 0`) before the block; the columns and
+ * the accumulator move by a double per outer iteration o, so segments
+ * repeat whole for runs of o, and the accumulator reaches a new line
+ * every few runs. memo_closed_seg.c's closed form takes the runs where
+ * the columns flood the first level; trip counts near its bounds half
+ * the time. */
+static void row_columns(cb_hierarchy *h, ref_model *m, uint32_t line,
+                        int edge) {
+  const cb_level *l1 = &h->levels[0];
+  const cb_level *l2 = &h->levels[h->n_levels > 1 ? 1 : 0];
+  uint64_t sets = l1->set_mask + 1, ways = l1->assoc;
+  uint32_t n_col = 1 + (uint32_t)crnd(2), n_row = (uint32_t)crnd(3);
+  uint32_t n_fix = (uint32_t)crnd(3);
+  int64_t stride = (int64_t)line * (int64_t)(1 + crnd(crnd(2) ? 40 : 3));
+  if (crnd(4) == 0)
+    stride = -stride;
+  uint64_t km = (uint64_t)(stride / (int64_t)line) & (sets - 1);
+  uint64_t period = sets / (km ? km & (0 - km) : sets);
+  uint64_t n_iter = crnd(2) ? 32 + crnd(300)
+                            : period * (ways - 1 + crnd(4)) / n_col + crnd(8);
+  if (n_iter == 0)
+    n_iter = 1;
+  /* the bounds' edges, one column of a line's stride: 1, a last-level
+   * set gets one line more than its ways; 2, a first-level set exactly
+   * its ways; 3, one more, with a row of doubles two accesses wide, whose
+   * lines stay nine iterations (two of the column's lines in the set come
+   * while they do); 4, below */
+  const uint64_t sets2 = l2->set_mask + 1, ways2 = l2->assoc;
+  if (edge) {
+    n_col = 1;
+    stride = (int64_t)line;
+    n_row = edge == 3 ? 2 : 0;
+    n_iter = edge == 1 ? sets2 * (ways2 + 1) : sets * (ways + (edge == 3));
+  }
+  int64_t row_stride = edge == 3 ? 8 : crnd(2) ? 16 : 8;
+  if (crnd(5) == 0)
+    row_stride = -row_stride;
+  uint64_t row = 0x30000000ull + 8 * crnd(64) +
+                 (row_stride < 0 ? n_iter * (uint64_t)(-row_stride) : 0);
+  uint64_t col = 0x40000000ull + line * crnd(64) +
+                 (stride < 0 ? n_iter * (uint64_t)(-stride) : 0);
+  uint64_t col2 = col + line * (1 + crnd(2 * sets)) + 8 * crnd(8);
+  uint64_t acc = 0x50000000ull + 8 * crnd(64);
+  /* none, the accumulator's, one elsewhere, one that moves, or one in
+   * the accumulator's last-level set before it (memo_closed_seg.c's
+   * allowance does not hold) */
+  uint32_t recs = (uint32_t)crnd(5);
+  if (edge == 4) { /* a record in the accumulator's last-level set */
+    n_col = 1;
+    n_fix = 1;
+    recs = 4;
+    n_iter = 32 + crnd(300);
+  }
+  uint64_t other = 0x60000000ull + line * crnd(4 * sets);
+  uint64_t outer = 16 + crnd(48);
+  for (uint64_t o = 0; o < outer; o++) {
+    cb_access r = {.addr = recs == 1   ? acc + 8 * o
+                           : recs == 2 ? other
+                           : recs == 3 ? other + 8 * o
+                                       : acc + 8 * o + sets2 * line,
+                   .site = 0,
+                   .size = 8,
+                   .is_write = recs == 1};
+    if (recs) {
+      cb_hierarchy_run(h, &r, 1);
+      ref_access(m, r.addr, 8, r.is_write, r.site, false);
+    }
+    cb_affine_access a[8];
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < n_row; k++)
+      a[n++] = (cb_affine_access){
+          .base = row + 8 * k, .stride = row_stride, .site = 1 + k, .size = 8};
+    for (uint32_t k = 0; k < n_col; k++)
+      a[n++] = (cb_affine_access){.base = (k ? col2 : col) + 8 * o,
+                                  .stride = stride,
+                                  .site = 3 + k,
+                                  .size = 8};
+    for (uint32_t k = 0; k < n_fix; k++)
+      a[n++] = (cb_affine_access){.base = acc + 8 * o,
+                                  .stride = 0,
+                                  .site = 5,
+                                  .size = 8,
+                                  .is_write = 1};
+    cb_affine_block b = {n_iter, n, a};
+    cb_hierarchy_run_affine(h, &b);
+    expand_into_model(m, &b);
+  }
+}
+
 static uint64_t skipped_total, skipped_pairs, in_parts, parts_counted;
 static uint64_t skipped_long, tails_long, by_state_long;
 static uint64_t parts_by_levels[4]; /* counted, by the hierarchy's depth */
 static uint64_t parts_wide;         /* counted with a wide level: none */
 static uint64_t parts_closed;       /* steady by the closed form */
+static uint64_t segments_closed;    /* steady after run 1, whole */
 
 static void memo_case(const cb_cache_config *cfg, bool expect_memo,
                       const char *what) {
@@ -354,6 +447,10 @@ static void memo_case(const cb_cache_config *cfg, bool expect_memo,
     column_pairs(h, &m, line, k < 2 ? k + 1 : 0);
     CHECK(lru_state_matches(h, &m));
   }
+  for (int k = 0; k < 8; k++) {
+    row_columns(h, &m, line, k < 4 ? k + 1 : 0);
+    CHECK(lru_state_matches(h, &m));
+  }
   int bad = ref_compare(h, &m, false, what);
   if (bad)
     fprintf(stderr, "%s: differs from the model\n", what);
@@ -372,6 +469,7 @@ static void memo_case(const cb_cache_config *cfg, bool expect_memo,
     by_state_long += h->memo->lng ? h->memo->lng->steady_by_state : 0;
     parts_counted += h->memo->parts.counted;
     parts_closed += h->memo->parts.closed;
+    segments_closed += h->memo->closed;
     bool wide = false;
     for (unsigned l = 0; l < h->n_levels; l++)
       wide |= h->levels[l].wide != NULL;
@@ -436,6 +534,9 @@ int main(void) {
   printf("%llu parts found steady by the closed form\n",
          (unsigned long long)parts_closed);
   CHECK(parts_closed > 0);
+  printf("%llu segments found steady after one run by the closed form\n",
+         (unsigned long long)segments_closed);
+  CHECK(segments_closed > 0);
   /* parts are off with a wide level (memo_parts_init) */
   CHECK(parts_wide == 0);
   return check_done();
