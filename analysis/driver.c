@@ -210,6 +210,8 @@ static void add_memo_figures(cb_analysis_stats *st, const cb_affine_stats *as) {
   st->sim_blocks_skipped += as->segments_skipped;
   st->sim_blocks_parts += as->segments_in_parts;
   st->sim_parts_counted += as->parts_counted;
+  st->sim_segments_closed += as->segments_closed;
+  st->sim_parts_closed += as->parts_closed;
   st->sim_records_skipped += as->records_skipped;
   st->sim_parts_run +=
       as->segments_in_parts * as->parts_each - as->parts_counted;
@@ -668,6 +670,8 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
     st->sim_blocks_parts = d.stats.sim_blocks_parts;
     st->sim_parts_counted = d.stats.sim_parts_counted;
     st->sim_parts_run = d.stats.sim_parts_run;
+    st->sim_segments_closed = d.stats.sim_segments_closed;
+    st->sim_parts_closed = d.stats.sim_parts_closed;
     st->sim_records_skipped = d.stats.sim_records_skipped;
     st->sim_threads = d.stats.sim_threads;
     st->split_epochs = d.stats.split_epochs;

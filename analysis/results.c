@@ -96,6 +96,12 @@ void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
             (unsigned long long)s->sim_blocks_parts,
             (unsigned long long)s->sim_parts_counted,
             (unsigned long long)s->sim_parts_run);
+  if (s->sim_segments_closed || s->sim_parts_closed)
+    fprintf(f,
+            "  found steady after one run (second run in closed form): %llu "
+            "segments, %llu parts\n",
+            (unsigned long long)s->sim_segments_closed,
+            (unsigned long long)s->sim_parts_closed);
   if (s->sim_records_skipped)
     fprintf(f, "  records counted as repeats without running them: %llu\n",
             (unsigned long long)s->sim_records_skipped);

@@ -120,6 +120,8 @@ void cb_hierarchy_affine_stats(const cb_hierarchy *h, cb_affine_stats *out) {
   out->segments_in_parts = h->memo ? h->memo->parts.segments : 0;
   out->parts_counted = h->memo ? h->memo->parts.counted : 0;
   out->parts_each = h->memo ? h->memo->parts.n_parts : 0;
+  out->segments_closed = h->memo ? h->memo->closed : 0;
+  out->parts_closed = h->memo ? h->memo->parts.closed : 0;
   out->records_skipped = h->memo ? rmemo_skipped(h->memo->rec) : 0;
 }
 

@@ -515,11 +515,12 @@ static void memo_segment(cb_hierarchy *h, const cb_affine_block *b) {
   /* part by part where only the records moved, else whole (and run 1 of
    * a new segment measured for memo_closed_segment) */
   bool whole = !block1 || !memo_parts_segment(h, prev, b, d);
+  bool closed = whole && !same1 && memo_closed_possible(h, b);
   if (whole)
-    run_whole(h, b, measure || !same1 ? d : NULL);
+    run_whole(h, b, measure || closed ? d : NULL);
   track_ran(t1, 1, same1, prev->valid, d->misses, h->n_levels);
   track_ran(t2, 2, same2, prev->valid, d->misses, h->n_levels);
-  if (whole && !same1 && memo_closed_segment(h, b, d)) {
+  if (closed && memo_closed_segment(h, b, d)) {
     /* run 2 known: steady from here, d its counts (period 2 starts over:
      * its measurements need segments that ran) */
     t1->len = 2;

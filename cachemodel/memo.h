@@ -312,8 +312,12 @@ void memo_parts_closed_ran(struct cb_hierarchy *h, const memo_slots *s,
  * time (the held-back records and block b) changed; if its second run is
  * known in closed form, d becomes that run's (from which on the segment
  * is at its fixed point) and true is returned. */
-bool memo_closed_segment(const struct cb_hierarchy *h,
-                         const cb_affine_block *b, memo_delta *d);
+bool memo_closed_segment(const struct cb_hierarchy *h, const cb_affine_block *b,
+                         memo_delta *d);
+/* Whether block b's shape may have a closed form (before running it:
+ * run 1 is then measured). */
+bool memo_closed_possible(const struct cb_hierarchy *h,
+                          const cb_affine_block *b);
 
 /* memo_records.c. NULL where it does not apply (wide sets) or memory
  * runs out; rmemo_reset empties it (the hierarchy was reset). */

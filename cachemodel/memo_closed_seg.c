@@ -44,7 +44,9 @@
 
 #include <string.h>
 
-enum { KIND_COLUMN, KIND_ROW, KIND_FIXED };
+/* A repeat: a column on an earlier column's lines (a load and the store
+ * of the same element), which hits in every run. */
+enum { KIND_COLUMN, KIND_ROW, KIND_FIXED, KIND_REPEAT };
 
 /* The block's shape, as the argument needs it. */
 typedef struct seg_shape {
@@ -110,6 +112,13 @@ static bool block_shape(const cb_hierarchy *h, const cb_affine_block *b,
       int64_t K = a->stride / (int64_t)line_bytes;
       if (sh->n_col && K != sh->K)
         return false;
+      bool repeat = false;
+      for (uint32_t i = 0; i < j; i++)
+        repeat |= sh->kind[i] == KIND_COLUMN && sh->line[i] == sh->line[j];
+      if (repeat) {
+        sh->kind[j] = KIND_REPEAT;
+        continue;
+      }
       sh->kind[j] = KIND_COLUMN;
       sh->K = K;
       sh->n_col++;
@@ -133,6 +142,8 @@ static bool block_shape(const cb_hierarchy *h, const cb_affine_block *b,
   for (uint32_t j = 0; j < b->n_acc; j++)
     for (uint32_t i = 0; i < j; i++) {
       uint32_t ki = sh->kind[i], kj = sh->kind[j];
+      if (ki == KIND_REPEAT || kj == KIND_REPEAT)
+        continue; /* its column's */
       if (ki == KIND_COLUMN && kj == KIND_COLUMN) {
         int64_t d = (int64_t)(sh->line[j] - sh->line[i]);
         if (d % sh->K == 0 && d / sh->K < (int64_t)b->n_iter &&
@@ -151,6 +162,20 @@ static bool block_shape(const cb_hierarchy *h, const cb_affine_block *b,
       }
     }
   return true;
+}
+
+/* The records' distinct lines in the first-level set of line x. */
+static uint64_t records_in_set(const seg_memo *m, uint32_t ls,
+                               uint64_t set_mask, uint64_t x) {
+  uint64_t n = 0;
+  for (uint32_t i = 0; i < m->n_pend; i++) {
+    uint64_t line = m->pend[i].addr >> ls;
+    bool seen = false;
+    for (uint32_t k = 0; k < i; k++)
+      seen |= m->pend[k].addr >> ls == line;
+    n += !seen && ((line ^ x) & set_mask) == 0;
+  }
+  return n;
 }
 
 /* The columns' references per set at one level for the class of sets of
@@ -196,7 +221,7 @@ static bool expect(const memo_delta *run1, expectation *e, uint32_t site,
     return false;
   e->misses[k] += miss ? n : 0;
   e->kinds[k] |= miss ? 1 : 2;
-  return true;
+  return e->kinds[k] != 3; /* no use going on */
 }
 
 /* A fixed line's first reference of the segment may have missed in run 1
@@ -244,6 +269,13 @@ static void fixed_allowances(const cb_hierarchy *h, const cb_affine_block *b,
   }
 }
 
+bool memo_closed_possible(const cb_hierarchy *h, const cb_affine_block *b) {
+  seg_shape sh;
+  return h->n_levels == 2 && b->n_iter > 0 &&
+         h->levels[1].line_shift == h->levels[0].line_shift &&
+         b->n_acc <= h->levels[0].assoc && block_shape(h, b, &sh);
+}
+
 bool memo_closed_segment(const cb_hierarchy *h, const cb_affine_block *b,
                          memo_delta *d) {
   const memo_delta *run1 = d;
@@ -270,8 +302,11 @@ bool memo_closed_segment(const cb_hierarchy *h, const cb_affine_block *b,
     if (lo <= l1->assoc || !expect(run1, &e, b->acc[j].site, true, n_iter))
       return false;
   }
-  /* the records: on a fixed line (a hit), or alone on a line of a set
-   * the columns flood (a miss) */
+  /* the records: on a fixed line, or on one an earlier record took (a
+   * hit: fewer than `ways` references come between), or on a line of a
+   * set the columns flood (a miss), or of one they do not reach */
+  const uint64_t rows_in_set1 =
+      sh.n_row ? (sh.row_hi - sh.row_lo + sets1) / sets1 : 0;
   uint64_t rec_miss = 0;
   for (uint32_t i = 0; i < m->n_pend; i++) {
     const cb_access *x = &m->pend[i];
@@ -286,9 +321,14 @@ bool memo_closed_segment(const cb_hierarchy *h, const cb_affine_block *b,
         return false;
       continue;
     }
-    for (uint32_t k = 0; k < m->n_pend; k++)
-      if (k != i && m->pend[k].addr >> ls == line)
+    uint32_t again = UINT32_MAX; /* a record before it on its line */
+    for (uint32_t k = 0; k < i; k++)
+      again = m->pend[k].addr >> ls == line ? k : again;
+    if (again != UINT32_MAX) {
+      if (i - again - 1 >= l1->assoc)
         return false;
+      continue; /* a hit: fewer than `ways` references came between */
+    }
     for (uint32_t j = 0; j < sh.n; j++)
       if (sh.kind[j] == KIND_COLUMN &&
           column_meets(sh.line[j], sh.K, n_iter, line, line))
@@ -298,13 +338,25 @@ bool memo_closed_segment(const cb_hierarchy *h, const cb_affine_block *b,
     uint64_t lo, hi;
     uint32_t n_in;
     column_bounds(&sh, n_iter, sets1, line, &lo, &hi, &n_in);
+    if (n_in == 0) {
+      /* a set no column reaches: a hit if few lines go there (the
+       * stack's slots, a scalar) */
+      if (rows_in_set1 + sh.n_fix + records_in_set(m, ls, l1->set_mask, line) >=
+              l1->assoc ||
+          !expect(run1, &e, x->site, false, 1))
+        return false;
+      continue;
+    }
     if (lo <= l1->assoc || !expect(run1, &e, x->site, true, 1))
       return false;
     rec_miss++;
   }
-  /* fixed lines hit, the records' references coming between too */
-  if (sh.n_fix && sh.n - 1 + m->n_pend >= l1->assoc)
-    return false;
+  /* fixed lines hit: an iteration's other references and the records in
+   * their set come between */
+  for (uint32_t j = 0; j < sh.n; j++)
+    if (sh.kind[j] == KIND_FIXED &&
+        sh.n - 1 + records_in_set(m, ls, l1->set_mask, sh.line[j]) >= l1->assoc)
+      return false;
   for (uint32_t j = 0; j < sh.n; j++)
     if (sh.kind[j] == KIND_FIXED &&
         !expect(run1, &e, b->acc[j].site, false, n_iter))
@@ -315,7 +367,7 @@ bool memo_closed_segment(const cb_hierarchy *h, const cb_affine_block *b,
     const uint64_t mag =
         (uint64_t)(sh.row_stride < 0 ? -sh.row_stride : sh.row_stride);
     const uint64_t n_lines = sh.row_hi - sh.row_lo + 1;
-    row_lines_per_set1 = (n_lines + sets1 - 1) / sets1;
+    row_lines_per_set1 = rows_in_set1;
     row_lines_per_set2 = (n_lines + sets2 - 1) / sets2;
     /* a window: the iterations touching one line, all rows together */
     const uint64_t window = ((2ull << ls) / mag) + 2;

@@ -64,6 +64,9 @@ typedef struct cb_analysis_stats {
   /* blocks run part by part by the memo, and their parts counted or run
    * (cb_affine_stats) */
   uint64_t sim_blocks_parts, sim_parts_counted, sim_parts_run;
+  /* segments and parts the memos found steady after one run, in closed
+   * form (cb_affine_stats) */
+  uint64_t sim_segments_closed, sim_parts_closed;
   /* records counted as repeats without running them (the record memo) */
   uint64_t sim_records_skipped;
   unsigned sim_threads;

@@ -114,6 +114,9 @@ typedef struct cb_affine_stats {
   uint64_t blocks, iterations, warped_iterations, warps;
   uint64_t segments_skipped;
   uint64_t segments_in_parts, parts_counted;
+  /* segments and parts found at their fixed point after one run, their
+   * second run's counts in closed form (the memos' closed forms) */
+  uint64_t segments_closed, parts_closed;
   uint32_t parts_each;
   uint64_t split_blocks; /* run split over threads (set_threads) */
   /* records counted without running them, as repeats of an earlier

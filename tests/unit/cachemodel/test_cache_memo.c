@@ -376,6 +376,7 @@ static void row_columns(cb_hierarchy *h, ref_model *m, uint32_t line,
     n_iter = 32 + crnd(300);
   }
   uint64_t other = 0x60000000ull + line * crnd(4 * sets);
+  bool pair = crnd(3) == 0;
   uint64_t outer = 16 + crnd(48);
   for (uint64_t o = 0; o < outer; o++) {
     cb_access r = {.addr = recs == 1   ? acc + 8 * o
@@ -386,8 +387,14 @@ static void row_columns(cb_hierarchy *h, ref_model *m, uint32_t line,
                    .size = 8,
                    .is_write = recs == 1};
     if (recs) {
-      cb_hierarchy_run(h, &r, 1);
-      ref_access(m, r.addr, 8, r.is_write, r.site, false);
+      /* the one elsewhere read and written back, as a scalar in memory */
+      cb_access rr[2] = {r, r};
+      rr[1].is_write = 1;
+      rr[1].site = 7;
+      uint32_t nr = recs == 2 ? 2 : 1;
+      cb_hierarchy_run(h, rr, nr);
+      for (uint32_t i = 0; i < nr; i++)
+        ref_access(m, rr[i].addr, 8, rr[i].is_write, rr[i].site, false);
     }
     cb_affine_access a[8];
     uint32_t n = 0;
@@ -399,6 +406,12 @@ static void row_columns(cb_hierarchy *h, ref_model *m, uint32_t line,
                                   .stride = stride,
                                   .site = 3 + k,
                                   .size = 8};
+    if (pair) /* the first column's element stored back */
+      a[n++] = (cb_affine_access){.base = col + 8 * o,
+                                  .stride = stride,
+                                  .site = 6,
+                                  .size = 8,
+                                  .is_write = 1};
     for (uint32_t k = 0; k < n_fix; k++)
       a[n++] = (cb_affine_access){.base = acc + 8 * o,
                                   .stride = 0,
@@ -421,7 +434,7 @@ static uint64_t segments_closed;    /* steady after run 1, whole */
 static void memo_case(const cb_cache_config *cfg, bool expect_memo,
                       const char *what) {
   char err[CB_ERR_MAX];
-  cb_hierarchy *h = cb_hierarchy_create(cfg, 6, 0, err, sizeof err);
+  cb_hierarchy *h = cb_hierarchy_create(cfg, 8, 0, err, sizeof err);
   CHECK(h != NULL);
   if (!h)
     return;
@@ -431,7 +444,7 @@ static void memo_case(const cb_cache_config *cfg, bool expect_memo,
   if (h->memo && rnd(2))
     h->memo->parts.min_refs = 0;
   ref_model m;
-  ref_init(&m, cfg, 6);
+  ref_init(&m, cfg, 8);
   uint32_t line = cfg->levels[0].line;
   for (int k = 0; k < 24; k++)
     nest(h, &m, line, 64 * 1024, 8 + (uint32_t)rnd(64));
