@@ -136,6 +136,14 @@ static inline uint32_t memo_part_of(const memo_parts *P, uint64_t addr) {
   return (uint32_t)(addr >> P->shift) & (P->n_parts - 1);
 }
 
+/* The period of a column walk's sets: a step of K lines visits every
+ * n / gcd(K, n)-th of n sets (a power of two), each once per that many
+ * steps (the memos' closed forms, memo_closed.c and memo_closed_seg.c). */
+static inline uint64_t memo_set_period(int64_t K, uint64_t n) {
+  uint64_t x = (uint64_t)K & (n - 1);
+  return n / (x ? x & (0 - x) : n); /* gcd with a power of two: low bit */
+}
+
 /* The segment's slots: each site with each direction it is used in,
  * once (a site past the hierarchy's n_sites has no per-site counters but
  * a slot all the same), and each record's and access's slot. At most

@@ -48,9 +48,8 @@
  * access's entries are 0). */
 static void class_bounds(const cb_affine_block *b, const uint64_t *line,
                          int64_t K, uint64_t sets, uint64_t *lo, uint64_t *hi) {
-  uint64_t km = (uint64_t)K & (sets - 1);
-  uint64_t g = km ? km & (0 - km) : sets; /* gcd with a power of two */
-  uint64_t p = sets / g, q = b->n_iter / p, r = b->n_iter % p;
+  uint64_t p = memo_set_period(K, sets), g = sets / p;
+  uint64_t q = b->n_iter / p, r = b->n_iter % p;
   for (uint32_t j = 0; j < b->n_acc; j++) {
     lo[j] = hi[j] = 0;
     for (uint32_t i = 0; b->acc[j].stride && i < b->n_acc; i++)
@@ -123,8 +122,7 @@ static bool closed_form(cb_hierarchy *h, const cb_affine_block *b,
   for (uint32_t p = 0; p < P->n_parts; p++)
     memset(P->cf[p], 0, n_counters * sizeof P->cf[0][0]);
   const uint64_t sets2 = l2->set_mask + 1;
-  const uint64_t km = (uint64_t)K & (sets2 - 1);
-  const uint64_t period = sets2 / (km ? km & (0 - km) : sets2);
+  const uint64_t period = memo_set_period(K, sets2);
   const uint64_t q = n_iter / period, r = n_iter % period;
   const uint32_t pshift = P->shift - ls;
   const uint64_t pmask = P->n_parts - 1;

@@ -58,11 +58,6 @@ typedef struct seg_shape {
   uint32_t n_col, n_row, n_fix;
 } seg_shape;
 
-static uint64_t lowbit_gcd(uint64_t x, uint64_t n) {
-  x &= n - 1;
-  return x ? x & (0 - x) : n; /* gcd with a power of two */
-}
-
 /* Whether column line progression L + t K (t < n_iter) meets the lines
  * [lo, hi]. */
 static bool column_meets(uint64_t L, int64_t K, uint64_t n_iter, uint64_t lo,
@@ -183,8 +178,8 @@ static uint64_t records_in_set(const seg_memo *m, uint32_t ls,
 static void column_bounds(const seg_shape *sh, uint64_t n_iter, uint64_t sets,
                           uint64_t x, uint64_t *lo, uint64_t *hi,
                           uint32_t *n_in) {
-  uint64_t g = lowbit_gcd((uint64_t)sh->K, sets);
-  uint64_t p = sets / g, q = n_iter / p, r = n_iter % p;
+  uint64_t p = memo_set_period(sh->K, sets), g = sets / p;
+  uint64_t q = n_iter / p, r = n_iter % p;
   *lo = *hi = 0;
   *n_in = 0;
   for (uint32_t j = 0; j < sh->n; j++)
@@ -375,7 +370,7 @@ bool memo_closed_segment(const cb_hierarchy *h, const cb_affine_block *b,
       uint64_t lo, hi;
       uint32_t n_in;
       column_bounds(&sh, n_iter, sets1, x, &lo, &hi, &n_in);
-      uint64_t p1 = sets1 / lowbit_gcd((uint64_t)sh.K, sets1);
+      uint64_t p1 = memo_set_period(sh.K, sets1);
       bool miss;
       if (n_in == 0) {
         if (row_lines_per_set1 + sh.n_fix + m->n_pend >= l1->assoc)
