@@ -317,13 +317,15 @@ void memo_parts_closed_ran(struct cb_hierarchy *h, const memo_slots *s,
                            const cb_affine_block *b, uint64_t run);
 
 /* memo_closed_seg.c: d holds what a segment run whole for the first
- * time (the held-back records and block b) changed; if its second run is
- * known in closed form, d becomes that run's (from which on the segment
- * is at its fixed point) and true is returned. */
+ * time (the held-back records and block b) changed, and
+ * memo_closed_possible said yes; if its second run is known in closed
+ * form, d becomes that run's (from which on the segment is at its fixed
+ * point) and true is returned. */
 bool memo_closed_segment(const struct cb_hierarchy *h, const cb_affine_block *b,
                          memo_delta *d);
-/* Whether block b's shape may have a closed form (before running it:
- * run 1 is then measured). */
+/* Whether block b may have a closed form: two levels of one line size,
+ * no more accesses than first-level ways, a column among them (before
+ * running it: run 1 is then measured). */
 bool memo_closed_possible(const struct cb_hierarchy *h,
                           const cb_affine_block *b);
 

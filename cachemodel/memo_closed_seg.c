@@ -265,25 +265,32 @@ static void fixed_allowances(const cb_hierarchy *h, const cb_affine_block *b,
 }
 
 bool memo_closed_possible(const cb_hierarchy *h, const cb_affine_block *b) {
-  seg_shape sh;
-  return h->n_levels == 2 && b->n_iter > 0 &&
-         h->levels[1].line_shift == h->levels[0].line_shift &&
-         b->n_acc <= h->levels[0].assoc && block_shape(h, b, &sh);
+  if (h->n_levels != 2 || b->n_iter == 0 ||
+      h->levels[1].line_shift != h->levels[0].line_shift ||
+      b->n_acc > h->levels[0].assoc)
+    return false;
+  /* a column: a stride of whole lines (block_shape, on the run, says the
+   * rest) */
+  const uint64_t line_mask = (1ull << h->levels[0].line_shift) - 1;
+  for (uint32_t j = 0; j < b->n_acc; j++) {
+    int64_t t = b->acc[j].stride;
+    uint64_t mag = t < 0 ? 0 - (uint64_t)t : (uint64_t)t;
+    if (mag > line_mask && (mag & line_mask) == 0)
+      return true;
+  }
+  return false;
 }
 
 bool memo_closed_segment(const cb_hierarchy *h, const cb_affine_block *b,
                          memo_delta *d) {
   const memo_delta *run1 = d;
   const seg_memo *m = h->memo;
-  if (h->n_levels != 2 || b->n_iter == 0 ||
-      h->levels[1].line_shift != h->levels[0].line_shift)
-    return false;
   const cb_level *l1 = &h->levels[0], *l2 = &h->levels[1];
   const uint32_t ls = l1->line_shift;
   const uint64_t sets1 = l1->set_mask + 1, sets2 = l2->set_mask + 1;
   const uint64_t n_iter = b->n_iter;
   seg_shape sh;
-  if (b->n_acc > l1->assoc || !block_shape(h, b, &sh))
+  if (!block_shape(h, b, &sh))
     return false;
   expectation e;
   memset(&e, 0, sizeof e);

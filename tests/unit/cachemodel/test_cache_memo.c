@@ -221,6 +221,20 @@ static bool lru_state_matches(cb_hierarchy *h, const ref_model *m) {
   return true;
 }
 
+/* Appends `count` stores to the accumulator at addr (stride 0, site) to
+ * the block's n accesses in a, runs the block and the model. */
+static void accumulators_and_run(cb_hierarchy *h, ref_model *m,
+                                 cb_affine_access *a, uint32_t n,
+                                 uint32_t count, uint64_t addr, uint32_t site,
+                                 uint64_t n_iter) {
+  for (uint32_t k = 0; k < count; k++)
+    a[n++] = (cb_affine_access){
+        .base = addr, .stride = 0, .site = site, .size = 8, .is_write = 1};
+  cb_affine_block b = {n_iter, n, a};
+  cb_hierarchy_run_affine(h, &b);
+  expand_into_model(m, &b);
+}
+
 /* column_pairs' own draws, so that the other shapes' streams stay as
  * they were */
 static uint64_t crnd_state = 29;
@@ -307,15 +321,7 @@ static void column_pairs(cb_hierarchy *h, ref_model *m, uint32_t line,
     for (uint32_t j = 0; j < n_col; j++)
       a[n++] = (cb_affine_access){
           .base = col[j] + 8 * o, .stride = stride, .site = 1 + j, .size = 8};
-    for (uint32_t k = 0; k < n_fix; k++)
-      a[n++] = (cb_affine_access){.base = acc + 8 * o,
-                                  .stride = 0,
-                                  .site = 0,
-                                  .size = 8,
-                                  .is_write = 1};
-    cb_affine_block b = {n_iter, n, a};
-    cb_hierarchy_run_affine(h, &b);
-    expand_into_model(m, &b);
+    accumulators_and_run(h, m, a, n, n_fix, acc + 8 * o, 0, n_iter);
   }
 }
 
@@ -412,15 +418,7 @@ static void row_columns(cb_hierarchy *h, ref_model *m, uint32_t line,
                                   .site = 6,
                                   .size = 8,
                                   .is_write = 1};
-    for (uint32_t k = 0; k < n_fix; k++)
-      a[n++] = (cb_affine_access){.base = acc + 8 * o,
-                                  .stride = 0,
-                                  .site = 5,
-                                  .size = 8,
-                                  .is_write = 1};
-    cb_affine_block b = {n_iter, n, a};
-    cb_hierarchy_run_affine(h, &b);
-    expand_into_model(m, &b);
+    accumulators_and_run(h, m, a, n, n_fix, acc + 8 * o, 5, n_iter);
   }
 }
 
