@@ -215,6 +215,8 @@ void cb_hierarchy_destroy(cb_hierarchy *h) {
   if (h->memo) {
     memo_long_free(h->memo->lng);
     rmemo_free(h->memo->rec);
+    free(h->memo->ll_refs);
+    free(h->memo->ll_mark);
   }
   free(h->memo);
   free(h->sites);

@@ -96,7 +96,12 @@ bool memo_init(seg_memo *m, const struct cb_hierarchy *h) {
   }
   memo_long *lng = m->lng; /* kept across a reset */
   rec_memo *rec = m->rec;
+  uint64_t *ll_refs = m->ll_refs, *ll_mark = m->ll_mark;
+  uint32_t ll_gen = m->ll_gen; /* the marks stay valid */
   memset(m, 0, sizeof *m);
+  m->ll_refs = ll_refs;
+  m->ll_mark = ll_mark;
+  m->ll_gen = ll_gen;
   m->lng = lng;
   if (lng)
     memo_long_reset(lng);
@@ -149,6 +154,7 @@ void memo_settle_segments(cb_hierarchy *h) {
   memo_long_settle(h); /* its owed segments came before the rest */
   memo_pay_pair(h);
   memo_restart(h);
+  m->ll_seq = 0; /* the closed form's run 2 has not come */
   if (m->n_pend) {
     uint32_t n = m->n_pend;
     m->n_pend = 0;
@@ -482,9 +488,15 @@ static void memo_segment(cb_hierarchy *h, const cb_affine_block *b) {
   bool same1 = block1 && memo_same_records(m, prev);
   bool same2 = memo_same_block(m, prev2, b) && memo_same_records(m, prev2);
   memo_track *t1 = &m->period[0], *t2 = &m->period[1];
+  /* the closed form's run 2, owed to this segment if it is skipped */
+  const bool run2_owed = m->ll_seq == m->seq;
+  m->ll_seq = 0;
   if (m->owed && !(same2 && t2->steady))
     memo_pay_pair(h); /* the stream broke off inside a repetition */
   if (!m->owed && same1 && t1->steady) {
+    if (run2_owed)
+      memo_closed_run2(h);
+    m->pairs_last = false;
     memo_parts_skipped(&m->parts);
     memo_add_delta(h, &m->delta[prev->delta_of]);
     prev2->delta_of = prev->delta_of;
@@ -500,6 +512,7 @@ static void memo_segment(cb_hierarchy *h, const cb_affine_block *b) {
       memo_add_delta(h, &m->delta[prev2->delta_of]);
     }
     m->owed = !m->owed;
+    m->pairs_last = true;
     memo_parts_forget(&m->parts);
     keep_segment(m, prev2, b);
     track_restart(t1);
@@ -515,7 +528,11 @@ static void memo_segment(cb_hierarchy *h, const cb_affine_block *b) {
   /* part by part where only the records moved, else whole (and run 1 of
    * a new segment measured for memo_closed_segment) */
   bool whole = !block1 || !memo_parts_segment(h, prev, b, d);
-  bool closed = whole && !same1 && memo_closed_possible(h, b);
+  /* not where segments repeat in pairs (gramschmidt): taking run 1 of
+   * a pair's segment as steady starts period 2 over, which then counts
+   * the pairs after it a pair later */
+  bool closed =
+      whole && !same1 && !same2 && !m->pairs_last && memo_closed_possible(h, b);
   if (whole)
     run_whole(h, b, measure || closed ? d : NULL);
   track_ran(t1, 1, same1, prev->valid, d->misses, h->n_levels);
@@ -542,8 +559,10 @@ void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
     cb_affine_run(h, b);
     return;
   }
-  if (memo_long_take(h, b))
+  if (memo_long_take(h, b)) {
+    h->memo->ll_seq = 0; /* the closed form's run 2 never came */
     return;
+  }
   memo_segment(h, b);
   memo_long_done(h);
 }

@@ -213,12 +213,27 @@ typedef struct seg_memo {
   /* A period-2 skip has skipped the first segment of a repetition and
    * not counted it yet (memo.c: skips go by whole repetitions). */
   bool owed;
+  /* The last segment skipped was skipped by period 2. */
+  bool pairs_last;
   memo_parts parts;
   memo_long *lng;        /* NULL if it could not be allocated */
   rec_memo *rec;         /* NULL: records run as they come */
   uint64_t skipped;      /* segments counted without running them */
   uint64_t skipped_pair; /* of which by period 2 */
   uint64_t closed;       /* segments steady after one run (closed form) */
+  uint64_t closed_fit;   /* of which within the first level's ways */
+  uint64_t closed_by_ll; /* of which checked by the last level's state */
+  /* memo_closed_seg.c's check of the last level (made when first used):
+   * run 2's last-level references in order, and per last-level set a
+   * mark (a generation in the high word, a count and a flag below). */
+  uint64_t *ll_refs, *ll_mark;
+  uint32_t ll_gen;
+  /* Run 2's last-level change, owed to segment number ll_seq if the memo
+   * skips it as equal (memo_closed_run2): ll_n references, reordering
+   * the sets marked. */
+  uint64_t ll_seq;
+  uint32_t ll_n;
+  bool ll_reorder;
 } seg_memo;
 
 struct cb_hierarchy;
@@ -319,10 +334,14 @@ void memo_parts_closed_ran(struct cb_hierarchy *h, const memo_slots *s,
 /* memo_closed_seg.c: d holds what a segment run whole for the first
  * time (the held-back records and block b) changed, and
  * memo_closed_possible said yes; if its second run is known in closed
- * form, d becomes that run's (from which on the segment is at its fixed
- * point) and true is returned. */
-bool memo_closed_segment(const struct cb_hierarchy *h, const cb_affine_block *b,
+ * form, d becomes that run's, the model is left in the state run 2
+ * would leave (from which on the segment is at its fixed point) and true
+ * is returned. */
+bool memo_closed_segment(struct cb_hierarchy *h, const cb_affine_block *b,
                          memo_delta *d);
+/* Run 2's change to the last level that memo_closed_segment found and
+ * owes: made when the equal segment after it is skipped. */
+void memo_closed_run2(struct cb_hierarchy *h);
 /* Whether block b may have a closed form: two levels of one line size,
  * no more accesses than first-level ways, a column among them (before
  * running it: run 1 is then measured). */

@@ -428,6 +428,8 @@ static uint64_t parts_by_levels[4]; /* counted, by the hierarchy's depth */
 static uint64_t parts_wide;         /* counted with a wide level: none */
 static uint64_t parts_closed;       /* steady by the closed form */
 static uint64_t segments_closed;    /* steady after run 1, whole */
+static uint64_t closed_fit, closed_by_ll; /* of which: no first-level miss;
+                                             checked by the last level */
 
 static void memo_case(const cb_cache_config *cfg, bool expect_memo,
                       const char *what) {
@@ -481,6 +483,8 @@ static void memo_case(const cb_cache_config *cfg, bool expect_memo,
     parts_counted += h->memo->parts.counted;
     parts_closed += h->memo->parts.closed;
     segments_closed += h->memo->closed;
+    closed_fit += h->memo->closed_fit;
+    closed_by_ll += h->memo->closed_by_ll;
     bool wide = false;
     for (unsigned l = 0; l < h->n_levels; l++)
       wide |= h->levels[l].wide != NULL;
@@ -548,6 +552,11 @@ int main(void) {
   printf("%llu segments found steady after one run by the closed form\n",
          (unsigned long long)segments_closed);
   CHECK(segments_closed > 0);
+  printf("  of which %llu within the first level's ways, %llu checked by the "
+         "last level's state\n",
+         (unsigned long long)closed_fit, (unsigned long long)closed_by_ll);
+  CHECK(closed_fit > 0);
+  CHECK(closed_by_ll > 0);
   /* parts are off with a wide level (memo_parts_init) */
   CHECK(parts_wide == 0);
   return check_done();
