@@ -31,7 +31,10 @@
  * bytes an access) ends its epochs by size; blocks are about 100 bytes
  * for 500 accesses (doitgen LARGE: 256 Mi accesses in 60 MiB, 2mm in
  * 9 MiB). Two epochs in memory, and their chunks kept for reuse: peak
- * RSS rose from 119 to 327 MiB on doitgen LARGE with 96 MiB here. */
+ * RSS rose from 119 to 327 MiB on doitgen LARGE with 96 MiB here. The
+ * bound doubles with the epochs (below): doitgen's epochs, ended by
+ * size at 270 M accesses, never grew past its late matches, and its
+ * guessing stopped after three; now 4 epochs of 400 M, 0.5 GiB peak. */
 #define SPLIT_EPOCH_BYTES ((size_t)64 << 20)
 /* Epochs in memory: the truth's and the guess's. The producer, the
  * faster by far, fills the next while the truth meets the guess. */
@@ -99,7 +102,8 @@ struct cb_split {
   unsigned n;
   size_t *off, words; /* each hierarchy's snapshot within a joint one */
   cb_access_sink tap;
-  _Atomic uint64_t epoch_acc; /* the truth doubles it, the producer reads */
+  _Atomic uint64_t epoch_acc;   /* the truth doubles it, the producer reads */
+  _Atomic uint64_t epoch_bytes; /* the same */
   uint64_t epoch_max;
   unsigned fails; /* (L) guesses thrown away in a row */
   int last_cp;    /* (L) the checkpoint of the last match, or -1 */
@@ -224,8 +228,10 @@ static void fail(cb_split *s) {
   uint64_t len = atomic_load(&s->epoch_acc);
   if (++s->fails >= SPLIT_FAILS)
     s->no_guess = true;
-  else if (len < s->epoch_max)
+  else if (len < s->epoch_max) {
     atomic_store(&s->epoch_acc, 2 * len);
+    atomic_store(&s->epoch_bytes, 2 * atomic_load(&s->epoch_bytes));
+  }
 }
 
 /* A guess thrown away (L): all it counted is waste, and its state met
@@ -502,7 +508,8 @@ static unsigned char *room(cb_split *s, size_t bytes) {
   bool fresh = false; /* a chunk was taken */
   if (e && (e->accesses >=
                 atomic_load_explicit(&s->epoch_acc, memory_order_relaxed) ||
-            e->bytes >= SPLIT_EPOCH_BYTES)) {
+            e->bytes >=
+                atomic_load_explicit(&s->epoch_bytes, memory_order_relaxed))) {
     publish(s, true);
     e = NULL;
   }
@@ -719,6 +726,7 @@ cb_split *cb_split_start(cb_hierarchy *const *h,
   s->n = n;
   s->tap = *tap;
   atomic_init(&s->epoch_acc, epoch_acc ? epoch_acc : SPLIT_EPOCH);
+  atomic_init(&s->epoch_bytes, SPLIT_EPOCH_BYTES);
   s->last_cp = -1;
   s->epoch_max = SPLIT_EPOCH_GROWTH * atomic_load(&s->epoch_acc);
   s->off = calloc(n, sizeof *s->off);
