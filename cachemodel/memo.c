@@ -108,6 +108,7 @@ bool memo_init(seg_memo *m, const struct cb_hierarchy *h) {
   m->rec = rec;
   rmemo_reset(rec);
   m->shift = shift;
+  m->closed_slack = 64;
   memo_parts_init(&m->parts, h);
   return true;
 }
@@ -455,6 +456,17 @@ static void track_restart(memo_track *t) {
   t->steady = false;
 }
 
+/* Whether the closed form still pays: taking it costs about what run 2
+ * would (the check walks run 2's last-level references), which is lost
+ * where the segment after it is not equal (syr2k's and symm's segments
+ * with a record on their row's last line, taken by a version of the
+ * closed form that allowed it: 41 K and 111 K taken, not one followed by
+ * its equal, 20 % more simulation time), so that it stops where most
+ * were lost. */
+static bool memo_closed_worth(const seg_memo *m) {
+  return m->closed_wasted <= 2 * m->closed_used + m->closed_slack;
+}
+
 /* Runs the held-back records and block b as they are; into d (unless
  * NULL) what that changed. */
 static void run_whole(cb_hierarchy *h, const cb_affine_block *b,
@@ -490,12 +502,14 @@ static void memo_segment(cb_hierarchy *h, const cb_affine_block *b) {
   memo_track *t1 = &m->period[0], *t2 = &m->period[1];
   /* the closed form's run 2, owed to this segment if it is skipped */
   const bool run2_owed = m->ll_seq == m->seq;
-  m->ll_seq = 0;
+  const bool after_closed = m->closed_seq == m->seq;
+  m->ll_seq = m->closed_seq = 0;
   if (m->owed && !(same2 && t2->steady))
     memo_pay_pair(h); /* the stream broke off inside a repetition */
   if (!m->owed && same1 && t1->steady) {
     if (run2_owed)
       memo_closed_run2(h);
+    m->closed_used += after_closed;
     m->pairs_last = false;
     memo_parts_skipped(&m->parts);
     memo_add_delta(h, &m->delta[prev->delta_of]);
@@ -505,6 +519,7 @@ static void memo_segment(cb_hierarchy *h, const cb_affine_block *b) {
     m->skipped++;
     return;
   }
+  m->closed_wasted += after_closed; /* not skipped after all */
   if (same2 && t2->steady) {
     /* counted by whole repetitions: the first segment is owed */
     if (m->owed) {
@@ -531,8 +546,8 @@ static void memo_segment(cb_hierarchy *h, const cb_affine_block *b) {
   /* not where segments repeat in pairs (gramschmidt): taking run 1 of
    * a pair's segment as steady starts period 2 over, which then counts
    * the pairs after it a pair later */
-  bool closed =
-      whole && !same1 && !same2 && !m->pairs_last && memo_closed_possible(h, b);
+  bool closed = whole && !same1 && !same2 && !m->pairs_last &&
+                memo_closed_worth(m) && memo_closed_possible(h, b);
   if (whole)
     run_whole(h, b, measure || closed ? d : NULL);
   track_ran(t1, 1, same1, prev->valid, d->misses, h->n_levels);
@@ -544,6 +559,7 @@ static void memo_segment(cb_hierarchy *h, const cb_affine_block *b) {
     t1->steady = true;
     track_restart(t2);
     m->closed++;
+    m->closed_seq = m->seq + 1;
   }
   keep_segment(m, prev2, b);
 }

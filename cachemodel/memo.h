@@ -223,6 +223,10 @@ typedef struct seg_memo {
   uint64_t closed;       /* segments steady after one run (closed form) */
   uint64_t closed_fit;   /* of which within the first level's ways */
   uint64_t closed_by_ll; /* of which checked by the last level's state */
+  /* The segment number a closed form was taken just before (0: none),
+   * and how many were followed by their equal (skipped) or not. */
+  uint64_t closed_seq, closed_used, closed_wasted;
+  uint64_t closed_slack; /* wasted ones allowed beyond twice the used */
   /* memo_closed_seg.c's check of the last level (made when first used):
    * run 2's last-level references in order, and per last-level set a
    * mark (a generation in the high word, a count and a flag below). */
