@@ -512,6 +512,13 @@ int main(void) {
     memo_case(&two, true, what);
     snprintf(what, sizeof what, "three levels, rep %d", rep);
     memo_case(&three, true, what);
+    /* a last level of fewer ways than the first: lines stay in the first
+     * level after the last one lost them (memo_closed_ll must find run
+     * 2's last-level references held) */
+    cb_cache_config small_ll = two;
+    small_ll.levels[1] = lvl("LL", 8192, 4, 64, CB_POLICY_LRU, true, 2);
+    snprintf(what, sizeof what, "two levels, 4-way LL, rep %d", rep);
+    memo_case(&small_ll, true, what);
     /* the same without the wide set: parts of two address bits */
     cb_cache_config three_parts = three;
     three_parts.levels[2].assoc = 16;
