@@ -155,7 +155,7 @@ void memo_settle_segments(cb_hierarchy *h) {
   memo_long_settle(h); /* its owed segments came before the rest */
   memo_pay_pair(h);
   memo_restart(h);
-  m->ll_seq = 0; /* the closed form's run 2 has not come */
+  m->closed_seq = 0; /* the closed form's run 2 has not come */
   if (m->n_pend) {
     uint32_t n = m->n_pend;
     m->n_pend = 0;
@@ -500,14 +500,14 @@ static void memo_segment(cb_hierarchy *h, const cb_affine_block *b) {
   bool same1 = block1 && memo_same_records(m, prev);
   bool same2 = memo_same_block(m, prev2, b) && memo_same_records(m, prev2);
   memo_track *t1 = &m->period[0], *t2 = &m->period[1];
-  /* the closed form's run 2, owed to this segment if it is skipped */
-  const bool run2_owed = m->ll_seq == m->seq;
+  /* run 1 of the segment before was taken as steady (closed form): its
+   * run 2, this segment if it is skipped, may owe a change */
   const bool after_closed = m->closed_seq == m->seq;
-  m->ll_seq = m->closed_seq = 0;
+  m->closed_seq = 0;
   if (m->owed && !(same2 && t2->steady))
     memo_pay_pair(h); /* the stream broke off inside a repetition */
   if (!m->owed && same1 && t1->steady) {
-    if (run2_owed)
+    if (after_closed && m->ll_owed)
       memo_closed_run2(h);
     m->closed_used += after_closed;
     m->pairs_last = false;
@@ -559,7 +559,7 @@ static void memo_segment(cb_hierarchy *h, const cb_affine_block *b) {
     t1->steady = true;
     track_restart(t2);
     m->closed++;
-    m->closed_seq = m->seq + 1;
+    m->closed_seq = m->seq + 1; /* ll_owed: memo_closed_segment's */
   }
   keep_segment(m, prev2, b);
 }
@@ -576,7 +576,7 @@ void memo_block(cb_hierarchy *h, const cb_affine_block *b) {
     return;
   }
   if (memo_long_take(h, b)) {
-    h->memo->ll_seq = 0; /* the closed form's run 2 never came */
+    h->memo->closed_seq = 0; /* the closed form's run 2 never came */
     return;
   }
   memo_segment(h, b);

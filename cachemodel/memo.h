@@ -232,12 +232,11 @@ typedef struct seg_memo {
    * mark (a generation in the high word, a count and a flag below). */
   uint64_t *ll_refs, *ll_mark;
   uint32_t ll_gen;
-  /* Run 2's last-level change, owed to segment number ll_seq if the memo
+  /* Run 2's last-level change, owed to segment closed_seq if the memo
    * skips it as equal (memo_closed_run2): ll_n references, reordering
    * the sets marked. */
-  uint64_t ll_seq;
+  bool ll_owed, ll_reorder;
   uint32_t ll_n;
-  bool ll_reorder;
 } seg_memo;
 
 struct cb_hierarchy;

@@ -474,7 +474,7 @@ static bool memo_closed_ll(cb_hierarchy *h, const cb_affine_block *b,
    * memo skips (memo_closed_run2) */
   m->ll_n = n;
   m->ll_reorder = reorder;
-  m->ll_seq = m->seq + 1;
+  m->ll_owed = true;
   return true;
 }
 
@@ -495,6 +495,7 @@ bool memo_closed_segment(cb_hierarchy *h, const cb_affine_block *b,
                          memo_delta *d) {
   const memo_delta *run1 = d;
   seg_memo *m = h->memo;
+  m->ll_owed = false; /* memo_closed_ll's to set */
   const cb_level *l1 = &h->levels[0], *l2 = &h->levels[1];
   const uint32_t ls = l1->line_shift;
   const uint64_t sets1 = l1->set_mask + 1, sets2 = l2->set_mask + 1;
