@@ -191,21 +191,25 @@ static uint64_t records_in_set(const seg_memo *m, uint32_t ls,
   return n;
 }
 
+/* The columns whose sets (every g-th, g = sets / period) include line
+ * x's. */
+static uint32_t columns_in_class(const seg_shape *sh, uint64_t g, uint64_t x) {
+  uint32_t n = 0;
+  for (uint32_t j = 0; j < sh->n; j++)
+    n += sh->kind[j] == KIND_COLUMN && ((sh->line[j] - x) & (g - 1)) == 0;
+  return n;
+}
+
 /* The columns' references per set at one level for the class of sets of
  * line x (0 if they do not reach it): lower and upper bounds. */
 static void column_bounds(const seg_shape *sh, uint64_t n_iter, uint64_t sets,
                           uint64_t x, uint64_t *lo, uint64_t *hi,
                           uint32_t *n_in) {
-  uint64_t p = memo_set_period(sh->K, sets), g = sets / p;
+  uint64_t p = memo_set_period(sh->K, sets);
   uint64_t q = n_iter / p, r = n_iter % p;
-  *lo = *hi = 0;
-  *n_in = 0;
-  for (uint32_t j = 0; j < sh->n; j++)
-    if (sh->kind[j] == KIND_COLUMN && ((sh->line[j] - x) & (g - 1)) == 0) {
-      *lo += q;
-      *hi += q + (r != 0);
-      (*n_in)++;
-    }
+  *n_in = columns_in_class(sh, sets / p, x);
+  *lo = *n_in * q;
+  *hi = *n_in * (q + (r != 0));
 }
 
 /* What run 2's first-level outcomes are, per site of run 1's list: the
@@ -219,7 +223,7 @@ typedef struct expectation {
 
 /* A row line's first reference in run 2 that misses: iteration t,
  * access j, line x (the last level's check builds run 2's sequence of
- * last-level references from them, memo_closed_ll.c). */
+ * last-level references from them, memo_closed_ll). */
 typedef struct row_miss {
   uint64_t t, x;
   uint32_t j;
@@ -355,8 +359,10 @@ static void closed_counts(memo_delta *d, const expectation *e) {
   d->misses[1] = d->write_misses[1] = 0;
 }
 
-/* The most last-level references of run 2 the check below takes. */
+/* The most last-level references of run 2 the check below takes, and
+ * the flag of a set out of run 2's order in its mark (m->ll_mark). */
 #define LL_REFS_MAX (1u << 16)
+#define LL_UNORDERED (1ull << 31)
 
 /* Run 2's last-level references, in order, into m->ll_refs: the records
  * that miss (bit i of rec_misses), then iteration by iteration, access
@@ -446,7 +452,7 @@ static bool memo_closed_ll(cb_hierarchy *h, const cb_affine_block *b,
     memset(m->ll_mark, 0, (l2->set_mask + 1) * sizeof *m->ll_mark);
     m->ll_gen = 1;
   }
-  const uint64_t gen = (uint64_t)m->ll_gen << 32, out_of_order = 1u << 31;
+  const uint64_t gen = (uint64_t)m->ll_gen << 32, out_of_order = LL_UNORDERED;
   const uint32_t ways = l2->assoc;
   bool reorder = false;
   /* from the last reference back: the k-th line of a set met is the
@@ -481,10 +487,9 @@ static bool memo_closed_ll(cb_hierarchy *h, const cb_affine_block *b,
 void memo_closed_run2(cb_hierarchy *h) {
   seg_memo *m = h->memo;
   cb_level *l2 = &h->levels[1];
-  const uint64_t out_of_order = 1u << 31;
   for (uint32_t i = 0; m->ll_reorder && i < m->ll_n; i++) {
     const uint64_t x = m->ll_refs[i], s = x & l2->set_mask;
-    if (m->ll_mark[s] & out_of_order)
+    if (m->ll_mark[s] & LL_UNORDERED)
       lru_touch(l2->tags + s * l2->assoc, l2->assoc, x, true);
   }
   if (m->ll_n)
@@ -505,6 +510,11 @@ bool memo_closed_segment(cb_hierarchy *h, const cb_affine_block *b,
     return false;
   expectation e;
   memset(&e, 0, sizeof e);
+  if (fits_first_level(h, b, &sh)) {
+    closed_counts(d, &e); /* nothing expected to miss */
+    m->closed_fit++;
+    return true;
+  }
   /* Run 2's first-level outcomes. Where the last level's bounds below
    * fail, the check of run 1 goes by the last level's state instead
    * (ll_bounded false), which needs the records and row lines that miss
@@ -514,11 +524,6 @@ bool memo_closed_segment(cb_hierarchy *h, const cb_affine_block *b,
   row_miss rows[MAX_ROW_MISSES];
   uint32_t n_rows = 0;
   bool rows_kept = true; /* rows[] holds every row line that misses */
-  if (fits_first_level(h, b, &sh)) {
-    closed_counts(d, &e); /* nothing expected to miss */
-    m->closed_fit++;
-    return true;
-  }
   /* columns: every set they reach gets more than `ways` of their lines */
   for (uint32_t j = 0; j < sh.n; j++) {
     if (sh.kind[j] != KIND_COLUMN)
@@ -606,9 +611,7 @@ bool memo_closed_segment(cb_hierarchy *h, const cb_affine_block *b,
     const uint64_t q1 = n_iter / p1, margin = (window + p1 - 1) / p1;
     const int lg = (mag & (mag - 1)) == 0 ? __builtin_ctzll(mag) : -1;
     for (uint64_t x = sh.row_lo; x <= sh.row_hi; x++) {
-      uint32_t n_in = 0;
-      for (uint32_t j = 0; j < sh.n; j++)
-        n_in += sh.kind[j] == KIND_COLUMN && ((sh.line[j] - x) & (g1 - 1)) == 0;
+      const uint32_t n_in = columns_in_class(&sh, g1, x);
       const uint64_t lo = n_in * q1;
       bool miss;
       if (n_in == 0) {
@@ -685,7 +688,7 @@ bool memo_closed_segment(cb_hierarchy *h, const cb_affine_block *b,
   if (!run1_same) {
     /* Run 1 may have had other first-level outcomes: then run 2 is
      * known where the last level holds each of its references already,
-     * and its order is made run 2's (memo_closed_ll.c). */
+     * and its order is made run 2's (memo_closed_ll). */
     if (!rows_kept || !memo_closed_ll(h, b, &sh, rec_misses, rows, n_rows))
       return false;
     closed_counts(d, &e);
