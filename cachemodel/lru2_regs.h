@@ -75,4 +75,37 @@ lru2_step(lvl_regs *r1, lvl_regs *r2, uint32_t a1, uint32_t a2, uint64_t addr,
   regs_miss(r2, w, ss, 1);
 }
 
+/* lru2_step for an access from addr to end (its last byte) that may
+ * cross into the next line, as access_levels takes it: every line of
+ * it is referenced at a level, one miss counted there if any line
+ * missed, and then every line at the next level. */
+static inline __attribute__((always_inline)) void
+lru2_step_lines(lvl_regs *r1, lvl_regs *r2, uint32_t a1, uint32_t a2,
+                uint64_t addr, uint64_t end, bool w, cb_site_stats *ss) {
+  bool hit = true;
+  for (uint64_t x = addr >> r1->shift, last = end >> r1->shift;; x++) {
+    hit &= regs_ref(r1, a1, x, w);
+    if (x == last)
+      break;
+  }
+  if (hit)
+    return;
+  regs_miss(r1, w, ss, 0);
+  r2->accesses++;
+  r2->writes += w;
+  if (ss)
+    ss[1].accesses++;
+  const uint64_t first2 = addr >> r2->shift, last2 = end >> r2->shift;
+  if (first2 == r2->last_line && last2 == r2->last_line)
+    return;
+  hit = true;
+  for (uint64_t x = first2;; x++) {
+    hit &= regs_ref(r2, a2, x, w);
+    if (x == last2)
+      break;
+  }
+  if (!hit)
+    regs_miss(r2, w, ss, 1);
+}
+
 #endif

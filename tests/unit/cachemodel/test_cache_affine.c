@@ -490,6 +490,22 @@ int main(void) {
     column_case(8, 16, k & 1, k);
     column_case(4, 8, k & 1, k);
   }
+  /* cachegrind's shape, two LRU levels of 8 and 16 ways, whose state
+   * affine.c keeps in locals: random blocks, a third of them with
+   * accesses that straddle lines, last levels of lines half, as long as
+   * and twice the first level's, write-allocate on and off */
+  for (int k = 0; k < 24; k++) {
+    static const uint32_t ll_line[] = {32, 64, 128};
+    const uint32_t line2 = ll_line[k % 3];
+    cb_cache_config two = {
+        2,
+        {lvl("L1D", 64 * 8 * 8, 8, 64, CB_POLICY_LRU, k & 1, (uint64_t)k),
+         lvl("LL", (uint64_t)line2 * 16 * 16, 16, line2, CB_POLICY_LRU,
+             (k >> 1) & 1, 99)}};
+    snprintf(what, sizeof what, "two LRU levels of 8 and 16 ways, line %u, %d",
+             line2, k);
+    random_case(&two, false, 4 * 4096, what);
+  }
   conflict_row_case(true);
   conflict_row_case(false);
   return check_done();
