@@ -166,6 +166,8 @@ bool memo_segment_slots(const struct cb_hierarchy *h, const cb_affine_block *b,
  * MEMO_LONG_MIN to MEMO_LONG_RING - 1, equal to the P before it. */
 #define MEMO_LONG_MIN 64
 #define MEMO_LONG_RING 4096
+/* Probes kept: with one every 128 segments or more, all of a ring's. */
+#define MEMO_LONG_PROBES 32
 typedef struct memo_long {
   uint64_t seq;    /* segments seen */
   uint64_t floor;  /* the first segment since the last settle */
@@ -188,6 +190,21 @@ typedef struct memo_long {
    * tail. */
   uint64_t *rep_state, *tail;
   uint64_t steady_by_state, tails;
+  /* Probes (memo_long.c, "Cut"): copies as rep_state's, taken while no
+   * candidate runs, at least probe_every segments and probe_acc
+   * first-level accesses apart, the latest MEMO_LONG_PROBES of them; the
+   * segment number + 1 each was taken before (0: none), and the slot the
+   * next one takes. NULL where copies are not made or too large. */
+  uint64_t *probe;
+  uint64_t probe_seq[MEMO_LONG_PROBES];
+  uint32_t probe_next;
+  uint64_t probe_every, probe_acc, probe_last_seq, probe_last_acc;
+  /* Repetition 2 cut short: the probe its state met, the counters then,
+   * and two spare counter copies; cuts made. */
+  bool cut;
+  uint32_t cut_probe;
+  uint64_t *cut_counters, *cut_tmp;
+  uint64_t cuts;
 } memo_long;
 
 /* The record memo (memo_records.c): stretches of records that repeat,

@@ -423,7 +423,7 @@ static void row_columns(cb_hierarchy *h, ref_model *m, uint32_t line,
 }
 
 static uint64_t skipped_total, skipped_pairs, in_parts, parts_counted;
-static uint64_t skipped_long, tails_long, by_state_long;
+static uint64_t skipped_long, tails_long, by_state_long, cuts_long;
 static uint64_t parts_by_levels[4]; /* counted, by the hierarchy's depth */
 static uint64_t parts_wide;         /* counted with a wide level: none */
 static uint64_t parts_closed;       /* steady by the closed form */
@@ -447,6 +447,13 @@ static void memo_case(const cb_cache_config *cfg, bool expect_memo,
    * time all the same */
   if (h->memo)
     h->memo->closed_slack = UINT64_MAX / 4;
+  /* the long memo's probes every few segments in half the cases, so
+   * that repetition 2 is cut where the repetitions here (64 to 127
+   * segments) meet their state early; in the others as in a run */
+  if (h->memo && h->memo->lng && h->memo->lng->probe && rnd(2)) {
+    h->memo->lng->probe_every = 4 + rnd(28);
+    h->memo->lng->probe_acc = 0;
+  }
   ref_model m;
   ref_init(&m, cfg, 8);
   uint32_t line = cfg->levels[0].line;
@@ -484,6 +491,7 @@ static void memo_case(const cb_cache_config *cfg, bool expect_memo,
     skipped_long += h->memo->lng ? h->memo->lng->skipped : 0;
     tails_long += h->memo->lng ? h->memo->lng->tails : 0;
     by_state_long += h->memo->lng ? h->memo->lng->steady_by_state : 0;
+    cuts_long += h->memo->lng ? h->memo->lng->cuts : 0;
     parts_counted += h->memo->parts.counted;
     parts_closed += h->memo->parts.closed;
     segments_closed += h->memo->closed;
@@ -550,6 +558,9 @@ int main(void) {
   printf("%llu repetitions found steady by their state\n",
          (unsigned long long)by_state_long);
   CHECK(by_state_long > 0);
+  printf("%llu repetitions 2 cut short at a probe's state\n",
+         (unsigned long long)cuts_long);
+  CHECK(cuts_long > 0);
   CHECK(skipped_pairs > 0);
   CHECK(in_parts > 0);
   for (int l = 1; l <= 3; l++) {
