@@ -191,7 +191,7 @@ typedef struct memo_long {
   uint64_t *rep_state, *tail;
   uint64_t steady_by_state, tails;
   /* Probes (memo_long.c, "Cut"): copies as rep_state's, taken while no
-   * candidate runs, at least probe_every segments and probe_acc
+   * candidate runs, at least probe_every segments run and probe_acc
    * first-level accesses apart, the latest MEMO_LONG_PROBES of them; the
    * segment number + 1 each was taken before (0: none), and the slot the
    * next one takes. NULL where copies are not made or too large. */
@@ -199,6 +199,7 @@ typedef struct memo_long {
   uint64_t probe_seq[MEMO_LONG_PROBES];
   uint32_t probe_next;
   uint64_t probe_every, probe_acc, probe_last_seq, probe_last_acc;
+  uint64_t probe_last_skipped; /* seg_memo's skipped then */
   /* Repetition 2 cut short: the probe its state met, the counters then,
    * and two spare counter copies; cuts made. */
   bool cut;
