@@ -174,6 +174,15 @@ static bool same_as(const seg_memo *m, const memo_seg *s,
   return memo_same_block(m, s, b) && memo_same_records(m, s);
 }
 
+/* Runs segments from to to - 1 of the ring, as they were. */
+static void run_ring(cb_hierarchy *h, uint64_t from, uint64_t to) {
+  for (uint64_t s = from; s < to; s++) {
+    const memo_seg *x = ring_at(h->memo->lng, s);
+    cb_records_run(h, x->rec, x->n_rec);
+    cb_affine_run(h, &(cb_affine_block){x->n_iter, x->n_acc, x->acc});
+  }
+}
+
 /* Runs the owed segments, the last `owed` ones, as they were; or, when
  * they are all of a repetition but its last segment, takes the state and
  * counts the steady repetition had at that point (its tail, copied as it
@@ -195,11 +204,7 @@ static void pay(cb_hierarchy *h) {
     L->owed = 0;
     return;
   }
-  for (uint64_t s = L->seq - L->owed; s < L->seq; s++) {
-    const memo_seg *x = ring_at(L, s);
-    cb_records_run(h, x->rec, x->n_rec);
-    cb_affine_run(h, &(cb_affine_block){x->n_iter, x->n_acc, x->acc});
-  }
+  run_ring(h, L->seq - L->owed, L->seq);
   L->owed = 0;
   L->cut = false; /* repetition 2's owed segments ran from its cut */
 }
@@ -279,11 +284,7 @@ static void finish_cut(cb_hierarchy *h) {
   uint64_t *cur = L->cut_tmp, *after = L->cut_tmp + n;
   memo_read_counters(h, cur);
   memo_state_restore(h, probe_at(L, q, words));
-  for (uint64_t x = rep2 + (L->probe_seq[q] - 1 - rep1); x + 1 < L->seq; x++) {
-    const memo_seg *g = ring_at(L, x);
-    cb_records_run(h, g->rec, g->n_rec);
-    cb_affine_run(h, &(cb_affine_block){g->n_iter, g->n_acc, g->acc});
-  }
+  run_ring(h, rep2 + (L->probe_seq[q] - 1 - rep1), L->seq - 1);
   memo_read_counters(h, after);
   memo_copy_take(h, L->tail);
   const uint64_t *pq = probe_at(L, q, words) + words - n;
