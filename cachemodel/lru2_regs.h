@@ -55,6 +55,30 @@ regs_ref(lvl_regs *r, uint32_t assoc, uint64_t line, bool is_write) {
   return hit;
 }
 
+/* A first-level miss, counted there and presented to the last level
+ * (ss: the site's counters or NULL). */
+static inline __attribute__((always_inline)) void
+regs_pass_down(lvl_regs *r1, lvl_regs *r2, bool w, cb_site_stats *ss) {
+  regs_miss(r1, w, ss, 0);
+  r2->accesses++;
+  r2->writes += w;
+  if (ss)
+    ss[1].accesses++;
+}
+
+/* regs_ref for every line from first to last: whether all of them hit
+ * (level_ref_lines' rule; the last line's outcome sets last_line). */
+static inline __attribute__((always_inline)) bool
+regs_ref_lines(lvl_regs *r, uint32_t assoc, uint64_t first, uint64_t last,
+               bool is_write) {
+  bool hit = true;
+  for (uint64_t x = first;; x++) {
+    hit &= regs_ref(r, assoc, x, is_write);
+    if (x == last)
+      return hit;
+  }
+}
+
 /* access_lean's steps past the first level's fast path, unrolled over
  * the two levels (a1, a2: their ways; ss: the site's counters or NULL).
  * The first level's accesses and writes are the caller's to count. */
@@ -63,11 +87,7 @@ lru2_step(lvl_regs *r1, lvl_regs *r2, uint32_t a1, uint32_t a2, uint64_t addr,
           bool w, cb_site_stats *ss) {
   if (regs_ref(r1, a1, addr >> r1->shift, w))
     return;
-  regs_miss(r1, w, ss, 0);
-  r2->accesses++;
-  r2->writes += w;
-  if (ss)
-    ss[1].accesses++;
+  regs_pass_down(r1, r2, w, ss);
   if (addr >> r2->shift == r2->last_line)
     return;
   if (regs_ref(r2, a2, addr >> r2->shift, w))
@@ -82,29 +102,13 @@ lru2_step(lvl_regs *r1, lvl_regs *r2, uint32_t a1, uint32_t a2, uint64_t addr,
 static inline __attribute__((always_inline)) void
 lru2_step_lines(lvl_regs *r1, lvl_regs *r2, uint32_t a1, uint32_t a2,
                 uint64_t addr, uint64_t end, bool w, cb_site_stats *ss) {
-  bool hit = true;
-  for (uint64_t x = addr >> r1->shift, last = end >> r1->shift;; x++) {
-    hit &= regs_ref(r1, a1, x, w);
-    if (x == last)
-      break;
-  }
-  if (hit)
+  if (regs_ref_lines(r1, a1, addr >> r1->shift, end >> r1->shift, w))
     return;
-  regs_miss(r1, w, ss, 0);
-  r2->accesses++;
-  r2->writes += w;
-  if (ss)
-    ss[1].accesses++;
+  regs_pass_down(r1, r2, w, ss);
   const uint64_t first2 = addr >> r2->shift, last2 = end >> r2->shift;
   if (first2 == r2->last_line && last2 == r2->last_line)
     return;
-  hit = true;
-  for (uint64_t x = first2;; x++) {
-    hit &= regs_ref(r2, a2, x, w);
-    if (x == last2)
-      break;
-  }
-  if (!hit)
+  if (!regs_ref_lines(r2, a2, first2, last2, w))
     regs_miss(r2, w, ss, 1);
 }
 
