@@ -184,6 +184,7 @@ static void closed_take(memo_parts *P, uint32_t p, size_t n) {
     q->delta[k] = P->cf[p][k];
   }
   P->len[p] = 2;
+  P->len_one &= ~(1ull << p);
   P->steady |= 1ull << p;
   P->closed++;
 }

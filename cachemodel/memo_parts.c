@@ -68,8 +68,7 @@ void memo_parts_init(memo_parts *P, const cb_hierarchy *h) {
 void memo_parts_ran(memo_parts *P) {
   if (!P->enabled)
     return;
-  for (uint32_t p = 0; p < P->n_parts; p++)
-    P->len[p] = 1;
+  P->len_one = UINT64_MAX;
   P->steady = 0;
   P->valid = true;
   P->cf_valid = P->cf_pending = false; /* memo_parts_closed's to set */
@@ -82,8 +81,7 @@ void memo_parts_ran(memo_parts *P) {
 void memo_parts_skipped(memo_parts *P) {
   if (!P->enabled || !P->valid)
     return;
-  for (uint64_t w = ~P->steady & memo_parts_mask(P); w; w &= w - 1)
-    P->len[__builtin_ctzll(w)] = 1;
+  P->len_one |= ~P->steady;
 }
 
 void memo_parts_forget(memo_parts *P) {
@@ -496,11 +494,14 @@ bool memo_parts_segment(cb_hierarchy *h, const memo_seg *prev,
   const uint64_t run = ~P->steady & memo_parts_mask(P);
   for (uint64_t w = run; w; w &= w - 1) {
     uint32_t p = (uint32_t)__builtin_ctzll(w);
+    if (P->len_one >> p & 1)
+      P->len[p] = 1;
     if (dirty >> p & 1)
       P->len[p] = 1;
     else if (P->len[p] < CB_MAX_LEVELS + 1)
       P->len[p]++;
   }
+  P->len_one &= ~run;
   uint64_t(*out)[MEMO_PART_COUNTERS] = P->out;
   for (uint64_t w = run; w; w &= w - 1)
     memset(out[__builtin_ctzll(w)], 0, n_counters * sizeof out[0][0]);
