@@ -167,15 +167,33 @@ bool memo_segment_slots(const struct cb_hierarchy *h, const cb_affine_block *b,
                         memo_slots *s, bool *column);
 
 /* The long-period memo (memo_long.c): a run of P segments, P from
- * MEMO_LONG_MIN to MEMO_LONG_RING - 1, equal to the P before it. */
+ * MEMO_LONG_MIN to MEMO_LONG_RING - 1, equal to the P before it, while
+ * the ring's arena of MEMO_LONG_ARENA bytes holds them (segments are
+ * kept at their size: a block of eight accesses and two records takes
+ * 240 bytes, where a fixed slot took 1432). heat-3d's time step at LARGE
+ * is 27848 segments. */
 #define MEMO_LONG_MIN 64
-#define MEMO_LONG_RING 4096
+#define MEMO_LONG_RING 65536
+#define MEMO_LONG_ARENA ((uint64_t)16 << 20)
 /* Probes kept: with one every 128 segments or more, all of a ring's. */
 #define MEMO_LONG_PROBES 32
 typedef struct memo_long {
-  uint64_t seq;    /* segments seen */
-  uint64_t floor;  /* the first segment since the last settle */
-  memo_seg *ring;  /* segment s at s % MEMO_LONG_RING */
+  uint64_t seq;   /* segments seen */
+  uint64_t floor; /* the first segment since the last settle */
+  /* The ring: segment s's bytes at arena[pos % MEMO_LONG_ARENA], where
+   * slot[s % MEMO_LONG_RING] = {s, pos}, while no later segment wrote
+   * over them (head, the bytes the arena ever took, at most pos +
+   * arena_bytes); a segment read back is unpacked into `seg`. */
+  uint8_t *arena;
+  /* MEMO_LONG_ARENA; less in the tests (twice the largest segment's
+   * bytes at least: one never wraps) */
+  uint64_t arena_bytes;
+  uint64_t head;
+  uint64_t ring_drops; /* candidates dropped not to write over owed ones */
+  struct memo_ring_slot {
+    uint64_t seq, pos;
+  } * slot;
+  memo_seg *seg;
   uint64_t *table; /* by hash: the latest segment's number + 1, or 0 */
   /* The candidate period (0: none), the segments in a row equal to the
    * one period back, the repetition running, whether the last one ran

@@ -424,6 +424,7 @@ static void row_columns(cb_hierarchy *h, ref_model *m, uint32_t line,
 
 static uint64_t skipped_total, skipped_pairs, in_parts, parts_counted;
 static uint64_t skipped_long, tails_long, by_state_long, cuts_long;
+static uint64_t ring_drops, skipped_small_ring;
 static uint64_t parts_by_levels[4]; /* counted, by the hierarchy's depth */
 static uint64_t parts_wide;         /* counted with a wide level: none */
 static uint64_t parts_closed;       /* steady by the closed form */
@@ -454,6 +455,12 @@ static void memo_case(const cb_cache_config *cfg, bool expect_memo,
     h->memo->lng->probe_every = 4 + rnd(28);
     h->memo->lng->probe_acc = 0;
   }
+  /* the long memo's ring in 4 to 16 KiB in a third of the cases: it
+   * then loses the repetition before (a candidate fails) or would write
+   * over owed segments (the candidate is dropped, the owed run) */
+  bool small_ring = h->memo && h->memo->lng && rnd(3) == 0;
+  if (small_ring)
+    h->memo->lng->arena_bytes = 4096 + rnd(12289);
   ref_model m;
   ref_init(&m, cfg, 8);
   uint32_t line = cfg->levels[0].line;
@@ -492,6 +499,9 @@ static void memo_case(const cb_cache_config *cfg, bool expect_memo,
     tails_long += h->memo->lng ? h->memo->lng->tails : 0;
     by_state_long += h->memo->lng ? h->memo->lng->steady_by_state : 0;
     cuts_long += h->memo->lng ? h->memo->lng->cuts : 0;
+    ring_drops += h->memo->lng ? h->memo->lng->ring_drops : 0;
+    if (small_ring)
+      skipped_small_ring += h->memo->lng->skipped;
     parts_counted += h->memo->parts.counted;
     parts_closed += h->memo->parts.closed;
     segments_closed += h->memo->closed;
@@ -505,6 +515,44 @@ static void memo_case(const cb_cache_config *cfg, bool expect_memo,
     else
       parts_by_levels[h->n_levels] += h->memo->parts.counted;
   }
+  cb_hierarchy_destroy(h);
+  ref_free(&m);
+}
+
+/* The long memo's ring about one repetition long: 64 segments of
+ * alternately none and three records before a one-access block (40 and
+ * 88 bytes in the ring, 4096 a unit), repeated 8 times, through rings of
+ * a unit's bytes give or take: segments skipped where the ring holds a
+ * repetition and the one compared with, none where it does not, and the
+ * counts the model's either way. (A segment put over an owed one, which
+ * memo_long_take guards against, is not made here: equal repetitions
+ * take equal room, so each is put where the one before was.) */
+static void tight_ring(const cb_cache_config *cfg, uint64_t arena) {
+  char err[CB_ERR_MAX];
+  cb_hierarchy *h = cb_hierarchy_create(cfg, 8, 0, err, sizeof err);
+  CHECK(h && h->memo && h->memo->lng);
+  if (!h || !h->memo || !h->memo->lng)
+    return;
+  h->memo->lng->arena_bytes = arena;
+  ref_model m;
+  ref_init(&m, cfg, 8);
+  for (int rep = 0; rep < 8; rep++)
+    for (uint64_t k = 0; k < 64; k++) {
+      for (uint32_t r = 0; k % 2 && r < 3; r++) {
+        cb_access x = {
+            .addr = 0x900000 + 4096 * r + 64 * k, .site = 2, .size = 8};
+        cb_hierarchy_run(h, &x, 1);
+        ref_access(&m, x.addr, 8, false, 2, false);
+      }
+      cb_affine_access a = {
+          .base = 0x100000 + 8192 * k, .stride = 64, .site = 1, .size = 8};
+      cb_affine_block b = {16, 1, &a};
+      cb_hierarchy_run_affine(h, &b);
+      expand_into_model(&m, &b);
+    }
+  CHECK(ref_compare(h, &m, false, "tight ring") == 0);
+  ring_drops += h->memo->lng->ring_drops;
+  skipped_small_ring += h->memo->lng->skipped;
   cb_hierarchy_destroy(h);
   ref_free(&m);
 }
@@ -545,6 +593,12 @@ int main(void) {
     snprintf(what, sizeof what, "no write-allocate, rep %d", rep);
     memo_case(&no_wa, false, what);
   }
+  {
+    cb_cache_config one, two, three;
+    memo_shapes(&one, &two, &three);
+    for (uint64_t arena = 4096 - 64; arena <= 4096 + 160; arena += 4)
+      tight_ring(&two, arena);
+  }
   printf("%llu segments skipped, %llu of them by period 2; %llu run part "
          "by part, %llu parts counted\n",
          (unsigned long long)skipped_total, (unsigned long long)skipped_pairs,
@@ -561,6 +615,11 @@ int main(void) {
   printf("%llu repetitions 2 cut short at a probe's state\n",
          (unsigned long long)cuts_long);
   CHECK(cuts_long > 0);
+  printf("%llu long candidates dropped not to write over owed segments; "
+         "%llu segments skipped by the long memo in a small ring\n",
+         (unsigned long long)ring_drops,
+         (unsigned long long)skipped_small_ring);
+  CHECK(skipped_small_ring > 0);
   CHECK(skipped_pairs > 0);
   CHECK(in_parts > 0);
   for (int l = 1; l <= 3; l++) {
