@@ -439,6 +439,14 @@ typedef struct cb_marked_stream {
 } cb_marked_stream;
 #define MARKED_N 16384u
 
+/* Where a stream's entry lives (direct mapped by a hash of its first
+ * address and stride). */
+static cb_marked_stream *marked_slot(cb_mem *m, uint64_t addr, int64_t stride) {
+  uint64_t h =
+      (addr ^ (uint64_t)stride * 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull;
+  return &m->marked[(h >> 40) & (MARKED_N - 1)];
+}
+
 /* The entry for a stream, and how many of its first elements are still
  * marked (0 if none is known). */
 static cb_marked_stream *marked_entry(cb_mem *m, uint64_t addr, int64_t stride,
@@ -449,13 +457,16 @@ static cb_marked_stream *marked_entry(cb_mem *m, uint64_t addr, int64_t stride,
     if (!m->marked)
       return NULL;
   }
-  uint64_t h =
-      (addr ^ (uint64_t)stride * 0x9e3779b97f4a7c15ull) * 0xff51afd7ed558ccdull;
-  cb_marked_stream *e = &m->marked[(h >> 40) & (MARKED_N - 1)];
+  cb_marked_stream *e = marked_slot(m, addr, stride);
   if (e->n && e->addr == addr && e->stride == stride && e->size == size &&
       e->clears == m->stale_clears)
     *known = e->n;
   return e;
+}
+
+void cb_mem_marked_prefetch(cb_mem *m, uint64_t addr, int64_t stride) {
+  if (m->marked)
+    __builtin_prefetch(marked_slot(m, addr, stride), 1);
 }
 
 /* Ranges this long or longer are looked up in the marked streams'

@@ -448,6 +448,9 @@ static bool classify(cb_tpl_set *ts, bufs *bu, uint32_t gb,
     if (slice[i]) {
       cb_tpl_cop *cp = &ts->cops[bu->ncop++];
       cp->op = gi;
+      cp->code = op->code;
+      cp->ty = op->ty;
+      cp->ty2 = op->ty2;
       cp->mat = reads[i];
       cp->back = -1;
       cp->first_ref = (uint32_t)bu->nref;

@@ -165,15 +165,14 @@ static bool eval_cops(const cb_tpl_set *ts, const cb_tpl *t, cb_value *S,
   *nwc = 0;
   for (uint32_t j = 0; j < t->n_cop; j++) {
     const cb_tpl_cop *cp = &ts->cops[t->first_cop + j];
-    const cb_op *op = &p->ops[cp->op];
     const cb_tpl_ref *R = &ts->refs[cp->first_ref];
-    uint64_t m = cb_ty_mask(op->ty), aa = 0, ab = 0, ba = 0, bb = 0, A = 0,
+    uint64_t m = cb_ty_mask(cp->ty), aa = 0, ab = 0, ba = 0, bb = 0, A = 0,
              B = 0;
     if (*nwc + 64 > sc->cap_wc)
       return false;
-    switch ((cb_opcode)op->code) {
+    switch ((cb_opcode)cp->code) {
     case CB_OP_PHI:
-      A = S[op->dst].u & m;
+      A = S[p->ops[cp->op].dst].u & m;
       B = phi_step(ts, t, S, cp);
       break;
     case CB_OP_ADD:
@@ -198,7 +197,7 @@ static bool eval_cops(const cb_tpl_set *ts, const cb_tpl *t, cb_value *S,
     case CB_OP_SHL: {
       ref_val(p, S, sc, &R[0], &aa, &ab);
       ref_val(p, S, sc, &R[1], &ba, &bb);
-      unsigned s = (unsigned)(ba & (ty_bits(op->ty) - 1));
+      unsigned s = (unsigned)(ba & (ty_bits(cp->ty) - 1));
       A = aa << s;
       B = ab << s;
       break;
@@ -238,15 +237,15 @@ static bool eval_cops(const cb_tpl_set *ts, const cb_tpl *t, cb_value *S,
       break;
     case CB_OP_SEXT:
       ref_val(p, S, sc, &R[0], &aa, &ab);
-      widen(sc, nwc, ty_bits(op->ty2), true, aa, ab, &A, &B);
+      widen(sc, nwc, ty_bits(cp->ty2), true, aa, ab, &A, &B);
       break;
     case CB_OP_TRUNC:
     case CB_OP_ZEXT:
     case CB_OP_PTRTOINT:
     case CB_OP_INTTOPTR:
       ref_val(p, S, sc, &R[0], &aa, &ab);
-      if (ty_bits(op->ty) > ty_bits(op->ty2))
-        widen(sc, nwc, ty_bits(op->ty2), false, aa, ab, &A, &B);
+      if (ty_bits(cp->ty) > ty_bits(cp->ty2))
+        widen(sc, nwc, ty_bits(cp->ty2), false, aa, ab, &A, &B);
       else {
         A = aa;
         B = ab;
@@ -256,7 +255,7 @@ static bool eval_cops(const cb_tpl_set *ts, const cb_tpl *t, cb_value *S,
       ref_val(p, S, sc, &R[0], &A, &B);
       break;
     case CB_OP_GEP: {
-      const int64_t *g = &p->extra[op->aux];
+      const int64_t *g = &p->extra[p->ops[cp->op].aux];
       ref_val(p, S, sc, &R[0], &A, &B);
       A += (uint64_t)g[0];
       for (int64_t k = 0; k < g[1]; k++) {
@@ -267,8 +266,7 @@ static bool eval_cops(const cb_tpl_set *ts, const cb_tpl *t, cb_value *S,
         if (r->cop >= 0) {
           /* the index's own width w: zero-extended in its slot, then
            * sign-extended from the gep's bits */
-          unsigned w =
-              ty_bits(p->ops[ts->cops[t->first_cop + (uint32_t)r->cop].op].ty);
+          unsigned w = ty_bits(ts->cops[t->first_cop + (uint32_t)r->cop].ty);
           if (bits != 0 && bits < 64 && bits <= w)
             widen(sc, nwc, bits, true, aa, ab, &aa, &ab);
           else
@@ -370,11 +368,16 @@ static bool mapped(cb_mem *mem, uint64_t addr, unsigned size) {
 
 /* Is [lo, hi) inside one mapped region whose ends are page boundaries?
  * Then every page of it is valid whatever touches it first. */
-static bool in_region(const cb_mem *mem, uint64_t lo, uint64_t hi) {
+static bool in_region(cb_mem *mem, uint64_t lo, uint64_t hi) {
+  size_t h = mem->region_hint;
+  if (h < mem->nregs && lo >= mem->regs[h].lo && hi <= mem->regs[h].hi)
+    return ((mem->regs[h].lo | mem->regs[h].hi) & (CB_PG_SIZE - 1)) == 0;
   for (size_t i = 0; i < mem->nregs; i++) {
     const cb_mem_region *r = &mem->regs[i];
-    if (lo >= r->lo && hi <= r->hi)
+    if (lo >= r->lo && hi <= r->hi) {
+      mem->region_hint = i;
       return ((r->lo | r->hi) & (CB_PG_SIZE - 1)) == 0;
+    }
   }
   return false;
 }
@@ -510,6 +513,30 @@ static bool streams_exact(cb_eng *e, const cb_tpl_set *ts, const cb_tpl *t,
     }
   }
   return true;
+}
+
+/* The marked streams' entries streams_shadow will look up for the
+ * stores, fetched while the block is handed on (cb_mem_marked_prefetch):
+ * each store's range or stream, and the range that tiled stores make
+ * together, from the lowest. A wrong guess costs a fetch, nothing else. */
+static void shadow_prefetch(cb_eng *e, const cb_tpl_set *ts, const cb_tpl *t,
+                            const sstate *ss, uint64_t k) {
+  uint64_t lo = UINT64_MAX, run_lo, run_n;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < t->n_stream; i++) {
+    const cb_tpl_stream *st = &ts->streams[t->first_stream + i];
+    if (!st->is_write)
+      continue;
+    n++;
+    if (stream_run(&ss[i], st->size, k, &run_lo, &run_n))
+      cb_mem_marked_prefetch(&e->mem, run_lo, 1);
+    else
+      cb_mem_marked_prefetch(&e->mem, ss[i].addr, ss[i].stride);
+    if (ss[i].addr < lo)
+      lo = ss[i].addr;
+  }
+  if (n > 1)
+    cb_mem_marked_prefetch(&e->mem, lo, 1);
 }
 
 /* After k iterations: each store's bytes hold its value, or maybe
@@ -743,6 +770,8 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
     e->mem.stale_any = true;
   }
 
+  if (sliced)
+    shadow_prefetch(e, ts, t, sc.ss, n);
   /* the accesses: one affine block, or records in the batch for loops
    * too short to be worth a block's set-up (CB_TPL_MIN_BLOCK) */
   int emit = 0;
