@@ -80,7 +80,7 @@ bool memo_long_create(cb_hierarchy *h) {
   L->arena_bytes = MEMO_LONG_ARENA;
   L->slot = malloc(MEMO_LONG_RING * sizeof *L->slot);
   L->seg = malloc(sizeof *L->seg);
-  L->table = malloc(MEMO_LONG_TABLE * sizeof *L->table);
+  L->table = calloc(MEMO_LONG_TABLE, sizeof *L->table);
   L->start = malloc(n * sizeof *L->start);
   L->delta = malloc(n * sizeof *L->delta);
   if (!L->arena || !L->slot || !L->seg || !L->table || !L->start || !L->delta)
@@ -124,14 +124,18 @@ void memo_long_free(memo_long *L) {
   free(L);
 }
 
+/* Segment numbers go on across resets, so that the table's and the
+ * ring's entries from before are out of reach (below the floor, or of
+ * numbers never asked again) without clearing 1 MiB of table for every
+ * input (the Table V workload resets for each of its 1000). */
 void memo_long_reset(memo_long *L) {
-  L->seq = L->floor = 0;
+  L->floor = L->seq;
   L->period = L->len = L->owed = 0;
-  memset(L->table, 0, MEMO_LONG_TABLE * sizeof *L->table);
   L->skipped = L->tails = L->steady_by_state = 0;
   memset(L->probe_seq, 0, sizeof L->probe_seq);
   L->probe_next = 0;
-  L->probe_last_seq = L->probe_last_acc = L->probe_last_skipped = 0;
+  L->probe_last_seq = L->seq;
+  L->probe_last_acc = L->probe_last_skipped = 0;
   L->cut = false;
   L->cuts = 0;
   L->head += L->arena_bytes; /* every segment put before is gone */
