@@ -180,8 +180,6 @@ static inline void cb_mem_stale_unknown(cb_mem *m) {
 /* The stale shadow. mark/clear: [addr, addr + n) becomes stale / exact
  * (clear is free while nothing is stale); any: is some byte of it stale. */
 void cb_mem_stale_mark(cb_mem *m, uint64_t addr, uint64_t n);
-/* cb_mem_stale_mark of the size bytes at addr + t * stride, t < k (a
- * sliced store's stream). */
 /* Fetches into the host's cache, ahead of its use, the marked streams'
  * entry that marking the range at addr (stride 1) or the stream at addr
  * with that stride looks up: the table, 640 KiB, is out of the host's L2
@@ -189,6 +187,8 @@ void cb_mem_stale_mark(cb_mem *m, uint64_t addr, uint64_t n);
  * last 16 Ki, waited for memory there (9 % of its samples once its
  * simulation was mostly counted). */
 void cb_mem_marked_prefetch(cb_mem *m, uint64_t addr, int64_t stride);
+/* cb_mem_stale_mark of the size bytes at addr + t * stride, t < k (a
+ * sliced store's stream). */
 void cb_mem_stale_mark_stream(cb_mem *m, uint64_t addr, int64_t stride,
                               unsigned size, uint64_t k);
 void cb_mem_stale_clear(cb_mem *m, uint64_t addr, uint64_t n);

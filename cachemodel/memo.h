@@ -180,7 +180,7 @@ bool memo_segment_slots(const struct cb_hierarchy *h, const cb_affine_block *b,
 typedef struct memo_long {
   uint64_t seq;   /* segments seen */
   uint64_t floor; /* the first segment since the last settle */
-  /* The ring: segment s's bytes at arena[pos % MEMO_LONG_ARENA], where
+  /* The ring: segment s's bytes at arena[pos % arena_bytes], where
    * slot[s % MEMO_LONG_RING] = {s, pos}, while no later segment wrote
    * over them (head, the bytes the arena ever took, at most pos +
    * arena_bytes); a segment read back is unpacked into `seg`. */
