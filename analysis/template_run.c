@@ -369,17 +369,16 @@ static bool mapped(cb_mem *mem, uint64_t addr, unsigned size) {
 /* Is [lo, hi) inside one mapped region whose ends are page boundaries?
  * Then every page of it is valid whatever touches it first. */
 static bool in_region(cb_mem *mem, uint64_t lo, uint64_t hi) {
-  size_t h = mem->region_hint;
-  if (h < mem->nregs && lo >= mem->regs[h].lo && hi <= mem->regs[h].hi)
-    return ((mem->regs[h].lo | mem->regs[h].hi) & (CB_PG_SIZE - 1)) == 0;
-  for (size_t i = 0; i < mem->nregs; i++) {
-    const cb_mem_region *r = &mem->regs[i];
-    if (lo >= r->lo && hi <= r->hi) {
-      mem->region_hint = i;
-      return ((r->lo | r->hi) & (CB_PG_SIZE - 1)) == 0;
-    }
+  size_t i = mem->region_hint;
+  if (i >= mem->nregs || lo < mem->regs[i].lo || hi > mem->regs[i].hi) {
+    for (i = 0; i < mem->nregs; i++)
+      if (lo >= mem->regs[i].lo && hi <= mem->regs[i].hi)
+        break;
+    if (i == mem->nregs)
+      return false;
+    mem->region_hint = i;
   }
-  return false;
+  return ((mem->regs[i].lo | mem->regs[i].hi) & (CB_PG_SIZE - 1)) == 0;
 }
 
 /* The first iteration t < k whose access of the stream touches an
