@@ -482,6 +482,7 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
     d->stats.tpl_iters += o.tpl_iters;
     d->stats.tpl_accesses += o.tpl_accesses;
     d->stats.kernel_ops += o.kernel_ops;
+    d->stats.rep_iters += o.rep_iters;
     d->stats.resliced += resliced;
     d->stats.accesses += f.sh.n;
     d->stats.simulated += simulated;
@@ -664,6 +665,7 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
     st->tpl_iters = d.stats.tpl_iters;
     st->tpl_accesses = d.stats.tpl_accesses;
     st->kernel_ops = d.stats.kernel_ops;
+    st->rep_iters = d.stats.rep_iters;
     st->sim_blocks = d.stats.sim_blocks;
     st->sim_blocks_skipped = d.stats.sim_blocks_skipped;
     st->sim_blocks_split = d.stats.sim_blocks_split;

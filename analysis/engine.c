@@ -121,6 +121,7 @@ static void eng_destroy(cb_eng *e) {
   free(e->kflags);
   cb_phi_edges_free(&e->pe);
   cb_tpl_free(e->tpl);
+  cb_repeat_free(e->rep);
   free(e->sl);
   free(e->fo_off);
   free(e->frame_size);

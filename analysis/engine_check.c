@@ -10,6 +10,7 @@
 #include "engine_frames.h"
 #include "engine_internal.h"
 #include "fastops.h"
+#include "repeat.h"
 #include "slice.h"
 #include "template.h"
 
@@ -380,6 +381,8 @@ void eng_precompute(cb_eng *e) {
     e->sl_print &= garbage;
     e->sl_exit &= garbage;
   }
+  if (e->sl && e->pe.first)
+    e->rep = cb_repeat_build(p, e->sl, &e->pe); /* repeat.h */
   if (e->fk && p->kernels) {
     e->kstop = calloc(p->n_blocks + 1, 1);
     e->kflags = calloc(p->n_ops + 1, 1);

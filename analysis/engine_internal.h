@@ -72,6 +72,10 @@ typedef struct cb_eng {
   cb_phi_edges pe; /* the fast engine's phi moves per edge (fastops.h) */
   struct cb_tpl_set *tpl; /* the fast engine's loop templates (template.h);
                              NULL: none */
+  /* the fast engine's loops whose iterations repeat their stream
+   * (repeat.h; NULL: none), and whether one is being recorded */
+  struct cb_repeat *rep;
+  bool rep_rec;
   /* the frontend's native kernels (program.h) the fast engine runs, and
    * per global block 1 where they must stop (a loop template's header,
    * which the template runs); NULL: none */

@@ -545,6 +545,9 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
       budget = budget > np ? budget - np : 0;
       ip += np;
     }
+    /* an outer loop whose iterations repeat their stream (repeat.h) */
+    if (__builtin_expect(e->rep != NULL, 0) && cb_repeat_is_header(e->rep, gb))
+      cb_repeat_at_header(e, F, S, gb, from, &budget);
   }
   }
 #undef V

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "engine_internal.h"
+#include "repeat.h"
 
 static inline int64_t sx(uint64_t v, unsigned ty) {
   unsigned s = cb_ty_sx_shift(ty);
@@ -334,9 +335,12 @@ static inline float muladd_f(bool fused, float a, float b, float c) {
  * equal outcomes (outcome, length), which identify the sequence as well,
  * so that a loop template adds its k iterations' outcomes at once. */
 static inline void sig_flush(cb_eng *e) {
-  if (e->sig_n) /* program.h: the kernels mix too */
+  if (e->sig_n) { /* program.h: the kernels mix too */
+    if (__builtin_expect(e->rep_rec, 0))
+      cb_repeat_note_run(e); /* an iteration is being recorded (repeat.h) */
     e->out->path_signature =
         cb_path_sig_run(e->out->path_signature, e->sig_v, e->sig_n);
+  }
   e->sig_n = 0;
 }
 static inline void sig_add(cb_eng *e, uint64_t v, uint64_t n) {

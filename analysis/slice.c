@@ -21,6 +21,15 @@ static bool is_sqrt(const cb_program *p, const cb_op *op) {
          (g[1] == CB_LIBC_SQRT || g[1] == CB_LIBC_SQRTF) && g[3] == 1;
 }
 
+bool cb_slice_value_intrinsic(const cb_program *p, const cb_op *op) {
+  /* fabs to the vector reductions in libc_names.h: not memcpy, memset,
+   * stacksave. The model gives them no traffic and no stop that depends
+   * on the values (libc.c, cb_intrinsic_call). */
+  return op->code == CB_OP_CALL && p->extra[op->aux] == CB_CALL_INTRINSIC &&
+         p->extra[op->aux + 1] >= CB_INTR_FABS &&
+         p->extra[op->aux + 1] <= CB_INTR_REDUCE_FMIN;
+}
+
 /* Is op a pure computation that can be skipped when nothing needs it?
  * Everything else is a root: its operands are needed. Loads and stores
  * are neither: they always run, and their addresses are needed. */
@@ -83,13 +92,7 @@ static bool is_pure(const cb_program *p, const cb_op *op) {
     return true;
   }
   case CB_OP_CALL:
-    /* The intrinsics that compute a value (fabs to the vector reductions
-     * in libc_names.h: not memcpy, memset, stacksave): the model gives
-     * them no traffic and no stop that depends on the values (libc.c,
-     * cb_intrinsic_call). Or sqrt (is_sqrt). */
-    return is_sqrt(p, op) || (p->extra[op->aux] == CB_CALL_INTRINSIC &&
-                              p->extra[op->aux + 1] >= CB_INTR_FABS &&
-                              p->extra[op->aux + 1] <= CB_INTR_REDUCE_FMIN);
+    return is_sqrt(p, op) || cb_slice_value_intrinsic(p, op);
   default:
     return false;
   }
@@ -114,8 +117,8 @@ static bool print_only(const cb_program *p, const cb_op *op, unsigned k) {
 /* The operands op reads (slots or constants), at most max; *addr: how
  * many of the first ones are addresses (loads, stores: needed whatever
  * the op's own value). */
-static unsigned op_reads(const cb_program *p, const cb_op *op, cb_operand *o,
-                         unsigned max, unsigned *addr) {
+unsigned cb_slice_op_reads(const cb_program *p, const cb_op *op, cb_operand *o,
+                           unsigned max, unsigned *addr) {
   unsigned n = 0;
   *addr = 0;
 #define PUT(x)                                                                 \
@@ -166,7 +169,7 @@ static unsigned op_reads(const cb_program *p, const cb_op *op, cb_operand *o,
 
 /* Slots op writes from op->dst. An extractelement's lanes are its
  * vector operand's (program.h): it writes one. */
-static uint32_t op_span(const cb_program *p, const cb_op *op) {
+uint32_t cb_slice_op_span(const cb_program *p, const cb_op *op) {
   if (op->code == CB_OP_INSERTVAL)
     return (uint32_t)p->extra[op->aux];
   if (op->code == CB_OP_EXTRACTELT)
@@ -174,13 +177,11 @@ static uint32_t op_span(const cb_program *p, const cb_op *op) {
   return op->lanes ? op->lanes : 1;
 }
 
-#define MAXR 4096
-
 /* The defining op (global index) of each slot of function f, -1 for a
  * parameter's; false when some operand names a slot with neither (then
  * the function is not sliced). */
-static bool def_map(const cb_program *p, const cb_function *f, int32_t *def,
-                    cb_operand *o) {
+bool cb_slice_def_map(const cb_program *p, const cb_function *f, int32_t *def,
+                      cb_operand *o) {
   for (uint32_t s = 0; s < f->n_slots; s++)
     def[s] = -2;
   for (uint32_t k = 0; k < f->n_params; k++) {
@@ -195,7 +196,7 @@ static bool def_map(const cb_program *p, const cb_function *f, int32_t *def,
     const cb_op *op = &p->ops[i];
     if (op->dst == CB_NONE)
       continue;
-    uint32_t span = op_span(p, op);
+    uint32_t span = cb_slice_op_span(p, op);
     for (uint32_t l = 0; l < span; l++) {
       if (op->dst + l >= f->n_slots || def[op->dst + l] != -2)
         return false;
@@ -203,8 +204,9 @@ static bool def_map(const cb_program *p, const cb_function *f, int32_t *def,
     }
   }
   for (uint32_t i = b0->first_op; i < bl->first_op + bl->n_ops; i++) {
-    unsigned na, n = op_reads(p, &p->ops[i], o, MAXR, &na);
-    if (n == MAXR)
+    unsigned na,
+        n = cb_slice_op_reads(p, &p->ops[i], o, CB_SLICE_MAX_READS, &na);
+    if (n == CB_SLICE_MAX_READS)
       return false;
     for (unsigned k = 0; k < n; k++)
       if (o[k] != CB_NONE && !(o[k] & CB_OPND_CONST) &&
@@ -237,7 +239,7 @@ static void slice_function(const cb_program *p, const cb_function *f,
   const cb_block *b0 = &p->blocks[f->first_block];
   const cb_block *bl = &p->blocks[f->first_block + f->n_blocks - 1];
   uint32_t lo = b0->first_op, hi = bl->first_op + bl->n_ops;
-  if (!def_map(p, f, def, o)) {
+  if (!cb_slice_def_map(p, f, def, o)) {
     for (uint32_t i = lo; i < hi; i++)
       fl[i] = CB_SL_NEED;
     return;
@@ -258,7 +260,7 @@ static void slice_function(const cb_program *p, const cb_function *f,
         (op->code == CB_OP_STORE && op->ty < 32 && (need_types >> op->ty) & 1);
     if (root)
       fl[i] |= CB_SL_NEED;
-    unsigned na, n = op_reads(p, op, o, MAXR, &na);
+    unsigned na, n = cb_slice_op_reads(p, op, o, CB_SLICE_MAX_READS, &na);
     for (unsigned k = 0; k < n; k++) {
       if (!root && k >= na)
         break;
@@ -270,7 +272,7 @@ static void slice_function(const cb_program *p, const cb_function *f,
   /* what the needed values read is needed */
   while (nw) {
     const cb_op *op = &p->ops[work[--nw]];
-    unsigned na, n = op_reads(p, op, o, MAXR, &na);
+    unsigned na, n = cb_slice_op_reads(p, op, o, CB_SLICE_MAX_READS, &na);
     for (unsigned k = 0; k < n; k++) {
       need_def(fl, def, o[k], work, &nw);
     }
@@ -289,7 +291,7 @@ static void slice_function(const cb_program *p, const cb_function *f,
 }
 
 /* The largest frame, in slots (the def map's size). */
-static uint32_t max_slots(const cb_program *p) {
+uint32_t cb_slice_max_slots(const cb_program *p) {
   uint32_t m = 1;
   for (uint32_t f = 0; f < p->n_functions; f++)
     if (p->functions[f].n_slots > m)
@@ -324,8 +326,8 @@ static uint32_t direct_callee(const cb_program *p, const cb_op *op) {
 
 uint8_t *cb_slice_need(const cb_program *p) {
   uint8_t *fl = calloc(p->n_ops + 1, 1);
-  int32_t *def = malloc(max_slots(p) * sizeof *def);
-  cb_operand *o = malloc(MAXR * sizeof *o);
+  int32_t *def = malloc(cb_slice_max_slots(p) * sizeof *def);
+  cb_operand *o = malloc(CB_SLICE_MAX_READS * sizeof *o);
   uint32_t *work = malloc((p->n_ops + 1) * sizeof *work);
   bool *ret_needed = malloc((p->n_functions + 1) * sizeof *ret_needed);
   if (!fl || !def || !o || !work || !ret_needed) {
@@ -382,8 +384,8 @@ uint8_t *cb_slice_need(const cb_program *p) {
 }
 
 void cb_slice_maybe(const cb_program *p, uint8_t *fl) {
-  int32_t *def = malloc(max_slots(p) * sizeof *def);
-  cb_operand *o = malloc(MAXR * sizeof *o);
+  int32_t *def = malloc(cb_slice_max_slots(p) * sizeof *def);
+  cb_operand *o = malloc(CB_SLICE_MAX_READS * sizeof *o);
   if (!def || !o) {
     /* everything unneeded may be garbage */
     for (uint32_t i = 0; i < p->n_ops; i++)
@@ -400,7 +402,7 @@ void cb_slice_maybe(const cb_program *p, uint8_t *fl) {
     const cb_block *b0 = &p->blocks[f->first_block];
     const cb_block *bl = &p->blocks[f->first_block + f->n_blocks - 1];
     uint32_t lo = b0->first_op, hi = bl->first_op + bl->n_ops;
-    if (!def_map(p, f, def, o))
+    if (!cb_slice_def_map(p, f, def, o))
       continue; /* all needed (cb_slice_need): nothing is garbage */
     /* forward, to a fixed point (phis close cycles) */
     for (bool changed = true; changed;) {
@@ -418,7 +420,7 @@ void cb_slice_maybe(const cb_program *p, uint8_t *fl) {
         } else if (op->code == CB_OP_LOAD || (fl[i] & CB_SL_TPL)) {
           maybe = true;
         } else if (is_pure(p, op)) {
-          unsigned na, n = op_reads(p, op, o, MAXR, &na);
+          unsigned na, n = cb_slice_op_reads(p, op, o, CB_SLICE_MAX_READS, &na);
           for (unsigned k = 0; k < n && !maybe; k++)
             maybe = o[k] != CB_NONE && !(o[k] & CB_OPND_CONST) &&
                     def[o[k]] >= 0 && (fl[(uint32_t)def[o[k]]] & CB_SL_MAYBE);
@@ -433,7 +435,7 @@ void cb_slice_maybe(const cb_program *p, uint8_t *fl) {
      * argument's sign may be, main's returns of a garbage exit status */
     for (uint32_t i = lo; i < hi; i++) {
       const cb_op *op = &p->ops[i];
-      unsigned na, n = op_reads(p, op, o, MAXR, &na);
+      unsigned na, n = cb_slice_op_reads(p, op, o, CB_SLICE_MAX_READS, &na);
       bool sqrt_call = is_sqrt(p, op);
       bool exit_ret = op->code == CB_OP_RET && fi == p->main_function;
       for (unsigned k = 0; k < n; k++)

@@ -32,6 +32,7 @@
 #ifndef CBANA_ANALYSIS_SLICE_H
 #define CBANA_ANALYSIS_SLICE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cbana/program.h"
@@ -56,5 +57,23 @@ uint8_t *cb_slice_need(const cb_program *p);
 /* Adds CB_SL_MAYBE, once the caller has set CB_SL_TPL on the ops of the
  * blocks whose templates run sliced. */
 void cb_slice_maybe(const cb_program *p, uint8_t *fl);
+
+/* The def-use helpers slicing is built on, shared with repeat.c.
+ * cb_slice_op_reads: the operands op reads (slots or constants), at most
+ * max, into o; *addr: how many of the first ones are addresses (loads,
+ * stores). cb_slice_op_span: the slots op writes from op->dst.
+ * cb_slice_def_map: the defining op (global index) of each slot of
+ * function f into def (cb_slice_max_slots entries), -1 for a parameter's;
+ * false when some operand names a slot with neither. o: scratch of
+ * CB_SLICE_MAX_READS operands. */
+#define CB_SLICE_MAX_READS 4096
+unsigned cb_slice_op_reads(const cb_program *p, const cb_op *op, cb_operand *o,
+                           unsigned max, unsigned *addr);
+uint32_t cb_slice_op_span(const cb_program *p, const cb_op *op);
+bool cb_slice_def_map(const cb_program *p, const cb_function *f, int32_t *def,
+                      cb_operand *o);
+uint32_t cb_slice_max_slots(const cb_program *p);
+/* Whether op is a call of an intrinsic that only computes a value. */
+bool cb_slice_value_intrinsic(const cb_program *p, const cb_op *op);
 
 #endif

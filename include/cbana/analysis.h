@@ -57,6 +57,9 @@ typedef struct cb_analysis_stats {
   uint32_t kernels;
   double kernel_compile_s;
   uint64_t kernel_ops;
+  /* outer-loop iterations the engine replayed from the one before
+   * (analysis/repeat.h) */
+  uint64_t rep_iters;
   /* blocks the cache model received, and of those, the ones counted
    * without running them and the ones split by set over sim_threads
    * threads (cb_affine_stats), over every cache */

@@ -204,6 +204,11 @@ typedef struct cb_run_outcome {
   /* Operations the frontend's native kernels ran (program.h); always 0
    * with --exact-engine. */
   uint64_t kernel_ops;
+  /* Iterations of outer loops the fast engine replayed from the one
+   * before (analysis/repeat.h) instead of running them; their operations,
+   * accesses and branches are counted above. Always 0 with
+   * --exact-engine. */
+  uint64_t rep_iters;
 } cb_run_outcome;
 
 void cb_engine_options_default(cb_engine_options *opt);
