@@ -29,6 +29,7 @@
 #include "glibc_tunables.h"
 #include "paths.h"
 #include "pipe.h"
+#include "repeat.h"
 #include "split.h"
 
 #include <pthread.h>
@@ -639,6 +640,16 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
      * core: the engine is a fifth to a third of the simulation's CPU on
      * the long runs it is for (bench/results/fast_notes.md, session 20). */
     d.split = d.pipeline && opt->split && !opt->classify && sim_cores == 1;
+    /* Not where the engine replays repeating iterations (repeat.h): the
+     * memos then count nearly the whole stream, and the split's
+     * checkpoints, which restart their histories, and its guesses cost
+     * more than they save (LARGE, session 27: heat-3d 7.2 -> 4.6 s of
+     * wall without it, jacobi-2d 2.5 -> 1.7 s; the simulation's CPU
+     * 6.0 -> 2.1 and 1.3 -> 0.4 s). Only for a sliced run, as those are,
+     * and unless --split-epoch asks for the split. */
+    if (d.split && !opt->split_epoch && opt->engine.slice &&
+        cb_repeat_in_program(p))
+      d.split = false;
     jobs = n_inputs ? n_inputs : 1;
   }
   double w0 = wall_s();

@@ -131,6 +131,25 @@ static void eng_destroy(cb_eng *e) {
   free(e->phi_tmp);
 }
 
+bool cb_repeat_in_program(const cb_program *p) {
+  char vbuf[300];
+  cb_eng *e = calloc(1, sizeof *e);
+  if (!e || eng_validate(p, vbuf, sizeof vbuf)) {
+    free(e);
+    return false;
+  }
+  cb_engine_options_default(&e->opt);
+  e->opt.mode = CB_ENGINE_FAST;
+  e->opt.slice = true;
+  e->p = p;
+  cb_mem_init(&e->mem);
+  eng_precompute(e);
+  bool has = e->rep != NULL;
+  eng_destroy(e);
+  free(e);
+  return has;
+}
+
 /* main returned a value the run skipped: its exit status is the native
  * run's (slice.h, CB_SL_EXIT), as a skipped number printf prints. */
 static cb_stop eng_native_exit(cb_eng *e) {

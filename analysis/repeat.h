@@ -37,6 +37,10 @@ cb_repeat *cb_repeat_build(const cb_program *p, const uint8_t *sl,
                            cb_phi_edges *pe);
 void cb_repeat_free(cb_repeat *r);
 
+/* Whether the fast engine, slicing, finds such a loop in p (engine.c:
+ * its precomputation alone, no run). */
+bool cb_repeat_in_program(const cb_program *p);
+
 /* Whether global block gb is a qualifying loop's header. */
 bool cb_repeat_is_header(const cb_repeat *r, uint32_t gb);
 

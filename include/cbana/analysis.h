@@ -94,8 +94,11 @@ typedef struct cb_analysis_options {
   unsigned sim_threads;
   /* Simulate an input's stream on two threads at once, cut in time
    * (analysis/split.h), where a core is to spare for it and the caches
-   * allow (no classification; LRU, FIFO or MRU levels); split_epoch:
-   * accesses per piece, 0: the default. The counters are the same. */
+   * allow (no classification; LRU, FIFO or MRU levels) and, unless
+   * split_epoch is set, the engine replays no loop's iterations
+   * (analysis/repeat.h: the memos then count nearly all of the stream,
+   * and the split cost more than it saved); split_epoch: accesses per
+   * piece, 0: the default. The counters are the same. */
   bool split;
   uint64_t split_epoch;
   const char *argv0; /* the executable path the real run is given */
