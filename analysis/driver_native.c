@@ -3,7 +3,40 @@
 
 #include "native_run.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Native runs going, in this process. */
+static atomic_uint native_going;
+/* Added to a simulation thread's nice value while one is (a weight of
+ * 110 against 1024 under Linux's CFS: the native run gets nine tenths
+ * of a core beside two such threads and the engine). */
+#define GIVE_WAY_NICE 10
+
+void drv_native_give_way(drv_give_way *g) {
+  if (g->state == DRV_GW_DONE)
+    return;
+  bool going = atomic_load_explicit(&native_going, memory_order_relaxed) != 0;
+  if (going == (g->state == DRV_GW_GIVING))
+    return;
+  id_t tid = (id_t)syscall(SYS_gettid);
+  if (going) {
+    errno = 0;
+    g->nice = getpriority(PRIO_PROCESS, tid);
+    int to = g->nice + GIVE_WAY_NICE > 19 ? 19 : g->nice + GIVE_WAY_NICE;
+    g->state = errno == 0 && setpriority(PRIO_PROCESS, tid, to) == 0
+                   ? DRV_GW_GIVING
+                   : DRV_GW_DONE;
+  } else {
+    /* back, where the thread may lower its nice value (CAP_SYS_NICE or
+     * RLIMIT_NICE); else it gives way to the end of its input */
+    g->state = setpriority(PRIO_PROCESS, tid, g->nice) == 0 ? DRV_GW_NORMAL
+                                                            : DRV_GW_DONE;
+  }
+}
 
 /* The native run, once; with ld.so's log when trace (a run without it
  * is made again with it if the log is asked for later: ld.so's logging
@@ -17,10 +50,12 @@ static void native_once(drv_native *nc, bool trace) {
   }
   size_t len = 0;
   int status = 0;
+  atomic_fetch_add(&native_going, 1);
   char *text =
       cb_native_stdout(nc->p->run_path, nc->in->argv, nc->in->stdin_data,
                        nc->in->stdin_len, nc->timeout_s, (size_t)1 << 28, &len,
                        &status, trace ? &nc->bindings : NULL, &nc->cancel);
+  atomic_fetch_sub(&native_going, 1);
   if (nc->tried) {
     free(text); /* the engine holds the first run's text */
   } else {

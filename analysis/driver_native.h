@@ -46,4 +46,23 @@ void drv_native_init(drv_native *nc, const cb_program *p,
 /* Kills a run started ahead that is still going, frees the output. */
 void drv_native_free(drv_native *nc);
 
+/* While some native run is going, the simulation's threads (pipe.c,
+ * split.c) give it their core. With no core to spare, the native run
+ * that the analysis waits for at the end (a printf needs its text) got a
+ * share beside the engine and two simulation threads, and then ran on
+ * alone while the other core idled: correlation LARGE took 9.3 to 9.7 s,
+ * 7.4 to 8.7 with the analysis reniced, its native run alone 7.75 s
+ * (session 27). Called often by such a thread: while a native run is
+ * going, its nice value is raised (Linux's nice is per thread); once none
+ * is, it is set back where the thread may lower it (CAP_SYS_NICE or
+ * RLIMIT_NICE), else kept to the thread's end, the input's. The engine's
+ * thread keeps its own: it starts the next input's native run, which
+ * would inherit it. */
+typedef enum { DRV_GW_NORMAL, DRV_GW_GIVING, DRV_GW_DONE } drv_gw_state;
+typedef struct drv_give_way {
+  drv_gw_state state; /* DRV_GW_DONE: nothing more to change */
+  int nice;           /* the thread's own, to go back to */
+} drv_give_way;
+void drv_native_give_way(drv_give_way *g);
+
 #endif

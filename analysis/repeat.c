@@ -47,7 +47,8 @@
 #include "engine_scalar.h"
 #include "slice.h"
 
-/* A recording larger than this is dropped (the iteration then runs). */
+/* A recording larger than this, stream or branch runs, is dropped (the
+ * iterations then run). */
 #define REP_MAX_BYTES (64u << 20)
 
 /* What an operand of the exit test is. */
@@ -461,6 +462,10 @@ static bool runs_push(cb_repeat *r, uint64_t v, uint64_t n) {
     return false;
   if (r->n_runs == r->cap_runs) {
     size_t cap = r->cap_runs ? 2 * r->cap_runs : 256;
+    if (cap * sizeof *r->runs > REP_MAX_BYTES) {
+      r->full = true;
+      return false;
+    }
     rep_run *nr = realloc(r->runs, cap * sizeof *nr);
     if (!nr) {
       r->full = true;

@@ -23,6 +23,7 @@
 
 #include "cbana/stream.h"
 #include "collector.h"
+#include "driver_native.h"
 #include "pipe.h"
 
 #define SPLIT_CHUNK ((size_t)256 << 10)
@@ -95,7 +96,8 @@ typedef struct sim {
   uint64_t *adj;  /* counters added at the end: its guesses' waste, negated */
   uint64_t *tmp;
   double cpu_s, idle_s;
-  bool stale; /* (L) its state is no good as a guess */
+  bool stale;            /* (L) its state is no good as a guess */
+  drv_give_way gave_way; /* to the native run (driver_native.h) */
 } sim;
 
 struct cb_split {
@@ -271,6 +273,7 @@ static bool run_epoch(sim *t, epoch *e) {
   for (;;) {
     while (read == e->published && !e->closed && !s->finished)
       sim_wait(t);
+    drv_native_give_way(&t->gave_way);
     if (!truth && s->truth == t->id)
       truth = true; /* matched: add_all was done by the matcher's rules */
     if (!truth && e->abandoned) {
