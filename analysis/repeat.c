@@ -30,7 +30,8 @@
  * a back edge into the header to the next; it starts only where the exit
  * test lets that iteration and the next one through, so the next back
  * edge comes (unless the run stops). While it lasts the engine's sink is
- * wrapped (rec_sink): what it receives is copied, then passed on. Then
+ * wrapped (rec_fn, rec_affine): what it receives is copied, then passed
+ * on. Then
  * the test is evaluated for each following value of the variable, and
  * every iteration that passes it is replayed: the copy to the sink, the
  * runs of branch outcomes to the path signature (sig_add, in order, as
