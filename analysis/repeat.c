@@ -31,14 +31,13 @@
  * test lets that iteration and the next one through, so the next back
  * edge comes (unless the run stops). While it lasts the engine's sink is
  * wrapped (rec_fn, rec_affine): what it receives is copied, then passed
- * on. Then
- * the test is evaluated for each following value of the variable, and
- * every iteration that passes it is replayed: the copy to the sink, the
- * runs of branch outcomes to the path signature (sig_add, in order, as
- * the iteration made them), and the counters' differences (operations,
- * loads, stores, branches and branch counts) added. A native kernel
- * running inside the iteration would keep its own accounts: then nothing
- * is replayed. */
+ * on. Then the test is evaluated for each following value of the
+ * variable, and every iteration that passes it is replayed: the copy to
+ * the sink, the runs of branch outcomes to the path signature (sig_add,
+ * in order, as the iteration made them), and the counters' differences
+ * (operations, loads, stores, branches and branch counts) added. A
+ * native kernel running inside the iteration would keep its own
+ * accounts: then nothing is replayed. */
 #include "repeat.h"
 
 #include <stdlib.h>
