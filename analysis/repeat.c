@@ -84,8 +84,8 @@ struct cb_repeat {
   uint32_t n_loops;
   uint32_t *latches;
   uint32_t n_latches;
-  /* the recording */
-  bool on, full;
+  /* the recording (going while the engine's rep_rec is set) */
+  bool full;
   uint32_t loop, depth;
   const cb_access_sink *real;
   cb_access_sink rec;
@@ -484,7 +484,6 @@ void cb_repeat_note_run(cb_eng *e) {
 
 static void rep_start(cb_eng *e, cb_repeat *r, uint32_t li, uint64_t budget) {
   cb_eng_flush(e); /* what came before is not the iteration's */
-  r->on = true;
   r->full = false;
   r->loop = li;
   r->depth = e->depth;
@@ -562,7 +561,6 @@ static void rep_finish(cb_eng *e, cb_repeat *r, const rep_loop *L, cb_value *S,
   cb_eng_flush(e); /* the iteration's last records, to the copy */
   e->sink = r->real;
   e->rep_rec = false;
-  r->on = false;
   cb_run_outcome *o = e->out;
   const cb_run_outcome *a = &r->at0;
   uint64_t dops = r->budget0 - *budget;
@@ -616,7 +614,7 @@ void cb_repeat_at_header(cb_eng *e, cb_frame *F, cb_value *S, uint32_t gb,
     back = r->latches[L->first_latch + j] == from;
   if (!back)
     return;
-  if (r->on) {
+  if (e->rep_rec) {
     if (r->loop == li && r->depth == e->depth)
       rep_finish(e, r, L, S, budget);
     return; /* another loop's iteration is being recorded */

@@ -237,6 +237,19 @@ static void one_input(const prog *pr, const cb_program *p, int argc,
   free(data);
 }
 
+/* Input "x y" with a budget of 5000017 operations. */
+static void input_on_budget(const prog *pr, const cb_program *p, const char *x,
+                            const char *y) {
+  char a0[32], a1[32], text[96];
+  snprintf(a0, sizeof a0, "%s", x);
+  snprintf(a1, sizeof a1, "%s", y);
+  snprintf(text, sizeof text, "%s %s, budget 5000017", x, y);
+  char *args[2] = {a0, a1};
+  budget = 5000017;
+  one_input(pr, p, 2, args, NULL, text);
+  budget = 200000000;
+}
+
 static void one_prog(const prog *pr) {
   const char *srcs[3];
   size_t ns = 0;
@@ -270,23 +283,13 @@ static void one_prog(const prog *pr) {
                 in.sets[i].text);
     cb_inputs_free(&in);
   }
-  if (!strcmp(pr->name, "loop_shapes")) {
-    /* a budget that ends inside a loop run from a template (an odd
-     * count, so that it ends inside an iteration) */
-    char a0[] = "300", a1[] = "2";
-    char *args[2] = {a0, a1};
-    budget = 5000017;
-    one_input(pr, p, 2, args, NULL, "300 2, budget 5000017");
-    budget = 200000000;
-  }
-  if (!strcmp(pr->name, "repeat_cases")) {
-    /* a budget that ends among the iterations replayed */
-    char a0[] = "0", a1[] = "100000";
-    char *args[2] = {a0, a1};
-    budget = 5000017;
-    one_input(pr, p, 2, args, NULL, "0 100000, budget 5000017");
-    budget = 200000000;
-  }
+  /* a budget that ends inside a loop run from a template (an odd
+   * count, so that it ends inside an iteration); among the iterations
+   * replayed */
+  if (!strcmp(pr->name, "loop_shapes"))
+    input_on_budget(pr, p, "300", "2");
+  if (!strcmp(pr->name, "repeat_cases"))
+    input_on_budget(pr, p, "0", "100000");
   bool want = false;
   for (size_t i = 0; i < sizeof with_templates / sizeof *with_templates; i++)
     want |= !strcmp(pr->name, with_templates[i]);
