@@ -378,6 +378,32 @@ typedef struct proc {
   int status;
 } proc;
 
+/* Starts argv[0] (searched in PATH) with its output and messages into
+ * errfile, no input, in cwd (NULL: this process's). */
+static bool spawn_argv(proc *p, char *const *argv, const char *cwd,
+                       const char *errfile, fe_err *err) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, errfile,
+                                   O_WRONLY | O_CREAT | O_APPEND, 0600);
+  posix_spawn_file_actions_addopen(&fa, 2, errfile,
+                                   O_WRONLY | O_CREAT | O_APPEND, 0600);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  if (cwd)
+    posix_spawn_file_actions_addchdir_np(&fa, cwd);
+  int rc = posix_spawnp(&p->pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  p->errfile = xstrdup(errfile);
+  if (rc != 0) {
+    if (err)
+      fe_errf(err, CB_FE_ERR_COMPILE, "cbana: cannot run %s: %s\n", argv[0],
+              strerror(rc));
+    p->pid = 0;
+    return false;
+  }
+  return true;
+}
+
 static bool spawn(proc *p, const char *clang, char **flags,
                   const char *const *pre, const char *const *post,
                   const char *cwd, const char *errfile, fe_err *err) {
@@ -398,26 +424,9 @@ static bool spawn(proc *p, const char *clang, char **flags,
   for (size_t i = 0; i < npost; i++)
     argv[k++] = (char *)post[i];
   argv[k] = NULL;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, errfile,
-                                   O_WRONLY | O_CREAT | O_APPEND, 0600);
-  posix_spawn_file_actions_addopen(&fa, 2, errfile,
-                                   O_WRONLY | O_CREAT | O_APPEND, 0600);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  if (cwd)
-    posix_spawn_file_actions_addchdir_np(&fa, cwd);
-  int rc = posix_spawnp(&p->pid, clang, &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
+  bool ok = spawn_argv(p, argv, cwd, errfile, err);
   free(argv);
-  p->errfile = xstrdup(errfile);
-  if (rc != 0) {
-    fe_errf(err, CB_FE_ERR_COMPILE, "cbana: cannot run %s: %s\n", clang,
-            strerror(rc));
-    p->pid = 0;
-    return false;
-  }
-  return true;
+  return ok;
 }
 
 static void wait_proc(proc *p) {
@@ -429,6 +438,14 @@ static void wait_proc(proc *p) {
   while (waitpid(p->pid, &st, 0) < 0 && errno == EINTR)
     ;
   p->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int fe_run_to_file(const char *const *argv, const char *out) {
+  proc p = {0};
+  bool ok = spawn_argv(&p, (char *const *)argv, NULL, out, NULL);
+  wait_proc(&p);
+  free(p.errfile);
+  return ok ? p.status : -1;
 }
 
 static void append_file(fe_err *err, const char *path) {
@@ -628,12 +645,36 @@ cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b,
     char ef[PATH_MAX];
     snprintf(ef, sizeof ef, "%s/link.err", b->tmpdir);
     proc *lp = &procs[2 * b->n];
-    /* Link flags: the common ones (compile_commands.json has none). */
+    /* Link flags: the common ones (compile_commands.json has none). The
+     * driver's ld line itself where it is known (link_cmd.c); if that ld
+     * fails, the driver links, for its messages. */
     char **lf = o->compdb_dir ? NULL : common;
-    ok = spawn(lp, clang, lf, NULL, post, NULL, ef, err);
+    bool cached = false;
+    char **line = fe_link_line(clang, lf, exe, objs, b->n, b->tmpdir, &cached);
+    if (line && spawn_argv(lp, line, NULL, ef, NULL)) {
+      wait_proc(lp);
+      if (lp->status != 0) {
+        if (cached)
+          fe_link_line_forget(clang, lf, b->n);
+        free(lp->errfile);
+        lp->errfile = NULL;
+        unlink(ef);
+        lp->pid = 0;
+      }
+    } else if (lp->errfile) {
+      free(lp->errfile);
+      lp->errfile = NULL;
+    }
+    fe_free_strv(line);
+    if (lp->pid && lp->status == 0) {
+      ok = true;
+    } else {
+      ok = spawn(lp, clang, lf, NULL, post, NULL, ef, err);
+      if (ok)
+        wait_proc(lp);
+    }
     free(post);
     if (ok) {
-      wait_proc(lp);
       if (lp->status != 0) {
         /* kept apart: the caller first looks for undefined functions */
         char buf[16384];

@@ -129,6 +129,21 @@ void fe_build_cleanup(fe_build *b);
 /* Splits a flag string; NULL-terminated array of strdup'ed words. */
 char **fe_split_flags(const char *s);
 void fe_free_strv(char **v);
+/* Runs argv (argv[0] searched in PATH), its output and messages into the
+ * file out; its exit status, -1 if it could not start. */
+int fe_run_to_file(const char *const *argv, const char *out);
+
+/* ---- link line (link_cmd.c) ---------------------------------------------- */
+
+/* The ld command line clang's driver runs for `clang FLAGS -o EXE OBJS -lm`
+ * (NULL-terminated, the caller frees it with fe_free_strv), remembered in
+ * the user's cache directory; *cached says it came from there. NULL when
+ * the driver did not give one job. */
+char **fe_link_line(const char *clang, char **flags, const char *exe,
+                    char **objs, size_t n_objs, const char *tmpdir,
+                    bool *cached);
+/* Drops the remembered line (its ld failed). */
+void fe_link_line_forget(const char *clang, char **flags, size_t n_objs);
 
 /* ---- lowering state ------------------------------------------------------ */
 
