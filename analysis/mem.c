@@ -1,6 +1,8 @@
 /* mem.c: sparse page memory of the modelled process (see mem.h). */
 #include "mem.h"
 
+#include "cbana/cache.h"
+
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -26,27 +28,6 @@ void cb_mem_init(cb_mem *m) {
     m->stlb[i].pno = UINT64_MAX;
 }
 
-/* A new chunk of CB_MEM_CHUNK bytes, 2 MiB aligned (over-allocated by
- * the alignment, both ends trimmed); NULL when the address space is
- * short (a ulimit -v). */
-static uint8_t *chunk_map(void) {
-  size_t len = CB_MEM_CHUNK + CB_MEM_HUGE;
-  uint8_t *raw = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (raw == MAP_FAILED)
-    return NULL;
-  uintptr_t a =
-      ((uintptr_t)raw + CB_MEM_HUGE - 1) & ~(uintptr_t)(CB_MEM_HUGE - 1);
-  uint8_t *c = (uint8_t *)a;
-  if (c > raw)
-    munmap(raw, (size_t)(c - raw));
-  size_t tail = (size_t)(raw + len - (c + CB_MEM_CHUNK));
-  if (tail)
-    munmap(c + CB_MEM_CHUNK, tail);
-  madvise(c, CB_MEM_CHUNK, MADV_HUGEPAGE); /* advice: may be refused */
-  return c;
-}
-
 /* A zeroed page of the current chunk, or of a new one; where no chunk
  * can be mapped, a page of its own (a chunk of one page). */
 static uint8_t *page_alloc(cb_mem *m) {
@@ -59,7 +40,7 @@ static uint8_t *page_alloc(cb_mem *m) {
       m->chunks = nc;
       m->capchunks = c;
     }
-    uint8_t *c = chunk_map();
+    uint8_t *c = cb_huge_map(CB_MEM_CHUNK);
     size_t len = CB_MEM_CHUNK;
     if (!c) {
       c = calloc(1, CB_PG_SIZE);
@@ -79,7 +60,7 @@ static uint8_t *page_alloc(cb_mem *m) {
 void cb_mem_destroy(cb_mem *m) {
   for (size_t i = 0; i < m->nchunks; i++) {
     if (m->chunks[i].len == CB_MEM_CHUNK)
-      munmap(m->chunks[i].data, CB_MEM_CHUNK);
+      cb_huge_unmap(m->chunks[i].data, CB_MEM_CHUNK);
     else
       free(m->chunks[i].data);
   }

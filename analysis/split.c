@@ -24,6 +24,7 @@
 #include "cbana/stream.h"
 #include "collector.h"
 #include "driver_native.h"
+#include "mem.h"
 #include "pipe.h"
 
 #define SPLIT_CHUNK ((size_t)256 << 10)
@@ -58,6 +59,13 @@
 #define SPLIT_RING 8
 /* A block of more accesses than this travels expanded, as in pipe.c. */
 #define SPLIT_BLOCK_ACC 256
+/* Chunks and snapshots live in mappings of transparent huge pages
+ * (cb_huge_map): doitgen LARGE buffered 214 MiB of chunks, 55 K page
+ * faults of 4 KiB, and each epoch's snapshots (16 MiB for cachegrind's
+ * caches) were mapped anew and faulted in again; at about 10 us a fault
+ * that was a fifth of its CPU (bench/results/fast_notes.md, session 28).
+ * Slabs of chunks: */
+#define SPLIT_SLAB ((size_t)16 << 20)
 
 typedef stream_item item; /* pipe.h */
 
@@ -131,7 +139,19 @@ struct cb_split {
   unsigned live;       /* (L) epochs in memory */
   bool done, finished; /* (L) the producer's end; the truth's */
   chunk *free_chunks;  /* (L) */
-  cb_split_stats st;   /* (L) */
+  /* The producer's: the slabs chunks are cut from (mapped, or one chunk
+   * from malloc where no mapping could be had), freed with the split. */
+  struct slab {
+    void *p;
+    bool mapped;
+  } * slabs;
+  size_t n_slabs, cap_slabs;
+  unsigned char *slab_next; /* the next chunk of the last slab */
+  size_t slab_left;         /* chunks left there */
+  uint64_t *free_cp;        /* (L) snapshot buffers for reuse, linked by
+                               their first word */
+  size_t cp_bytes;
+  cb_split_stats st; /* (L) */
   /* The second thread's hierarchies, made when it first guesses (most
    * streams are one epoch: a MEDIUM PolyBench run would pay their
    * allocation for nothing). */
@@ -178,7 +198,10 @@ static void epoch_free(cb_split *s, epoch *e) {
     nx = c->next;
     chunk_back(s, c);
   }
-  free(e->cp);
+  if (e->cp) {
+    e->cp[0] = (uint64_t)(uintptr_t)s->free_cp;
+    s->free_cp = e->cp;
+  }
   free(e);
 }
 
@@ -471,6 +494,43 @@ static void *sim_main(void *arg) {
 
 /* -- the producer ---------------------------------------------------------- */
 
+/* A slab kept for split_free; false when out of memory. */
+static bool slab_keep(cb_split *s, void *p, bool mapped) {
+  if (s->n_slabs == s->cap_slabs) {
+    size_t cap = s->cap_slabs ? 2 * s->cap_slabs : 16;
+    struct slab *v = realloc(s->slabs, cap * sizeof *v);
+    if (!v)
+      return false;
+    s->slabs = v;
+    s->cap_slabs = cap;
+  }
+  s->slabs[s->n_slabs++] = (struct slab){p, mapped};
+  return true;
+}
+
+/* A chunk nobody used yet: cut from the last slab, or from a new one. */
+static chunk *chunk_cut(cb_split *s) {
+  if (s->slab_left == 0) {
+    void *p = cb_huge_map(SPLIT_SLAB);
+    bool mapped = p != NULL;
+    if (!p)
+      p = malloc(sizeof(chunk));
+    if (!p || !slab_keep(s, p, mapped)) {
+      if (mapped)
+        cb_huge_unmap(p, SPLIT_SLAB);
+      else
+        free(p);
+      return NULL;
+    }
+    s->slab_next = p;
+    s->slab_left = mapped ? SPLIT_SLAB / sizeof(chunk) : 1;
+  }
+  chunk *c = (chunk *)s->slab_next;
+  s->slab_next += sizeof(chunk);
+  s->slab_left--;
+  return c;
+}
+
 static chunk *chunk_new(cb_split *s) {
   pthread_mutex_lock(&s->lock);
   chunk *c = s->free_chunks;
@@ -478,7 +538,7 @@ static chunk *chunk_new(cb_split *s) {
     s->free_chunks = c->next;
   pthread_mutex_unlock(&s->lock);
   if (!c)
-    c = malloc(sizeof *c);
+    c = chunk_cut(s);
   if (c) {
     c->next = NULL;
     c->used = 0;
@@ -519,13 +579,22 @@ static unsigned char *room(cb_split *s, size_t bytes) {
   if (!e) {
     e = calloc(1, sizeof *e);
     chunk *c = e ? chunk_new(s) : NULL;
-    if (e)
-      e->cp = malloc(SPLIT_CP * s->words * sizeof *e->cp);
+    if (e) {
+      pthread_mutex_lock(&s->lock);
+      e->cp = s->free_cp;
+      if (e->cp)
+        s->free_cp = (uint64_t *)(uintptr_t)e->cp[0];
+      pthread_mutex_unlock(&s->lock);
+      if (!e->cp)
+        e->cp = cb_huge_map(s->cp_bytes);
+    }
     if (!e || !c || !e->cp) {
-      free(c);
+      pthread_mutex_lock(&s->lock);
+      if (c)
+        chunk_back(s, c);
       if (e)
-        free(e->cp);
-      free(e);
+        epoch_free(s, e);
+      pthread_mutex_unlock(&s->lock);
       return NULL;
     }
     e->first = e->last = c;
@@ -701,10 +770,16 @@ static void split_free(cb_split *s) {
     s->head = e->next;
     epoch_free(s, e);
   }
-  while (s->free_chunks) {
-    chunk *c = s->free_chunks;
-    s->free_chunks = c->next;
-    free(c);
+  for (size_t i = 0; i < s->n_slabs; i++)
+    if (s->slabs[i].mapped)
+      cb_huge_unmap(s->slabs[i].p, SPLIT_SLAB);
+    else
+      free(s->slabs[i].p);
+  free(s->slabs);
+  while (s->free_cp) {
+    uint64_t *cp = s->free_cp;
+    s->free_cp = (uint64_t *)(uintptr_t)cp[0];
+    cb_huge_unmap(cp, s->cp_bytes);
   }
   free(s->own);
   free(s->cfg);
@@ -742,6 +817,7 @@ cb_split *cb_split_start(cb_hierarchy *const *h,
     s->words += cb_hierarchy_snapshot_words(h[i]);
     s->cfg[i] = cfg[i];
   }
+  s->cp_bytes = SPLIT_CP * s->words * sizeof(uint64_t);
   s->state = calloc(s->words, sizeof *s->state);
   ok = ok && s->state && sim_init(s, &s->t[0], 0, (cb_hierarchy **)h) &&
        sim_init(s, &s->t[1], 1, s->own);

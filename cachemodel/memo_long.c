@@ -76,7 +76,7 @@ bool memo_long_create(cb_hierarchy *h) {
     return false;
   h->memo->lng = L;
   size_t n = memo_n_counters(h);
-  L->arena = malloc(MEMO_LONG_ARENA);
+  L->arena = cb_huge_map(MEMO_LONG_ARENA);
   L->arena_bytes = MEMO_LONG_ARENA;
   L->slot = malloc(MEMO_LONG_RING * sizeof *L->slot);
   L->seg = malloc(sizeof *L->seg);
@@ -110,7 +110,7 @@ bool memo_long_create(cb_hierarchy *h) {
 void memo_long_free(memo_long *L) {
   if (!L)
     return;
-  free(L->arena);
+  cb_huge_unmap(L->arena, MEMO_LONG_ARENA);
   free(L->slot);
   free(L->seg);
   free(L->table);
