@@ -218,6 +218,7 @@ typedef struct memo_long {
    * segment number + 1 each was taken before (0: none), and the slot the
    * next one takes. NULL where copies are not made or too large. */
   uint64_t *probe;
+  size_t probe_bytes; /* its mapping's (cb_huge_map) */
   uint64_t probe_seq[MEMO_LONG_PROBES];
   uint32_t probe_next;
   uint64_t probe_every, probe_acc, probe_last_seq, probe_last_acc;

@@ -80,7 +80,7 @@ bool memo_long_create(cb_hierarchy *h) {
   L->arena_bytes = MEMO_LONG_ARENA;
   L->slot = malloc(MEMO_LONG_RING * sizeof *L->slot);
   L->seg = malloc(sizeof *L->seg);
-  L->table = calloc(MEMO_LONG_TABLE, sizeof *L->table);
+  L->table = cb_huge_map(MEMO_LONG_TABLE * sizeof *L->table); /* zeroed */
   L->start = malloc(n * sizeof *L->start);
   L->delta = malloc(n * sizeof *L->delta);
   if (!L->arena || !L->slot || !L->seg || !L->table || !L->start || !L->delta)
@@ -94,7 +94,8 @@ bool memo_long_create(cb_hierarchy *h) {
     if (!L->rep_state || !L->tail)
       return false;
     if (words <= PROBE_MAX_WORDS) {
-      L->probe = malloc(MEMO_LONG_PROBES * words * sizeof *L->probe);
+      L->probe_bytes = MEMO_LONG_PROBES * words * sizeof *L->probe;
+      L->probe = cb_huge_map(L->probe_bytes);
       L->cut_counters = malloc(n * sizeof *L->cut_counters);
       L->cut_tmp = malloc(2 * n * sizeof *L->cut_tmp);
       if (!L->probe || !L->cut_counters || !L->cut_tmp)
@@ -113,12 +114,12 @@ void memo_long_free(memo_long *L) {
   cb_huge_unmap(L->arena, MEMO_LONG_ARENA);
   free(L->slot);
   free(L->seg);
-  free(L->table);
+  cb_huge_unmap(L->table, MEMO_LONG_TABLE * sizeof *L->table);
   free(L->start);
   free(L->delta);
   free(L->rep_state);
   free(L->tail);
-  free(L->probe);
+  cb_huge_unmap(L->probe, L->probe_bytes);
   free(L->cut_counters);
   free(L->cut_tmp);
   free(L);
