@@ -51,10 +51,10 @@ static void native_once(drv_native *nc, bool trace) {
   size_t len = 0;
   int status = 0;
   atomic_fetch_add(&native_going, 1);
-  char *text =
-      cb_native_stdout(nc->p->run_path, nc->in->argv, nc->in->stdin_data,
-                       nc->in->stdin_len, nc->timeout_s, (size_t)1 << 28, &len,
-                       &status, trace ? &nc->bindings : NULL, &nc->cancel);
+  char *text = cb_native_stdout(
+      nc->p->run_path, nc->in->argv, nc->in->stdin_data, nc->in->stdin_len,
+      nc->timeout_s, (size_t)1 << 28, &len, &status,
+      trace ? &nc->bindings : NULL, true, &nc->cancel);
   atomic_fetch_sub(&native_going, 1);
   if (nc->tried) {
     free(text); /* the engine holds the first run's text */

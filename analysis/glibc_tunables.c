@@ -169,7 +169,7 @@ void cb_glibc_thresholds_load(cb_glibc_thresholds *t) {
   const char *argv[] = {"valgrind", "--tool=none", "-q", probe, NULL};
   size_t len = 0;
   char *out = cb_native_stdout(valgrind, argv, NULL, 0, 60, 4096, &len, NULL,
-                               NULL, NULL);
+                               NULL, false, NULL);
   cb_glibc_thresholds m;
   if (out && parse(out, &m)) {
     *t = m;

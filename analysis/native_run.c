@@ -184,10 +184,13 @@ bool cb_native_bound(const char *bindings, const char *symbol) {
 char *cb_native_stdout(const char *exe, const char *const *argv,
                        const unsigned char *stdin_data, size_t stdin_len,
                        double timeout_s, size_t max_out, size_t *len,
-                       int *exit_status, char **bindings, atomic_bool *cancel) {
+                       int *exit_status, char **bindings, bool huge,
+                       atomic_bool *cancel) {
   char logdir[PATH_MAX] = "", env_out[PATH_MAX + 32];
   char env_debug[] = "LD_DEBUG=bindings";
-  char *envp[3] = {NULL, NULL, NULL};
+  char env_huge[] = "GLIBC_TUNABLES=glibc.malloc.hugetlb=1";
+  char *envp[4] = {NULL, NULL, NULL, NULL};
+  unsigned n_env = 0;
   if (bindings) {
     *bindings = NULL;
     const char *tmp = getenv("TMPDIR");
@@ -196,9 +199,11 @@ char *cb_native_stdout(const char *exe, const char *const *argv,
     if (!mkdtemp(logdir))
       return NULL;
     snprintf(env_out, sizeof env_out, "LD_DEBUG_OUTPUT=%s/ld", logdir);
-    envp[0] = env_debug;
-    envp[1] = env_out;
+    envp[n_env++] = env_debug;
+    envp[n_env++] = env_out;
   }
+  if (huge)
+    envp[n_env++] = env_huge;
   char *text = run_native(exe, argv, stdin_data, stdin_len, timeout_s, max_out,
                           len, exit_status, envp, cancel);
   if (bindings) {

@@ -17,7 +17,7 @@
  * could not run, was killed by a signal, wrote more than max_out bytes
  * or ran past timeout_s seconds (then it is killed).
  *
- * With bindings not NULL the environment holds only ld.so's
+ * With bindings not NULL the environment holds ld.so's
  * LD_DEBUG=bindings (and LD_DEBUG_OUTPUT, a file in a private temporary
  * directory), and *bindings receives ld.so's log (malloc'ed, NUL ended;
  * NULL if none was written): a line "... normal symbol `sqrt' ..." for
@@ -27,11 +27,19 @@
  *
  * cancel, when not NULL, is watched while the program runs (every 20 ms
  * at least): once it is set the program is killed and NULL returned (a
- * run started ahead of need that turned out unneeded, driver_native.h). */
+ * run started ahead of need that turned out unneeded, driver_native.h).
+ *
+ * huge adds GLIBC_TUNABLES=glibc.malloc.hugetlb=1 (glibc 2.35 on; older
+ * ones ignore it): malloc advises its mappings to be transparent huge
+ * pages. The program's output cannot depend on it, and its large arrays
+ * then take one page fault per 2 MiB (lu LARGE: 15.7 K -> 1.4 K faults,
+ * 12.4 -> 10.7 s; gemm 0.46 -> 0.39 s; bench/results/fast_notes.md,
+ * session 28), CPU that the analysis shares on two cores. */
 char *cb_native_stdout(const char *exe, const char *const *argv,
                        const unsigned char *stdin_data, size_t stdin_len,
                        double timeout_s, size_t max_out, size_t *len,
-                       int *exit_status, char **bindings, atomic_bool *cancel);
+                       int *exit_status, char **bindings, bool huge,
+                       atomic_bool *cancel);
 
 /* Whether ld.so's log (cb_native_stdout's *bindings) shows `symbol`
  * bound. */
