@@ -24,7 +24,6 @@
 #include "cbana/stream.h"
 #include "collector.h"
 #include "driver_native.h"
-#include "mem.h"
 #include "pipe.h"
 
 #define SPLIT_CHUNK ((size_t)256 << 10)
