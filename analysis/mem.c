@@ -4,7 +4,6 @@
 #include "cbana/cache.h"
 
 #include <stdlib.h>
-#include <sys/mman.h>
 
 /* Pages come from chunks of 32 MiB, 2 MiB aligned and advised to be
  * transparent huge pages: a page calloc'ed on its own (4 KiB and malloc's
@@ -13,7 +12,6 @@
  * each missed the host's TLB. A chunk is reserved, not committed: its
  * pages cost memory once touched, as the modelled program touches them. */
 #define CB_MEM_CHUNK (32u << 20)
-#define CB_MEM_HUGE (2u << 20)
 
 static uint64_t phash(uint64_t pno) {
   pno *= 0x9e3779b97f4a7c15ull;
