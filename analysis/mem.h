@@ -81,7 +81,6 @@ typedef struct cb_mem {
 } cb_mem;
 
 void cb_mem_init(cb_mem *m);
-
 void cb_mem_destroy(cb_mem *m);
 /* [lo, hi) becomes touchable (mapped) or not (its pages read as zeros
  * when mapped again). */

@@ -111,7 +111,7 @@ bool memo_long_create(cb_hierarchy *h) {
 void memo_long_free(memo_long *L) {
   if (!L)
     return;
-  cb_huge_unmap(L->arena, MEMO_LONG_ARENA);
+  cb_huge_unmap(L->arena, L->arena_bytes);
   free(L->slot);
   free(L->seg);
   cb_huge_unmap(L->table, MEMO_LONG_TABLE * sizeof *L->table);

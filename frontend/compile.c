@@ -448,6 +448,30 @@ int fe_run_to_file(const char *const *argv, const char *out) {
   return ok ? p.status : -1;
 }
 
+/* Links with the ld line clang's driver runs, remembered or worked out
+ * (link_cmd.c): true if that ld ran and succeeded, lp then waited for.
+ * Otherwise lp is left unused for the driver's link, whose messages the
+ * user then reads, and a remembered line that failed is dropped. */
+static bool link_by_line(proc *lp, const char *clang, char **flags,
+                         const char *exe, char **objs, size_t n_objs,
+                         const char *tmpdir, const char *errfile) {
+  bool cached = false, ok = false;
+  char **line = fe_link_line(clang, flags, exe, objs, n_objs, tmpdir, &cached);
+  if (line && spawn_argv(lp, line, NULL, errfile, NULL)) {
+    wait_proc(lp);
+    ok = lp->status == 0;
+  }
+  fe_free_strv(line);
+  if (!ok) {
+    if (cached)
+      fe_link_line_forget(clang, flags, n_objs);
+    free(lp->errfile);
+    *lp = (proc){0};
+    unlink(errfile);
+  }
+  return ok;
+}
+
 static void append_file(fe_err *err, const char *path) {
   FILE *fp = fopen(path, "r");
   if (!fp)
@@ -645,30 +669,9 @@ cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b,
     char ef[PATH_MAX];
     snprintf(ef, sizeof ef, "%s/link.err", b->tmpdir);
     proc *lp = &procs[2 * b->n];
-    /* Link flags: the common ones (compile_commands.json has none). The
-     * driver's ld line itself where it is known (link_cmd.c); if that ld
-     * fails, the driver links, for its messages. */
+    /* Link flags: the common ones (compile_commands.json has none). */
     char **lf = o->compdb_dir ? NULL : common;
-    bool cached = false;
-    char **line = fe_link_line(clang, lf, exe, objs, b->n, b->tmpdir, &cached);
-    if (line && spawn_argv(lp, line, NULL, ef, NULL)) {
-      wait_proc(lp);
-      if (lp->status != 0) {
-        if (cached)
-          fe_link_line_forget(clang, lf, b->n);
-        free(lp->errfile);
-        lp->errfile = NULL;
-        unlink(ef);
-        lp->pid = 0;
-      }
-    } else if (lp->errfile) {
-      free(lp->errfile);
-      lp->errfile = NULL;
-    }
-    fe_free_strv(line);
-    if (lp->pid && lp->status == 0) {
-      ok = true;
-    } else {
+    if (!link_by_line(lp, clang, lf, exe, objs, b->n, b->tmpdir, ef)) {
       ok = spawn(lp, clang, lf, NULL, post, NULL, ef, err);
       if (ok)
         wait_proc(lp);
