@@ -50,6 +50,8 @@ cbana=$work/cbana
 cp "$build/cbana" "$cbana"
 # glibc's thresholds under valgrind are measured by the probe beside cbana
 cp "$build/cbana-glibc-probe" "$work/" 2>/dev/null
+# the frontend's LLVM side, loaded from beside cbana (frontend/module.c)
+cp "$build/cbana-frontend.so" "$work/"
 valgrind=${VALGRIND:-valgrind}
 
 # record SECTION NAME TOOL TIMEFILE REFS

@@ -647,8 +647,12 @@ cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b,
       ok = spawn(&procs[2 * i + 1], clang, b->src_args[i], NULL, post_o,
                  b->src_dirs[i], ef, err);
   }
+  /* LLVM's libraries load while clang compiles (module.c) */
+  if (ok)
+    fe_module_preload(o, b);
   /* the bitcode's diagnostics first; the object's compile makes the same */
   ok = wait_stage(procs, b->n, 0, o->sources, ok, err);
+  fe_module_core_free(ok);
   ok = wait_stage(procs, b->n, 1, o->sources, ok, err);
   if (ok) {
     char exe[PATH_MAX];

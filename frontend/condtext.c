@@ -7,6 +7,7 @@
 
 #include <clang-c/Index.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -349,37 +350,140 @@ static int8_t branch_sense(const cand *c, const fe_branch_sides *sd,
   return (int8_t)claim0;
 }
 
+/* Source i's path as load_built indexes it (fe_file_index). */
+static char *source_path(const char *name, const char *dir) {
+  size_t n = strlen(name) + (dir ? strlen(dir) : 0) + 2;
+  char *p = malloc(n);
+  if (!p)
+    return NULL;
+  if (name[0] == '/' || !dir || !*dir)
+    snprintf(p, n, "%s", name);
+  else
+    snprintf(p, n, "%s/%s", dir, name);
+  return p;
+}
+
+/* One source file's constructs: read and parsed (libclang), then visited
+ * into sc.cands. False if the file cannot be read or parsed. */
+static bool scan_file(CXIndex index, const char *path, const char *const *args,
+                      scan *sc) {
+  memset(sc, 0, sizeof *sc);
+  sc->text = read_file(path, &sc->len);
+  if (!sc->text)
+    return false;
+  int nargs = 0;
+  while (args && args[nargs])
+    nargs++;
+  CXTranslationUnit tu = NULL;
+  enum CXErrorCode ec = clang_parseTranslationUnit2(
+      index, path, args, nargs, NULL, 0, CXTranslationUnit_KeepGoing, &tu);
+  if (ec != CXError_Success || !tu)
+    return false;
+  clang_visitChildren(clang_getTranslationUnitCursor(tu), visit, sc);
+  clang_disposeTranslationUnit(tu);
+  return true;
+}
+
+static void scan_free(scan *sc) {
+  free(sc->cands.v);
+  free((char *)sc->text);
+  memset(sc, 0, sizeof *sc);
+}
+
+/* Sources scanned ahead, on a thread of their own (fe_scans_start). */
+struct fe_scans {
+  pthread_t thread;
+  size_t n;
+  char **paths;
+  char ***args; /* the compile's (fe_build.src_args), not owned */
+  scan *sc;
+  bool *ok;
+  bool joined;
+};
+
+static void scans_join(fe_scans *s) {
+  if (s->n && !s->joined)
+    pthread_join(s->thread, NULL);
+  s->joined = true;
+}
+
+static void *scans_main(void *arg) {
+  fe_scans *s = arg;
+  CXIndex index = clang_createIndex(0, 0);
+  for (size_t i = 0; i < s->n; i++)
+    s->ok[i] =
+        s->paths[i] &&
+        scan_file(index, s->paths[i],
+                  s->args ? (const char *const *)s->args[i] : NULL, &s->sc[i]);
+  clang_disposeIndex(index);
+  return NULL;
+}
+
+fe_scans *fe_scans_start(const cb_frontend_options *o, fe_build *b) {
+  fe_scans *s = calloc(1, sizeof *s);
+  if (!s)
+    return NULL;
+  s->n = o->n_sources;
+  s->paths = calloc(s->n, sizeof *s->paths);
+  s->sc = calloc(s->n, sizeof *s->sc);
+  s->ok = calloc(s->n, sizeof *s->ok);
+  s->args = b->src_args;
+  bool ok = s->paths && s->sc && s->ok;
+  for (size_t i = 0; ok && i < s->n; i++)
+    s->paths[i] =
+        source_path(o->sources[i], b->src_dirs ? b->src_dirs[i] : NULL);
+  if (ok && pthread_create(&s->thread, NULL, scans_main, s) == 0)
+    return s;
+  s->joined = true; /* no thread */
+  fe_scans_free(s);
+  return NULL;
+}
+
+void fe_scans_free(fe_scans *s) {
+  if (!s)
+    return;
+  scans_join(s);
+  for (size_t i = 0; i < s->n; i++) {
+    free(s->paths[i]);
+    scan_free(&s->sc[i]);
+  }
+  free(s->paths);
+  free(s->sc);
+  free(s->ok);
+  free(s);
+}
+
+/* Source i's scan: the one made ahead when it is of the same path (taken
+ * out of `ahead`), else made now. */
+static bool take_scan(fe_scans *ahead, size_t i, const char *path,
+                      const char *const *args, CXIndex *index, scan *sc) {
+  if (ahead && i < ahead->n && ahead->paths[i] &&
+      strcmp(ahead->paths[i], path) == 0) {
+    *sc = ahead->sc[i];
+    memset(&ahead->sc[i], 0, sizeof ahead->sc[i]);
+    return ahead->ok[i];
+  }
+  if (!*index)
+    *index = clang_createIndex(0, 0);
+  return scan_file(*index, path, args, sc);
+}
+
 void fe_branch_texts(fe *f, fe_build *b) {
   size_t nsrc = f->opts ? f->opts->n_sources : 0;
-  if (!nsrc || !f->branches.n)
-    return;
-  CXIndex index = clang_createIndex(0, 0);
-  for (size_t i = 0; i < nsrc && i < f->files.n; i++) {
+  fe_scans *ahead = b ? b->scans : NULL;
+  if (ahead)
+    scans_join(ahead);
+  CXIndex index = NULL;
+  for (size_t i = 0; f->branches.n && i < nsrc && i < f->files.n; i++) {
     bool used = false;
     for (uint32_t k = 0; k < f->branches.n && !used; k++)
       used = f->branches.v[k].file == i && f->branches.v[k].line;
     if (!used)
       continue;
-    const char *path = f->file_paths.v[i];
+    const char *const *args =
+        b && b->src_args ? (const char *const *)b->src_args[i] : NULL;
     scan sc;
-    memset(&sc, 0, sizeof sc);
-    sc.text = read_file(path, &sc.len);
-    if (!sc.text)
-      continue;
-    const char *const *args = NULL;
-    int nargs = 0;
-    if (b && b->src_args && b->src_args[i]) {
-      args = (const char *const *)b->src_args[i];
-      while (args[nargs])
-        nargs++;
-    }
-    CXTranslationUnit tu = NULL;
-    enum CXErrorCode ec = clang_parseTranslationUnit2(
-        index, path, args, nargs, NULL, 0,
-        CXTranslationUnit_KeepGoing | CXTranslationUnit_SkipFunctionBodies * 0,
-        &tu);
-    if (ec == CXError_Success && tu) {
-      clang_visitChildren(clang_getTranslationUnitCursor(tu), visit, &sc);
+    if (take_scan(ahead, i, f->file_paths.v[i], args, &index, &sc)) {
       /* line starts */
       FE_VEC(unsigned) lines = {0};
       FE_PUSH(lines, 0);
@@ -407,10 +511,9 @@ void fe_branch_texts(fe *f, fe_build *b) {
         }
       }
       free(lines.v);
-      clang_disposeTranslationUnit(tu);
     }
-    free(sc.cands.v);
-    free((char *)sc.text);
+    scan_free(&sc);
   }
-  clang_disposeIndex(index);
+  if (index)
+    clang_disposeIndex(index);
 }

@@ -114,6 +114,7 @@ const fe_elf_section *fe_elf_section_at(const fe_elf *elf, uint64_t addr);
 
 /* ---- compile ------------------------------------------------------------- */
 
+typedef struct fe_scans fe_scans;
 typedef struct fe_build {
   char *tmpdir;
   char **bitcode; /* one per source */
@@ -122,9 +123,36 @@ typedef struct fe_build {
   char **src_dirs;  /* working directory each source compiled in */
   char ***src_args; /* the user's flags per source (NULL-terminated) */
   char *link_err;   /* the linker's messages when only linking failed */
+  fe_scans *scans;  /* the sources' constructs, scanned ahead (condtext.c) */
 } fe_build;
 
 cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b, fe_err *err);
+
+/* ---- the shared object (module.c) ---------------------------------------
+ * Everything that calls LLVM, libclang, libelf or libdw lives in
+ * cbana-frontend.so, which the executable loads while clang compiles
+ * (module.c says why); this table, the one symbol it exports, is how the
+ * executable calls it. */
+typedef struct fe_module_api {
+  size_t size; /* sizeof(fe_module_api): the two sides were built together */
+  /* Reads, links and lowers the bitcode (b: the compile's, or NULL). */
+  cb_fe_status (*load_built)(const char *const *bitcode, size_t n,
+                             const char *exe, const cb_frontend_options *o,
+                             fe_build *b, cb_program **out, fe_err *err);
+  void (*program_free)(cb_program *p);
+  void (*wait_kernels)(cb_program *p);
+  fe_scans *(*scans_start)(const cb_frontend_options *o, fe_build *b);
+  void (*scans_free)(fe_scans *s);
+} fe_module_api;
+#define FE_MODULE_FILE "cbana-frontend.so"
+#define FE_MODULE_SYMBOL "cb_frontend_module"
+/* Starts loading the shared object on a thread of its own (once); once
+ * it is loaded and fe_module_core_free(true) is called, the thread starts
+ * the scan of o's sources (fe_scans_start) into b->scans. */
+void fe_module_preload(const cb_frontend_options *o, fe_build *b);
+/* A compile has ended: a core is free for the scan (go), or the compile
+ * failed and nothing should be scanned (!go). */
+void fe_module_core_free(bool go);
 void fe_build_cleanup(fe_build *b);
 /* Splits a flag string; NULL-terminated array of strdup'ed words. */
 char **fe_split_flags(const char *s);
@@ -258,10 +286,17 @@ void fe_frame_offsets(fe *f, const char *exe);
 void fe_machine(fe *f, const char *exe);
 /* condtext.c */
 void fe_branch_texts(fe *f, fe_build *b);
+/* The scan of every source's control statements (libclang), started on
+ * a thread of its own; fe_branch_texts takes b->scans when its paths are
+ * the Program's. */
+fe_scans *fe_scans_start(const cb_frontend_options *o, fe_build *b);
+void fe_scans_free(fe_scans *s);
 /* jit.c: the native kernels of a finished Program (p->kernels, p->jit;
  * left NULL when no function wants one or LLVM's JIT fails) and their
  * release */
 void fe_jit_compile(cb_program *p);
 void fe_jit_free(void *jit);
+/* Waits for the kernels' compile (cb_program_wait_kernels). */
+void fe_jit_wait(cb_program *p);
 
 #endif

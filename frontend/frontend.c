@@ -1,5 +1,6 @@
-/* frontend.c: cb_frontend_load: compile, read and link the bitcode, read
- * the executable, lower, and hand over a Program; cb_program_free. */
+/* frontend.c: the shared object's side of cb_frontend_load (module.c):
+ * read and link the bitcode, read the executable, lower, and hand over
+ * a Program; and the Program's freeing. */
 #include "fe_internal.h"
 
 #include <llvm-c/BitReader.h>
@@ -12,7 +13,7 @@
 /* The Program's private storage: every array is malloc'ed separately and
  * strings and initial bytes live in one pool (program->owned). */
 
-void cb_program_free(cb_program *p) {
+static void program_free(cb_program *p) {
   if (!p)
     return;
   fe_jit_free(p->jit); /* waits for a compile still reading the Program */
@@ -237,78 +238,14 @@ static cb_fe_status load_built(const char *const *bitcode, size_t n,
   return CB_FE_OK;
 }
 
-cb_fe_status cb_frontend_load_built(const char *const *bitcode, size_t n,
-                                    const char *exe,
-                                    const cb_frontend_options *opts,
-                                    cb_program **out, char *errbuf,
-                                    size_t err_size) {
-  fe_err err = {errbuf, err_size, 0, CB_FE_OK};
-  if (errbuf && err_size)
-    errbuf[0] = 0;
-  *out = NULL;
-  return load_built(bitcode, n, exe, opts, NULL, out, &err);
-}
-
-cb_fe_status cb_frontend_load(const cb_frontend_options *opts, cb_program **out,
-                              char *errbuf, size_t err_size) {
-  fe_err err = {errbuf, err_size, 0, CB_FE_OK};
-  if (errbuf && err_size)
-    errbuf[0] = 0;
-  *out = NULL;
-  fe_build b;
-  cb_fe_status st = fe_compile(opts, &b, &err);
-  if (st == CB_FE_OK)
-    st = load_built((const char *const *)b.bitcode, b.n, b.exe, opts, &b, out,
-                    &err);
-  if (st == CB_FE_OK && b.link_err) {
-    /* the bitcode lowered (no undefined function found): the linker's
-       own complaint stands */
-    cb_program_free(*out);
-    *out = NULL;
-    fe_errf(&err, CB_FE_ERR_COMPILE, "%s", b.link_err);
-    st = CB_FE_ERR_COMPILE;
-  }
-  fe_build_cleanup(&b);
-  return st;
-}
-
-/* ---- names ---- */
-
-const char *cb_opcode_name(cb_opcode op) {
-  static const char *const names[CB_OP_COUNT] = {
-      "add",       "sub",      "mul",        "udiv",      "sdiv",
-      "urem",      "srem",     "shl",        "lshr",      "ashr",
-      "and",       "or",       "xor",        "fadd",      "fsub",
-      "fmul",      "fdiv",     "frem",       "fneg",      "icmp",
-      "fcmp",      "select",   "trunc",      "zext",      "sext",
-      "fptrunc",   "fpext",    "fptoui",     "fptosi",    "uitofp",
-      "sitofp",    "ptrtoint", "inttoptr",   "bitcast",   "mov",
-      "gep",       "load",     "store",      "alloca",    "extractelt",
-      "insertelt", "shuffle",  "extractval", "insertval", "phi",
-      "call",      "br",       "switch",     "ret",       "unreachable"};
-  return (unsigned)op < CB_OP_COUNT ? names[op] : "?";
-}
-
-const char *cb_ty_name(cb_ty t) {
-  static const char *const names[CB_TY_COUNT] = {
-      "void", "i1", "i8", "i16", "i32", "i64", "f32", "f64", "ptr"};
-  return (unsigned)t < CB_TY_COUNT ? names[t] : "?";
-}
-
-const char *cb_libfn_name(cb_libfn fn) {
-  static const char *const names[] = {
-#define X(id, nm) nm,
-      CB_LIBC_FUNCTIONS(X)
-#undef X
-  };
-  return (unsigned)fn < CB_LIBC_COUNT ? names[fn] : "?";
-}
-
-const char *cb_intrinsic_name(cb_intrinsic i) {
-  static const char *const names[] = {
-#define X(id, nm) nm,
-      CB_INTRINSICS(X)
-#undef X
-  };
-  return (unsigned)i < CB_INTR_COUNT ? names[i] : "?";
-}
+/* What the cbana executable calls, once it has loaded this shared
+ * object (module.c). */
+__attribute__((visibility("default")))
+const fe_module_api cb_frontend_module = {
+    .size = sizeof(fe_module_api),
+    .load_built = load_built,
+    .program_free = program_free,
+    .wait_kernels = fe_jit_wait,
+    .scans_start = fe_scans_start,
+    .scans_free = fe_scans_free,
+};

@@ -478,7 +478,7 @@ void fe_jit_free(void *owned) {
   free(o);
 }
 
-void cb_program_wait_kernels(cb_program *p) {
+void fe_jit_wait(cb_program *p) {
   if (p && p->jit)
     join(p->jit);
 }
