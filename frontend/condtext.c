@@ -444,8 +444,10 @@ void fe_scans_free(fe_scans *s) {
     return;
   scans_join(s);
   for (size_t i = 0; i < s->n; i++) {
-    free(s->paths[i]);
-    scan_free(&s->sc[i]);
+    if (s->paths)
+      free(s->paths[i]);
+    if (s->sc)
+      scan_free(&s->sc[i]);
   }
   free(s->paths);
   free(s->sc);

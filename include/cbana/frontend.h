@@ -7,7 +7,9 @@
  * functions at the addresses of the executable's symbol table (libelf),
  * reads names and C types from the debug metadata, and takes the text of
  * branch conditions from the source with libclang. It is the only module
- * that includes LLVM or libclang headers. It never prints and never exits:
+ * that includes LLVM or libclang headers; all of it but the compile lives
+ * in cbana-frontend.so, loaded while clang runs (frontend/module.c), so
+ * the executable links no LLVM library. It never prints and never exits:
  * errors come back as text in the caller's buffer, with a status. All its
  * temporary files live in one private directory removed on every path.
  */
