@@ -125,13 +125,18 @@ void fe_module_core_free(bool ok) {
   pthread_mutex_unlock(&lock);
 }
 
-/* The shared object's calls, loaded now if no thread is loading them. */
-static const fe_module_api *module(fe_err *err) {
-  pthread_mutex_lock(&lock);
+/* The loading thread, ended (under lock). */
+static void join_loader(void) {
   if (loader_running) {
     pthread_join(loader, NULL);
     loader_running = false;
   }
+}
+
+/* The shared object's calls, loaded now if no thread is loading them. */
+static const fe_module_api *module(fe_err *err) {
+  pthread_mutex_lock(&lock);
+  join_loader();
   if (!tried)
     load();
   pthread_mutex_unlock(&lock);
@@ -161,7 +166,15 @@ cb_fe_status cb_frontend_load(const cb_frontend_options *opts, cb_program **out,
   *out = NULL;
   fe_build b;
   cb_fe_status st = fe_compile(opts, &b, &err); /* starts the loading */
-  const fe_module_api *m = st == CB_FE_OK ? module(&err) : NULL;
+  const fe_module_api *m = NULL;
+  if (st == CB_FE_OK) {
+    m = module(&err);
+  } else {
+    /* the compile failed: no thread is left loading at exit */
+    pthread_mutex_lock(&lock);
+    join_loader();
+    pthread_mutex_unlock(&lock);
+  }
   if (st == CB_FE_OK)
     st = m ? m->load_built((const char *const *)b.bitcode, b.n, b.exe, opts, &b,
                            out, &err)
