@@ -125,18 +125,23 @@ void fe_module_core_free(bool ok) {
   pthread_mutex_unlock(&lock);
 }
 
-/* The loading thread, ended (under lock). */
+/* The loading thread, ended. Not under `lock`, which the thread takes
+ * once loaded: joined under it, a thread still in dlopen would wait for
+ * the lock and the join for the thread. */
+static pthread_mutex_t join_lock = PTHREAD_MUTEX_INITIALIZER;
 static void join_loader(void) {
+  pthread_mutex_lock(&join_lock);
   if (loader_running) {
     pthread_join(loader, NULL);
     loader_running = false;
   }
+  pthread_mutex_unlock(&join_lock);
 }
 
 /* The shared object's calls, loaded now if no thread is loading them. */
 static const fe_module_api *module(fe_err *err) {
-  pthread_mutex_lock(&lock);
   join_loader();
+  pthread_mutex_lock(&lock);
   if (!tried)
     load();
   pthread_mutex_unlock(&lock);
@@ -170,10 +175,7 @@ cb_fe_status cb_frontend_load(const cb_frontend_options *opts, cb_program **out,
   if (st == CB_FE_OK) {
     m = module(&err);
   } else {
-    /* the compile failed: no thread is left loading at exit */
-    pthread_mutex_lock(&lock);
-    join_loader();
-    pthread_mutex_unlock(&lock);
+    join_loader(); /* the compile failed: none is left in dlopen at exit */
   }
   if (st == CB_FE_OK)
     st = m ? m->load_built((const char *const *)b.bitcode, b.n, b.exe, opts, &b,
