@@ -106,7 +106,8 @@ void fe_module_preload(const cb_frontend_options *o, fe_build *b) {
   scan_o = o;
   scan_b = b;
   core_free = go = false;
-  if (!tried && !loader_running) {
+  /* tried is the loading thread's to write: read once it was joined */
+  if (!loader_running && !tried) {
     loader_running = loading =
         pthread_create(&loader, NULL, loader_main, NULL) == 0;
     if (!loader_running)
