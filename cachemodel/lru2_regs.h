@@ -1,13 +1,22 @@
 /* The two-level LRU hierarchy's state in locals (records_lru2.c's
  * batch loop, affine.c's iterations): each level's geometry, last line
  * and counters copied out of cb_level for a whole batch or block and
- * written back at its end, and one access's steps on them. Held in the
- * hierarchy, every field would be read again after each store to a set
- * (both are uint64_t, so they may alias). Internal to cachemodel. */
+ * written back at its end, one access's steps on them, and the records'
+ * batch loop itself (here, like affine_loop.h's, so that lru2_avx512.c
+ * compiles it again with AVX-512 set updates). Held in the hierarchy,
+ * every field would be read again after each store to a set (both are
+ * uint64_t, so they may alias). Internal to cachemodel. */
 #ifndef CBANA_CACHEMODEL_LRU2_REGS_H
 #define CBANA_CACHEMODEL_LRU2_REGS_H
 
 #include "hierarchy_internal.h"
+
+/* The set update regs_ref makes: policy.h's lru_touch, unless the file
+ * that includes this one names another of the same contract first
+ * (lru2_avx512.c: lru_avx512.h's). */
+#ifndef LRU2_TOUCH
+#define LRU2_TOUCH lru_touch
+#endif
 
 /* The level state a batch keeps in locals. */
 typedef struct lvl_regs {
@@ -50,7 +59,7 @@ static inline __attribute__((always_inline)) bool
 regs_ref(lvl_regs *r, uint32_t assoc, uint64_t line, bool is_write) {
   uint64_t *set = r->tags + (line & r->set_mask) * assoc;
   bool fill = !is_write || r->write_allocate;
-  bool hit = lru_touch(set, assoc, line, fill);
+  bool hit = LRU2_TOUCH(set, assoc, line, fill);
   r->last_line = hit || !is_write || r->write_allocate ? line : NO_LINE;
   return hit;
 }
@@ -111,5 +120,65 @@ lru2_step_lines(lvl_regs *r1, lvl_regs *r2, uint32_t a1, uint32_t a2,
   if (!regs_ref_lines(r2, a2, first2, last2, w))
     regs_miss(r2, w, ss, 1);
 }
+
+/* records_lru2.c's batch loop (cb_records_run's steps, the state in
+ * locals for the batch; a1, a2: the levels' ways). */
+static inline __attribute__((always_inline)) void
+run_lru2(cb_hierarchy *h, const cb_access *batch, size_t n, uint32_t a1,
+         uint32_t a2) {
+  cb_level *l1 = &h->levels[0], *l2 = &h->levels[1];
+  lvl_regs r1 = regs_of(l1), r2 = regs_of(l2);
+  const uint64_t offset_mask = (1ull << r1.shift) - 1;
+  const uint64_t lean_mask = h->lean_mask;
+  const uint32_t n_sites = h->n_sites;
+  cb_site_stats *const sites = h->sites;
+  uint64_t slow = 0, writes = 0;
+  const cb_access *a = batch, *const end = batch + n;
+  for (;; a++) {
+    /* the fast path, in a loop of its own: what it keeps live is all
+     * the register allocator must hold there */
+    cb_site_stats *ss = NULL;
+    for (;; a++) {
+      if (a == end)
+        goto done;
+      writes += a->is_write;
+      ss = NULL;
+      if (a->site < n_sites) {
+        ss = &sites[(size_t)a->site * 2];
+        ss->accesses++;
+      }
+      if (a->addr >> r1.shift != r1.last_line ||
+          (a->addr & offset_mask) + a->size > offset_mask + 1)
+        break;
+    }
+    const uint64_t addr = a->addr;
+    const bool w = a->is_write;
+    slow++;
+    if ((addr & lean_mask) + a->size > lean_mask + 1) {
+      /* lines apart at some level: the general path, on the levels'
+       * own fields */
+      regs_store(&r1, l1);
+      regs_store(&r2, l2);
+      access_levels(h, addr, access_end(addr, a->size), w, a->site);
+      r1.last_line = l1->last_line;
+      r2.last_line = l2->last_line;
+      continue;
+    }
+    lru2_step(&r1, &r2, a1, a2, addr, w, ss);
+  }
+done:
+  r1.accesses += n;
+  r1.writes += writes;
+  regs_store(&r1, l1);
+  regs_store(&r2, l2);
+  h->slow_accesses += slow;
+}
+
+/* The loops of this file and affine_loop.h's `inl` copy for cachegrind's
+ * ways (8 and 16), compiled with AVX-512 set updates (lru2_avx512.c);
+ * lru2_avx512_usable is false where this build or this host has none, or
+ * where CBANA_SIMD=0 asks for policy.h's (the tests run both). */
+bool lru2_avx512_usable(void);
+void records_run_lru2_avx512(cb_hierarchy *h, const cb_access *batch, size_t n);
 
 #endif

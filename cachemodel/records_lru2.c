@@ -19,56 +19,9 @@
 #include "hierarchy_internal.h"
 #include "lru2_regs.h"
 
-static inline __attribute__((always_inline)) void
-run_lru2(cb_hierarchy *h, const cb_access *batch, size_t n, uint32_t a1,
-         uint32_t a2) {
-  cb_level *l1 = &h->levels[0], *l2 = &h->levels[1];
-  lvl_regs r1 = regs_of(l1), r2 = regs_of(l2);
-  const uint64_t offset_mask = (1ull << r1.shift) - 1;
-  const uint64_t lean_mask = h->lean_mask;
-  const uint32_t n_sites = h->n_sites;
-  cb_site_stats *const sites = h->sites;
-  uint64_t slow = 0, writes = 0;
-  const cb_access *a = batch, *const end = batch + n;
-  for (;; a++) {
-    /* the fast path, in a loop of its own: what it keeps live is all
-     * the register allocator must hold there */
-    cb_site_stats *ss = NULL;
-    for (;; a++) {
-      if (a == end)
-        goto done;
-      writes += a->is_write;
-      ss = NULL;
-      if (a->site < n_sites) {
-        ss = &sites[(size_t)a->site * 2];
-        ss->accesses++;
-      }
-      if (a->addr >> r1.shift != r1.last_line ||
-          (a->addr & offset_mask) + a->size > offset_mask + 1)
-        break;
-    }
-    const uint64_t addr = a->addr;
-    const bool w = a->is_write;
-    slow++;
-    if ((addr & lean_mask) + a->size > lean_mask + 1) {
-      /* lines apart at some level: the general path, on the levels'
-       * own fields */
-      regs_store(&r1, l1);
-      regs_store(&r2, l2);
-      access_levels(h, addr, access_end(addr, a->size), w, a->site);
-      r1.last_line = l1->last_line;
-      r2.last_line = l2->last_line;
-      continue;
-    }
-    lru2_step(&r1, &r2, a1, a2, addr, w, ss);
-  }
-done:
-  r1.accesses += n;
-  r1.writes += writes;
-  regs_store(&r1, l1);
-  regs_store(&r2, l2);
-  h->slow_accesses += slow;
-}
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 
 bool lru2_applies(const cb_hierarchy *h) {
   if (h->n_levels != 2 || !h->lean_mask)
@@ -82,7 +35,9 @@ bool records_run_lru2(cb_hierarchy *h, const cb_access *batch, size_t n) {
   if (!lru2_applies(h))
     return false;
   const cb_level *l1 = &h->levels[0], *l2 = &h->levels[1];
-  if (l1->assoc == 8 && l2->assoc == 16)
+  if (l1->assoc == 8 && l2->assoc == 16 && lru2_avx512_usable())
+    records_run_lru2_avx512(h, batch, n);
+  else if (l1->assoc == 8 && l2->assoc == 16)
     run_lru2(h, batch, n, 8, 16);
   else
     run_lru2(h, batch, n, l1->assoc, l2->assoc);
@@ -132,3 +87,33 @@ void access_lean_lru2(cb_hierarchy *h, uint64_t addr, bool is_write,
   else
     lean_lru2(h, addr, is_write, site, h->levels[0].assoc, h->levels[1].assoc);
 }
+
+bool lru2_avx512_usable(void) {
+#ifdef CB_HAVE_AVX512
+  /* -1: not looked up yet. Threads that race here write the same value. */
+  static _Atomic int usable = -1;
+  int u = atomic_load_explicit(&usable, memory_order_relaxed);
+  if (u < 0) {
+    const char *env = getenv("CBANA_SIMD");
+    u = !(env && strcmp(env, "0") == 0) && __builtin_cpu_supports("avx512f");
+    atomic_store_explicit(&usable, u, memory_order_relaxed);
+  }
+  return u;
+#else
+  return false;
+#endif
+}
+
+#ifndef CB_HAVE_AVX512
+void affine_run_inl_avx512(cb_hierarchy *h, const cb_affine_block *b,
+                           bool can_warp, bool aligned, affine_run *r) {
+  (void)h, (void)b, (void)can_warp, (void)aligned, (void)r;
+  abort(); /* lru2_avx512_usable said no */
+}
+
+void records_run_lru2_avx512(cb_hierarchy *h, const cb_access *batch,
+                             size_t n) {
+  (void)h, (void)batch, (void)n;
+  abort(); /* lru2_avx512_usable said no */
+}
+#endif
