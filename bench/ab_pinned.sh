@@ -22,12 +22,12 @@ rounds=1
 while getopts r: o; do
   case $o in
     r) rounds=$OPTARG ;;
-    *) sed -n '2,20p' "$0"; exit 2 ;;
+    *) sed -n '2,19p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
 if [ $# -ne 4 ]; then
-  sed -n '2,20p' "$0"
+  sed -n '2,19p' "$0"
   exit 2
 fi
 a=$1 b=$2 src=$3 cflags=$4
