@@ -26,8 +26,8 @@ static int check_passed, check_failed;
       check_passed++;                                                          \
     } else {                                                                   \
       check_failed++;                                                          \
-      fprintf(stderr, "%s:%d: %s = %" PRIu64 ", want %" PRIu64 "\n",         \
-              __FILE__, __LINE__, #got, g_, w_);                               \
+      fprintf(stderr, "%s:%d: %s = %" PRIu64 ", want %" PRIu64 "\n", __FILE__, \
+              __LINE__, #got, g_, w_);                                         \
     }                                                                          \
   } while (0)
 
