@@ -14,8 +14,11 @@
  * faster (bench/results/fast_notes.md, session 13). Affine blocks'
  * iterations (affine.c) take the same steps (lru2_regs.h): inline, the
  * state in locals for the whole block, for cachegrind's ways; out of
- * line for one access (access_lean_lru2) for others. test_cache_reference
- * holds both to the brute-force model. */
+ * line for one access (access_lean_lru2) for others. The loop itself is
+ * in lru2_regs.h (run_lru2), so that lru2_avx512.c compiles it again
+ * with AVX-512 set updates; this file picks that copy where
+ * lru2_avx512_usable, defined here, says the host has them.
+ * test_cache_reference holds every copy to the brute-force model. */
 #include "hierarchy_internal.h"
 #include "lru2_regs.h"
 
