@@ -1,6 +1,7 @@
 /* Affine blocks through the hierarchy (stream.h, cb_hierarchy_run_affine):
- * the per-iteration loop, warping, and the expansion into records for the
- * consumers that need every access.
+ * the per-iteration loop (affine_loop.h's run_iterations, in its copies
+ * here and, with AVX-512 set updates, in lru2_avx512.c), warping, and
+ * the expansion into records for the consumers that need every access.
  *
  * The loop runs the accesses of each iteration with the same steps as
  * cb_hierarchy_run (the first level's repeat fast path inline, the shared
