@@ -276,26 +276,7 @@ void cb_affine_run(cb_hierarchy *h, const cb_affine_block *b) {
     affine_run_inl_avx512(h, b, can_warp, aligned, &r);
     goto count;
   }
-  switch (b->n_acc) {
-  case 1:
-    RUN_N(1);
-    break;
-  case 2:
-    RUN_N(2);
-    break;
-  case 3:
-    RUN_N(3);
-    break;
-  case 4:
-    RUN_N(4);
-    break;
-  case 6:
-    RUN_N(6);
-    break;
-  default:
-    RUN_N(b->n_acc);
-    break;
-  }
+  AFFINE_BY_N_ACC(b->n_acc, RUN_N);
 #undef RUN_N
 count:;
   b = whole;

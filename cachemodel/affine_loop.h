@@ -247,6 +247,34 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
   out->warps = warps;
 }
 
+/* RUN(N) with N the constant n_acc for the access counts that have a
+ * copy of the loop of their own (per-access arrays in registers), and
+ * n_acc itself otherwise: the one list that cb_affine_run's copies and
+ * lru2_avx512.c's share. */
+#define AFFINE_BY_N_ACC(n_acc, RUN)                                            \
+  do {                                                                         \
+    switch (n_acc) {                                                           \
+    case 1:                                                                    \
+      RUN(1);                                                                  \
+      break;                                                                   \
+    case 2:                                                                    \
+      RUN(2);                                                                  \
+      break;                                                                   \
+    case 3:                                                                    \
+      RUN(3);                                                                  \
+      break;                                                                   \
+    case 4:                                                                    \
+      RUN(4);                                                                  \
+      break;                                                                   \
+    case 6:                                                                    \
+      RUN(6);                                                                  \
+      break;                                                                   \
+    default:                                                                   \
+      RUN(n_acc);                                                              \
+      break;                                                                   \
+    }                                                                          \
+  } while (0)
+
 /* cb_affine_run's `inl` loop with AVX-512 set updates (lru2_avx512.c),
  * where lru2_avx512_usable (lru2_regs.h). */
 void affine_run_inl_avx512(cb_hierarchy *h, const cb_affine_block *b,
