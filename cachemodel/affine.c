@@ -250,29 +250,30 @@ void cb_affine_run(cb_hierarchy *h, const cb_affine_block *b) {
 #define RUN_N(N)                                                               \
   do {                                                                         \
     if (inl && can_warp && aligned)                                            \
-      run_iterations(h, b, N, true, true, true, 8, 16, NULL, 0, &r);           \
+      run_iterations(h, b, N, true, true, true, 8, 16, 0, NULL, 0, &r);        \
     else if (inl && aligned)                                                   \
-      run_iterations(h, b, N, false, true, true, 8, 16, NULL, 0, &r);          \
+      run_iterations(h, b, N, false, true, true, 8, 16, 0, NULL, 0, &r);       \
     else if (inl && can_warp)                                                  \
-      run_iterations(h, b, N, true, false, true, 8, 16, NULL, 0, &r);          \
+      run_iterations(h, b, N, true, false, true, 8, 16, 0, NULL, 0, &r);       \
     else if (inl)                                                              \
-      run_iterations(h, b, N, false, false, true, 8, 16, NULL, 0, &r);         \
+      run_iterations(h, b, N, false, false, true, 8, 16, 0, NULL, 0, &r);      \
     else if (can_warp && aligned)                                              \
-      run_iterations(h, b, N, true, true, false, 0, 0, NULL, 0, &r);           \
+      run_iterations(h, b, N, true, true, false, 0, 0, 0, NULL, 0, &r);        \
     else if (can_warp)                                                         \
-      run_iterations(h, b, N, true, false, false, 0, 0, NULL, 0, &r);          \
+      run_iterations(h, b, N, true, false, false, 0, 0, 0, NULL, 0, &r);       \
     else if (aligned)                                                          \
-      run_iterations(h, b, N, false, true, false, 0, 0, NULL, 0, &r);          \
+      run_iterations(h, b, N, false, true, false, 0, 0, 0, NULL, 0, &r);       \
     else                                                                       \
-      run_iterations(h, b, N, false, false, false, 0, 0, NULL, 0, &r);         \
+      run_iterations(h, b, N, false, false, false, 0, 0, 0, NULL, 0, &r);      \
   } while (0)
   if (aligned && h->pool && par_run_affine(h, b, can_warp, &r))
     goto count;
   /* cachegrind's shape (two LRU levels of 8 and 16 ways): the levels'
-   * state in locals (run_iterations) */
+   * state in locals (run_iterations); with its lines too, the AVX-512
+   * copy where the host has it (lru2_regs.h) */
   const bool inl =
       lru2_applies(h) && l1->assoc == 8 && h->levels[1].assoc == 16;
-  if (inl && lru2_avx512_usable()) {
+  if (inl && lru2_is_cachegrinds(h) && lru2_avx512_usable()) {
     affine_run_inl_avx512(h, b, can_warp, aligned, &r);
     goto count;
   }
@@ -299,9 +300,9 @@ void affine_run_part(cb_hierarchy *v, const cb_affine_block *b,
 #define RUN_PART(N)                                                            \
   do {                                                                         \
     if (can_warp)                                                              \
-      run_iterations(v, b, N, true, true, false, 0, 0, key, part, out);        \
+      run_iterations(v, b, N, true, true, false, 0, 0, 0, key, part, out);     \
     else                                                                       \
-      run_iterations(v, b, N, false, true, false, 0, 0, key, part, out);       \
+      run_iterations(v, b, N, false, true, false, 0, 0, 0, key, part, out);    \
   } while (0)
   switch (b->n_acc) {
   case 2:

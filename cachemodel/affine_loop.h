@@ -95,24 +95,26 @@ static inline bool shadow_warp(cb_stackdist *sd, uint32_t shift,
  * M accesses/s against 154 (sim_bench); heat-3d's rows of doubles read
  * 16 bytes at a time from odd elements, and when only aligned blocks
  * were taken so, its simulation spent a third of its time in
- * access_levels (1.36 -> 0.96 s of CPU at N = 120, 20 steps). */
+ * access_levels (1.36 -> 0.96 s of CPU at N = 120, 20 steps). With inl,
+ * ls nonzero says both levels have lines of 1 << ls bytes and allocate
+ * on writes (lru2_is_cachegrinds, regs_fix): constants in this copy. */
 static inline __attribute__((always_inline)) void
 run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
                const bool can_warp, const bool aligned, const bool inl,
-               const uint32_t a1, const uint32_t a2, const par_key *key,
-               const uint32_t part, affine_run *out) {
+               const uint32_t a1, const uint32_t a2, const uint32_t ls,
+               const par_key *key, const uint32_t part, affine_run *out) {
   uint64_t addr[AFFINE_MAX_INLINE], stride[AFFINE_MAX_INLINE];
   uint16_t size[AFFINE_MAX_INLINE];
   bool is_write[AFFINE_MAX_INLINE], up[AFFINE_MAX_INLINE];
   uint32_t site[AFFINE_MAX_INLINE], mag[AFFINE_MAX_INLINE];
   int lg[AFFINE_MAX_INLINE];
   cb_level *l1 = &h->levels[0];
-  const uint32_t shift = l1->line_shift;
+  const uint32_t shift = inl && ls ? ls : l1->line_shift;
   const uint64_t offset_mask = (1ull << shift) - 1;
-  const uint64_t lean_mask = h->lean_mask;
+  const uint64_t lean_mask = inl && ls ? offset_mask : h->lean_mask;
   const uint64_t *const way0 = way0_hits(h) ? l1->tags : NULL;
   const uint64_t set_mask = l1->set_mask;
-  const uint32_t assoc = l1->assoc;
+  const uint32_t assoc = inl ? a1 : l1->assoc;
   cb_stackdist *const shadow = can_warp ? l1->shadow : NULL;
   const bool lru2 = lru2_applies(h);
   /* Whether an iteration that missed may start a warp too (the comment
@@ -140,6 +142,8 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
   if (inl) {
     r1 = regs_of(l1);
     r2 = regs_of(&h->levels[1]);
+    regs_fix(&r1, ls);
+    regs_fix(&r2, ls);
 #pragma GCC unroll 8
     for (uint32_t j = 0; j < n; j++)
       ss[j] = site[j] < h->n_sites ? &h->sites[(size_t)site[j] * 2] : NULL;

@@ -35,14 +35,43 @@ static inline lvl_regs regs_of(const cb_level *lv) {
                     .write_allocate = lv->write_allocate};
 }
 
-/* The counters added to the level's, the last line its. */
+/* The counters added to the level's (and back to zero in r), the last
+ * line its. The geometry in r stays as it is, a constant where the copy
+ * was compiled with one (regs_fix). */
 static inline void regs_store(lvl_regs *r, cb_level *lv) {
   lv->last_line = r->last_line;
   lv->accesses += r->accesses;
   lv->writes += r->writes;
   lv->misses += r->misses;
   lv->write_misses += r->write_misses;
-  *r = regs_of(lv);
+  r->accesses = r->writes = r->misses = r->write_misses = 0;
+}
+
+/* The line shift of cachegrind's caches (64-byte lines). */
+#define LRU2_CG_SHIFT 6
+
+/* Whether the two levels are cachegrind's down to the constants that the
+ * AVX-512 copies (lru2_avx512.c) are compiled with: 8 and 16 ways,
+ * 64-byte lines, both allocating on writes (cg_sim.c's only kind). In
+ * those copies the shifts are immediates and the set index needs no
+ * multiply, where the generic copy read them from the stack: the register
+ * allocator had spilled them (nussinov LARGE's column walk). */
+static inline bool lru2_is_cachegrinds(const cb_hierarchy *h) {
+  const cb_level *l1 = &h->levels[0], *l2 = &h->levels[1];
+  return l1->assoc == 8 && l2->assoc == 16 && l1->line_shift == LRU2_CG_SHIFT &&
+         l2->line_shift == LRU2_CG_SHIFT && l1->write_allocate &&
+         l2->write_allocate;
+}
+
+/* With ls nonzero (a constant in the caller's copy), the level's line
+ * shift and write allocation made constants: ls and true, as
+ * lru2_is_cachegrinds checked. */
+static inline __attribute__((always_inline)) void regs_fix(lvl_regs *r,
+                                                           uint32_t ls) {
+  if (ls) {
+    r->shift = ls;
+    r->write_allocate = true;
+  }
 }
 
 /* A miss at level k (its site's counters ss[k], ss NULL: none). */
@@ -122,14 +151,17 @@ lru2_step_lines(lvl_regs *r1, lvl_regs *r2, uint32_t a1, uint32_t a2,
 }
 
 /* records_lru2.c's batch loop (cb_records_run's steps, the state in
- * locals for the batch; a1, a2: the levels' ways). */
+ * locals for the batch; a1, a2: the levels' ways; ls: regs_fix's). */
 static inline __attribute__((always_inline)) void
 run_lru2(cb_hierarchy *h, const cb_access *batch, size_t n, uint32_t a1,
-         uint32_t a2) {
+         uint32_t a2, uint32_t ls) {
   cb_level *l1 = &h->levels[0], *l2 = &h->levels[1];
   lvl_regs r1 = regs_of(l1), r2 = regs_of(l2);
+  regs_fix(&r1, ls);
+  regs_fix(&r2, ls);
   const uint64_t offset_mask = (1ull << r1.shift) - 1;
-  const uint64_t lean_mask = h->lean_mask;
+  /* both levels' lines of one size: the smallest is theirs */
+  const uint64_t lean_mask = ls ? offset_mask : h->lean_mask;
   const uint32_t n_sites = h->n_sites;
   cb_site_stats *const sites = h->sites;
   uint64_t slow = 0, writes = 0;
@@ -175,7 +207,8 @@ done:
 }
 
 /* The loops of this file and affine_loop.h's `inl` copy for cachegrind's
- * ways (8 and 16), compiled with AVX-512 set updates (lru2_avx512.c);
+ * caches (lru2_is_cachegrinds), compiled with AVX-512 set updates
+ * (lru2_avx512.c);
  * lru2_avx512_usable is false where this build or this host has none, or
  * where CBANA_SIMD=0 asks for policy.h's (the tests run both). */
 bool lru2_avx512_usable(void);

@@ -38,12 +38,12 @@ bool records_run_lru2(cb_hierarchy *h, const cb_access *batch, size_t n) {
   if (!lru2_applies(h))
     return false;
   const cb_level *l1 = &h->levels[0], *l2 = &h->levels[1];
-  if (l1->assoc == 8 && l2->assoc == 16 && lru2_avx512_usable())
+  if (lru2_is_cachegrinds(h) && lru2_avx512_usable())
     records_run_lru2_avx512(h, batch, n);
   else if (l1->assoc == 8 && l2->assoc == 16)
-    run_lru2(h, batch, n, 8, 16);
+    run_lru2(h, batch, n, 8, 16, 0);
   else
-    run_lru2(h, batch, n, l1->assoc, l2->assoc);
+    run_lru2(h, batch, n, l1->assoc, l2->assoc, 0);
   return true;
 }
 
