@@ -33,9 +33,14 @@
  * for 500 accesses (doitgen LARGE: 256 Mi accesses in 60 MiB, 2mm in
  * 9 MiB). Two epochs in memory, and their chunks kept for reuse: peak
  * RSS rose from 119 to 327 MiB on doitgen LARGE with 96 MiB here. The
- * bound doubles with the epochs (below): doitgen's epochs, ended by
- * size at 270 M accesses, never grew past its late matches, and its
- * guessing stopped after three; now 4 epochs of 400 M, 0.5 GiB peak. */
+ * bound stays when the epochs double (fail): doubled with them, it let
+ * doitgen LARGE's epochs grow to 400 M accesses past its late matches,
+ * 0.46 GiB peak, and on a host that hands freed memory back to its
+ * hypervisor each fresh MiB costs 2.5 to 3.3 ms to fault in: 0.7 to 1.6
+ * s of system time a run. Bounded here, its guessing stops after
+ * SPLIT_FAILS, 0.31 GiB peak, 0.2 to 0.4 s of system time, and the same
+ * wall time within this host's noise (bench/results/fast_notes.md,
+ * session 31). */
 #define SPLIT_EPOCH_BYTES ((size_t)64 << 20)
 /* Epochs in memory: the truth's and the guess's. The producer, the
  * faster by far, fills the next while the truth meets the guess. */
@@ -111,8 +116,7 @@ struct cb_split {
   unsigned n;
   size_t *off, words; /* each hierarchy's snapshot within a joint one */
   cb_access_sink tap;
-  _Atomic uint64_t epoch_acc;   /* the truth doubles it, the producer reads */
-  _Atomic uint64_t epoch_bytes; /* the same */
+  _Atomic uint64_t epoch_acc; /* the truth doubles it, the producer reads */
   uint64_t epoch_max;
   unsigned fails; /* (L) guesses thrown away in a row */
   int last_cp;    /* (L) the checkpoint of the last match, or -1 */
@@ -246,16 +250,15 @@ static void run_item(const sim *t, const item *it, const void *payload) {
   }
 }
 
-/* A guess thrown away, or met too late (L): the epochs double, and
- * after SPLIT_FAILS in a row the guessing stops. */
+/* A guess thrown away, or met too late (L): the epochs double in
+ * accesses (not in bytes: SPLIT_EPOCH_BYTES), and after SPLIT_FAILS in a
+ * row the guessing stops. */
 static void fail(cb_split *s) {
   uint64_t len = atomic_load(&s->epoch_acc);
   if (++s->fails >= SPLIT_FAILS)
     s->no_guess = true;
-  else if (len < s->epoch_max) {
+  else if (len < s->epoch_max)
     atomic_store(&s->epoch_acc, 2 * len);
-    atomic_store(&s->epoch_bytes, 2 * atomic_load(&s->epoch_bytes));
-  }
 }
 
 /* A guess thrown away (L): all it counted is waste, and its state met
@@ -570,8 +573,7 @@ static unsigned char *room(cb_split *s, size_t bytes) {
   bool fresh = false; /* a chunk was taken */
   if (e && (e->accesses >=
                 atomic_load_explicit(&s->epoch_acc, memory_order_relaxed) ||
-            e->bytes >=
-                atomic_load_explicit(&s->epoch_bytes, memory_order_relaxed))) {
+            e->bytes >= SPLIT_EPOCH_BYTES)) {
     publish(s, true);
     e = NULL;
   }
@@ -803,7 +805,6 @@ cb_split *cb_split_start(cb_hierarchy *const *h,
   s->n = n;
   s->tap = *tap;
   atomic_init(&s->epoch_acc, epoch_acc ? epoch_acc : SPLIT_EPOCH);
-  atomic_init(&s->epoch_bytes, SPLIT_EPOCH_BYTES);
   s->last_cp = -1;
   s->epoch_max = SPLIT_EPOCH_GROWTH * atomic_load(&s->epoch_acc);
   s->off = calloc(n, sizeof *s->off);
