@@ -52,10 +52,12 @@ static inline void regs_store(lvl_regs *r, cb_level *lv) {
 
 /* Whether the two levels are cachegrind's down to the constants that the
  * AVX-512 copies (lru2_avx512.c) are compiled with: 8 and 16 ways,
- * 64-byte lines, both allocating on writes (cg_sim.c's only kind). In
- * those copies the shifts are immediates and the set index needs no
- * multiply, where the generic copy read them from the stack: the register
- * allocator had spilled them (nussinov LARGE's column walk). */
+ * 64-byte lines (its default), both allocating on writes (cg_sim.c takes
+ * a write as a read). In those copies the shifts are immediates and the
+ * set index needs no multiply, where the generic copy reloaded them from
+ * the stack (the register allocator had spilled them): simulation CPU
+ * 0.83 of the generic copy's on nussinov LARGE, 0.78 on gemm LARGE
+ * (pinned pairs, bench/results/fast_notes.md, session 31). */
 static inline bool lru2_is_cachegrinds(const cb_hierarchy *h) {
   const cb_level *l1 = &h->levels[0], *l2 = &h->levels[1];
   return l1->assoc == 8 && l2->assoc == 16 && l1->line_shift == LRU2_CG_SHIFT &&
