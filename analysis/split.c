@@ -24,6 +24,7 @@
 #include "cbana/stream.h"
 #include "collector.h"
 #include "driver_native.h"
+#include "item_delta.h"
 #include "pipe.h"
 
 #define SPLIT_CHUNK ((size_t)256 << 10)
@@ -61,8 +62,6 @@
 #define SPLIT_CP_FIRST ((uint64_t)64 << 10)
 /* Chunks ahead of the truth while nothing is guessed (pipe.c: 8). */
 #define SPLIT_RING 8
-/* A block of more accesses than this travels expanded, as in pipe.c. */
-#define SPLIT_BLOCK_ACC 256
 /* Chunks and snapshots live in mappings of transparent huge pages
  * (cb_huge_map): doitgen LARGE buffered 214 MiB of chunks, 55 K page
  * faults of 4 KiB, and each epoch's snapshots (16 MiB for cachegrind's
@@ -151,8 +150,12 @@ struct cb_split {
   size_t n_slabs, cap_slabs;
   unsigned char *slab_next; /* the next chunk of the last slab */
   size_t slab_left;         /* chunks left there */
-  uint64_t *free_cp;        /* (L) snapshot buffers for reuse, linked by
-                               their first word */
+  /* The producer's: chunks taken so far, and the last items of the
+   * current one (item_delta.h), as of the chunk numbered delta_chunk. */
+  uint64_t n_chunks, delta_chunk;
+  item_delta delta;
+  uint64_t *free_cp; /* (L) snapshot buffers for reuse, linked by
+                        their first word */
   size_t cp_bytes;
   cb_split_stats st; /* (L) */
   /* The second thread's hierarchies, made when it first guesses (most
@@ -239,15 +242,19 @@ static void sim_wait(sim *t) {
   t->idle_s += mono_s() - t0;
 }
 
-static void run_item(const sim *t, const item *it, const void *payload) {
-  for (unsigned i = 0; i < t->s->n; i++) {
-    if (!it->is_block) {
-      cb_hierarchy_run(t->h[i], payload, it->n);
-    } else {
-      cb_affine_block b = {it->n_iter, it->n, payload};
-      cb_hierarchy_run_affine(t->h[i], &b);
-    }
+/* Runs an item of a chunk; d: the chunk's last items (item_delta.h). */
+static void run_item(const sim *t, item_delta *d, const item *it,
+                     const void *payload) {
+  if (item_is_records(it)) {
+    const cb_access *rec = item_delta_read_records(d, it, payload);
+    for (unsigned i = 0; i < t->s->n; i++)
+      cb_hierarchy_run(t->h[i], rec, it->n);
+    return;
   }
+  cb_affine_block b = {it->n_iter, it->n,
+                       item_delta_read_block(d, it, payload)};
+  for (unsigned i = 0; i < t->s->n; i++)
+    cb_hierarchy_run_affine(t->h[i], &b);
 }
 
 /* A guess thrown away, or met too late (L): the epochs double in
@@ -295,6 +302,7 @@ static bool run_epoch(sim *t, epoch *e) {
   uint64_t at = 0;
   unsigned next_cp = 0, read = 0;
   chunk *c = NULL;
+  item_delta delta, *d = &delta;
   for (;;) {
     while (read == e->published && !e->closed && !s->finished)
       sim_wait(t);
@@ -339,11 +347,12 @@ static bool run_epoch(sim *t, epoch *e) {
     }
     pthread_mutex_unlock(&s->lock);
     const unsigned char *q = (const unsigned char *)c->buf;
+    item_delta_reset(d); /* each chunk starts afresh */
     for (size_t pos = 0; pos < c->used;) {
       const item *it = (const item *)(const void *)(q + pos);
-      run_item(t, it, q + pos + sizeof *it);
-      pos += stream_item_bytes(it);
-      at += stream_item_accesses(it);
+      run_item(t, d, it, q + pos + sizeof *it);
+      pos += item_delta_bytes(it);
+      at += item_delta_accesses(it);
       if (next_cp == SPLIT_CP || at < SPLIT_CP_FIRST << 2 * next_cp)
         continue;
       unsigned k = next_cp++;
@@ -601,6 +610,7 @@ static unsigned char *room(cb_split *s, size_t bytes) {
     e->first = e->last = c;
     e->guess = -1;
     fresh = true;
+    s->n_chunks++;
     pthread_mutex_lock(&s->lock);
     while (s->live >= SPLIT_LIVE)
       pthread_cond_wait(&s->cond, &s->lock);
@@ -631,6 +641,7 @@ static unsigned char *room(cb_split *s, size_t bytes) {
     publish(s, false);
     e->last = c;
     fresh = true;
+    s->n_chunks++;
   }
   /* With nothing to guess, the producer keeps as few chunks ahead of
    * the truth as pipe.c's ring does: it ran up to two epochs ahead, 128
@@ -668,16 +679,36 @@ static void item_added(cb_split *s, unsigned char *q, const item *it,
                        size_t payload_bytes) {
   memcpy(q, it, sizeof *it);
   s->open->last->used += sizeof *it + payload_bytes;
-  s->open->accesses += stream_item_accesses(it);
-  s->open->records += it->is_block ? 0 : it->n;
+  s->open->accesses += item_delta_accesses(it);
+  s->open->records += item_is_records(it) ? it->n : 0;
   s->open->bytes += sizeof *it + payload_bytes;
 }
 
-static void push_item(cb_split *s, const item *it, const void *payload,
-                      size_t payload_bytes) {
-  unsigned char *q = room_or_stop(s, sizeof *it + payload_bytes);
-  memcpy(q + sizeof *it, payload, payload_bytes);
-  item_added(s, q, it, payload_bytes);
+/* The producer's last items, made the open chunk's (item_delta.h): each
+ * chunk starts afresh. */
+static item_delta *delta_of_chunk(cb_split *s) {
+  if (s->delta_chunk != s->n_chunks) {
+    item_delta_reset(&s->delta);
+    s->delta_chunk = s->n_chunks;
+  }
+  return &s->delta;
+}
+
+/* n records, written at q + a header, become an item, as compact as the
+ * chunk's last records allow. */
+static void records_added(cb_split *s, unsigned char *q, size_t n) {
+  size_t bytes;
+  unsigned kind = item_delta_pack_records(
+      delta_of_chunk(s), (cb_access *)(void *)(q + sizeof(item)), (uint32_t)n,
+      &bytes);
+  item it = {kind, (uint32_t)n, 0};
+  item_added(s, q, &it, bytes);
+}
+
+static void push_records(cb_split *s, const cb_access *rec, size_t n) {
+  unsigned char *q = room_or_stop(s, sizeof(item) + n * sizeof *rec);
+  memcpy(q + sizeof(item), rec, n * sizeof *rec);
+  records_added(s, q, n);
 }
 
 /* The engine writes its batches straight into the open chunk, after room
@@ -701,15 +732,13 @@ void cb_split_push(void *split, const cb_access *batch, size_t n) {
     s->tap.fn(s->tap.ctx, batch, n);
   if (batch == s->area) {
     /* written in place: only the header is missing */
-    item it = {0, (uint32_t)n, 0};
-    item_added(s, (unsigned char *)s->area - sizeof it, &it, n * sizeof *batch);
+    records_added(s, (unsigned char *)s->area - sizeof(item), n);
     s->area = NULL;
     return;
   }
   while (n > 0) {
     size_t k = n < CB_ENGINE_BATCH ? n : CB_ENGINE_BATCH;
-    item it = {0, (uint32_t)k, 0};
-    push_item(s, &it, batch, k * sizeof *batch);
+    push_records(s, batch, k);
     batch += k;
     n -= k;
   }
@@ -721,18 +750,24 @@ void cb_split_push_affine(void *split, const cb_affine_block *b) {
     return; /* no access */
   if (s->tap.affine)
     s->tap.affine(s->tap.ctx, b);
-  if (b->n_acc > SPLIT_BLOCK_ACC) {
+  if (b->n_acc > ITEM_DELTA_BLOCK_MAX) {
     cb_access rec[256];
     uint64_t pos = 0;
     size_t k;
-    while ((k = cb_affine_expand(b, &pos, rec, 256)) > 0) {
-      item it = {0, (uint32_t)k, 0};
-      push_item(s, &it, rec, k * sizeof *rec);
-    }
+    while ((k = cb_affine_expand(b, &pos, rec, 256)) > 0)
+      push_records(s, rec, k);
     return;
   }
-  item it = {1, b->n_acc, b->n_iter};
-  push_item(s, &it, b->acc, b->n_acc * sizeof *b->acc);
+  /* As the chunk's last block, if it can be (item_delta.h). */
+  size_t bytes;
+  unsigned kind = item_delta_block_kind(delta_of_chunk(s), b, &bytes);
+  const uint64_t chunk_before = s->n_chunks;
+  unsigned char *q = room_or_stop(s, sizeof(item) + bytes);
+  if (s->n_chunks != chunk_before)
+    kind = item_delta_block_kind(delta_of_chunk(s), b, &bytes); /* whole */
+  item_delta_write_block(&s->delta, kind, b, q + sizeof(item));
+  item it = {kind, b->n_acc, b->n_iter};
+  item_added(s, q, &it, bytes);
 }
 
 /* -- start and finish ------------------------------------------------------ */
