@@ -3,10 +3,11 @@
  * are exact).
  *
  * The stream travels as in pipe.c (items: a batch of records or a block
- * with its accesses copied) in chunks of SPLIT_CHUNK bytes, which the
- * producer publishes one at a time, so that the truth follows the engine
- * closely; an epoch is a list of chunks. An epoch is freed once the truth
- * has passed it and no guess reads it; the producer waits while
+ * with its accesses copied, here coded against the chunk's last ones:
+ * item_delta.h) in chunks of SPLIT_CHUNK bytes, which the producer
+ * (split_queue.c) publishes one at a time, so that the truth follows the
+ * engine closely; an epoch is a list of chunks. An epoch is freed once the
+ * truth has passed it and no guess reads it; the producer waits while
  * SPLIT_LIVE epochs are in memory, so memory stays flat.
  *
  * One mutex and one condition guard the hand-overs: they happen at chunk
@@ -25,148 +26,7 @@
 #include "collector.h"
 #include "driver_native.h"
 #include "item_delta.h"
-#include "pipe.h"
-
-#define SPLIT_CHUNK ((size_t)256 << 10)
-#define SPLIT_EPOCH ((uint64_t)256 << 20) /* accesses, by default */
-/* An epoch's items take at most this much: a stream of records (16
- * bytes an access) ends its epochs by size; blocks are about 100 bytes
- * for 500 accesses (doitgen LARGE: 256 Mi accesses in 60 MiB, 2mm in
- * 9 MiB). Two epochs in memory, and their chunks kept for reuse: peak
- * RSS rose from 119 to 327 MiB on doitgen LARGE with 96 MiB here. The
- * bound stays when the epochs double (fail): doubled with them, it let
- * doitgen LARGE's epochs grow to 400 M accesses past its late matches,
- * 0.46 GiB peak, and on a host that hands freed memory back to its
- * hypervisor each fresh MiB costs 2.5 to 3.3 ms to fault in: 0.7 to 1.6
- * s of system time a run. Bounded here, its guessing stops after
- * SPLIT_FAILS, 0.31 GiB peak, 0.2 to 0.4 s of system time, and the same
- * wall time within this host's noise (bench/results/fast_notes.md,
- * session 31). */
-#define SPLIT_EPOCH_BYTES ((size_t)64 << 20)
-/* Epochs in memory: the truth's and the guess's. The producer, the
- * faster by far, fills the next while the truth meets the guess. */
-#define SPLIT_LIVE 2
-/* A guess thrown away, or met past an eighth of its epoch, doubles the
- * epochs, up to SPLIT_EPOCH_GROWTH times the first (doitgen LARGE's
- * states meet 51 M accesses in, its LL's sets refilled slowly by its walk
- * through A); SPLIT_FAILS in a row stop the guessing, so that a stream
- * whose guesses never meet the truth costs one thread's CPU, not two. */
-#define SPLIT_EPOCH_GROWTH 4 /* times the first */
-#define SPLIT_FAILS 3
-/* Checkpoints per epoch: the k-th at the first item boundary past
- * SPLIT_CP_FIRST << 2k accesses into the epoch (64 Ki to 1 Gi). Each
- * one settles the memos (memo_settle: their histories start over), which
- * costs the repetitions they must see again: cholesky with N = 1000
- * counted 9 % fewer segments with a checkpoint at every power of two. */
-#define SPLIT_CP 8
-#define SPLIT_CP_FIRST ((uint64_t)64 << 10)
-/* Chunks ahead of the truth while nothing is guessed (pipe.c: 8). */
-#define SPLIT_RING 8
-/* Chunks and snapshots live in mappings of transparent huge pages
- * (cb_huge_map): doitgen LARGE buffered 214 MiB of chunks, 55 K page
- * faults of 4 KiB, and each epoch's snapshots (16 MiB for cachegrind's
- * caches) were mapped anew and faulted in again; at about 10 us a fault
- * that was a fifth of its CPU (bench/results/fast_notes.md, session 28).
- * Slabs of chunks: */
-#define SPLIT_SLAB ((size_t)16 << 20)
-
-typedef stream_item item; /* pipe.h */
-
-typedef struct chunk {
-  struct chunk *next;
-  size_t used;
-  uint64_t buf[SPLIT_CHUNK / sizeof(uint64_t)];
-} chunk;
-
-/* Fields marked (L) are read and written under the split's lock. */
-typedef struct epoch {
-  struct epoch *next; /* (L) */
-  chunk *first, *last;
-  unsigned published;    /* (L) chunks the threads may read */
-  unsigned truth_read;   /* (L) of those, the chunks the truth took */
-  bool closed;           /* (L) no chunk will follow */
-  uint64_t accesses;     /* the producer's */
-  uint64_t records;      /* the producer's: accesses that came as records */
-  size_t bytes;          /* the producer's */
-  int guess;             /* (L) the thread guessing it, or -1 */
-  bool tried;            /* (L) some thread guessed it */
-  bool abandoned;        /* (L) the truth passed its end before a match */
-  bool passed;           /* (L) the truth ran it to its end */
-  unsigned n_cp;         /* (L) checkpoints the guess has passed */
-  unsigned cp_lo, cp_hi; /* the ones it records: [cp_lo, cp_hi) */
-  uint64_t cp_at[SPLIT_CP];
-  uint64_t *cp; /* SPLIT_CP snapshots of every hierarchy */
-} epoch;
-
-typedef struct sim {
-  struct cb_split *s;
-  int id;
-  pthread_t thread;
-  cb_hierarchy **h;
-  uint64_t *mark; /* the counters where its current guess began */
-  uint64_t *adj;  /* counters added at the end: its guesses' waste, negated */
-  uint64_t *tmp;
-  double cpu_s, idle_s;
-  bool stale;            /* (L) its state is no good as a guess */
-  drv_give_way gave_way; /* to the native run (driver_native.h) */
-} sim;
-
-struct cb_split {
-  unsigned n;
-  size_t *off, words; /* each hierarchy's snapshot within a joint one */
-  cb_access_sink tap;
-  _Atomic uint64_t epoch_acc; /* the truth doubles it, the producer reads */
-  uint64_t epoch_max;
-  unsigned fails; /* (L) guesses thrown away in a row */
-  int last_cp;    /* (L) the checkpoint of the last match, or -1 */
-  bool no_guess;  /* (L) SPLIT_FAILS of them: guess no more */
-  /* (L) The last epoch closed came mostly as records: the next is not
-   * guessed. Such streams (CSR gathers, hashing) are the engine's to
-   * bound, and the record memo counts their repeated stretches only
-   * while its history lasts, which each checkpoint ends: PageRank's
-   * sweeps (tests/e2e/record_memo.sh) were counted by none. */
-  bool records_heavy;
-  /* A thread about to guess from a state that is no good (its first
-   * guess: empty caches; after a guess thrown away: that guess's) asks the
-   * truth for its own, which the truth copies at its next chunk. */
-  bool want_state, state_ready; /* (L) */
-  uint64_t *state;
-  pthread_mutex_t lock;
-  pthread_cond_t cond;
-  epoch *open;         /* the producer's, or NULL */
-  epoch *head;         /* (L) the oldest in memory */
-  cb_access *area;     /* the engine's batch, written in place */
-  epoch *truth_epoch;  /* (L) the epoch the truth is in or enters next */
-  int truth;           /* (L) the thread holding it */
-  unsigned live;       /* (L) epochs in memory */
-  bool done, finished; /* (L) the producer's end; the truth's */
-  chunk *free_chunks;  /* (L) */
-  /* The producer's: the slabs chunks are cut from (mapped, or one chunk
-   * from malloc where no mapping could be had), freed with the split. */
-  struct slab {
-    void *p;
-    bool mapped;
-  } * slabs;
-  size_t n_slabs, cap_slabs;
-  unsigned char *slab_next; /* the next chunk of the last slab */
-  size_t slab_left;         /* chunks left there */
-  /* The producer's: chunks taken so far, and the last items of the
-   * current one (item_delta.h), as of the chunk numbered delta_chunk. */
-  uint64_t n_chunks, delta_chunk;
-  item_delta delta;
-  uint64_t *free_cp; /* (L) snapshot buffers for reuse, linked by
-                        their first word */
-  size_t cp_bytes;
-  cb_split_stats st; /* (L) */
-  /* The second thread's hierarchies, made when it first guesses (most
-   * streams are one epoch: a MEDIUM PolyBench run would pay their
-   * allocation for nothing). */
-  cb_hierarchy **own;
-  const cb_cache_config **cfg;
-  uint32_t n_sites;
-  bool own_made; /* (L) */
-  sim t[2];
-};
+#include "split_internal.h"
 
 /* -- snapshots of every hierarchy at once ------------------------------ */
 
@@ -188,41 +48,6 @@ static void add_all(const sim *t, uint64_t *adj, const uint64_t *to,
   for (unsigned i = 0; i < t->s->n; i++) {
     size_t o = t->s->off[i];
     cb_snapshot_add_counts(t->h[i], adj + o, to + o, from + o);
-  }
-}
-
-/* -- epochs -------------------------------------------------------------- */
-
-/* A chunk back to the free list (L). */
-static void chunk_back(cb_split *s, chunk *c) {
-  c->next = s->free_chunks;
-  s->free_chunks = c;
-}
-
-static void epoch_free(cb_split *s, epoch *e) {
-  for (chunk *c = e->first, *nx; c; c = nx) {
-    nx = c->next;
-    chunk_back(s, c);
-  }
-  if (e->cp) {
-    e->cp[0] = (uint64_t)(uintptr_t)s->free_cp;
-    s->free_cp = e->cp;
-  }
-  free(e);
-}
-
-/* Frees the epochs at the front that nobody will read again (L): passed
- * by the truth, no guess in them, and not the truth's epoch, which the
- * truth reads the next one's link from; the last stays, for the
- * producer's link. */
-static void release(cb_split *s) {
-  while (s->head && s->head->passed && s->head->guess < 0 && s->head->next &&
-         s->head != s->truth_epoch) {
-    epoch *e = s->head;
-    s->head = e->next;
-    epoch_free(s, e);
-    s->live--;
-    pthread_cond_broadcast(&s->cond);
   }
 }
 
@@ -330,14 +155,14 @@ static bool run_epoch(sim *t, epoch *e) {
     if (read == e->published) {
       if (c && alone) {
         e->first = NULL;
-        chunk_back(s, c);
+        split_chunk_back(s, c);
       }
       break; /* closed, all read */
     }
     chunk *next = c ? c->next : e->first;
     if (c && alone) {
       e->first = next;
-      chunk_back(s, c);
+      split_chunk_back(s, c);
     }
     c = next;
     read++;
@@ -438,7 +263,7 @@ static void *sim_main(void *arg) {
   double t0 = drv_thread_cpu_s();
   pthread_mutex_lock(&s->lock);
   while (!s->finished) {
-    release(s);
+    split_release(s);
     epoch *e = s->truth_epoch;
     if (s->truth == t->id) {
       if (!e) {
@@ -503,273 +328,6 @@ static void *sim_main(void *arg) {
   return NULL;
 }
 
-/* -- the producer ---------------------------------------------------------- */
-
-/* A slab kept for split_free; false when out of memory. */
-static bool slab_keep(cb_split *s, void *p, bool mapped) {
-  if (s->n_slabs == s->cap_slabs) {
-    size_t cap = s->cap_slabs ? 2 * s->cap_slabs : 16;
-    struct slab *v = realloc(s->slabs, cap * sizeof *v);
-    if (!v)
-      return false;
-    s->slabs = v;
-    s->cap_slabs = cap;
-  }
-  s->slabs[s->n_slabs++] = (struct slab){p, mapped};
-  return true;
-}
-
-/* A chunk nobody used yet: cut from the last slab, or from a new one. */
-static chunk *chunk_cut(cb_split *s) {
-  if (s->slab_left == 0) {
-    void *p = cb_huge_map(SPLIT_SLAB);
-    bool mapped = p != NULL;
-    if (!p)
-      p = malloc(sizeof(chunk));
-    if (!p || !slab_keep(s, p, mapped)) {
-      if (mapped)
-        cb_huge_unmap(p, SPLIT_SLAB);
-      else
-        free(p);
-      return NULL;
-    }
-    s->slab_next = p;
-    s->slab_left = mapped ? SPLIT_SLAB / sizeof(chunk) : 1;
-  }
-  chunk *c = (chunk *)s->slab_next;
-  s->slab_next += sizeof(chunk);
-  s->slab_left--;
-  return c;
-}
-
-static chunk *chunk_new(cb_split *s) {
-  pthread_mutex_lock(&s->lock);
-  chunk *c = s->free_chunks;
-  if (c)
-    s->free_chunks = c->next;
-  pthread_mutex_unlock(&s->lock);
-  if (!c)
-    c = chunk_cut(s);
-  if (c) {
-    c->next = NULL;
-    c->used = 0;
-  }
-  return c;
-}
-
-/* Makes the open epoch's last chunk readable (and the epoch closed). */
-static void publish(cb_split *s, bool close) {
-  epoch *e = s->open;
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_sfence(); /* memcpy's non-temporal stores, as in pipe.c */
-#endif
-  pthread_mutex_lock(&s->lock);
-  e->published++;
-  if (close) {
-    e->closed = true;
-    s->open = NULL;
-    s->records_heavy = 2 * e->records > e->accesses;
-  }
-  pthread_cond_broadcast(&s->cond);
-  pthread_mutex_unlock(&s->lock);
-}
-
-/* Room for an item of `bytes` (header included) in the open epoch's
- * last chunk, opening an epoch or a chunk as needed. NULL: out of
- * memory. */
-static unsigned char *room(cb_split *s, size_t bytes) {
-  epoch *e = s->open;
-  bool fresh = false; /* a chunk was taken */
-  if (e && (e->accesses >=
-                atomic_load_explicit(&s->epoch_acc, memory_order_relaxed) ||
-            e->bytes >= SPLIT_EPOCH_BYTES)) {
-    publish(s, true);
-    e = NULL;
-  }
-  if (!e) {
-    e = calloc(1, sizeof *e);
-    chunk *c = e ? chunk_new(s) : NULL;
-    if (e) {
-      pthread_mutex_lock(&s->lock);
-      e->cp = s->free_cp;
-      if (e->cp)
-        s->free_cp = (uint64_t *)(uintptr_t)e->cp[0];
-      pthread_mutex_unlock(&s->lock);
-      if (!e->cp)
-        e->cp = cb_huge_map(s->cp_bytes);
-    }
-    if (!e || !c || !e->cp) {
-      pthread_mutex_lock(&s->lock);
-      if (c)
-        chunk_back(s, c);
-      if (e)
-        epoch_free(s, e);
-      pthread_mutex_unlock(&s->lock);
-      return NULL;
-    }
-    e->first = e->last = c;
-    e->guess = -1;
-    fresh = true;
-    s->n_chunks++;
-    pthread_mutex_lock(&s->lock);
-    while (s->live >= SPLIT_LIVE)
-      pthread_cond_wait(&s->cond, &s->lock);
-    s->live++;
-    s->st.epochs++;
-    if (!s->head)
-      s->head = e;
-    for (epoch *x = s->head; x; x = x->next)
-      if (!x->next && x != e) {
-        x->next = e;
-        break;
-      }
-    if (!s->truth_epoch)
-      s->truth_epoch = e;
-    pthread_cond_broadcast(&s->cond);
-    pthread_mutex_unlock(&s->lock);
-    s->open = e;
-  }
-  if (e->last->used + bytes > SPLIT_CHUNK) {
-    chunk *c = chunk_new(s);
-    if (!c)
-      return NULL;
-    /* linked before it is published: once read, the full chunk may be
-     * freed, and nothing here touches it again */
-    pthread_mutex_lock(&s->lock);
-    e->last->next = c;
-    pthread_mutex_unlock(&s->lock);
-    publish(s, false);
-    e->last = c;
-    fresh = true;
-    s->n_chunks++;
-  }
-  /* With nothing to guess, the producer keeps as few chunks ahead of
-   * the truth as pipe.c's ring does: it ran up to two epochs ahead, 128
-   * MiB of records for pr and load_loop (peak RSS 233 and 217 MiB, 131
-   * and 104 through the pipe). Only chunks published in an epoch no
-   * guess reads count, which the truth takes without waiting for the
-   * producer: counting every chunk not given back, the producer waited
-   * on the truth while the truth waited for its next chunk (a guess had
-   * taken the epoch, so its chunks stayed; converge.c in
-   * time_split.py). */
-  if (fresh) {
-    pthread_mutex_lock(&s->lock);
-    while ((s->records_heavy || s->no_guess) && !e->tried &&
-           e->published - e->truth_read >= SPLIT_RING && !s->finished)
-      pthread_cond_wait(&s->cond, &s->lock);
-    pthread_mutex_unlock(&s->lock);
-  }
-  return (unsigned char *)e->last->buf + e->last->used;
-}
-
-/* room(), or a clean stop: the items cannot be run from here, and the
- * truth's hierarchies are another thread's. */
-static unsigned char *room_or_stop(cb_split *s, size_t bytes) {
-  unsigned char *q = room(s, bytes);
-  if (!q) {
-    fputs("cbana: out of memory for the simulation's queue\n", stderr);
-    exit(1);
-  }
-  return q;
-}
-
-/* An item written at q (its payload already there) becomes part of the
- * open epoch. */
-static void item_added(cb_split *s, unsigned char *q, const item *it,
-                       size_t payload_bytes) {
-  memcpy(q, it, sizeof *it);
-  s->open->last->used += sizeof *it + payload_bytes;
-  s->open->accesses += item_delta_accesses(it);
-  s->open->records += item_is_records(it) ? it->n : 0;
-  s->open->bytes += sizeof *it + payload_bytes;
-}
-
-/* The producer's last items, made the open chunk's (item_delta.h): each
- * chunk starts afresh. */
-static item_delta *delta_of_chunk(cb_split *s) {
-  if (s->delta_chunk != s->n_chunks) {
-    item_delta_reset(&s->delta);
-    s->delta_chunk = s->n_chunks;
-  }
-  return &s->delta;
-}
-
-/* n records, written at q + a header, become an item, as compact as the
- * chunk's last records allow. */
-static void records_added(cb_split *s, unsigned char *q, size_t n) {
-  size_t bytes;
-  unsigned kind = item_delta_pack_records(
-      delta_of_chunk(s), (cb_access *)(void *)(q + sizeof(item)), (uint32_t)n,
-      &bytes);
-  item it = {kind, (uint32_t)n, 0};
-  item_added(s, q, &it, bytes);
-}
-
-static void push_records(cb_split *s, const cb_access *rec, size_t n) {
-  unsigned char *q = room_or_stop(s, sizeof(item) + n * sizeof *rec);
-  memcpy(q + sizeof(item), rec, n * sizeof *rec);
-  records_added(s, q, n);
-}
-
-/* The engine writes its batches straight into the open chunk, after room
- * for their item's header, as into pipe.c's slots (a copy cost pr 17 %
- * of the engine's time there; tc ran 0.97 of cachegrind's time through
- * the split without it, 0.85 through the pipe). */
-cb_access *cb_split_area(void *split, size_t *cap) {
-  cb_split *s = split;
-  unsigned char *q =
-      room_or_stop(s, sizeof(item) + CB_ENGINE_BATCH / 4 * sizeof(cb_access));
-  size_t fit =
-      (SPLIT_CHUNK - s->open->last->used - sizeof(item)) / sizeof(cb_access);
-  *cap = fit < CB_ENGINE_BATCH ? fit : CB_ENGINE_BATCH;
-  s->area = (cb_access *)(void *)(q + sizeof(item));
-  return s->area;
-}
-
-void cb_split_push(void *split, const cb_access *batch, size_t n) {
-  cb_split *s = split;
-  if (s->tap.fn)
-    s->tap.fn(s->tap.ctx, batch, n);
-  if (batch == s->area) {
-    /* written in place: only the header is missing */
-    records_added(s, (unsigned char *)s->area - sizeof(item), n);
-    s->area = NULL;
-    return;
-  }
-  while (n > 0) {
-    size_t k = n < CB_ENGINE_BATCH ? n : CB_ENGINE_BATCH;
-    push_records(s, batch, k);
-    batch += k;
-    n -= k;
-  }
-}
-
-void cb_split_push_affine(void *split, const cb_affine_block *b) {
-  cb_split *s = split;
-  if (b->n_iter == 0 || b->n_acc == 0)
-    return; /* no access */
-  if (s->tap.affine)
-    s->tap.affine(s->tap.ctx, b);
-  if (b->n_acc > ITEM_DELTA_BLOCK_MAX) {
-    cb_access rec[256];
-    uint64_t pos = 0;
-    size_t k;
-    while ((k = cb_affine_expand(b, &pos, rec, 256)) > 0)
-      push_records(s, rec, k);
-    return;
-  }
-  /* As the chunk's last block, if it can be (item_delta.h). */
-  size_t bytes;
-  unsigned kind = item_delta_block_kind(delta_of_chunk(s), b, &bytes);
-  const uint64_t chunk_before = s->n_chunks;
-  unsigned char *q = room_or_stop(s, sizeof(item) + bytes);
-  if (s->n_chunks != chunk_before)
-    kind = item_delta_block_kind(delta_of_chunk(s), b, &bytes); /* whole */
-  item_delta_write_block(&s->delta, kind, b, q + sizeof(item));
-  item it = {kind, b->n_acc, b->n_iter};
-  item_added(s, q, &it, bytes);
-}
-
 /* -- start and finish ------------------------------------------------------ */
 
 /* Whether the split can run these n hierarchies. */
@@ -804,7 +362,7 @@ static void split_free(cb_split *s) {
   while (s->head) {
     epoch *e = s->head;
     s->head = e->next;
-    epoch_free(s, e);
+    split_epoch_free(s, e);
   }
   for (size_t i = 0; i < s->n_slabs; i++)
     if (s->slabs[i].mapped)
@@ -880,7 +438,7 @@ cb_split *cb_split_start(cb_hierarchy *const *h,
 
 double cb_split_finish(cb_split *s, cb_split_stats *st, cb_affine_stats *own) {
   if (s->open)
-    publish(s, true);
+    split_publish(s, true);
   pthread_mutex_lock(&s->lock);
   s->done = true;
   pthread_cond_broadcast(&s->cond);
