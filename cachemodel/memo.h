@@ -223,6 +223,10 @@ typedef struct memo_long {
   uint32_t probe_next;
   uint64_t probe_every, probe_acc, probe_last_seq, probe_last_acc;
   uint64_t probe_last_skipped; /* seg_memo's skipped then */
+  /* The spacing now: probe_every, doubled by each probe taken with no
+   * candidate started since the one before (memo_long.c, probe_take). */
+  uint64_t probe_gap;
+  bool candidate_since_probe;
   /* Repetition 2 cut short: the probe its state met, the counters then,
    * and two spare counter copies; cuts made. */
   bool cut;

@@ -68,6 +68,13 @@
  * them cover the ring), each copy at most PROBE_MAX_WORDS words (512 KiB:
  * cachegrind's caches take 132 KiB; 32 of them 4 MiB). */
 #define PROBE_EVERY 128
+/* A probe serves only a candidate that starts within the ring's reach of
+ * it; while none starts, each probe doubles the spacing, up to this many
+ * times PROBE_EVERY, and a candidate brings it back. gemm LARGE, whose
+ * segments never repeat, copied 132 KiB every 128 segments: 1.2 GB a
+ * hierarchy. cholesky's columns start a candidate every 2000 segments,
+ * which keep the spacing at PROBE_EVERY. */
+#define PROBE_GAP_MAX 32
 #define PROBE_MAX_WORDS ((size_t)1 << 16)
 
 bool memo_long_create(cb_hierarchy *h) {
@@ -137,6 +144,8 @@ void memo_long_reset(memo_long *L) {
   L->probe_next = 0;
   L->probe_last_seq = L->seq;
   L->probe_last_acc = L->probe_last_skipped = 0;
+  L->probe_gap = L->probe_every;
+  L->candidate_since_probe = false;
   L->cut = false;
   L->cuts = 0;
   L->head += L->arena_bytes; /* every segment put before is gone */
@@ -310,8 +319,7 @@ static void probe_take(cb_hierarchy *h) {
    * of its simulation) */
   const uint64_t ran =
       L->seq - L->probe_last_seq - (h->memo->skipped - L->probe_last_skipped);
-  if (!L->probe || ran < L->probe_every ||
-      acc - L->probe_last_acc < L->probe_acc)
+  if (!L->probe || ran < L->probe_gap || acc - L->probe_last_acc < L->probe_acc)
     return;
   memo_pay_pair(h); /* the state the stream's */
   const size_t words = memo_state_words(h) + memo_n_counters(h);
@@ -321,6 +329,9 @@ static void probe_take(cb_hierarchy *h) {
   L->probe_last_seq = L->seq;
   L->probe_last_acc = acc;
   L->probe_last_skipped = h->memo->skipped;
+  if (!L->candidate_since_probe && L->probe_gap < PROBE_GAP_MAX * PROBE_EVERY)
+    L->probe_gap *= 2;
+  L->candidate_since_probe = false;
 }
 
 /* In repetition 2, before its segment at L->seq: the probe taken one
@@ -434,6 +445,8 @@ bool memo_long_take(cb_hierarchy *h, const cb_affine_block *b) {
         memo_pay_pair(h); /* the repetition's counters its own */
         L->period = L->seq - (j - 1);
         L->len = 1;
+        L->probe_gap = L->probe_every;
+        L->candidate_since_probe = true;
         L->rep = 2;
         L->steady = false;
         memo_read_counters(h, L->start);
