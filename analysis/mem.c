@@ -199,6 +199,34 @@ void cb_mem_map(cb_mem *m, uint64_t lo, uint64_t hi) {
   m->nregs++;
 }
 
+/* Unmapping drops the bytes of a page (slot i): they read as zeros when
+ * mapped again. A page the model touched but never wrote is zero
+ * already, and often not even backed: the sliced engine looks up the
+ * pages of the arrays it never writes, and PolyBench frees them at its
+ * end. Writing its zeros would fault it in fresh for nothing: on a host
+ * that hands freed memory back to its hypervisor, about 3 ms a MiB
+ * (bench/results/fast_notes.md, session 28), gemm LARGE 64 ms of
+ * cb_mem_unmap's page faults a run. Reading it maps the kernel's zero
+ * page instead. */
+static bool page_is_zero(const uint8_t *pg) {
+  uint64_t any = 0;
+  for (unsigned k = 0; k < CB_PG_SIZE; k += 8) {
+    uint64_t w;
+    memcpy(&w, pg + k, sizeof w);
+    any |= w;
+  }
+  return any == 0;
+}
+
+static void page_drop(cb_mem *m, size_t i) {
+  if (!page_is_zero(m->data[i]))
+    memset(m->data[i], 0, CB_PG_SIZE);
+  m->valid[i] = 0;
+  m->stale_clears += m->stale[i] != NULL;
+  free(m->stale[i]);
+  m->stale[i] = NULL;
+}
+
 void cb_mem_unmap(cb_mem *m, uint64_t lo, uint64_t hi) {
   if (hi <= lo)
     return;
@@ -226,13 +254,8 @@ void cb_mem_unmap(cb_mem *m, uint64_t lo, uint64_t hi) {
   if (p1 - p0 > m->cap) {
     for (size_t i = 0; i < m->cap; i++)
       if (m->keys[i] && m->keys[i] - 1 >= p0 && m->keys[i] - 1 < p1 &&
-          m->valid[i]) {
-        memset(m->data[i], 0, CB_PG_SIZE);
-        m->valid[i] = 0;
-        m->stale_clears += m->stale[i] != NULL;
-        free(m->stale[i]);
-        m->stale[i] = NULL;
-      }
+          m->valid[i])
+        page_drop(m, i);
     for (unsigned t = 0; t < CB_TLB_N; t++)
       if (m->tlb[t].pno >= p0 && m->tlb[t].pno < p1)
         m->tlb[t].pno = UINT64_MAX;
@@ -243,13 +266,8 @@ void cb_mem_unmap(cb_mem *m, uint64_t lo, uint64_t hi) {
   }
   for (uint64_t p = p0; p < p1; p++) {
     size_t i = slot_of(m, p);
-    if (m->keys[i] && m->valid[i]) {
-      memset(m->data[i], 0, CB_PG_SIZE);
-      m->valid[i] = 0;
-      m->stale_clears += m->stale[i] != NULL;
-      free(m->stale[i]);
-      m->stale[i] = NULL;
-    }
+    if (m->keys[i] && m->valid[i])
+      page_drop(m, i);
     unsigned t = (unsigned)p & (CB_TLB_N - 1);
     if (m->tlb[t].pno == p)
       m->tlb[t].pno = UINT64_MAX;
