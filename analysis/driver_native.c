@@ -16,6 +16,10 @@ static atomic_uint native_going;
  * of a core beside two such threads and the engine). */
 #define GIVE_WAY_NICE 10
 
+bool drv_native_going(void) {
+  return atomic_load_explicit(&native_going, memory_order_relaxed) != 0;
+}
+
 void drv_native_give_way(drv_give_way *g) {
   if (g->state == DRV_GW_DONE)
     return;

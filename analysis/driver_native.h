@@ -65,4 +65,8 @@ typedef struct drv_give_way {
 } drv_give_way;
 void drv_native_give_way(drv_give_way *g);
 
+/* Whether some native run of this process is going: the cores are all
+ * busy then, and the time split guesses no epoch (split.c). */
+bool drv_native_going(void);
+
 #endif

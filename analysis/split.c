@@ -283,8 +283,13 @@ static void *sim_main(void *arg) {
       continue;
     }
     /* Not the truth: guess the first epoch after the truth's that no
-     * thread has tried. */
-    epoch *g = e && !s->no_guess && !s->records_heavy ? e->next : NULL;
+     * thread has tried. Not while a native run is going: the engine, the
+     * truth and the native run keep both cores busy then, and all that
+     * a guess adds is the accesses the truth runs again to meet it. */
+    epoch *g = e && !s->no_guess && !s->records_heavy &&
+                       (s->guess_beside_native || !drv_native_going())
+                   ? e->next
+                   : NULL;
     while (g && g->tried)
       g = g->next;
     if (!g) {
@@ -398,6 +403,7 @@ cb_split *cb_split_start(cb_hierarchy *const *h,
   s->n = n;
   s->tap = *tap;
   atomic_init(&s->epoch_acc, epoch_acc ? epoch_acc : SPLIT_EPOCH);
+  s->guess_beside_native = epoch_acc != 0;
   s->last_cp = -1;
   s->epoch_max = SPLIT_EPOCH_GROWTH * atomic_load(&s->epoch_acc);
   s->off = calloc(n, sizeof *s->off);

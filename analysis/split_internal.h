@@ -109,6 +109,10 @@ struct cb_split {
   unsigned fails; /* (L) guesses thrown away in a row */
   int last_cp;    /* (L) the checkpoint of the last match, or -1 */
   bool no_guess;  /* (L) SPLIT_FAILS of them: guess no more */
+  /* The epochs were asked for (--split-epoch, the tests' small ones):
+   * guess beside a native run too, so that whether guesses are made does
+   * not hang on how long the native run takes. */
+  bool guess_beside_native;
   /* (L) The last epoch closed came mostly as records: the next is not
    * guessed. Such streams (CSR gathers, hashing) are the engine's to
    * bound, and the record memo counts their repeated stretches only
