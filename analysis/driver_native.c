@@ -23,7 +23,7 @@ bool drv_native_going(void) {
 void drv_native_give_way(drv_give_way *g) {
   if (g->state == DRV_GW_DONE)
     return;
-  bool going = atomic_load_explicit(&native_going, memory_order_relaxed) != 0;
+  bool going = drv_native_going();
   if (going == (g->state == DRV_GW_GIVING))
     return;
   id_t tid = (id_t)syscall(SYS_gettid);

@@ -199,15 +199,7 @@ void cb_mem_map(cb_mem *m, uint64_t lo, uint64_t hi) {
   m->nregs++;
 }
 
-/* Unmapping drops the bytes of a page (slot i): they read as zeros when
- * mapped again. A page the model touched but never wrote is zero
- * already, and often not even backed: the sliced engine looks up the
- * pages of the arrays it never writes, and PolyBench frees them at its
- * end. Writing its zeros would fault it in fresh for nothing: on a host
- * that hands freed memory back to its hypervisor, about 3 ms a MiB
- * (bench/results/fast_notes.md, session 28), gemm LARGE 64 ms of
- * cb_mem_unmap's page faults a run. Reading it maps the kernel's zero
- * page instead. */
+/* Whether the page's 4 KiB are all zero bytes. */
 static bool page_is_zero(const uint8_t *pg) {
   uint64_t any = 0;
   for (unsigned k = 0; k < CB_PG_SIZE; k += 8) {
@@ -218,6 +210,15 @@ static bool page_is_zero(const uint8_t *pg) {
   return any == 0;
 }
 
+/* Unmapping drops the bytes of a page (slot i): they read as zeros when
+ * mapped again. A page the model touched but never wrote is zero
+ * already, and often not even backed: the sliced engine looks up the
+ * pages of the arrays it never writes, and PolyBench frees them at its
+ * end. Writing its zeros would fault it in fresh for nothing: on a host
+ * that hands freed memory back to its hypervisor, about 3 ms a MiB
+ * (bench/results/fast_notes.md, session 28), gemm LARGE 64 ms of
+ * cb_mem_unmap's page faults a run. Reading it maps the kernel's zero
+ * page instead. */
 static void page_drop(cb_mem *m, size_t i) {
   if (!page_is_zero(m->data[i]))
     memset(m->data[i], 0, CB_PG_SIZE);
