@@ -175,6 +175,12 @@ bool memo_segment_slots(const struct cb_hierarchy *h, const cb_affine_block *b,
 #define MEMO_LONG_MIN 64
 #define MEMO_LONG_RING 65536
 #define MEMO_LONG_ARENA ((uint64_t)16 << 20)
+/* The arena's first size: it doubles, up to MEMO_LONG_ARENA, when a
+ * candidate is lost to its reach. Each MiB of it costs about 3 ms of
+ * page faults the first time round on a host that hands freed memory
+ * back to its hypervisor, and gemm LARGE, whose segments never repeat,
+ * wrote all 16 MiB of both hierarchies' rings for nothing. */
+#define MEMO_LONG_ARENA_FIRST ((uint64_t)2 << 20)
 /* Probes kept: with one every 128 segments or more, all of a ring's. */
 #define MEMO_LONG_PROBES 32
 typedef struct memo_long {
@@ -185,11 +191,13 @@ typedef struct memo_long {
    * over them (head, the bytes the arena ever took, at most pos +
    * arena_bytes); a segment read back is unpacked into `seg`. */
   uint8_t *arena;
-  /* MEMO_LONG_ARENA; less in the tests (twice the largest segment's
+  /* MEMO_LONG_ARENA_FIRST, doubled up to arena_max (MEMO_LONG_ARENA,
+   * the mapping's size); less in the tests (twice the largest segment's
    * bytes at least: one never wraps) */
-  uint64_t arena_bytes;
+  uint64_t arena_bytes, arena_max;
   uint64_t head;
   uint64_t ring_drops; /* candidates dropped not to write over owed ones */
+  uint64_t ring_grown; /* times the arena doubled */
   struct memo_ring_slot {
     uint64_t seq, pos;
   } * slot;

@@ -84,7 +84,8 @@ bool memo_long_create(cb_hierarchy *h) {
   h->memo->lng = L;
   size_t n = memo_n_counters(h);
   L->arena = cb_huge_map(MEMO_LONG_ARENA);
-  L->arena_bytes = MEMO_LONG_ARENA;
+  L->arena_bytes = MEMO_LONG_ARENA_FIRST;
+  L->arena_max = MEMO_LONG_ARENA;
   L->slot = malloc(MEMO_LONG_RING * sizeof *L->slot);
   L->seg = malloc(sizeof *L->seg);
   L->table = cb_huge_map(MEMO_LONG_TABLE * sizeof *L->table); /* zeroed */
@@ -118,7 +119,7 @@ bool memo_long_create(cb_hierarchy *h) {
 void memo_long_free(memo_long *L) {
   if (!L)
     return;
-  cb_huge_unmap(L->arena, L->arena_bytes);
+  cb_huge_unmap(L->arena, MEMO_LONG_ARENA);
   free(L->slot);
   free(L->seg);
   cb_huge_unmap(L->table, MEMO_LONG_TABLE * sizeof *L->table);
@@ -229,6 +230,33 @@ static const memo_seg *ring_at(memo_long *L, uint64_t s) {
   memcpy(g->rec, p, rh.n_rec * sizeof *g->rec);
   memcpy(g->acc, p + rh.n_rec * sizeof *g->rec, rh.n_acc * sizeof *g->acc);
   return g;
+}
+
+/* Whether segment s is in the ring's slots but its bytes were written
+ * over: a candidate lost to the arena's reach. */
+static bool ring_lost(const memo_long *L, uint64_t s) {
+  const struct memo_ring_slot *x = &L->slot[s % MEMO_LONG_RING];
+  return x->seq == s && L->head > x->pos + L->arena_bytes;
+}
+
+/* Doubles the arena, when it may (no candidate runs, nothing is owed).
+ * Each segment's place is its position modulo the arena's size, so every
+ * segment put before is given up, as memo_long_reset does, and with them
+ * the probes and the candidates they could start: the next repetition,
+ * now within reach, is found one period later. */
+static void ring_grow(memo_long *L) {
+  if (L->arena_bytes >= L->arena_max || L->period || L->owed)
+    return;
+  L->arena_bytes =
+      2 * L->arena_bytes < L->arena_max ? 2 * L->arena_bytes : L->arena_max;
+  L->head += L->arena_bytes; /* out of reach: pos + arena_bytes < head */
+  L->floor = L->seq;
+  memset(L->probe_seq, 0, sizeof L->probe_seq);
+  L->probe_next = 0;
+  L->probe_last_seq = L->seq;
+  L->candidate_since_probe = false;
+  L->cut = false;
+  L->ring_grown++;
 }
 
 /* The held-back records and block b into the ring as segment s. */
@@ -428,6 +456,7 @@ bool memo_long_take(cb_hierarchy *h, const cb_affine_block *b) {
   if (ring_overwrites_owed(L, m, b)) {
     drop(h);
     L->ring_drops++;
+    ring_grow(L);
   }
   if (L->period) {
     if (same_as(m, ring_at(L, L->seq - L->period), b))
@@ -441,7 +470,9 @@ bool memo_long_take(cb_hierarchy *h, const cb_affine_block *b) {
     uint64_t j = *slot; /* its number + 1, or 0 */
     if (j && j - 1 >= L->floor && L->seq - (j - 1) >= MEMO_LONG_MIN &&
         L->seq - (j - 1) < MEMO_LONG_RING) {
-      if (same_as(m, ring_at(L, j - 1), b)) {
+      if (ring_lost(L, j - 1))
+        ring_grow(L);
+      else if (same_as(m, ring_at(L, j - 1), b)) {
         memo_pay_pair(h); /* the repetition's counters its own */
         L->period = L->seq - (j - 1);
         L->len = 1;

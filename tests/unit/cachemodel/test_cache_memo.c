@@ -424,7 +424,7 @@ static void row_columns(cb_hierarchy *h, ref_model *m, uint32_t line,
 
 static uint64_t skipped_total, skipped_pairs, in_parts, parts_counted;
 static uint64_t skipped_long, tails_long, by_state_long, cuts_long;
-static uint64_t ring_drops, skipped_small_ring;
+static uint64_t ring_drops, ring_grown, skipped_small_ring;
 static uint64_t parts_by_levels[4]; /* counted, by the hierarchy's depth */
 static uint64_t parts_wide;         /* counted with a wide level: none */
 static uint64_t parts_closed;       /* steady by the closed form */
@@ -457,10 +457,14 @@ static void memo_case(const cb_cache_config *cfg, bool expect_memo,
   }
   /* the long memo's ring in 4 to 16 KiB in a third of the cases: it
    * then loses the repetition before (a candidate fails) or would write
-   * over owed segments (the candidate is dropped, the owed run) */
+   * over owed segments (the candidate is dropped, the owed run); in half
+   * of them it may double twice (ring_grow: every segment put before is
+   * given up) */
   bool small_ring = h->memo && h->memo->lng && rnd(3) == 0;
-  if (small_ring)
+  if (small_ring) {
     h->memo->lng->arena_bytes = 4096 + rnd(12289);
+    h->memo->lng->arena_max = h->memo->lng->arena_bytes << 2 * rnd(2);
+  }
   ref_model m;
   ref_init(&m, cfg, 8);
   uint32_t line = cfg->levels[0].line;
@@ -500,6 +504,7 @@ static void memo_case(const cb_cache_config *cfg, bool expect_memo,
     by_state_long += h->memo->lng ? h->memo->lng->steady_by_state : 0;
     cuts_long += h->memo->lng ? h->memo->lng->cuts : 0;
     ring_drops += h->memo->lng ? h->memo->lng->ring_drops : 0;
+    ring_grown += h->memo->lng ? h->memo->lng->ring_grown : 0;
     if (small_ring)
       skipped_small_ring += h->memo->lng->skipped;
     parts_counted += h->memo->parts.counted;
@@ -533,7 +538,7 @@ static void tight_ring(const cb_cache_config *cfg, uint64_t arena) {
   CHECK(h && h->memo && h->memo->lng);
   if (!h || !h->memo || !h->memo->lng)
     return;
-  h->memo->lng->arena_bytes = arena;
+  h->memo->lng->arena_bytes = h->memo->lng->arena_max = arena;
   ref_model m;
   ref_init(&m, cfg, 8);
   for (int rep = 0; rep < 8; rep++)
@@ -620,6 +625,8 @@ int main(void) {
          (unsigned long long)ring_drops,
          (unsigned long long)skipped_small_ring);
   CHECK(skipped_small_ring > 0);
+  printf("%llu times a small ring doubled\n", (unsigned long long)ring_grown);
+  CHECK(ring_grown > 0);
   CHECK(skipped_pairs > 0);
   CHECK(in_parts > 0);
   for (int l = 1; l <= 3; l++) {
