@@ -283,13 +283,17 @@ static void *sim_main(void *arg) {
       continue;
     }
     /* Not the truth: guess the first epoch after the truth's that no
-     * thread has tried. Not while a native run is going: the engine, the
-     * truth and the native run keep both cores busy then, and all that
-     * a guess adds is the accesses the truth runs again to meet it. */
-    epoch *g = e && !s->no_guess && !s->records_heavy &&
-                       (s->guess_beside_native || !drv_native_going())
-                   ? e->next
-                   : NULL;
+     * thread has tried. Only while a core is free for it: not while a
+     * native run is going, nor while the engine produces, unless it
+     * waits for the truth. The native run, the engine and the truth keep
+     * both cores busy then, and all that a guess adds is the accesses
+     * the truth runs again to meet it, or its whole epoch when it never
+     * meets (fdtd-2d and 2mm LARGE threw 270 M accesses away in one run
+     * of three). */
+    const bool core_free = s->guess_anytime || (!drv_native_going() &&
+                                                (s->done || s->prod_waiting));
+    epoch *g =
+        e && !s->no_guess && !s->records_heavy && core_free ? e->next : NULL;
     while (g && g->tried)
       g = g->next;
     if (!g) {
@@ -403,7 +407,7 @@ cb_split *cb_split_start(cb_hierarchy *const *h,
   s->n = n;
   s->tap = *tap;
   atomic_init(&s->epoch_acc, epoch_acc ? epoch_acc : SPLIT_EPOCH);
-  s->guess_beside_native = epoch_acc != 0;
+  s->guess_anytime = epoch_acc != 0;
   s->last_cp = -1;
   s->epoch_max = SPLIT_EPOCH_GROWTH * atomic_load(&s->epoch_acc);
   s->off = calloc(n, sizeof *s->off);

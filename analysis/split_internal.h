@@ -110,9 +110,13 @@ struct cb_split {
   int last_cp;    /* (L) the checkpoint of the last match, or -1 */
   bool no_guess;  /* (L) SPLIT_FAILS of them: guess no more */
   /* The epochs were asked for (--split-epoch, the tests' small ones):
-   * guess beside a native run too, so that whether guesses are made does
-   * not hang on how long the native run takes. */
-  bool guess_beside_native;
+   * guess whenever an epoch waits, beside a native run or a producer
+   * too, so that whether guesses are made does not hang on how long the
+   * native run or the engine takes. */
+  bool guess_anytime;
+  /* (L) The producer waits for an epoch to go (SPLIT_LIVE): a core is
+   * free for a guess. */
+  bool prod_waiting;
   /* (L) The last epoch closed came mostly as records: the next is not
    * guessed. Such streams (CSR gathers, hashing) are the engine's to
    * bound, and the record memo counts their repeated stretches only

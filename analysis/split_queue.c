@@ -154,8 +154,14 @@ static unsigned char *room(cb_split *s, size_t bytes) {
     fresh = true;
     s->n_chunks++;
     pthread_mutex_lock(&s->lock);
-    while (s->live >= SPLIT_LIVE)
+    while (s->live >= SPLIT_LIVE) {
+      if (!s->prod_waiting) {
+        s->prod_waiting = true; /* a guess may start meanwhile */
+        pthread_cond_broadcast(&s->cond);
+      }
       pthread_cond_wait(&s->cond, &s->lock);
+    }
+    s->prod_waiting = false;
     s->live++;
     s->st.epochs++;
     if (!s->head)

@@ -311,7 +311,7 @@ void cb_analyze_args_usage(const char *command, const char *extra) {
       "                      engine replays repeating loop iterations)\n"
       "  --split-epoch N     accesses per piece of that cut (256 Mi); it\n"
       "                      also asks for the cut where replays are,\n"
-      "                      and for guesses while the native run goes\n"
+      "                      and for guesses at any time\n"
       "  --budget N          operations an input may execute before it "
       "stops\n"
       "  --stack-top ADDR    the stack pointer at main's entry\n"
