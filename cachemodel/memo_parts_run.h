@@ -8,9 +8,8 @@
  * that hits). The includer defines PARTS_TOUCH (the set update, with
  * policy.h's lru_touch contract), PARTS_RUN_NAME and PARTS_RUN_LINKAGE
  * (the entry's name and linkage), and may define PARTS_SHIFT(g), a
- * level's line shift, and PARTS_PART_SHIFT(s), the parts' (constants
- * where the geometry is known). Internal
- * to cachemodel. */
+ * level's line shift, and PARTS_PART_SHIFT(s), the parts' shift
+ * (constants where the geometry is known). Internal to cachemodel. */
 #ifndef CBANA_CACHEMODEL_MEMO_PARTS_RUN_H
 #define CBANA_CACHEMODEL_MEMO_PARTS_RUN_H
 
@@ -18,6 +17,8 @@
 
 #ifndef PARTS_SHIFT
 #define PARTS_SHIFT(g) ((g)->shift)
+#endif
+#ifndef PARTS_PART_SHIFT
 #define PARTS_PART_SHIFT(s) (s)
 #endif
 
