@@ -135,6 +135,31 @@ def workloads_cases(d):
         yield prog, [src], ["--inputs", inp], tmp
 
 
+def run_cases(cbana, cases, check, jobs, note=None):
+    """Runs check(cbana, name, sources, extra, cwd) on every case, jobs at
+    a time, and prints a line for each, in order: its failures, or "ok"
+    and note(result) when given. check returns (name, fails, ...).
+    Returns (passed, failed, results)."""
+    passed = failed = 0
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
+        futs = [ex.submit(check, cbana, n, s, e, c or os.getcwd())
+                for n, s, e, c in cases]
+        for fut in futs:
+            res = fut.result()
+            results.append(res)
+            name, fails = res[0], res[1]
+            if fails:
+                failed += 1
+                for f in fails:
+                    print(f"FAIL {name}: {f}")
+            else:
+                passed += 1
+                print(f"ok   {name}" + (f" ({note(res)})" if note else ""))
+            sys.stdout.flush()
+    return passed, failed, results
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("cbana")
@@ -151,20 +176,7 @@ def main():
         cases = list(polybench_cases(d, a.size))
     else:
         cases = list(workloads_cases(d))
-    passed = failed = 0
-    with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
-        futs = [ex.submit(check, cbana, n, s, e, c or os.getcwd())
-                for n, s, e, c in cases]
-        for fut in futs:
-            name, fails = fut.result()
-            if fails:
-                failed += 1
-                for f in fails:
-                    print(f"FAIL {name}: {f}")
-            else:
-                passed += 1
-                print(f"ok   {name}")
-            sys.stdout.flush()
+    passed, failed, _ = run_cases(cbana, cases, check, a.jobs)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed or not passed else 0
 

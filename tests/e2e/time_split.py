@@ -24,7 +24,6 @@ programs and small PolyBench sizes keep data in the LL that a stale guess
 never refreshes, and only throw guesses away).
 """
 import argparse
-import concurrent.futures
 import json
 import os
 import re
@@ -32,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 
-from fast_identity import corpus_cases, first_difference
+from fast_identity import corpus_cases, first_difference, run_cases
 
 # checkpoints at 64 Ki and 256 Ki accesses into the first, to 1 Mi in the
 # second (split.c)
@@ -132,30 +131,22 @@ def main():
     # runs the cases again, up to ROUNDS times in all, until both paths
     # were taken; every run's report is compared, each round or not.
     for rnd in range(ROUNDS if a.require_both else 1):
-        with concurrent.futures.ThreadPoolExecutor(2) as ex:
-            futs = [ex.submit(check, cbana, n, s, e, c or os.getcwd())
-                    for n, s, e, c in cases]
-            for fut in futs:
-                name, fails, h, r = fut.result()
-                handovers += h
-                thrown += r
-                if fails:
-                    failed += 1
-                    for f in fails:
-                        print(f"FAIL {name}: {f}")
-                else:
-                    passed += 1
-                    print(f"ok   {name} ({h} hand-overs, {r} guesses thrown "
-                          "away)")
-                sys.stdout.flush()
+        p, f, results = run_cases(
+            cbana, cases, check, 2,
+            lambda r: f"{r[2]} hand-overs, {r[3]} guesses thrown away")
+        passed += p
+        failed += f
+        handovers += sum(r[2] for r in results)
+        thrown += sum(r[3] for r in results)
         print(f"round {rnd + 1}: {passed} passed, {failed} failed; "
               f"{handovers} hand-overs, {thrown} guesses thrown away")
         if failed or (handovers and thrown):
             break
     if a.require_both and (handovers == 0 or thrown == 0):
-        print(f"FAIL: a path of the split was never taken in {ROUNDS} rounds")
+        print(f"FAIL: a path of the split was never taken in {rnd + 1} round(s)")
         return 1
     return 1 if failed or not passed else 0
+
 
 if __name__ == "__main__":
     sys.exit(main())
