@@ -169,7 +169,7 @@ bool cb_tpl_streams_exact(cb_eng *e, const cb_tpl_set *ts, const cb_tpl *t,
   return true;
 }
 
-/* The marked streams' entries streams_shadow will look up for the
+/* The marked streams' entries cb_tpl_streams_shadow will look up for the
  * stores, fetched while the block is handed on (cb_mem_marked_prefetch):
  * each store's range or stream, and the range that tiled stores make
  * together, from the lowest. A wrong guess costs a fetch, nothing else. */

@@ -143,7 +143,8 @@ def main():
         if failed or (handovers and thrown):
             break
     if a.require_both and (handovers == 0 or thrown == 0):
-        print(f"FAIL: a path of the split was never taken in {rnd + 1} round(s)")
+        print("FAIL: a path of the split was never taken in "
+              f"{rnd + 1} round(s)")
         return 1
     return 1 if failed or not passed else 0
 
