@@ -500,7 +500,7 @@ static bool wait_stage(proc *procs, size_t n, unsigned stage,
   return ok;
 }
 
-static const char *default_clang(void) {
+const char *fe_default_clang(void) {
   return access("/usr/bin/clang-14", X_OK) == 0 ? "/usr/bin/clang-14" : "clang";
 }
 
@@ -550,7 +550,7 @@ cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b,
               strerror(errno));
       return err->status;
     }
-  const char *clang = o->clang ? o->clang : default_clang();
+  const char *clang = o->clang ? o->clang : fe_default_clang();
   const char *tmp = getenv("TMPDIR");
   if (!tmp || !*tmp)
     tmp = "/tmp";

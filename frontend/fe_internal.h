@@ -127,6 +127,8 @@ typedef struct fe_build {
 } fe_build;
 
 cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b, fe_err *err);
+/* The compiler when the options name none: clang-14, else `clang`. */
+const char *fe_default_clang(void);
 
 /* ---- the shared object (module.c) ---------------------------------------
  * Everything that calls LLVM, libclang, libelf or libdw lives in

@@ -38,6 +38,13 @@ static void program_free(cb_program *p) {
   free(p->mach);
   free(p->fn_mach);
   free(p->ra_site);
+  if (p->process) {
+    free((char *)p->process->startup.exe);
+    free((char *)p->process->exit.exe);
+    free(p->process->startup.map);
+    free(p->process->exit.map);
+    free(p->process);
+  }
   free(p->dl);
   fe_pool_free((fe_pool *)p->owned);
   free(p);

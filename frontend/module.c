@@ -15,6 +15,7 @@
  * build's directory (the tests' executables live below it). It is never
  * unloaded: the native kernels it compiles run from its JIT's memory. */
 #include "fe_internal.h"
+#include "process_probe.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -189,6 +190,15 @@ cb_fe_status cb_frontend_load(const cb_frontend_options *opts, cb_program **out,
     *out = NULL;
     fe_errf(&err, CB_FE_ERR_COMPILE, "%s", b.link_err);
     st = CB_FE_ERR_COMPILE;
+  }
+  /* the process's start-up and exit: probes linked as the program is */
+  if (st == CB_FE_OK && b.exe) {
+    char **flags = opts->compdb_dir
+                       ? NULL
+                       : fe_split_flags(opts->cflags ? opts->cflags : "-O2");
+    fe_process_probes(*out, b.exe,
+                      opts->clang ? opts->clang : fe_default_clang(), flags);
+    fe_free_strv(flags);
   }
   if (b.scans && api)
     api->scans_free(b.scans);

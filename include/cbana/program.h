@@ -329,6 +329,11 @@ typedef struct cb_site {
    * return address, the prologue's pushes, the epilogue's pops and ret);
    * the program's own traffic, which reports may show or hide. */
   uint8_t is_mach;
+  /* Appended: the process's start-up or exit traffic (ld.so and libc
+   * before main and after it returns, cb_process_info); also is_call, and
+   * reports count it apart from both the program's and the library
+   * calls'. */
+  uint8_t is_process;
 } cb_site;
 
 /* Source-level functions (including ones fully inlined away). */
@@ -584,7 +589,42 @@ typedef struct cb_program {
   void *jit;
   uint32_t n_kernels;      /* functions with a kernel */
   double kernel_compile_s; /* the compile's CPU time */
+  /* Appended: the process's start-up and exit, from cbana's own probes;
+   * NULL when the frontend had no executable. */
+  struct cb_process_info *process;
 } cb_program;
+
+/* The start-up and exit traffic of ld.so and libc (docs/process-model.md
+ * section 8): what runs before main's first instruction (ld.so's
+ * relocation and symbol lookups, libc's initialisation, _start up to
+ * `call main`) and after main returns (exit: atexit handlers, _dl_fini,
+ * stdio's flush and cleanup). cbana never runs the program for it: the
+ * frontend builds two probes of its own with the program's compiler,
+ * flags and libraries, the start-up probe importing the same symbols with
+ * the same relocations as the executable (ld.so's work depends on them),
+ * the exit probe leaving stdio in each state the engine may end in; the
+ * analysis runs them once under `valgrind --tool=lackey` (cached) and the
+ * engine replays their traces, with each address inside a probe's image
+ * mapped onto the program's (same relocation target, else same section,
+ * else same offset) and, for the exit, the stack moved to where exit runs. */
+typedef struct cb_addr_map {
+  uint64_t lo, hi, to; /* [lo, hi) of the probe -> to + (a - lo) */
+} cb_addr_map;
+
+typedef struct cb_process_probe {
+  const char *exe;       /* the probe's executable (in the cache) */
+  uint64_t main_addr;    /* its main's first instruction, as loaded */
+  uint64_t lo, hi;       /* its image as loaded: what the map applies to */
+  cb_addr_map *map;      /* the narrowest entry holding an address wins */
+  uint32_t n_map;
+} cb_process_probe;
+
+typedef struct cb_process_info {
+  bool ok;              /* false: not modelled, `why` says why */
+  char why[200];
+  cb_process_probe startup, exit;
+  uint32_t startup_site, exit_site; /* is_process sites of the Program */
+} cb_process_info;
 
 /* ld.so's lazy binding (glibc 2.36 elf/dl-runtime.c `_dl_fixup`,
  * elf/dl-lookup.c `_dl_lookup_symbol_x`, `do_lookup_x`, `check_match`):
