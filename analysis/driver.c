@@ -27,6 +27,7 @@
 #include "driver_memo.h"
 #include "driver_native.h"
 #include "glibc_tunables.h"
+#include "process.h"
 #include "paths.h"
 #include "pipe.h"
 #include "repeat.h"
@@ -365,6 +366,22 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
   cb_engine_options eo = d->opt->engine;
   if (!eo.glibc.movsb)
     eo.glibc = d->glibc;
+  /* ld.so's and libc's start-up and exit, from the probes (process.h) */
+  cb_process_state ps;
+  bool replay = false;
+  if (d->opt->no_process) {
+    memset(&ps, 0, sizeof ps);
+    pthread_mutex_init(&ps.lock, NULL);
+    snprintf(ps.why, sizeof ps.why, "not asked for (--no-process)");
+  } else if (eo.stack_top) {
+    memset(&ps, 0, sizeof ps);
+    pthread_mutex_init(&ps.lock, NULL);
+    snprintf(ps.why, sizeof ps.why, "the stack is placed by hand (--stack-top)");
+  } else {
+    replay = cb_process_prepare(&ps, d->p, run_in.argc, run_in.argv, eo.cwd);
+  }
+  if (replay)
+    eo.process = &ps.replay;
   /* The native run may take as long as the model could run: the budget's
    * operations at 2 ns each (the engine's pace is 3 to 10), 10 s at
    * least; a program still running then is killed, and the input runs
@@ -465,6 +482,10 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
   }
   double t2 = drv_thread_cpu_s();
   drv_native_free(&nat);
+  r->process_modelled = replay && o.status == CB_RUN_OK;
+  if (!replay)
+    r->process_note = strdup(ps.why);
+  cb_process_release(&ps);
   free(argv);
   free(stdin_data);
 

@@ -252,6 +252,8 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
                                                   e->opt.cwd, e->opt.n_aux);
   uint64_t argv_at = eng_setup_stack(e, in);
   cb_libc_init(e);
+  /* ld.so's and libc's start-up, up to `call main` (its push included) */
+  e->skip_main_push = eng_process_startup(e);
 
   /* main(argc, argv) */
   cb_value args[2];
@@ -274,6 +276,9 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
       /* the process's exit status: exit()'s (libc.c) */
       e->exit_code = (int)(ret[0].u & 0xff);
       st = e->ret_exit_maybe ? eng_native_exit(e) : CB_EXIT;
+      /* exit(main's value): atexit handlers, stdio, _dl_fini */
+      if (st == CB_EXIT)
+        eng_process_exit(e, e->main_cfa, false);
     }
   }
   if (st == CB_EXIT && out->status == CB_RUN_OK) {

@@ -117,7 +117,9 @@ cb_stop eng_push_frame(cb_eng *e, uint32_t f, uint64_t sp, uint32_t call_op,
   uint32_t ra_site = call_op != CB_NONE && p->ra_site && call_site < p->n_sites
                          ? p->ra_site[call_site]
                          : CB_NONE;
-  if (ra_site != CB_NONE) {
+  if (call_op == CB_NONE && e->skip_main_push) {
+    e->skip_main_push = false; /* the start-up's last access */
+  } else if (ra_site != CB_NONE) {
     cb_eng_emit(e, sp - 8, 8, ra_site, true);
     e->out->stores++;
   } else {

@@ -113,6 +113,11 @@ typedef struct cb_eng {
   cb_textbuf out_text, err_text;
   uint64_t stdout_buf, stdin_buf; /* heap buffers, 0 until first use */
   uint64_t stdout_pos;
+  bool stdout_flushed; /* nothing pending in stdout's buffer (fflush) */
+  /* the process's start-up was replayed (engine_process.c): exit's
+   * traffic is still to come (due), or came (done); main's own `call`
+   * push is the start-up's last access */
+  bool process_exit_due, process_exit_done, skip_main_push;
   size_t stdin_pos;
   const unsigned char *in_data;
   size_t in_len;
@@ -166,6 +171,11 @@ static inline void cb_eng_emit(cb_eng *e, uint64_t addr, uint32_t size,
 }
 /* Library traffic attributed to the running call's site. */
 void cb_eng_lib(cb_eng *e, uint64_t addr, uint64_t len, bool is_write);
+/* The process's start-up (true: replayed) and exit (rsp: where `call exit`
+ * pushes from; from_call: the program called exit(), whose push it made)
+ * traffic, engine_process.c. */
+bool eng_process_startup(cb_eng *e);
+void eng_process_exit(cb_eng *e, uint64_t rsp, bool from_call);
 /* Library bulk traffic: memset/memcpy-like, as glibc's string functions
  * generate it. */
 void cb_eng_lib_bulk(cb_eng *e, uint64_t addr, uint64_t len, bool is_write);

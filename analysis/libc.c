@@ -341,6 +341,7 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
     return cb_libc_stdio_call(e, fn, a, ty, n, ret);
   case CB_LIBC_EXIT:
     e->exit_code = (int)(a[0].u & 0xff); /* status & 0377 (POSIX exit) */
+    eng_process_exit(e, e->frames[e->depth - 1].sp, true);
     return CB_EXIT;
   case CB_LIBC_ABORT:
     return cb_eng_fail(e, CB_RUN_ABORT, e->cur_site,

@@ -24,6 +24,8 @@ static void ensure_stdout_buf(cb_eng *e) {
 /* Output through stdout's buffer: the bytes are copied into it. */
 static void put_stdout(cb_eng *e, const char *s, size_t n) {
   ensure_stdout_buf(e);
+  if (n)
+    e->stdout_flushed = false;
   cb_textbuf_put(&e->out_text, s, n);
   if (e->nat_loaded && !e->nat_bad) {
     /* the native output must say what the model says (slice.h) */
@@ -685,6 +687,9 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
     return st;
   }
   case CB_LIBC_FFLUSH:
+    /* fflush(stdout) or fflush(NULL) empties stdout's buffer */
+    if (a[0].u == e->file_stdout || a[0].u == 0)
+      e->stdout_flushed = true;
     ret[0].u = 0;
     return CB_GO;
   case CB_LIBC_SCANF:

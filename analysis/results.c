@@ -16,6 +16,7 @@ void cb_results_free(cb_results *r) {
     free(run->args);
     free(run->stdin_path);
     free(run->error_message);
+    free(run->process_note);
     free(run->error_file);
     free(run->output);
     for (unsigned c = 0; c < run->n_caches; c++) {

@@ -36,6 +36,7 @@ enum {
   OPT_ARGV0,
   OPT_EXACT_ENGINE,
   OPT_NO_MEMO,
+  OPT_NO_PROCESS,
   OPT_NO_SLICE,
   OPT_NO_KERNELS,
   OPT_WAIT_KERNELS,
@@ -69,6 +70,7 @@ static const struct option long_options[] = {
     {"argv0", required_argument, NULL, OPT_ARGV0},
     {"exact-engine", no_argument, NULL, OPT_EXACT_ENGINE},
     {"no-memo", no_argument, NULL, OPT_NO_MEMO},
+    {"no-process", no_argument, NULL, OPT_NO_PROCESS},
     {"no-slice", no_argument, NULL, OPT_NO_SLICE},
     {"no-kernels", no_argument, NULL, OPT_NO_KERNELS},
     {"wait-kernels", no_argument, NULL, OPT_WAIT_KERNELS},
@@ -227,6 +229,9 @@ bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
     case OPT_NO_MEMO:
       a->no_memo = true;
       break;
+    case OPT_NO_PROCESS:
+      a->no_process = true;
+      break;
     case OPT_NO_SLICE:
       a->no_slice = true;
       break;
@@ -323,6 +328,10 @@ void cb_analyze_args_usage(const char *command, const char *extra) {
       "  --no-memo           simulate every input, even when its access "
       "stream\n"
       "                      is identical to another's\n"
+      "  --no-process        leave out ld.so's and libc's start-up and "
+      "exit\n"
+      "                      (reported apart; replayed from cbana's own "
+      "probes)\n"
       "  --no-slice          compute every value, even those no address, "
       "branch\n"
       "                      or call needs\n"

@@ -32,6 +32,7 @@ typedef struct cb_analyze_args {
   bool quiet;           /* --quiet */
   bool stats;           /* --stats */
   bool exact_engine;    /* --exact-engine: the reference interpreter */
+  bool no_process; /* --no-process: no start-up and exit traffic */
   bool no_memo;         /* --no-memo: simulate every input */
   bool no_split;        /* --no-split: one simulation thread an input */
   bool no_slice;        /* --no-slice: compute every value */

@@ -213,6 +213,7 @@ int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
   opt.progress = !a->quiet && isatty(STDERR_FILENO) && s->n_inputs > 1;
   opt.engine.mode = a->exact_engine ? CB_ENGINE_EXACT : CB_ENGINE_FAST;
   opt.memoize = !a->exact_engine && !a->no_memo;
+  opt.no_process = a->no_process;
   opt.engine.slice = !a->exact_engine && !a->no_slice;
   opt.stats = &s->stats;
   char err[256];

@@ -31,7 +31,7 @@ static int u32_cmp(uint32_t a, uint32_t b) {
 
 static bool site_in_view(const cb_site *s, cb_view view) {
   if (view == CB_VIEW_CALLS)
-    return s->is_call;
+    return s->is_call && !s->is_process;
   if (s->is_call)
     return false;
   return view != CB_VIEW_VARIABLES || s->var != CB_NONE;
@@ -130,4 +130,20 @@ size_t cb_report_aggregate(const cb_program *p, const cb_cache_result *c,
   qsort(out, n_rows, sizeof *out, row_cmp);
   *rows = out;
   return n_rows;
+}
+
+bool cb_report_process(const cb_program *p, const cb_cache_result *c,
+                       cb_site_counts startup[CB_RESULT_LEVELS],
+                       cb_site_counts exit_counts[CB_RESULT_LEVELS]) {
+  memset(startup, 0, CB_RESULT_LEVELS * sizeof *startup);
+  memset(exit_counts, 0, CB_RESULT_LEVELS * sizeof *exit_counts);
+  const cb_process_info *pi = p->process;
+  if (!pi || pi->startup_site >= c->n_sites || pi->exit_site >= c->n_sites ||
+      !c->sites)
+    return false;
+  for (unsigned l = 0; l < c->n_levels && l < CB_RESULT_LEVELS; l++) {
+    startup[l] = c->sites[(size_t)pi->startup_site * c->n_levels + l];
+    exit_counts[l] = c->sites[(size_t)pi->exit_site * c->n_levels + l];
+  }
+  return true;
 }

@@ -38,6 +38,54 @@ static void print_levels(FILE *out, const cb_cache_result *c) {
   }
 }
 
+static void sum_view(const cb_program *p, const cb_cache_result *c,
+                     cb_view view, cb_site_counts *sum) {
+  cb_row *rows;
+  size_t n = cb_report_aggregate(p, c, view, &rows);
+  memset(sum, 0, CB_RESULT_LEVELS * sizeof *sum);
+  for (size_t i = 0; i < n; i++)
+    for (unsigned l = 0; l < c->n_levels && l < CB_RESULT_LEVELS; l++) {
+      sum[l].accesses += rows[i].level[l].accesses;
+      sum[l].misses += rows[i].level[l].misses;
+    }
+  free(rows);
+}
+
+static void print_account(FILE *out, const cb_cache_result *c, const char *what,
+                          const cb_site_counts *k) {
+  fprintf(out, "  %-26s %12" PRIu64, what, k[0].accesses);
+  for (unsigned l = 0; l < c->n_levels; l++)
+    fprintf(out, " %10" PRIu64, k[l].misses);
+  fputc('\n', out);
+}
+
+/* Where the totals come from: the program's own code, its library calls
+ * and the process's start-up and exit (ld.so and libc before main and
+ * after it), which the views below leave out. */
+static void print_accounts(FILE *out, const cb_program *p,
+                           const cb_run_result *run, const cb_cache_result *c) {
+  cb_site_counts own[CB_RESULT_LEVELS], lib[CB_RESULT_LEVELS],
+      st[CB_RESULT_LEVELS], ex[CB_RESULT_LEVELS];
+  bool has = cb_report_process(p, c, st, ex);
+  if (!has && !run->process_note)
+    return;
+  sum_view(p, c, CB_VIEW_LINES, own);
+  sum_view(p, c, CB_VIEW_CALLS, lib);
+  fprintf(out, "\n  %-26s %12s", "of which", "accesses");
+  for (unsigned l = 0; l < c->n_levels; l++)
+    fprintf(out, " %10s", c->level_names[l]);
+  fputc('\n', out);
+  print_account(out, c, "own code", own);
+  print_account(out, c, "library calls", lib);
+  if (run->process_modelled) {
+    print_account(out, c, "process start-up", st);
+    print_account(out, c, "process exit", ex);
+  } else {
+    fprintf(out, "  process start-up and exit: not modelled (%s)\n",
+            run->process_note ? run->process_note : "the run stopped");
+  }
+}
+
 static void print_row_counts(FILE *out, const cb_cache_result *c,
                              const cb_row *row) {
   fprintf(out, "%12" PRIu64, row->level[0].accesses);
@@ -218,6 +266,7 @@ int cb_report_text(FILE *out, const cb_results *r,
       fprintf(out, "cache %s%s\n", c->name,
               run->ok ? "" : " (up to where it stopped)");
       print_levels(out, c);
+      print_accounts(out, p, run, c);
       print_lines(out, p, c, src, top);
       print_variables(out, p, c, top);
       if (c->classified) {

@@ -106,6 +106,9 @@ typedef struct cb_analysis_options {
   /* Share the results of inputs whose access streams are identical (equal
    * 128-bit stream hash and length): each is simulated once. */
   bool memoize;
+  /* Leave out the process's start-up and exit (program.h,
+   * cb_process_info), which are otherwise replayed around main. */
+  bool no_process;
   cb_analysis_stats *stats; /* filled when not NULL */
 } cb_analysis_options;
 

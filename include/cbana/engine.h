@@ -101,6 +101,31 @@ typedef struct cb_glibc_thresholds {
   uint64_t stosb, movsb, movsb_stop, nt;
 } cb_glibc_thresholds;
 
+/* The stdio state the process exits in, which decides exit's traffic
+ * (glibc's _IO_cleanup): bits of a mode. */
+enum cb_process_exit_mode {
+  CB_PROCESS_STDOUT_USED = 1,    /* stdout has its buffer, bytes pending */
+  CB_PROCESS_STDOUT_FLUSHED = 2, /* ... and nothing pending */
+  CB_PROCESS_STDIN_USED = 4      /* stdin has its buffer */
+};
+#define CB_PROCESS_EXIT_MODES 8
+
+/* The process's start-up and exit traffic (program.h, cb_process_info),
+ * at the program's addresses: the engine sends the start-up accesses
+ * before main's (the last is `call main`'s push, which it then does not
+ * make itself) and exit's after main returns, or from exit() with the
+ * stack moved to the call's. */
+typedef struct cb_process_replay {
+  const cb_access *startup; /* site: the Program's startup_site */
+  size_t n_startup;
+  /* exit's accesses from main's return for a mode (its first is the push
+   * of `call exit`), sites set, and the rsp they assume at that `call`
+   * (*cfa); NULL when there are none. */
+  const cb_access *(*exit)(void *ctx, unsigned mode, size_t *n,
+                           uint64_t *cfa);
+  void *ctx;
+} cb_process_replay;
+
 typedef struct cb_engine_options {
   uint64_t budget;           /* max executed operations; 0: default */
   uint64_t stack_top;        /* main's CFA (rsp before `call main`); 0: from
@@ -151,6 +176,8 @@ typedef struct cb_engine_options {
      * when asked. trace: as for fn. */
     void (*start)(void *ctx, bool trace);
   } native_stdout;
+  /* The process's start-up and exit to replay around main; NULL: none. */
+  const cb_process_replay *process;
 } cb_engine_options;
 
 /* One input set. */

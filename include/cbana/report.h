@@ -34,6 +34,14 @@ typedef enum cb_view {
 size_t cb_report_aggregate(const cb_program *p, const cb_cache_result *c,
                            cb_view view, cb_row **rows);
 
+/* The process's start-up and exit traffic in a cache result (program.h,
+ * cb_process_info: the Program's two is_process sites), per level; false,
+ * and zeros, when the Program has no such sites. The calls view leaves
+ * them out: own code + library calls + these = the whole process. */
+bool cb_report_process(const cb_program *p, const cb_cache_result *c,
+                       cb_site_counts startup[CB_RESULT_LEVELS],
+                       cb_site_counts exit_counts[CB_RESULT_LEVELS]);
+
 /* ---- The data view (report/dataview.c) ------------------------------ */
 
 typedef enum cb_data_kind {

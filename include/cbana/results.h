@@ -151,6 +151,12 @@ typedef struct cb_run_result {
    * the true side (a switch: to a case), [2 * b + 1] to the false side (a
    * switch: its default); NULL when the engine did not count. */
   uint64_t *branch_counts;
+  /* The process's start-up and exit (program.h, cb_process_info): true
+   * when the run replayed them (their counts are those of the Program's
+   * startup_site and exit_site); else process_note says why not
+   * (malloc'ed, NULL when modelled). */
+  bool process_modelled;
+  char *process_note;
 } cb_run_result;
 
 typedef struct cb_results {
