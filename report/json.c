@@ -265,7 +265,32 @@ static json_object *mrc_array(const cb_cache_result *c, unsigned l) {
   return arr;
 }
 
-static json_object *cache_object(const cb_program *p,
+/* {"accesses", "misses": {LEVEL: n}} of one is_process site. */
+static json_object *process_part(const cb_cache_result *c,
+                                 const cb_site_counts *k) {
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "accesses", u64(k[0].accesses));
+  json_object *m = json_object_new_object();
+  for (unsigned l = 0; l < c->n_levels; l++)
+    json_object_object_add(m, c->level_names[l], u64(k[l].misses));
+  json_object_object_add(o, "misses", m);
+  return o;
+}
+
+/* The process's start-up and exit: null when the run did not replay
+ * them (the run's "process_note" says why). */
+static json_object *process_object(const cb_program *p, const cb_run_result *r,
+                                   const cb_cache_result *c) {
+  cb_site_counts st[CB_RESULT_LEVELS], ex[CB_RESULT_LEVELS];
+  if (!r->process_modelled || !cb_report_process(p, c, st, ex))
+    return NULL;
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "startup", process_part(c, st));
+  json_object_object_add(o, "exit", process_part(c, ex));
+  return o;
+}
+
+static json_object *cache_object(const cb_program *p, const cb_run_result *r,
                                  const cb_cache_result *c) {
   json_object *o = json_object_new_object();
   json_object_object_add(o, "name", json_object_new_string(c->name));
@@ -276,6 +301,7 @@ static json_object *cache_object(const cb_program *p,
   json_object_object_add(o, "levels", levels);
   json_object_object_add(o, "lines", view_array(p, c, CB_VIEW_LINES));
   json_object_object_add(o, "calls", view_array(p, c, CB_VIEW_CALLS));
+  json_object_object_add(o, "process", process_object(p, r, c));
   json_object *vars = view_array(p, c, CB_VIEW_VARIABLES);
   add_heap_variables(vars, p, c);
   json_object_object_add(o, "variables", vars);
@@ -351,9 +377,10 @@ static json_object *run_object(const cb_program *p, const cb_run_result *r) {
   json_object_object_add(o, "path_hash", json_object_new_string(path));
   json_object_object_add(o, "operations", u64(r->operations));
   json_object_object_add(o, "output", str_or_null(r->output));
+  json_object_object_add(o, "process_note", str_or_null(r->process_note));
   json_object *caches = json_object_new_array();
   for (unsigned i = 0; i < r->n_caches; i++)
-    json_object_array_add(caches, cache_object(p, &r->caches[i]));
+    json_object_array_add(caches, cache_object(p, r, &r->caches[i]));
   json_object_object_add(o, "caches", caches);
   return o;
 }
