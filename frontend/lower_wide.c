@@ -582,8 +582,10 @@ bool fe_wide_call_check(fe *f, LLVMValueRef I, int64_t kind, int64_t target) {
   const char *name = LLVMGetValueName2(LLVMGetCalledValue(I), &len);
   char buf[300];
   if (!call_touches_wide_int(I)) {
-    /* long double: libm computes it */
-    if (target >= CB_LIBC_ACOSL && target <= CB_LIBC_FMAL)
+    /* long double: the printf family formats it, libm computes it */
+    if (target == CB_LIBC_PRINTF || target == CB_LIBC_FPRINTF ||
+        target == CB_LIBC_SPRINTF || target == CB_LIBC_SNPRINTF ||
+        (target >= CB_LIBC_ACOSL && target <= CB_LIBC_FMAL))
       return true;
     snprintf(buf, sizeof buf, "long double argument or result of %.*s",
              (int)(len < 200 ? len : 200), name);
