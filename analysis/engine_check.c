@@ -32,6 +32,15 @@ static void count_use(uint32_t *uses, uint32_t nslots, cb_operand o) {
     uses[o]++;
 }
 
+/* Slots a CB_OP_WIDE operand spans: its integer width's limbs, or a
+ * long double's two (program.h). */
+static unsigned wide_in_slots(const cb_op *op) {
+  unsigned ob = CB_WIDE_OBITS(op->aux);
+  if (ob)
+    return (ob + 63) / 64;
+  return op->ty2 == CB_TY_F80 ? 2 : 1;
+}
+
 static void find_rmw(cb_eng *e) {
   const cb_program *p = e->p;
   e->rmw = calloc(p->n_ops + 1, 1);
@@ -218,6 +227,11 @@ const char *eng_validate(const cb_program *p, char *buf, size_t n) {
           why = "destination slot out of range";
         else if (!OPND_OK(op->a, 1) || !OPND_OK(op->b, 1) || !OPND_OK(op->c, 1))
           why = "operand out of range";
+        else if (op->code == CB_OP_WIDE &&
+                 (op->a == CB_NONE || op->dst == CB_NONE ||
+                  !OPND_OK(op->a, wide_in_slots(op)) ||
+                  !OPND_OK(op->b, wide_in_slots(op))))
+          why = "wide operation's operand out of range";
         else if ((op->code == CB_OP_LOAD || op->code == CB_OP_STORE) &&
                  op->aux != CB_NONE && op->aux >= p->n_sites)
           why = "site out of range";

@@ -333,7 +333,9 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
     for (uint32_t k = 0; k < nargs; k++)
       a[k] = vals[k][0];
     e->cur_op = (uint32_t)(op - p->ops);
+    e->call_vals = vals;
     st = cb_libc_call(e, callee, a, tys, nargs, ret);
+    e->call_vals = NULL;
   } else {
     st = cb_intrinsic_call(e, callee, op, vals, tys, lanes, nargs, ret);
   }

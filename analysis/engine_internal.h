@@ -135,6 +135,9 @@ typedef struct cb_eng {
   int exit_code;
   uint32_t cur_site; /* call site of the library call running */
   uint32_t cur_op;   /* its call op (program->ops) */
+  /* its arguments' slots, NULL outside a library call: a long double
+   * argument (CB_TY_F80) spans two, where args[k] holds only the first */
+  const cb_value *const *call_vals;
   /* slicing: the native run's standard output (libc_stdio.c), loaded on
    * the first printf of a skipped number; nat_pos: how much of it the
    * model has printed; nat_bad: the model printed something else */
@@ -205,6 +208,14 @@ bool cb_eng_write(cb_eng *e, uint64_t addr, const void *src, size_t n);
 /* Reads a NUL-terminated string (at most max bytes), malloc'ed. */
 char *cb_eng_read_str(cb_eng *e, uint64_t addr, size_t max, size_t *len);
 
+/* CB_OP_WIDE (engine_wide.c): dst = op(a, b, c) on wide values
+ * (program.h); b and c NULL when absent. False on a zero divisor. */
+bool cb_wide_exec(const cb_op *op, const cb_value *a, const cb_value *b,
+                  const cb_value *c, cb_value *d);
+/* A long double's value from its two slots, and back. */
+long double cb_wide_f80(const cb_value *v);
+void cb_wide_put_f80(cb_value *d, long double x);
+
 /* Runs a Program function from the library (qsort's comparator). */
 cb_stop cb_eng_call_function(cb_eng *e, uint32_t func, const cb_value *args,
                              uint32_t nargs, cb_value *ret);
@@ -220,6 +231,10 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
                           const uint8_t *arg_lanes, uint32_t nargs,
                           cb_value *ret);
 void cb_libc_init(cb_eng *e);
+/* libm's long double functions, CB_LIBC_ACOSL to CB_LIBC_FMAL
+ * (libc_ldouble.c) */
+cb_stop cb_libc_ldouble_call(cb_eng *e, uint32_t fn, const cb_value *a,
+                             const uint8_t *ty, uint32_t n, cb_value *ret);
 
 void cb_engine_got_slots(const cb_program *p, uint64_t got[CB_LIBC_COUNT]);
 /* Where ld.so, its link maps (its first mmapped pages), the static TLS

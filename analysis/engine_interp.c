@@ -462,6 +462,15 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
         eng_emit_mach_at(e, &B[F->block], F->cfa, ip); /* after the call */
       continue;
     }
+    case CB_OP_WIDE:
+      if (!cb_wide_exec(op, V(op->a), op->b == CB_NONE ? NULL : V(op->b),
+                        op->c == CB_NONE ? NULL : V(op->c), &S[op->dst])) {
+        F->ip = ip;
+        e->budget_left = budget;
+        return cb_eng_fail(e, CB_RUN_ERROR, CB_NONE, "division by zero in %s",
+                           p->functions[F->func].name);
+      }
+      continue;
     case CB_OP_UNREACHABLE:
       F->ip = ip;
       e->budget_left = budget;

@@ -290,6 +290,10 @@ static inline void load_lane(cb_value *d, const uint8_t *pp, unsigned ty) {
     d->u = 0;
     memcpy(&d->f, pp, 4);
     break;
+  case CB_TY_F80: /* two slots (program.h, wide values) */
+    d[0].u = d[1].u = 0;
+    memcpy(d, pp, 10);
+    break;
   default:
     memcpy(&d->u, pp, 8);
     break;
@@ -314,6 +318,9 @@ static inline void store_lane(uint8_t *pp, const cb_value *v, unsigned ty) {
   }
   case CB_TY_F32:
     memcpy(pp, &v->f, 4);
+    break;
+  case CB_TY_F80:
+    memcpy(pp, v, 10);
     break;
   default:
     memcpy(pp, &v->u, 8);

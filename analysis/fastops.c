@@ -55,7 +55,7 @@ static uint8_t kind(const cb_program *p, const cb_op *op, uint8_t rmw) {
     return lanes == 1 ? FK_LOAD8 : lanes == 2 ? FK_LOAD16 : FK_NONE;
   case CB_OP_STORE:
     if (!is8(op->ty) || (rmw & 1))
-      return lanes == 1 && op->ty >= CB_TY_I1 && op->ty < CB_TY_COUNT
+      return lanes == 1 && op->ty >= CB_TY_I1 && op->ty <= CB_TY_PTR
                  ? FK_STORE_S
                  : FK_NONE;
     return lanes == 1 ? FK_STORE8 : lanes == 2 ? FK_STORE16 : FK_NONE;

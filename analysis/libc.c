@@ -184,6 +184,8 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
     a = pad;
     ty = padty;
   }
+  if (fn >= CB_LIBC_ACOSL && fn <= CB_LIBC_FMAL)
+    return cb_libc_ldouble_call(e, fn, a, ty, n, ret);
   if (call_libm(fn, a, ty, ret))
     return CB_GO;
   cb_heap *h = e->heap;
@@ -408,7 +410,7 @@ static void put_d(cb_value *r, unsigned ty, double d) {
 }
 
 static const uint64_t imask[CB_TY_COUNT] = {
-    0, 1, 0xff, 0xffff, 0xffffffffu, ~0ull, 0xffffffffu, ~0ull, ~0ull};
+    0, 1, 0xff, 0xffff, 0xffffffffu, ~0ull, 0xffffffffu, ~0ull, ~0ull, ~0ull};
 
 static unsigned ibits(unsigned ty) {
   return ty == CB_TY_I1 ? 1 : cb_ty_bytes(ty) * 8;

@@ -219,6 +219,19 @@ static bool format(cb_eng *e, uint64_t fmt_addr, argcur *ac, cb_textbuf *b,
     case 'a':
     case 'A': {
       cb_value v = next_arg(ac, &t);
+      if (t == CB_TY_F80 && e->call_vals) {
+        /* a long double, in its two slots (engine_wide.c); %Lf's digits
+         * reach 4933 */
+        long double x = cb_wide_f80(e->call_vals[ac->i - 1]);
+        n = lng == 3 ? SNP(x) : SNP((double)x);
+        if (lng == 3 && n >= (int)sizeof tmp &&
+            (dyn = malloc((size_t)n + 1)) != NULL)
+          (void)(nstar == 2
+                     ? snprintf(dyn, (size_t)n + 1, spec, star[0], star[1], x)
+                 : nstar == 1 ? snprintf(dyn, (size_t)n + 1, spec, star[0], x)
+                              : snprintf(dyn, (size_t)n + 1, spec, x));
+        break;
+      }
       double d = t == CB_TY_F32 ? (double)v.f : v.d;
       if (lng == 3) {
         /* long double arrives as double in this model */

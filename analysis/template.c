@@ -220,7 +220,7 @@ static bool vop_ok(const cb_program *p, const cb_op *op, const uint8_t *rmw,
     return op->ty < CB_TY_COUNT;
   case CB_OP_LOAD:
   case CB_OP_STORE:
-    return op->ty > CB_TY_VOID && op->ty < CB_TY_COUNT &&
+    return op->ty > CB_TY_VOID && op->ty < CB_TY_F80 &&
            cb_ty_bytes(op->ty) * l <= 64;
   case CB_OP_CALL: {
     /* fused multiply-adds, as cb_intrinsic_call (libc.c) computes them */

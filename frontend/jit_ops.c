@@ -53,7 +53,7 @@ bool jit_op_covered(const cb_program *p, const cb_op *op) {
     return true;
   case CB_OP_LOAD:
   case CB_OP_STORE:
-    return op->ty >= CB_TY_I1 && op->ty != CB_TY_F32;
+    return op->ty >= CB_TY_I1 && op->ty != CB_TY_F32 && op->ty != CB_TY_F80;
   case CB_OP_CALL: {
     const int64_t *x = &p->extra[op->aux];
     return x[0] == CB_CALL_INTRINSIC &&

@@ -127,6 +127,14 @@ uint32_t fe_type_slots(LLVMTypeRef t, cb_ty *ty) {
   default:
     if (scalar_ty(t, ty))
       return 1;
+    if (fe_is_f80(t)) {
+      *ty = CB_TY_F80;
+      return 2;
+    }
+    if (fe_wide_int_bits(t) && fe_wide_int_bits(t) <= CB_WIDE_MAX_BITS) {
+      *ty = CB_TY_I64;
+      return (fe_wide_int_bits(t) + 63) / 64;
+    }
     return UINT32_MAX;
   }
 }

@@ -111,16 +111,23 @@ bool fe_lower_call(fe *f, LLVMValueRef I) {
         return fe_lower_load_relative(f, I);
       if (strncmp(iname, "va_", 3) == 0)
         return fe_unsupported(f, I, "variable argument list (va_start/va_arg)");
-      int id = find_intrinsic(iname);
-      if (id < 0) {
+      int w = fe_wide_intrinsic(f, I, iname, &kind, &target); /* lower_wide.c */
+      if (w == 0 || w == 1)
+        return w == 1;
+      int id = w == 2 ? -2 : find_intrinsic(iname);
+      if (id == -2) {
+        callee_name = libc_names[target];
+        callee_len = strlen(callee_name);
+      } else if (id < 0) {
         char buf[300];
         snprintf(buf, sizeof buf, "intrinsic %.200s", name);
         return fe_unsupported(f, I, buf);
+      } else {
+        kind = CB_CALL_INTRINSIC;
+        target = id;
+        callee_name = iname; /* llvm.memcpy.p0i8... reads as memcpy... */
+        callee_len = strcspn(iname, ".");
       }
-      kind = CB_CALL_INTRINSIC;
-      target = id;
-      callee_name = iname; /* llvm.memcpy.p0i8... reads as memcpy... */
-      callee_len = strcspn(iname, ".");
     } else if (fe_map_get(&f->func_index, callee, &idx)) {
       kind = CB_CALL_DIRECT;
       target = (int64_t)idx;
@@ -147,7 +154,7 @@ bool fe_lower_call(fe *f, LLVMValueRef I) {
     if (!fe_operand_of(f, LLVMGetCalledValue(I), I, &o.a))
       return false;
   }
-  if (!fe_set_dst(f, &o, I))
+  if (!fe_wide_call_check(f, I, kind, target) || !fe_set_dst(f, &o, I))
     return false;
   if (o.dst == CB_NONE)
     o.ty = CB_TY_VOID;

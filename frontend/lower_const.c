@@ -216,6 +216,8 @@ static bool const_scalar(fe *f, LLVMValueRef c, cb_value *out) {
 static bool const_flat(fe *f, LLVMValueRef c, cb_value *out, uint32_t n) {
   LLVMTypeRef t = LLVMTypeOf(c);
   LLVMTypeKind k = LLVMGetTypeKind(t);
+  if (fe_wide_ty(t))
+    return fe_wide_const(f, c, out, n);
   if (k != LLVMVectorTypeKind && k != LLVMStructTypeKind &&
       k != LLVMArrayTypeKind)
     return n == 1 && const_scalar(f, c, out);
@@ -341,6 +343,8 @@ static bool write_const(fe *f, uint8_t *buf, uint64_t size, uint64_t off,
     return true;
   }
   /* a scalar */
+  if (fe_wide_ty(t))
+    return fe_wide_const_bytes(f, c, buf + off, tsz);
   if (placed && refs_unplaced(f, c, placed, 0))
     *unplaced = true;
   cb_value v;

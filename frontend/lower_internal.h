@@ -34,6 +34,27 @@ uint32_t fe_new_site(fe *f, LLVMValueRef I, LLVMValueRef addr, uint32_t size,
 unsigned fe_byval_kind(void);
 bool fe_lower_call(fe *f, LLVMValueRef I);
 
+/* lower_wide.c: wide integers and x86_fp80 (program.h, "Wide values") */
+unsigned fe_wide_int_bits(LLVMTypeRef t);
+bool fe_is_f80(LLVMTypeRef t);
+bool fe_wide_ty(LLVMTypeRef t);
+/* 1: lowered, 0: error reported, -1: not a wide operation of its own (a
+ * copy: lower_ops.c lowers it) */
+int fe_lower_wide(fe *f, LLVMValueRef I);
+bool fe_wide_access(fe *f, LLVMValueRef I, bool st, LLVMValueRef addr,
+                    cb_operand base, cb_operand val, LLVMTypeRef t);
+bool fe_wide_const(fe *f, LLVMValueRef c, cb_value *out, uint32_t n);
+bool fe_wide_const_bytes(fe *f, LLVMValueRef c, uint8_t *buf, uint64_t size);
+/* A call of intrinsic llvm.INAME with a wide argument or result: 1
+ * lowered inline, 2 a call of *kind *target instead (a long double
+ * intrinsic the machine code calls libm for), 0 error, -1 none wide. */
+int fe_wide_intrinsic(fe *f, LLVMValueRef I, const char *iname, int64_t *kind,
+                      int64_t *target);
+/* A library call with a wide argument or result: only long doubles, to
+ * the printf family or libm's long double functions; false after an
+ * error. */
+bool fe_wide_call_check(fe *f, LLVMValueRef I, int64_t kind, int64_t target);
+
 /* lower_ops.c */
 bool fe_lower_inst(fe *f, LLVMValueRef I, uint32_t bi, cb_block *blk);
 bool fe_lower_load_relative(fe *f, LLVMValueRef I);

@@ -154,6 +154,8 @@ static bool agg_members(fe *f, LLVMValueRef I, bool st, LLVMValueRef addr,
     a = temp_slot(f);
     emit_gep(f, a, base, (int64_t)off, CB_NONE, 0, 0);
   }
+  if (fe_wide_ty(t))
+    return fe_wide_access(f, I, st, addr, a, val + slot, t);
   cb_op o = fe_new_op(st ? CB_OP_STORE : CB_OP_LOAD);
   o.ty = (uint8_t)ty;
   o.lanes = (uint8_t)lanes;
@@ -215,6 +217,9 @@ bool fe_lower_load_relative(fe *f, LLVMValueRef I) {
 bool fe_lower_inst(fe *f, LLVMValueRef I, uint32_t bi, cb_block *blk) {
   LLVMOpcode opc = LLVMGetInstructionOpcode(I);
   cb_op o;
+  int w = fe_lower_wide(f, I); /* lower_wide.c */
+  if (w >= 0)
+    return w == 1;
   switch (opc) {
   case LLVMAdd:
   case LLVMSub:

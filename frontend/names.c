@@ -12,13 +12,14 @@ const char *cb_opcode_name(cb_opcode op) {
       "sitofp",    "ptrtoint", "inttoptr",   "bitcast",   "mov",
       "gep",       "load",     "store",      "alloca",    "extractelt",
       "insertelt", "shuffle",  "extractval", "insertval", "phi",
-      "call",      "br",       "switch",     "ret",       "unreachable"};
+      "call",      "br",       "switch",     "ret",       "unreachable",
+      "wide"};
   return (unsigned)op < CB_OP_COUNT ? names[op] : "?";
 }
 
 const char *cb_ty_name(cb_ty t) {
   static const char *const names[CB_TY_COUNT] = {
-      "void", "i1", "i8", "i16", "i32", "i64", "f32", "f64", "ptr"};
+      "void", "i1", "i8", "i16", "i32", "i64", "f32", "f64", "ptr", "f80"};
   return (unsigned)t < CB_TY_COUNT ? names[t] : "?";
 }
 

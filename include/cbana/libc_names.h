@@ -96,7 +96,66 @@
   X(FMIN, "fmin")                                                              \
   X(PUTC, "putc")                                                              \
   X(GETC, "getc")                                                              \
-  X(FGETC, "fgetc")
+  X(FGETC, "fgetc")                                                            \
+  /* C11 <math.h>'s long double functions (analysis/libc_ldouble.c), from      \
+   * ACOSL to FMAL */                                                          \
+  X(ACOSL, "acosl")                                                            \
+  X(ASINL, "asinl")                                                            \
+  X(ATANL, "atanl")                                                            \
+  X(ATAN2L, "atan2l")                                                          \
+  X(COSL, "cosl")                                                              \
+  X(SINL, "sinl")                                                              \
+  X(TANL, "tanl")                                                              \
+  X(ACOSHL, "acoshl")                                                          \
+  X(ASINHL, "asinhl")                                                          \
+  X(ATANHL, "atanhl")                                                          \
+  X(COSHL, "coshl")                                                            \
+  X(SINHL, "sinhl")                                                            \
+  X(TANHL, "tanhl")                                                            \
+  X(EXPL, "expl")                                                              \
+  X(EXP2L, "exp2l")                                                            \
+  X(EXPM1L, "expm1l")                                                          \
+  X(FREXPL, "frexpl")                                                          \
+  X(ILOGBL, "ilogbl")                                                          \
+  X(LDEXPL, "ldexpl")                                                          \
+  X(LOGL, "logl")                                                              \
+  X(LOG10L, "log10l")                                                          \
+  X(LOG1PL, "log1pl")                                                          \
+  X(LOG2L, "log2l")                                                            \
+  X(LOGBL, "logbl")                                                            \
+  X(MODFL, "modfl")                                                            \
+  X(SCALBNL, "scalbnl")                                                        \
+  X(SCALBLNL, "scalblnl")                                                      \
+  X(CBRTL, "cbrtl")                                                            \
+  X(FABSL, "fabsl")                                                            \
+  X(HYPOTL, "hypotl")                                                          \
+  X(POWL, "powl")                                                              \
+  X(SQRTL, "sqrtl")                                                            \
+  X(ERFL, "erfl")                                                              \
+  X(ERFCL, "erfcl")                                                            \
+  X(LGAMMAL, "lgammal")                                                        \
+  X(TGAMMAL, "tgammal")                                                        \
+  X(CEILL, "ceill")                                                            \
+  X(FLOORL, "floorl")                                                          \
+  X(NEARBYINTL, "nearbyintl")                                                  \
+  X(RINTL, "rintl")                                                            \
+  X(LRINTL, "lrintl")                                                          \
+  X(LLRINTL, "llrintl")                                                        \
+  X(ROUNDL, "roundl")                                                          \
+  X(LROUNDL, "lroundl")                                                        \
+  X(LLROUNDL, "llroundl")                                                      \
+  X(TRUNCL, "truncl")                                                          \
+  X(FMODL, "fmodl")                                                            \
+  X(REMAINDERL, "remainderl")                                                  \
+  X(REMQUOL, "remquol")                                                        \
+  X(COPYSIGNL, "copysignl")                                                    \
+  X(NANL, "nanl")                                                              \
+  X(NEXTAFTERL, "nextafterl")                                                  \
+  X(NEXTTOWARDL, "nexttowardl")                                                \
+  X(FDIML, "fdiml")                                                            \
+  X(FMAXL, "fmaxl")                                                            \
+  X(FMINL, "fminl")                                                            \
+  X(FMAL, "fmal")
 
 typedef enum cb_libfn {
 #define CB_LIBFN_ENUM(id, name) CB_LIBC_##id,

@@ -54,12 +54,15 @@ typedef enum cb_ty {
   CB_TY_F32,
   CB_TY_F64,
   CB_TY_PTR,
+  /* x87's 80-bit extended double (C's long double): 10 bytes in memory,
+   * two slots as a value (see "Wide values" below). */
+  CB_TY_F80,
   CB_TY_COUNT
 } cb_ty;
 
 /* Bytes an element of the type occupies in memory (I1 as one byte). */
 static inline unsigned cb_ty_bytes(cb_ty t) {
-  static const unsigned bytes[CB_TY_COUNT] = {0, 1, 1, 2, 4, 8, 4, 8, 8};
+  static const unsigned bytes[CB_TY_COUNT] = {0, 1, 1, 2, 4, 8, 4, 8, 8, 10};
   return bytes[t];
 }
 
@@ -69,11 +72,12 @@ static inline unsigned cb_ty_bytes(cb_ty t) {
  * with both. */
 static inline uint64_t cb_ty_mask(cb_ty t) {
   static const uint64_t mask[CB_TY_COUNT] = {
-      0, 1, 0xff, 0xffff, 0xffffffffu, ~0ull, 0xffffffffu, ~0ull, ~0ull};
+      0, 1, 0xff, 0xffff, 0xffffffffu, ~0ull, 0xffffffffu, ~0ull, ~0ull, ~0ull};
   return mask[t];
 }
 static inline unsigned cb_ty_sx_shift(cb_ty t) {
-  static const unsigned shift[CB_TY_COUNT] = {0, 63, 56, 48, 32, 0, 32, 0, 0};
+  static const unsigned shift[CB_TY_COUNT] = {0, 63, 56, 48, 32,
+                                              0, 32, 0,  0,  0};
   return shift[t];
 }
 
@@ -157,6 +161,25 @@ typedef enum cb_fcmp {
  *                        successor 0; branch point in extra[aux+1+2n]
  *   CB_OP_RET            a = value (lanes slots) or CB_NONE
  *   CB_OP_UNREACHABLE    the engine stops the input with an error
+ *   CB_OP_WIDE           dst (lanes slots) = an operation on wide values
+ *                        (below): aux = CB_WIDE_AUX(sub-op, predicate,
+ *                        result bits, operand bits); a, b its operands
+ *                        (b CB_NONE for one); ty, ty2 as for the sub-op
+ *
+ * Wide values. Integers whose width is not 1, 8, 16, 32 or 64 (clang's
+ * coalesced bit-fields: i24, i40, i112, ...; __int128) live in
+ * ceil(width / 64) consecutive slots of type CB_TY_I64, least significant
+ * first, zero-extended from their width; an x86_fp80 (long double) in two
+ * slots: its 10 bytes as in memory, the other 6 zero. Copies (phi, select,
+ * mov, calls, returns, aggregates) move them as `lanes` slots like any
+ * other; memory holds them in the bytes the machine code accesses (the
+ * frontend splits an odd integer's load or store into the 8-, 4-, 2- and
+ * 1-byte accesses of the x86 backend; an x86_fp80 is one 10-byte LOAD or
+ * STORE of CB_TY_F80, its lanes 1 and its value two slots). Arithmetic,
+ * compares and casts on them are CB_OP_WIDE ops, which the reference
+ * interpreter alone runs (analysis/engine_wide.c): the 64-bit ops keep
+ * their one-slot form and their fast paths, and a wide value costs only
+ * where a program has one.
  */
 typedef enum cb_opcode {
   CB_OP_ADD,
@@ -209,8 +232,22 @@ typedef enum cb_opcode {
   CB_OP_SWITCH,
   CB_OP_RET,
   CB_OP_UNREACHABLE,
+  CB_OP_WIDE,
   CB_OP_COUNT
 } cb_opcode;
+
+/* CB_OP_WIDE's aux: the sub-op (a cb_opcode among the arithmetic,
+ * compares and casts), the predicate of a compare, the widths in bits of
+ * the integer result and of the integer operand (0 for a floating-point
+ * one); widths up to CB_WIDE_MAX_BITS. */
+#define CB_WIDE_MAX_BITS 1023u
+#define CB_WIDE_AUX(sub, pred, rbits, obits)                                   \
+  ((uint32_t)(sub) | ((uint32_t)(pred) << 8) | ((uint32_t)(rbits) << 12) |     \
+   ((uint32_t)(obits) << 22))
+#define CB_WIDE_SUB(aux) ((aux)&0xffu)
+#define CB_WIDE_PRED(aux) (((aux) >> 8) & 0xfu)
+#define CB_WIDE_RBITS(aux) (((aux) >> 12) & 0x3ffu)
+#define CB_WIDE_OBITS(aux) (((aux) >> 22) & 0x3ffu)
 
 typedef struct cb_op {
   uint8_t code;  /* cb_opcode */
