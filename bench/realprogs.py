@@ -2,7 +2,7 @@
 """Real programs: LLVM test-suite's SingleSource/Benchmarks C programs,
 each run natively, under cachegrind, and analysed by cbana.
 
-  bench/realprogs.sh DIR [-j N] [--full] [--opt -O2] [--timeout S]
+  bench/realprogs.sh DIR [-j N] [--full] [--opt=-O2] [--timeout S]
                      [--only NAME ...] [--cbana build/cbana] [--out PREFIX]
                      [--resume]
 

@@ -4,6 +4,6 @@
 # bench/results/realprogs.md and .tsv. See bench/realprogs.py for what is
 # run and compared, and `bench/realprogs.sh --help` for the options:
 #
-#   bench/realprogs.sh DIR [-j N] [--full] [--opt -O2] [--timeout 600]
+#   bench/realprogs.sh DIR [-j N] [--full] [--opt=-O2] [--timeout 600]
 #                      [--only NAME...] [--resume] [--list]
 exec python3 "$(dirname "$0")/realprogs.py" "$@"
