@@ -366,6 +366,18 @@ def run_cbana(cbana, prog, exe, work, flags, timeout):
     return res, report
 
 
+def first_line_difference(modelled, real):
+    """Where cbana's output first differs from the native run's."""
+    a, b = modelled.splitlines(), real.splitlines()
+    for i in range(max(len(a), len(b))):
+        x = a[i] if i < len(a) else "(no line)"
+        y = b[i] if i < len(b) else "(no line)"
+        if x != y:
+            return f"line {i + 1}: cbana {x.strip()[:60]!r}, native " \
+                   f"{y.strip()[:60]!r}"
+    return "the same lines, other line ends"
+
+
 def measure(cbana, prog, flags, timeout, keep):
     row = {"name": prog["name"]}
     work = tempfile.mkdtemp(prefix="rp-", dir=keep)
@@ -392,6 +404,9 @@ def measure(cbana, prog, flags, timeout, keep):
             row["output_equal"] = (row["finished"] and
                                    run.get("output", "").encode(
                                        "utf-8", "surrogateescape") == out)
+            if row["finished"] and not row["output_equal"]:
+                row["output_diff"] = first_line_difference(
+                    run.get("output", ""), out.decode(errors="replace"))
             row["exit_equal"] = (row["finished"] and
                                  run.get("exit_code") == rc)
             cache = run["caches"][0]
@@ -442,7 +457,9 @@ def main():
     ap.add_argument("--cbana", default=os.path.join(ROOT, "build", "cbana"))
     ap.add_argument("--out", default=None, help="results prefix")
     ap.add_argument("--resume", action="store_true",
-                    help="keep the rows already in PREFIX.tsv")
+                    help="keep the rows already in PREFIX.tsv (but those "
+                    "of the programs named by --only, which are measured "
+                    "again)")
     ap.add_argument("--keep", default=None,
                     help="keep each program's work folder under this one")
     ap.add_argument("--list", action="store_true",
@@ -466,6 +483,8 @@ def main():
     tsv = prefix + ".tsv"
     done = set()
     if a.resume and os.path.exists(tsv):
+        redo = {p["name"] for p in progs} if a.only else set()
+        realprogs_report.drop_rows(tsv, redo)
         done = {r["name"] for r in realprogs_report.read_tsv(tsv)}
     meta = {"flags": " ".join([a.opt, *size]), "timeout": a.timeout,
             "jobs": a.jobs, "excluded": excluded,

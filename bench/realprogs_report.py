@@ -17,7 +17,7 @@ COLUMNS = ["name", "cflags", "native_status", "native_wall",
            "cg_error", "cg_own", "cg_whole", "cb_status", "cb_wall",
            "cb_cpu", "cb_timeout", "loaded", "finished", "output_equal",
            "exit_equal", "operations", "cb_own", "cb_lib", "cb_whole",
-           "cb_error", "error"]
+           "cb_error", "error", "output_diff"]
 
 # Gaps within max(1%, 20) count as agreement (the rule of `cbana
 # validate`'s default tolerance and of the e2e tests).
@@ -65,6 +65,19 @@ def read_tsv(path):
             rows.append(dict(zip(header, cells)))
     read_tsv.meta = meta
     return rows
+
+
+def drop_rows(path, names):
+    """Rewrites the TSV without the rows of these programs (to measure
+    them again), under the current COLUMNS."""
+    with open(path) as f:
+        meta = [ln for ln in f if ln.startswith("#")]
+    rows = [r for r in read_tsv(path) if r["name"] not in names]
+    with open(path, "w") as f:
+        f.writelines(meta)
+        f.write("\t".join(COLUMNS) + "\n")
+        for r in rows:
+            f.write("\t".join(r.get(c, "") for c in COLUMNS) + "\n")
 
 
 def num(v):
@@ -178,8 +191,12 @@ def write_markdown(path, tsv, meta, root):
            "cachegrind's D1mr+D1mw of the program's files. Whole-process "
            "L1D: the report's L1D level total against cachegrind's summary "
            "D1mr+D1mw. A gap is marked **x** when beyond max(1%, 20). "
+           "A run cbana stopped (its operation budget, an error) shows "
+           "its counts up to where it stopped, unmarked. "
            "Times are wall seconds; ratio = cachegrind / cbana (cbana's "
-           "includes its compile).",
+           "includes its compile), for the runs cbana finished. Output: cbana's modelled stdout "
+           "against the native run's; programs that print times they "
+           "measure differ by nature.",
            "", "## Summary", ""]
     out += summary_lines(s)
     out += ["", "## Programs", "",
@@ -197,19 +214,27 @@ def write_markdown(path, tsv, meta, root):
         if v is None:
             return "-"
         return f"{v:.1f}" + (" (limit)" if r.get(to) == "1" else "")
+    def gap(r, cb, cg):
+        # a stopped run's counts are those up to where it stopped
+        t = gap_text(num(r.get(cb)), num(r.get(cg)))
+        if r.get("finished") == "1" or t == "-":
+            return t
+        return "stopped at " + t.replace(" **x**", "")
     for r in rows:
         cb, cg = num(r.get("cb_wall")), num(r.get("cg_wall"))
         ratio = (f"{cg / cb:.2f}" if cb and cg and not r.get("cg_error")
-                 else "-")
+                 and r.get("finished") == "1" else "-")
         msg = r.get("error") or r.get("cb_error") or ""
+        if r.get("output_diff"):
+            msg = (msg + "; " if msg else "") + "output " + r["output_diff"]
         if r.get("cg_error"):
             msg = (msg + "; " if msg else "") + "cachegrind: " + r["cg_error"]
         out.append(
             f"| {r['name']} | {yn(r.get('loaded'))} | "
             f"{yn(r.get('finished'))} | {yn(r.get('output_equal'))} | "
             f"{yn(r.get('exit_equal'))} | "
-            f"{gap_text(num(r.get('cb_own')), num(r.get('cg_own')))} | "
-            f"{gap_text(num(r.get('cb_whole')), num(r.get('cg_whole')))} | "
+            f"{gap(r, 'cb_own', 'cg_own')} | "
+            f"{gap(r, 'cb_whole', 'cg_whole')} | "
             f"{secs(r, 'cb_wall', 'cb_timeout')} | "
             f"{secs(r, 'cg_wall', 'cg_timeout')} | {ratio} | "
             f"{secs(r, 'native_wall', 'native_timeout')} | "
