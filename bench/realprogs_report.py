@@ -220,7 +220,7 @@ def write_markdown(path, tsv, meta, root):
         if r.get("finished") == "1" or t == "-":
             return t
         return "stopped at " + t.replace(" **x**", "")
-    for r in rows:
+    for r in sorted(rows, key=lambda r: r["name"]):
         cb, cg = num(r.get("cb_wall")), num(r.get("cg_wall"))
         ratio = (f"{cg / cb:.2f}" if cb and cg and not r.get("cg_error")
                  and r.get("finished") == "1" else "-")
