@@ -164,6 +164,26 @@ def write_summary(path, a, passed, failed, skipped, results):
     for key, seeds in sorted(groups.items(), key=lambda kv: -len(kv[1])):
         shown = ", ".join(seeds[:12]) + (" ..." if len(seeds) > 12 else "")
         lines.append(f"| {len(seeds)}: {shown} | {key.replace('|', '/')} |")
+    widths = {}
+    for name, fails, _ in results:
+        for f in fails or []:
+            m = re.search(r"memory access of type (i\d+)", f)
+            if m:
+                widths.setdefault(m.group(1), set()).add(name.split()[-1])
+    if widths:
+        lines += ["", "Integer widths refused (seeds): " + ", ".join(
+            f"{w} ({len(v)})" for w, v in
+            sorted(widths.items(), key=lambda kv: (-len(kv[1]),
+                                                   int(kv[0][1:]))))]
+    skips = {}
+    for name, fails, note in results:
+        if fails is None:
+            skips.setdefault(re.sub(r"\d+(\.\d+)?", "N", note), []).append(
+                name.split()[-1])
+    if skips:
+        lines += ["", "## Skipped", "", "| seeds | why |", "| --- | --- |"]
+        for key, seeds in sorted(skips.items(), key=lambda kv: -len(kv[1])):
+            lines.append(f"| {len(seeds)}: {', '.join(seeds)} | {key} |")
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
