@@ -66,7 +66,6 @@ import realprogs_report  # noqa: E402
 # cb_cg_run gives cachegrind when none is named.
 I1, D1, LL = "32768,8,64", "32768,8,64", "1048576,16,64"
 GEOMETRY = {"L1D": (32768, 8, 64), "LL": (1048576, 16, 64)}
-HOST_ARCH = "x86_64"
 ARCH_NAMES = {"x86_64", "x86", "X86"}
 
 COLUMNS = realprogs_report.COLUMNS
