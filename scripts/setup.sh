@@ -3,7 +3,8 @@
 # Needs root, or sudo for a user that has it.
 set -euo pipefail
 packages=(clang llvm-dev libclang-dev libelf-dev libdw-dev valgrind cmake
-          pkg-config make python3 libjson-c-dev chromium)
+          pkg-config make python3 libjson-c-dev chromium
+          csmith libcsmith-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

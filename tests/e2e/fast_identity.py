@@ -30,7 +30,7 @@ CACHES = [["--D1=32768,8,64", "--LL=1048576,16,64"],
           ["--D1=4096,2,64"]]
 
 
-def run(cbana, sources, extra, exact, cwd, command="analyze"):
+def run(cbana, sources, extra, exact, cwd, command="analyze", timeout=1800):
     cmd = [cbana, command, *sources, "--format", "json", "--quiet",
            *extra]
     if exact:
@@ -39,8 +39,11 @@ def run(cbana, sources, extra, exact, cwd, command="analyze"):
         # the native kernels compiled before the run, so that these short
         # runs use them (kernel_cases.sh runs one beside the compile)
         cmd.append("--wait-kernels")
-    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
-                       timeout=1800)
+    try:
+        r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, f"did not finish within {timeout} s"
     if r.returncode not in (0, 3):
         return None, f"exit {r.returncode}: {r.stderr[-1500:]}"
     return json.loads(r.stdout), None
@@ -138,8 +141,9 @@ def workloads_cases(d):
 def run_cases(cbana, cases, check, jobs, note=None):
     """Runs check(cbana, name, sources, extra, cwd) on every case, jobs at
     a time, and prints a line for each, in order: its failures, or "ok"
-    and note(result) when given. check returns (name, fails, ...).
-    Returns (passed, failed, results)."""
+    and note(result) when given. check returns (name, fails, ...); fails
+    None is a case that was not checked ("skip" and note(result); counted
+    in neither total). Returns (passed, failed, results)."""
     passed = failed = 0
     results = []
     with concurrent.futures.ThreadPoolExecutor(jobs) as ex:
@@ -149,7 +153,9 @@ def run_cases(cbana, cases, check, jobs, note=None):
             res = fut.result()
             results.append(res)
             name, fails = res[0], res[1]
-            if fails:
+            if fails is None:
+                print(f"skip {name}" + (f" ({note(res)})" if note else ""))
+            elif fails:
                 failed += 1
                 for f in fails:
                     print(f"FAIL {name}: {f}")
