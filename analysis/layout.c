@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "engine_internal.h"
+#include "libc_internal.h"
 
 #define PAGEUP(x) (((x) + 0xfffull) & ~0xfffull)
 
@@ -149,7 +150,7 @@ static bool calls_libm(const cb_program *p) {
     if (op->code != CB_OP_CALL)
       continue;
     const int64_t *g = &p->extra[op->aux];
-    if (g[0] == CB_CALL_LIBC && g[1] >= CB_LIBC_SQRT && g[1] <= CB_LIBC_FMIN &&
+    if (g[0] == CB_CALL_LIBC && g[1] >= 0 && cb_libc_is_libm((uint32_t)g[1]) &&
         g[1] != CB_LIBC_FABS && g[1] != CB_LIBC_FABSF)
       return true;
   }

@@ -5,8 +5,8 @@
  * host's glibc, which is the same library the real run uses.
  *
  * This file: the dispatcher, allocation, conversion, process and time,
- * qsort, libm and the LLVM intrinsics; the mem* and str* functions are
- * in libc_mem.c, stdio in libc_stdio.c. */
+ * qsort and the LLVM intrinsics; the mem* and str* functions are in
+ * libc_mem.c, stdio in libc_stdio.c, libm in libc_math.c. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -105,57 +105,9 @@ static cb_stop do_qsort(cb_eng *e, uint64_t base, uint64_t n, uint64_t size,
 
 /* ---- the dispatcher ---- */
 
-static double arg_d(const cb_value *a, const uint8_t *ty, uint32_t k) {
-  return ty[k] == CB_TY_F32 ? (double)a[k].f : a[k].d;
-}
-
 static void ret_f(cb_value *r, float f) {
   r->u = 0;
   r->f = f;
-}
-
-/* libm: the host's glibc libm gives the real run's results bit for bit.
- * One table per signature instead of a case per function. */
-typedef double (*libm_d1)(double);
-typedef double (*libm_d2)(double, double);
-typedef float (*libm_f1)(float);
-typedef float (*libm_f2)(float, float);
-
-static const libm_d1 libm_double1[CB_LIBC_COUNT] = {
-    [CB_LIBC_SQRT] = sqrt, [CB_LIBC_EXP] = exp,     [CB_LIBC_LOG] = log,
-    [CB_LIBC_LOG2] = log2, [CB_LIBC_LOG10] = log10, [CB_LIBC_SIN] = sin,
-    [CB_LIBC_COS] = cos,   [CB_LIBC_TAN] = tan,     [CB_LIBC_ATAN] = atan,
-    [CB_LIBC_TANH] = tanh, [CB_LIBC_FABS] = fabs,   [CB_LIBC_FLOOR] = floor,
-    [CB_LIBC_CEIL] = ceil, [CB_LIBC_ROUND] = round,
-};
-static const libm_d2 libm_double2[CB_LIBC_COUNT] = {
-    [CB_LIBC_POW] = pow,   [CB_LIBC_ATAN2] = atan2, [CB_LIBC_FMOD] = fmod,
-    [CB_LIBC_FMAX] = fmax, [CB_LIBC_FMIN] = fmin,
-};
-static const libm_f1 libm_float1[CB_LIBC_COUNT] = {
-    [CB_LIBC_SQRTF] = sqrtf,
-    [CB_LIBC_EXPF] = expf,
-    [CB_LIBC_LOGF] = logf,
-    [CB_LIBC_FABSF] = fabsf,
-};
-static const libm_f2 libm_float2[CB_LIBC_COUNT] = {[CB_LIBC_POWF] = powf};
-
-/* Calls fn when it is a libm function; false when it is not one. */
-static bool call_libm(uint32_t fn, const cb_value *a, const uint8_t *ty,
-                      cb_value *ret) {
-  if (fn >= CB_LIBC_COUNT)
-    return false;
-  if (libm_double1[fn])
-    ret[0].d = libm_double1[fn](arg_d(a, ty, 0));
-  else if (libm_double2[fn])
-    ret[0].d = libm_double2[fn](arg_d(a, ty, 0), arg_d(a, ty, 1));
-  else if (libm_float1[fn])
-    ret_f(ret, libm_float1[fn](a[0].f));
-  else if (libm_float2[fn])
-    ret_f(ret, libm_float2[fn](a[0].f, a[1].f));
-  else
-    return false;
-  return true;
 }
 
 /* Tells the allocation sink about a program's heap call, in stream
@@ -184,8 +136,8 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
     a = pad;
     ty = padty;
   }
-  if (call_libm(fn, a, ty, ret))
-    return CB_GO;
+  if (cb_libc_is_libm(fn))
+    return cb_libc_math_call(e, fn, a, ty, ret);
   cb_heap *h = e->heap;
   switch ((cb_libfn)fn) {
   case CB_LIBC_MALLOC:
@@ -578,6 +530,30 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
     case CB_INTR_RINT:
       put_d(&r[i], ty, rint(dx));
       break;
+    case CB_INTR_NEARBYINT:
+      put_d(&r[i], ty, nearbyint(dx));
+      break;
+    case CB_INTR_EXP2:
+      put_d(&r[i], ty, ty == CB_TY_F32 ? (double)exp2f(x->f) : exp2(dx));
+      break;
+    case CB_INTR_LOG2:
+      put_d(&r[i], ty, ty == CB_TY_F32 ? (double)log2f(x->f) : log2(dx));
+      break;
+    case CB_INTR_LOG10:
+      put_d(&r[i], ty, ty == CB_TY_F32 ? (double)log10f(x->f) : log10(dx));
+      break;
+    case CB_INTR_LROUND:
+    case CB_INTR_LLROUND:
+    case CB_INTR_LRINT:
+    case CB_INTR_LLRINT: {
+      /* iN llvm.lround.iN.fM(fM): the result's type is the call's, the
+       * argument's its own; rounding a float as a double is exact */
+      double xv = lane_d(x, t0);
+      long v = id == CB_INTR_LROUND || id == CB_INTR_LLROUND ? lround(xv)
+                                                             : lrint(xv);
+      r[i].u = (uint64_t)v & imask[ty];
+      break;
+    }
     case CB_INTR_FMA:
     case CB_INTR_FMULADD: {
       bool fused = id == CB_INTR_FMA || e->p->fmuladd_fused;

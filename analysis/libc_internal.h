@@ -22,6 +22,11 @@ cb_stop cb_libc_memset(cb_eng *e, uint64_t dst, int c, uint64_t n);
 cb_stop cb_libc_mem_call(cb_eng *e, uint32_t fn, const cb_value *a,
                          const uint8_t *ty, uint32_t n, cb_value *ret);
 
+/* libc_math.c: whether fn is one of <math.h>'s functions, and its call. */
+bool cb_libc_is_libm(uint32_t fn);
+cb_stop cb_libc_math_call(cb_eng *e, uint32_t fn, const cb_value *a,
+                          const uint8_t *ty, cb_value *ret);
+
 /* libc_stdio.c */
 /* cb_libc_call for the printf and scanf families and the other stdio
  * functions. */

@@ -47,6 +47,7 @@ static const prog corpus[] = {
     /* tests/unit/engine/progs (marked by the leading '@') */
     {"libc_mix", {"@libc_mix.c"}, "@libc_mix.inputs"},
     {"vec_mix", {"@vec_mix.c"}, "@vec_mix.inputs"},
+    {"libc_math", {"@libc_math.c"}, "@libc_math.inputs"},
 };
 
 /* A corpus path, or one of this directory's programs. */
