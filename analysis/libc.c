@@ -211,14 +211,26 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
     return cb_libc_mem_call(e, fn, a, ty, n, ret);
   case CB_LIBC_RAND:
   case CB_LIBC_RANDOM:
+    cb_libc_random_traffic(e, fn == CB_LIBC_RAND, e->rng.pos);
     ret[0].u = (uint64_t)(uint32_t)cb_rand_next(&e->rng);
     if (fn == CB_LIBC_RANDOM)
       ret[0].u = (uint64_t)(int64_t)(int32_t)ret[0].u;
     return CB_GO;
   case CB_LIBC_SRAND:
   case CB_LIBC_SRANDOM:
+    cb_libc_srand_traffic(e);
     cb_rand_seed(&e->rng, (uint32_t)a[0].u);
     return CB_GO;
+  case CB_LIBC_DRAND48:
+  case CB_LIBC_ERAND48:
+  case CB_LIBC_LRAND48:
+  case CB_LIBC_NRAND48:
+  case CB_LIBC_MRAND48:
+  case CB_LIBC_JRAND48:
+  case CB_LIBC_SRAND48:
+  case CB_LIBC_SEED48:
+  case CB_LIBC_LCONG48:
+    return cb_libc_rand48_call(e, fn, a, ret);
   case CB_LIBC_ATOI:
   case CB_LIBC_ATOL:
   case CB_LIBC_ATOLL:

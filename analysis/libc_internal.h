@@ -27,6 +27,19 @@ bool cb_libc_is_libm(uint32_t fn);
 cb_stop cb_libc_math_call(cb_eng *e, uint32_t fn, const cb_value *a,
                           const uint8_t *ty, cb_value *ret);
 
+/* libc_rand.c */
+/* One library access of exactly n bytes. */
+void cb_libc_acc(cb_eng *e, uint64_t a, uint32_t n, bool w);
+/* Where the stack protector's canary (%fs:0x28) is. */
+uint64_t cb_libc_canary(const cb_eng *e);
+/* random()'s traffic (via_rand: called by rand()), pos as in rand.h. */
+void cb_libc_random_traffic(cb_eng *e, bool via_rand, unsigned pos);
+/* srand()/srandom()'s traffic. */
+void cb_libc_srand_traffic(cb_eng *e);
+/* cb_libc_call for the rand48 family. */
+cb_stop cb_libc_rand48_call(cb_eng *e, uint32_t fn, const cb_value *a,
+                            cb_value *ret);
+
 /* libc_stdio.c */
 /* cb_libc_call for the printf and scanf families and the other stdio
  * functions. */

@@ -196,6 +196,57 @@
   X(PUTC, "putc")                                                              \
   X(GETC, "getc")                                                              \
   X(FGETC, "fgetc")                                                            \
+  X(BCMP, "bcmp")                                                              \
+  X(MEMCHR, "memchr")                                                          \
+  X(MEMRCHR, "memrchr")                                                        \
+  X(STRCAT, "strcat")                                                          \
+  X(STRNCAT, "strncat")                                                        \
+  X(STRRCHR, "strrchr")                                                        \
+  X(STRSTR, "strstr")                                                          \
+  X(STRSPN, "strspn")                                                          \
+  X(STRCSPN, "strcspn")                                                        \
+  X(STRPBRK, "strpbrk")                                                        \
+  X(STRDUP, "strdup")                                                          \
+  X(STRNDUP, "strndup")                                                        \
+  X(STRTOK, "strtok")                                                          \
+  X(STRCOLL, "strcoll")                                                        \
+  X(STRERROR, "strerror")                                                      \
+  X(STPCPY, "stpcpy")                                                          \
+  X(STRNLEN, "strnlen")                                                        \
+  X(DRAND48, "drand48")                                                        \
+  X(ERAND48, "erand48")                                                        \
+  X(LRAND48, "lrand48")                                                        \
+  X(NRAND48, "nrand48")                                                        \
+  X(MRAND48, "mrand48")                                                        \
+  X(JRAND48, "jrand48")                                                        \
+  X(SRAND48, "srand48")                                                        \
+  X(SEED48, "seed48")                                                          \
+  X(LCONG48, "lcong48")                                                        \
+  X(BSEARCH, "bsearch")                                                        \
+  X(LLABS, "llabs")                                                            \
+  X(DIV, "div")                                                                \
+  X(LDIV, "ldiv")                                                              \
+  X(LLDIV, "lldiv")                                                            \
+  X(GETENV, "getenv")                                                          \
+  X(STRTOIMAX, "strtoimax")                                                    \
+  X(STRTOUMAX, "strtoumax")                                                    \
+  X(CTYPE_B_LOC, "__ctype_b_loc")                                              \
+  X(CTYPE_TOUPPER_LOC, "__ctype_toupper_loc")                                  \
+  X(CTYPE_TOLOWER_LOC, "__ctype_tolower_loc")                                  \
+  X(ISALPHA, "isalpha")                                                        \
+  X(ISDIGIT, "isdigit")                                                        \
+  X(ISSPACE, "isspace")                                                        \
+  X(ISUPPER, "isupper")                                                        \
+  X(ISLOWER, "islower")                                                        \
+  X(ISALNUM, "isalnum")                                                        \
+  X(ISPUNCT, "ispunct")                                                        \
+  X(ISXDIGIT, "isxdigit")                                                      \
+  X(ISPRINT, "isprint")                                                        \
+  X(ISCNTRL, "iscntrl")                                                        \
+  X(ISGRAPH, "isgraph")                                                        \
+  X(ISBLANK, "isblank")                                                        \
+  X(TOUPPER, "toupper")                                                        \
+  X(TOLOWER, "tolower")                                                        \
   CB_LIBM_FUNCTIONS(CB_LIBM_AS_LIBC, X)
 
 typedef enum cb_libfn {

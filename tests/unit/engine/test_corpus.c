@@ -48,6 +48,7 @@ static const prog corpus[] = {
     {"libc_mix", {"@libc_mix.c"}, "@libc_mix.inputs"},
     {"vec_mix", {"@vec_mix.c"}, "@vec_mix.inputs"},
     {"libc_math", {"@libc_math.c"}, "@libc_math.inputs"},
+    {"libc_rand", {"@libc_rand.c"}, "@libc_rand.inputs"},
 };
 
 /* A corpus path, or one of this directory's programs. */
