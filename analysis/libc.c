@@ -113,8 +113,8 @@ static void ret_f(cb_value *r, float f) {
 /* Tells the allocation sink about a program's heap call, in stream
  * order: the accesses before it (the allocator's own traffic included)
  * reach the access sink first. A failed allocation (0) is no event. */
-static void alloc_event(cb_eng *e, cb_alloc_kind kind, uint32_t fn,
-                        uint64_t addr, uint64_t old, uint64_t size) {
+void cb_libc_alloc_event(cb_eng *e, cb_alloc_kind kind, uint32_t fn,
+                         uint64_t addr, uint64_t old, uint64_t size) {
   const cb_alloc_sink *s = &e->opt.alloc;
   if (!s->fn || !addr)
     return;
@@ -142,11 +142,11 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
   switch ((cb_libfn)fn) {
   case CB_LIBC_MALLOC:
     ret[0].u = cb_heap_malloc(h, a[0].u);
-    alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[0].u);
+    cb_libc_alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[0].u);
     return CB_GO;
   case CB_LIBC_CALLOC:
     ret[0].u = cb_heap_calloc(h, a[0].u, a[1].u);
-    alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[0].u * a[1].u);
+    cb_libc_alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[0].u * a[1].u);
     return CB_GO;
   case CB_LIBC_REALLOC:
     if (a[0].u && !cb_heap_is_block(h, a[0].u))
@@ -155,11 +155,12 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
                          (unsigned long long)a[0].u);
     ret[0].u = cb_heap_realloc(h, a[0].u, a[1].u);
     if (!a[0].u)
-      alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[1].u);
+      cb_libc_alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[1].u);
     else if (ret[0].u)
-      alloc_event(e, CB_ALLOC_REALLOC, fn, ret[0].u, a[0].u, a[1].u);
+      cb_libc_alloc_event(e, CB_ALLOC_REALLOC, fn, ret[0].u, a[0].u, a[1].u);
     else if (!a[1].u)
-      alloc_event(e, CB_ALLOC_FREE, fn, a[0].u, 0, 0); /* realloc(p, 0) */
+      cb_libc_alloc_event(e, CB_ALLOC_FREE, fn, a[0].u, 0,
+                          0); /* realloc(p, 0) */
     return CB_GO;
   case CB_LIBC_FREE:
     if (a[0].u && !cb_heap_is_block(h, a[0].u))
@@ -168,7 +169,7 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
                          "(double free or a pointer inside a block)",
                          (unsigned long long)a[0].u);
     cb_heap_free(h, a[0].u);
-    alloc_event(e, CB_ALLOC_FREE, fn, a[0].u, 0, 0);
+    cb_libc_alloc_event(e, CB_ALLOC_FREE, fn, a[0].u, 0, 0);
     return CB_GO;
   case CB_LIBC_POSIX_MEMALIGN: {
     uint64_t al = a[1].u;
@@ -189,14 +190,14 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
     if (!cb_eng_write(e, a[0].u, &m, 8))
       return CB_FAIL;
     cb_eng_lib(e, a[0].u, 8, true);
-    alloc_event(e, CB_ALLOC_NEW, fn, m, 0, a[2].u);
+    cb_libc_alloc_event(e, CB_ALLOC_NEW, fn, m, 0, a[2].u);
     ret[0].u = 0;
     return CB_GO;
   }
   case CB_LIBC_ALIGNED_ALLOC:
   case CB_LIBC_MEMALIGN:
     ret[0].u = cb_heap_memalign(h, a[0].u, a[1].u);
-    alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[1].u);
+    cb_libc_alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[1].u);
     return CB_GO;
   case CB_LIBC_MEMSET:
   case CB_LIBC_MEMCPY:
@@ -221,6 +222,51 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
     cb_libc_srand_traffic(e);
     cb_rand_seed(&e->rng, (uint32_t)a[0].u);
     return CB_GO;
+  case CB_LIBC_BCMP:
+  case CB_LIBC_MEMCHR:
+  case CB_LIBC_MEMRCHR:
+  case CB_LIBC_STRCAT:
+  case CB_LIBC_STRNCAT:
+  case CB_LIBC_STRRCHR:
+  case CB_LIBC_STRSTR:
+  case CB_LIBC_STRSPN:
+  case CB_LIBC_STRCSPN:
+  case CB_LIBC_STRPBRK:
+  case CB_LIBC_STRDUP:
+  case CB_LIBC_STRNDUP:
+  case CB_LIBC_STRTOK:
+  case CB_LIBC_STRCOLL:
+  case CB_LIBC_STRERROR:
+  case CB_LIBC_STPCPY:
+  case CB_LIBC_STRNLEN:
+    return cb_libc_string_call(e, fn, a, ty, n, ret);
+  case CB_LIBC_BSEARCH:
+  case CB_LIBC_LLABS:
+  case CB_LIBC_DIV:
+  case CB_LIBC_LDIV:
+  case CB_LIBC_LLDIV:
+  case CB_LIBC_GETENV:
+  case CB_LIBC_STRTOIMAX:
+  case CB_LIBC_STRTOUMAX:
+    return cb_libc_stdlib_call(e, fn, a, ty, n, ret);
+  case CB_LIBC_CTYPE_B_LOC:
+  case CB_LIBC_CTYPE_TOUPPER_LOC:
+  case CB_LIBC_CTYPE_TOLOWER_LOC:
+  case CB_LIBC_ISALPHA:
+  case CB_LIBC_ISDIGIT:
+  case CB_LIBC_ISSPACE:
+  case CB_LIBC_ISUPPER:
+  case CB_LIBC_ISLOWER:
+  case CB_LIBC_ISALNUM:
+  case CB_LIBC_ISPUNCT:
+  case CB_LIBC_ISXDIGIT:
+  case CB_LIBC_ISPRINT:
+  case CB_LIBC_ISCNTRL:
+  case CB_LIBC_ISGRAPH:
+  case CB_LIBC_ISBLANK:
+  case CB_LIBC_TOUPPER:
+  case CB_LIBC_TOLOWER:
+    return cb_libc_ctype_call(e, fn, a, ret);
   case CB_LIBC_DRAND48:
   case CB_LIBC_ERAND48:
   case CB_LIBC_LRAND48:

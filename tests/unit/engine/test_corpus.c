@@ -49,6 +49,7 @@ static const prog corpus[] = {
     {"vec_mix", {"@vec_mix.c"}, "@vec_mix.inputs"},
     {"libc_math", {"@libc_math.c"}, "@libc_math.inputs"},
     {"libc_rand", {"@libc_rand.c"}, "@libc_rand.inputs"},
+    {"libc_string", {"@libc_string.c"}, "@libc_string.inputs"},
 };
 
 /* A corpus path, or one of this directory's programs. */
