@@ -215,6 +215,14 @@ void cb_engine_layout(const cb_program *p, uint64_t *heap_base,
 }
 
 uint64_t cb_eng_libc_base(const cb_program *p) {
+  /* the frontend's reading of the libraries (p->dl) knows where libc.so
+   * comes in the mapping order, also when the executable is not kept
+   * (layout() then guesses libm's place from the calls) */
+  uint64_t ldso, lmap, tcb, obj[CB_DL_MAX_OBJS];
+  if (p->dl && cb_eng_dl_layout(p, &ldso, &lmap, &tcb, obj))
+    for (uint32_t i = 1; i < p->dl->n_objs && i < CB_DL_MAX_OBJS; i++)
+      if (!strncmp(p->dl->objs[i].soname, "libc.so", 7))
+        return obj[i];
   uint64_t libc = 0;
   layout(p, NULL, NULL, &libc);
   return libc;
