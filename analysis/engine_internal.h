@@ -149,6 +149,10 @@ typedef struct cb_eng {
    * first call's site of each; checked at the run's end (engine.c) */
   uint8_t unbound_assumed;
   uint32_t unbound_site[2];
+  /* the C library's own state (libc_ctype.c, libc_string.c, getenv) */
+  bool ctype_ready;
+  uint64_t strtok_next;
+  uint64_t envp_at;
   uint64_t *phi_tmp;
   size_t phi_cap;
   /* cb_fast_loop's stride prefetcher: the latest address of each load op,

@@ -14,7 +14,8 @@
  * docs/process-model.md, section 2): the strings (argv, the environment
  * Debian's valgrind wrapper exports even under `env -i`, 16 random bytes,
  * AT_EXECFN = argv[0], "x86_64"), then argc, argv, envp and auxv; glibc's
- * start code puts main's return address 0x108 below argc. */
+ * start code puts main's return address 0x108 below argc. The model
+ * writes argv, envp and their strings. */
 #define VG_NENV 5
 static void vg_env(const char *cwd, char env[VG_NENV][4200]) {
   char real[4096];
@@ -72,6 +73,8 @@ uint64_t eng_setup_stack(cb_eng *e, const cb_run_input *in) {
   uint64_t argc_slot = cfa + 0x100;
   uint64_t argv_at = argc_slot + 8;
   uint64_t strings, top;
+  char env[VG_NENV][4200];
+  vg_env(e->opt.cwd, env);
   if (!e->opt.stack_top) {
     vg_stack v = vg_stack_layout(in->argc, in->argv, e->opt.cwd, e->opt.n_aux);
     strings = v.strtab;
@@ -81,6 +84,8 @@ uint64_t eng_setup_stack(cb_eng *e, const cb_run_input *in) {
     uint64_t end = strings;
     for (int i = 0; i < in->argc; i++)
       end += strlen(in->argv[i]) + 1;
+    for (int i = 0; i < VG_NENV; i++)
+      end += strlen(env[i]) + 1;
     top = (end + 256 + CB_PG_SIZE - 1) & ~(uint64_t)(CB_PG_SIZE - 1);
   }
   e->stack_lo = cfa - e->opt.stack_limit;
@@ -92,6 +97,15 @@ uint64_t eng_setup_stack(cb_eng *e, const cb_run_input *in) {
     size_t n = strlen(in->argv[i]) + 1;
     cb_mem_write(&e->mem, s, in->argv[i], n, NULL);
     cb_mem_write(&e->mem, argv_at + 8 * (uint64_t)i, &s, 8, NULL);
+    s += n;
+  }
+  /* envp[] after argv's NULL, the strings after argv's (getenv reads
+   * them: libc_stdlib.c) */
+  e->envp_at = argv_at + 8 * ((uint64_t)in->argc + 1);
+  for (int i = 0; i < VG_NENV; i++) {
+    size_t n = strlen(env[i]) + 1;
+    cb_mem_write(&e->mem, s, env[i], n, NULL);
+    cb_mem_write(&e->mem, e->envp_at + 8 * (uint64_t)i, &s, 8, NULL);
     s += n;
   }
   return argv_at;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "engine_internal.h"
+#include "libc_internal.h"
 
 #define PAGEUP(x) (((x) + 0xfffull) & ~0xfffull)
 
@@ -149,7 +150,7 @@ static bool calls_libm(const cb_program *p) {
     if (op->code != CB_OP_CALL)
       continue;
     const int64_t *g = &p->extra[op->aux];
-    if (g[0] == CB_CALL_LIBC && g[1] >= CB_LIBC_SQRT && g[1] <= CB_LIBC_FMIN &&
+    if (g[0] == CB_CALL_LIBC && g[1] >= 0 && cb_libc_is_libm((uint32_t)g[1]) &&
         g[1] != CB_LIBC_FABS && g[1] != CB_LIBC_FABSF)
       return true;
   }
@@ -214,6 +215,14 @@ void cb_engine_layout(const cb_program *p, uint64_t *heap_base,
 }
 
 uint64_t cb_eng_libc_base(const cb_program *p) {
+  /* the frontend's reading of the libraries (p->dl) knows where libc.so
+   * comes in the mapping order, also when the executable is not kept
+   * (layout() then guesses libm's place from the calls) */
+  uint64_t ldso, lmap, tcb, obj[CB_DL_MAX_OBJS];
+  if (p->dl && cb_eng_dl_layout(p, &ldso, &lmap, &tcb, obj))
+    for (uint32_t i = 1; i < p->dl->n_objs && i < CB_DL_MAX_OBJS; i++)
+      if (!strncmp(p->dl->objs[i].soname, "libc.so", 7))
+        return obj[i];
   uint64_t libc = 0;
   layout(p, NULL, NULL, &libc);
   return libc;

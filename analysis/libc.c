@@ -5,8 +5,8 @@
  * host's glibc, which is the same library the real run uses.
  *
  * This file: the dispatcher, allocation, conversion, process and time,
- * qsort, libm and the LLVM intrinsics; the mem* and str* functions are
- * in libc_mem.c, stdio in libc_stdio.c. */
+ * qsort and the LLVM intrinsics; the mem* and str* functions are in
+ * libc_mem.c, stdio in libc_stdio.c, libm in libc_math.c. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -105,64 +105,16 @@ static cb_stop do_qsort(cb_eng *e, uint64_t base, uint64_t n, uint64_t size,
 
 /* ---- the dispatcher ---- */
 
-static double arg_d(const cb_value *a, const uint8_t *ty, uint32_t k) {
-  return ty[k] == CB_TY_F32 ? (double)a[k].f : a[k].d;
-}
-
 static void ret_f(cb_value *r, float f) {
   r->u = 0;
   r->f = f;
 }
 
-/* libm: the host's glibc libm gives the real run's results bit for bit.
- * One table per signature instead of a case per function. */
-typedef double (*libm_d1)(double);
-typedef double (*libm_d2)(double, double);
-typedef float (*libm_f1)(float);
-typedef float (*libm_f2)(float, float);
-
-static const libm_d1 libm_double1[CB_LIBC_COUNT] = {
-    [CB_LIBC_SQRT] = sqrt, [CB_LIBC_EXP] = exp,     [CB_LIBC_LOG] = log,
-    [CB_LIBC_LOG2] = log2, [CB_LIBC_LOG10] = log10, [CB_LIBC_SIN] = sin,
-    [CB_LIBC_COS] = cos,   [CB_LIBC_TAN] = tan,     [CB_LIBC_ATAN] = atan,
-    [CB_LIBC_TANH] = tanh, [CB_LIBC_FABS] = fabs,   [CB_LIBC_FLOOR] = floor,
-    [CB_LIBC_CEIL] = ceil, [CB_LIBC_ROUND] = round,
-};
-static const libm_d2 libm_double2[CB_LIBC_COUNT] = {
-    [CB_LIBC_POW] = pow,   [CB_LIBC_ATAN2] = atan2, [CB_LIBC_FMOD] = fmod,
-    [CB_LIBC_FMAX] = fmax, [CB_LIBC_FMIN] = fmin,
-};
-static const libm_f1 libm_float1[CB_LIBC_COUNT] = {
-    [CB_LIBC_SQRTF] = sqrtf,
-    [CB_LIBC_EXPF] = expf,
-    [CB_LIBC_LOGF] = logf,
-    [CB_LIBC_FABSF] = fabsf,
-};
-static const libm_f2 libm_float2[CB_LIBC_COUNT] = {[CB_LIBC_POWF] = powf};
-
-/* Calls fn when it is a libm function; false when it is not one. */
-static bool call_libm(uint32_t fn, const cb_value *a, const uint8_t *ty,
-                      cb_value *ret) {
-  if (fn >= CB_LIBC_COUNT)
-    return false;
-  if (libm_double1[fn])
-    ret[0].d = libm_double1[fn](arg_d(a, ty, 0));
-  else if (libm_double2[fn])
-    ret[0].d = libm_double2[fn](arg_d(a, ty, 0), arg_d(a, ty, 1));
-  else if (libm_float1[fn])
-    ret_f(ret, libm_float1[fn](a[0].f));
-  else if (libm_float2[fn])
-    ret_f(ret, libm_float2[fn](a[0].f, a[1].f));
-  else
-    return false;
-  return true;
-}
-
 /* Tells the allocation sink about a program's heap call, in stream
  * order: the accesses before it (the allocator's own traffic included)
  * reach the access sink first. A failed allocation (0) is no event. */
-static void alloc_event(cb_eng *e, cb_alloc_kind kind, uint32_t fn,
-                        uint64_t addr, uint64_t old, uint64_t size) {
+void cb_libc_alloc_event(cb_eng *e, cb_alloc_kind kind, uint32_t fn,
+                         uint64_t addr, uint64_t old, uint64_t size) {
   const cb_alloc_sink *s = &e->opt.alloc;
   if (!s->fn || !addr)
     return;
@@ -186,17 +138,17 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
   }
   if (fn >= CB_LIBC_ACOSL && fn <= CB_LIBC_FMAL)
     return cb_libc_ldouble_call(e, fn, a, ty, n, ret);
-  if (call_libm(fn, a, ty, ret))
-    return CB_GO;
+  if (cb_libc_is_libm(fn))
+    return cb_libc_math_call(e, fn, a, ty, ret);
   cb_heap *h = e->heap;
   switch ((cb_libfn)fn) {
   case CB_LIBC_MALLOC:
     ret[0].u = cb_heap_malloc(h, a[0].u);
-    alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[0].u);
+    cb_libc_alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[0].u);
     return CB_GO;
   case CB_LIBC_CALLOC:
     ret[0].u = cb_heap_calloc(h, a[0].u, a[1].u);
-    alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[0].u * a[1].u);
+    cb_libc_alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[0].u * a[1].u);
     return CB_GO;
   case CB_LIBC_REALLOC:
     if (a[0].u && !cb_heap_is_block(h, a[0].u))
@@ -205,11 +157,12 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
                          (unsigned long long)a[0].u);
     ret[0].u = cb_heap_realloc(h, a[0].u, a[1].u);
     if (!a[0].u)
-      alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[1].u);
+      cb_libc_alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[1].u);
     else if (ret[0].u)
-      alloc_event(e, CB_ALLOC_REALLOC, fn, ret[0].u, a[0].u, a[1].u);
+      cb_libc_alloc_event(e, CB_ALLOC_REALLOC, fn, ret[0].u, a[0].u, a[1].u);
     else if (!a[1].u)
-      alloc_event(e, CB_ALLOC_FREE, fn, a[0].u, 0, 0); /* realloc(p, 0) */
+      cb_libc_alloc_event(e, CB_ALLOC_FREE, fn, a[0].u, 0,
+                          0); /* realloc(p, 0) */
     return CB_GO;
   case CB_LIBC_FREE:
     if (a[0].u && !cb_heap_is_block(h, a[0].u))
@@ -218,7 +171,7 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
                          "(double free or a pointer inside a block)",
                          (unsigned long long)a[0].u);
     cb_heap_free(h, a[0].u);
-    alloc_event(e, CB_ALLOC_FREE, fn, a[0].u, 0, 0);
+    cb_libc_alloc_event(e, CB_ALLOC_FREE, fn, a[0].u, 0, 0);
     return CB_GO;
   case CB_LIBC_POSIX_MEMALIGN: {
     uint64_t al = a[1].u;
@@ -239,14 +192,14 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
     if (!cb_eng_write(e, a[0].u, &m, 8))
       return CB_FAIL;
     cb_eng_lib(e, a[0].u, 8, true);
-    alloc_event(e, CB_ALLOC_NEW, fn, m, 0, a[2].u);
+    cb_libc_alloc_event(e, CB_ALLOC_NEW, fn, m, 0, a[2].u);
     ret[0].u = 0;
     return CB_GO;
   }
   case CB_LIBC_ALIGNED_ALLOC:
   case CB_LIBC_MEMALIGN:
     ret[0].u = cb_heap_memalign(h, a[0].u, a[1].u);
-    alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[1].u);
+    cb_libc_alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[1].u);
     return CB_GO;
   case CB_LIBC_MEMSET:
   case CB_LIBC_MEMCPY:
@@ -261,14 +214,71 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
     return cb_libc_mem_call(e, fn, a, ty, n, ret);
   case CB_LIBC_RAND:
   case CB_LIBC_RANDOM:
+    cb_libc_random_traffic(e, fn == CB_LIBC_RAND, e->rng.pos);
     ret[0].u = (uint64_t)(uint32_t)cb_rand_next(&e->rng);
     if (fn == CB_LIBC_RANDOM)
       ret[0].u = (uint64_t)(int64_t)(int32_t)ret[0].u;
     return CB_GO;
   case CB_LIBC_SRAND:
   case CB_LIBC_SRANDOM:
+    cb_libc_srand_traffic(e);
     cb_rand_seed(&e->rng, (uint32_t)a[0].u);
     return CB_GO;
+  case CB_LIBC_BCMP:
+  case CB_LIBC_MEMCHR:
+  case CB_LIBC_MEMRCHR:
+  case CB_LIBC_STRCAT:
+  case CB_LIBC_STRNCAT:
+  case CB_LIBC_STRRCHR:
+  case CB_LIBC_STRSTR:
+  case CB_LIBC_STRSPN:
+  case CB_LIBC_STRCSPN:
+  case CB_LIBC_STRPBRK:
+  case CB_LIBC_STRDUP:
+  case CB_LIBC_STRNDUP:
+  case CB_LIBC_STRTOK:
+  case CB_LIBC_STRCOLL:
+  case CB_LIBC_STRERROR:
+  case CB_LIBC_STPCPY:
+  case CB_LIBC_STRNLEN:
+    return cb_libc_string_call(e, fn, a, ty, n, ret);
+  case CB_LIBC_BSEARCH:
+  case CB_LIBC_LLABS:
+  case CB_LIBC_DIV:
+  case CB_LIBC_LDIV:
+  case CB_LIBC_LLDIV:
+  case CB_LIBC_GETENV:
+  case CB_LIBC_STRTOIMAX:
+  case CB_LIBC_STRTOUMAX:
+    return cb_libc_stdlib_call(e, fn, a, ty, n, ret);
+  case CB_LIBC_CTYPE_B_LOC:
+  case CB_LIBC_CTYPE_TOUPPER_LOC:
+  case CB_LIBC_CTYPE_TOLOWER_LOC:
+  case CB_LIBC_ISALPHA:
+  case CB_LIBC_ISDIGIT:
+  case CB_LIBC_ISSPACE:
+  case CB_LIBC_ISUPPER:
+  case CB_LIBC_ISLOWER:
+  case CB_LIBC_ISALNUM:
+  case CB_LIBC_ISPUNCT:
+  case CB_LIBC_ISXDIGIT:
+  case CB_LIBC_ISPRINT:
+  case CB_LIBC_ISCNTRL:
+  case CB_LIBC_ISGRAPH:
+  case CB_LIBC_ISBLANK:
+  case CB_LIBC_TOUPPER:
+  case CB_LIBC_TOLOWER:
+    return cb_libc_ctype_call(e, fn, a, ret);
+  case CB_LIBC_DRAND48:
+  case CB_LIBC_ERAND48:
+  case CB_LIBC_LRAND48:
+  case CB_LIBC_NRAND48:
+  case CB_LIBC_MRAND48:
+  case CB_LIBC_JRAND48:
+  case CB_LIBC_SRAND48:
+  case CB_LIBC_SEED48:
+  case CB_LIBC_LCONG48:
+    return cb_libc_rand48_call(e, fn, a, ret);
   case CB_LIBC_ATOI:
   case CB_LIBC_ATOL:
   case CB_LIBC_ATOLL:
@@ -581,6 +591,30 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
     case CB_INTR_RINT:
       put_d(&r[i], ty, rint(dx));
       break;
+    case CB_INTR_NEARBYINT:
+      put_d(&r[i], ty, nearbyint(dx));
+      break;
+    case CB_INTR_EXP2:
+      put_d(&r[i], ty, ty == CB_TY_F32 ? (double)exp2f(x->f) : exp2(dx));
+      break;
+    case CB_INTR_LOG2:
+      put_d(&r[i], ty, ty == CB_TY_F32 ? (double)log2f(x->f) : log2(dx));
+      break;
+    case CB_INTR_LOG10:
+      put_d(&r[i], ty, ty == CB_TY_F32 ? (double)log10f(x->f) : log10(dx));
+      break;
+    case CB_INTR_LROUND:
+    case CB_INTR_LLROUND:
+    case CB_INTR_LRINT:
+    case CB_INTR_LLRINT: {
+      /* iN llvm.lround.iN.fM(fM): the result's type is the call's, the
+       * argument's its own; rounding a float as a double is exact */
+      double xv = lane_d(x, t0);
+      long v = id == CB_INTR_LROUND || id == CB_INTR_LLROUND ? lround(xv)
+                                                             : lrint(xv);
+      r[i].u = (uint64_t)v & imask[ty];
+      break;
+    }
     case CB_INTR_FMA:
     case CB_INTR_FMULADD: {
       bool fused = id == CB_INTR_FMA || e->p->fmuladd_fused;

@@ -25,8 +25,10 @@ void cb_rand_seed(cb_rand *g, uint32_t seed) {
   g->k = 34 % 34;
   for (int i = 34; i < 344; i++)
     step(g);
+  g->pos = 0; /* 310 discarded outputs: a multiple of 31 */
 }
 
 int32_t cb_rand_next(cb_rand *g) {
+  g->pos = (g->pos + 1) % 31;
   return (int32_t)(step(g) >> 1);
 }

@@ -10,6 +10,9 @@
 typedef struct cb_rand {
   uint32_t r[34];
   unsigned k; /* index of the next word, mod 34 */
+  /* outputs since the seed, mod 31: where glibc's rptr stands in its 31
+   * words (fptr 3 words on), for the addresses random_r touches */
+  unsigned pos;
 } cb_rand;
 
 void cb_rand_seed(cb_rand *g, uint32_t seed);

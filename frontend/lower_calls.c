@@ -48,6 +48,79 @@ static int find_intrinsic(const char *name) {
   return best;
 }
 
+/* Whether the function holding I is compiled for an x86 feature
+ * ("+sse4.1", "+fma": its "target-features" attribute). */
+static bool has_feature(LLVMValueRef I, const char *feat) {
+  LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(I));
+  LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(
+      fn, LLVMAttributeFunctionIndex, "target-features", 15);
+  if (!a)
+    return false;
+  unsigned len;
+  const char *v = LLVMGetStringAttributeValue(a, &len);
+  size_t fl = strlen(feat);
+  for (unsigned i = 0; i + fl <= len; i++)
+    if ((i == 0 || v[i - 1] == ',') && !strncmp(v + i, feat, fl) &&
+        (i + fl == len || v[i + fl] == ','))
+      return true;
+  return false;
+}
+
+/* The libm function an intrinsic call becomes on x86-64 when the backend
+ * has no instruction for it (LLVM 14's X86ISelLowering: sin, cos, exp,
+ * log and pow always; floor, ceil, trunc, rint, nearbyint and round
+ * without SSE4.1's roundsd; fma without FMA; lround and llround always,
+ * while lrint is cvtsd2si): the machine code calls it through the PLT
+ * like a call the source wrote. -1 when the call stays an intrinsic. */
+static int intrinsic_libcall(LLVMValueRef I, int id) {
+  LLVMTypeRef at = LLVMTypeOf(LLVMGetOperand(I, 0));
+  LLVMTypeKind k = LLVMGetTypeKind(at);
+  if (k != LLVMFloatTypeKind && k != LLVMDoubleTypeKind)
+    return -1; /* vectors and x86_fp80 stay intrinsics */
+  bool f = k == LLVMFloatTypeKind;
+  bool round_insn = has_feature(I, "+sse4.1");
+  switch ((cb_intrinsic)id) {
+  case CB_INTR_SIN:
+    return f ? CB_LIBC_SINF : CB_LIBC_SIN;
+  case CB_INTR_COS:
+    return f ? CB_LIBC_COSF : CB_LIBC_COS;
+  case CB_INTR_EXP:
+    return f ? CB_LIBC_EXPF : CB_LIBC_EXP;
+  case CB_INTR_EXP2:
+    return f ? CB_LIBC_EXP2F : CB_LIBC_EXP2;
+  case CB_INTR_LOG:
+    return f ? CB_LIBC_LOGF : CB_LIBC_LOG;
+  case CB_INTR_LOG2:
+    return f ? CB_LIBC_LOG2F : CB_LIBC_LOG2;
+  case CB_INTR_LOG10:
+    return f ? CB_LIBC_LOG10F : CB_LIBC_LOG10;
+  case CB_INTR_POW:
+    return f ? CB_LIBC_POWF : CB_LIBC_POW;
+  case CB_INTR_LROUND:
+    return f ? CB_LIBC_LROUNDF : CB_LIBC_LROUND;
+  case CB_INTR_LLROUND:
+    return f ? CB_LIBC_LLROUNDF : CB_LIBC_LLROUND;
+  case CB_INTR_FLOOR:
+    return round_insn ? -1 : f ? CB_LIBC_FLOORF : CB_LIBC_FLOOR;
+  case CB_INTR_CEIL:
+    return round_insn ? -1 : f ? CB_LIBC_CEILF : CB_LIBC_CEIL;
+  case CB_INTR_TRUNC:
+    return round_insn ? -1 : f ? CB_LIBC_TRUNCF : CB_LIBC_TRUNC;
+  case CB_INTR_RINT:
+    return round_insn ? -1 : f ? CB_LIBC_RINTF : CB_LIBC_RINT;
+  case CB_INTR_NEARBYINT:
+    return round_insn ? -1 : f ? CB_LIBC_NEARBYINTF : CB_LIBC_NEARBYINT;
+  case CB_INTR_ROUND:
+    return round_insn ? -1 : f ? CB_LIBC_ROUNDF : CB_LIBC_ROUND;
+  case CB_INTR_FMA:
+    if (has_feature(I, "+fma") || has_feature(I, "+fma4"))
+      return -1;
+    return f ? CB_LIBC_FMAF : CB_LIBC_FMA;
+  default:
+    return -1;
+  }
+}
+
 static int find_libc(const char *name) {
   for (size_t i = 0; i < sizeof libc_names / sizeof *libc_names; i++)
     if (strcmp(name, libc_names[i]) == 0)
@@ -127,6 +200,13 @@ bool fe_lower_call(fe *f, LLVMValueRef I) {
         target = id;
         callee_name = iname; /* llvm.memcpy.p0i8... reads as memcpy... */
         callee_len = strcspn(iname, ".");
+        int lib = LLVMGetNumArgOperands(I) ? intrinsic_libcall(I, id) : -1;
+        if (lib >= 0) {
+          kind = CB_CALL_LIBC;
+          target = lib;
+          callee_name = libc_names[lib];
+          callee_len = strlen(callee_name);
+        }
       }
     } else if (fe_map_get(&f->func_index, callee, &idx)) {
       kind = CB_CALL_DIRECT;

@@ -10,6 +10,105 @@
 #ifndef CBANA_LIBC_NAMES_H
 #define CBANA_LIBC_NAMES_H
 
+/* <math.h>'s double and float functions beyond the ones listed in
+ * CB_LIBC_FUNCTIONS by hand, with their C prototypes, from which
+ * analysis/libc_math.c makes its calls of the host's libm:
+ * M(X, id, function, signature). A signature names the result, then the
+ * arguments: D double, F float, I int, L long, LL long long, PI int *,
+ * PD double *, PF float *, S const char *. */
+#define CB_LIBM_FUNCTIONS(M, X)                                                \
+  M(X, ACOS, acos, D_D)                                                        \
+  M(X, ASIN, asin, D_D)                                                        \
+  M(X, COSH, cosh, D_D)                                                        \
+  M(X, SINH, sinh, D_D)                                                        \
+  M(X, ACOSH, acosh, D_D)                                                      \
+  M(X, ASINH, asinh, D_D)                                                      \
+  M(X, ATANH, atanh, D_D)                                                      \
+  M(X, EXP2, exp2, D_D)                                                        \
+  M(X, EXPM1, expm1, D_D)                                                      \
+  M(X, LOG1P, log1p, D_D)                                                      \
+  M(X, LOGB, logb, D_D)                                                        \
+  M(X, ILOGB, ilogb, I_D)                                                      \
+  M(X, FREXP, frexp, D_D_PI)                                                   \
+  M(X, LDEXP, ldexp, D_D_I)                                                    \
+  M(X, MODF, modf, D_D_PD)                                                     \
+  M(X, SCALBN, scalbn, D_D_I)                                                  \
+  M(X, SCALBLN, scalbln, D_D_L)                                                \
+  M(X, CBRT, cbrt, D_D)                                                        \
+  M(X, HYPOT, hypot, D_D_D)                                                    \
+  M(X, ERF, erf, D_D)                                                          \
+  M(X, ERFC, erfc, D_D)                                                        \
+  M(X, TGAMMA, tgamma, D_D)                                                    \
+  M(X, LGAMMA, lgamma, D_D)                                                    \
+  M(X, NEARBYINT, nearbyint, D_D)                                              \
+  M(X, RINT, rint, D_D)                                                        \
+  M(X, LRINT, lrint, L_D)                                                      \
+  M(X, LLRINT, llrint, LL_D)                                                   \
+  M(X, LROUND, lround, L_D)                                                    \
+  M(X, LLROUND, llround, LL_D)                                                 \
+  M(X, TRUNC, trunc, D_D)                                                      \
+  M(X, REMAINDER, remainder, D_D_D)                                            \
+  M(X, REMQUO, remquo, D_D_D_PI)                                               \
+  M(X, COPYSIGN, copysign, D_D_D)                                              \
+  M(X, NAND, nan, D_S) /* not NAN: <math.h> defines that */                    \
+  M(X, NEXTAFTER, nextafter, D_D_D)                                            \
+  M(X, FDIM, fdim, D_D_D)                                                      \
+  M(X, FMA, fma, D_D_D_D)                                                      \
+  M(X, ACOSF, acosf, F_F)                                                      \
+  M(X, ASINF, asinf, F_F)                                                      \
+  M(X, ATANF, atanf, F_F)                                                      \
+  M(X, ATAN2F, atan2f, F_F_F)                                                  \
+  M(X, COSF, cosf, F_F)                                                        \
+  M(X, SINF, sinf, F_F)                                                        \
+  M(X, TANF, tanf, F_F)                                                        \
+  M(X, COSHF, coshf, F_F)                                                      \
+  M(X, SINHF, sinhf, F_F)                                                      \
+  M(X, TANHF, tanhf, F_F)                                                      \
+  M(X, ACOSHF, acoshf, F_F)                                                    \
+  M(X, ASINHF, asinhf, F_F)                                                    \
+  M(X, ATANHF, atanhf, F_F)                                                    \
+  M(X, EXP2F, exp2f, F_F)                                                      \
+  M(X, EXPM1F, expm1f, F_F)                                                    \
+  M(X, LOG10F, log10f, F_F)                                                    \
+  M(X, LOG1PF, log1pf, F_F)                                                    \
+  M(X, LOG2F, log2f, F_F)                                                      \
+  M(X, LOGBF, logbf, F_F)                                                      \
+  M(X, ILOGBF, ilogbf, I_F)                                                    \
+  M(X, FREXPF, frexpf, F_F_PI)                                                 \
+  M(X, LDEXPF, ldexpf, F_F_I)                                                  \
+  M(X, MODFF, modff, F_F_PF)                                                   \
+  M(X, SCALBNF, scalbnf, F_F_I)                                                \
+  M(X, SCALBLNF, scalblnf, F_F_L)                                              \
+  M(X, CBRTF, cbrtf, F_F)                                                      \
+  M(X, HYPOTF, hypotf, F_F_F)                                                  \
+  M(X, ERFF, erff, F_F)                                                        \
+  M(X, ERFCF, erfcf, F_F)                                                      \
+  M(X, TGAMMAF, tgammaf, F_F)                                                  \
+  M(X, LGAMMAF, lgammaf, F_F)                                                  \
+  M(X, CEILF, ceilf, F_F)                                                      \
+  M(X, FLOORF, floorf, F_F)                                                    \
+  M(X, NEARBYINTF, nearbyintf, F_F)                                            \
+  M(X, RINTF, rintf, F_F)                                                      \
+  M(X, LRINTF, lrintf, L_F)                                                    \
+  M(X, LLRINTF, llrintf, LL_F)                                                 \
+  M(X, ROUNDF, roundf, F_F)                                                    \
+  M(X, LROUNDF, lroundf, L_F)                                                  \
+  M(X, LLROUNDF, llroundf, LL_F)                                               \
+  M(X, TRUNCF, truncf, F_F)                                                    \
+  M(X, FMODF, fmodf, F_F_F)                                                    \
+  M(X, REMAINDERF, remainderf, F_F_F)                                          \
+  M(X, REMQUOF, remquof, F_F_F_PI)                                             \
+  M(X, COPYSIGNF, copysignf, F_F_F)                                            \
+  M(X, NANF, nanf, F_S)                                                        \
+  M(X, NEXTAFTERF, nextafterf, F_F_F)                                          \
+  M(X, FDIMF, fdimf, F_F_F)                                                    \
+  M(X, FMAXF, fmaxf, F_F_F)                                                    \
+  M(X, FMINF, fminf, F_F_F)                                                    \
+  M(X, FMAF, fmaf, F_F_F_F)
+
+/* A libm entry as an entry of CB_LIBC_FUNCTIONS. */
+#define CB_LIBM_AS_LIBC(X, id, fn, sig) X(id, #fn)
+
 /* X(id, "name") */
 #define CB_LIBC_FUNCTIONS(X)                                                   \
   X(MALLOC, "malloc")                                                          \
@@ -97,6 +196,58 @@
   X(PUTC, "putc")                                                              \
   X(GETC, "getc")                                                              \
   X(FGETC, "fgetc")                                                            \
+  X(BCMP, "bcmp")                                                              \
+  X(MEMCHR, "memchr")                                                          \
+  X(MEMRCHR, "memrchr")                                                        \
+  X(STRCAT, "strcat")                                                          \
+  X(STRNCAT, "strncat")                                                        \
+  X(STRRCHR, "strrchr")                                                        \
+  X(STRSTR, "strstr")                                                          \
+  X(STRSPN, "strspn")                                                          \
+  X(STRCSPN, "strcspn")                                                        \
+  X(STRPBRK, "strpbrk")                                                        \
+  X(STRDUP, "strdup")                                                          \
+  X(STRNDUP, "strndup")                                                        \
+  X(STRTOK, "strtok")                                                          \
+  X(STRCOLL, "strcoll")                                                        \
+  X(STRERROR, "strerror")                                                      \
+  X(STPCPY, "stpcpy")                                                          \
+  X(STRNLEN, "strnlen")                                                        \
+  X(DRAND48, "drand48")                                                        \
+  X(ERAND48, "erand48")                                                        \
+  X(LRAND48, "lrand48")                                                        \
+  X(NRAND48, "nrand48")                                                        \
+  X(MRAND48, "mrand48")                                                        \
+  X(JRAND48, "jrand48")                                                        \
+  X(SRAND48, "srand48")                                                        \
+  X(SEED48, "seed48")                                                          \
+  X(LCONG48, "lcong48")                                                        \
+  X(BSEARCH, "bsearch")                                                        \
+  X(LLABS, "llabs")                                                            \
+  X(DIV, "div")                                                                \
+  X(LDIV, "ldiv")                                                              \
+  X(LLDIV, "lldiv")                                                            \
+  X(GETENV, "getenv")                                                          \
+  X(STRTOIMAX, "strtoimax")                                                    \
+  X(STRTOUMAX, "strtoumax")                                                    \
+  X(CTYPE_B_LOC, "__ctype_b_loc")                                              \
+  X(CTYPE_TOUPPER_LOC, "__ctype_toupper_loc")                                  \
+  X(CTYPE_TOLOWER_LOC, "__ctype_tolower_loc")                                  \
+  X(ISALPHA, "isalpha")                                                        \
+  X(ISDIGIT, "isdigit")                                                        \
+  X(ISSPACE, "isspace")                                                        \
+  X(ISUPPER, "isupper")                                                        \
+  X(ISLOWER, "islower")                                                        \
+  X(ISALNUM, "isalnum")                                                        \
+  X(ISPUNCT, "ispunct")                                                        \
+  X(ISXDIGIT, "isxdigit")                                                      \
+  X(ISPRINT, "isprint")                                                        \
+  X(ISCNTRL, "iscntrl")                                                        \
+  X(ISGRAPH, "isgraph")                                                        \
+  X(ISBLANK, "isblank")                                                        \
+  X(TOUPPER, "toupper")                                                        \
+  X(TOLOWER, "tolower")                                                        \
+  CB_LIBM_FUNCTIONS(CB_LIBM_AS_LIBC, X)                                        \
   /* C11 <math.h>'s long double functions (analysis/libc_ldouble.c), from      \
    * ACOSL to FMAL */                                                          \
   X(ACOSL, "acosl")                                                            \
@@ -219,7 +370,15 @@ typedef enum cb_libfn {
   X(REDUCE_FMAX, "vector.reduce.fmax")                                         \
   X(REDUCE_FMIN, "vector.reduce.fmin")                                         \
   X(STACKSAVE, "stacksave")                                                    \
-  X(STACKRESTORE, "stackrestore")
+  X(STACKRESTORE, "stackrestore")                                              \
+  X(NEARBYINT, "nearbyint")                                                    \
+  X(EXP2, "exp2")                                                              \
+  X(LOG2, "log2")                                                              \
+  X(LOG10, "log10")                                                            \
+  X(LROUND, "lround")                                                          \
+  X(LLROUND, "llround")                                                        \
+  X(LRINT, "lrint")                                                            \
+  X(LLRINT, "llrint")
 
 typedef enum cb_intrinsic {
 #define CB_INTRINSIC_ENUM(id, name) CB_INTR_##id,

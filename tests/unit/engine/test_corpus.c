@@ -47,6 +47,9 @@ static const prog corpus[] = {
     /* tests/unit/engine/progs (marked by the leading '@') */
     {"libc_mix", {"@libc_mix.c"}, "@libc_mix.inputs"},
     {"vec_mix", {"@vec_mix.c"}, "@vec_mix.inputs"},
+    {"libc_math", {"@libc_math.c"}, "@libc_math.inputs"},
+    {"libc_rand", {"@libc_rand.c"}, "@libc_rand.inputs"},
+    {"libc_string", {"@libc_string.c"}, "@libc_string.inputs"},
 };
 
 /* A corpus path, or one of this directory's programs. */

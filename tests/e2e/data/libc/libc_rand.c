@@ -1,0 +1,1 @@
+../../../unit/engine/progs/libc_rand.c
