@@ -902,7 +902,8 @@ static cb_stop do_ungetc(cb_eng *e, int c, uint64_t fp, cb_value *ret) {
     ret[0].u = (uint64_t)(uint32_t)EOF;
     return CB_GO;
   }
-  leave_read(e, s) /* nothing to leave: only for a stream writing */;
+  if (s->wlen && !st_flush(e, s))
+    return CB_GO;
   s->eof = false;
   sync_flags(e, s);
   /* _IO_sputbackc: the byte before, in the buffer, steps back */
