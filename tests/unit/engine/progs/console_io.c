@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
   int k = snprintf(msg, sizeof msg, "%ld numbers, sum %ld, mean %.3f", n, sum,
                    n ? (double)sum / (double)n : 0.0);
   puts(msg);
-  printf("back %c first %c len %d heap %ld eof %d\n", back, c, k,
+  printf("back %d first %d len %d heap %ld eof %d\n", back, c, k,
          (long)(m1 - m0), feof(stdin));
   fflush(stdout);
   write(1, "[raw]\n", 6);
