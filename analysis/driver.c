@@ -517,6 +517,11 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
   r->branch_counts = o.branch_counts; /* the run's own, even for a twin */
   o.branch_counts = NULL;
   r->output = o.out ? strdup(o.out) : NULL;
+  r->errors = o.err ? strdup(o.err) : NULL;
+  r->files = o.files;
+  r->n_files = o.n_files;
+  o.files = NULL;
+  o.n_files = 0;
   if (o.status == CB_RUN_OK) {
     r->exited = true;
     r->exit_code = o.exit_code;

@@ -1,6 +1,7 @@
 /* The native run of one input (driver_native.h). */
 #include "driver_native.h"
 
+#include "libc_internal.h"
 #include "native_run.h"
 
 #include <errno.h>
@@ -143,6 +144,11 @@ void drv_native_init(drv_native *nc, const cb_program *p,
   *nc = (drv_native){.p = p, .in = in, .timeout_s = timeout_s};
   atomic_init(&nc->cancel, false);
   atomic_init(&nc->ahead_done, false);
+  /* cbana never runs a program that may create, change or remove a file
+   * (its native run would): its runs go unsliced when they need what the
+   * native output would have given */
+  if (cb_libc_program_uses_files(p))
+    return;
   eo->native_stdout.fn = native_text;
   eo->native_stdout.exit_status = native_exit_status;
   eo->native_stdout.bindings = native_bindings;

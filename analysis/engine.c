@@ -13,6 +13,7 @@
 #include "engine_internal.h"
 #include "engine_scalar.h"
 #include "fastops.h"
+#include "libc_internal.h"
 #include "native_run.h"
 #include "template.h"
 
@@ -112,6 +113,7 @@ static void setup_image(cb_eng *e) {
 }
 
 static void eng_destroy(cb_eng *e) {
+  cb_files_free(e);
   cb_mem_destroy(&e->mem);
   cb_heap_free_model(e->heap);
   free(e->nphis);
@@ -282,6 +284,7 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
     }
   }
   if (st == CB_EXIT && out->status == CB_RUN_OK) {
+    cb_files_at_exit(e);
     out->exit_code = e->exit_code;
     rc = 0;
   }
@@ -318,6 +321,7 @@ done:
   out->out_len = e->out_text.n;
   out->err = e->err_text.s ? e->err_text.s : calloc(1, 1);
   out->err_len = e->err_text.n;
+  cb_files_outcome(e, out);
   if (out->status != CB_RUN_OK)
     rc = -1;
   eng_destroy(e);
@@ -331,6 +335,11 @@ void cb_run_outcome_free(cb_run_outcome *out) {
   free(out->out);
   free(out->err);
   free(out->branch_counts);
+  for (unsigned i = 0; i < out->n_files; i++)
+    free(out->files[i].path);
+  free(out->files);
   out->out = out->err = NULL;
   out->branch_counts = NULL;
+  out->files = NULL;
+  out->n_files = 0;
 }

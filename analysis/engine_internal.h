@@ -122,6 +122,14 @@ typedef struct cb_eng {
   const unsigned char *in_data;
   size_t in_len;
   uint64_t file_stdin, file_stdout, file_stderr; /* FILE * values */
+  /* setvbuf on stdout: its buffer's size (0: glibc's default) and whether
+   * it has none (_IONBF); how much of out_text has reached fd 1 (the rest
+   * waits in stdout's buffer: a write(1, ...) goes before it) */
+  uint64_t stdout_cap;
+  bool stdout_unbuf;
+  size_t stdout_sent;
+  struct cb_files *files; /* streams and descriptors (libc_files.c,
+                             libc_fd.c); NULL until the first use */
 
   uint64_t got[CB_LIBC_COUNT]; /* GOT slots the PLT stubs read, or 0 */
   uint64_t libc_base;          /* where libc.so.6 is mapped (its tunables) */

@@ -6,7 +6,8 @@
  *
  * This file: the dispatcher, allocation, conversion, process and time,
  * qsort and the LLVM intrinsics; the mem* and str* functions are in
- * libc_mem.c, stdio in libc_stdio.c, libm in libc_math.c. */
+ * libc_mem.c, stdio in libc_stdio.c, libm in libc_math.c, FILE streams in
+ * libc_files.c, files and descriptors in libc_fd.c. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -340,7 +341,6 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_PUTC:
   case CB_LIBC_FPUTC:
   case CB_LIBC_FWRITE:
-  case CB_LIBC_FFLUSH:
   case CB_LIBC_SCANF:
   case CB_LIBC_ISOC99_SCANF:
   case CB_LIBC_FSCANF:
@@ -350,7 +350,51 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_GETC:
   case CB_LIBC_FGETC:
   case CB_LIBC_GETCHAR:
+  case CB_LIBC_VPRINTF:
+  case CB_LIBC_VFPRINTF:
+  case CB_LIBC_VSPRINTF:
+  case CB_LIBC_VSNPRINTF:
+  case CB_LIBC_VSCANF:
+  case CB_LIBC_ISOC99_VSCANF:
+  case CB_LIBC_VFSCANF:
+  case CB_LIBC_ISOC99_VFSCANF:
+  case CB_LIBC_VSSCANF:
+  case CB_LIBC_ISOC99_VSSCANF:
     return cb_libc_stdio_call(e, fn, a, ty, n, ret);
+  case CB_LIBC_FFLUSH:
+  case CB_LIBC_PERROR:
+  case CB_LIBC_UNGETC:
+  case CB_LIBC_FGETS:
+  case CB_LIBC_FREAD:
+  case CB_LIBC_SETVBUF:
+  case CB_LIBC_SETBUF:
+  case CB_LIBC_FOPEN:
+  case CB_LIBC_FOPEN64:
+  case CB_LIBC_FDOPEN:
+  case CB_LIBC_FCLOSE:
+  case CB_LIBC_FSEEK:
+  case CB_LIBC_FSEEKO:
+  case CB_LIBC_FTELL:
+  case CB_LIBC_FTELLO:
+  case CB_LIBC_REWIND:
+  case CB_LIBC_FEOF:
+  case CB_LIBC_FERROR:
+  case CB_LIBC_CLEARERR:
+  case CB_LIBC_FILENO:
+    return cb_libc_files_call(e, fn, a, ty, n, ret);
+  case CB_LIBC_ERRNO_LOCATION:
+  case CB_LIBC_OPEN:
+  case CB_LIBC_OPEN64:
+  case CB_LIBC_CREAT:
+  case CB_LIBC_READ:
+  case CB_LIBC_WRITE:
+  case CB_LIBC_LSEEK:
+  case CB_LIBC_CLOSE:
+  case CB_LIBC_FSTAT:
+  case CB_LIBC_STAT:
+  case CB_LIBC_REMOVE:
+  case CB_LIBC_UNLINK:
+    return cb_libc_fd_call(e, fn, a, ty, n, ret);
   case CB_LIBC_EXIT:
     e->exit_code = (int)(a[0].u & 0xff); /* status & 0377 (POSIX exit) */
     eng_process_exit(e, e->frames[e->depth - 1].sp, true);

@@ -1,5 +1,6 @@
 /* libc_internal.h: shared between the C library model's files (libc.c,
- * libc_mem.c, libc_stdio.c); internal to the analysis module. */
+ * libc_mem.c, libc_stdio.c, libc_files.c, libc_fd.c); internal to the
+ * analysis module. */
 #ifndef CBANA_LIBC_INTERNAL_H
 #define CBANA_LIBC_INTERNAL_H
 
@@ -58,5 +59,87 @@ cb_stop cb_libc_rand48_call(cb_eng *e, uint32_t fn, const cb_value *a,
  * functions. */
 cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
                            const uint8_t *ty, uint32_t n, cb_value *ret);
+
+/* The variable arguments of a printf or scanf: the call's own values
+ * from a[i], or, when va is set, the `va_list` at va. Under the SysV
+ * x86-64 ABI that is {u32 gp_offset; u32 fp_offset; void
+ * *overflow_arg_area; void *reg_save_area} in memory, read as glibc's
+ * vfprintf reads it (va_arg: integers at reg_save_area + gp_offset while
+ * gp_offset < 48, doubles at reg_save_area + fp_offset while fp_offset <
+ * 176, else the next 8 bytes of overflow_arg_area; the offsets and the
+ * pointer are written back, as the callee's va_arg does through the
+ * caller's va_list). bad: a read faulted (the failure is recorded). */
+typedef struct cb_argcur {
+  const cb_value *a;
+  const uint8_t *ty;
+  uint32_t n, i;
+  uint64_t va;
+  long double ld; /* the last CB_TY_F80 argument read from va */
+  bool bad;
+} cb_argcur;
+/* The argument class a conversion takes. */
+enum { CB_ARG_INT, CB_ARG_DOUBLE, CB_ARG_LDOUBLE };
+cb_value cb_libc_next_arg(cb_eng *e, cb_argcur *c, int cls, uint8_t *ty);
+/* printf's formatting of fmt_addr's format into *b; false after a fault. */
+bool cb_libc_format(cb_eng *e, uint64_t fmt_addr, cb_argcur *ac, cb_textbuf *b);
+/* scanf's conversions over d[*pos .. len): returns the assignments, EOF,
+ * or -2 after a fault; *pos moves past what was consumed, *at_end tells
+ * whether it looked for a byte past len (the stream's end). */
+int cb_libc_scan_bytes(cb_eng *e, const unsigned char *d, size_t len,
+                       size_t *pos, bool *at_end, uint64_t fmt_addr,
+                       cb_argcur *ac);
+/* stdout's text and its buffer's traffic (libc_stdio.c). */
+void cb_libc_put_stdout(cb_eng *e, const char *s, size_t n);
+
+/* libc_fd.c: files and file descriptors, errno. */
+/* cb_libc_call for open, read, write, lseek, close, fstat, stat, remove,
+ * unlink, creat and __errno_location. */
+cb_stop cb_libc_fd_call(cb_eng *e, uint32_t fn, const cb_value *a,
+                        const uint8_t *ty, uint32_t n, cb_value *ret);
+/* Sets the program's errno (a store of the library's). */
+void cb_libc_set_errno(cb_eng *e, int err);
+/* The program's errno as it is in memory now. */
+int cb_libc_errno(cb_eng *e);
+/* Opens path with open(2)'s flags and mode: the new descriptor, or -1
+ * with *err set (errno's value); -2 after a failure of the run. */
+int cb_fd_open(cb_eng *e, const char *path, int flags, unsigned mode, int *err);
+/* read(2)/write(2) of n bytes at addr through descriptor fd (the kernel
+ * reads and writes the program's memory: no traffic): bytes moved, or -1
+ * with *err set; -2 after a failure of the run. */
+int64_t cb_fd_read(cb_eng *e, int fd, uint64_t addr, uint64_t n, int *err);
+int64_t cb_fd_write(cb_eng *e, int fd, uint64_t addr, const void *host,
+                    uint64_t n, int *err);
+/* lseek(2); -1 with *err set. */
+int64_t cb_fd_seek(cb_eng *e, int fd, int64_t off, int whence, int *err);
+int cb_fd_close(cb_eng *e, int fd);
+/* st_blksize of the file behind fd (glibc's stdio buffer size). */
+uint64_t cb_fd_blksize(cb_eng *e, int fd);
+/* open(2)'s access mode of fd (O_RDONLY ...), -1 when fd is not open. */
+int cb_fd_accmode(cb_eng *e, int fd);
+/* The files the run wrote, for the outcome (engine.h). */
+void cb_files_outcome(cb_eng *e, cb_run_outcome *out);
+void cb_files_free(cb_eng *e);
+/* Whether the Program calls a function that opens, creates or removes a
+ * file (its native run would touch the file system). */
+bool cb_libc_program_uses_files(const cb_program *p);
+
+/* libc_files.c: FILE streams. */
+/* cb_libc_call for fopen, fclose, fgets, fread, ungetc, fseek ... and
+ * perror; the printf/scanf/put/get functions of libc_stdio.c hand their
+ * non-standard FILEs here. */
+cb_stop cb_libc_files_call(cb_eng *e, uint32_t fn, const cb_value *a,
+                           const uint8_t *ty, uint32_t n, cb_value *ret);
+/* Output of n bytes (a host copy at s; src the program's address they
+ * came from, 0 for formatted text) to FILE fp, other than stdout. */
+cb_stop cb_stream_put(cb_eng *e, uint64_t fp, const char *s, uint64_t src,
+                      size_t n);
+/* fgetc on a FILE other than stdin: the byte or EOF (-1); -2 after a
+ * failure of the run. */
+int cb_stream_getc(cb_eng *e, uint64_t fp);
+/* fscanf on a FILE other than stdin. */
+cb_stop cb_stream_scanf(cb_eng *e, uint64_t fp, uint64_t fmt, cb_argcur *ac,
+                        cb_value *ret);
+/* exit() and main's return flush every stream (glibc's _IO_cleanup). */
+void cb_files_at_exit(cb_eng *e);
 
 #endif

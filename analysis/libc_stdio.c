@@ -1,13 +1,15 @@
 /* libc_stdio.c: the C library model's standard input and output: the
  * printf and scanf families (formatting and conversion by the host's
- * glibc), puts/putchar/fwrite/getchar ..., and stdin's and stdout's
- * buffers on the heap, as glibc allocates them. */
+ * glibc; the v* forms read their `va_list`), puts/putchar/fwrite/getchar
+ * ..., and stdin's and stdout's buffers on the heap, as glibc allocates
+ * them. Other FILE streams are libc_files.c's. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "libc_files.h"
 #include "libc_internal.h"
 #include "slice.h"
 
@@ -15,14 +17,19 @@
 
 /* ---- stdio buffers ---- */
 
+static uint64_t stdout_cap(const cb_eng *e) {
+  return e->stdout_cap          ? e->stdout_cap
+         : e->opt.stdout_is_tty ? 1024
+                                : STDIO_BUF;
+}
+
 static void ensure_stdout_buf(cb_eng *e) {
-  if (!e->stdout_buf)
-    e->stdout_buf =
-        cb_heap_malloc(e->heap, e->opt.stdout_is_tty ? 1024 : STDIO_BUF);
+  if (!e->stdout_buf && !e->stdout_unbuf)
+    e->stdout_buf = cb_heap_malloc(e->heap, stdout_cap(e));
 }
 
 /* Output through stdout's buffer: the bytes are copied into it. */
-static void put_stdout(cb_eng *e, const char *s, size_t n) {
+void cb_libc_put_stdout(cb_eng *e, const char *s, size_t n) {
   ensure_stdout_buf(e);
   if (n)
     e->stdout_flushed = false;
@@ -34,7 +41,7 @@ static void put_stdout(cb_eng *e, const char *s, size_t n) {
     else
       e->nat_pos += n;
   }
-  uint64_t cap = e->opt.stdout_is_tty ? 1024 : STDIO_BUF;
+  uint64_t cap = stdout_cap(e);
   if (e->stdout_buf) {
     for (size_t i = 0; i < n;) {
       uint64_t at = e->stdout_pos % cap;
@@ -47,29 +54,87 @@ static void put_stdout(cb_eng *e, const char *s, size_t n) {
       i += k;
     }
   }
+  /* what reached fd 1: all but the buffer's content (a write(1, ...)
+   * comes out before that) */
+  size_t held = e->stdout_buf ? (size_t)(e->stdout_pos % cap) : 0;
+  e->stdout_sent = e->out_text.n - (held < e->out_text.n ? held : 0);
 }
 
-static cb_stop put_file(cb_eng *e, uint64_t file, const char *s, size_t n) {
+#define put_stdout cb_libc_put_stdout
+
+/* src: the program's address of the bytes (fwrite, fputs), 0 for
+ * formatted text. */
+static cb_stop put_file(cb_eng *e, uint64_t file, const char *s, uint64_t src,
+                        size_t n) {
   if (file == e->file_stdout)
     put_stdout(e, s, n);
-  else if (file == e->file_stderr)
-    cb_textbuf_put(&e->err_text, s, n);
   else
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "output to a FILE * (0x%llx) the model does not know",
-                       (unsigned long long)file);
+    return cb_stream_put(e, file, s, src, n);
   return CB_GO;
 }
 
 /* ---- printf ---- */
 
-typedef struct argcur {
-  const cb_value *a;
-  const uint8_t *ty;
-  uint32_t n, i;
-} argcur;
+typedef cb_argcur argcur;
 
-static cb_value next_arg(argcur *c, uint8_t *ty) {
+/* va_arg on the va_list at c->va (SysV x86-64 ABI, section 3.5.7): the
+ * offset (or overflow pointer) read, the slot read, the offset written
+ * back, as glibc's compiled va_arg does. */
+static cb_value va_next(cb_eng *e, cb_argcur *c, int cls, uint8_t *ty) {
+  uint32_t off[2];
+  uint64_t ovf, save;
+  cb_value v = {0};
+  *ty = cls == CB_ARG_INT ? CB_TY_I64 : CB_TY_F64;
+  if (c->bad || !cb_eng_read(e, c->va, off, 8) ||
+      !cb_eng_read(e, c->va + 8, &ovf, 8) ||
+      !cb_eng_read(e, c->va + 16, &save, 8)) {
+    c->bad = true;
+    return v;
+  }
+  unsigned k = cls == CB_ARG_INT ? 0 : 1;
+  uint32_t lim = k ? 176 : 48, step = k ? 16 : 8;
+  if (cls != CB_ARG_LDOUBLE && off[k] + step <= lim) {
+    cb_eng_lib(e, c->va + 4 * k, 4, false);
+    uint64_t at = save + off[k];
+    if (!cb_eng_read(e, at, &v.u, 8)) {
+      c->bad = true;
+      return v;
+    }
+    cb_eng_lib(e, at, 8, false);
+    off[k] += step;
+    cb_mem_write(&e->mem, c->va + 4 * k, &off[k], 4, NULL);
+    cb_eng_lib(e, c->va + 4 * k, 4, true);
+    return v;
+  }
+  cb_eng_lib(e, c->va + 8, 8, false);
+  if (cls == CB_ARG_LDOUBLE) {
+    /* 16 bytes, 16-aligned, the x87 extended format */
+    ovf = (ovf + 15) & ~15ull;
+    long double ld = 0;
+    if (!cb_eng_read(e, ovf, &ld, 10)) {
+      c->bad = true;
+      return v;
+    }
+    cb_eng_lib(e, ovf, 16, false);
+    c->ld = ld;
+    *ty = CB_TY_F80;
+    ovf += 16;
+  } else {
+    if (!cb_eng_read(e, ovf, &v.u, 8)) {
+      c->bad = true;
+      return v;
+    }
+    cb_eng_lib(e, ovf, 8, false);
+    ovf += 8;
+  }
+  cb_mem_write(&e->mem, c->va + 8, &ovf, 8, NULL);
+  cb_eng_lib(e, c->va + 8, 8, true);
+  return v;
+}
+
+cb_value cb_libc_next_arg(cb_eng *e, cb_argcur *c, int cls, uint8_t *ty) {
+  if (c->va)
+    return va_next(e, c, cls, ty);
   if (c->i >= c->n) {
     *ty = CB_TY_I64;
     return (cb_value){0};
@@ -77,6 +142,9 @@ static cb_value next_arg(argcur *c, uint8_t *ty) {
   *ty = c->ty[c->i];
   return c->a[c->i++];
 }
+
+#define next_arg(c, ty) cb_libc_next_arg(e, c, CB_ARG_INT, ty)
+#define next_fp_arg(c, cls, ty) cb_libc_next_arg(e, c, cls, ty)
 
 /* The pieces of a formatted text: a literal (conv 0) or a conversion's
  * output, with its field width and justification. */
@@ -218,11 +286,12 @@ static bool format(cb_eng *e, uint64_t fmt_addr, argcur *ac, cb_textbuf *b,
     case 'G':
     case 'a':
     case 'A': {
-      cb_value v = next_arg(ac, &t);
-      if (t == CB_TY_F80 && e->call_vals) {
-        /* a long double, in its two slots (engine_wide.c); %Lf's digits
-         * reach 4933 */
-        long double x = cb_wide_f80(e->call_vals[ac->i - 1]);
+      cb_value v =
+          next_fp_arg(ac, lng == 3 ? CB_ARG_LDOUBLE : CB_ARG_DOUBLE, &t);
+      if (t == CB_TY_F80 && (ac->va || e->call_vals)) {
+        /* a long double, from the va_list or in its two slots
+         * (engine_wide.c); %Lf's digits reach 4933 */
+        long double x = ac->va ? ac->ld : cb_wide_f80(e->call_vals[ac->i - 1]);
         n = lng == 3 ? SNP(x) : SNP((double)x);
         if (lng == 3 && n >= (int)sizeof tmp &&
             (dyn = malloc((size_t)n + 1)) != NULL)
@@ -312,7 +381,12 @@ static bool format(cb_eng *e, uint64_t fmt_addr, argcur *ac, cb_textbuf *b,
     free(dyn);
   }
   free(fmt);
-  return true;
+  return !ac->bad;
+}
+
+bool cb_libc_format(cb_eng *e, uint64_t fmt_addr, cb_argcur *ac,
+                    cb_textbuf *b) {
+  return format(e, fmt_addr, ac, b, NULL);
 }
 
 /* ---- scanf ---- */
@@ -321,10 +395,14 @@ typedef struct scan_src {
   const unsigned char *d;
   size_t len, pos;
   bool is_stdin;
+  bool at_end; /* looked for a byte past the end */
 } scan_src;
 
 static int src_peek(scan_src *s) {
-  return s->pos < s->len ? s->d[s->pos] : EOF;
+  if (s->pos < s->len)
+    return s->d[s->pos];
+  s->at_end = true;
+  return EOF;
 }
 
 static void src_take(cb_eng *e, scan_src *s, size_t n) {
@@ -346,8 +424,25 @@ static bool store_int(cb_eng *e, uint64_t ptr, int lng, uint64_t v) {
   return true;
 }
 
+static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac);
+
 /* Returns the number of assignments, EOF, or -2 after a fault. */
 static int scan(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
+  int r = scan_(e, s, fmt_addr, ac);
+  return ac->bad ? -2 : r;
+}
+
+int cb_libc_scan_bytes(cb_eng *e, const unsigned char *d, size_t len,
+                       size_t *pos, bool *at_end, uint64_t fmt_addr,
+                       cb_argcur *ac) {
+  scan_src s = {d, len, *pos, false, false};
+  int r = scan(e, &s, fmt_addr, ac);
+  *pos = s.pos;
+  *at_end = s.at_end;
+  return r;
+}
+
+static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
   size_t flen;
   char *fmt = cb_eng_read_str(e, fmt_addr, MAX_STR, &flen);
   if (!fmt)
@@ -402,6 +497,36 @@ static int scan(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
     if (i >= flen)
       break;
     char conv = fmt[i++];
+    /* %[set]: the bytes of the set, or not of it after ^ (a ] first is
+     * one of them; a-z a range, as glibc reads it) */
+    bool set[256] = {false};
+    if (conv == '[') {
+      bool neg = i < flen && fmt[i] == '^';
+      i += neg;
+      size_t st = i;
+      while (i < flen && (fmt[i] != ']' || i == st)) {
+        unsigned char lo = (unsigned char)fmt[i];
+        if (i + 2 < flen && fmt[i + 1] == '-' && fmt[i + 2] != ']' &&
+            (unsigned char)fmt[i + 2] >= lo) {
+          for (unsigned ch = lo; ch <= (unsigned char)fmt[i + 2]; ch++)
+            set[ch] = true;
+          i += 3;
+        } else {
+          set[lo] = true;
+          i++;
+        }
+      }
+      if (i >= flen) {
+        free(fmt);
+        cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                    "scanf: a %%[ conversion without its ]");
+        return -2;
+      }
+      i++;
+      if (neg)
+        for (unsigned ch = 0; ch < 256; ch++)
+          set[ch] = !set[ch];
+    }
     if (conv == 'n') {
       uint8_t t;
       cb_value p = next_arg(ac, &t);
@@ -440,10 +565,13 @@ static int scan(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
       src_take(e, s, w);
       continue;
     }
-    if (conv == 's') {
+    if (conv == 's' || conv == '[') {
       size_t w = 0;
-      while (w < maxw && w < avail && !isspace(s->d[s->pos + w]))
+      while (w < (width ? width : avail) && w < avail &&
+             (conv == 's' ? !isspace(s->d[s->pos + w]) : set[s->d[s->pos + w]]))
         w++;
+      if (conv == '[' && !w)
+        break; /* a matching failure */
       uint8_t t;
       cb_value p = next_arg(ac, &t);
       if (!suppress) {
@@ -506,7 +634,10 @@ static int scan(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
         assigned++;
       }
     } else {
-      break; /* %[ and the rest: not modelled */
+      free(fmt);
+      cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                  "scanf: the conversion %%%c is not modelled", conv);
+      return -2;
     }
     src_take(e, s, (size_t)(end - tok));
   }
@@ -521,9 +652,33 @@ static void ensure_stdin_buf(cb_eng *e) {
 
 static cb_stop scan_stdin(cb_eng *e, uint64_t fmt, argcur *ac, cb_value *ret) {
   ensure_stdin_buf(e);
-  scan_src s = {e->in_data, e->in_len, e->stdin_pos, true};
-  int r = scan(e, &s, fmt, ac);
-  e->stdin_pos = s.pos;
+  cb_files *f = e->files;
+  int r;
+  if (f && f->stdin_npb) {
+    /* bytes ungetc pushed back come first (libc_files.c) */
+    size_t rest = e->in_len - e->stdin_pos, np = f->stdin_npb;
+    unsigned char *d = malloc(np + rest + 1);
+    if (!d)
+      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
+    for (size_t i = 0; i < np; i++)
+      d[i] = f->stdin_pb[np - 1 - i];
+    memcpy(d + np, e->in_data + e->stdin_pos, rest);
+    scan_src s = {d, np + rest, 0, false, false};
+    r = scan(e, &s, fmt, ac);
+    size_t took = s.pos < np ? s.pos : np;
+    f->stdin_npb -= (uint32_t)took;
+    scan_src t = {e->in_data, e->in_len, e->stdin_pos, true, false};
+    src_take(e, &t, s.pos - took);
+    e->stdin_pos = t.pos;
+    f->stdin_eof |= s.at_end;
+    free(d);
+  } else {
+    scan_src s = {e->in_data, e->in_len, e->stdin_pos, true, false};
+    r = scan(e, &s, fmt, ac);
+    e->stdin_pos = s.pos;
+    if (s.at_end && (f || (f = cb_files_get(e))))
+      f->stdin_eof = true;
+  }
   if (r == -2)
     return CB_FAIL;
   ret[0].u = (uint64_t)(uint32_t)r;
@@ -610,15 +765,25 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_PRINTF:
   case CB_LIBC_FPRINTF:
   case CB_LIBC_SPRINTF:
-  case CB_LIBC_SNPRINTF: {
+  case CB_LIBC_SNPRINTF:
+  case CB_LIBC_VPRINTF:
+  case CB_LIBC_VFPRINTF:
+  case CB_LIBC_VSPRINTF:
+  case CB_LIBC_VSNPRINTF: {
+    bool v = fn >= CB_LIBC_VPRINTF && fn <= CB_LIBC_VSNPRINTF;
+    if (v)
+      fn = fn == CB_LIBC_VPRINTF    ? CB_LIBC_PRINTF
+           : fn == CB_LIBC_VFPRINTF ? CB_LIBC_FPRINTF
+           : fn == CB_LIBC_VSPRINTF ? CB_LIBC_SPRINTF
+                                    : CB_LIBC_SNPRINTF;
     uint32_t fi = fn == CB_LIBC_PRINTF ? 0 : fn == CB_LIBC_SNPRINTF ? 2 : 1;
-    argcur ac = {a, ty, n, fi + 1};
+    argcur ac = {a, ty, n, fi + 1, v ? a[fi + 1].u : 0, 0, false};
     cb_textbuf b = {0};
     /* slicing: a number this printf prints may be garbage; its text is
      * then the native run's */
     fsegs sg = {0}, *sgp = NULL;
-    if (fn == CB_LIBC_PRINTF && e->sl && (e->mem.stale_any || e->kernel_ran) &&
-        (e->sl[e->cur_op] & CB_SL_PRINT))
+    if (fn == CB_LIBC_PRINTF && !v && e->sl &&
+        (e->mem.stale_any || e->kernel_ran) && (e->sl[e->cur_op] & CB_SL_PRINT))
       sgp = &sg;
     if (!format(e, a[fi].u, &ac, &b, sgp)) {
       free(b.s);
@@ -638,7 +803,7 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
     if (fn == CB_LIBC_PRINTF)
       put_stdout(e, b.s ? b.s : "", b.n);
     else if (fn == CB_LIBC_FPRINTF)
-      st = put_file(e, a[0].u, b.s ? b.s : "", b.n);
+      st = put_file(e, a[0].u, b.s ? b.s : "", 0, b.n);
     else {
       uint64_t lim = fn == CB_LIBC_SNPRINTF ? a[1].u : UINT64_MAX;
       if (lim) {
@@ -652,6 +817,10 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
       }
     }
     ret[0].u = (uint64_t)(uint32_t)b.n;
+    if (st == CB_RETURNED) { /* the stream's output failed */
+      ret[0].u = (uint64_t)(uint32_t)EOF;
+      st = CB_GO;
+    }
     free(b.s);
     return st;
   }
@@ -667,11 +836,14 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
       put_stdout(e, s, len);
       put_stdout(e, "\n", 1);
     } else {
-      st = put_file(e, a[1].u, s, len);
+      st = put_file(e, a[1].u, s, a[0].u, len);
     }
     free(s);
-    ret[0].u = 1;
-    return st;
+    /* glibc: puts returns the bytes written, fputs 1 */
+    ret[0].u = st == CB_RETURNED ? (uint64_t)(uint32_t)EOF
+               : fn == CB_LIBC_PUTS && len < 0x7fffffff ? len + 1
+                                                        : 1;
+    return st == CB_RETURNED ? CB_GO : st;
   }
   case CB_LIBC_PUTCHAR:
   case CB_LIBC_PUTC: /* glibc's inline putchar at -O2 */
@@ -682,7 +854,10 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
       put_stdout(e, &c, 1);
       return CB_GO;
     }
-    return put_file(e, a[1].u, &c, 1);
+    cb_stop st = put_file(e, a[1].u, &c, 0, 1);
+    if (st == CB_RETURNED)
+      ret[0].u = (uint64_t)(uint32_t)EOF;
+    return st == CB_RETURNED ? CB_GO : st;
   }
   case CB_LIBC_FWRITE: {
     uint64_t bytes = a[1].u * a[2].u;
@@ -693,39 +868,46 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
       free(buf);
       return CB_FAIL;
     }
-    cb_eng_lib_bulk(e, a[0].u, bytes, false);
-    cb_stop st = put_file(e, a[3].u, buf, bytes);
+    cb_stop st;
+    if (a[3].u == e->file_stdout) {
+      cb_eng_lib_bulk(e, a[0].u, bytes, false);
+      st = put_file(e, a[3].u, buf, 0, bytes);
+    } else {
+      st = put_file(e, a[3].u, buf, a[0].u, bytes);
+    }
     free(buf);
-    ret[0].u = a[2].u;
-    return st;
+    ret[0].u = st == CB_RETURNED ? 0 : a[1].u ? a[2].u : 0;
+    return st == CB_RETURNED ? CB_GO : st;
   }
-  case CB_LIBC_FFLUSH:
-    /* fflush(stdout) or fflush(NULL) empties stdout's buffer */
-    if (a[0].u == e->file_stdout || a[0].u == 0)
-      e->stdout_flushed = true;
-    ret[0].u = 0;
-    return CB_GO;
   case CB_LIBC_SCANF:
-  case CB_LIBC_ISOC99_SCANF: {
-    argcur ac = {a, ty, n, 1};
+  case CB_LIBC_ISOC99_SCANF:
+  case CB_LIBC_VSCANF:
+  case CB_LIBC_ISOC99_VSCANF: {
+    bool v = fn == CB_LIBC_VSCANF || fn == CB_LIBC_ISOC99_VSCANF;
+    argcur ac = {a, ty, n, 1, v ? a[1].u : 0, 0, false};
     return scan_stdin(e, a[0].u, &ac, ret);
   }
   case CB_LIBC_FSCANF:
-  case CB_LIBC_ISOC99_FSCANF: {
+  case CB_LIBC_ISOC99_FSCANF:
+  case CB_LIBC_VFSCANF:
+  case CB_LIBC_ISOC99_VFSCANF: {
+    bool v = fn == CB_LIBC_VFSCANF || fn == CB_LIBC_ISOC99_VFSCANF;
+    argcur ac = {a, ty, n, 2, v ? a[2].u : 0, 0, false};
     if (a[0].u != e->file_stdin)
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                         "fscanf from a FILE * other than stdin");
-    argcur ac = {a, ty, n, 2};
+      return cb_stream_scanf(e, a[0].u, a[1].u, &ac, ret);
     return scan_stdin(e, a[1].u, &ac, ret);
   }
   case CB_LIBC_SSCANF:
-  case CB_LIBC_ISOC99_SSCANF: {
+  case CB_LIBC_ISOC99_SSCANF:
+  case CB_LIBC_VSSCANF:
+  case CB_LIBC_ISOC99_VSSCANF: {
     size_t len;
     char *s = cb_eng_read_str(e, a[0].u, MAX_STR, &len);
     if (!s)
       return CB_FAIL;
-    scan_src src = {(const unsigned char *)s, len, 0, false};
-    argcur ac = {a, ty, n, 2};
+    scan_src src = {(const unsigned char *)s, len, 0, false, false};
+    bool v = fn == CB_LIBC_VSSCANF || fn == CB_LIBC_ISOC99_VSSCANF;
+    argcur ac = {a, ty, n, 2, v ? a[2].u : 0, 0, false};
     int r = scan(e, &src, a[1].u, &ac);
     cb_eng_lib(e, a[0].u, src.pos + 1, false);
     free(s);
@@ -736,13 +918,28 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
   }
   case CB_LIBC_GETC:
   case CB_LIBC_FGETC:
-    if (a[0].u != e->file_stdin)
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                         "getc from a FILE * other than stdin");
+    if (a[0].u != e->file_stdin) {
+      int c = cb_stream_getc(e, a[0].u);
+      if (c == -2)
+        return CB_FAIL;
+      ret[0].u = (uint64_t)(uint32_t)c;
+      return CB_GO;
+    }
     /* fall through */
   case CB_LIBC_GETCHAR: {
     ensure_stdin_buf(e);
+    cb_files *f = e->files;
+    if (f && f->stdin_npb) {
+      /* ungetc's backup area (libc_files.c) */
+      cb_eng_emit(e, f->stdin_backup + 128 - f->stdin_npb, 1, e->cur_site,
+                  false);
+      e->out->lib_reads++;
+      ret[0].u = f->stdin_pb[--f->stdin_npb];
+      return CB_GO;
+    }
     if (e->stdin_pos >= e->in_len) {
+      if (f || (f = cb_files_get(e)))
+        f->stdin_eof = true;
       ret[0].u = (uint64_t)(uint32_t)EOF;
       return CB_GO;
     }

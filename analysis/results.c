@@ -19,6 +19,10 @@ void cb_results_free(cb_results *r) {
     free(run->process_note);
     free(run->error_file);
     free(run->output);
+    free(run->errors);
+    for (unsigned i = 0; i < run->n_files; i++)
+      free(run->files[i].path);
+    free(run->files);
     for (unsigned c = 0; c < run->n_caches; c++) {
       cb_cache_result *cr = &run->caches[c];
       free(cr->name);

@@ -378,6 +378,18 @@ static json_object *run_object(const cb_program *p, const cb_run_result *r) {
   json_object_object_add(o, "operations", u64(r->operations));
   json_object_object_add(o, "output", str_or_null(r->output));
   json_object_object_add(o, "process_note", str_or_null(r->process_note));
+  json_object_object_add(o, "stderr", str_or_null(r->errors));
+  json_object *files = json_object_new_array();
+  for (unsigned i = 0; i < r->n_files; i++) {
+    json_object *f = json_object_new_object();
+    json_object_object_add(f, "path", str_or_null(r->files[i].path));
+    json_object_object_add(f, "bytes", u64(r->files[i].bytes));
+    json_object_object_add(f, "written", u64(r->files[i].writes));
+    json_object_object_add(f, "removed",
+                           json_object_new_boolean(r->files[i].removed));
+    json_object_array_add(files, f);
+  }
+  json_object_object_add(o, "files_written", files);
   json_object *caches = json_object_new_array();
   for (unsigned i = 0; i < r->n_caches; i++)
     json_object_array_add(caches, cache_object(p, r, &r->caches[i]));

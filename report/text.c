@@ -243,6 +243,19 @@ static void print_input(FILE *out, const cb_run_result *r) {
     fprintf(out, "  [path P%u, exit %d]\n", r->path_class, r->exit_code);
   else
     fprintf(out, "  [stopped]\n");
+  /* the files it wrote: in cbana's memory only, never on disk */
+  for (unsigned i = 0; i < r->n_files; i++) {
+    const cb_file_out *f = &r->files[i];
+    if (f->removed)
+      fprintf(out, "  wrote %s: %llu bytes, then removed it (not on disk)\n",
+              f->path, (unsigned long long)f->writes);
+    else
+      fprintf(out,
+              "  wrote %s: %llu bytes written, %llu at the end (not on "
+              "disk)\n",
+              f->path, (unsigned long long)f->writes,
+              (unsigned long long)f->bytes);
+  }
 }
 
 int cb_report_text(FILE *out, const cb_results *r,

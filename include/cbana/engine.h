@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "cbana/program.h"
+#include "cbana/results.h"
 
 /* The access record (struct cb_access) is the cache model's, stream.h. */
 #include "cbana/stream.h"
@@ -208,6 +209,10 @@ typedef struct cb_run_outcome {
   size_t out_len;
   char *err; /* captured standard error */
   size_t err_len;
+  /* The files the program wrote (kept in memory: cbana never writes the
+   * program's files), malloc'ed, n_files entries. */
+  cb_file_out *files;
+  unsigned n_files;
   uint64_t ops; /* executed operations */
   /* Accesses of the program's own operations (a store that x86 folds
    * into a read-modify-write instruction counts as its load only, as in

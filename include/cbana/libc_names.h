@@ -306,7 +306,49 @@
   X(FDIML, "fdiml")                                                            \
   X(FMAXL, "fmaxl")                                                            \
   X(FMINL, "fminl")                                                            \
-  X(FMAL, "fmal")
+  X(FMAL, "fmal")                                                              \
+  /* files and the rest of stdio: analysis/libc_files.c, libc_fd.c */          \
+  X(PERROR, "perror")                                                          \
+  X(ERRNO_LOCATION, "__errno_location")                                        \
+  X(UNGETC, "ungetc")                                                          \
+  X(FGETS, "fgets")                                                            \
+  X(FREAD, "fread")                                                            \
+  X(VPRINTF, "vprintf")                                                        \
+  X(VFPRINTF, "vfprintf")                                                      \
+  X(VSPRINTF, "vsprintf")                                                      \
+  X(VSNPRINTF, "vsnprintf")                                                    \
+  X(VSCANF, "vscanf")                                                          \
+  X(ISOC99_VSCANF, "__isoc99_vscanf")                                          \
+  X(VFSCANF, "vfscanf")                                                        \
+  X(ISOC99_VFSCANF, "__isoc99_vfscanf")                                        \
+  X(VSSCANF, "vsscanf")                                                        \
+  X(ISOC99_VSSCANF, "__isoc99_vsscanf")                                        \
+  X(SETVBUF, "setvbuf")                                                        \
+  X(SETBUF, "setbuf")                                                          \
+  X(FOPEN, "fopen")                                                            \
+  X(FOPEN64, "fopen64")                                                        \
+  X(FDOPEN, "fdopen")                                                          \
+  X(FCLOSE, "fclose")                                                          \
+  X(FSEEK, "fseek")                                                            \
+  X(FSEEKO, "fseeko")                                                          \
+  X(FTELL, "ftell")                                                            \
+  X(FTELLO, "ftello")                                                          \
+  X(REWIND, "rewind")                                                          \
+  X(FEOF, "feof")                                                              \
+  X(FERROR, "ferror")                                                          \
+  X(CLEARERR, "clearerr")                                                      \
+  X(FILENO, "fileno")                                                          \
+  X(OPEN, "open")                                                              \
+  X(OPEN64, "open64")                                                          \
+  X(CREAT, "creat")                                                            \
+  X(READ, "read")                                                              \
+  X(WRITE, "write")                                                            \
+  X(LSEEK, "lseek")                                                            \
+  X(CLOSE, "close")                                                            \
+  X(FSTAT, "fstat")                                                            \
+  X(STAT, "stat")                                                              \
+  X(REMOVE, "remove")                                                          \
+  X(UNLINK, "unlink")
 
 typedef enum cb_libfn {
 #define CB_LIBFN_ENUM(id, name) CB_LIBC_##id,

@@ -125,6 +125,15 @@ enum cb_branch_seen {
   CB_BRANCH_NOT_FALSE = 1u << 4,
 };
 
+/* A file the program created, wrote, truncated or removed. cbana keeps
+ * what the program writes in memory and never changes the disk. */
+typedef struct cb_file_out {
+  char *path;      /* as the program first named it */
+  uint64_t bytes;  /* its size at the run's end (0 when removed) */
+  uint64_t writes; /* bytes the program wrote into it in all */
+  bool removed;    /* it does not exist at the run's end */
+} cb_file_out;
+
 typedef struct cb_run_result {
   unsigned index; /* 1-based position in the inputs */
   char **args;    /* the program's arguments (argv[1..]) */
@@ -139,7 +148,10 @@ typedef struct cb_run_result {
 
   bool exited; /* the program finished (exit_code is meaningful) */
   int exit_code;
-  char *output;        /* what the program printed on stdout */
+  char *output;       /* what the program printed on stdout */
+  char *errors;       /* what it printed on stderr */
+  cb_file_out *files; /* the files it wrote, in order of first write */
+  unsigned n_files;
   uint64_t path_hash;  /* the sequence of branch outcomes, hashed */
   unsigned path_class; /* 1-based, in order of first appearance */
   uint64_t operations; /* operations executed */

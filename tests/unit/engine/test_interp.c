@@ -603,6 +603,60 @@ static void test_stack(void) {
   cb_run_outcome_free(&o);
 }
 
+/* vsnprintf and vprintf read their va_list as the SysV x86-64 ABI lays it
+ * out (gp_offset, fp_offset, overflow_arg_area, reg_save_area): integers
+ * from the register save area while gp_offset < 48, doubles while
+ * fp_offset < 176, then the overflow area; the offsets and the overflow
+ * pointer are written back. The va_list here is built in memory as a
+ * variadic function's va_start leaves it after two named integer
+ * arguments. */
+static void test_va_list(void) {
+  pb_init();
+  static uint8_t save[176], ovf[64];
+  static uint64_t va[3];
+  static const char fmt[] = "%d %ld %s %.2f %d %d %d %.1f %x";
+  static const char str[] = "hey";
+  memset(save, 0, sizeof save);
+  memset(ovf, 0, sizeof ovf);
+  int64_t gp[4] = {11, -22, 0x10d000, 33}; /* slots 2..5: 16..40 */
+  memcpy(save + 16, gp, sizeof gp);
+  double fp[1] = {3.14159};
+  memcpy(save + 48, fp, sizeof fp); /* xmm0 */
+  /* past the registers: 44, 55 (ints), 2.5 (a double: its registers are
+   * left, so it comes from the register area), then 0xbeef */
+  int64_t o[3] = {44, 55, 0xbeef};
+  memcpy(ovf, o, sizeof o);
+  double fp2 = 2.5;
+  memcpy(save + 64, &fp2, 8); /* xmm1 */
+  uint32_t offs[2] = {16, 48};
+  memcpy(va, offs, 8);
+  va[1] = 0x10c100; /* overflow_arg_area */
+  va[2] = 0x10c000; /* reg_save_area */
+  global("save", 0x10c000, sizeof save, save);
+  global("ovf", 0x10c100, sizeof ovf, ovf);
+  global("va", 0x10c200, sizeof va, va);
+  global("fmt", 0x10c300, sizeof fmt, fmt);
+  global("out", 0x10c400, 128, NULL);
+  global("str", 0x10d000, sizeof str, str);
+  fn_begin("main", 64, 2, CB_TY_I32);
+  blk(0, 0, 0);
+  cb_operand args[4] = {K(0x10c400), K(128), K(0x10c300), K(0x10c200)};
+  uint8_t tys[4] = {CB_TY_PTR, CB_TY_I64, CB_TY_PTR, CB_TY_PTR};
+  op(CB_OP_CALL, CB_TY_I32, 10, N, N, N,
+     call_rec(CB_CALL_LIBC, CB_LIBC_VSNPRINTF, 4, args, tys), 1, 0);
+  op(CB_OP_LOAD, CB_TY_I32, 11, K(0x10c200), N, N, 1, 1, 0);
+  op(CB_OP_LOAD, CB_TY_I32, 12, K(0x10c204), N, N, 1, 1, 0);
+  op(CB_OP_LOAD, CB_TY_I64, 13, K(0x10c208), N, N, 1, 1, 0);
+  cb_operand v[5] = {K(0x10c400), 10, 11, 12, 13};
+  uint8_t t[5] = {CB_TY_PTR, CB_TY_I32, CB_TY_I32, CB_TY_I32, CB_TY_I64};
+  print("%s|%d|%d %d %lx\n", 5, v, t);
+  op(CB_OP_RET, CB_TY_I32, N, K(0), N, N, 0, 1, 0);
+  cb_run_outcome out;
+  CHECK(run("11 -22 hey 3.14 33 44 55 2.5 beef|33|48 80 10c118\n", CB_RUN_OK, 0,
+            &out) == 0);
+  cb_run_outcome_free(&out);
+}
+
 int main(void) {
   test_stack();
   test_mach();
@@ -611,5 +665,6 @@ int main(void) {
   test_calls();
   test_failures();
   test_qsort();
+  test_va_list();
   return check_done();
 }
