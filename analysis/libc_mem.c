@@ -129,10 +129,13 @@ cb_stop cb_libc_mem_call(cb_eng *e, uint32_t fn, const cb_value *a,
       free(s);
       return CB_FAIL;
     }
+    /* glibc's x86-64 strcmp and strncmp (every ifunc variant) return the
+     * difference of the first differing bytes as unsigned chars, and so
+     * does the host's: a program may print it */
     int r = fn == CB_LIBC_STRCMP ? strcmp(s, t) : strncmp(s, t, a[2].u);
     free(s);
     free(t);
-    ret[0].u = (uint64_t)(uint32_t)(r < 0 ? -1 : r > 0);
+    ret[0].u = (uint64_t)(uint32_t)r;
     return CB_GO;
   }
   case CB_LIBC_STRCHR: {

@@ -63,6 +63,9 @@ int main(int argc, char **argv) {
   char *d = strdup(text), *dn = strndup(text, 7);
   printf("dup %s ndup %s eq %d %d coll %d\n", d, dn, memcmp(d, text, 5) == 0,
          memcmp(dn, needle, 3) == 0, strcoll(d, dn) > 0);
+  /* glibc returns the bytes' difference, which a program may print */
+  printf("cmp %d %d %d\n", strcmp(text, needle), strncmp(needle, text, 2),
+         strcmp(dn, d));
   int ntok = 0;
   for (char *t = strtok(d, " ,:!"); t; t = strtok(NULL, " ,:!"))
     printf("tok%d %s ", ntok++, t);
