@@ -28,4 +28,10 @@ cb_stop cb_libc_mem_call(cb_eng *e, uint32_t fn, const cb_value *a,
 cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
                            const uint8_t *ty, uint32_t n, cb_value *ret);
 
+/* libc_intr_ext.c: cb_intrinsic_call for CB_INTR_SADD_SAT to
+ * CB_INTR_LLRINT. */
+cb_stop cb_intrinsic_ext(cb_eng *e, uint32_t id, const cb_op *op,
+                         const cb_value *const *v, const uint8_t *aty,
+                         const uint8_t *alanes, uint32_t n, cb_value *r);
+
 #endif

@@ -101,17 +101,16 @@ bool fe_lower_call(fe *f, LLVMValueRef I) {
       }
       if (fe_alias_source(I))
         return true;
-      if (strncmp(iname, "trap", 4) == 0 ||
-          strncmp(iname, "debugtrap", 9) == 0) {
-        cb_op u = fe_new_op(CB_OP_UNREACHABLE);
-        FE_PUSH(f->ops, u);
-        return true;
-      }
       if (strncmp(iname, "load.relative", 13) == 0)
         return fe_lower_load_relative(f, I);
       if (strncmp(iname, "va_", 3) == 0)
         return fe_unsupported(f, I, "variable argument list (va_start/va_arg)");
-      int id = find_intrinsic(iname);
+      /* llvm.trap, llvm.debugtrap, llvm.ubsantrap: ud2 or int3, which
+       * stop the process (SIGILL, SIGTRAP) */
+      int id = !strcmp(iname, "trap") || !strcmp(iname, "debugtrap") ||
+                       !strcmp(iname, "ubsantrap")
+                   ? CB_INTR_TRAP
+                   : find_intrinsic(iname);
       if (id < 0) {
         char buf[300];
         snprintf(buf, sizeof buf, "intrinsic %.200s", name);
