@@ -260,6 +260,9 @@ typedef struct fe {
 } fe;
 
 /* lower.c */
+/* prep.c: constant intrinsics folded and the runtime functions the
+ * program calls linked in, before lowering. */
+bool fe_prepare_module(fe *f);
 bool fe_lower_module(fe *f);
 /* debuginfo.c */
 uint32_t fe_file_of_scope(fe *f, LLVMMetadataRef scope);

@@ -163,7 +163,7 @@ static cb_fe_status load_built(const char *const *bitcode, size_t n,
     st = err->status;
   if (st == CB_FE_OK) {
     f.td = LLVMGetModuleDataLayout(f.mod);
-    if (!fe_lower_module(&f))
+    if (!fe_prepare_module(&f) || !fe_lower_module(&f))
       st = err->status ? err->status : CB_FE_ERR_INTERNAL;
   }
   if (st == CB_FE_OK) {
