@@ -25,6 +25,8 @@ uint8_t fe_elem_ty_of(LLVMTypeRef t);
 /* lower_const.c */
 bool fe_const_operand(fe *f, LLVMValueRef c, LLVMValueRef user, cb_operand *op);
 bool fe_place_globals(fe *f);
+/* A label's address (blockaddress constant ba): see lower_const.c. */
+uint64_t fe_block_address(fe *f, LLVMValueRef ba);
 
 /* sites.c */
 uint32_t fe_new_site(fe *f, LLVMValueRef I, LLVMValueRef addr, uint32_t size,
