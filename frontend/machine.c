@@ -303,6 +303,21 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
   for (uint32_t bi = 0; bi < mb.n; bi++)
     for (uint32_t s = 0; s < mb.v[bi].n_succ; s++)
       FE_PUSH(mb.v[mb.v[bi].succ[s]].preds, bi);
+  /* An indirect jump (a computed goto, a switch's jump table) goes to the
+     blocks nothing else reaches: no branch, no fall-through. Without them
+     as its successors, the labels of a computed goto were unreachable
+     and no IR block took their spills (a -O0 interpreter's every op). */
+  FE_VEC(uint32_t) orphans = {0};
+  bool any_ijmp = false;
+  for (uint32_t bi = 0; bi < mb.n; bi++)
+    any_ijmp |= ins.v[mb.v[bi].first + mb.v[bi].n - 1].kind == MK_IJMP;
+  for (uint32_t bi = 1; any_ijmp && bi < mb.n; bi++)
+    if (!mb.v[bi].preds.n)
+      FE_PUSH(orphans, bi);
+  for (uint32_t bi = 0; orphans.n && bi < mb.n; bi++)
+    if (ins.v[mb.v[bi].first + mb.v[bi].n - 1].kind == MK_IJMP)
+      for (uint32_t k = 0; k < orphans.n; k++)
+        FE_PUSH(mb.v[orphans.v[k]].preds, bi);
   /* IR blocks' keys */
   uint8_t *is_alloca = fe_mc_alloca_slots(f, fi);
   uint32_t *fo_of = malloc((fn->n_slots + 1) * sizeof *fo_of);
@@ -349,13 +364,18 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
                .exits = calloc(mb.n + 1, 1),
                .jcc = calloc(mb.n + 1, 1),
                .plain = calloc(mb.n + 1, 1)};
+  uint8_t *ijmp = calloc(mb.n + 1, 1);
   for (uint32_t i = 0; i < mb.n; i++)
-    mg.soff[i + 1] = mg.soff[i] + mb.v[i].n_succ;
+    ijmp[i] = orphans.n && ins.v[mb.v[i].first + mb.v[i].n - 1].kind == MK_IJMP;
+  for (uint32_t i = 0; i < mb.n; i++)
+    mg.soff[i + 1] = mg.soff[i] + mb.v[i].n_succ + (ijmp[i] ? orphans.n : 0);
   mg.succ = malloc((mg.soff[mb.n] + 1) * sizeof *mg.succ);
   for (uint32_t i = 0; i < mb.n; i++) {
     for (uint32_t k = 0; k < mb.v[i].n_succ; k++)
       mg.succ[mg.soff[i] + k] = mb.v[i].succ[k];
-    mg.exits[i] = mb.v[i].unknown_succ || !mb.v[i].n_succ;
+    for (uint32_t k = 0; ijmp[i] && k < orphans.n; k++)
+      mg.succ[mg.soff[i] + mb.v[i].n_succ + k] = orphans.v[k];
+    mg.exits[i] = ijmp[i] ? false : mb.v[i].unknown_succ || !mb.v[i].n_succ;
     mg.jcc[i] = ins.v[mb.v[i].first + mb.v[i].n - 1].kind == MK_JCC;
     mg.plain[i] = !mb.v[i].n_keys && !mb.v[i].n_hidden;
   }
@@ -600,6 +620,8 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
   free(mb.v);
   free(blk_of);
   free(leader);
+  free(orphans.v);
+  free(ijmp);
   free(ins.v);
   c->f->mach_stats.functions++;
 }
