@@ -308,6 +308,11 @@ typedef struct cb_function {
    * when no scratch register is free to pop into. The engine reads
    * n_saved_regs - n_unpopped slots on return; 0 when unknown. */
   uint8_t n_unpopped;
+  /* Compiled without optimisation (clang -O0 marks functions optnone):
+   * x86's FastISel emits every IR load and store as an instruction of its
+   * own, and never folds a load, an operation and a store of one address
+   * into a read-modify-write instruction as SelectionDAG does. */
+  bool optnone;
 } cb_function;
 
 /* Where an access or call comes from, and what it touches. Functions are

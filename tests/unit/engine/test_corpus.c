@@ -71,6 +71,9 @@ static const prog corpus[] = {
      "-O3 -fno-math-errno"},
     {"complex_O0", {"@complex_mix.c"}, "@complex_mix.inputs", "-O0"},
     {"complex_O2", {"@complex_mix.c"}, "@complex_mix.inputs", "-O2"},
+    {"goto_O0", {"@computed_goto.c"}, "@computed_goto.inputs", "-O0"},
+    {"goto_O2", {"@computed_goto.c"}, "@computed_goto.inputs", "-O2"},
+    {"goto_O3", {"@computed_goto.c"}, "@computed_goto.inputs", "-O3"},
 };
 
 /* A corpus path, or one of this directory's programs. */
