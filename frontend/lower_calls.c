@@ -103,8 +103,12 @@ bool fe_lower_call(fe *f, LLVMValueRef I) {
         return true;
       if (strncmp(iname, "load.relative", 13) == 0)
         return fe_lower_load_relative(f, I);
-      if (strncmp(iname, "va_", 3) == 0)
-        return fe_unsupported(f, I, "variable argument list (va_start/va_arg)");
+      if (!strcmp(iname, "va_start"))
+        return fe_lower_va_start(f, I);
+      if (!strcmp(iname, "va_copy"))
+        return fe_lower_va_copy(f, I);
+      if (!strcmp(iname, "va_end"))
+        return true; /* no code */
       /* llvm.trap, llvm.debugtrap, llvm.ubsantrap: ud2 or int3, which
        * stop the process (SIGILL, SIGTRAP) */
       int id = !strcmp(iname, "trap") || !strcmp(iname, "debugtrap") ||

@@ -36,6 +36,10 @@ uint32_t fe_new_site(fe *f, LLVMValueRef I, LLVMValueRef addr, uint32_t size,
 unsigned fe_byval_kind(void);
 bool fe_lower_call(fe *f, LLVMValueRef I);
 
+/* lower_varargs.c: llvm.va_start and llvm.va_copy. */
+bool fe_lower_va_start(fe *f, LLVMValueRef I);
+bool fe_lower_va_copy(fe *f, LLVMValueRef I);
+
 /* lower_ops.c */
 bool fe_lower_inst(fe *f, LLVMValueRef I, uint32_t bi, cb_block *blk);
 bool fe_lower_load_relative(fe *f, LLVMValueRef I);

@@ -152,6 +152,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
                                      lo + size - at, at, text, sizeof text);
     minst m;
     memset(&m, 0, sizeof m);
+    m.src_arg = -1;
     m.pc = at;
     if (!l) {
       m.len = 1;
@@ -168,6 +169,25 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       fe_mc_classify(c, &m, text, 0);
     FE_PUSH(ins, m);
     at += m.len;
+  }
+  /* a vararg function's register save area: where the prologue stores
+     the first unnamed argument register (ABI 3.5.7: rdi..r9 at 0..47,
+     xmm0..7 at 48..175; the named ones go elsewhere, or nowhere) */
+  bool have_save = false;
+  int64_t save_off = 0;
+  for (uint32_t i = 0; fn->va_save1 && i < ins.n && !have_save; i++) {
+    const minst *m = &ins.v[i];
+    if (m->kind != MK_STACK || !m->write || m->src_arg < 0)
+      continue;
+    int k = m->src_arg;
+    if (k < 8 ? k < fn->va_gp : k - 8 < fn->va_fp)
+      continue;
+    save_off = m->cfa_off - (k < 8 ? 8 * k : 48 + 16 * (k - 8));
+    have_save = true;
+    uint32_t obj = fn->va_save1 - 1;
+    if (obj < f->frame_objs.n &&
+        f->frame_objs.v[obj].frame_offset == CB_FRAME_OFFSET_UNKNOWN)
+      c->fo_new[obj] = save_off;
   }
   /* the prologue: pushes, then `sub rsp, N` (or its CFA) */
   uint32_t npush = 0;
@@ -451,6 +471,20 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     mb.v[i].ir = pair[i];
     mb.v[i].from = from[i];
   }
+  /* a vararg prologue's xmm spills, a block of their own that %al skips:
+     the entry's (their accesses carry va_xmm) */
+  for (uint32_t i = 1; have_save && i < mb.n; i++) {
+    mblock *b = &mb.v[i];
+    bool spills = b->ir == CB_NONE && b->n_hidden > 0;
+    for (uint32_t k = b->first; spills && k < b->first + b->n; k++) {
+      const minst *m = &ins.v[k];
+      if (m->kind == MK_STACK || m->kind == MK_CONST || m->kind == MK_MEM)
+        spills = m->kind == MK_STACK && m->write && m->src_arg >= 8 &&
+                 m->cfa_off >= save_off + 48 && m->cfa_off < save_off + 176;
+    }
+    if (spills)
+      b->ir = 0;
+  }
   free(pair);
   free(from);
   free(al);
@@ -575,6 +609,9 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       ma.addr = m->kind == MK_CONST ? m->target + c->base : 0;
       ma.size = m->size;
       ma.is_write = m->write;
+      ma.va_xmm = have_save && m->kind == MK_STACK && m->write &&
+                  m->src_arg >= 8 && m->cfa_off >= save_off + 48 &&
+                  m->cfa_off < save_off + 176;
       ma.from1 = b->from == CB_NONE ? 0 : b->from + 1;
       ma.site = fe_mc_site(c, m->file, m->line, func, m->size, m->write, what);
       /* after the ncalls-th call of the block: the same call of the IR

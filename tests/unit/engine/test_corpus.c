@@ -74,6 +74,10 @@ static const prog corpus[] = {
     {"goto_O0", {"@computed_goto.c"}, "@computed_goto.inputs", "-O0"},
     {"goto_O2", {"@computed_goto.c"}, "@computed_goto.inputs", "-O2"},
     {"goto_O3", {"@computed_goto.c"}, "@computed_goto.inputs", "-O3"},
+    {"varargs_O0", {"@varargs_mix.c"}, "@varargs_mix.inputs", "-O0"},
+    {"varargs_O1", {"@varargs_mix.c"}, "@varargs_mix.inputs", "-O1"},
+    {"varargs_O2", {"@varargs_mix.c"}, "@varargs_mix.inputs", "-O2"},
+    {"varargs_O3", {"@varargs_mix.c"}, "@varargs_mix.inputs", "-O3"},
 };
 
 /* A corpus path, or one of this directory's programs. */
