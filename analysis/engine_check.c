@@ -46,8 +46,8 @@ static void find_rmw(cb_eng *e) {
   e->rmw = calloc(p->n_ops + 1, 1);
   for (uint32_t f = 0; f < p->n_functions; f++) {
     const cb_function *fn = &p->functions[f];
-    if (!fn->n_blocks)
-      continue;
+    if (!fn->n_blocks || fn->optnone)
+      continue; /* -O0: FastISel folds no store (program.h) */
     uint32_t ns = fn->n_slots + 1;
     uint32_t *uses = calloc(ns, sizeof *uses);
     const cb_block *b0 = &p->blocks[fn->first_block];
@@ -93,9 +93,9 @@ static void find_rmw(cb_eng *e) {
       const cb_block *b = &p->blocks[fn->first_block + bi];
       for (uint32_t i = b->first_op; i < b->first_op + b->n_ops; i++) {
         const cb_op *st = &p->ops[i];
+        /* the address may be a constant: a global's (`add [rip+x], edi`) */
         if (st->code != CB_OP_STORE || st->lanes > 1 || st->ty < CB_TY_I8 ||
-            st->ty > CB_TY_I64 || (st->a & CB_OPND_CONST) ||
-            (st->b & CB_OPND_CONST))
+            st->ty > CB_TY_I64 || (st->a & CB_OPND_CONST))
           continue;
         /* the value's definition */
         uint32_t j = i;

@@ -110,6 +110,7 @@ cb_stop eng_push_frame(cb_eng *e, uint32_t f, uint64_t sp, uint32_t call_op,
   F->call_site = call_site;
   F->cfa = sp;
   F->sp = sp - e->frame_size[f];
+  F->va_al = e->va_al_next;
   /* call pushes the return address: the caller's own access on the
    * call's line when the caller is the program's code */
   uint64_t ra = RET_ADDR_VALUE;
@@ -208,6 +209,9 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
     if (fn->n_blocks == 0)
       return cb_eng_fail(e, CB_RUN_ERROR, site, "call of %s, which has no body",
                          fn->name);
+    if (fn->is_vararg && fn->va_save1)
+      return eng_call_vararg(e, op, callee, vals, tys, lanes, byval, nargs,
+                             site);
     /* copy argument values before the slot stack may move */
     cb_value argv_copy[MAXA * 4];
     const cb_value *argp[MAXA];

@@ -26,6 +26,13 @@ void eng_set_params(cb_eng *e, uint32_t f, const cb_value *const *vals,
 /* A call op: pushes a frame (CB_GO with the new frame on top), or runs
  * the library function and writes the result. */
 cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip);
+/* engine_varargs.c: the call of a variadic function that calls va_start
+ * (cb_function.va_save1): pushes its frame with the arguments in its
+ * register save area and the overflow area. */
+cb_stop eng_call_vararg(cb_eng *e, const cb_op *op, uint32_t callee,
+                        const cb_value *const *vals, const uint8_t *tys,
+                        const uint8_t *lanes, const uint32_t *byval,
+                        uint32_t nargs, uint32_t site);
 /* The stop of a run that skipped sqrt's argument when the native run's
  * log (NULL: none) says the program bound sqrt, or cannot say: a redo
  * unsliced (CB_RUN_STALE) located at the call's site. */
@@ -46,6 +53,8 @@ static inline void eng_emit_mach_at(cb_eng *e, const cb_block *b, uint64_t cfa,
       continue;
     if (m->from1 && m->from1 - 1 != e->frames[e->depth - 1].prev)
       continue; /* an access of another edge into b */
+    if (m->va_xmm && !e->frames[e->depth - 1].va_al)
+      continue; /* the prologue skipped the xmm spills (%al == 0) */
     uint64_t a = m->cfa_offset ? cfa + (uint64_t)m->cfa_offset : m->addr;
     cb_eng_emit(e, a, m->size ? m->size : 8, m->site, m->is_write != 0);
     if (m->is_write)

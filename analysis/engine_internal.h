@@ -25,6 +25,7 @@ typedef struct cb_frame {
   uint32_t call_site; /* site of the call that made this frame */
   uint64_t cfa;       /* the caller's rsp before the call */
   uint64_t sp;        /* lowest address in use by this frame */
+  uint8_t va_al;      /* a vararg callee's %al: vector registers passed */
 } cb_frame;
 
 /* Why the interpreter loop stopped. */
@@ -102,6 +103,7 @@ typedef struct cb_eng {
   size_t nslots, capslots;
   cb_frame *frames;
   uint32_t depth, capframes;
+  uint8_t va_al_next; /* the next frame's va_al (engine_varargs.c) */
 
   uint64_t budget_left;
   /* the path signature's current run of equal branch outcomes (sig_add) */

@@ -483,7 +483,6 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
   unsigned ty = op->ty, l = op->lanes ? op->lanes : 1;
   unsigned t0 = n ? aty[0] : ty;
   unsigned l0 = n && alanes[0] ? alanes[0] : 1;
-  (void)alanes;
   switch ((cb_intrinsic)id) {
   case CB_INTR_MEMCPY:
   case CB_INTR_MEMMOVE:
@@ -496,9 +495,15 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
   case CB_INTR_STACKRESTORE:
     e->frames[e->depth - 1].sp = v[0][0].u;
     return CB_GO;
+  case CB_INTR_TRAP:
+    return cb_eng_fail(e, CB_RUN_ABORT, e->cur_site,
+                       "the program trapped (__builtin_trap or a "
+                       "sanitizer's check: ud2 or int3, SIGILL or SIGTRAP)");
   default:
     break;
   }
+  if (id >= CB_INTR_SADD_SAT && id <= CB_INTR_LLRINT)
+    return cb_intrinsic_ext(e, id, op, v, aty, alanes, n, r);
   if (id >= CB_INTR_REDUCE_ADD && id <= CB_INTR_REDUCE_FMIN) {
     bool fstart = id == CB_INTR_REDUCE_FADD || id == CB_INTR_REDUCE_FMUL;
     const cb_value *x = fstart ? v[1] : v[0];
@@ -588,8 +593,10 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
   }
   for (unsigned i = 0; i < l; i++) {
     const cb_value *x = &v[0][i];
-    const cb_value *y = n > 1 ? &v[1][i] : x;
-    const cb_value *z = n > 2 ? &v[2][i] : x;
+    /* a scalar operand of a vector intrinsic (ctlz's and abs's flag) is
+     * one slot that every lane reads */
+    const cb_value *y = n > 1 ? &v[1][alanes[1] > 1 ? i : 0] : x;
+    const cb_value *z = n > 2 ? &v[2][alanes[2] > 1 ? i : 0] : x;
     double dx = lane_d(x, ty);
     uint64_t ux = x->u & imask[ty], uy = y->u & imask[ty];
     unsigned b = ibits(ty);
@@ -635,30 +642,6 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
     case CB_INTR_RINT:
       put_d(&r[i], ty, rint(dx));
       break;
-    case CB_INTR_NEARBYINT:
-      put_d(&r[i], ty, nearbyint(dx));
-      break;
-    case CB_INTR_EXP2:
-      put_d(&r[i], ty, ty == CB_TY_F32 ? (double)exp2f(x->f) : exp2(dx));
-      break;
-    case CB_INTR_LOG2:
-      put_d(&r[i], ty, ty == CB_TY_F32 ? (double)log2f(x->f) : log2(dx));
-      break;
-    case CB_INTR_LOG10:
-      put_d(&r[i], ty, ty == CB_TY_F32 ? (double)log10f(x->f) : log10(dx));
-      break;
-    case CB_INTR_LROUND:
-    case CB_INTR_LLROUND:
-    case CB_INTR_LRINT:
-    case CB_INTR_LLRINT: {
-      /* iN llvm.lround.iN.fM(fM): the result's type is the call's, the
-       * argument's its own; rounding a float as a double is exact */
-      double xv = lane_d(x, t0);
-      long v = id == CB_INTR_LROUND || id == CB_INTR_LLROUND ? lround(xv)
-                                                             : lrint(xv);
-      r[i].u = (uint64_t)v & imask[ty];
-      break;
-    }
     case CB_INTR_FMA:
     case CB_INTR_FMULADD: {
       bool fused = id == CB_INTR_FMA || e->p->fmuladd_fused;

@@ -141,5 +141,10 @@ cb_stop cb_stream_scanf(cb_eng *e, uint64_t fp, uint64_t fmt, cb_argcur *ac,
                         cb_value *ret);
 /* exit() and main's return flush every stream (glibc's _IO_cleanup). */
 void cb_files_at_exit(cb_eng *e);
+/* libc_intr_ext.c: cb_intrinsic_call for CB_INTR_SADD_SAT to
+ * CB_INTR_LLRINT. */
+cb_stop cb_intrinsic_ext(cb_eng *e, uint32_t id, const cb_op *op,
+                         const cb_value *const *v, const uint8_t *aty,
+                         const uint8_t *alanes, uint32_t n, cb_value *r);
 
 #endif

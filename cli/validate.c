@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "session.h"
 
+#include "cbana/frontend.h"
 #include "cbana/report.h"
 
 #include <stdio.h>
@@ -64,11 +65,20 @@ typedef struct own_totals {
   uint64_t accesses, l1_misses, ll_misses;
 } own_totals;
 
+/* A line of cbana's runtime functions (CB_RUNTIME_DIR): the executable's
+ * copies are libgcc's, which cachegrind counts as no source file's. */
+static bool runtime_row(const cb_program *p, const cb_row *r) {
+  return r->file < p->n_files &&
+         !strncmp(p->files[r->file], CB_RUNTIME_DIR, strlen(CB_RUNTIME_DIR));
+}
+
 static own_totals cbana_own(const cb_program *p, const cb_cache_result *c) {
   own_totals t = {0, 0, 0};
   cb_row *rows;
   size_t n = cb_report_aggregate(p, c, CB_VIEW_LINES, &rows);
   for (size_t i = 0; i < n; i++) {
+    if (runtime_row(p, &rows[i]))
+      continue;
     t.accesses += rows[i].level[0].accesses;
     t.l1_misses += rows[i].level[0].misses;
     if (c->n_levels > 1)
@@ -99,7 +109,10 @@ static void print_lines(const cb_program *p, const cb_cache_result *c,
   size_t n = cb_report_aggregate(p, c, CB_VIEW_LINES, &rows);
   printf("    %-28s %12s %12s %12s %12s\n", "line", "cbana acc", "cg acc",
          "cbana L1D", "cg L1D");
-  for (size_t i = 0; i < n && i < top; i++) {
+  for (size_t i = 0, shown = 0; i < n && shown < top; i++) {
+    if (runtime_row(p, &rows[i]))
+      continue;
+    shown++;
     const char *src = rows[i].file < p->n_files ? p->files[rows[i].file] : "";
     cb_cg_counts cc;
     memset(&cc, 0, sizeof cc);

@@ -202,7 +202,28 @@ static bool in_ir_global(const fe *f, uint64_t addr) {
 }
 
 /* Decodes one instruction's text into m. */
+/* The argument register a store's last operand names (minst.src_arg). */
+static int8_t arg_register(const char *ops) {
+  static const char *const gp[] = {"rdi", "rsi", "rdx", "rcx", "r8", "r9"};
+  const char *r = strrchr(ops, ',');
+  if (!r)
+    return -1;
+  r++;
+  while (*r == ' ')
+    r++;
+  size_t n = strlen(r);
+  while (n && (r[n - 1] == ' ' || r[n - 1] == '\n'))
+    n--;
+  for (int k = 0; k < 6; k++)
+    if (n == strlen(gp[k]) && !strncmp(r, gp[k], n))
+      return (int8_t)k;
+  if (n == 4 && !strncmp(r, "xmm", 3) && r[3] >= '0' && r[3] <= '7')
+    return (int8_t)(8 + r[3] - '0');
+  return -1;
+}
+
 void fe_mc_classify(mctx *c, minst *m, const char *text, uint64_t frame) {
+  m->src_arg = -1;
   const char *s = text;
   while (*s == ' ' || *s == '\t')
     s++;
@@ -332,6 +353,8 @@ void fe_mc_classify(mctx *c, minst *m, const char *text, uint64_t frame) {
   m->size = (uint8_t)(size > 255 ? 255 : size);
   m->write = is_write;
   m->kind = MK_MEM;
+  if (is_write)
+    m->src_arg = arg_register(s);
   if (base == 16 && index < 0) {
     uint64_t a = m->pc + m->len + (uint64_t)disp;
     m->target = a;

@@ -208,6 +208,18 @@ typedef struct fe {
   LLVMTargetDataRef td;
   fe_elf elf;
   uint64_t synth_next; /* next address in the synthetic range */
+  /* Labels' addresses (blockaddress, computed goto): LLVMValueRef
+   * blockaddress constant -> address; and where the initializer being
+   * written sits (0: none), whose bytes in the executable tell the real
+   * address of a label it holds (lower_const.c). */
+  fe_map block_addr;
+  uint64_t init_base, init_at;
+  bool init_probe; /* initializers written only to be looked for */
+  /* The function being lowered: its LLVM blocks, and whether an indirectbr
+   * wants the block after them, which stops the input (an address that is
+   * none of its labels). */
+  uint32_t cur_nblocks;
+  bool want_trap_block;
 
   FE_VEC(const char *) files;
   FE_VEC(const char *) file_paths; /* resolved for reading the source */
@@ -262,6 +274,9 @@ typedef struct fe {
 } fe;
 
 /* lower.c */
+/* prep.c: constant intrinsics folded and the runtime functions the
+ * program calls linked in, before lowering. */
+bool fe_prepare_module(fe *f);
 bool fe_lower_module(fe *f);
 /* debuginfo.c */
 uint32_t fe_file_of_scope(fe *f, LLVMMetadataRef scope);

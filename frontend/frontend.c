@@ -116,7 +116,7 @@ static void fe_free(fe *f) {
                     &f->file_index, &f->md_srcfunc,   &f->md_var,
                     &f->md_type,    &f->md_tag,       &f->md_file,
                     &f->vals,       &f->blockmap,     &f->dbgval,
-                    &f->alloca_var};
+                    &f->alloca_var,   &f->block_addr};
   for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
     fe_map_free(maps[i]);
   fe_elf_free(&f->elf);
@@ -170,7 +170,7 @@ static cb_fe_status load_built(const char *const *bitcode, size_t n,
     st = err->status;
   if (st == CB_FE_OK) {
     f.td = LLVMGetModuleDataLayout(f.mod);
-    if (!fe_lower_module(&f))
+    if (!fe_prepare_module(&f) || !fe_lower_module(&f))
       st = err->status ? err->status : CB_FE_ERR_INTERNAL;
   }
   if (st == CB_FE_OK) {

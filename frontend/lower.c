@@ -421,7 +421,9 @@ static bool lower_function(fe *f, LLVMValueRef fn, uint32_t fi) {
 
   cf->first_block = f->blocks.n;
   cf->n_blocks = nb;
-  FE_RESERVE(f->blocks, nb);
+  f->cur_nblocks = nb;
+  f->want_trap_block = false;
+  FE_RESERVE(f->blocks, nb + 1);
   uint32_t bi = 0;
   for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(fn); b;
        b = LLVMGetNextBasicBlock(b), bi++) {
@@ -435,6 +437,19 @@ static bool lower_function(fe *f, LLVMValueRef fn, uint32_t fi) {
         return false;
     blk.n_ops = f->ops.n - blk.first_op;
     f->blocks.v[f->blocks.n++] = blk;
+  }
+  if (f->want_trap_block) {
+    /* where an indirectbr goes with an address none of its labels has */
+    cb_block blk;
+    memset(&blk, 0, sizeof blk);
+    blk.first_op = f->ops.n;
+    blk.first_succ = f->succs.n;
+    cb_op u = fe_new_op(CB_OP_UNREACHABLE);
+    FE_PUSH(f->ops, u);
+    blk.n_ops = 1;
+    f->blocks.v[f->blocks.n++] = blk;
+    nb++;
+    f->functions.v[fi].n_blocks = nb;
   }
   /* predecessors, deduplicated, in block order */
   cb_block *blocks = f->blocks.v + cf->first_block;
@@ -510,6 +525,9 @@ bool fe_lower_module(fe *f) {
         fe_elf_find(&f->elf, cf.name, true,
                     local && cf.file != CB_NONE ? f->files.v[cf.file] : NULL);
     cf.addr = s ? s->value : 0;
+    cf.optnone = LLVMGetEnumAttributeAtIndex(
+                     fn, LLVMAttributeFunctionIndex,
+                     LLVMGetEnumAttributeKindForName("optnone", 7)) != NULL;
     fe_map_put(&f->func_index, fn, f->functions.n);
     FE_PUSH(f->functions, cf);
   }

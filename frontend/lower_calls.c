@@ -174,20 +174,24 @@ bool fe_lower_call(fe *f, LLVMValueRef I) {
       }
       if (fe_alias_source(I))
         return true;
-      if (strncmp(iname, "trap", 4) == 0 ||
-          strncmp(iname, "debugtrap", 9) == 0) {
-        cb_op u = fe_new_op(CB_OP_UNREACHABLE);
-        FE_PUSH(f->ops, u);
-        return true;
-      }
       if (strncmp(iname, "load.relative", 13) == 0)
         return fe_lower_load_relative(f, I);
-      if (strncmp(iname, "va_", 3) == 0)
-        return fe_unsupported(f, I, "variable argument list (va_start/va_arg)");
+      if (!strcmp(iname, "va_start"))
+        return fe_lower_va_start(f, I);
+      if (!strcmp(iname, "va_copy"))
+        return fe_lower_va_copy(f, I);
+      if (!strcmp(iname, "va_end"))
+        return true;                                          /* no code */
       int w = fe_wide_intrinsic(f, I, iname, &kind, &target); /* lower_wide.c */
       if (w == 0 || w == 1)
         return w == 1;
-      int id = w == 2 ? -2 : find_intrinsic(iname);
+      /* llvm.trap, llvm.debugtrap, llvm.ubsantrap: ud2 or int3, which
+       * stop the process (SIGILL, SIGTRAP) */
+      int id = w == 2 ? -2
+               : !strcmp(iname, "trap") || !strcmp(iname, "debugtrap") ||
+                       !strcmp(iname, "ubsantrap")
+                   ? CB_INTR_TRAP
+                   : find_intrinsic(iname);
       if (id == -2) {
         callee_name = libc_names[target];
         callee_len = strlen(callee_name);

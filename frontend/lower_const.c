@@ -53,8 +53,57 @@ static bool global_addr(fe *f, LLVMValueRef g, uint64_t *addr) {
   return false;
 }
 
+static uint64_t synth_place(fe *f, uint64_t size, uint32_t align);
+
+/* The address of a label (a blockaddress constant: GNU C's &&label, for a
+ * computed goto). Where a global's initial bytes hold it (a dispatch
+ * table), the executable's bytes there (the link-time value, relocated by
+ * the load base in a PIE) are the block's real address, taken when they
+ * lie inside its function's code. Otherwise, or without an executable, an
+ * address of its own in the synthetic range: unique and stable, so that
+ * comparisons and indirectbr (a switch over the labels' addresses) see one
+ * value per label; only printing it shows the difference. */
+static uint64_t block_address(fe *f, LLVMValueRef ba) {
+  uint64_t a = 0;
+  if (fe_map_get(&f->block_addr, ba, &a))
+    return a;
+  if (f->init_probe)
+    return 0; /* no address remembered from a trial write */
+  const fe_elf_section *sec = f->init_at && f->elf.loaded
+                                  ? fe_elf_section_at(&f->elf, f->init_at)
+                                  : NULL;
+  uint64_t gi;
+  if (sec && sec->data && f->init_at + 8 <= sec->addr + sec->size &&
+      fe_map_get(&f->func_index, LLVMGetOperand(ba, 0), &gi)) {
+    uint64_t v, lo = f->functions.v[gi].addr, size = 0;
+    memcpy(&v, sec->data + (f->init_at - sec->addr), 8);
+    v += f->elf.pie ? f->elf.base : 0;
+    for (uint32_t k = 0; k < f->elf.syms.n && lo; k++)
+      if (f->elf.syms.v[k].is_func && f->elf.syms.v[k].value == lo)
+        size = f->elf.syms.v[k].size;
+    if (v > lo && v < lo + size)
+      a = v;
+  }
+  if (!a)
+    a = synth_place(f, 1, 1);
+  fe_map_put(&f->block_addr, ba, a);
+  return a;
+}
+
+uint64_t fe_block_address(fe *f, LLVMValueRef ba) {
+  uint64_t keep = f->init_at;
+  f->init_at = 0;
+  uint64_t a = block_address(f, ba);
+  f->init_at = keep;
+  return a;
+}
+
 static bool const_scalar(fe *f, LLVMValueRef c, cb_value *out) {
   out->u = 0;
+  if (LLVMIsABlockAddress(c)) {
+    out->u = block_address(f, c);
+    return true;
+  }
   LLVMTypeRef t = LLVMTypeOf(c);
   if (LLVMIsAConstantInt(c)) {
     if (LLVMGetIntTypeWidth(t) > 64)
@@ -261,8 +310,6 @@ bool fe_const_operand(fe *f, LLVMValueRef c, LLVMValueRef user,
   cb_value *dst = f->consts.v + f->consts.n;
   memset(dst, 0, n * sizeof *dst);
   if (!const_flat(f, c, dst, n)) {
-    if (LLVMIsABlockAddress(c))
-      return fe_unsupported(f, user, "address of a label (computed goto)");
     char *s = LLVMPrintValueToString(c);
     char buf[300];
     snprintf(buf, sizeof buf, "constant expression %.200s", s);
@@ -348,7 +395,12 @@ static bool write_const(fe *f, uint8_t *buf, uint64_t size, uint64_t off,
   if (placed && refs_unplaced(f, c, placed, 0))
     *unplaced = true;
   cb_value v;
-  if (!const_scalar(f, c, &v))
+  f->init_at = f->init_base ? f->init_base + off : 0;
+  f->init_probe = placed != NULL;
+  bool ok = const_scalar(f, c, &v);
+  f->init_at = 0;
+  f->init_probe = false;
+  if (!ok)
     return false;
   if (k == LLVMFloatTypeKind)
     memcpy(buf + off, &v.f, 4);
@@ -504,7 +556,10 @@ bool fe_place_globals(fe *f) {
       continue;
     uint8_t *buf = fe_pool_alloc(f->pool, cg->size);
     bool unpl = false;
-    if (!write_const(f, buf, cg->size, 0, init, NULL, &unpl)) {
+    f->init_base = cg->addr;
+    bool written = write_const(f, buf, cg->size, 0, init, NULL, &unpl);
+    f->init_base = 0;
+    if (!written) {
       free(placed);
       fe_errf(f->err, CB_FE_ERR_UNSUPPORTED,
               "error: unsupported construct: initializer of global %s\n",

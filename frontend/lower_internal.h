@@ -25,6 +25,8 @@ uint8_t fe_elem_ty_of(LLVMTypeRef t);
 /* lower_const.c */
 bool fe_const_operand(fe *f, LLVMValueRef c, LLVMValueRef user, cb_operand *op);
 bool fe_place_globals(fe *f);
+/* A label's address (blockaddress constant ba): see lower_const.c. */
+uint64_t fe_block_address(fe *f, LLVMValueRef ba);
 
 /* sites.c */
 uint32_t fe_new_site(fe *f, LLVMValueRef I, LLVMValueRef addr, uint32_t size,
@@ -54,6 +56,9 @@ int fe_wide_intrinsic(fe *f, LLVMValueRef I, const char *iname, int64_t *kind,
  * the printf family or libm's long double functions; false after an
  * error. */
 bool fe_wide_call_check(fe *f, LLVMValueRef I, int64_t kind, int64_t target);
+/* lower_varargs.c: llvm.va_start and llvm.va_copy. */
+bool fe_lower_va_start(fe *f, LLVMValueRef I);
+bool fe_lower_va_copy(fe *f, LLVMValueRef I);
 
 /* lower_ops.c */
 bool fe_lower_inst(fe *f, LLVMValueRef I, uint32_t bi, cb_block *blk);

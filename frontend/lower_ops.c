@@ -565,8 +565,41 @@ bool fe_lower_inst(fe *f, LLVMValueRef I, uint32_t bi, cb_block *blk) {
   case LLVMAtomicCmpXchg:
   case LLVMAtomicRMW:
     return fe_unsupported(f, I, "atomic operation");
-  case LLVMIndirectBr:
-    return fe_unsupported(f, I, "computed goto (indirectbr)");
+  case LLVMIndirectBr: {
+    /* goto *p: a switch over the addresses of its labels (lower_const.c
+     * gives each its address); any other address is undefined behaviour,
+     * the block after the function's, which stops the input */
+    o = fe_new_op(CB_OP_SWITCH);
+    if (!fe_opnd(f, I, 0, &o.a))
+      return false;
+    o.ty = CB_TY_PTR;
+    unsigned n = LLVMGetNumSuccessors(I);
+    LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(I));
+    blk->first_succ = f->succs.n;
+    FE_PUSH(f->succs, f->cur_nblocks);
+    f->want_trap_block = true;
+    o.aux = f->extra.n;
+    FE_PUSH(f->extra, (int64_t)n);
+    for (unsigned k = 0; k < n; k++) {
+      LLVMBasicBlockRef bb = LLVMGetSuccessor(I, k);
+      uint32_t dest = block_index(f, bb);
+      uint32_t si = CB_NONE;
+      for (uint32_t j = blk->first_succ; j < f->succs.n; j++)
+        if (f->succs.v[j] == dest)
+          si = j - blk->first_succ;
+      if (si == CB_NONE) {
+        si = f->succs.n - blk->first_succ;
+        FE_PUSH(f->succs, dest);
+      }
+      FE_PUSH(f->extra, (int64_t)fe_block_address(f, LLVMBlockAddress(fn, bb)));
+      FE_PUSH(f->extra, (int64_t)si);
+    }
+    uint32_t brp;
+    new_branch(f, I, bi, &brp);
+    FE_PUSH(f->extra, (int64_t)brp);
+    blk->n_succ = f->succs.n - blk->first_succ;
+    break;
+  }
   case LLVMAddrSpaceCast:
     return fe_unsupported(f, I, "address space cast");
   case LLVMCallBr:

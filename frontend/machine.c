@@ -152,6 +152,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
                                      lo + size - at, at, text, sizeof text);
     minst m;
     memset(&m, 0, sizeof m);
+    m.src_arg = -1;
     m.pc = at;
     if (!l) {
       m.len = 1;
@@ -168,6 +169,25 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       fe_mc_classify(c, &m, text, 0);
     FE_PUSH(ins, m);
     at += m.len;
+  }
+  /* a vararg function's register save area: where the prologue stores
+     the first unnamed argument register (ABI 3.5.7: rdi..r9 at 0..47,
+     xmm0..7 at 48..175; the named ones go elsewhere, or nowhere) */
+  bool have_save = false;
+  int64_t save_off = 0;
+  for (uint32_t i = 0; fn->va_save1 && i < ins.n && !have_save; i++) {
+    const minst *m = &ins.v[i];
+    if (m->kind != MK_STACK || !m->write || m->src_arg < 0)
+      continue;
+    int k = m->src_arg;
+    if (k < 8 ? k < fn->va_gp : k - 8 < fn->va_fp)
+      continue;
+    save_off = m->cfa_off - (k < 8 ? 8 * k : 48 + 16 * (k - 8));
+    have_save = true;
+    uint32_t obj = fn->va_save1 - 1;
+    if (obj < f->frame_objs.n &&
+        f->frame_objs.v[obj].frame_offset == CB_FRAME_OFFSET_UNKNOWN)
+      c->fo_new[obj] = save_off;
   }
   /* the prologue: pushes, then `sub rsp, N` (or its CFA) */
   uint32_t npush = 0;
@@ -303,6 +323,21 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
   for (uint32_t bi = 0; bi < mb.n; bi++)
     for (uint32_t s = 0; s < mb.v[bi].n_succ; s++)
       FE_PUSH(mb.v[mb.v[bi].succ[s]].preds, bi);
+  /* An indirect jump (a computed goto, a switch's jump table) goes to the
+     blocks nothing else reaches: no branch, no fall-through. Without them
+     as its successors, the labels of a computed goto were unreachable
+     and no IR block took their spills (a -O0 interpreter's every op). */
+  FE_VEC(uint32_t) orphans = {0};
+  bool any_ijmp = false;
+  for (uint32_t bi = 0; bi < mb.n; bi++)
+    any_ijmp |= ins.v[mb.v[bi].first + mb.v[bi].n - 1].kind == MK_IJMP;
+  for (uint32_t bi = 1; any_ijmp && bi < mb.n; bi++)
+    if (!mb.v[bi].preds.n)
+      FE_PUSH(orphans, bi);
+  for (uint32_t bi = 0; orphans.n && bi < mb.n; bi++)
+    if (ins.v[mb.v[bi].first + mb.v[bi].n - 1].kind == MK_IJMP)
+      for (uint32_t k = 0; k < orphans.n; k++)
+        FE_PUSH(mb.v[orphans.v[k]].preds, bi);
   /* IR blocks' keys */
   uint8_t *is_alloca = fe_mc_alloca_slots(f, fi);
   uint32_t *fo_of = malloc((fn->n_slots + 1) * sizeof *fo_of);
@@ -349,13 +384,18 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
                .exits = calloc(mb.n + 1, 1),
                .jcc = calloc(mb.n + 1, 1),
                .plain = calloc(mb.n + 1, 1)};
+  uint8_t *ijmp = calloc(mb.n + 1, 1);
   for (uint32_t i = 0; i < mb.n; i++)
-    mg.soff[i + 1] = mg.soff[i] + mb.v[i].n_succ;
+    ijmp[i] = orphans.n && ins.v[mb.v[i].first + mb.v[i].n - 1].kind == MK_IJMP;
+  for (uint32_t i = 0; i < mb.n; i++)
+    mg.soff[i + 1] = mg.soff[i] + mb.v[i].n_succ + (ijmp[i] ? orphans.n : 0);
   mg.succ = malloc((mg.soff[mb.n] + 1) * sizeof *mg.succ);
   for (uint32_t i = 0; i < mb.n; i++) {
     for (uint32_t k = 0; k < mb.v[i].n_succ; k++)
       mg.succ[mg.soff[i] + k] = mb.v[i].succ[k];
-    mg.exits[i] = mb.v[i].unknown_succ || !mb.v[i].n_succ;
+    for (uint32_t k = 0; ijmp[i] && k < orphans.n; k++)
+      mg.succ[mg.soff[i] + mb.v[i].n_succ + k] = orphans.v[k];
+    mg.exits[i] = ijmp[i] ? false : mb.v[i].unknown_succ || !mb.v[i].n_succ;
     mg.jcc[i] = ins.v[mb.v[i].first + mb.v[i].n - 1].kind == MK_JCC;
     mg.plain[i] = !mb.v[i].n_keys && !mb.v[i].n_hidden;
   }
@@ -430,6 +470,20 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
   for (uint32_t i = 0; i < mb.n; i++) {
     mb.v[i].ir = pair[i];
     mb.v[i].from = from[i];
+  }
+  /* a vararg prologue's xmm spills, a block of their own that %al skips:
+     the entry's (their accesses carry va_xmm) */
+  for (uint32_t i = 1; have_save && i < mb.n; i++) {
+    mblock *b = &mb.v[i];
+    bool spills = b->ir == CB_NONE && b->n_hidden > 0;
+    for (uint32_t k = b->first; spills && k < b->first + b->n; k++) {
+      const minst *m = &ins.v[k];
+      if (m->kind == MK_STACK || m->kind == MK_CONST || m->kind == MK_MEM)
+        spills = m->kind == MK_STACK && m->write && m->src_arg >= 8 &&
+                 m->cfa_off >= save_off + 48 && m->cfa_off < save_off + 176;
+    }
+    if (spills)
+      b->ir = 0;
   }
   free(pair);
   free(from);
@@ -555,6 +609,9 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       ma.addr = m->kind == MK_CONST ? m->target + c->base : 0;
       ma.size = m->size;
       ma.is_write = m->write;
+      ma.va_xmm = have_save && m->kind == MK_STACK && m->write &&
+                  m->src_arg >= 8 && m->cfa_off >= save_off + 48 &&
+                  m->cfa_off < save_off + 176;
       ma.from1 = b->from == CB_NONE ? 0 : b->from + 1;
       ma.site = fe_mc_site(c, m->file, m->line, func, m->size, m->write, what);
       /* after the ncalls-th call of the block: the same call of the IR
@@ -600,6 +657,8 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
   free(mb.v);
   free(blk_of);
   free(leader);
+  free(orphans.v);
+  free(ijmp);
   free(ins.v);
   c->f->mach_stats.functions++;
 }

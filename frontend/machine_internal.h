@@ -48,6 +48,9 @@ typedef struct minst {
   int64_t cfa_off;    /* MK_STACK: from the CFA */
   uint32_t file, line;
   bool has_cfa;
+  /* a store's source, when an argument register: 0..5 rdi, rsi, rdx, rcx,
+     r8, r9; 8..15 xmm0..xmm7; else -1 (a vararg prologue's spills) */
+  int8_t src_arg;
 } minst;
 
 typedef struct mctx {

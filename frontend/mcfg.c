@@ -463,6 +463,22 @@ void fe_cfg_pair(const fe_cfg *mg, const fe_cfg *ig, uint32_t *pair,
       bool one = nc > 0;
       for (uint32_t k = 1; k < nc && one; k++)
         one = fe_cfg_equiv(ig, cand[0], cand[k]);
+      if (!one && keyed) {
+        /* blocks the structure cannot tell apart (the labels of a computed
+           goto: all after its jump, all before it again): the one
+           candidate with a key in common */
+        uint32_t nk = 0, ki = 0;
+        for (uint32_t k = 0; k < nc && nk < 2; k++)
+          if (!used[cand[k]] && keyed(m, cand[k], ctx)) {
+            ki = cand[k];
+            nk++;
+          }
+        if (nk == 1) {
+          cand[0] = ki;
+          nc = 1;
+          one = true;
+        }
+      }
       if (!one)
         continue;
       /* within the class: a block with a key in common, else an unpaired
@@ -483,6 +499,8 @@ void fe_cfg_pair(const fe_cfg *mg, const fe_cfg *ig, uint32_t *pair,
       for (uint32_t k = 0; k < nc && pick == NONE; k++)
         if (pick == NONE || ig->dpre[cand[k]] < ig->dpre[pick])
           pick = cand[k];
+      if (pick >= ig->n)
+        continue;
       pair[m] = pick;
       used[pick] = 1;
       anchor[m] = key;

@@ -22,6 +22,13 @@
 
 #include "cbana/program.h"
 
+/* The directory named in the debug information of cbana's own runtime
+ * functions (frontend/runtime/: complex multiplication and division,
+ * which the executable takes from libgcc, where they have no line
+ * information): `validate` leaves their accesses out of the program's own
+ * code, as cachegrind leaves libgcc's. */
+#define CB_RUNTIME_DIR "/cbana-runtime/"
+
 /* Where a PIE is placed when the caller does not say (valgrind's choice). */
 #define CB_DEFAULT_LOAD_BASE 0x108000u
 

@@ -392,6 +392,20 @@ typedef enum cb_libfn {
   X(FSHR, "fshr")                                                              \
   X(UADD_SAT, "uadd.sat")                                                      \
   X(USUB_SAT, "usub.sat")                                                      \
+  X(SADD_SAT, "sadd.sat")                                                      \
+  X(SSUB_SAT, "ssub.sat")                                                      \
+  X(BITREVERSE, "bitreverse")                                                  \
+  X(NEARBYINT, "nearbyint")                                                    \
+  X(ROUNDEVEN, "roundeven")                                                    \
+  X(MINIMUM, "minimum")                                                        \
+  X(MAXIMUM, "maximum")                                                        \
+  X(EXP2, "exp2")                                                              \
+  X(LOG2, "log2")                                                              \
+  X(LOG10, "log10")                                                            \
+  X(LROUND, "lround")                                                          \
+  X(LLROUND, "llround")                                                        \
+  X(LRINT, "lrint")                                                            \
+  X(LLRINT, "llrint")                                                          \
   X(SADD_OVF, "sadd.with.overflow")                                            \
   X(UADD_OVF, "uadd.with.overflow")                                            \
   X(SSUB_OVF, "ssub.with.overflow")                                            \
@@ -413,14 +427,7 @@ typedef enum cb_libfn {
   X(REDUCE_FMIN, "vector.reduce.fmin")                                         \
   X(STACKSAVE, "stacksave")                                                    \
   X(STACKRESTORE, "stackrestore")                                              \
-  X(NEARBYINT, "nearbyint")                                                    \
-  X(EXP2, "exp2")                                                              \
-  X(LOG2, "log2")                                                              \
-  X(LOG10, "log10")                                                            \
-  X(LROUND, "lround")                                                          \
-  X(LLROUND, "llround")                                                        \
-  X(LRINT, "lrint")                                                            \
-  X(LLRINT, "llrint")
+  X(TRAP, "trap")
 
 typedef enum cb_intrinsic {
 #define CB_INTRINSIC_ENUM(id, name) CB_INTR_##id,

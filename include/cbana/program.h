@@ -314,6 +314,11 @@ typedef struct cb_mach_access {
    * not have, a copy of the block that tail duplication made for that
    * predecessor). */
   uint32_t from1;
+  /* A vararg function's prologue storing a vector register into its
+   * register save area: made only when the call passed a value in a vector
+   * register (the caller's %al, which the prologue tests to skip the
+   * eight stores; LLVM's VASTART_SAVE_XMM_REGS). */
+  uint8_t va_xmm;
 } cb_mach_access;
 
 typedef struct cb_param {
@@ -345,6 +350,21 @@ typedef struct cb_function {
    * when no scratch register is free to pop into. The engine reads
    * n_saved_regs - n_unpopped slots on return; 0 when unknown. */
   uint8_t n_unpopped;
+  /* Compiled without optimisation (clang -O0 marks functions optnone):
+   * x86's FastISel emits every IR load and store as an instruction of its
+   * own, and never folds a load, an operation and a store of one address
+   * into a read-modify-write instruction as SelectionDAG does. */
+  bool optnone;
+  /* A variadic function that calls va_start (SysV x86-64 ABI 3.5.7): its
+   * register save area, 176 bytes in its frame (the six integer argument
+   * registers at 0..47, xmm0..7 at 48..175), is frame object va_save1 - 1
+   * (0: none). A call writes the arguments' values there and past the
+   * return address (the overflow area) as the caller's and the
+   * prologue's stores would (their accesses are the machine code's own,
+   * cb_mach_access); va_gp and va_fp count the named parameters passed in
+   * integer and vector registers. */
+  uint32_t va_save1;
+  uint8_t va_gp, va_fp;
 } cb_function;
 
 /* Where an access or call comes from, and what it touches. Functions are

@@ -110,6 +110,10 @@ def corpus_cases(d):
         elif entry.endswith(".c"):
             inputs = p[:-2] + ".inputs"
             extra = ["--inputs", inputs] if os.path.exists(inputs) else []
+            # PROG.cflags: the flags the program needs (one line)
+            cflags = p[:-2] + ".cflags"
+            if os.path.exists(cflags):
+                extra += ["--cflags", open(cflags).read().strip()]
             yield entry, [p], extra, d
 
 

@@ -23,33 +23,64 @@ typedef struct prog {
   const char *name;
   const char *sources[3];
   const char *inputs;
+  const char *cflags; /* NULL: -O2 */
 } prog;
 
 static const prog corpus[] = {
-    {"stride_global", {"stride_global.c"}, "stride_global.inputs"},
-    {"branch_paths", {"branch_paths.c"}, "branch_paths.inputs"},
-    {"aos_soa", {"aos_soa.c"}, "aos_soa.inputs"},
-    {"conflict_pad", {"conflict_pad.c"}, "conflict_pad.inputs"},
-    {"rand_gather", {"rand_gather.c"}, "rand_gather.inputs"},
-    {"linked_list", {"linked_list.c"}, "linked_list.inputs"},
-    {"stack_stencil", {"stack_stencil.c"}, "stack_stencil.inputs"},
-    {"merge_sort", {"merge_sort.c"}, "merge_sort.inputs"},
-    {"mem_funcs", {"mem_funcs.c"}, "mem_funcs.inputs"},
-    {"stdin_hist", {"stdin_hist.c"}, "stdin_hist.inputs"},
-    {"converge", {"converge.c"}, "converge.inputs"},
-    {"matmul_heap", {"matmul_heap.c"}, "matmul_heap.inputs"},
+    {"stride_global", {"stride_global.c"}, "stride_global.inputs", NULL},
+    {"branch_paths", {"branch_paths.c"}, "branch_paths.inputs", NULL},
+    {"aos_soa", {"aos_soa.c"}, "aos_soa.inputs", NULL},
+    {"conflict_pad", {"conflict_pad.c"}, "conflict_pad.inputs", NULL},
+    {"rand_gather", {"rand_gather.c"}, "rand_gather.inputs", NULL},
+    {"linked_list", {"linked_list.c"}, "linked_list.inputs", NULL},
+    {"stack_stencil", {"stack_stencil.c"}, "stack_stencil.inputs", NULL},
+    {"merge_sort", {"merge_sort.c"}, "merge_sort.inputs", NULL},
+    {"mem_funcs", {"mem_funcs.c"}, "mem_funcs.inputs", NULL},
+    {"stdin_hist", {"stdin_hist.c"}, "stdin_hist.inputs", NULL},
+    {"converge", {"converge.c"}, "converge.inputs", NULL},
+    {"matmul_heap", {"matmul_heap.c"}, "matmul_heap.inputs", NULL},
     {"two_files",
      {"two_files/main.c", "two_files/kernel.c"},
-     "two_files/inputs"},
-    {"huge_alloc", {"bad/huge_alloc.c"}, NULL},
-    {"endless", {"bad/endless.c"}, "bad/endless.inputs"},
-    {"out_of_bounds", {"bad/out_of_bounds.c"}, "bad/out_of_bounds.inputs"},
+     "two_files/inputs",
+     NULL},
+    {"huge_alloc", {"bad/huge_alloc.c"}, NULL, NULL},
+    {"endless", {"bad/endless.c"}, "bad/endless.inputs", NULL},
+    {"out_of_bounds",
+     {"bad/out_of_bounds.c"},
+     "bad/out_of_bounds.inputs",
+     NULL},
     /* tests/unit/engine/progs (marked by the leading '@') */
-    {"libc_mix", {"@libc_mix.c"}, "@libc_mix.inputs"},
-    {"vec_mix", {"@vec_mix.c"}, "@vec_mix.inputs"},
-    {"libc_math", {"@libc_math.c"}, "@libc_math.inputs"},
-    {"libc_rand", {"@libc_rand.c"}, "@libc_rand.inputs"},
-    {"libc_string", {"@libc_string.c"}, "@libc_string.inputs"},
+    {"libc_mix", {"@libc_mix.c"}, "@libc_mix.inputs", NULL},
+    {"vec_mix", {"@vec_mix.c"}, "@vec_mix.inputs", NULL},
+    {"libc_math", {"@libc_math.c"}, "@libc_math.inputs", NULL},
+    {"libc_rand", {"@libc_rand.c"}, "@libc_rand.inputs", NULL},
+    {"libc_string", {"@libc_string.c"}, "@libc_string.inputs", NULL},
+    /* the C language as clang lowers it, at every optimisation level */
+    {"intrin_O0",
+     {"@intrinsics_mix.c"},
+     "@intrinsics_mix.inputs",
+     "-O0 -fno-math-errno"},
+    {"intrin_O1",
+     {"@intrinsics_mix.c"},
+     "@intrinsics_mix.inputs",
+     "-O1 -fno-math-errno"},
+    {"intrin_O2",
+     {"@intrinsics_mix.c"},
+     "@intrinsics_mix.inputs",
+     "-O2 -fno-math-errno"},
+    {"intrin_O3",
+     {"@intrinsics_mix.c"},
+     "@intrinsics_mix.inputs",
+     "-O3 -fno-math-errno"},
+    {"complex_O0", {"@complex_mix.c"}, "@complex_mix.inputs", "-O0"},
+    {"complex_O2", {"@complex_mix.c"}, "@complex_mix.inputs", "-O2"},
+    {"goto_O0", {"@computed_goto.c"}, "@computed_goto.inputs", "-O0"},
+    {"goto_O2", {"@computed_goto.c"}, "@computed_goto.inputs", "-O2"},
+    {"goto_O3", {"@computed_goto.c"}, "@computed_goto.inputs", "-O3"},
+    {"varargs_O0", {"@varargs_mix.c"}, "@varargs_mix.inputs", "-O0"},
+    {"varargs_O1", {"@varargs_mix.c"}, "@varargs_mix.inputs", "-O1"},
+    {"varargs_O2", {"@varargs_mix.c"}, "@varargs_mix.inputs", "-O2"},
+    {"varargs_O3", {"@varargs_mix.c"}, "@varargs_mix.inputs", "-O3"},
 };
 
 /* A corpus path, or one of this directory's programs. */
@@ -184,7 +215,7 @@ static void one_prog(const prog *pr) {
   cb_frontend_options fo = {0};
   fo.sources = srcs;
   fo.n_sources = ns;
-  fo.cflags = "-O2";
+  fo.cflags = pr->cflags ? pr->cflags : "-O2";
   fo.exe_out = exe;
   cb_program *p = NULL;
   char err[4096];
