@@ -81,6 +81,8 @@ static const prog corpus[] = {
     {"varargs_O1", {"@varargs_mix.c"}, "@varargs_mix.inputs", "-O1"},
     {"varargs_O2", {"@varargs_mix.c"}, "@varargs_mix.inputs", "-O2"},
     {"varargs_O3", {"@varargs_mix.c"}, "@varargs_mix.inputs", "-O3"},
+    {"logger_O0", {"@varargs_logger.c"}, "@varargs_logger.inputs", "-O0"},
+    {"logger_O2", {"@varargs_logger.c"}, "@varargs_logger.inputs", "-O2"},
 };
 
 /* A corpus path, or one of this directory's programs. */
