@@ -190,10 +190,12 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
   switch ((cb_libfn)fn) {
   case CB_LIBC_MALLOC:
     ret[0].u = cb_heap_malloc(h, a[0].u);
+    cb_libc_heap_traffic(e, fn, cb_libc_caller_sp(e), 0, ret[0].u, false);
     alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[0].u);
     return CB_GO;
   case CB_LIBC_CALLOC:
     ret[0].u = cb_heap_calloc(h, a[0].u, a[1].u);
+    cb_libc_heap_traffic(e, fn, cb_libc_caller_sp(e), 0, ret[0].u, false);
     alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[0].u * a[1].u);
     return CB_GO;
   case CB_LIBC_REALLOC:
@@ -202,6 +204,7 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
                          "realloc of 0x%llx, which is no live heap block",
                          (unsigned long long)a[0].u);
     ret[0].u = cb_heap_realloc(h, a[0].u, a[1].u);
+    cb_libc_heap_traffic(e, fn, cb_libc_caller_sp(e), a[0].u, ret[0].u, false);
     if (!a[0].u)
       alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[1].u);
     else if (ret[0].u)
@@ -216,6 +219,7 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
                          "(double free or a pointer inside a block)",
                          (unsigned long long)a[0].u);
     cb_heap_free(h, a[0].u);
+    cb_libc_heap_traffic(e, fn, cb_libc_caller_sp(e), a[0].u, 0, false);
     alloc_event(e, CB_ALLOC_FREE, fn, a[0].u, 0, 0);
     return CB_GO;
   case CB_LIBC_POSIX_MEMALIGN: {
@@ -228,8 +232,9 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
     uint64_t m = cb_heap_memalign(h, al, a[2].u);
     /* _mid_memalign relays alignments up to MALLOC_ALIGNMENT (16) to
      * __libc_malloc; larger ones go down _int_memalign */
-    if (al > 16)
-      cb_libc_memalign_frame(e, cb_heap_consolidations(h) != nc);
+    cb_libc_heap_traffic(e, al > 16 ? fn : (uint32_t)CB_LIBC_MALLOC,
+                         cb_libc_caller_sp(e), 0, m,
+                         cb_heap_consolidations(h) != nc);
     if (!m) {
       ret[0].u = 12; /* ENOMEM */
       return CB_GO;
@@ -244,6 +249,8 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_ALIGNED_ALLOC:
   case CB_LIBC_MEMALIGN:
     ret[0].u = cb_heap_memalign(h, a[0].u, a[1].u);
+    cb_libc_heap_traffic(e, a[0].u > 16 ? fn : (uint32_t)CB_LIBC_MALLOC,
+                         cb_libc_caller_sp(e), 0, ret[0].u, false);
     alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[1].u);
     return CB_GO;
   case CB_LIBC_MEMSET:

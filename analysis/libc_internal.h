@@ -8,9 +8,14 @@
 /* The longest string the model reads. */
 #define MAX_STR (1u << 24)
 
-/* libc_frames.c: posix_memalign's internal frames below the caller's
- * rsp. */
-void cb_libc_memalign_frame(cb_eng *e, bool consolidated);
+/* libc_malloc_traffic.c: the allocator's traffic outside the heap for
+ * the heap call fn (CB_LIBC_MALLOC ... POSIX_MEMALIGN) that just ran in
+ * the heap model, called with the caller's rsp C; arg: free's, realloc's
+ * pointer; mem: the block returned; consolidated: malloc_consolidate ran.
+ * cb_libc_caller_sp: C for a call from the Program. */
+void cb_libc_heap_traffic(cb_eng *e, uint32_t fn, uint64_t C, uint64_t arg,
+                          uint64_t mem, bool consolidated);
+uint64_t cb_libc_caller_sp(const cb_eng *e);
 
 /* libc_mem.c */
 /* glibc's AVX2 string functions read whole aligned 32-byte vectors. */
