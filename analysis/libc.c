@@ -344,8 +344,15 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_ISOC99_SSCANF:
   case CB_LIBC_GETC:
   case CB_LIBC_FGETC:
-  case CB_LIBC_GETCHAR:
-    return cb_libc_stdio_call(e, fn, a, ty, n, ret);
+  case CB_LIBC_GETCHAR: {
+    /* glibc's own traffic for output on stdout (libc_stdio_traffic.c) */
+    cb_stdio_mark mk;
+    bool traced = cb_libc_stdio_traffic_begin(e, fn, a, &mk);
+    cb_stop st = cb_libc_stdio_call(e, fn, a, ty, n, ret);
+    if (traced)
+      cb_libc_stdio_traffic_end(e, fn, a, ty, n, &mk, st);
+    return st;
+  }
   case CB_LIBC_EXIT:
     e->exit_code = (int)(a[0].u & 0xff); /* status & 0377 (POSIX exit) */
     eng_process_exit(e, e->frames[e->depth - 1].sp, true);

@@ -14,6 +14,7 @@
  * (the return address at B - 8, the pushes from B - 0x10). */
 #include "heap.h"
 #include "libc_internal.h"
+#include "libc_traffic.h"
 
 /* libc.so.6 (Debian 12, glibc 2.36): offsets from its load address */
 #define L_ARENA 0x1d3c60ull   /* main_arena */
@@ -54,90 +55,25 @@
 #define MP_TCACHE_BINS 0x68u
 #define MP_TCACHE_COUNT 0x78u
 
-typedef struct lt_acc {
-  uint8_t base; /* LT_* */
-  uint8_t len, write;
-  uint32_t off;
-} lt_acc;
-
-enum { LT_S, LT_L, LT_D, LT_T, LT_V, LT_P };
-
-#define S(o, n, w)                                                             \
-  { LT_S, n, w, o }
-#define L(o, n, w)                                                             \
-  { LT_L, n, w, o }
-#define D(o, n, w)                                                             \
-  { LT_D, n, w, o }
-#define T(o, n, w)                                                             \
-  { LT_T, n, w, o }
-#define V(o, n, w)                                                             \
-  { LT_V, n, w, o }
-#define P(o, n, w)                                                             \
-  { LT_P, n, w, o }
-
 #include "libc_malloc_tables.h"
 
-typedef struct mt {
-  cb_eng *e;
-  uint64_t libc, tcb, ldso;
-} mt;
-
-static void acc(mt *m, uint64_t a, unsigned n, bool w) {
-  cb_eng *e = m->e;
-  cb_eng_emit(e, a, n, e->cur_site, w);
-  if (w)
-    e->out->lib_writes++;
-  else
-    e->out->lib_reads++;
-}
-
-#define RD(a, n) acc(m, a, n, false)
-#define WR(a, n) acc(m, a, n, true)
+#define RD(a, n) cb_lt_acc(m, a, n, false)
+#define WR(a, n) cb_lt_acc(m, a, n, true)
 #define LIBC(o) (m->libc + (o))
 #define ARENA(o) (m->libc + L_ARENA + (o))
 #define MP(o) (m->libc + L_MP + (o))
 #define TLS(o) (m->tcb + (o))
+#define pushes cb_lt_pushes
+#define pops cb_lt_pops
 
-/* the pushes of n callee-saved registers from B - 0x10 down, and their
- * pops with the `ret` */
-static void pushes(mt *m, uint64_t B, unsigned n) {
-  for (unsigned i = 0; i < n; i++)
-    WR(B - 0x10 - 8 * (uint64_t)i, 8);
-}
-
-static void pops(mt *m, uint64_t B, unsigned n, bool ret) {
-  for (unsigned i = n; i-- > 0;)
-    RD(B - 0x10 - 8 * (uint64_t)i, 8);
-  if (ret)
-    RD(B - 8, 8);
-}
-
-static void table(mt *m, const lt_acc *t, size_t n, uint64_t B, uint64_t V,
+/* the tables' V and P bases; P 0: the initial top, main_arena's bin 1 */
+static void table(cb_lt *m, const lt_acc *t, size_t n, uint64_t B, uint64_t V,
                   uint64_t P) {
-  for (size_t i = 0; i < n; i++) {
-    uint64_t a;
-    switch (t[i].base) {
-    case LT_S:
-      a = B - t[i].off;
-      break;
-    case LT_L:
-      a = m->libc + t[i].off;
-      break;
-    case LT_D:
-      a = m->ldso + t[i].off;
-      break;
-    case LT_T:
-      a = m->tcb + t[i].off;
-      break;
-    case LT_V:
-      a = V + t[i].off;
-      break;
-    default:
-      a = (P ? P : ARENA(A_TOP)) + t[i].off;
-      break;
-    }
-    acc(m, a, t[i].len, t[i].write);
-  }
+  uint64_t base[LT_NBASES] = {0};
+  base[LT_S] = B;
+  base[LT_V] = V;
+  base[LT_P] = P ? P : ARENA(A_TOP);
+  cb_lt_table(m, t, n, base);
 }
 
 #define TABLE(m, t, B, V, P) table(m, t, sizeof t / sizeof t[0], B, V, P)
@@ -159,13 +95,13 @@ static unsigned bin_index(uint64_t sz) {
   return 126;
 }
 
-static uint64_t bin_fd(mt *m, unsigned i) {
+static uint64_t bin_fd(cb_lt *m, unsigned i) {
   return ARENA(A_BINS + 16 * (uint64_t)(i - 1));
 }
 
 /* sysmalloc(nb, av), its frame at B (the top grown with brk, the first
  * time with brk(0) and the alignment's second sbrk; or an mmapped chunk) */
-static void sysmalloc(mt *m, uint64_t B, const cb_heap_mstep *s) {
+static void sysmalloc(cb_lt *m, uint64_t B, const cb_heap_mstep *s) {
   if (s->mmapped)
     TABLE(m, t_sysmalloc_mmap, B, s->victim, s->top);
   else if (s->first_brk)
@@ -175,7 +111,8 @@ static void sysmalloc(mt *m, uint64_t B, const cb_heap_mstep *s) {
 }
 
 /* _int_malloc(av, bytes), its frame at B; tcache: the tcache exists */
-static void int_malloc(mt *m, uint64_t B, const cb_heap_mstep *s, bool tcache) {
+static void int_malloc(cb_lt *m, uint64_t B, const cb_heap_mstep *s,
+                       bool tcache) {
   uint64_t nb = s->nb;
   unsigned idx = bin_index(nb);
   pushes(m, B, 6);
@@ -250,7 +187,8 @@ out:
 }
 
 /* _int_free(av, p, have_lock), its frame at B */
-static void int_free(mt *m, uint64_t B, const cb_heap_fstep *f, bool tcache) {
+static void int_free(cb_lt *m, uint64_t B, const cb_heap_fstep *f,
+                     bool tcache) {
   pushes(m, B, 6);
   RD(f->chunk + 8, 8);
   RD(TLS(T_CANARY), 8);
@@ -305,7 +243,7 @@ static void int_free(mt *m, uint64_t B, const cb_heap_fstep *f, bool tcache) {
 }
 
 /* munmap_chunk(p), tail-called from free with the frame at B */
-static void munmap_chunk(mt *m, uint64_t B, const cb_heap_fstep *f) {
+static void munmap_chunk(cb_lt *m, uint64_t B, const cb_heap_fstep *f) {
   RD(f->chunk + 8, 8);
   RD(LIBC(L_GOT + 0x138), 8);
   RD(m->ldso + D_PAGESIZE, 8);
@@ -319,7 +257,7 @@ static void munmap_chunk(mt *m, uint64_t B, const cb_heap_fstep *f) {
 
 /* ptmalloc_init with its frame at B; tcache_init at B, its _int_malloc
  * and the set-up around it (the tcache's zeroing is heap.c's) */
-static void tcache_init(mt *m, uint64_t B, const cb_heap_path *p) {
+static void tcache_init(cb_lt *m, uint64_t B, const cb_heap_path *p) {
   pushes(m, B, 2);
   RD(LIBC(L_GOT + 0x10), 8);
   RD(TLS(T_ARENA), 8);
@@ -337,7 +275,7 @@ static void tcache_init(mt *m, uint64_t B, const cb_heap_path *p) {
 /* the start of __libc_malloc and __libc_calloc: ptmalloc_init on the
  * first call, the tcache pointer, tcache_init on the first allocation
  * (its steps: the path's first _int_malloc); k: the first step left */
-static unsigned alloc_entry(mt *m, uint64_t call_at, const cb_heap_path *p) {
+static unsigned alloc_entry(cb_lt *m, uint64_t call_at, const cb_heap_path *p) {
   RD(LIBC(L_INITED), 1);
   if (p->init) {
     WR(call_at, 8);
@@ -355,7 +293,8 @@ static unsigned alloc_entry(mt *m, uint64_t call_at, const cb_heap_path *p) {
   return 0;
 }
 
-static void do_malloc(mt *m, uint64_t C, const cb_heap_path *p, uint64_t mem) {
+static void do_malloc(cb_lt *m, uint64_t C, const cb_heap_path *p,
+                      uint64_t mem) {
   pushes(m, C, 3);
   unsigned k = alloc_entry(m, C - 0x38, p);
   if (p->tcache_made)
@@ -373,7 +312,8 @@ static void do_malloc(mt *m, uint64_t C, const cb_heap_path *p, uint64_t mem) {
   pops(m, C, 3, false);
 }
 
-static void do_calloc(mt *m, uint64_t C, const cb_heap_path *p, uint64_t mem) {
+static void do_calloc(cb_lt *m, uint64_t C, const cb_heap_path *p,
+                      uint64_t mem) {
   pushes(m, C, 4);
   unsigned k = alloc_entry(m, C - 0x48, p);
   RD(LIBC(L_SINGLE), 1);
@@ -394,7 +334,7 @@ static void do_calloc(mt *m, uint64_t C, const cb_heap_path *p, uint64_t mem) {
     RD(LIBC(L_GOTPLT + 0x180), 8);
 }
 
-static void do_free(mt *m, uint64_t C, const cb_heap_path *p, uint64_t mem) {
+static void do_free(cb_lt *m, uint64_t C, const cb_heap_path *p, uint64_t mem) {
   pushes(m, C, 2);
   RD(LIBC(L_GOT + 0x80), 8);
   if (!mem || !p->n_free) {
@@ -423,7 +363,8 @@ static void do_free(mt *m, uint64_t C, const cb_heap_path *p, uint64_t mem) {
   pops(m, C, 2, false);
 }
 
-static void do_realloc(mt *m, uint64_t C, const cb_heap_path *p, uint64_t old) {
+static void do_realloc(cb_lt *m, uint64_t C, const cb_heap_path *p,
+                       uint64_t old) {
   pushes(m, C, 6);
   RD(LIBC(L_INITED), 1);
   RD(old - 8, 8);
@@ -458,7 +399,7 @@ static void do_realloc(mt *m, uint64_t C, const cb_heap_path *p, uint64_t old) {
 /* malloc_consolidate's frame (called from _int_malloc at B): a local
  * re-read once per fastbin (NFASTBINS = 10) while it walks
  * av->fastbinsY, which it clears */
-static void consolidate(mt *m, uint64_t B) {
+static void consolidate(cb_lt *m, uint64_t B) {
   WR(B - 0x58, 8);
   pushes(m, B - 0x50, 6);
   WR(B - 0xb8, 8);
@@ -471,8 +412,8 @@ static void consolidate(mt *m, uint64_t B) {
   pops(m, B - 0x50, 6, true);
 }
 
-static void do_memalign(mt *m, uint64_t C, const cb_heap_path *p, uint64_t mem,
-                        bool consolidated) {
+static void do_memalign(cb_lt *m, uint64_t C, const cb_heap_path *p,
+                        uint64_t mem, bool consolidated) {
   RD(LIBC(L_INITED), 1);
   pushes(m, C, 4); /* __posix_memalign, its call of _mid_memalign */
   uint64_t M = C - 0x20;
@@ -506,13 +447,9 @@ void cb_libc_heap_traffic(cb_eng *e, uint32_t fn, uint64_t C, uint64_t arg,
                           uint64_t mem, bool consolidated) {
   if (!e->libc_base || !C)
     return;
-  mt m = {e, e->libc_base, e->dl_tcb, e->dl_ldso};
-  if (!m.tcb || !m.ldso) {
-    /* no dynamic-link tables: the layout's own guess (layout.c) */
-    uint64_t lmap, obj[CB_DL_MAX_OBJS];
-    if (!cb_eng_dl_layout(e->p, &m.ldso, &lmap, &m.tcb, obj))
-      return;
-  }
+  cb_lt m;
+  if (!cb_lt_init(&m, e))
+    return;
   const cb_heap_path *p = cb_heap_last_path(e->heap);
   switch ((cb_libfn)fn) {
   case CB_LIBC_MALLOC:
@@ -544,4 +481,65 @@ void cb_libc_heap_traffic(cb_eng *e, uint32_t fn, uint64_t C, uint64_t arg,
 
 uint64_t cb_libc_caller_sp(const cb_eng *e) {
   return e->depth ? e->frames[e->depth - 1].sp : 0;
+}
+
+/* ---- the emitter the traffic tables share (libc_traffic.h) ---- */
+
+bool cb_lt_init(cb_lt *m, cb_eng *e) {
+  *m = (cb_lt){e, e->libc_base, e->dl_tcb, e->dl_ldso};
+  if (!m->libc)
+    return false;
+  if (!m->tcb || !m->ldso) {
+    /* no dynamic-link tables: the layout's own guess (layout.c) */
+    uint64_t lmap, obj[CB_DL_MAX_OBJS];
+    if (!cb_eng_dl_layout(e->p, &m->ldso, &lmap, &m->tcb, obj))
+      return false;
+  }
+  return true;
+}
+
+void cb_lt_acc(cb_lt *m, uint64_t a, unsigned n, bool w) {
+  cb_eng *e = m->e;
+  cb_eng_emit(e, a, n, e->cur_site, w);
+  if (w)
+    e->out->lib_writes++;
+  else
+    e->out->lib_reads++;
+}
+
+void cb_lt_pushes(cb_lt *m, uint64_t B, unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    cb_lt_acc(m, B - 0x10 - 8 * (uint64_t)i, 8, true);
+}
+
+void cb_lt_pops(cb_lt *m, uint64_t B, unsigned n, bool ret) {
+  for (unsigned i = n; i-- > 0;)
+    cb_lt_acc(m, B - 0x10 - 8 * (uint64_t)i, 8, false);
+  if (ret)
+    cb_lt_acc(m, B - 8, 8, false);
+}
+
+void cb_lt_table(cb_lt *m, const lt_acc *t, size_t n,
+                 const uint64_t base[LT_NBASES]) {
+  for (size_t i = 0; i < n; i++) {
+    uint64_t a;
+    switch (t[i].base) {
+    case LT_S:
+      a = base[LT_S] - t[i].off;
+      break;
+    case LT_L:
+      a = m->libc + t[i].off;
+      break;
+    case LT_D:
+      a = m->ldso + t[i].off;
+      break;
+    case LT_T:
+      a = m->tcb + t[i].off;
+      break;
+    default:
+      a = base[t[i].base] + t[i].off;
+      break;
+    }
+    cb_lt_acc(m, a, t[i].len, t[i].write);
+  }
 }
