@@ -22,9 +22,17 @@
 #include "libc_stdio_tables.h"
 
 /* libc.so.6 (Debian 12, glibc 2.36) */
-#define L_STDOUT 0x1d4760ull /* _IO_2_1_stdout_ */
-#define L_GOTPLT 0x1d2fe8ull /* libc's PLT slots: memmove, strlen, ... */
-#define L_DIGITS 0x19b4e0ull /* _itoa_lower_digits */
+#define L_STDOUT 0x1d4760ull     /* _IO_2_1_stdout_ */
+#define L_GOTPLT 0x1d2fe8ull     /* libc's PLT slots: memmove, strlen, ... */
+#define L_DIGITS 0x19b4e0ull     /* _itoa_lower_digits */
+#define L_JUMP_TABLE 0x1901a0ull /* vfprintf's jump_table: a class a char */
+#define L_STEP0 0x190120ull      /* step0_jumps: flags, the first char */
+#define L_STEP1 0x1900a0ull      /* step1_jumps: after the width */
+#define L_STEP2 0x190020ull      /* step2_jumps: after the precision */
+#define L_STEP3A 0x18ffa0ull     /* step3a_jumps: after h */
+#define L_STEP3B 0x18fea0ull     /* step3b_jumps: after l */
+#define L_STEP4 0x18ff20ull      /* step4_jumps: after hh, ll, L, q, j, z, t */
+#define L_PADDING 0x1a0140ull    /* _IO_padn's blanks and zeroes */
 #define F_WRITE_PTR 0x28u
 #define F_WRITE_END 0x30u
 
@@ -59,7 +67,13 @@ static void scan(pf *s, unsigned slot, uint64_t a, uint64_t end,
                  uint64_t ret_at) {
   cb_lt *m = s->m;
   RD(m->libc + L_GOTPLT + slot, 8);
-  cb_libc_scan(m->e, a, end - a + 1);
+  /* the first vector at a itself unless it would cross a page, then the
+   * aligned ones up to the one with the char (docs/process-model.md 4,
+   * strlen's rule) */
+  uint64_t v = (a & 4095) <= 4096 - 32 ? a : a & ~31ull;
+  RD(v, 32);
+  for (uint64_t x = (v & ~31ull) + 32; x <= end; x += 32)
+    RD(x, 32);
   RD(ret_at, 8);
 }
 
@@ -103,7 +117,7 @@ static void put_byte(pf *s) {
 /* va_arg of the SysV ABI (section 3.5.7) on printf's va_list at C - 0xe0
  * (gp_offset, fp_offset, overflow_arg_area, reg_save_area at C - 0xc0):
  * the offset read and written back, the slot read */
-static void next_arg(pf *s, bool is_fp) {
+static void next_arg(pf *s, bool is_fp, unsigned size) {
   cb_lt *m = s->m;
   uint64_t C = s->C;
   RD(C - (is_fp ? 0xdc : 0xe0), 4);
@@ -116,7 +130,56 @@ static void next_arg(pf *s, bool is_fp) {
   } else {
     RD(C - 0xd8, 8);
     WR(C - 0xd8, 8);
-    RD(C + 8 * (uint64_t)s->over++, 8);
+    RD(C + 8 * (uint64_t)s->over++, size);
+  }
+}
+
+/* vfprintf-internal.c's jump_table: the class of each char from ' ' to
+ * 'z' (0: not part of a spec) */
+static uint8_t spec_class(char c) {
+  static const char *const chars = " +-#0'*.123456789hlLqjztZAaCcdEeFfGgi"
+                                   "mnopSsuXxBb%";
+  static const uint8_t cls[] = {
+      1,  2,  3,  4,  5,  6,  7,  9,  8,  8,  8,  8,  8,  8,  8,  8,  8,
+      10, 11, 12, 12, 28, 13, 27, 13, 26, 26, 25, 20, 15, 19, 19, 19, 19,
+      19, 19, 15, 24, 23, 17, 22, 21, 21, 16, 18, 18, 30, 30, 14};
+  const char *k = c ? strchr(chars, c) : NULL;
+  return k ? cls[k - chars] : 0;
+}
+
+/* The spec's dispatches through jump_table and the step tables, from the
+ * char after '%' to the conversion letter: a class byte and a 4-byte
+ * entry each, in the table of the state the parser is in (flags: step0;
+ * after the width's digits step1, the precision's step2, h step3a, l
+ * step3b, a second h or l, L, q, j, z or t step4). first: only the first
+ * dispatch (part of t_pf_conv_head*'s sequence), else the others. */
+static void spec_jumps(pf *s, const char *sp, size_t n, bool first) {
+  cb_lt *m = s->m;
+  uint64_t step = L_STEP0;
+  for (size_t i = 0; i < n;) {
+    char c = sp[i];
+    if (first == (i == 0)) {
+      RD(m->libc + L_JUMP_TABLE + (uint64_t)(unsigned char)(c - ' '), 1);
+      RD(m->libc + step + 4 * (uint64_t)spec_class(c), 4);
+    }
+    if (first)
+      return;
+    i++;
+    if (c >= '1' && c <= '9') {
+      while (i < n && sp[i] >= '0' && sp[i] <= '9')
+        i++;
+      step = L_STEP1;
+    } else if (c == '.') {
+      while (i < n && ((sp[i] >= '0' && sp[i] <= '9') || sp[i] == '*'))
+        i++;
+      step = L_STEP2;
+    } else if (c == 'h') {
+      step = step == L_STEP3A ? L_STEP4 : L_STEP3A;
+    } else if (c == 'l') {
+      step = step == L_STEP3B ? L_STEP4 : L_STEP3B;
+    } else if (strchr("Lqjzt", c)) {
+      step = L_STEP4;
+    }
   }
 }
 
@@ -127,8 +190,8 @@ static bool is_fp_type(uint8_t t) {
 /* The output length of one conversion spec (from '%' to its letter) of
  * value v, by the host's glibc as libc_stdio.c formats it; -1: %n */
 static int conv_len(const char *spec, size_t len, char conv, cb_value v,
-                    uint8_t t, const char *str) {
-  char sp[64], tmp[512];
+                    uint8_t t, const char *str, char tmp[512]) {
+  char sp[64];
   if (len >= sizeof sp)
     return 0;
   memcpy(sp, spec, len);
@@ -143,24 +206,23 @@ static int conv_len(const char *spec, size_t len, char conv, cb_value v,
   switch (conv) {
   case 'd':
   case 'i':
-    return lng ? snprintf(tmp, sizeof tmp, sp, (long long)v.s)
-               : snprintf(tmp, sizeof tmp, sp, (int)(uint32_t)v.u);
+    return lng ? snprintf(tmp, 512, sp, (long long)v.s)
+               : snprintf(tmp, 512, sp, (int)(uint32_t)v.u);
   case 'u':
   case 'o':
   case 'x':
   case 'X':
   case 'c':
-    return lng && conv != 'c'
-               ? snprintf(tmp, sizeof tmp, sp, (unsigned long long)v.u)
-               : snprintf(tmp, sizeof tmp, sp, (unsigned)v.u);
+    return lng && conv != 'c' ? snprintf(tmp, 512, sp, (unsigned long long)v.u)
+                              : snprintf(tmp, 512, sp, (unsigned)v.u);
   case 'p':
-    return snprintf(tmp, sizeof tmp, sp, (void *)(uintptr_t)v.u);
+    return snprintf(tmp, 512, sp, (void *)(uintptr_t)v.u);
   case 's':
-    return str ? snprintf(NULL, 0, sp, str) : 6;
+    return str ? snprintf(tmp, 512, sp, str) : 6;
   case 'n':
     return -1;
   default:
-    return snprintf(tmp, sizeof tmp, sp, t == CB_TY_F32 ? (double)v.f : v.d);
+    return snprintf(tmp, 512, sp, t == CB_TY_F32 ? (double)v.f : v.d);
   }
 }
 
@@ -192,7 +254,7 @@ static void do_printf(pf *s, const cb_value *a, const uint8_t *ty, uint32_t n,
     ROWS(s, t_pf_lit, C, 0);
     xsputn(s, B, s->fmt, p);
   }
-  uint32_t ai = fi + 1;
+  uint32_t ai = fi + 1, nconv = 0;
   while (p < flen) {
     /* a conversion: flags, width, precision, length, the letter */
     size_t q = p + 1;
@@ -201,7 +263,21 @@ static void do_printf(pf *s, const cb_value *a, const uint8_t *ty, uint32_t n,
     char conv = q < flen ? f[q] : 0;
     if (q < flen)
       q++;
-    ROWS(s, t_pf_conv_head, C, s->fmt + p);
+    /* the spec parsed: its first dispatch inside the measured sequence,
+     * the others after */
+    if (nconv++ == 0) {
+      ROWS(s, t_pf_conv_head, C, s->fmt + p);
+    } else {
+      /* __printf_function_table and the others are read for the first
+       * spec only (rows 0, 2-7 of the head) */
+      rows(s, t_pf_conv_head + 1, 1, C, s->fmt + p);
+      rows(s, t_pf_conv_head + 8,
+           sizeof t_pf_conv_head / sizeof t_pf_conv_head[0] - 8, C, s->fmt + p);
+    }
+    spec_jumps(s, f + p + 1, q - p - 1, true);
+    ROWS(s, t_pf_conv_head2, C, 0);
+    ROWS(s, t_pf_conv_head3, C, 0);
+    spec_jumps(s, f + p + 1, q - p - 1, false);
     cb_value v = {0};
     uint8_t t = CB_TY_I64;
     char *str = NULL;
@@ -212,15 +288,43 @@ static void do_printf(pf *s, const cb_value *a, const uint8_t *ty, uint32_t n,
         t = ty[ai];
         ai++;
       }
-      next_arg(s, strchr("fFeEgGaA", conv) != NULL);
+      bool wide = memchr(f + p, 'l', q - p) || memchr(f + p, 'j', q - p) ||
+                  memchr(f + p, 'z', q - p) || memchr(f + p, 't', q - p) ||
+                  conv == 's' || conv == 'p';
+      bool isfp = strchr("fFeEgGaA", conv) != NULL;
+      next_arg(s, isfp, isfp || wide ? 8 : 4);
       if (conv == 's' && v.u)
         str = cb_eng_read_str(e, v.u, MAX_STR, &slen);
     }
-    int len = conv == '%' ? 1 : conv_len(f + p, q - p, conv, v, t, str);
+    char text[512] = "";
+    int len = conv == '%' ? 1 : conv_len(f + p, q - p, conv, v, t, str, text);
+    /* the field width: _IO_padn pads the text up to it */
+    size_t w = 0, k = p + 1;
+    while (k < q && strchr("-+ #0'", f[k]))
+      k++;
+    size_t w0 = k;
+    while (k < q && f[k] >= '0' && f[k] <= '9')
+      w = 10 * w + (size_t)(f[k++] - '0');
+    if (w && len > 0 && conv != '%') {
+      char sp[64];
+      size_t a0 = w0 - p, rest = q - k;
+      if (a0 + rest < sizeof sp) {
+        memcpy(sp, f + p, a0);
+        memcpy(sp + a0, f + k, rest);
+        int l0 = conv_len(sp, a0 + rest, conv, v, t, str, text);
+        len = l0 >= 0 ? l0 : len;
+      }
+    }
     if (conv && strchr("fFeEgGaA", conv)) {
-      /* __printf_fp: its digits written into the buffer one by one */
-      ROWS(s, t_pf_fp, C, 0);
-      for (int i = 0; i < len; i++)
+      /* __printf_fp: from 8 up (a binary exponent above 2) the integer
+       * part is scaled by _fpioconst_pow10's powers of ten; its digits
+       * are written into the buffer one by one */
+      double d = t == CB_TY_F32 ? (double)v.f : v.d;
+      if (d >= 8 || d <= -8)
+        ROWS(s, t_pf_fp_big, C, 0);
+      else
+        ROWS(s, t_pf_fp, C, 0);
+      for (size_t i = 0; i < (w > (size_t)len ? w : (size_t)len); i++)
         put_byte(s);
     } else if (len > 0) {
       uint64_t src;
@@ -231,13 +335,24 @@ static void do_printf(pf *s, const cb_value *a, const uint8_t *ty, uint32_t n,
          * from the work buffer's end (C - 0x128) down */
         ROWS(s, t_pf_conv_int, C, 0);
         for (int i = 0; i < len; i++) {
-          RD(m->libc + L_DIGITS + (uint64_t)(i % 10), 1);
+          /* the digits' values, last first */
+          char c = i < (int)sizeof text - 1 ? text[len - 1 - i] : '0';
+          unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
+                       : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+                       : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
+                                              : 0;
+          RD(m->libc + L_DIGITS + d, 1);
           WR(C - 0x129 - (uint64_t)i, 1);
         }
         RD(C - 0x628, 8);
         src = C - 0x128 - (uint64_t)len;
       }
       ROWS(s, t_pf_conv_tail, C, 0);
+      /* a field wider than the text: _IO_padn's blanks (or zeroes) */
+      if (w > (size_t)len) {
+        RD(m->libc + L_PADDING, 16);
+        xsputn(s, B, m->libc + L_PADDING, w - (size_t)len);
+      }
       xsputn(s, B, src, (uint64_t)len);
     }
     free(str);

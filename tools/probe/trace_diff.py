@@ -6,7 +6,10 @@ cachegrind's L1D from the same state (lackey's start-up), then lackey's
 exit after each: the misses of main and of exit, and the lines each touches
 that the other does not (docs/process-model.md section 9).
 
-  trace_diff.py EXE LACKEY_LOG ENGINE_TRACE [--D1 S,A,L] [--lines]"""
+  trace_diff.py EXE LACKEY_LOG ENGINE_TRACE [--D1 S,A,L] [--lines]
+
+ENGINE_TRACE may hold main's part only, or start-up, main and exit (its
+start-up and exit as long as lackey's: the replay's)."""
 import argparse
 import collections
 import copy
@@ -80,6 +83,10 @@ def main():
         if len(l) > 3 and l[1] in "LS":
             x, n = l[3:].split(",")
             eng.append((l[1], int(x, 16), int(n)))
+    if len(eng) > len(pre) + len(post):
+        # a stream with the replayed start-up and exit (as many accesses
+        # as lackey's): main's part
+        eng = eng[len(pre):len(eng) - len(post)]
     base = L1(*D1)
     for k, x, n in pre:
         base.ref(x, n)
