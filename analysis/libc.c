@@ -88,6 +88,8 @@ static cb_stop do_qsort(cb_eng *e, uint64_t base, uint64_t n, uint64_t size,
   uint64_t keep_sp = F->sp;
   if (heap) {
     c.tmp = cb_heap_malloc(e->heap, total);
+    /* qsort_r's malloc, called with its frame 0xa0 deep (lackey) */
+    cb_libc_heap_traffic(e, CB_LIBC_MALLOC, keep_sp - 0xa0, 0, c.tmp, false);
     if (!c.tmp)
       return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
                          "qsort: no memory for %llu bytes",
@@ -97,8 +99,10 @@ static cb_stop do_qsort(cb_eng *e, uint64_t base, uint64_t n, uint64_t size,
     c.tmp = F->sp;
   }
   msort(&c, base, n);
-  if (heap)
+  if (heap) {
     cb_heap_free(e->heap, c.tmp);
+    cb_libc_heap_traffic(e, CB_LIBC_FREE, keep_sp - 0xa0, c.tmp, 0, false);
+  }
   e->frames[e->depth - 1].sp = keep_sp;
   return c.st;
 }
