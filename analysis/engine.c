@@ -247,6 +247,14 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
     e->opt.native_stdout.start(e->opt.native_stdout.ctx, e->sl_sign);
   cb_engine_got_slots(p, e->got);
   cb_dl_setup(e, p);
+  /* libc where the scope maps it: layout.c's guess without the kept
+   * executable leaves out libm, which cbana's link line always loads
+   * before libc (docs/process-model.md 3.3), and libc's data is read by
+   * start-up as well as by the library's traffic */
+  if (p->dl && e->dl_ldso)
+    for (uint32_t i = 1; i < p->dl->n_objs && i < CB_DL_MAX_OBJS; i++)
+      if (!strcmp(p->dl->objs[i].soname, "libc.so.6") && e->dl_obj[i])
+        e->libc_base = e->dl_obj[i];
   setup_image(e);
   e->main_cfa = e->opt.stack_top
                     ? e->opt.stack_top

@@ -116,6 +116,11 @@ typedef struct cb_eng {
   uint64_t stdout_buf, stdin_buf; /* heap buffers, 0 until first use */
   uint64_t stdout_pos;
   bool stdout_flushed; /* nothing pending in stdout's buffer (fflush) */
+  /* cb_eng_lib leaves out [lib_mute_lo, lib_mute_hi) and, with
+   * lib_mute_stdout, stdout's buffer while libc_stdio_traffic.c replaces
+   * that traffic with glibc's */
+  uint64_t lib_mute_lo, lib_mute_hi;
+  bool lib_mute_stdout;
   /* the process's start-up was replayed (engine_process.c): exit's
    * traffic is still to come (due), or came (done); main's own `call`
    * push is the start-up's last access */

@@ -27,6 +27,12 @@ void cb_eng_next_batch(cb_eng *e) {
 }
 
 void cb_eng_lib(cb_eng *e, uint64_t addr, uint64_t len, bool is_write) {
+  if (__builtin_expect(e->lib_mute_stdout, 0)) {
+    if (addr >= e->lib_mute_lo && addr < e->lib_mute_hi)
+      return;
+    if (e->stdout_buf && addr >= e->stdout_buf && addr < e->stdout_buf + 4096)
+      return;
+  }
   while (len) {
     uint32_t n = len > 8 ? 8 : (uint32_t)len;
     cb_eng_emit(e, addr, n, e->cur_site, is_write);

@@ -59,11 +59,20 @@ static int32_t from_top(cb_heap *h, uint64_t nb) {
   return v;
 }
 
+/* the path record of the _int_malloc running (heap.h) */
+static cb_heap_mstep *path_m(cb_heap *h) {
+  cb_heap_path *p = &h->path;
+  return p->n_malloc ? &p->m[p->n_malloc - 1] : NULL;
+}
+
 static int32_t sysmalloc(cb_heap *h, uint64_t nb) {
+  cb_heap_mstep *pm = path_m(h);
   if (nb >= h->mmap_threshold && h->n_mmaps < 65536) {
     uint64_t size = heap_align_up(nb + SZ, PAGE);
     uint64_t mm = size > nb ? heap_do_mmap(h, size) : 0;
     if (mm) {
+      if (pm)
+        pm->mmapped = true;
       int32_t r = heap_rec_new(h, mm, size);
       h->c[r].mmapped = 1;
       h->c[r].prev_size = 0;
@@ -79,6 +88,10 @@ static int32_t sysmalloc(cb_heap *h, uint64_t nb) {
     size -= old_size;
   size = heap_align_up(size, PAGE);
   uint64_t base = h->brk;
+  if (pm) {
+    pm->brk = true;
+    pm->first_brk = h->top < 0;
+  }
   if (nb < (1ull << 60) && size < (1ull << 60) &&
       heap_do_sbrk(h, (int64_t)size)) {
     if (h->top >= 0 && old_end == base && h->contiguous) {
@@ -133,7 +146,28 @@ static uint64_t request2size(uint64_t req) {
   return (req + SZ + 15) & ~15ull;
 }
 
+static int32_t int_malloc_(cb_heap *h, uint64_t nb, uint8_t *route,
+                           uint32_t *unsorted);
+
+/* _int_malloc, its route recorded in the call's path */
 static int32_t int_malloc(cb_heap *h, uint64_t nb) {
+  cb_heap_path *p = &h->path;
+  if (p->n_malloc == CB_HEAP_PATH_MAX)
+    p->n_malloc--; /* keep the last ones */
+  cb_heap_mstep *m = &p->m[p->n_malloc++];
+  memset(m, 0, sizeof *m);
+  m->nb = nb;
+  m->top = h->top >= 0 ? h->c[h->top].addr : 0;
+  uint8_t route = CB_HEAP_M_SYSMALLOC;
+  int32_t r = int_malloc_(h, nb, &route, &m->unsorted);
+  m = &p->m[p->n_malloc - 1];
+  m->route = route;
+  m->victim = r >= 0 ? h->c[r].addr : 0;
+  return r;
+}
+
+static int32_t int_malloc_(cb_heap *h, uint64_t nb, uint8_t *route,
+                           uint32_t *unsorted) {
   int tc_idx = heap_csize2tidx(nb);
   bool tc_ok = h->tcache_ready && tc_idx < TC_BINS;
   int idx;
@@ -151,6 +185,7 @@ static int32_t int_malloc(cb_heap *h, uint64_t nb) {
           heap_rd(h, h->c[t].addr + 16, 8);
           heap_tcache_put(h, t, tc_idx);
         }
+      *route = CB_HEAP_M_FAST;
       return v;
     }
   }
@@ -167,6 +202,7 @@ static int32_t int_malloc(cb_heap *h, uint64_t nb) {
           heap_mark_inuse(h, t);
           heap_tcache_put(h, t, tc_idx);
         }
+      *route = CB_HEAP_M_SMALL;
       return v;
     }
   } else {
@@ -180,11 +216,13 @@ static int32_t int_malloc(cb_heap *h, uint64_t nb) {
     while (!heap_bin_empty(h, 1)) {
       int32_t v = h->c[1].bk;
       uint64_t size = h->c[v].size;
+      ++*unsorted;
       heap_rd(h, h->c[v].addr + SZ, 8);
       if (nb < MIN_LARGE && h->c[v].bk == 1 && h->c[v].addr == h->last_rem &&
           size > nb + MINSIZE) {
         heap_bin_unlink(h, v);
         split(h, v, nb, true, true);
+        *route = CB_HEAP_M_UNSORTED;
         return v;
       }
       heap_bin_unlink(h, v);
@@ -195,14 +233,17 @@ static int32_t int_malloc(cb_heap *h, uint64_t nb) {
           return_cached = true;
           continue;
         }
+        *route = CB_HEAP_M_UNSORTED;
         return v;
       }
       heap_bin_place(h, v);
       if (++iters >= 10000)
         break;
     }
-    if (return_cached)
+    if (return_cached) {
+      *route = CB_HEAP_M_CACHED;
       return heap_tcache_get(h, tc_idx);
+    }
     if (nb >= MIN_LARGE) {
       int b = idx;
       if (!heap_bin_empty(h, b) && h->c[h->c[b].fd].size >= nb) {
@@ -215,6 +256,7 @@ static int32_t int_malloc(cb_heap *h, uint64_t nb) {
           v = h->c[v].fd;
         heap_bin_unlink(h, v);
         split(h, v, nb, true, false);
+        *route = CB_HEAP_M_LARGE;
         return v;
       }
     }
@@ -224,16 +266,20 @@ static int32_t int_malloc(cb_heap *h, uint64_t nb) {
       int32_t v = h->c[b].bk;
       heap_bin_unlink(h, v);
       split(h, v, nb, true, nb < MIN_LARGE);
+      *route = CB_HEAP_M_BINMAP;
       return v;
     }
     /* use the top */
-    if (h->top >= 0 && h->c[h->top].size >= nb + MINSIZE)
+    if (h->top >= 0 && h->c[h->top].size >= nb + MINSIZE) {
+      *route = CB_HEAP_M_TOP;
       return from_top(h, nb);
+    }
     if (h->have_fast) {
       heap_malloc_consolidate(h);
       idx = nb < MIN_LARGE ? (int)(nb >> 4) : heap_largebin_index(nb);
       continue;
     }
+    *route = CB_HEAP_M_SYSMALLOC;
     return sysmalloc(h, nb);
   }
 }
@@ -244,8 +290,15 @@ static void tcache_init(cb_heap *h) {
   int32_t r = int_malloc(h, request2size(TCACHE_STRUCT_BYTES));
   h->tcache_mem = h->c[r].addr + 16;
   h->tcache_ready = true;
-  if (h->hk.clear)
-    h->hk.clear(h->hk.ctx, h->tcache_mem, TCACHE_STRUCT_BYTES);
+  h->path.tcache_made = true;
+  /* memset(tcache, 0, sizeof *tcache) as compiled in tcache_init: the
+   * first and last words, then `rep stosq` over the rest from the
+   * second word on (one access per word; lackey) */
+  uint64_t m = h->tcache_mem;
+  heap_wr(h, m, 8, 0);
+  heap_wr(h, m + TCACHE_STRUCT_BYTES - 8, 8, 0);
+  for (uint64_t o = 8; o < TCACHE_STRUCT_BYTES; o += 8)
+    heap_wr(h, m + o, 8, 0);
 }
 
 /* ---- public ---- */
@@ -284,7 +337,28 @@ void cb_heap_free_model(cb_heap *h) {
   free(h);
 }
 
-uint64_t cb_heap_malloc(cb_heap *h, uint64_t bytes) {
+/* A public call begins (the outermost one resets the path); init: it is
+ * one that runs ptmalloc_init on the process's first call. */
+static void path_enter(cb_heap *h, bool init) {
+  if (!h->path_depth++) {
+    memset(&h->path, 0, sizeof h->path);
+    if (init && !h->initialized) {
+      h->initialized = true;
+      h->path.init = true;
+    }
+  }
+}
+
+static uint64_t path_leave(cb_heap *h, uint64_t v) {
+  h->path_depth--;
+  return v;
+}
+
+const cb_heap_path *cb_heap_last_path(const cb_heap *h) {
+  return &h->path;
+}
+
+static uint64_t heap_malloc(cb_heap *h, uint64_t bytes) {
   if (bytes > (uint64_t)INT64_MAX)
     return 0;
   tcache_init(h);
@@ -292,14 +366,28 @@ uint64_t cb_heap_malloc(cb_heap *h, uint64_t bytes) {
   int idx = heap_csize2tidx(nb);
   if (idx < TC_BINS) {
     heap_rd(h, heap_tc_counts(h, idx), 2);
-    if (h->tcn[idx] > 0)
+    if (h->tcn[idx] > 0) {
+      h->path.tc_hit = true;
       return h->c[heap_tcache_get(h, idx)].addr + 16;
+    }
   }
   int32_t r = int_malloc(h, nb);
   return r < 0 ? 0 : h->c[r].addr + 16;
 }
 
+uint64_t cb_heap_malloc(cb_heap *h, uint64_t bytes) {
+  path_enter(h, true);
+  return path_leave(h, heap_malloc(h, bytes));
+}
+
+static uint64_t heap_calloc(cb_heap *h, uint64_t n, uint64_t size);
+
 uint64_t cb_heap_calloc(cb_heap *h, uint64_t n, uint64_t size) {
+  path_enter(h, true);
+  return path_leave(h, heap_calloc(h, n, size));
+}
+
+static uint64_t heap_calloc(cb_heap *h, uint64_t n, uint64_t size) {
   uint64_t bytes;
   if (__builtin_mul_overflow(n, size, &bytes) || bytes > (uint64_t)INT64_MAX)
     return 0;
@@ -322,7 +410,15 @@ uint64_t cb_heap_calloc(cb_heap *h, uint64_t n, uint64_t size) {
   return mem;
 }
 
+static void heap_free(cb_heap *h, uint64_t mem);
+
 void cb_heap_free(cb_heap *h, uint64_t mem) {
+  path_enter(h, false);
+  heap_free(h, mem);
+  path_leave(h, 0);
+}
+
+static void heap_free(cb_heap *h, uint64_t mem) {
   if (!mem)
     return;
   int32_t r = heap_hget(h, mem - 16);
@@ -375,13 +471,20 @@ static uint64_t mremap_chunk(cb_heap *h, int32_t r, uint64_t nb) {
   return at + off + 16;
 }
 
+static uint64_t heap_realloc(cb_heap *h, uint64_t mem, uint64_t bytes);
+
 uint64_t cb_heap_realloc(cb_heap *h, uint64_t mem, uint64_t bytes) {
+  path_enter(h, true);
+  return path_leave(h, heap_realloc(h, mem, bytes));
+}
+
+static uint64_t heap_realloc(cb_heap *h, uint64_t mem, uint64_t bytes) {
   if (bytes == 0 && mem) {
-    cb_heap_free(h, mem);
+    heap_free(h, mem);
     return 0;
   }
   if (!mem)
-    return cb_heap_malloc(h, bytes);
+    return heap_malloc(h, bytes);
   if (bytes > (uint64_t)INT64_MAX)
     return 0;
   int32_t r = heap_hget(h, mem - 16);
@@ -394,7 +497,7 @@ uint64_t cb_heap_realloc(cb_heap *h, uint64_t mem, uint64_t bytes) {
       return m;
     if (h->c[r].size - SZ >= nb)
       return mem;
-    uint64_t nm = cb_heap_malloc(h, bytes);
+    uint64_t nm = heap_malloc(h, bytes);
     if (!nm)
       return 0;
     if (h->hk.copy)
@@ -453,9 +556,16 @@ uint64_t cb_heap_realloc(cb_heap *h, uint64_t mem, uint64_t bytes) {
   return mem;
 }
 
+static uint64_t heap_memalign(cb_heap *h, uint64_t align, uint64_t bytes);
+
 uint64_t cb_heap_memalign(cb_heap *h, uint64_t align, uint64_t bytes) {
+  path_enter(h, true);
+  return path_leave(h, heap_memalign(h, align, bytes));
+}
+
+static uint64_t heap_memalign(cb_heap *h, uint64_t align, uint64_t bytes) {
   if (align <= 16)
-    return cb_heap_malloc(h, bytes);
+    return heap_malloc(h, bytes);
   if (align < MINSIZE)
     align = MINSIZE;
   if (align & (align - 1)) {

@@ -37,6 +37,50 @@ typedef struct cb_heap_config {
 
 typedef struct cb_heap cb_heap;
 
+/* What the last public call (malloc, calloc, realloc, free, memalign) did
+ * inside, in the order glibc does it, for the library's own traffic
+ * (libc_malloc_traffic.c): which of _int_malloc's routes each request
+ * took, which of _int_free's each free, and the first call's set-up. */
+enum {
+  CB_HEAP_M_FAST,     /* a fastbin's first chunk */
+  CB_HEAP_M_SMALL,    /* a small bin's last chunk */
+  CB_HEAP_M_UNSORTED, /* an exact fit or the last remainder, from unsorted */
+  CB_HEAP_M_CACHED,   /* exact fits moved into the tcache, one returned */
+  CB_HEAP_M_LARGE,    /* the request's large bin */
+  CB_HEAP_M_BINMAP,   /* a larger bin found through the binmap */
+  CB_HEAP_M_TOP,      /* split off the top */
+  CB_HEAP_M_SYSMALLOC /* sysmalloc: the top grown with brk, or mmap */
+};
+enum {
+  CB_HEAP_F_TCACHE, /* into the tcache */
+  CB_HEAP_F_FAST,   /* onto a fastbin */
+  CB_HEAP_F_BIN,    /* coalesced into the unsorted list */
+  CB_HEAP_F_TOP,    /* coalesced into the top */
+  CB_HEAP_F_MUNMAP  /* an mmapped chunk unmapped */
+};
+#define CB_HEAP_PATH_MAX 4
+typedef struct cb_heap_mstep {  /* one _int_malloc */
+  uint64_t nb;                  /* the chunk size asked for */
+  uint64_t top;                 /* the top chunk before (0: the initial top) */
+  uint64_t victim;              /* the chunk returned, 0 on failure */
+  uint32_t unsorted;            /* chunks taken off the unsorted list */
+  uint8_t route;                /* CB_HEAP_M_* */
+  bool brk, mmapped, first_brk; /* sysmalloc's ways */
+} cb_heap_mstep;
+typedef struct cb_heap_fstep { /* one _int_free or munmap_chunk */
+  uint64_t chunk, size;
+  uint8_t route; /* CB_HEAP_F_* */
+  bool consolidated, trimmed;
+} cb_heap_fstep;
+typedef struct cb_heap_path {
+  bool init;        /* ptmalloc_init ran: the process's first call */
+  bool tcache_made; /* tcache_init made the tcache (a first _int_malloc) */
+  bool tc_hit;      /* malloc/calloc/realloc served from the tcache */
+  uint8_t n_malloc, n_free;
+  cb_heap_mstep m[CB_HEAP_PATH_MAX];
+  cb_heap_fstep f[CB_HEAP_PATH_MAX];
+} cb_heap_path;
+
 cb_heap *cb_heap_new(const cb_heap_config *cfg, const cb_heap_hooks *hooks);
 void cb_heap_free_model(cb_heap *h);
 
@@ -51,6 +95,9 @@ uint64_t cb_heap_memalign(cb_heap *h, uint64_t align, uint64_t bytes);
 /* How many times malloc_consolidate has run (its stack frame is library
  * traffic of the call that ran it). */
 uint64_t cb_heap_consolidations(const cb_heap *h);
+
+/* The path of the last public call (valid until the next one). */
+const cb_heap_path *cb_heap_last_path(const cb_heap *h);
 
 /* The live block (user pointer and usable size) containing addr, if any.
  */

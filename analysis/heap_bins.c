@@ -126,9 +126,22 @@ void heap_rd(cb_heap *h, uint64_t a, unsigned n) {
     h->hk.access(h->hk.ctx, a, n, false, 0);
 }
 
-static void wr(cb_heap *h, uint64_t a, unsigned n, uint64_t v) {
+void heap_wr(cb_heap *h, uint64_t a, unsigned n, uint64_t v) {
   if (h->hk.access)
     h->hk.access(h->hk.ctx, a, n, true, v);
+}
+
+#define wr heap_wr
+
+void heap_path_free(cb_heap *h, int32_t r, uint8_t route) {
+  cb_heap_path *p = &h->path;
+  if (p->n_free == CB_HEAP_PATH_MAX)
+    p->n_free--; /* keep the last ones */
+  cb_heap_fstep *f = &p->f[p->n_free++];
+  memset(f, 0, sizeof *f);
+  f->chunk = h->c[r].addr;
+  f->size = h->c[r].size;
+  f->route = route;
 }
 
 void heap_set_head(cb_heap *h, int32_t r) {
@@ -427,12 +440,14 @@ void heap_int_free(cb_heap *h, int32_t r) {
       heap_rd(h, h->c[r].addr + 16 + 8, 8); /* e->key */
       heap_rd(h, heap_tc_counts(h, idx), 2);
       if (h->tcn[idx] < TC_COUNT) {
+        heap_path_free(h, r, CB_HEAP_F_TCACHE);
         heap_tcache_put(h, r, idx);
         return;
       }
     }
   }
   if (size <= MAX_FAST) {
+    heap_path_free(h, r, CB_HEAP_F_FAST);
     int fi = (int)(size >> 4) - 2;
     int32_t old = h->fast[fi];
     h->c[r].fd = old;
@@ -444,16 +459,26 @@ void heap_int_free(cb_heap *h, int32_t r) {
        ((h->c[r].addr + 16) >> 12) ^ (old >= 0 ? h->c[old].addr : 0));
     return;
   }
+  heap_path_free(h, r, CB_HEAP_F_BIN);
+  cb_heap_fstep *f = &h->path.f[h->path.n_free - 1];
   size = merge_free(h, r);
+  if (h->c[h->top].addr <= f->chunk &&
+      f->chunk < h->c[h->top].addr + h->c[h->top].size)
+    f->route = CB_HEAP_F_TOP;
   if (size >= CONSOLIDATE_THRESHOLD) {
-    if (h->have_fast)
+    if (h->have_fast) {
+      f->consolidated = true;
       heap_malloc_consolidate(h);
-    if (h->c[h->top].size >= h->trim_threshold)
+    }
+    if (h->c[h->top].size >= h->trim_threshold) {
+      f->trimmed = true;
       systrim(h);
+    }
   }
 }
 
 void heap_munmap_chunk(cb_heap *h, int32_t r) {
+  heap_path_free(h, r, CB_HEAP_F_MUNMAP);
   uint64_t lo = h->c[r].addr - h->c[r].prev_size;
   heap_rec_del(h, r);
   heap_maps_del(h, lo);

@@ -61,9 +61,15 @@ struct cb_heap {
   int n_mmaps;
   mapping *maps;
   size_t nmaps, capmaps;
+  /* the public call's path (heap.h); depth: nested public calls
+   * (realloc's malloc) add to the outer call's */
+  cb_heap_path path;
+  int path_depth;
+  bool initialized;
 };
 
 /* heap_bins.c */
+void heap_path_free(cb_heap *h, int32_t r, uint8_t route);
 uint64_t heap_align_up(uint64_t x, uint64_t a);
 bool heap_bin_empty(const cb_heap *h, int b);
 void heap_bin_insert_after(cb_heap *h, int32_t pos, int32_t r);
@@ -85,6 +91,7 @@ uint64_t heap_mmap_find(const cb_heap *h, uint64_t len);
 void heap_munmap_chunk(cb_heap *h, int32_t r);
 int32_t heap_next_of(const cb_heap *h, int32_t r);
 void heap_rd(cb_heap *h, uint64_t a, unsigned n);
+void heap_wr(cb_heap *h, uint64_t a, unsigned n, uint64_t v);
 void heap_rec_del(cb_heap *h, int32_t r);
 void heap_rec_move(cb_heap *h, int32_t r, uint64_t addr);
 int32_t heap_rec_new(cb_heap *h, uint64_t addr, uint64_t size);

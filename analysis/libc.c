@@ -89,6 +89,8 @@ static cb_stop do_qsort(cb_eng *e, uint64_t base, uint64_t n, uint64_t size,
   uint64_t keep_sp = F->sp;
   if (heap) {
     c.tmp = cb_heap_malloc(e->heap, total);
+    /* qsort_r's malloc, called with its frame 0xa0 deep (lackey) */
+    cb_libc_heap_traffic(e, CB_LIBC_MALLOC, keep_sp - 0xa0, 0, c.tmp, false);
     if (!c.tmp)
       return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
                          "qsort: no memory for %llu bytes",
@@ -98,8 +100,10 @@ static cb_stop do_qsort(cb_eng *e, uint64_t base, uint64_t n, uint64_t size,
     c.tmp = F->sp;
   }
   msort(&c, base, n);
-  if (heap)
+  if (heap) {
     cb_heap_free(e->heap, c.tmp);
+    cb_libc_heap_traffic(e, CB_LIBC_FREE, keep_sp - 0xa0, c.tmp, 0, false);
+  }
   e->frames[e->depth - 1].sp = keep_sp;
   return c.st;
 }
@@ -145,10 +149,12 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
   switch ((cb_libfn)fn) {
   case CB_LIBC_MALLOC:
     ret[0].u = cb_heap_malloc(h, a[0].u);
+    cb_libc_heap_traffic(e, fn, cb_libc_caller_sp(e), 0, ret[0].u, false);
     cb_libc_alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[0].u);
     return CB_GO;
   case CB_LIBC_CALLOC:
     ret[0].u = cb_heap_calloc(h, a[0].u, a[1].u);
+    cb_libc_heap_traffic(e, fn, cb_libc_caller_sp(e), 0, ret[0].u, false);
     cb_libc_alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[0].u * a[1].u);
     return CB_GO;
   case CB_LIBC_REALLOC:
@@ -157,6 +163,7 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
                          "realloc of 0x%llx, which is no live heap block",
                          (unsigned long long)a[0].u);
     ret[0].u = cb_heap_realloc(h, a[0].u, a[1].u);
+    cb_libc_heap_traffic(e, fn, cb_libc_caller_sp(e), a[0].u, ret[0].u, false);
     if (!a[0].u)
       cb_libc_alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[1].u);
     else if (ret[0].u)
@@ -172,6 +179,7 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
                          "(double free or a pointer inside a block)",
                          (unsigned long long)a[0].u);
     cb_heap_free(h, a[0].u);
+    cb_libc_heap_traffic(e, fn, cb_libc_caller_sp(e), a[0].u, 0, false);
     cb_libc_alloc_event(e, CB_ALLOC_FREE, fn, a[0].u, 0, 0);
     return CB_GO;
   case CB_LIBC_POSIX_MEMALIGN: {
@@ -184,8 +192,9 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
     uint64_t m = cb_heap_memalign(h, al, a[2].u);
     /* _mid_memalign relays alignments up to MALLOC_ALIGNMENT (16) to
      * __libc_malloc; larger ones go down _int_memalign */
-    if (al > 16)
-      cb_libc_memalign_frame(e, cb_heap_consolidations(h) != nc);
+    cb_libc_heap_traffic(e, al > 16 ? fn : (uint32_t)CB_LIBC_MALLOC,
+                         cb_libc_caller_sp(e), 0, m,
+                         cb_heap_consolidations(h) != nc);
     if (!m) {
       ret[0].u = 12; /* ENOMEM */
       return CB_GO;
@@ -200,6 +209,8 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_ALIGNED_ALLOC:
   case CB_LIBC_MEMALIGN:
     ret[0].u = cb_heap_memalign(h, a[0].u, a[1].u);
+    cb_libc_heap_traffic(e, a[0].u > 16 ? fn : (uint32_t)CB_LIBC_MALLOC,
+                         cb_libc_caller_sp(e), 0, ret[0].u, false);
     cb_libc_alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[1].u);
     return CB_GO;
   case CB_LIBC_MEMSET:
@@ -359,8 +370,15 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_VFSCANF:
   case CB_LIBC_ISOC99_VFSCANF:
   case CB_LIBC_VSSCANF:
-  case CB_LIBC_ISOC99_VSSCANF:
-    return cb_libc_stdio_call(e, fn, a, ty, n, ret);
+  case CB_LIBC_ISOC99_VSSCANF: {
+    /* glibc's own traffic for output on stdout (libc_stdio_traffic.c) */
+    cb_stdio_mark mk;
+    bool traced = cb_libc_stdio_traffic_begin(e, fn, a, &mk);
+    cb_stop st = cb_libc_stdio_call(e, fn, a, ty, n, ret);
+    if (traced)
+      cb_libc_stdio_traffic_end(e, fn, a, ty, n, &mk, st);
+    return st;
+  }
   case CB_LIBC_FFLUSH:
   case CB_LIBC_PERROR:
   case CB_LIBC_UNGETC:

@@ -1,0 +1,54 @@
+/* libc_traffic.h: the measured traffic tables of glibc's functions
+ * (libc_malloc_tables.h, libc_stdio_tables.h) and their emitter, shared by
+ * libc_malloc_traffic.c and libc_stdio_traffic.c; internal to the analysis
+ * module. A row is one access as lackey traced it: a base (below a frame
+ * base on the stack, in libc, in ld.so, in the TLS page, or relative to an
+ * address the caller gives), an offset, a size and a direction. */
+#ifndef CBANA_LIBC_TRAFFIC_H
+#define CBANA_LIBC_TRAFFIC_H
+
+#include "engine_internal.h"
+
+typedef struct lt_acc {
+  uint8_t base; /* LT_* */
+  uint8_t len, write;
+  uint32_t off;
+} lt_acc;
+
+/* S: base - off (the stack); L, D, T: libc, ld.so, the TLS page + off;
+ * V, P, F: the given address + off */
+enum { LT_S, LT_L, LT_D, LT_T, LT_V, LT_P, LT_F, LT_NBASES };
+
+#define S(o, n, w)                                                             \
+  { LT_S, n, w, o }
+#define L(o, n, w)                                                             \
+  { LT_L, n, w, o }
+#define D(o, n, w)                                                             \
+  { LT_D, n, w, o }
+#define T(o, n, w)                                                             \
+  { LT_T, n, w, o }
+#define V(o, n, w)                                                             \
+  { LT_V, n, w, o }
+#define P(o, n, w)                                                             \
+  { LT_P, n, w, o }
+#define F(o, n, w)                                                             \
+  { LT_F, n, w, o }
+
+/* where libc, ld.so and the TLS page are in the modelled process */
+typedef struct cb_lt {
+  cb_eng *e;
+  uint64_t libc, tcb, ldso;
+} cb_lt;
+
+/* false when the layout is unknown (then no traffic is emitted) */
+bool cb_lt_init(cb_lt *m, cb_eng *e);
+/* one access of the library call running */
+void cb_lt_acc(cb_lt *m, uint64_t a, unsigned n, bool w);
+/* n pushes from B - 0x10 down; their pops (and the `ret`'s read) */
+void cb_lt_pushes(cb_lt *m, uint64_t B, unsigned n);
+void cb_lt_pops(cb_lt *m, uint64_t B, unsigned n, bool ret);
+/* a table's rows, in order; base[LT_S], [LT_V], [LT_P], [LT_F] given */
+void cb_lt_table(cb_lt *m, const lt_acc *t, size_t n,
+                 const uint64_t base[LT_NBASES]);
+
+#endif

@@ -1,0 +1,68 @@
+/* engine_trace: a developer tool (not a test): the engine's access stream
+ * of one program and input, one line per access in lackey's format
+ * (` L addr,size` / ` S addr,size`), to compare with
+ * `valgrind --tool=lackey --trace-mem=yes` access by access
+ * (tools/probe/libtrace.py's traces). The executable is built at EXE,
+ * and the run is modelled as started as EXE from the current directory,
+ * with the process's start-up and exit (analysis/process.h).
+ * Usage: engine_trace EXE FILE.c [-- ARGS...] */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cbana/engine.h"
+#include "cbana/frontend.h"
+#include "process.h"
+
+static void sink(void *ctx, const cb_access *b, size_t n) {
+  (void)ctx;
+  for (size_t i = 0; i < n; i++)
+    printf(" %c %llx,%u\n", b[i].is_write ? 'S' : 'L',
+           (unsigned long long)b[i].addr, (unsigned)b[i].size);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: engine_trace EXE FILE.c [-- ARGS...]\n");
+    return 2;
+  }
+  const char *srcs[] = {argv[2]};
+  cb_frontend_options fo = {0};
+  fo.sources = srcs;
+  fo.n_sources = 1;
+  fo.cflags = "-O2";
+  fo.exe_out = argv[1];
+  cb_program *p = NULL;
+  char err[4096];
+  if (cb_frontend_load(&fo, &p, err, sizeof err) != CB_FE_OK) {
+    fprintf(stderr, "%s\n", err);
+    return 1;
+  }
+  int pargc = 1;
+  const char *pargv[64] = {argv[1]};
+  for (int i = 4; i < argc && pargc < 64; i++)
+    pargv[pargc++] = argv[i];
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd))
+    return 1;
+  cb_engine_options opt;
+  cb_engine_options_default(&opt);
+  opt.cwd = cwd;
+  cb_run_input in = {pargc, pargv, NULL, 0};
+  /* start-up and exit from the process probes, as cbana analyze has them */
+  cb_process_state ps;
+  if (cb_process_prepare(&ps, p, pargc, pargv, cwd))
+    opt.process = &ps.replay;
+  else
+    fprintf(stderr, "no start-up and exit: %s\n", ps.why);
+  cb_access_sink s = {sink, NULL, NULL, NULL};
+  cb_run_outcome o;
+  int rc = cb_engine_run(p, &in, &opt, &s, &o);
+  fprintf(stderr, "engine rc=%d %s\n", rc, o.message);
+  cb_run_outcome_free(&o);
+  cb_process_release(&ps);
+  cb_program_free(p);
+  return rc ? 1 : 0;
+}
