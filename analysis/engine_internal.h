@@ -159,6 +159,10 @@ typedef struct cb_eng {
   const char *nat;
   size_t nat_len, nat_pos;
   bool nat_loaded, nat_bad;
+  /* the printf running printed the native run's text: its numbers'
+   * fields, each ended by a NUL, in the format's order */
+  bool pf_native;
+  cb_textbuf pf_fields;
   /* slicing: sqrt (bit 0) and sqrtf (bit 1) taken as never bound while
    * the native run that tells was still going (engine_frames.c), and the
    * first call's site of each; checked at the run's end (engine.c) */

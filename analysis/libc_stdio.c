@@ -742,12 +742,18 @@ static bool printf_from_native(cb_eng *e, cb_textbuf *b, const fsegs *sg) {
     return false;
   const char *s = e->nat;
   size_t n = e->nat_len, p = e->nat_pos;
+  /* the numbers' fields as printed, for glibc's traffic, which depends on
+   * them (libc_stdio_traffic.c) */
+  e->pf_fields.n = 0;
   for (size_t i = 0; i < sg->n; i++) {
     const fseg *g = &sg->v[i];
     if (g->conv && strchr("diuoxXcfFeEgGaA", g->conv)) {
+      size_t p0 = p;
       p = scan_field(s, p, n, g);
       if (p == SIZE_MAX)
         return false;
+      cb_textbuf_put(&e->pf_fields, s + p0, p - p0);
+      cb_textbuf_put(&e->pf_fields, "", 1);
     } else {
       if (g->len > n - p || memcmp(s + p, b->s + g->off, g->len))
         return false;
@@ -756,6 +762,7 @@ static bool printf_from_native(cb_eng *e, cb_textbuf *b, const fsegs *sg) {
   }
   b->n = 0;
   cb_textbuf_put(b, s + e->nat_pos, p - e->nat_pos);
+  e->pf_native = true;
   return true;
 }
 
@@ -782,6 +789,7 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
     /* slicing: a number this printf prints may be garbage; its text is
      * then the native run's */
     fsegs sg = {0}, *sgp = NULL;
+    e->pf_native = false;
     if (fn == CB_LIBC_PRINTF && !v && e->sl &&
         (e->mem.stale_any || e->kernel_ran) && (e->sl[e->cur_op] & CB_SL_PRINT))
       sgp = &sg;
