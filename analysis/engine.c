@@ -286,10 +286,13 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
     if (st == CB_RETURNED) {
       /* the process's exit status: exit()'s (libc.c) */
       e->exit_code = (int)(ret[0].u & 0xff);
+      int status = (int)(uint32_t)ret[0].u;
       st = e->ret_exit_maybe ? eng_native_exit(e) : CB_EXIT;
+      if (e->ret_exit_maybe)
+        status = e->exit_code;
       /* exit(main's value): atexit handlers, stdio, _dl_fini */
       if (st == CB_EXIT)
-        eng_process_exit(e, e->main_cfa, false);
+        st = cb_libc_exit(e, e->main_cfa, false, status);
     }
   }
   if (st == CB_EXIT && out->status == CB_RUN_OK) {

@@ -415,8 +415,11 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
     return cb_libc_fd_call(e, fn, a, ty, n, ret);
   case CB_LIBC_EXIT:
     e->exit_code = (int)(a[0].u & 0xff); /* status & 0377 (POSIX exit) */
-    eng_process_exit(e, e->frames[e->depth - 1].sp, true);
-    return CB_EXIT;
+    return cb_libc_exit(e, e->frames[e->depth - 1].sp, true, (int)a[0].u);
+  case CB_LIBC_ATEXIT:
+  case CB_LIBC_CXA_ATEXIT:
+  case CB_LIBC_ON_EXIT:
+    return cb_libc_exit_register(e, fn, a, ret);
   case CB_LIBC_ABORT:
     return cb_eng_fail(e, CB_RUN_ABORT, e->cur_site,
                        "the program called abort()");

@@ -61,6 +61,11 @@ cb_stop cb_libc_stdlib_call(cb_eng *e, uint32_t fn, const cb_value *a,
 cb_stop cb_libc_ctype_call(cb_eng *e, uint32_t fn, const cb_value *a,
                            cb_value *ret);
 
+/* libc_exit.c: atexit, __cxa_atexit and on_exit (exit itself is
+ * cb_libc_exit, engine_internal.h). */
+cb_stop cb_libc_exit_register(cb_eng *e, uint32_t fn, const cb_value *a,
+                              cb_value *ret);
+
 /* libc_rand.c */
 /* One library access of exactly n bytes. */
 void cb_libc_acc(cb_eng *e, uint64_t a, uint32_t n, bool w);

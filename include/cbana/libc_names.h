@@ -348,7 +348,12 @@
   X(FSTAT, "fstat")                                                            \
   X(STAT, "stat")                                                              \
   X(REMOVE, "remove")                                                          \
-  X(UNLINK, "unlink")
+  X(UNLINK, "unlink")                                                          \
+  /* exit's handlers: analysis/libc_exit.c (atexit is libc_nonshared.a's,     \
+   * linked into the executable: a jump to __cxa_atexit's PLT slot) */         \
+  X(ATEXIT, "atexit")                                                          \
+  X(CXA_ATEXIT, "__cxa_atexit")                                                \
+  X(ON_EXIT, "on_exit")
 
 typedef enum cb_libfn {
 #define CB_LIBFN_ENUM(id, name) CB_LIBC_##id,
