@@ -74,6 +74,8 @@ static const prog corpus[] = {
      "-O3 -fno-math-errno"},
     {"complex_O0", {"@complex_mix.c"}, "@complex_mix.inputs", "-O0"},
     {"complex_O2", {"@complex_mix.c"}, "@complex_mix.inputs", "-O2"},
+    {"cldouble_O0", {"@complex_ldouble.c"}, "@complex_ldouble.inputs", "-O0"},
+    {"cldouble_O2", {"@complex_ldouble.c"}, "@complex_ldouble.inputs", "-O2"},
     {"goto_O0", {"@computed_goto.c"}, "@computed_goto.inputs", "-O0"},
     {"goto_O2", {"@computed_goto.c"}, "@computed_goto.inputs", "-O2"},
     {"goto_O3", {"@computed_goto.c"}, "@computed_goto.inputs", "-O3"},
