@@ -131,6 +131,11 @@ typedef struct cb_eng {
   const unsigned char *in_data;
   size_t in_len;
   uint64_t file_stdin, file_stdout, file_stderr; /* FILE * values */
+  /* the FILEs' pointers as libc_stdio_sync.c last wrote them (pub: it
+   * did), the input block stdin's buffer holds (+1; 0: none), and the
+   * stdio state they were written for */
+  bool stdin_pub, stdout_pub;
+  uint64_t stdin_pub_ptr, stdout_pub_ptr, stdin_blk, stdio_sig;
   /* setvbuf on stdout: its buffer's size (0: glibc's default) and whether
    * it has none (_IONBF); how much of out_text has reached fd 1 (the rest
    * waits in stdout's buffer: a write(1, ...) goes before it) */

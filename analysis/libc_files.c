@@ -412,6 +412,11 @@ static cb_stream *st_new(cb_eng *e, uint64_t fp, int fd, int acc, bool append) {
   /* _IO_no_init, _IO_new_file_init_internal: the FILE's fields and its
    * lock are written */
   cb_eng_lib(e, fp, CB_F_OWNER + 8, true);
+  /* the buffer's pointers stay zero: the program's inline getc_unlocked
+   * and putc_unlocked then call __uflow and __overflow for every byte
+   * (libc_stdio_sync.c) */
+  cb_mem_fill(&e->mem, fp + CB_F_READ_PTR, 0, CB_F_FILENO - CB_F_READ_PTR,
+              NULL);
   cb_st_sync_flags(e, s);
   int32_t fdv = fd;
   cb_mem_write(&e->mem, fp + CB_F_FILENO, &fdv, 4, NULL);

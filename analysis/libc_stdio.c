@@ -28,9 +28,8 @@ static void ensure_stdout_buf(cb_eng *e) {
     e->stdout_buf = cb_heap_malloc(e->heap, stdout_cap(e));
 }
 
-/* Output through stdout's buffer: the bytes are copied into it. */
-void cb_libc_put_stdout(cb_eng *e, const char *s, size_t n) {
-  ensure_stdout_buf(e);
+/* The output's text (and the native run's check of it). */
+static void out_text(cb_eng *e, const char *s, size_t n) {
   if (n)
     e->stdout_flushed = false;
   cb_textbuf_put(&e->out_text, s, n);
@@ -41,6 +40,26 @@ void cb_libc_put_stdout(cb_eng *e, const char *s, size_t n) {
     else
       e->nat_pos += n;
   }
+}
+
+/* what reached fd 1: all but the buffer's content (a write(1, ...)
+ * comes out before that) */
+static void out_sent(cb_eng *e) {
+  uint64_t cap = stdout_cap(e);
+  size_t held = e->stdout_buf ? (size_t)(e->stdout_pos % cap) : 0;
+  e->stdout_sent = e->out_text.n - (held < e->out_text.n ? held : 0);
+}
+
+void cb_libc_put_stdout_text(cb_eng *e, const char *s, size_t n) {
+  out_text(e, s, n);
+  e->stdout_pos += n;
+  out_sent(e);
+}
+
+/* Output through stdout's buffer: the bytes are copied into it. */
+void cb_libc_put_stdout(cb_eng *e, const char *s, size_t n) {
+  ensure_stdout_buf(e);
+  out_text(e, s, n);
   uint64_t cap = stdout_cap(e);
   if (e->stdout_buf) {
     for (size_t i = 0; i < n;) {
@@ -54,10 +73,7 @@ void cb_libc_put_stdout(cb_eng *e, const char *s, size_t n) {
       i += k;
     }
   }
-  /* what reached fd 1: all but the buffer's content (a write(1, ...)
-   * comes out before that) */
-  size_t held = e->stdout_buf ? (size_t)(e->stdout_pos % cap) : 0;
-  e->stdout_sent = e->out_text.n - (held < e->out_text.n ? held : 0);
+  out_sent(e);
 }
 
 #define put_stdout cb_libc_put_stdout

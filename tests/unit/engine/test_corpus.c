@@ -85,6 +85,8 @@ static const prog corpus[] = {
     {"varargs_O3", {"@varargs_mix.c"}, "@varargs_mix.inputs", "-O3"},
     {"logger_O0", {"@varargs_logger.c"}, "@varargs_logger.inputs", "-O0"},
     {"logger_O2", {"@varargs_logger.c"}, "@varargs_logger.inputs", "-O2"},
+    {"unlocked_O0", {"@stdio_unlocked.c"}, "@stdio_unlocked.inputs", "-O0"},
+    {"unlocked_O2", {"@stdio_unlocked.c"}, "@stdio_unlocked.inputs", "-O2"},
     {"atexit_O0", {"@atexit_mix.c"}, "@atexit_mix.inputs", "-O0"},
     {"atexit_O2", {"@atexit_mix.c"}, "@atexit_mix.inputs", "-O2"},
 };
