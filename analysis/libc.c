@@ -182,7 +182,8 @@ static uint64_t stdio_sig(const cb_eng *e) {
 cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
                      const uint8_t *ty, uint32_t n, cb_value *ret) {
   /* what the program's inline getc/putc did meanwhile */
-  if ((e->stdin_pub || e->stdout_pub) && !cb_stdio_pull(e))
+  if ((e->stdin_pub || e->stdout_pub || (e->files && e->files->nst)) &&
+      !cb_stdio_pull(e))
     return CB_FAIL;
   cb_value ov[2];
   if (fn == CB_LIBC_OVERFLOW) {
@@ -209,6 +210,8 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
       e->stdio_sig = sig;
       cb_stdio_publish(e);
     }
+    if (e->files && e->files->nst)
+      cb_stdio_publish_streams(e);
   }
   return st;
 }

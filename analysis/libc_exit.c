@@ -158,6 +158,9 @@ static bool replay_loop(const cb_eng *e, const cb_access *r, size_t n,
 }
 
 cb_stop cb_libc_exit(cb_eng *e, uint64_t rsp, bool from_call, int status) {
+  /* what the program's inline putc_unlocked left in the buffers */
+  if (!cb_stdio_pull(e))
+    return CB_FAIL;
   if (!e->n_exitfns) {
     eng_process_exit(e, rsp, from_call);
     return CB_EXIT;

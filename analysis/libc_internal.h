@@ -67,6 +67,7 @@ cb_stop cb_libc_ctype_call(cb_eng *e, uint32_t fn, const cb_value *a,
  * run); publish writes them for the model's state after a call. */
 bool cb_stdio_pull(cb_eng *e);
 void cb_stdio_publish(cb_eng *e);
+void cb_stdio_publish_streams(cb_eng *e);
 /* libc_stdio.c: bytes the program itself stored into stdout's buffer:
  * the output and stdout's position, no memory written, no traffic. */
 void cb_libc_put_stdout_text(cb_eng *e, const char *s, size_t n);

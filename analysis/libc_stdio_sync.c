@@ -18,10 +18,13 @@
  * buffered or unbuffered, which sends every byte through __overflow), and
  * before every library call, what the program's code did meanwhile is
  * taken back: stdin's read_ptr moved on, the bytes the program stored
- * into stdout's buffer. While ungetc's bytes wait, stdin's read_ptr
- * equals read_end, so that they come through __uflow. Other streams keep
- * their pointers at zero (libc_files.c): the inline code calls __uflow and
- * __overflow for every byte, with the same values. */
+ * into stdout's buffer. File streams (libc_files.c) likewise: a stream
+ * that is reading shows its buffer's bytes between read_ptr and read_end,
+ * one that is writing the room left between write_ptr and write_end (none
+ * when line buffered or unbuffered), and the other pair stays equal so
+ * that the other direction goes through the library. While ungetc's bytes
+ * wait, read_ptr equals read_end, so that they come through __uflow. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,7 +47,53 @@ static uint64_t out_cap(const cb_eng *e) {
   return e->stdout_cap ? e->stdout_cap : e->opt.stdout_is_tty ? 1024 : IN_BLOCK;
 }
 
+static bool stream_pull(cb_eng *e, cb_stream *s) {
+  if (s->pub_rp) {
+    uint64_t p = rd64(e, s->fp + CB_F_READ_PTR);
+    if (p > s->pub_rp && p <= s->buf + s->rlen) {
+      s->rpos += p - s->pub_rp;
+      s->pub_rp = p;
+    }
+  }
+  if (s->pub_wp) {
+    uint64_t p = rd64(e, s->fp + CB_F_WRITE_PTR);
+    if (p > s->pub_wp && p <= s->buf + s->bufsz) {
+      uint64_t k = p - s->pub_wp;
+      if (!cb_eng_read(e, s->pub_wp, s->wcopy + s->wlen, (size_t)k))
+        return false;
+      s->wlen += k;
+      s->pub_wp = p;
+    }
+  }
+  return true;
+}
+
+static void stream_publish(cb_eng *e, cb_stream *s) {
+  uint64_t rp = 0, re = 0, wp = 0, we = 0;
+  if (s->buf && !s->npb) {
+    if (s->wlen) {
+      wp = s->buf + s->wlen;
+      we = s->bmode == _IOFBF ? s->buf + s->bufsz : wp;
+    } else if (s->rlen) {
+      rp = s->buf + s->rpos;
+      re = s->buf + s->rlen;
+    }
+  }
+  if (rp == s->pub_rp && wp == s->pub_wp)
+    return;
+  wr64(e, s->fp + CB_F_READ_PTR, rp);
+  wr64(e, s->fp + CB_F_READ_END, re);
+  wr64(e, s->fp + CB_F_WRITE_PTR, wp);
+  wr64(e, s->fp + CB_F_WRITE_END, we);
+  s->pub_rp = rp;
+  s->pub_wp = wp;
+}
+
 bool cb_stdio_pull(cb_eng *e) {
+  cb_files *f = e->files;
+  for (uint32_t i = 0; f && i < f->nst; i++)
+    if (!f->st[i].closed && !stream_pull(e, &f->st[i]))
+      return false;
   if (e->stdin_pub) {
     uint64_t p = rd64(e, e->file_stdin + CB_F_READ_PTR);
     if (p > e->stdin_pub_ptr && p <= e->stdin_buf + IN_BLOCK) {
@@ -69,6 +118,13 @@ bool cb_stdio_pull(cb_eng *e) {
     }
   }
   return true;
+}
+
+void cb_stdio_publish_streams(cb_eng *e) {
+  cb_files *f = e->files;
+  for (uint32_t i = 0; f && i < f->nst; i++)
+    if (!f->st[i].closed)
+      stream_publish(e, &f->st[i]);
 }
 
 void cb_stdio_publish(cb_eng *e) {
