@@ -114,6 +114,7 @@ static void setup_image(cb_eng *e) {
 
 static void eng_destroy(cb_eng *e) {
   cb_files_free(e);
+  free(e->pf_fields.s);
   cb_mem_destroy(&e->mem);
   cb_heap_free_model(e->heap);
   free(e->nphis);
@@ -285,10 +286,13 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
     if (st == CB_RETURNED) {
       /* the process's exit status: exit()'s (libc.c) */
       e->exit_code = (int)(ret[0].u & 0xff);
+      int status = (int)(uint32_t)ret[0].u;
       st = e->ret_exit_maybe ? eng_native_exit(e) : CB_EXIT;
+      if (e->ret_exit_maybe)
+        status = e->exit_code;
       /* exit(main's value): atexit handlers, stdio, _dl_fini */
       if (st == CB_EXIT)
-        eng_process_exit(e, e->main_cfa, false);
+        st = cb_libc_exit(e, e->main_cfa, false, status);
     }
   }
   if (st == CB_EXIT && out->status == CB_RUN_OK) {
