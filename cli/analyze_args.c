@@ -25,6 +25,7 @@ enum {
   OPT_SPLIT_EPOCH,
   OPT_NO_SPLIT,
   OPT_BUDGET,
+  OPT_TIMEOUT,
   OPT_STACK_TOP,
   OPT_NO_CLASSIFY,
   OPT_QUIET,
@@ -37,6 +38,7 @@ enum {
   OPT_EXACT_ENGINE,
   OPT_NO_MEMO,
   OPT_NO_SLICE,
+  OPT_SLICE,
   OPT_NO_KERNELS,
   OPT_WAIT_KERNELS,
 };
@@ -57,6 +59,7 @@ static const struct option long_options[] = {
     {"split-epoch", required_argument, NULL, OPT_SPLIT_EPOCH},
     {"no-split", no_argument, NULL, OPT_NO_SPLIT},
     {"budget", required_argument, NULL, OPT_BUDGET},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"stack-top", required_argument, NULL, OPT_STACK_TOP},
     {"no-classify", no_argument, NULL, OPT_NO_CLASSIFY},
     {"quiet", no_argument, NULL, OPT_QUIET},
@@ -70,6 +73,7 @@ static const struct option long_options[] = {
     {"exact-engine", no_argument, NULL, OPT_EXACT_ENGINE},
     {"no-memo", no_argument, NULL, OPT_NO_MEMO},
     {"no-slice", no_argument, NULL, OPT_NO_SLICE},
+    {"slice", no_argument, NULL, OPT_SLICE},
     {"no-kernels", no_argument, NULL, OPT_NO_KERNELS},
     {"wait-kernels", no_argument, NULL, OPT_WAIT_KERNELS},
     {NULL, 0, NULL, 0},
@@ -183,6 +187,20 @@ bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
                ? (a->budget = n, true)
                : bad_number(command, "--budget", optarg);
       break;
+    case OPT_TIMEOUT: {
+      char *end;
+      errno = 0;
+      a->timeout = strtod(optarg, &end);
+      if (errno || end == optarg || *end || !(a->timeout > 0) ||
+          a->timeout > 1e9) {
+        fprintf(stderr,
+                "cbana %s: --timeout needs a number of seconds > 0, not "
+                "'%s'\n",
+                command, optarg);
+        ok = false;
+      }
+      break;
+    }
     case OPT_STACK_TOP:
       ok = parse_u64(optarg, &a->stack_top)
                ? true
@@ -228,7 +246,10 @@ bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
       a->no_memo = true;
       break;
     case OPT_NO_SLICE:
-      a->no_slice = true;
+      a->slice = false;
+      break;
+    case OPT_SLICE:
+      a->slice = true;
       break;
     case OPT_NO_KERNELS:
       a->no_kernels = true;
@@ -314,6 +335,10 @@ void cb_analyze_args_usage(const char *command, const char *extra) {
       "                      and for guesses at any time\n"
       "  --budget N          operations an input may execute before it "
       "stops\n"
+      "                      (default: no limit)\n"
+      "  --timeout SECONDS   wall-clock time an input may take before it "
+      "stops\n"
+      "                      (default: no limit)\n"
       "  --stack-top ADDR    the stack pointer at main's entry\n"
       "  --argv0 PATH        the program's path as the real run gets it "
       "(./NAME)\n"
@@ -323,13 +348,23 @@ void cb_analyze_args_usage(const char *command, const char *extra) {
       "  --no-memo           simulate every input, even when its access "
       "stream\n"
       "                      is identical to another's\n"
-      "  --no-slice          compute every value, even those no address, "
-      "branch\n"
-      "                      or call needs\n"
+      "  --slice             skip values no address, branch or call needs,\n"
+      "                      and run the program natively for the numbers\n"
+      "                      printf prints: faster, but may be wrong on\n"
+      "                      real programs (off by default)\n"
+      "  --no-slice          compute every value (the default)\n"
       "  --no-kernels        interpret every loop (no native kernels)\n"
       "  --wait-kernels      compile the native kernels before the run, "
       "not\n"
       "                      beside it (short runs then use them too)\n"
-      "  --quiet             no progress on stderr\n",
+      "  --quiet             no progress on stderr (shown only on a "
+      "terminal)\n"
+      "\n"
+      "The analysed program is never run (--slice aside): every value is "
+      "computed.\n"
+      "Ctrl-C stops the analysis and still writes the report: the input "
+      "that was\n"
+      "running is reported stopped, with its counts so far (exit status "
+      "3).\n",
       command, extra ? extra : "");
 }
