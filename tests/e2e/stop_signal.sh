@@ -69,5 +69,24 @@ if [ $(($(date +%s) - start)) -lt 60 ]; then ok; else
   bad "--timeout: took $(($(date +%s) - start)) s"
 fi
 
+# Progress on a terminal (script(1) gives cbana one): a line after each
+# input when there are several, and from a second into a long run; none
+# with --quiet, none when stderr is no terminal (every run above)
+if command -v script >/dev/null; then
+  printf '10\n10\n' >"$tmp/two.inputs"
+  script -qec "$cbana analyze $src --inputs $tmp/two.inputs --jobs 1 -o /dev/null" \
+    "$tmp/two.tty" >/dev/null 2>&1
+  has 'cbana: 2/2 inputs, 34.1M operations, [0-9.]+[kM]? accesses, 0:[0-9]{2}' \
+    "$tmp/two.tty" "progress: a line per input"
+  script -qec "$cbana analyze $src --args 1000000000 --timeout $wait_s -o /dev/null" \
+    "$tmp/long.tty" >/dev/null 2>&1
+  has 'cbana: [0-9.]+[kMG]? operations, [0-9.]+[kMG]? accesses, 0:[0-9]{2}' \
+    "$tmp/long.tty" "progress: a long run's line"
+  script -qec "$cbana analyze $src --inputs $tmp/two.inputs --quiet -o /dev/null" \
+    "$tmp/quiet.tty" >/dev/null 2>&1
+  hasnt 'operations,' "$tmp/quiet.tty" "progress: none with --quiet"
+fi
+hasnt 'operations,' "$tmp/int.err" "progress: none when stderr is no terminal"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
