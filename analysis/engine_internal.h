@@ -107,7 +107,11 @@ typedef struct cb_eng {
   uint32_t depth, capframes;
   uint8_t va_al_next; /* the next frame's va_al (engine_varargs.c) */
 
-  uint64_t budget_left;
+  /* The operations left: budget_left is the interpreter's allowance (a
+   * local of eng_run while it runs), at most CB_ENGINE_CHECK_OPS;
+   * budget_rest, the rest of the budget held back past it, is granted
+   * by eng_budget_refill. */
+  uint64_t budget_left, budget_rest;
   /* the path signature's current run of equal branch outcomes (sig_add) */
   uint64_t sig_v, sig_n;
   uint64_t stack_lo; /* lowest stack address allowed */
@@ -240,6 +244,48 @@ void cb_eng_lib_bulk(cb_eng *e, uint64_t addr, uint64_t len, bool is_write);
 /* glibc's memset and memcpy/memmove traffic, access by access. */
 void cb_eng_memset_traffic(cb_eng *e, uint64_t d, uint64_t n);
 void cb_eng_memcpy_traffic(cb_eng *e, uint64_t d, uint64_t s, uint64_t n);
+
+/* The operations the run may still execute, with the interpreter's
+ * allowance at `budget`: bulk steps (a template's iterations, replayed
+ * ones) may spend past the allowance, into what is held back. */
+static inline uint64_t eng_budget_avail(const cb_eng *e, uint64_t budget) {
+  return budget + e->budget_rest;
+}
+
+/* Spends n <= eng_budget_avail operations: the allowance first; past it,
+ * the allowance is 0, so the interpreter's next look grants more. */
+static inline void eng_budget_spend(cb_eng *e, uint64_t *budget, uint64_t n) {
+  if (n <= *budget) {
+    *budget -= n;
+  } else {
+    e->budget_rest -= n - *budget;
+    *budget = 0;
+  }
+}
+
+/* Spends n operations, or all that are left when fewer are (the moves of
+ * a block's phis at the budget's end: the run then stops). */
+static inline void eng_budget_spend_upto(cb_eng *e, uint64_t *budget,
+                                         uint64_t n) {
+  if (__builtin_expect(n <= *budget, 1)) {
+    *budget -= n;
+    return;
+  }
+  uint64_t more = n - *budget;
+  e->budget_rest -= more < e->budget_rest ? more : e->budget_rest;
+  *budget = 0;
+}
+
+/* Operations executed so far, the allowance being `budget`. */
+static inline uint64_t eng_ops_done(const cb_eng *e, uint64_t budget) {
+  return e->opt.budget - budget - e->budget_rest;
+}
+
+/* The allowance ran out (at the interpreter's `budget` 0, in function fn):
+ * looks at what may stop the run from outside, reports progress, and
+ * grants the next allowance; returns 0 after stopping the run (the
+ * budget spent, a signal, the time limit: cb_eng_fail). */
+uint64_t eng_budget_refill(cb_eng *e, const char *fn);
 
 /* Stops the input with an error; returns CB_FAIL (engine_fault.c). */
 cb_stop cb_eng_fail(cb_eng *e, cb_run_status st, uint32_t site, const char *fmt,

@@ -511,7 +511,10 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
   const cb_tpl *t = &ts->t[ti];
   const cb_program *p = e->p;
   scratch sc;
-  if (*budget <= t->n_ops || !get_scratch(ts, &sc))
+  /* the budget held back past the interpreter's allowance counts too
+   * (engine_internal.h): a loop is not cut at an allowance's end */
+  const uint64_t avail = eng_budget_avail(e, *budget);
+  if (avail <= t->n_ops || !get_scratch(ts, &sc))
     return 0;
   /* closed forms */
   size_t nwc;
@@ -520,7 +523,7 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
 
   /* the iterations that stay in the loop, within the budget (at least one
    * operation left after them, so the interpreter stops where it would) */
-  uint64_t cap = (*budget - 1) / t->n_ops, k = 0;
+  uint64_t cap = (avail - 1) / t->n_ops, k = 0;
   {
     const cb_tpl_cop *cp = &ts->cops[t->first_cop + t->cmp];
     const cb_op *op = &p->ops[cp->op];
@@ -671,11 +674,11 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
   out->tpl_sliced += sliced;
   out->tpl_iters += n;
   out->tpl_accesses += n * t->n_rec;
-  *budget -= k * t->n_ops;
+  eng_budget_spend(e, budget, k * t->n_ops);
   F->prev = t->block - p->functions[F->func].first_block;
   if (last) {
     /* the phis were paid on the back edge; the branch is the caller's */
-    *budget -= t->n_ops - t->np - 1;
+    eng_budget_spend(e, budget, t->n_ops - t->np - 1);
     *ip = p->blocks[t->block].first_op + t->n_ops - 1;
   }
   return n;
