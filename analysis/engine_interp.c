@@ -114,13 +114,13 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
       if (op->lanes <= 1 && op->ty == CB_TY_F64) {
         switch (op->code) {
         case CB_OP_FADD:
-          S[op->dst].d = a->d + b->d;
+          S[op->dst].d = fadd_d(a->d, b->d);
           continue;
         case CB_OP_FSUB:
-          S[op->dst].d = a->d - b->d;
+          S[op->dst].d = fsub_d(a->d, b->d);
           continue;
         case CB_OP_FMUL:
-          S[op->dst].d = a->d * b->d;
+          S[op->dst].d = fmul_d(a->d, b->d);
           continue;
         default:
           break;

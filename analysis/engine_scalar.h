@@ -31,6 +31,54 @@ static inline void fp_put_f(cb_value *d, float f) {
   d->f = f;
 }
 
+/* x86-64's SSE arithmetic (addsd, mulss, ...) returns its first operand
+ * when that is a NaN, quieted, whatever the second (Intel SDM vol. 1,
+ * 4.8.3.5, table 4-7), and LLVM's x86-64 backend emits fadd a, b as
+ * addsd with a first. C's x + y and x * y leave that order to the compiler
+ * that built cbana (both commute, and an unoptimised build swaps them
+ * where an optimised one does not), so a NaN first operand is returned
+ * explicitly: a NaN's sign and payload do not depend on how cbana was
+ * compiled. A NaN second operand alone, and the default NaN of an invalid
+ * operation, come out of the hardware the same in either order. */
+static inline double fp_quiet_d(double x) {
+  uint64_t u;
+  memcpy(&u, &x, 8);
+  u |= 1ull << 51;
+  memcpy(&x, &u, 8);
+  return x;
+}
+static inline float fp_quiet_f(float x) {
+  uint32_t u;
+  memcpy(&u, &x, 4);
+  u |= 1u << 22;
+  memcpy(&x, &u, 4);
+  return x;
+}
+static inline double fadd_d(double x, double y) {
+  return isnan(x) ? fp_quiet_d(x) : x + y;
+}
+static inline double fsub_d(double x, double y) {
+  return isnan(x) ? fp_quiet_d(x) : x - y;
+}
+static inline double fmul_d(double x, double y) {
+  return isnan(x) ? fp_quiet_d(x) : x * y;
+}
+static inline double fdiv_d(double x, double y) {
+  return isnan(x) ? fp_quiet_d(x) : x / y;
+}
+static inline float fadd_f(float x, float y) {
+  return isnan(x) ? fp_quiet_f(x) : x + y;
+}
+static inline float fsub_f(float x, float y) {
+  return isnan(x) ? fp_quiet_f(x) : x - y;
+}
+static inline float fmul_f(float x, float y) {
+  return isnan(x) ? fp_quiet_f(x) : x * y;
+}
+static inline float fdiv_f(float x, float y) {
+  return isnan(x) ? fp_quiet_f(x) : x / y;
+}
+
 static inline bool fcmp(unsigned pred, double a, double b) {
   /* LLVM's encoding (the enum order of cb_fcmp): 1 equal, 2 greater,
    * 4 less, 8 unordered */
@@ -129,16 +177,16 @@ static inline void fbin(unsigned code, unsigned ty, const cb_value *a,
     float x = a->f, y = b->f, z;
     switch (code) {
     case CB_OP_FADD:
-      z = x + y;
+      z = fadd_f(x, y);
       break;
     case CB_OP_FSUB:
-      z = x - y;
+      z = fsub_f(x, y);
       break;
     case CB_OP_FMUL:
-      z = x * y;
+      z = fmul_f(x, y);
       break;
     case CB_OP_FDIV:
-      z = x / y;
+      z = fdiv_f(x, y);
       break;
     default:
       z = fmodf(x, y);
@@ -149,16 +197,16 @@ static inline void fbin(unsigned code, unsigned ty, const cb_value *a,
     double x = a->d, y = b->d;
     switch (code) {
     case CB_OP_FADD:
-      r->d = x + y;
+      r->d = fadd_d(x, y);
       break;
     case CB_OP_FSUB:
-      r->d = x - y;
+      r->d = fsub_d(x, y);
       break;
     case CB_OP_FMUL:
-      r->d = x * y;
+      r->d = fmul_d(x, y);
       break;
     case CB_OP_FDIV:
-      r->d = x / y;
+      r->d = fdiv_d(x, y);
       break;
     default:
       r->d = fmod(x, y);
@@ -332,10 +380,10 @@ static inline void store_lane(uint8_t *pp, const cb_value *v, unsigned ty) {
  * llvm.fmuladd elsewhere: a multiply and an add, as x86-64's backend
  * emits it without FMA (program.h, fmuladd_fused). */
 static inline double muladd_d(bool fused, double a, double b, double c) {
-  return fused ? fma(a, b, c) : a * b + c;
+  return fused ? fma(a, b, c) : fadd_d(fmul_d(a, b), c);
 }
 static inline float muladd_f(bool fused, float a, float b, float c) {
-  return fused ? fmaf(a, b, c) : a * b + c;
+  return fused ? fmaf(a, b, c) : fadd_f(fmul_f(a, b), c);
 }
 
 /* The path signature hashes the sequence of branch outcomes as runs of

@@ -171,16 +171,16 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       S[op->dst].u = V(op->a)->u ^ V(op->b)->u;
       break;
     case FK_FADD_D:
-      S[op->dst].d = V(op->a)->d + V(op->b)->d;
+      S[op->dst].d = fadd_d(V(op->a)->d, V(op->b)->d);
       break;
     case FK_FSUB_D:
-      S[op->dst].d = V(op->a)->d - V(op->b)->d;
+      S[op->dst].d = fsub_d(V(op->a)->d, V(op->b)->d);
       break;
     case FK_FMUL_D:
-      S[op->dst].d = V(op->a)->d * V(op->b)->d;
+      S[op->dst].d = fmul_d(V(op->a)->d, V(op->b)->d);
       break;
     case FK_FDIV_D:
-      S[op->dst].d = V(op->a)->d / V(op->b)->d;
+      S[op->dst].d = fdiv_d(V(op->a)->d, V(op->b)->d);
       break;
     case FK_FADD_V:
     case FK_FSUB_V:
@@ -192,19 +192,19 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       switch (FK[ip]) {
       case FK_FADD_V:
         for (unsigned i = 0; i < l; i++)
-          r[i].d = a[i].d + b[i].d;
+          r[i].d = fadd_d(a[i].d, b[i].d);
         break;
       case FK_FSUB_V:
         for (unsigned i = 0; i < l; i++)
-          r[i].d = a[i].d - b[i].d;
+          r[i].d = fsub_d(a[i].d, b[i].d);
         break;
       case FK_FMUL_V:
         for (unsigned i = 0; i < l; i++)
-          r[i].d = a[i].d * b[i].d;
+          r[i].d = fmul_d(a[i].d, b[i].d);
         break;
       default:
         for (unsigned i = 0; i < l; i++)
-          r[i].d = a[i].d / b[i].d;
+          r[i].d = fdiv_d(a[i].d, b[i].d);
         break;
       }
       break;

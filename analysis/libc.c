@@ -630,13 +630,13 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
         double d = lane_d(&x[i], et);
         if (ty == CB_TY_F32) {
           float fa = (float)acc, fd = (float)d;
-          acc = id == CB_INTR_REDUCE_FADD   ? (double)(fa + fd)
-                : id == CB_INTR_REDUCE_FMUL ? (double)(fa * fd)
+          acc = id == CB_INTR_REDUCE_FADD   ? (double)fadd_f(fa, fd)
+                : id == CB_INTR_REDUCE_FMUL ? (double)fmul_f(fa, fd)
                 : id == CB_INTR_REDUCE_FMAX ? fmax(acc, d)
                                             : fmin(acc, d);
         } else {
-          acc = id == CB_INTR_REDUCE_FADD   ? acc + d
-                : id == CB_INTR_REDUCE_FMUL ? acc * d
+          acc = id == CB_INTR_REDUCE_FADD   ? fadd_d(acc, d)
+                : id == CB_INTR_REDUCE_FMUL ? fmul_d(acc, d)
                 : id == CB_INTR_REDUCE_FMAX ? fmax(acc, d)
                                             : fmin(acc, d);
         }

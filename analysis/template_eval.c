@@ -126,19 +126,19 @@ static inline void run_vop(cb_eng *e, const rvop *r, sstate *ss, int emit) {
       switch (op->code) {
       case CB_OP_FADD:
         for (unsigned i = 0; i < l; i++)
-          d[i].d = a[i].d + b[i].d;
+          d[i].d = fadd_d(a[i].d, b[i].d);
         return;
       case CB_OP_FSUB:
         for (unsigned i = 0; i < l; i++)
-          d[i].d = a[i].d - b[i].d;
+          d[i].d = fsub_d(a[i].d, b[i].d);
         return;
       case CB_OP_FMUL:
         for (unsigned i = 0; i < l; i++)
-          d[i].d = a[i].d * b[i].d;
+          d[i].d = fmul_d(a[i].d, b[i].d);
         return;
       default:
         for (unsigned i = 0; i < l; i++)
-          d[i].d = a[i].d / b[i].d;
+          d[i].d = fdiv_d(a[i].d, b[i].d);
         return;
       }
     }
@@ -350,37 +350,41 @@ void cb_tpl_iterate(cb_eng *e, const cb_tpl_iter *itr) {
         *r->d = (r->a->u & 1) ? *r->b : *r->c;
         break;
       case RK_FADD1:
-        r->d->d = r->a->d + r->b->d;
+        r->d->d = fadd_d(r->a->d, r->b->d);
         break;
       case RK_FSUB1:
-        r->d->d = r->a->d - r->b->d;
+        r->d->d = fsub_d(r->a->d, r->b->d);
         break;
       case RK_FMUL1:
-        r->d->d = r->a->d * r->b->d;
+        r->d->d = fmul_d(r->a->d, r->b->d);
         break;
       case RK_FDIV1:
-        r->d->d = r->a->d / r->b->d;
+        r->d->d = fdiv_d(r->a->d, r->b->d);
         break;
       case RK_FADD2: {
-        double x0 = r->a[0].d + r->b[0].d, x1 = r->a[1].d + r->b[1].d;
+        double x0 = fadd_d(r->a[0].d, r->b[0].d),
+               x1 = fadd_d(r->a[1].d, r->b[1].d);
         r->d[0].d = x0;
         r->d[1].d = x1;
         break;
       }
       case RK_FSUB2: {
-        double x0 = r->a[0].d - r->b[0].d, x1 = r->a[1].d - r->b[1].d;
+        double x0 = fsub_d(r->a[0].d, r->b[0].d),
+               x1 = fsub_d(r->a[1].d, r->b[1].d);
         r->d[0].d = x0;
         r->d[1].d = x1;
         break;
       }
       case RK_FMUL2: {
-        double x0 = r->a[0].d * r->b[0].d, x1 = r->a[1].d * r->b[1].d;
+        double x0 = fmul_d(r->a[0].d, r->b[0].d),
+               x1 = fmul_d(r->a[1].d, r->b[1].d);
         r->d[0].d = x0;
         r->d[1].d = x1;
         break;
       }
       case RK_FDIV2: {
-        double x0 = r->a[0].d / r->b[0].d, x1 = r->a[1].d / r->b[1].d;
+        double x0 = fdiv_d(r->a[0].d, r->b[0].d),
+               x1 = fdiv_d(r->a[1].d, r->b[1].d);
         r->d[0].d = x0;
         r->d[1].d = x1;
         break;
@@ -396,11 +400,11 @@ void cb_tpl_iterate(cb_eng *e, const cb_tpl_iter *itr) {
         break;
       }
       case RK_MULADD1:
-        r->d->d = r->a->d * r->b->d + r->c->d;
+        r->d->d = fadd_d(fmul_d(r->a->d, r->b->d), r->c->d);
         break;
       case RK_MULADD2: {
-        double x0 = r->a[0].d * r->b[0].d + r->c[0].d;
-        double x1 = r->a[1].d * r->b[1].d + r->c[1].d;
+        double x0 = fadd_d(fmul_d(r->a[0].d, r->b[0].d), r->c[0].d);
+        double x1 = fadd_d(fmul_d(r->a[1].d, r->b[1].d), r->c[1].d);
         r->d[0].d = x0;
         r->d[1].d = x1;
         break;
