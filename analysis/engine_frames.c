@@ -273,38 +273,22 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
        callee == CB_INTR_MEMSET))
     real_call = !(nargs > 2 && (((uint64_t)g[4 + 2]) & CB_OPND_CONST) &&
                   vals[2][0].u <= 128);
-  uint64_t ra_at = F->sp - 8;
-  if (real_call) {
-    /* the caller's `call` writes the return address on the call's line */
-    uint32_t ras = p->ra_site && site < p->n_sites ? p->ra_site[site] : CB_NONE;
-    cb_eng_emit(e, ra_at, 8, ras != CB_NONE ? ras : site, true);
-    if (ras != CB_NONE)
-      e->out->stores++;
-    else
-      e->out->lib_writes++;
-    /* the PLT stub reads the function's GOT slot */
-    uint32_t lf = callee;
-    if (kind == CB_CALL_INTRINSIC)
-      lf = callee == CB_INTR_MEMSET    ? CB_LIBC_MEMSET
-           : callee == CB_INTR_MEMMOVE ? CB_LIBC_MEMMOVE
-                                       : CB_LIBC_MEMCPY;
-    if (lf < CB_LIBC_COUNT && e->got[lf]) {
-      cb_eng_emit(e, e->got[lf], 8, site, false);
-      e->out->lib_reads++;
-    }
-    /* the first call binds the slot (ld.so's lazy binding); clang
-     * compiles sqrt as sqrtsd/sqrtss and calls the function only for a
-     * negative argument (to set errno), so only that call binds it */
-    bool is_sqrt = kind == CB_CALL_LIBC && nargs >= 1 &&
-                   (callee == CB_LIBC_SQRT || callee == CB_LIBC_SQRTF);
-    bool sqrt_inline =
-        is_sqrt &&
-        (callee == CB_LIBC_SQRT ? !(vals[0][0].d < 0) : !(vals[0][0].f < 0));
+  /* sqrt and sqrtf with errno (clang's default): outside optnone (-O0)
+   * functions the code generator computes them inline (sqrtsd/sqrtss;
+   * LLVM's PartiallyInlineLibCalls) and calls the library only when the
+   * argument fails `x >= 0` (negative or NaN), to set errno; that call is
+   * the only one, and the first binds the slot (ld.so's lazy binding) */
+  bool is_sqrt = kind == CB_CALL_LIBC && nargs >= 1 &&
+                 (callee == CB_LIBC_SQRT || callee == CB_LIBC_SQRTF);
+  bool sqrt_inline = false;
+  if (is_sqrt && !p->functions[F->func].optnone) {
+    sqrt_inline =
+        callee == CB_LIBC_SQRT ? vals[0][0].d >= 0 : vals[0][0].f >= 0;
     /* a sliced run may have skipped the argument (slice.h, CB_SL_SIGN):
      * its sign is then the native run's, which bound sqrt if it ever
      * called it with a negative argument; if it did, when is not known,
      * and the run stops to go again unsliced */
-    if (is_sqrt && e->sl && (e->sl[op - p->ops] & CB_SL_SIGN)) {
+    if (e->sl && (e->sl[op - p->ops] & CB_SL_SIGN)) {
       /* The native run may still be going (started ahead of need,
        * driver_native.h): waiting for it here made the analysis wait for
        * the whole native program, gramschmidt LARGE's 1.8 s, at its
@@ -329,8 +313,33 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
       }
       sqrt_inline = true;
     }
-    if (!sqrt_inline)
-      cb_dl_first_call(e, lf, F->sp);
+    /* the machine code's accesses on the path taken (cb_mach_access's
+     * sqrt_path) */
+    e->sqrt_called = !sqrt_inline;
+  }
+  if (sqrt_inline)
+    real_call = false;
+  uint64_t ra_at = F->sp - 8;
+  if (real_call) {
+    /* the caller's `call` writes the return address on the call's line */
+    uint32_t ras = p->ra_site && site < p->n_sites ? p->ra_site[site] : CB_NONE;
+    cb_eng_emit(e, ra_at, 8, ras != CB_NONE ? ras : site, true);
+    if (ras != CB_NONE)
+      e->out->stores++;
+    else
+      e->out->lib_writes++;
+    /* the PLT stub reads the function's GOT slot */
+    uint32_t lf = callee;
+    if (kind == CB_CALL_INTRINSIC)
+      lf = callee == CB_INTR_MEMSET    ? CB_LIBC_MEMSET
+           : callee == CB_INTR_MEMMOVE ? CB_LIBC_MEMMOVE
+                                       : CB_LIBC_MEMCPY;
+    if (lf < CB_LIBC_COUNT && e->got[lf]) {
+      cb_eng_emit(e, e->got[lf], 8, site, false);
+      e->out->lib_reads++;
+    }
+    /* the first call binds the slot (ld.so's lazy binding) */
+    cb_dl_first_call(e, lf, F->sp);
   }
   if (kind == CB_CALL_LIBC) {
     cb_value a[MAXA];

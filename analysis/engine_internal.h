@@ -104,6 +104,7 @@ typedef struct cb_eng {
   cb_frame *frames;
   uint32_t depth, capframes;
   uint8_t va_al_next; /* the next frame's va_al (engine_varargs.c) */
+  bool sqrt_called;   /* the last sqrt or sqrtf called the library */
 
   uint64_t budget_left;
   /* the path signature's current run of equal branch outcomes (sig_add) */

@@ -242,6 +242,8 @@ void fe_mc_classify(mctx *c, minst *m, const char *text, uint64_t frame) {
       break;
   }
   m->kind = MK_NONE;
+  m->is_sqrt = !strcmp(mn, "sqrtsd") || !strcmp(mn, "sqrtss") ||
+               !strcmp(mn, "vsqrtsd") || !strcmp(mn, "vsqrtss");
   if (starts(mn, "call")) {
     m->kind = MK_CALL;
     return;

@@ -485,6 +485,143 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     if (spills)
       b->ir = 0;
   }
+  /* sqrt and sqrtf with errno (clang's default): the code generator
+     computes them inline and calls libm only when `x >= 0` fails (LLVM's
+     PartiallyInlineLibCalls): a block ends in that test and leads to a
+     block with the call (the slow path, with the register allocator's
+     spills around it) and to one with the sqrt instruction, which meet
+     again. The IR has the call alone: both paths' accesses belong to its
+     block, made after the call, on the path the call took
+     (cb_mach_access.sqrt_path). */
+  uint8_t *sq_path = calloc(mb.n + 1, 1);
+  uint32_t *sq_op = calloc(mb.n + 1, sizeof *sq_op);
+  typedef struct diamond {
+    uint32_t slow, fast, test, call; /* blocks, the call instruction */
+    uint32_t ir;                     /* the IR block of the call */
+  } diamond;
+  FE_VEC(diamond) dia = {0};
+  /* a slow path: one call, entered from the tests (several when tail
+     duplication copied the test into the paths before it), leading to
+     one join; the fast path: the sqrt instruction, leading to the same
+     join, entered from the same tests or through a jump of its own */
+  uint8_t *is_test = calloc(mb.n + 1, 1);
+  for (uint32_t i = 0; i < mb.n; i++) {
+    const mblock *b = &mb.v[i];
+    uint32_t call = CB_NONE, ncall = 0, test = CB_NONE, ir = b->ir;
+    for (uint32_t k = b->first; k < b->first + b->n; k++)
+      if (ins.v[k].kind == MK_CALL) {
+        call = k;
+        ncall++;
+      }
+    if (ncall != 1 || b->n_succ != 1 || !mg.reach[i])
+      continue;
+    bool ok = true;
+    for (uint32_t k = 0; k < b->preds.n && ok; k++) {
+      uint32_t q = b->preds.v[k];
+      if (!mg.reach[q])
+        continue;
+      const mblock *pb = &mb.v[q];
+      ok = pb->n_succ == 2 && ins.v[pb->first + pb->n - 1].kind == MK_JCC;
+      is_test[q] = 1;
+      if (test == CB_NONE || mg.dpre[q] < mg.dpre[test])
+        test = q;
+      if (ir == CB_NONE)
+        ir = pb->ir;
+    }
+    uint32_t fast = CB_NONE, nfast = 0;
+    for (uint32_t q = 0; ok && test != CB_NONE && q < mb.n; q++) {
+      const mblock *fb = &mb.v[q];
+      bool has_sqrt = false;
+      for (uint32_t k = fb->first; k < fb->first + fb->n; k++)
+        has_sqrt |= ins.v[k].is_sqrt;
+      if (!has_sqrt || fb->n_succ != 1 || fb->succ[0] != b->succ[0] ||
+          !mg.reach[q])
+        continue;
+      bool from_tests = true;
+      for (uint32_t k = 0; k < fb->preds.n && from_tests; k++) {
+        uint32_t r = fb->preds.v[k];
+        if (!mg.reach[r] || is_test[r])
+          continue;
+        const mblock *jb = &mb.v[r];
+        from_tests = jb->n_succ == 1 && !jb->n_keys && !jb->n_hidden;
+        for (uint32_t t = 0; t < jb->preds.n && from_tests; t++)
+          from_tests = !mg.reach[jb->preds.v[t]] || is_test[jb->preds.v[t]];
+      }
+      if (from_tests) {
+        fast = q;
+        nfast++;
+      }
+    }
+    for (uint32_t k = 0; k < b->preds.n; k++)
+      is_test[b->preds.v[k]] = 0;
+    if (ok && nfast == 1 && ir != CB_NONE) {
+      diamond d = {i, fast, test, call, ir};
+      FE_PUSH(dia, d);
+    }
+  }
+  free(is_test);
+  /* the IR's sqrt calls of a block on one line, in order, against the
+     diamonds of that block and line in dominance order (an unrolled
+     loop's copies; a rotated loop places the last one first) */
+  for (uint32_t a = 0; a < dia.n; a++) {
+    const diamond *d = &dia.v[a];
+    if (sq_path[d->slow])
+      continue;
+    uint32_t ir = d->ir;
+    uint32_t file = ins.v[d->call].file, line = ins.v[d->call].line;
+    FE_VEC(uint32_t) grp = {0};
+    for (uint32_t q = a; q < dia.n; q++) {
+      const diamond *e2 = &dia.v[q];
+      if (e2->ir == ir && ins.v[e2->call].file == file &&
+          ins.v[e2->call].line == line) {
+        /* insertion by the test block's place in the dominator tree */
+        uint32_t at = grp.n;
+        FE_PUSH(grp, q);
+        while (at > 0 &&
+               mg.dpre[dia.v[grp.v[at - 1]].test] > mg.dpre[e2->test]) {
+          grp.v[at] = grp.v[at - 1];
+          at--;
+        }
+        grp.v[at] = q;
+      }
+    }
+    const cb_block *bl = &f->blocks.v[fn->first_block + ir];
+    FE_VEC(uint32_t) calls = {0};
+    for (uint32_t o = 0; o < bl->n_ops; o++) {
+      const cb_op *op = &f->ops.v[bl->first_op + o];
+      if (op->code != CB_OP_CALL)
+        continue;
+      const int64_t *g = &f->extra.v[op->aux];
+      uint32_t cs = (uint32_t)g[2];
+      if (g[0] == CB_CALL_LIBC &&
+          (g[1] == CB_LIBC_SQRT || g[1] == CB_LIBC_SQRTF) && cs < f->sites.n &&
+          f->sites.v[cs].line == line && f->sites.v[cs].file == file)
+        FE_PUSH(calls, bl->first_op + o);
+    }
+    /* tail duplication may merge a slow path with the next copy's test
+       (-O3), and such a diamond is not found: the ones found are then
+       taken as the last calls (an unrolled loop's last copy keeps its
+       shape), which decides only where their accesses go when that call
+       does call the library */
+    for (uint32_t q = 0; calls.n >= grp.n && q < grp.n; q++) {
+      const diamond *e2 = &dia.v[grp.v[q]];
+      sq_path[e2->slow] = 1;
+      sq_path[e2->fast] = 2;
+      sq_op[e2->slow] = sq_op[e2->fast] = calls.v[calls.n - grp.n + q];
+      mb.v[e2->slow].ir = mb.v[e2->fast].ir = ir;
+      mb.v[e2->slow].from = mb.v[e2->fast].from = CB_NONE;
+    }
+    for (uint32_t q = 0; q < grp.n; q++)
+      sq_path[dia.v[grp.v[q]].slow] |= 4; /* seen */
+    free(grp.v);
+    free(calls.v);
+  }
+  for (uint32_t i = 0; i < mb.n; i++)
+    if (sq_path[i] == 4)
+      sq_path[i] = 0;
+    else
+      sq_path[i] &= 3;
+  free(dia.v);
   free(pair);
   free(from);
   free(al);
@@ -618,6 +755,15 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
          when both have as many, else the last IR call on a line of a
          machine call before it */
       ma.op = bl->first_op;
+      if (sq_path[i]) {
+        /* either path of an inline sqrt: after its call, when taken */
+        ma.op = sq_op[i] + 1;
+        ma.sqrt_path = sq_path[i];
+        FE_PUSH(*out, ma);
+        n_hidden_in_block[b->ir]++;
+        c->f->mach_stats.accesses++;
+        continue;
+      }
       if (ncalls && ircalls.n == mcalls_total) {
         ma.op = ircalls.v[ncalls - 1] + 1;
       } else if (ncalls) {
@@ -659,6 +805,8 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
   free(leader);
   free(orphans.v);
   free(ijmp);
+  free(sq_path);
+  free(sq_op);
   free(ins.v);
   c->f->mach_stats.functions++;
 }

@@ -51,6 +51,7 @@ typedef struct minst {
   /* a store's source, when an argument register: 0..5 rdi, rsi, rdx, rcx,
      r8, r9; 8..15 xmm0..xmm7; else -1 (a vararg prologue's spills) */
   int8_t src_arg;
+  bool is_sqrt; /* sqrtsd, sqrtss (or their VEX forms) */
 } minst;
 
 typedef struct mctx {
