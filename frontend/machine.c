@@ -649,7 +649,17 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       fprintf(stderr, "\n");
     }
   }
-  /* IR accesses of stack objects per line, to take from the hidden ones */
+  /* IR accesses of stack objects per line, to take from the hidden ones.
+     A straight run of IR blocks (each the only successor of the one
+     before, which is its only predecessor) that no other machine block
+     stands for is one machine block: FastISel (-O0) lays them out in a
+     row and only branch targets cut the machine code, so a loop's body
+     and its increment come as one, and the increment's loads and stores
+     of its counter are the IR's own too. */
+  uint8_t *ir_paired = calloc(fn->n_blocks + 1, 1);
+  for (uint32_t i = 0; i < mb.n; i++)
+    if (mb.v[i].ir != CB_NONE)
+      ir_paired[mb.v[i].ir] = 1;
   for (uint32_t i = 0; i < mb.n; i++) {
     mblock *b = &mb.v[i];
     if (!b->n_hidden)
@@ -664,16 +674,43 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     /* (file, line) of the IR's stack-object accesses not already seen as
        indexed stack accesses */
     FE_VEC(owed_t) owed = {0};
-    for (uint32_t o = 0; o < bl->n_ops; o++) {
-      const cb_op *op = &f->ops.v[bl->first_op + o];
-      cb_operand addr = op->code == CB_OP_LOAD    ? op->a
-                        : op->code == CB_OP_STORE ? op->b
-                                                  : CB_OPND_CONST;
-      if ((addr & CB_OPND_CONST) || addr >= fn->n_slots || !is_alloca[addr])
-        continue;
-      const cb_site *s = &f->sites.v[op->aux];
-      owed_t ow = {mkkey(s->file, s->line, 0), bl->first_op + o};
-      FE_PUSH(owed, ow);
+    uint32_t run_lo = b->ir, run_hi = b->ir;
+    for (;;) { /* back: the only predecessor, whose only successor */
+      const cb_block *x = &f->blocks.v[fn->first_block + run_lo];
+      if (x->n_pred != 1)
+        break;
+      uint32_t w = f->preds.v[x->first_pred];
+      const cb_block *wb = &f->blocks.v[fn->first_block + w];
+      if (wb->n_succ != 1 || ir_paired[w] || w == run_hi || w == b->ir)
+        break;
+      run_lo = w;
+    }
+    for (;;) { /* on: the only successor, whose only predecessor */
+      const cb_block *x = &f->blocks.v[fn->first_block + run_hi];
+      if (x->n_succ != 1)
+        break;
+      uint32_t y = f->succs.v[x->first_succ];
+      const cb_block *yb = &f->blocks.v[fn->first_block + y];
+      if (yb->n_pred != 1 || ir_paired[y] || y == run_lo || y == 0)
+        break;
+      run_hi = y;
+    }
+    for (uint32_t j = run_lo;;) {
+      const cb_block *rb = &f->blocks.v[fn->first_block + j];
+      for (uint32_t o = 0; o < rb->n_ops; o++) {
+        const cb_op *op = &f->ops.v[rb->first_op + o];
+        cb_operand addr = op->code == CB_OP_LOAD    ? op->a
+                          : op->code == CB_OP_STORE ? op->b
+                                                    : CB_OPND_CONST;
+        if ((addr & CB_OPND_CONST) || addr >= fn->n_slots || !is_alloca[addr])
+          continue;
+        const cb_site *s = &f->sites.v[op->aux];
+        owed_t ow = {mkkey(s->file, s->line, 0), rb->first_op + o};
+        FE_PUSH(owed, ow);
+      }
+      if (j == run_hi)
+        break;
+      j = f->succs.v[rb->first_succ];
     }
     for (uint32_t k = b->first; k < b->first + b->n; k++) {
       const minst *m = &ins.v[k];
@@ -807,6 +844,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
   free(ijmp);
   free(sq_path);
   free(sq_op);
+  free(ir_paired);
   free(ins.v);
   c->f->mach_stats.functions++;
 }
