@@ -169,6 +169,30 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       fe_mc_classify(c, &m, text, 0);
     FE_PUSH(ins, m);
     at += m.len;
+    /* valgrind runs bt/bts/btr/btc of a register on a copy at rsp - 288:
+       the copy's store and the tested byte's load, for bts and the like
+       the byte's store (one modify, which cachegrind counts as a read)
+       and the copy's load back (VEX, dis_bt_G_E); accesses of the
+       instruction that cachegrind counts on its line */
+    int reg;
+    int64_t off;
+    if (m.vex_bt && fe_mc_cfa_rule(c, m.pc, &reg, &off) && reg == 7) {
+      uint8_t sz = m.size;
+      struct {
+        uint8_t size, write;
+      } seq[3] = {{sz, 1}, {1, 0}, {sz, 0}};
+      unsigned nseq = m.vex_bt == 1 ? 2 : 3;
+      for (unsigned k = 0; k < nseq; k++) {
+        minst x = m;
+        x.len = 0;
+        x.kind = MK_STACK;
+        x.size = seq[k].size;
+        x.write = seq[k].write;
+        x.cfa_off = -288 - off;
+        x.has_cfa = true;
+        FE_PUSH(ins, x);
+      }
+    }
   }
   /* a vararg function's register save area: where the prologue stores
      the first unnamed argument register (ABI 3.5.7: rdi..r9 at 0..47,
@@ -750,7 +774,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
         ncalls++;
       if ((m->kind != MK_STACK && m->kind != MK_CONST) || k < prologue_end)
         continue;
-      if (m->kind == MK_STACK) {
+      if (m->kind == MK_STACK && !m->vex_bt) {
         uint64_t key = mkkey(m->file, m->line, 0);
         bool ir_own = false;
         for (uint32_t q = 0; q < owed.n; q++)
@@ -775,6 +799,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
         }
       }
       const char *what = m->kind == MK_CONST ? "constant"
+                         : m->vex_bt         ? "bt's register (valgrind)"
                          : m->write          ? "spill"
                                              : "reload";
       cb_mach_access ma;
