@@ -26,6 +26,9 @@ typedef struct cb_frame {
   uint64_t cfa;       /* the caller's rsp before the call */
   uint64_t sp;        /* lowest address in use by this frame */
   uint8_t va_al;      /* a vararg callee's %al: vector registers passed */
+  /* a tail call left: the epilogue's pops are made, and the callee's
+   * `ret` is this frame's (cb_site.is_tail) */
+  uint8_t tail_done;
 } cb_frame;
 
 /* Why the interpreter loop stopped. */

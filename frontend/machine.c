@@ -233,6 +233,25 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       frame = (uint64_t)off;
   }
   fn->n_saved_regs = (uint8_t)(npush > 255 ? 255 : npush);
+  /* no pushes at the entry: a shrink-wrapped prologue (LLVM's
+     ShrinkWrap) saves registers after an early exit's test, on the paths
+     that need them, and restores them before those paths' `ret`. Its
+     pushes and pops are accesses of their blocks, at the addresses the
+     call-frame rules give (CFA = rsp + off before each) */
+  for (uint32_t i = 0; npush == 0 && i < ins.n; i++) {
+    minst *m = &ins.v[i];
+    int reg;
+    int64_t off;
+    if ((m->kind != MK_PUSH && m->kind != MK_POP) ||
+        !fe_mc_cfa_rule(c, m->pc, &reg, &off) || reg != 7)
+      continue;
+    m->write = m->kind == MK_PUSH;
+    m->cfa_off = m->write ? -off - 8 : -off;
+    m->size = 8;
+    m->kind = MK_STACK;
+    m->has_cfa = true;
+    m->wrapped = true;
+  }
   /* the pops right before the first ret: pushes beyond them were dropped
      with `add rsp` (an alignment push of a scratch register) */
   for (uint32_t i = 0; i < ins.n; i++)
@@ -253,8 +272,18 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     uint32_t efile = ins.n ? ins.v[0].file : fn->file;
     uint32_t eline = ins.n ? ins.v[0].line : fn->line;
     uint32_t xfile = efile, xline = eline;
+    bool have_ret = false;
     for (uint32_t i = 0; i < ins.n; i++)
       if (ins.v[i].kind == MK_RET) {
+        xfile = ins.v[i].file;
+        xline = ins.v[i].line;
+        have_ret = true;
+        break;
+      }
+    /* none (every exit a tail call): the pops before the jump */
+    for (uint32_t i = 0; !have_ret && i + 1 < ins.n; i++)
+      if (ins.v[i].kind == MK_POP &&
+          (ins.v[i + 1].kind == MK_JMP || ins.v[i + 1].kind == MK_IJMP)) {
         xfile = ins.v[i].file;
         xline = ins.v[i].line;
         break;
@@ -646,6 +675,67 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     else
       sq_path[i] &= 3;
   free(dia.v);
+  /* tail calls: a block that leaves the function by a jump (to another
+     function or its PLT entry) or an indirect jump, standing for an IR
+     block that ends in a call and `ret`: that call is a jump after the
+     epilogue (cb_site.is_tail) */
+  for (uint32_t i = 0; i < mb.n; i++) {
+    const mblock *b = &mb.v[i];
+    const minst *last = &ins.v[b->first + b->n - 1];
+    bool leaves = (last->kind == MK_JMP &&
+                   (last->target < lo || last->target >= lo + size)) ||
+                  last->kind == MK_IJMP;
+    if (!leaves || !mg.reach[i])
+      continue;
+    uint32_t site = CB_NONE, nfound = 0;
+    for (uint32_t j = 0; j < fn->n_blocks; j++) {
+      if (b->ir != CB_NONE && j != b->ir)
+        continue;
+      const cb_block *bl = &f->blocks.v[fn->first_block + j];
+      if (bl->n_ops < 2)
+        continue;
+      const cb_op *rt = &f->ops.v[bl->first_op + bl->n_ops - 1];
+      const cb_op *cl = rt - 1;
+      if (cl->code != CB_OP_CALL || !fe_mc_real_call(f, cl))
+        continue;
+      /* `ret`, or a branch to a block of phis and `ret`, of the call's
+         value (the code generator copies such a return into the
+         predecessors: CodeGenPrepare's dupRetToEnableTailCallOpts) */
+      cb_operand rv = rt->a;
+      if (rt->code == CB_OP_BR && rt->a == CB_NONE && bl->n_succ == 1) {
+        uint32_t k = f->succs.v[bl->first_succ];
+        const cb_block *kb = &f->blocks.v[fn->first_block + k];
+        const cb_op *kr = &f->ops.v[kb->first_op + kb->n_ops - 1];
+        bool phis = kb->n_ops >= 1 && kr->code == CB_OP_RET;
+        rv = kr->a;
+        for (uint32_t o = 0; phis && o + 1 < kb->n_ops; o++) {
+          const cb_op *ph = &f->ops.v[kb->first_op + o];
+          phis = ph->code == CB_OP_PHI;
+          if (!phis || ph->dst != kr->a)
+            continue;
+          const int64_t *g = &f->extra.v[ph->aux];
+          for (int64_t q = 0; q < g[0]; q++)
+            if ((uint32_t)g[1 + 2 * q] == j)
+              rv = (cb_operand)g[2 + 2 * q];
+        }
+        if (!phis)
+          continue;
+      } else if (rt->code != CB_OP_RET) {
+        continue;
+      }
+      if (rv != CB_NONE && rv != cl->dst)
+        continue; /* returns something else than the call's value */
+      uint32_t cs = (uint32_t)f->extra.v[cl->aux + 2];
+      if (cs >= f->sites.n ||
+          (b->ir == CB_NONE && (f->sites.v[cs].line != last->line ||
+                                f->sites.v[cs].file != last->file)))
+        continue;
+      site = cs;
+      nfound++;
+    }
+    if (nfound == 1)
+      f->sites.v[site].is_tail = 1;
+  }
   free(pair);
   free(from);
   free(al);
@@ -774,12 +864,28 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
         ncalls++;
       if ((m->kind != MK_STACK && m->kind != MK_CONST) || k < prologue_end)
         continue;
-      if (m->kind == MK_STACK && !m->vex_bt) {
+      if (m->kind == MK_STACK && !m->vex_bt && !m->wrapped) {
         uint64_t key = mkkey(m->file, m->line, 0);
         bool ir_own = false;
-        for (uint32_t q = 0; q < owed.n; q++)
-          if (owed.v[q].key == key) {
+        /* the IR's access on this line in the same direction; else one
+           without a line (-O0's stores of the parameters into their
+           stack slots), of the same direction and size; else any on
+           this line */
+        for (int pass = 0; pass < 3 && !ir_own; pass++)
+          for (uint32_t q = 0; q < owed.n; q++) {
+            const cb_op *op = &f->ops.v[owed.v[q].op];
+            const cb_site *os = &f->sites.v[op->aux];
+            bool same_dir = (op->code == CB_OP_STORE) == m->write;
+            bool ok = pass == 0   ? owed.v[q].key == key && same_dir
+                      : pass == 1 ? owed.v[q].key == mkkey(m->file, 0, 0) &&
+                                        same_dir && os->size == m->size
+                                  : owed.v[q].key == key;
+            if (!ok)
+              continue;
             fe_mc_derive_offset(c, owed.v[q].op, m, fo_of, fo_off, fn->n_slots);
+            if (pass == 1) /* its line is the instruction's, as cachegrind
+                              counts it */
+              f->sites.v[op->aux].line = m->line;
             owed.v[q] = owed.v[--owed.n];
             ir_own = true;
             break;
@@ -798,10 +904,12 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
           break;
         }
       }
-      const char *what = m->kind == MK_CONST ? "constant"
-                         : m->vex_bt         ? "bt's register (valgrind)"
-                         : m->write          ? "spill"
-                                             : "reload";
+      const char *what = m->kind == MK_CONST      ? "constant"
+                         : m->vex_bt              ? "bt's register (valgrind)"
+                         : m->wrapped && m->write ? "saved registers"
+                         : m->wrapped             ? "restored registers"
+                         : m->write               ? "spill"
+                                                  : "reload";
       cb_mach_access ma;
       memset(&ma, 0, sizeof ma);
       ma.cfa_offset = m->kind == MK_STACK ? m->cfa_off : 0;

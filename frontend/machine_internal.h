@@ -56,6 +56,7 @@ typedef struct minst {
      copies the register to rsp - 288 and tests the bit there (VEX's
      guest_amd64_toIR.c, dis_bt_G_E); size: the register's */
   uint8_t vex_bt;
+  bool wrapped; /* a push or pop of a shrink-wrapped prologue (MK_STACK) */
 } minst;
 
 typedef struct mctx {

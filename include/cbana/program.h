@@ -397,6 +397,11 @@ typedef struct cb_site {
    * reports count it apart from both the program's and the library
    * calls'. */
   uint8_t is_process;
+  /* Appended: a call the machine code makes as a jump after its
+   * function's epilogue (a tail call): no return address is pushed, the
+   * callee's frame takes the caller's place, and its `ret` is the
+   * caller's. */
+  uint8_t is_tail;
 } cb_site;
 
 /* Source-level functions (including ones fully inlined away). */
