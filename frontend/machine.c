@@ -255,7 +255,10 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
   /* the pops right before the first ret: pushes beyond them were dropped
      with `add rsp` (an alignment push of a scratch register) */
   for (uint32_t i = 0; i < ins.n; i++)
-    if (ins.v[i].kind == MK_RET) {
+    if (ins.v[i].kind == MK_RET ||
+        (ins.v[i].kind == MK_JMP && i && ins.v[i - 1].kind == MK_POP &&
+         (ins.v[i].target < lo || ins.v[i].target >= lo + size))) {
+      /* (or a tail call's jump) */
       uint32_t npop = 0;
       while (npop < i && ins.v[i - 1 - npop].kind == MK_POP)
         npop++;

@@ -3,8 +3,10 @@
  * and its `ret` is the caller's. A chain of mutually recursive functions
  * whose calls are tail calls keeps the stack flat (its frames reuse one
  * place); a tail call through a pointer; tail calls into the library
- * (putchar, printf), whose frames sit where the caller's was. noinline
- * keeps the functions apart, so that the calls stay calls. */
+ * (putchar, printf), whose frames sit where the caller's was; the
+ * towers of Hanoi, whose last move is a tail call after an epilogue that
+ * drops an alignment push with `add rsp, 8`. noinline keeps the
+ * functions apart, so that the calls stay calls. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -44,6 +46,21 @@ __attribute__((noinline)) static int report(int v, int w) {
   return printf("%d %d\n", v, w);
 }
 
+__attribute__((noinline)) static void move(int from, int to) {
+  table[(from * 64 + to) & 4095]++;
+}
+
+__attribute__((noinline)) static void hanoi(int i, int j, int k) {
+  if (k == 1) {
+    move(i, j);
+  } else {
+    int other = 6 - i - j;
+    hanoi(i, other, k - 1);
+    move(i, j);
+    hanoi(other, j, k - 1);
+  }
+}
+
 int main(int argc, char **argv) {
   unsigned n = argc > 1 ? (unsigned)atoi(argv[1]) : 20000;
   unsigned rounds = argc > 2 ? (unsigned)atoi(argv[2]) : 10;
@@ -54,6 +71,7 @@ int main(int argc, char **argv) {
     s += even(n + r, r);
     s += apply(r & 1 ? twice : thrice, (int)r);
     show(s);
+    hanoi(1, 2, 8 + (int)(r & 3));
   }
   putchar('\n');
   report(s, (int)n);
