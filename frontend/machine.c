@@ -487,6 +487,43 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     ib[0].m = 0;
     al[na++] = 0;
   }
+  /* Blocks with the same keys (an unrolled loop's copies: the same
+     calls and branch on the same lines) are told apart by their order in
+     the dominator tree: when both sides have as many of them, the k-th
+     machine block stands for the k-th IR block. rank: the place among
+     the blocks of equal keys, in dominator preorder; group: how many. */
+  uint32_t *m_rank = calloc(mb.n + 1, sizeof *m_rank);
+  uint32_t *m_group = calloc(mb.n + 1, sizeof *m_group);
+  uint32_t *i_rank = calloc(fn->n_blocks + 1, sizeof *i_rank);
+  uint32_t *i_group = calloc(fn->n_blocks + 1, sizeof *i_group);
+  /* (only for a chain of three copies or more, each dominating the
+     next; group 0 when the equal blocks are not one: two blocks of equal
+     keys are as often a loop's rotated test as copies) */
+  for (uint32_t i = 0; i < mb.n; i++) {
+    bool chain = true;
+    for (uint32_t q = 0; q < mb.n && mg.reach[i]; q++)
+      if (mg.reach[q] && mb.v[q].n_keys == mb.v[i].n_keys &&
+          !memcmp(mb.v[q].keys, mb.v[i].keys,
+                  mb.v[i].n_keys * sizeof *mb.v[i].keys)) {
+        m_group[i]++;
+        m_rank[i] += mg.dpre[q] < mg.dpre[i];
+        chain &= fe_cfg_dom(&mg, q, i) || fe_cfg_dom(&mg, i, q);
+      }
+    if (!chain)
+      m_group[i] = 0;
+  }
+  for (uint32_t j = 0; j < fn->n_blocks; j++) {
+    bool chain = true;
+    for (uint32_t q = 0; q < fn->n_blocks && ig.reach[j]; q++)
+      if (ig.reach[q] && ib[q].n_keys == ib[j].n_keys &&
+          !memcmp(ib[q].keys, ib[j].keys, ib[j].n_keys * sizeof *ib[j].keys)) {
+        i_group[j]++;
+        i_rank[j] += ig.dpre[q] < ig.dpre[j];
+        chain &= fe_cfg_dom(&ig, q, j) || fe_cfg_dom(&ig, j, q);
+      }
+    if (!chain)
+      i_group[j] = 0;
+  }
   FE_VEC(cand) cs = {0};
   for (uint32_t i = 1; i < mb.n; i++) {
     if (!mb.v[i].n_keys || !mg.reach[i])
@@ -502,10 +539,18 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       uint32_t mx =
           mb.v[i].n_keys > ib[j].n_keys ? mb.v[i].n_keys : ib[j].n_keys;
       double pi = (double)i / mb.n, pj = (double)j / fn->n_blocks;
-      cand cd = {(double)k / mx, pi > pj ? pi - pj : pj - pi, i, j};
+      double dist = pi > pj ? pi - pj : pj - pi;
+      if (k == mb.v[i].n_keys && k == ib[j].n_keys && m_group[i] > 2 &&
+          m_group[i] == i_group[j])
+        dist = m_rank[i] == i_rank[j] ? -1 : 2; /* the copy's place */
+      cand cd = {(double)k / mx, dist, i, j};
       FE_PUSH(cs, cd);
     }
   }
+  free(m_rank);
+  free(m_group);
+  free(i_rank);
+  free(i_group);
   if (cs.n)
     qsort(cs.v, cs.n, sizeof *cs.v, cand_cmp);
   for (uint32_t k = 0; k < cs.n; k++) {
