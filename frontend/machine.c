@@ -99,6 +99,25 @@ static bool common_access(const uint64_t *a, uint32_t na, const uint64_t *b,
   return false;
 }
 
+/* The same call keys (kind 1), at least one: memory keys aside (at -O0
+   the IR's accesses of its stack slots are no keys of the machine
+   code's), branches too (a branch's line may be 0 in the line table). */
+static bool same_call_keys(const uint64_t *a, uint32_t na, const uint64_t *b,
+                           uint32_t nb) {
+  uint32_t i = 0, j = 0, n = 0;
+  for (;;) {
+    while (i < na && (a[i] & 3) != 1)
+      i++;
+    while (j < nb && (b[j] & 3) != 1)
+      j++;
+    if (i == na || j == nb)
+      return i == na && j == nb && n;
+    if (a[i++] != b[j++])
+      return false;
+    n++;
+  }
+}
+
 typedef struct irblk {
   uint64_t *keys;
   uint32_t n_keys;
@@ -487,8 +506,8 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     ib[0].m = 0;
     al[na++] = 0;
   }
-  /* Blocks with the same keys (an unrolled loop's copies: the same
-     calls and branch on the same lines) are told apart by their order in
+  /* Blocks with the same access and call keys (an unrolled loop's
+     copies: the same calls on the same lines) are told apart by their order in
      the dominator tree: when both sides have as many of them, the k-th
      machine block stands for the k-th IR block. rank: the place among
      the blocks of equal keys, in dominator preorder; group: how many. */
@@ -502,9 +521,8 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
   for (uint32_t i = 0; i < mb.n; i++) {
     bool chain = true;
     for (uint32_t q = 0; q < mb.n && mg.reach[i]; q++)
-      if (mg.reach[q] && mb.v[q].n_keys == mb.v[i].n_keys &&
-          !memcmp(mb.v[q].keys, mb.v[i].keys,
-                  mb.v[i].n_keys * sizeof *mb.v[i].keys)) {
+      if (mg.reach[q] && same_call_keys(mb.v[q].keys, mb.v[q].n_keys,
+                                        mb.v[i].keys, mb.v[i].n_keys)) {
         m_group[i]++;
         m_rank[i] += mg.dpre[q] < mg.dpre[i];
         chain &= fe_cfg_dom(&mg, q, i) || fe_cfg_dom(&mg, i, q);
@@ -515,8 +533,8 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
   for (uint32_t j = 0; j < fn->n_blocks; j++) {
     bool chain = true;
     for (uint32_t q = 0; q < fn->n_blocks && ig.reach[j]; q++)
-      if (ig.reach[q] && ib[q].n_keys == ib[j].n_keys &&
-          !memcmp(ib[q].keys, ib[j].keys, ib[j].n_keys * sizeof *ib[j].keys)) {
+      if (ig.reach[q] &&
+          same_call_keys(ib[q].keys, ib[q].n_keys, ib[j].keys, ib[j].n_keys)) {
         i_group[j]++;
         i_rank[j] += ig.dpre[q] < ig.dpre[j];
         chain &= fe_cfg_dom(&ig, q, j) || fe_cfg_dom(&ig, j, q);
@@ -540,10 +558,16 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
           mb.v[i].n_keys > ib[j].n_keys ? mb.v[i].n_keys : ib[j].n_keys;
       double pi = (double)i / mb.n, pj = (double)j / fn->n_blocks;
       double dist = pi > pj ? pi - pj : pj - pi;
-      if (k == mb.v[i].n_keys && k == ib[j].n_keys && m_group[i] > 2 &&
-          m_group[i] == i_group[j])
-        dist = m_rank[i] == i_rank[j] ? -1 : 2; /* the copy's place */
-      cand cd = {(double)k / mx, dist, i, j};
+      double score = (double)k / mx;
+      if (m_group[i] > 2 && m_group[i] == i_group[j] &&
+          same_call_keys(mb.v[i].keys, mb.v[i].n_keys, ib[j].keys,
+                         ib[j].n_keys)) {
+        if (m_rank[i] != i_rank[j])
+          continue; /* another copy's */
+        score = score > 0.5 ? score : 0.5;
+        dist = -1; /* the copy's place */
+      }
+      cand cd = {score, dist, i, j};
       FE_PUSH(cs, cd);
     }
   }
