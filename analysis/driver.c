@@ -27,9 +27,9 @@
 #include "driver_memo.h"
 #include "driver_native.h"
 #include "glibc_tunables.h"
-#include "process.h"
 #include "paths.h"
 #include "pipe.h"
+#include "process.h"
 #include "repeat.h"
 #include "split.h"
 
@@ -68,7 +68,23 @@ typedef struct driver {
   bool split;              /* and on a third, cut in time (split.h) */
   unsigned sim_threads;    /* split long blocks over this many */
   cb_analysis_stats stats; /* summed by the workers, under lock */
+  /* the progress line (opt->progress): the finished inputs' operations
+   * and accesses (under lock), each worker's running input's (set by
+   * the engine's progress calls), when the analysis started and the line
+   * was last drawn (under lock) */
+  uint64_t ops_done, acc_done;
+  _Atomic uint64_t *live_ops, *live_acc;
+  atomic_uint next_worker;
+  unsigned jobs; /* workers */
+  double t0, drawn_at;
+  bool drawn;
 } driver;
+
+/* The engine's progress call's context: a worker's slot. */
+typedef struct progress_slot {
+  driver *d;
+  unsigned w;
+} progress_slot;
 
 /* The run whose stream is sh, or -1; under d->lock. */
 static int memo_find(const driver *d, const stream_hash *sh) {
@@ -296,7 +312,61 @@ static bool redo_unsliced(driver *d, cb_run_outcome *o, cb_engine_options *eo,
   return true;
 }
 
-static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
+/* 1234, 12.3k, 1.23M, 123G: three digits at most. */
+static const char *count_text(char *buf, size_t n, uint64_t v) {
+  static const char unit[] = " kMGTPE";
+  double x = (double)v;
+  unsigned u = 0;
+  while (x >= 9999.5 && u + 1 < sizeof unit - 1) {
+    x /= 1000;
+    u++;
+  }
+  if (u == 0)
+    snprintf(buf, n, "%llu", (unsigned long long)v);
+  else
+    snprintf(buf, n, "%.*f%c", x < 9.995 ? 2 : x < 99.95 ? 1 : 0, x, unit[u]);
+  return buf;
+}
+
+/* Draws the progress line on stderr (a terminal: opt->progress), over
+ * the one before; under d->lock. */
+static void progress_draw(driver *d) {
+  uint64_t ops = d->ops_done, acc = d->acc_done;
+  for (unsigned w = 0; w < d->jobs; w++) {
+    ops += atomic_load_explicit(&d->live_ops[w], memory_order_relaxed);
+    acc += atomic_load_explicit(&d->live_acc[w], memory_order_relaxed);
+  }
+  double now = wall_s();
+  unsigned t = (unsigned)(now - d->t0);
+  char a[16], b[16], in[48] = "";
+  if (d->n_inputs > 1)
+    snprintf(in, sizeof in, "%u/%u inputs, ", atomic_load(&d->done),
+             d->n_inputs);
+  fprintf(stderr, "\rcbana: %s%s operations, %s accesses, %u:%02u\033[K", in,
+          count_text(a, sizeof a, ops), count_text(b, sizeof b, acc), t / 60,
+          t % 60);
+  d->drawn_at = now;
+  d->drawn = true;
+}
+
+/* The engine's progress call (engine.h), every CB_ENGINE_CHECK_OPS
+ * operations: the line is drawn from a second into the analysis, four
+ * times a second at most. */
+static void on_progress(void *ctx, uint64_t ops, uint64_t accesses) {
+  progress_slot *ps = ctx;
+  driver *d = ps->d;
+  atomic_store_explicit(&d->live_ops[ps->w], ops, memory_order_relaxed);
+  atomic_store_explicit(&d->live_acc[ps->w], accesses, memory_order_relaxed);
+  double now = wall_s();
+  if (now - d->t0 < 1 || pthread_mutex_trylock(&d->lock) != 0)
+    return;
+  if (now - d->drawn_at >= 0.25)
+    progress_draw(d);
+  pthread_mutex_unlock(&d->lock);
+}
+
+static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col,
+                    progress_slot *slot) {
   const cb_analysis_input *in = &d->inputs[i];
   cb_run_result *r = &d->out->runs[i];
   r->index = i + 1;
@@ -309,6 +379,12 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
   r->ok = true;
   if (in->error) {
     fail_run(r, in->error, in->error_file, in->line);
+    return;
+  }
+  /* interrupted (engine.h: interrupt): the inputs not yet begun are not */
+  if (d->opt->engine.interrupt && atomic_load(d->opt->engine.interrupt)) {
+    fail_run(r, "not run: the analysis was interrupted before this input", NULL,
+             0);
     return;
   }
 
@@ -376,20 +452,29 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col) {
   } else if (eo.stack_top) {
     memset(&ps, 0, sizeof ps);
     pthread_mutex_init(&ps.lock, NULL);
-    snprintf(ps.why, sizeof ps.why, "the stack is placed by hand (--stack-top)");
+    snprintf(ps.why, sizeof ps.why,
+             "the stack is placed by hand (--stack-top)");
   } else {
     replay = cb_process_prepare(&ps, d->p, run_in.argc, run_in.argv, eo.cwd);
   }
   if (replay)
     eo.process = &ps.replay;
-  /* The native run may take as long as the model could run: the budget's
-   * operations at 2 ns each (the engine's pace is 3 to 10), 10 s at
-   * least; a program still running then is killed, and the input runs
-   * unsliced. */
+  /* --timeout: wall clock from the input's start, its reruns included */
+  if (eo.timeout_s > 0)
+    eo.deadline = wall_s() + eo.timeout_s;
+  if (slot)
+    eo.progress.fn = on_progress, eo.progress.ctx = slot;
+  /* Slicing only: the native run may take as long as the model could
+   * run: the budget's operations at 2 ns each (the engine's pace is 3 to
+   * 10), 10 s at least; a program still running then is killed, and the
+   * input runs unsliced. Without slicing nothing runs the program (no
+   * native_stdout callbacks, and the Program has no run_path). */
   double budget = (double)(eo.budget ? eo.budget : CB_ENGINE_DEFAULT_BUDGET);
   drv_native nat;
-  drv_native_init(&nat, d->p, &run_in, budget * 2e-9 > 10 ? budget * 2e-9 : 10,
-                  &eo);
+  memset(&nat, 0, sizeof nat);
+  if (eo.slice)
+    drv_native_init(&nat, d->p, &run_in,
+                    budget * 2e-9 > 10 ? budget * 2e-9 : 10, &eo);
   /* Slicing (analysis/slice.h): a run that finds it needed a value it
    * skipped stops with CB_RUN_STALE, and runs again without slicing, its
    * sinks reset. */
@@ -596,14 +681,22 @@ static void *worker(void *arg) {
     pthread_mutex_unlock(&d->lock);
   }
   unsigned i;
+  progress_slot ps = {d, atomic_fetch_add(&d->next_worker, 1)};
+  bool progress =
+      d->opt->progress && d->live_ops && d->live_acc && ps.w < d->jobs;
   while (ok && (i = atomic_fetch_add(&d->next, 1)) < d->n_inputs) {
-    run_one(d, i, h, col);
-    unsigned done = atomic_fetch_add(&d->done, 1) + 1;
-    if (d->opt->progress) {
+    run_one(d, i, h, col, progress ? &ps : NULL);
+    atomic_fetch_add(&d->done, 1);
+    if (progress) {
+      const cb_run_result *r = &d->out->runs[i];
       pthread_mutex_lock(&d->lock);
-      fprintf(stderr, "\rcbana: %u/%u inputs", done, d->n_inputs);
-      if (done == d->n_inputs)
-        fputc('\n', stderr);
+      d->ops_done += r->operations;
+      if (r->n_caches && r->caches)
+        d->acc_done += r->caches[0].levels[0].accesses;
+      atomic_store(&d->live_ops[ps.w], 0);
+      atomic_store(&d->live_acc[ps.w], 0);
+      if (d->n_inputs > 1 || d->drawn)
+        progress_draw(d);
       pthread_mutex_unlock(&d->lock);
     }
   }
@@ -679,6 +772,13 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
     jobs = n_inputs ? n_inputs : 1;
   }
   double w0 = wall_s();
+  d.t0 = w0;
+  d.jobs = jobs;
+  atomic_init(&d.next_worker, 0);
+  if (opt->progress) {
+    d.live_ops = calloc(jobs, sizeof *d.live_ops);
+    d.live_acc = calloc(jobs, sizeof *d.live_acc);
+  }
   pthread_t *threads = calloc(jobs, sizeof *threads);
 
   unsigned started = 0;
@@ -689,6 +789,12 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
   for (unsigned t = 0; t < started; t++)
     pthread_join(threads[t], NULL);
   free(threads);
+  if (d.drawn) {
+    progress_draw(&d); /* the totals */
+    fputc('\n', stderr);
+  }
+  free(d.live_ops);
+  free(d.live_acc);
   pthread_mutex_destroy(&d.lock);
   free(d.memo);
   if (opt->stats) {

@@ -5,9 +5,11 @@
  * passes before a run in engine_check.c, the initial stack in
  * engine_stack.c, library traffic in engine_libtraffic.c, failures in
  * engine_fault.c. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine_frames.h"
 #include "engine_internal.h"
@@ -114,6 +116,7 @@ static void setup_image(cb_eng *e) {
 
 static void eng_destroy(cb_eng *e) {
   cb_files_free(e);
+  free(e->pf_fields.s);
   cb_mem_destroy(&e->mem);
   cb_heap_free_model(e->heap);
   free(e->nphis);
@@ -167,6 +170,61 @@ static cb_stop eng_native_exit(cb_eng *e) {
                      "run gives the exit status");
 }
 
+static const char *signal_name(int sig, char *buf, size_t n) {
+  switch (sig) {
+  case SIGINT:
+    return "SIGINT";
+  case SIGTERM:
+    return "SIGTERM";
+  case SIGHUP:
+    return "SIGHUP";
+  default:
+    snprintf(buf, n, "signal %d", sig);
+    return buf;
+  }
+}
+
+uint64_t eng_budget_refill(cb_eng *e, const char *fn) {
+  const unsigned long long done = eng_ops_done(e, 0);
+  const int sig = e->opt.interrupt ? atomic_load_explicit(e->opt.interrupt,
+                                                          memory_order_relaxed)
+                                   : 0;
+  if (sig) {
+    char buf[32];
+    cb_eng_fail(e, CB_RUN_STOPPED, CB_NONE,
+                "interrupted by %s after %llu operations in %s",
+                signal_name(sig, buf, sizeof buf), done, fn);
+    return 0;
+  }
+  if (e->opt.deadline > 0) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    if ((double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec >= e->opt.deadline) {
+      cb_eng_fail(e, CB_RUN_STOPPED, CB_NONE,
+                  "stopped after %llu operations in %s: the time limit "
+                  "(%g s) ran out",
+                  done, fn, e->opt.timeout_s);
+      return 0;
+    }
+  }
+  if (e->opt.progress.fn) {
+    const cb_run_outcome *o = e->out;
+    e->opt.progress.fn(e->opt.progress.ctx, done,
+                       o->loads + o->stores + o->lib_reads + o->lib_writes);
+  }
+  if (e->budget_rest == 0) {
+    cb_eng_fail(e, CB_RUN_BUDGET, CB_NONE,
+                "stopped after %llu operations (the budget) in %s: the "
+                "input does not finish in time",
+                (unsigned long long)e->opt.budget, fn);
+    return 0;
+  }
+  uint64_t g = e->budget_rest < CB_ENGINE_CHECK_OPS ? e->budget_rest
+                                                    : CB_ENGINE_CHECK_OPS;
+  e->budget_rest -= g;
+  return g;
+}
+
 int cb_engine_run(const cb_program *p, const cb_run_input *in,
                   const cb_engine_options *opt_in, const cb_access_sink *sink,
                   cb_run_outcome *out) {
@@ -205,7 +263,10 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
    * far cheaper than keeping the outcome sequence. */
   if (p->n_branches)
     out->branch_counts = calloc(2 * (size_t)p->n_branches, sizeof(uint64_t));
-  e->budget_left = e->opt.budget;
+  /* the budget in allowances of CB_ENGINE_CHECK_OPS (eng_budget_refill) */
+  e->budget_left =
+      e->opt.budget < CB_ENGINE_CHECK_OPS ? e->opt.budget : CB_ENGINE_CHECK_OPS;
+  e->budget_rest = e->opt.budget - e->budget_left;
   e->cur_site = CB_NONE;
   e->in_data = in->stdin_data;
   e->in_len = in->stdin_data ? in->stdin_len : 0;
@@ -285,10 +346,13 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
     if (st == CB_RETURNED) {
       /* the process's exit status: exit()'s (libc.c) */
       e->exit_code = (int)(ret[0].u & 0xff);
+      int status = (int)(uint32_t)ret[0].u;
       st = e->ret_exit_maybe ? eng_native_exit(e) : CB_EXIT;
+      if (e->ret_exit_maybe)
+        status = e->exit_code;
       /* exit(main's value): atexit handlers, stdio, _dl_fini */
       if (st == CB_EXIT)
-        eng_process_exit(e, e->main_cfa, false);
+        st = cb_libc_exit(e, e->main_cfa, false, status);
     }
   }
   if (st == CB_EXIT && out->status == CB_RUN_OK) {
@@ -323,7 +387,7 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
   }
 done:
   sig_flush(e);
-  out->ops = e->opt.budget - e->budget_left;
+  out->ops = eng_ops_done(e, e->budget_left);
   cb_eng_flush(e);
   out->out = e->out_text.s ? e->out_text.s : calloc(1, 1);
   out->out_len = e->out_text.n;

@@ -382,6 +382,8 @@ void eng_precompute(cb_eng *e) {
         garbage = true;
       }
     cb_slice_maybe(p, e->sl);
+    if (e->tpl)
+      cb_tpl_exact_stores(e->tpl, e->sl);
     for (uint32_t i = 0; i < p->n_ops; i++) {
       e->sl_sign |= (e->sl[i] & CB_SL_SIGN) != 0;
       e->sl_print |= (e->sl[i] & CB_SL_PRINT) != 0;

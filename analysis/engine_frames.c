@@ -416,17 +416,14 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
   return CB_GO;
 }
 
-cb_stop cb_eng_call_function(cb_eng *e, uint32_t func, const cb_value *args,
-                             uint32_t nargs, cb_value *ret) {
+cb_stop cb_eng_call_at(cb_eng *e, uint32_t func, uint64_t cfa, uint32_t site,
+                       const cb_value *args, uint32_t nargs, cb_value *ret) {
   const cb_program *p = e->p;
   if (func >= p->n_functions || !p->functions[func].n_blocks)
     return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
                        "callback to a function without a body");
-  cb_frame *F = &e->frames[e->depth - 1];
   uint32_t d0 = e->depth;
-  /* library frames sit between: leave room for them */
-  uint64_t sp = eng_align_down(F->sp - 256, 16);
-  cb_stop st = eng_push_frame(e, func, sp, CB_NONE, e->cur_site);
+  cb_stop st = eng_push_frame(e, func, cfa, CB_NONE, site);
   if (st != CB_GO)
     return st;
   const cb_value *argp[64];
@@ -438,4 +435,11 @@ cb_stop cb_eng_call_function(cb_eng *e, uint32_t func, const cb_value *args,
   if (st == CB_RETURNED)
     return CB_GO;
   return st;
+}
+
+cb_stop cb_eng_call_function(cb_eng *e, uint32_t func, const cb_value *args,
+                             uint32_t nargs, cb_value *ret) {
+  /* library frames sit between: leave room for them */
+  uint64_t sp = eng_align_down(e->frames[e->depth - 1].sp - 256, 16);
+  return cb_eng_call_at(e, func, sp, e->cur_site, args, nargs, ret);
 }

@@ -45,6 +45,8 @@ typedef struct cb_textbuf {
 } cb_textbuf;
 
 #define CB_PF_SLOTS 4096u
+/* glibc's static block of exit functions holds 32, one of them _dl_fini */
+#define CB_EXIT_FNS 31u
 
 typedef struct cb_eng {
   const cb_program *p;
@@ -109,7 +111,11 @@ typedef struct cb_eng {
   uint8_t va_al_next; /* the next frame's va_al (engine_varargs.c) */
   bool sqrt_called;   /* the last sqrt or sqrtf called the library */
 
-  uint64_t budget_left;
+  /* The operations left: budget_left is the interpreter's allowance (a
+   * local of eng_run while it runs), at most CB_ENGINE_CHECK_OPS;
+   * budget_rest, the rest of the budget held back past it, is granted
+   * by eng_budget_refill. */
+  uint64_t budget_left, budget_rest;
   /* the path signature's current run of equal branch outcomes (sig_add) */
   uint64_t sig_v, sig_n;
   uint64_t stack_lo; /* lowest stack address allowed */
@@ -133,6 +139,11 @@ typedef struct cb_eng {
   const unsigned char *in_data;
   size_t in_len;
   uint64_t file_stdin, file_stdout, file_stderr; /* FILE * values */
+  /* the FILEs' pointers as libc_stdio_sync.c last wrote them (pub: it
+   * did), the input block stdin's buffer holds (+1; 0: none), and the
+   * stdio state they were written for */
+  bool stdin_pub, stdout_pub;
+  uint64_t stdin_pub_ptr, stdout_pub_ptr, stdin_blk, stdio_sig;
   /* setvbuf on stdout: its buffer's size (0: glibc's default) and whether
    * it has none (_IONBF); how much of out_text has reached fd 1 (the rest
    * waits in stdout's buffer: a write(1, ...) goes before it) */
@@ -163,11 +174,23 @@ typedef struct cb_eng {
   const char *nat;
   size_t nat_len, nat_pos;
   bool nat_loaded, nat_bad;
+  /* the printf running printed the native run's text: its numbers'
+   * fields, each ended by a NUL, in the format's order */
+  bool pf_native;
+  cb_textbuf pf_fields;
   /* slicing: sqrt (bit 0) and sqrtf (bit 1) taken as never bound while
    * the native run that tells was still going (engine_frames.c), and the
    * first call's site of each; checked at the run's end (engine.c) */
   uint8_t unbound_assumed;
   uint32_t unbound_site[2];
+  /* exit's handlers (libc_exit.c) as glibc's list `initial` holds them
+   * after _dl_fini's entry, and its count of registrations */
+  struct cb_exitfn {
+    uint64_t fn, arg;
+    bool on; /* on_exit's: called (status, arg); else (arg, status) */
+  } exitfns[CB_EXIT_FNS];
+  uint32_t n_exitfns;
+  uint64_t exitfn_called;
   /* the C library's own state (libc_ctype.c, libc_string.c, getenv) */
   bool ctype_ready;
   uint64_t strtok_next;
@@ -202,12 +225,71 @@ void cb_eng_lib(cb_eng *e, uint64_t addr, uint64_t len, bool is_write);
  * traffic, engine_process.c. */
 bool eng_process_startup(cb_eng *e);
 void eng_process_exit(cb_eng *e, uint64_t rsp, bool from_call);
-/* Library bulk traffic: memset/memcpy-like, as glibc's string functions
- * generate it. */
+/* Exit's replay for the stdio state now, NULL when none is due: its
+ * records (*n) and the shift of their stack addresses for a `call exit`
+ * from rsp; eng_process_emit sends records [lo, hi) of it. The caller
+ * clears process_exit_due when it sent the last part. */
+const cb_access *eng_process_exit_recs(cb_eng *e, uint64_t rsp, size_t *n,
+                                       int64_t *shift);
+void eng_process_emit(cb_eng *e, const cb_access *r, size_t lo, size_t hi,
+                      int64_t shift);
+/* exit(status) from `call exit` at rsp (from_call: the program called it;
+ * else main returned): the atexit/on_exit handlers, then exit's replay
+ * (libc_exit.c). CB_EXIT, or the stop of a handler that failed. */
+cb_stop cb_libc_exit(cb_eng *e, uint64_t rsp, bool from_call, int status);
+/* Runs Program function func as a call whose CFA is cfa (the rsp before
+ * its `call`), from the library, the call's push at site. */
+cb_stop
+cb_eng_call_at(cb_eng *e, uint32_t func, uint64_t cfa, uint32_t site,
+               const cb_value *args, uint32_t nargs,
+               cb_value *ret); /* Library bulk traffic: memset/memcpy-like, as
+                                * glibc's string functions generate it. */
 void cb_eng_lib_bulk(cb_eng *e, uint64_t addr, uint64_t len, bool is_write);
 /* glibc's memset and memcpy/memmove traffic, access by access. */
 void cb_eng_memset_traffic(cb_eng *e, uint64_t d, uint64_t n);
 void cb_eng_memcpy_traffic(cb_eng *e, uint64_t d, uint64_t s, uint64_t n);
+
+/* The operations the run may still execute, with the interpreter's
+ * allowance at `budget`: bulk steps (a template's iterations, replayed
+ * ones) may spend past the allowance, into what is held back. */
+static inline uint64_t eng_budget_avail(const cb_eng *e, uint64_t budget) {
+  return budget + e->budget_rest;
+}
+
+/* Spends n <= eng_budget_avail operations: the allowance first; past it,
+ * the allowance is 0, so the interpreter's next look grants more. */
+static inline void eng_budget_spend(cb_eng *e, uint64_t *budget, uint64_t n) {
+  if (n <= *budget) {
+    *budget -= n;
+  } else {
+    e->budget_rest -= n - *budget;
+    *budget = 0;
+  }
+}
+
+/* Spends n operations, or all that are left when fewer are (the moves of
+ * a block's phis at the budget's end: the run then stops). */
+static inline void eng_budget_spend_upto(cb_eng *e, uint64_t *budget,
+                                         uint64_t n) {
+  if (__builtin_expect(n <= *budget, 1)) {
+    *budget -= n;
+    return;
+  }
+  uint64_t more = n - *budget;
+  e->budget_rest -= more < e->budget_rest ? more : e->budget_rest;
+  *budget = 0;
+}
+
+/* Operations executed so far, the allowance being `budget`. */
+static inline uint64_t eng_ops_done(const cb_eng *e, uint64_t budget) {
+  return e->opt.budget - budget - e->budget_rest;
+}
+
+/* The allowance ran out (at the interpreter's `budget` 0, in function fn):
+ * looks at what may stop the run from outside, reports progress, and
+ * grants the next allowance; returns 0 after stopping the run (the
+ * budget spent, a signal, the time limit: cb_eng_fail). */
+uint64_t eng_budget_refill(cb_eng *e, const char *fn);
 
 /* Stops the input with an error; returns CB_FAIL (engine_fault.c). */
 cb_stop cb_eng_fail(cb_eng *e, cb_run_status st, uint32_t site, const char *fmt,
@@ -260,6 +342,12 @@ cb_stop cb_libc_ldouble_call(cb_eng *e, uint32_t fn, const cb_value *a,
                              const uint8_t *ty, uint32_t n, cb_value *ret);
 
 void cb_engine_got_slots(const cb_program *p, uint64_t got[CB_LIBC_COUNT]);
+/* The symbol of library function fn's PLT slot (name: its own): atexit
+ * is libc_nonshared.a's, linked into the executable, and jumps to
+ * __cxa_atexit's slot. */
+static inline const char *cb_libc_plt_name(uint32_t fn, const char *name) {
+  return fn == CB_LIBC_ATEXIT ? "__cxa_atexit" : name;
+}
 /* Where ld.so, its link maps (its first mmapped pages), the static TLS
  * block and each object of p->dl's scope are mapped; false when unknown
  * (layout.c). */

@@ -48,11 +48,10 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
     if (__builtin_expect(budget == 0, 0)) {
       e->budget_left = 0;
       F->ip = ip;
-      const cb_function *fn = &p->functions[F->func];
-      return cb_eng_fail(e, CB_RUN_BUDGET, CB_NONE,
-                         "stopped after %llu operations (the budget) in "
-                         "%s: the input does not finish in time",
-                         (unsigned long long)e->opt.budget, fn->name);
+      if ((budget = eng_budget_refill(e, p->functions[F->func].name)) == 0)
+        return CB_FAIL;
+      e->budget_left = budget;
+      continue; /* the fast loop may take the op at ip */
     }
     budget--;
     const cb_op *op = &ops[ip++];
@@ -524,7 +523,7 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
             S[ph->dst + i].u = 0;
         }
       }
-      budget = budget > np ? budget - np : 0;
+      eng_budget_spend_upto(e, &budget, np);
       ip += np;
     } else if (np) {
       /* parallel: read every incoming value, then write */
@@ -551,7 +550,7 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
         for (unsigned i = 0; i < l; i++)
           S[ph->dst + i].u = tmp[t++];
       }
-      budget = budget > np ? budget - np : 0;
+      eng_budget_spend_upto(e, &budget, np);
       ip += np;
     }
     /* an outer loop whose iterations repeat their stream (repeat.h) */

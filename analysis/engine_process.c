@@ -26,11 +26,8 @@ bool eng_process_startup(cb_eng *e) {
   return true;
 }
 
-void eng_process_exit(cb_eng *e, uint64_t rsp, bool from_call) {
-  const cb_process_replay *pr = e->opt.process;
-  if (!e->process_exit_due || !pr || !pr->exit)
-    return;
-  e->process_exit_due = false;
+/* The stdio state exit runs in (enum cb_process_exit_mode). */
+static unsigned exit_mode(const cb_eng *e) {
   unsigned mode = 0;
   if (e->stdout_buf)
     mode |= e->stdout_flushed
@@ -38,13 +35,39 @@ void eng_process_exit(cb_eng *e, uint64_t rsp, bool from_call) {
                 : CB_PROCESS_STDOUT_USED;
   if (e->stdin_buf)
     mode |= CB_PROCESS_STDIN_USED;
-  size_t n = 0;
+  return mode;
+}
+
+const cb_access *eng_process_exit_recs(cb_eng *e, uint64_t rsp, size_t *n,
+                                       int64_t *shift) {
+  const cb_process_replay *pr = e->opt.process;
+  *n = 0;
+  if (!e->process_exit_due || !pr || !pr->exit)
+    return NULL;
   uint64_t cfa = 0;
-  const cb_access *r = pr->exit(pr->ctx, mode, &n, &cfa);
-  if (!r || !n)
+  const cb_access *r = pr->exit(pr->ctx, exit_mode(e), n, &cfa);
+  if (!r || !*n) {
+    *n = 0;
+    return NULL;
+  }
+  *shift = (int64_t)(rsp - cfa);
+  return r;
+}
+
+void eng_process_emit(cb_eng *e, const cb_access *r, size_t lo, size_t hi,
+                      int64_t shift) {
+  if (lo < hi)
+    emit_recs(e, r + lo, hi - lo, shift);
+}
+
+void eng_process_exit(cb_eng *e, uint64_t rsp, bool from_call) {
+  size_t n;
+  int64_t shift = 0;
+  const cb_access *r = eng_process_exit_recs(e, rsp, &n, &shift);
+  e->process_exit_due = false;
+  if (!r)
     return;
   e->process_exit_done = true;
   /* from exit(), the call's push is the caller's own (engine_frames.c) */
-  size_t skip = from_call ? 1 : 0;
-  emit_recs(e, r + skip, n - skip, (int64_t)(rsp - cfa));
+  eng_process_emit(e, r, from_call ? 1 : 0, n, shift);
 }

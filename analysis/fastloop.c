@@ -541,7 +541,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
               S[ph->dst + i].u = 0;
           }
         }
-        budget = budget > np ? budget - np : 0;
+        eng_budget_spend_upto(e, &budget, np);
         ip += np;
         /* a single-block loop entered from outside: its template runs all
          * the iterations it can (template.h), then this loop goes on with

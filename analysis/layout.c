@@ -272,7 +272,7 @@ void cb_engine_got_slots(const cb_program *p, uint64_t got[CB_LIBC_COUNT]) {
         continue;
       const char *nm = (const char *)b + str->sh_offset + sy[si].st_name;
       for (int f = 0; f < CB_LIBC_COUNT; f++)
-        if (!strcmp(nm, names[f]))
+        if (!strcmp(nm, cb_libc_plt_name((uint32_t)f, names[f])))
           got[f] = p->load_base + r[k].r_offset;
     }
   }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "engine_scalar.h"
+#include "libc_files.h"
 #include "libc_internal.h"
 
 void cb_libc_init(cb_eng *e) {
@@ -128,8 +129,95 @@ void cb_libc_alloc_event(cb_eng *e, cb_alloc_kind kind, uint32_t fn,
   s->fn(s->ctx, &ev);
 }
 
+static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
+                             const uint8_t *ty, uint32_t n, cb_value *ret);
+
+/* glibc's unlocked stdio functions: the locked ones' values and the
+ * model's traffic (the lock's words are not modelled for std streams) */
+static uint32_t locked_form(uint32_t fn) {
+  switch ((cb_libfn)fn) {
+  case CB_LIBC_GETC_UNLOCKED:
+  case CB_LIBC_FGETC_UNLOCKED:
+  case CB_LIBC_UFLOW: /* __uflow(fp): the next byte, the buffer refilled */
+    return CB_LIBC_GETC;
+  case CB_LIBC_GETCHAR_UNLOCKED:
+    return CB_LIBC_GETCHAR;
+  case CB_LIBC_PUTC_UNLOCKED:
+  case CB_LIBC_FPUTC_UNLOCKED:
+    return CB_LIBC_PUTC;
+  case CB_LIBC_PUTCHAR_UNLOCKED:
+    return CB_LIBC_PUTCHAR;
+  case CB_LIBC_FPUTS_UNLOCKED:
+    return CB_LIBC_FPUTS;
+  case CB_LIBC_FWRITE_UNLOCKED:
+    return CB_LIBC_FWRITE;
+  case CB_LIBC_FREAD_UNLOCKED:
+    return CB_LIBC_FREAD;
+  case CB_LIBC_FGETS_UNLOCKED:
+    return CB_LIBC_FGETS;
+  case CB_LIBC_FFLUSH_UNLOCKED:
+    return CB_LIBC_FFLUSH;
+  case CB_LIBC_FEOF_UNLOCKED:
+    return CB_LIBC_FEOF;
+  case CB_LIBC_FERROR_UNLOCKED:
+    return CB_LIBC_FERROR;
+  case CB_LIBC_CLEARERR_UNLOCKED:
+    return CB_LIBC_CLEARERR;
+  default:
+    return fn;
+  }
+}
+
+/* The stdio state stdin's and stdout's FILE fields are written for. */
+static uint64_t stdio_sig(const cb_eng *e) {
+  const cb_files *f = e->files;
+  uint64_t h = e->stdin_pos * 0x9e3779b97f4a7c15ull ^ e->stdout_pos;
+  h = h * 31 + e->stdin_buf + 7 * e->stdout_buf + e->stdout_cap;
+  if (f)
+    h = h * 31 + f->stdin_npb + 2 * f->stdin_eof + 4 * f->stdin_err +
+        8 * f->stdout_err;
+  return h * 2 + e->stdout_unbuf;
+}
+
 cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
                      const uint8_t *ty, uint32_t n, cb_value *ret) {
+  /* what the program's inline getc/putc did meanwhile */
+  if ((e->stdin_pub || e->stdout_pub || (e->files && e->files->nst)) &&
+      !cb_stdio_pull(e))
+    return CB_FAIL;
+  cb_value ov[2];
+  if (fn == CB_LIBC_OVERFLOW) {
+    /* __overflow(fp, c): putc(c, fp), or with EOF only the flush */
+    int c = (int)(uint32_t)a[1].u;
+    ov[0].u = c == EOF ? 0 : a[1].u;
+    ov[1].u = a[0].u;
+    if (c == EOF) {
+      fn = CB_LIBC_FFLUSH;
+      ov[0].u = a[0].u;
+    } else {
+      fn = CB_LIBC_PUTC;
+    }
+    a = ov;
+    n = 2;
+  } else {
+    fn = locked_form(fn);
+  }
+  cb_stop st = libc_dispatch(e, fn, a, ty, n, ret);
+  /* the FILEs as glibc leaves them after the call */
+  if (st == CB_GO) {
+    uint64_t sig = stdio_sig(e);
+    if (sig != e->stdio_sig) {
+      e->stdio_sig = sig;
+      cb_stdio_publish(e);
+    }
+    if (e->files && e->files->nst)
+      cb_stdio_publish_streams(e);
+  }
+  return st;
+}
+
+static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
+                             const uint8_t *ty, uint32_t n, cb_value *ret) {
   cb_value pad[8];
   uint8_t padty[8];
   if (n < 8) {
@@ -415,8 +503,17 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
     return cb_libc_fd_call(e, fn, a, ty, n, ret);
   case CB_LIBC_EXIT:
     e->exit_code = (int)(a[0].u & 0xff); /* status & 0377 (POSIX exit) */
-    eng_process_exit(e, e->frames[e->depth - 1].sp, true);
-    return CB_EXIT;
+    return cb_libc_exit(e, e->frames[e->depth - 1].sp, true, (int)a[0].u);
+  case CB_LIBC_GETLINE:
+    return cb_libc_getdelim(e, a[0].u, a[1].u, '\n', a[2].u, ret);
+  case CB_LIBC_GETDELIM:
+  case CB_LIBC_GETDELIM2:
+    return cb_libc_getdelim(e, a[0].u, a[1].u, (int)(uint32_t)a[2].u, a[3].u,
+                            ret);
+  case CB_LIBC_ATEXIT:
+  case CB_LIBC_CXA_ATEXIT:
+  case CB_LIBC_ON_EXIT:
+    return cb_libc_exit_register(e, fn, a, ret);
   case CB_LIBC_ABORT:
     return cb_eng_fail(e, CB_RUN_ABORT, e->cur_site,
                        "the program called abort()");

@@ -108,7 +108,8 @@ void cb_dl_setup(cb_eng *e, const cb_program *p) {
   const cb_dl_info *dl = p->dl;
   for (uint32_t s = 0; s < dl->n_slots && s < 64; s++)
     for (int f = 0; f < CB_LIBC_COUNT; f++)
-      if (!strcmp(dl->slots[s].name, names[f]) && dl->slots[s].n_probes &&
+      if (!strcmp(dl->slots[s].name, cb_libc_plt_name((uint32_t)f, names[f])) &&
+          dl->slots[s].n_probes &&
           dl->slots[s].probes[dl->slots[s].n_probes - 1].found)
         e->dl_slot[f] = (int16_t)s;
   e->dl = dl;

@@ -284,6 +284,8 @@ int64_t cb_st_fill(cb_eng *e, cb_stream *s) {
   s->roff = o->pos - (uint64_t)r;
   s->rlen = (uint64_t)r;
   memcpy(s->rcopy, e->files->vf[o->vf].data + s->roff, (size_t)r);
+  /* read(2) filled the buffer (no traffic: the kernel's) */
+  cb_mem_write(&e->mem, s->buf, s->rcopy, (size_t)r, NULL);
   return r;
 }
 
@@ -412,6 +414,9 @@ static cb_stream *st_new(cb_eng *e, uint64_t fp, int fd, int acc, bool append) {
   /* _IO_no_init, _IO_new_file_init_internal: the FILE's fields and its
    * lock are written */
   cb_eng_lib(e, fp, CB_F_OWNER + 8, true);
+  /* the buffer's pointers: zero until libc_stdio_sync.c writes them */
+  cb_mem_fill(&e->mem, fp + CB_F_READ_PTR, 0, CB_F_FILENO - CB_F_READ_PTR,
+              NULL);
   cb_st_sync_flags(e, s);
   int32_t fdv = fd;
   cb_mem_write(&e->mem, fp + CB_F_FILENO, &fdv, 4, NULL);

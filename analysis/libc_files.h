@@ -101,6 +101,9 @@ typedef struct cb_stream {
   uint64_t backup;
   unsigned char pb[128];
   uint32_t npb;
+  /* the read and write pointers libc_stdio_sync.c last wrote into the
+   * FILE (0: none), which the program's inline code moves on */
+  uint64_t pub_rp, pub_wp;
 } cb_stream;
 
 typedef struct cb_files {

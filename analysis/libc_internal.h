@@ -61,6 +61,25 @@ cb_stop cb_libc_stdlib_call(cb_eng *e, uint32_t fn, const cb_value *a,
 cb_stop cb_libc_ctype_call(cb_eng *e, uint32_t fn, const cb_value *a,
                            cb_value *ret);
 
+/* libc_stdio_sync.c: stdin's and stdout's FILE fields, which glibc's
+ * inline getc_unlocked and putc_unlocked use. pull takes back what the
+ * program's code did since publish wrote them (false after failing the
+ * run); publish writes them for the model's state after a call. */
+bool cb_stdio_pull(cb_eng *e);
+void cb_stdio_publish(cb_eng *e);
+void cb_stdio_publish_streams(cb_eng *e);
+/* libc_stdio.c: bytes the program itself stored into stdout's buffer:
+ * the output and stdout's position, no memory written, no traffic. */
+void cb_libc_put_stdout_text(cb_eng *e, const char *s, size_t n);
+/* libc_getline.c: getline and getdelim. */
+cb_stop cb_libc_getdelim(cb_eng *e, uint64_t lineptr, uint64_t np, int delim,
+                         uint64_t fp, cb_value *ret);
+
+/* libc_exit.c: atexit, __cxa_atexit and on_exit (exit itself is
+ * cb_libc_exit, engine_internal.h). */
+cb_stop cb_libc_exit_register(cb_eng *e, uint32_t fn, const cb_value *a,
+                              cb_value *ret);
+
 /* libc_rand.c */
 /* One library access of exactly n bytes. */
 void cb_libc_acc(cb_eng *e, uint64_t a, uint32_t n, bool w);

@@ -130,9 +130,13 @@ cb_stop cb_libc_mem_call(cb_eng *e, uint32_t fn, const cb_value *a,
       return CB_FAIL;
     }
     /* glibc's x86-64 strcmp and strncmp (every ifunc variant) return the
-     * difference of the first differing bytes as unsigned chars, and so
-     * does the host's: a program may print it */
-    int r = fn == CB_LIBC_STRCMP ? strcmp(s, t) : strncmp(s, t, a[2].u);
+     * difference of the first differing bytes as unsigned chars, which a
+     * program may print; computed here, not by the host's strcmp (a
+     * sanitizer's interceptor returns only the sign) */
+    size_t lim = fn == CB_LIBC_STRCMP ? SIZE_MAX : (size_t)a[2].u, i = 0;
+    while (i < lim && s[i] && s[i] == t[i])
+      i++;
+    int r = i < lim ? (unsigned char)s[i] - (unsigned char)t[i] : 0;
     free(s);
     free(t);
     ret[0].u = (uint64_t)(uint32_t)r;

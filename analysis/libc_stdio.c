@@ -28,9 +28,8 @@ static void ensure_stdout_buf(cb_eng *e) {
     e->stdout_buf = cb_heap_malloc(e->heap, stdout_cap(e));
 }
 
-/* Output through stdout's buffer: the bytes are copied into it. */
-void cb_libc_put_stdout(cb_eng *e, const char *s, size_t n) {
-  ensure_stdout_buf(e);
+/* The output's text (and the native run's check of it). */
+static void out_text(cb_eng *e, const char *s, size_t n) {
   if (n)
     e->stdout_flushed = false;
   cb_textbuf_put(&e->out_text, s, n);
@@ -41,6 +40,26 @@ void cb_libc_put_stdout(cb_eng *e, const char *s, size_t n) {
     else
       e->nat_pos += n;
   }
+}
+
+/* what reached fd 1: all but the buffer's content (a write(1, ...)
+ * comes out before that) */
+static void out_sent(cb_eng *e) {
+  uint64_t cap = stdout_cap(e);
+  size_t held = e->stdout_buf ? (size_t)(e->stdout_pos % cap) : 0;
+  e->stdout_sent = e->out_text.n - (held < e->out_text.n ? held : 0);
+}
+
+void cb_libc_put_stdout_text(cb_eng *e, const char *s, size_t n) {
+  out_text(e, s, n);
+  e->stdout_pos += n;
+  out_sent(e);
+}
+
+/* Output through stdout's buffer: the bytes are copied into it. */
+void cb_libc_put_stdout(cb_eng *e, const char *s, size_t n) {
+  ensure_stdout_buf(e);
+  out_text(e, s, n);
   uint64_t cap = stdout_cap(e);
   if (e->stdout_buf) {
     for (size_t i = 0; i < n;) {
@@ -54,10 +73,7 @@ void cb_libc_put_stdout(cb_eng *e, const char *s, size_t n) {
       i += k;
     }
   }
-  /* what reached fd 1: all but the buffer's content (a write(1, ...)
-   * comes out before that) */
-  size_t held = e->stdout_buf ? (size_t)(e->stdout_pos % cap) : 0;
-  e->stdout_sent = e->out_text.n - (held < e->out_text.n ? held : 0);
+  out_sent(e);
 }
 
 #define put_stdout cb_libc_put_stdout
@@ -742,12 +758,18 @@ static bool printf_from_native(cb_eng *e, cb_textbuf *b, const fsegs *sg) {
     return false;
   const char *s = e->nat;
   size_t n = e->nat_len, p = e->nat_pos;
+  /* the numbers' fields as printed, for glibc's traffic, which depends on
+   * them (libc_stdio_traffic.c) */
+  e->pf_fields.n = 0;
   for (size_t i = 0; i < sg->n; i++) {
     const fseg *g = &sg->v[i];
     if (g->conv && strchr("diuoxXcfFeEgGaA", g->conv)) {
+      size_t p0 = p;
       p = scan_field(s, p, n, g);
       if (p == SIZE_MAX)
         return false;
+      cb_textbuf_put(&e->pf_fields, s + p0, p - p0);
+      cb_textbuf_put(&e->pf_fields, "", 1);
     } else {
       if (g->len > n - p || memcmp(s + p, b->s + g->off, g->len))
         return false;
@@ -756,6 +778,7 @@ static bool printf_from_native(cb_eng *e, cb_textbuf *b, const fsegs *sg) {
   }
   b->n = 0;
   cb_textbuf_put(b, s + e->nat_pos, p - e->nat_pos);
+  e->pf_native = true;
   return true;
 }
 
@@ -782,6 +805,7 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
     /* slicing: a number this printf prints may be garbage; its text is
      * then the native run's */
     fsegs sg = {0}, *sgp = NULL;
+    e->pf_native = false;
     if (fn == CB_LIBC_PRINTF && !v && e->sl &&
         (e->mem.stale_any || e->kernel_ran) && (e->sl[e->cur_op] & CB_SL_PRINT))
       sgp = &sg;

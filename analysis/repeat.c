@@ -93,9 +93,9 @@ struct cb_repeat {
   size_t len, cap;
   rep_run *runs;
   size_t n_runs, cap_runs;
-  uint64_t sig_v0, sig_n0, budget0;
-  cb_run_outcome at0; /* the counters when it started */
-  uint64_t *counts0;  /* the branch counts then */
+  uint64_t sig_v0, sig_n0, ops0; /* ops0: eng_ops_done at the start */
+  cb_run_outcome at0;            /* the counters when it started */
+  uint64_t *counts0;             /* the branch counts then */
   size_t n_counts;
 };
 
@@ -490,7 +490,7 @@ static void rep_start(cb_eng *e, cb_repeat *r, uint32_t li, uint64_t budget) {
   r->len = r->n_runs = 0;
   r->sig_v0 = e->sig_v;
   r->sig_n0 = e->sig_n;
-  r->budget0 = budget;
+  r->ops0 = eng_ops_done(e, budget);
   r->at0 = *e->out;
   if (r->n_counts && e->out->branch_counts)
     memcpy(r->counts0, e->out->branch_counts, r->n_counts * sizeof *r->counts0);
@@ -563,8 +563,9 @@ static void rep_finish(cb_eng *e, cb_repeat *r, const rep_loop *L, cb_value *S,
   e->rep_rec = false;
   cb_run_outcome *o = e->out;
   const cb_run_outcome *a = &r->at0;
-  uint64_t dops = r->budget0 - *budget;
-  if (r->full || o->kernel_ops != a->kernel_ops || dops == 0 || *budget == 0)
+  uint64_t dops = eng_ops_done(e, *budget) - r->ops0;
+  if (r->full || o->kernel_ops != a->kernel_ops || dops == 0 ||
+      eng_budget_avail(e, *budget) == 0)
     return;
   /* the iteration's runs of outcomes: the ones mixed during it and the
    * one still open, less the part of the first that was open before */
@@ -573,7 +574,7 @@ static void rep_finish(cb_eng *e, cb_repeat *r, const rep_loop *L, cb_value *S,
     return;
   r->runs[0].n -= r->sig_n0;
   uint64_t k = 0, y = S[L->iv_slot].u;
-  const uint64_t kmax = (*budget - 1) / dops;
+  const uint64_t kmax = (eng_budget_avail(e, *budget) - 1) / dops;
   while (k < kmax && continues(e, L, S, y)) {
     y += (uint64_t)L->step;
     k++;
@@ -600,7 +601,7 @@ static void rep_finish(cb_eng *e, cb_repeat *r, const rep_loop *L, cb_value *S,
     for (size_t j = 0; j < r->n_counts; j++)
       o->branch_counts[j] += k * (o->branch_counts[j] - r->counts0[j]);
   o->rep_iters += k;
-  *budget -= k * dops;
+  eng_budget_spend(e, budget, k * dops);
   S[L->iv_slot].u = y & cb_ty_mask(L->iv_ty);
 }
 
@@ -619,7 +620,8 @@ void cb_repeat_at_header(cb_eng *e, cb_frame *F, cb_value *S, uint32_t gb,
       rep_finish(e, r, L, S, budget);
     return; /* another loop's iteration is being recorded */
   }
-  if (*budget == 0 || (L->maybe_stores && !e->mem.stale_any) ||
+  if (eng_budget_avail(e, *budget) == 0 ||
+      (L->maybe_stores && !e->mem.stale_any) ||
       (e->kernels && __atomic_load_n(&e->kernels[F->func], __ATOMIC_ACQUIRE)))
     return;
   /* this iteration and the next one must pass the test */

@@ -549,6 +549,18 @@ void cb_tpl_free(cb_tpl_set *ts) {
   free(ts);
 }
 
+void cb_tpl_exact_stores(cb_tpl_set *ts, const uint8_t *sl) {
+  for (uint32_t t = 0; t < ts->n; t++) {
+    cb_tpl *tp = &ts->t[t];
+    tp->n_exact = 0;
+    for (uint32_t i = 0; i < tp->n_vop && tp->sliced; i++) {
+      uint32_t gi = ts->vops[tp->first_vop + i];
+      tp->n_exact +=
+          ts->p->ops[gi].code == CB_OP_STORE && !(sl[gi] & CB_SL_MAYBE);
+    }
+  }
+}
+
 int32_t cb_tpl_of(const cb_tpl_set *ts, uint32_t gb) {
   return ts->of_block[gb];
 }

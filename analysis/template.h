@@ -79,6 +79,10 @@ typedef struct cb_tpl {
   /* slicing (slice.h): no value op's or reduction phi's value is needed,
    * so with slicing on the iterations run without computing them */
   uint8_t sliced;
+  /* a sliced template's stores whose values are exact all the same (a
+   * constant, a loop invariant, a control value: not CB_SL_MAYBE), which
+   * it must still write (cb_tpl_exact_stores) */
+  uint32_t n_exact;
 } cb_tpl;
 
 typedef struct cb_tpl_set {
@@ -103,6 +107,13 @@ typedef struct cb_tpl_set {
 cb_tpl_set *cb_tpl_build(const cb_program *p, const uint8_t *rmw,
                          const uint32_t *nphis, const uint8_t *sl);
 void cb_tpl_free(cb_tpl_set *ts);
+
+/* Counts each sliced template's exact stores (n_exact), once slicing's
+ * CB_SL_MAYBE flags sl are known (cb_slice_maybe). A sliced template
+ * computes no value, but the stale shadow takes the bytes of a store
+ * whose value cannot be garbage as holding it (slice.h): so cb_tpl_run
+ * writes those. */
+void cb_tpl_exact_stores(cb_tpl_set *ts, const uint8_t *sl);
 
 /* The template index of global block gb, or -1. */
 int32_t cb_tpl_of(const cb_tpl_set *ts, uint32_t gb);

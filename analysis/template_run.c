@@ -462,13 +462,91 @@ static bool resolve_values(cb_eng *e, const cb_tpl *t, cb_value *S,
   return true;
 }
 
+/* The control op of t whose slot is o, or -1. */
+static int32_t cop_of_slot(const cb_tpl_set *ts, const cb_tpl *t,
+                           cb_operand o) {
+  for (uint32_t j = 0; j < t->n_cop; j++)
+    if (ts->p->ops[ts->cops[t->first_cop + j].op].dst == o)
+      return (int32_t)j;
+  return -1;
+}
+
+/* Is slot o written by a value op or a reduction phi of t? */
+static bool vop_defines(const cb_tpl_set *ts, const cb_tpl *t, cb_operand o) {
+  for (uint32_t i = 0; i < t->n_vop; i++)
+    if (ts->p->ops[ts->vops[t->first_vop + i]].dst == o)
+      return true;
+  for (uint32_t i = 0; i < t->n_vphi; i++)
+    if (ts->vphis[t->first_vphi + i].dst == o)
+      return true;
+  return false;
+}
+
+/* A sliced template's exact stores (cb_tpl_exact_stores) for the
+ * evaluator, over n iterations: the stores alone, in block order, on
+ * their streams (copies in ss0: the sliced path needs the first addresses
+ * after), each value a constant, an invariant slot, or a control value
+ * materialized every iteration. No record is emitted (emit_only or the
+ * affine block has them). false when a value comes from a value op of
+ * the block, which a sliced template does not compute (slicing flags
+ * those maybe garbage, so it does not happen; the interpreter would then
+ * take the loop). */
+static bool resolve_exact_stores(cb_eng *e, const cb_tpl *t, cb_value *S,
+                                 const scratch *sc, uint64_t n,
+                                 cb_tpl_iter *itr) {
+  const cb_tpl_set *ts = e->tpl;
+  const cb_program *p = e->p;
+  uint32_t nmat = 0, nrv = 0;
+  for (uint32_t i = 0, ns = 0; i < t->n_vop; i++) {
+    uint32_t gi = ts->vops[t->first_vop + i];
+    const cb_op *op = &p->ops[gi];
+    if (op->code != CB_OP_LOAD && op->code != CB_OP_STORE)
+      continue;
+    uint32_t s = ns++;
+    if (op->code != CB_OP_STORE || (e->sl[gi] & CB_SL_MAYBE))
+      continue;
+    cb_operand v = op->a;
+    if (!(v & CB_OPND_CONST)) {
+      int32_t j = cop_of_slot(ts, t, v);
+      if (j < 0 && vop_defines(ts, t, v))
+        return false;
+      bool have = false;
+      for (uint32_t m = 0; m < nmat && j >= 0; m++)
+        have |= sc->mt[m].slot == &S[v].u;
+      if (j >= 0 && !have) {
+        mat *mt = &sc->mt[nmat++];
+        mt->slot = &S[v].u;
+        mt->cur = sc->A[j];
+        mt->step = sc->B[j];
+        mt->mask = cb_ty_mask(p->ops[ts->cops[t->first_cop + j].op].ty);
+      }
+    }
+    rvop *r = &sc->rv[nrv++];
+    r->op = op;
+    r->d = NULL;
+    r->a = opnd(p, S, v);
+    r->b = r->c = NULL;
+    r->s = (int32_t)s;
+    r->vsel = 0;
+    r->kind = cb_tpl_rk_kind(p, op);
+    r->emit = 0;
+  }
+  memcpy(sc->ss0, sc->ss, t->n_stream * sizeof *sc->ss0);
+  *itr = (cb_tpl_iter){sc->rv, nrv,  sc->ss0,  sc->mt, nmat, NULL, NULL,
+                       0,      true, sc->ptmp, S,      n,    0};
+  return true;
+}
+
 uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
                     uint32_t *ip, uint64_t *budget) {
   cb_tpl_set *ts = e->tpl;
   const cb_tpl *t = &ts->t[ti];
   const cb_program *p = e->p;
   scratch sc;
-  if (*budget <= t->n_ops || !get_scratch(ts, &sc))
+  /* the budget held back past the interpreter's allowance counts too
+   * (engine_internal.h): a loop is not cut at an allowance's end */
+  const uint64_t avail = eng_budget_avail(e, *budget);
+  if (avail <= t->n_ops || !get_scratch(ts, &sc))
     return 0;
   /* closed forms */
   size_t nwc;
@@ -477,7 +555,7 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
 
   /* the iterations that stay in the loop, within the budget (at least one
    * operation left after them, so the interpreter stops where it would) */
-  uint64_t cap = (*budget - 1) / t->n_ops, k = 0;
+  uint64_t cap = (avail - 1) / t->n_ops, k = 0;
   {
     const cb_tpl_cop *cp = &ts->cops[t->first_cop + t->cmp];
     const cb_op *op = &p->ops[cp->op];
@@ -561,6 +639,8 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
   cb_tpl_iter itr;
   if (!sliced && !resolve_values(e, t, S, &sc, k, &itr))
     return 0;
+  if (sliced && t->n_exact && !resolve_exact_stores(e, t, S, &sc, n, &itr))
+    return 0;
   /* the first addresses, for the shadow after the iterations (a store
    * that crosses a page writes through cb_mem_write, which clears) */
   if (shadow_after)
@@ -595,6 +675,8 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
   if (sliced) {
     if (emit)
       emit_only(e, ts, t, sc.ss, n);
+    if (t->n_exact)
+      cb_tpl_iterate(e, &itr);
     cb_tpl_streams_shadow(e, ts, t, sc.ss, n);
   } else {
     itr.emit = emit;
@@ -628,11 +710,11 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
   out->tpl_sliced += sliced;
   out->tpl_iters += n;
   out->tpl_accesses += n * t->n_rec;
-  *budget -= k * t->n_ops;
+  eng_budget_spend(e, budget, k * t->n_ops);
   F->prev = t->block - p->functions[F->func].first_block;
   if (last) {
     /* the phis were paid on the back edge; the branch is the caller's */
-    *budget -= t->n_ops - t->np - 1;
+    eng_budget_spend(e, budget, t->n_ops - t->np - 1);
     *ip = p->blocks[t->block].first_op + t->n_ops - 1;
   }
   return n;

@@ -25,6 +25,7 @@ enum {
   OPT_SPLIT_EPOCH,
   OPT_NO_SPLIT,
   OPT_BUDGET,
+  OPT_TIMEOUT,
   OPT_STACK_TOP,
   OPT_NO_CLASSIFY,
   OPT_QUIET,
@@ -38,6 +39,7 @@ enum {
   OPT_NO_MEMO,
   OPT_NO_PROCESS,
   OPT_NO_SLICE,
+  OPT_SLICE,
   OPT_NO_KERNELS,
   OPT_WAIT_KERNELS,
 };
@@ -58,6 +60,7 @@ static const struct option long_options[] = {
     {"split-epoch", required_argument, NULL, OPT_SPLIT_EPOCH},
     {"no-split", no_argument, NULL, OPT_NO_SPLIT},
     {"budget", required_argument, NULL, OPT_BUDGET},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"stack-top", required_argument, NULL, OPT_STACK_TOP},
     {"no-classify", no_argument, NULL, OPT_NO_CLASSIFY},
     {"quiet", no_argument, NULL, OPT_QUIET},
@@ -72,6 +75,7 @@ static const struct option long_options[] = {
     {"no-memo", no_argument, NULL, OPT_NO_MEMO},
     {"no-process", no_argument, NULL, OPT_NO_PROCESS},
     {"no-slice", no_argument, NULL, OPT_NO_SLICE},
+    {"slice", no_argument, NULL, OPT_SLICE},
     {"no-kernels", no_argument, NULL, OPT_NO_KERNELS},
     {"wait-kernels", no_argument, NULL, OPT_WAIT_KERNELS},
     {NULL, 0, NULL, 0},
@@ -185,6 +189,20 @@ bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
                ? (a->budget = n, true)
                : bad_number(command, "--budget", optarg);
       break;
+    case OPT_TIMEOUT: {
+      char *end;
+      errno = 0;
+      a->timeout = strtod(optarg, &end);
+      if (errno || end == optarg || *end || !(a->timeout > 0) ||
+          a->timeout > 1e9) {
+        fprintf(stderr,
+                "cbana %s: --timeout needs a number of seconds > 0, not "
+                "'%s'\n",
+                command, optarg);
+        ok = false;
+      }
+      break;
+    }
     case OPT_STACK_TOP:
       ok = parse_u64(optarg, &a->stack_top)
                ? true
@@ -233,7 +251,10 @@ bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
       a->no_process = true;
       break;
     case OPT_NO_SLICE:
-      a->no_slice = true;
+      a->slice = false;
+      break;
+    case OPT_SLICE:
+      a->slice = true;
       break;
     case OPT_NO_KERNELS:
       a->no_kernels = true;
@@ -319,6 +340,10 @@ void cb_analyze_args_usage(const char *command, const char *extra) {
       "                      and for guesses at any time\n"
       "  --budget N          operations an input may execute before it "
       "stops\n"
+      "                      (default: no limit)\n"
+      "  --timeout SECONDS   wall-clock time an input may take before it "
+      "stops\n"
+      "                      (default: no limit)\n"
       "  --stack-top ADDR    the stack pointer at main's entry\n"
       "  --argv0 PATH        the program's path as the real run gets it "
       "(./NAME)\n"
@@ -332,13 +357,24 @@ void cb_analyze_args_usage(const char *command, const char *extra) {
       "exit\n"
       "                      (reported apart; replayed from cbana's own "
       "probes)\n"
-      "  --no-slice          compute every value, even those no address, "
-      "branch\n"
-      "                      or call needs\n"
+      "  --slice             skip values no address, branch or call needs,\n"
+      "                      and run the program natively for the numbers\n"
+      "                      printf prints: faster, but may be wrong on\n"
+      "                      real programs (off by default)\n"
+      "  --no-slice          compute every value (the default)\n"
       "  --no-kernels        interpret every loop (no native kernels)\n"
       "  --wait-kernels      compile the native kernels before the run, "
       "not\n"
       "                      beside it (short runs then use them too)\n"
-      "  --quiet             no progress on stderr\n",
+      "  --quiet             no progress on stderr (shown only on a "
+      "terminal)\n"
+      "\n"
+      "Every value is computed in the model; the program itself is run "
+      "only by\n"
+      "validate (under cachegrind) and by --slice (natively).\n"
+      "Ctrl-C stops the analysis and still writes the report: the input "
+      "that was\n"
+      "running is reported stopped, with its counts so far (exit status "
+      "3).\n",
       command, extra ? extra : "");
 }

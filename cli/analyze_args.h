@@ -27,6 +27,7 @@ typedef struct cb_analyze_args {
   unsigned sim_threads; /* --sim-threads N, 0 or 1: no split */
   uint64_t split_epoch; /* --split-epoch N, 0: the default */
   uint64_t budget;      /* --budget N, 0: the engine's default */
+  double timeout;       /* --timeout SECONDS per input, 0: none */
   uint64_t stack_top;   /* --stack-top ADDR, 0: computed */
   bool no_classify;     /* --no-classify */
   bool quiet;           /* --quiet */
@@ -35,9 +36,9 @@ typedef struct cb_analyze_args {
   bool no_process; /* --no-process: no start-up and exit traffic */
   bool no_memo;         /* --no-memo: simulate every input */
   bool no_split;        /* --no-split: one simulation thread an input */
-  bool no_slice;        /* --no-slice: compute every value */
-  bool no_kernels;      /* --no-kernels: no native kernels compiled */
-  bool wait_kernels;    /* --wait-kernels: compiled before the run */
+  bool slice;        /* --slice: skip unneeded values, run natively (risky) */
+  bool no_kernels;   /* --no-kernels: no native kernels compiled */
+  bool wait_kernels; /* --wait-kernels: compiled before the run */
   /* check and validate */
   const char *baseline; /* --baseline FILE */
   double tolerance;     /* --tolerance PCT (validate), --max-increase */

@@ -178,7 +178,11 @@ int cb_cmd_check_run(int argc, char **argv) {
   if (rc == 0) {
     cb_results r;
     rc = cb_session_analyze(&s, &r, "check");
-    if (rc != 2) {
+    if (rc != 2 && s.interrupted) {
+      fprintf(stderr, "cbana check: interrupted: nothing compared or "
+                      "written\n");
+      cb_results_free(&r);
+    } else if (rc != 2) {
       char *text = current_json(&r);
       if (!text) {
         fprintf(stderr, "cbana check: out of memory writing the report\n");

@@ -6,6 +6,8 @@
 #include "cbana/frontend.h"
 #include "cbana/report.h"
 
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,10 +157,11 @@ int cb_session_open(cb_session *s, const cb_analyze_args *a,
   fo.n_sources = a->n_sources;
   fo.cflags = a->cflags;
   fo.compdb_dir = a->compdb_dir;
-  /* The executable is kept for the run: slicing runs it natively for
-   * what printf prints (analysis/native_run.h). validate chooses the
-   * path itself, and its Program reads it (layout, GOT). */
-  if (!s->exe_out) {
+  /* The executable is kept for the run only with --slice, which runs it
+   * natively for what printf prints (analysis/native_run.h); otherwise
+   * the Program has no run_path and nothing can execute it. validate
+   * chooses the path itself, and its Program reads it (layout, GOT). */
+  if (!s->exe_out && a->slice && !a->exact_engine) {
     snprintf(s->tmpdir, sizeof s->tmpdir, "/tmp/cbana-run-XXXXXX");
     if (mkdtemp(s->tmpdir)) {
       snprintf(s->tmpexe, sizeof s->tmpexe, "%s/prog", s->tmpdir);
@@ -195,6 +198,30 @@ int cb_session_open(cb_session *s, const cb_analyze_args *a,
   return 0;
 }
 
+/* The signal that interrupted the analysis (engine.h: interrupt), 0
+ * while none did: set by the handler, read by the engine's workers. */
+static atomic_int interrupted;
+
+static void on_interrupt(int sig) {
+  atomic_store(&interrupted, sig);
+}
+
+/* While the inputs run, SIGINT (Ctrl-C) stops them, and the report is
+ * still written; the handler is reset by its first call, so a second
+ * Ctrl-C kills at once. A SIGINT ignored when cbana started (a
+ * background job of a shell) stays ignored. Returns whether it was set;
+ * *old is what to put back. */
+static bool catch_interrupt(struct sigaction *old) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND | SA_RESTART;
+  atomic_store(&interrupted, 0);
+  return sigaction(SIGINT, NULL, old) == 0 && old->sa_handler != SIG_IGN &&
+         sigaction(SIGINT, &sa, NULL) == 0;
+}
+
 int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
   const cb_analyze_args *a = s->args;
   cb_analysis_options opt;
@@ -204,21 +231,28 @@ int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
     opt.engine.budget = a->budget;
   if (a->stack_top)
     opt.engine.stack_top = a->stack_top;
+  opt.engine.timeout_s = a->timeout;
+  opt.engine.interrupt = &interrupted;
   opt.classify = !a->no_classify;
   opt.jobs = a->jobs;
   opt.sim_threads = a->sim_threads;
   opt.split = !a->no_split;
   opt.split_epoch = a->split_epoch;
   opt.argv0 = s->argv0;
-  opt.progress = !a->quiet && isatty(STDERR_FILENO) && s->n_inputs > 1;
+  opt.progress = !a->quiet && isatty(STDERR_FILENO);
   opt.engine.mode = a->exact_engine ? CB_ENGINE_EXACT : CB_ENGINE_FAST;
   opt.memoize = !a->exact_engine && !a->no_memo;
   opt.no_process = a->no_process;
-  opt.engine.slice = !a->exact_engine && !a->no_slice;
+  opt.engine.slice = !a->exact_engine && a->slice;
   opt.stats = &s->stats;
   char err[256];
+  struct sigaction old_int;
+  bool caught = catch_interrupt(&old_int);
   int rc = cb_analysis_run(s->program, s->inputs, s->n_inputs, s->caches,
                            s->n_caches, &opt, r, err, sizeof err);
+  if (caught)
+    sigaction(SIGINT, &old_int, NULL);
+  s->interrupted = atomic_load(&interrupted);
   if (rc < 0) {
     fprintf(stderr, "cbana %s: %s\n", command, err);
     return 2;

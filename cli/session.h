@@ -25,6 +25,7 @@ typedef struct cb_session {
   char tmpdir[64], tmpexe[80]; /* else here, removed on close */
   bool exe_run_only;           /* kept only for native runs */
   cb_analysis_stats stats;     /* --stats */
+  int interrupted;             /* the signal that stopped the analysis */
 } cb_session;
 
 /* Resolves caches and inputs and loads the program. Returns 0, or the
@@ -33,7 +34,9 @@ int cb_session_open(cb_session *s, const cb_analyze_args *a,
                     const char *command);
 
 /* Runs the analysis. Returns 0 when every input ran, 3 when some
- * stopped, 2 when it could not start (message printed). */
+ * stopped, 2 when it could not start (message printed). A SIGINT
+ * meanwhile stops the inputs still running (s->interrupted), reported as
+ * stopped. */
 int cb_session_analyze(cb_session *s, cb_results *r, const char *command);
 
 /* Writes the report in the format asked for, to -o FILE or stdout.

@@ -341,7 +341,10 @@ int cb_cmd_validate_run(int argc, char **argv) {
     } else {
       cb_results r;
       rc = cb_session_analyze(&s, &r, "validate");
-      if (rc != 2) {
+      if (rc != 2 && s.interrupted) {
+        fprintf(stderr, "cbana validate: interrupted: nothing compared\n");
+        cb_results_free(&r);
+      } else if (rc != 2) {
         printf("validate: %s against cachegrind, cache %s\n", a.sources[0],
                s.caches[0].name);
         report_hardware_counters();

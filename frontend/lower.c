@@ -179,6 +179,15 @@ LLVMValueRef fe_alias_source(LLVMValueRef I) {
     if (a == b || (LLVMGetTypeKind(a) == LLVMPointerTypeKind &&
                    LLVMGetTypeKind(b) == LLVMPointerTypeKind))
       return LLVMGetOperand(I, 0);
+    /* x86_fp80 and i80 keep the same ten bytes in the same two slots
+     * (program.h's wide values): clang's isnan and isinf on a long
+     * double, a memcpy of one */
+    LLVMTypeKind ka = LLVMGetTypeKind(a), kb = LLVMGetTypeKind(b);
+    if ((ka == LLVMX86_FP80TypeKind && kb == LLVMIntegerTypeKind &&
+         LLVMGetIntTypeWidth(b) == 80) ||
+        (kb == LLVMX86_FP80TypeKind && ka == LLVMIntegerTypeKind &&
+         LLVMGetIntTypeWidth(a) == 80))
+      return LLVMGetOperand(I, 0);
     return NULL;
   }
   case LLVMFreeze:

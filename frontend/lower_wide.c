@@ -471,6 +471,8 @@ int fe_lower_wide(fe *f, LLVMValueRef I) {
     if ((!wa || wa % 64 == 0) && (!wb || wb % 64 == 0) && !fe_is_f80(a) &&
         !fe_is_f80(b))
       return -1;
+    if (fe_alias_source(I)) /* x86_fp80 and i80: one layout (lower.c) */
+      return -1;
     return fe_unsupported(f, I, "bit cast of a wide value") ? 1 : 0;
   }
   case LLVMPtrToInt:

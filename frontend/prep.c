@@ -19,8 +19,8 @@
 extern const unsigned char cb_runtime_complex_bc[];
 extern const size_t cb_runtime_complex_bc_size;
 
-static const char *const complex_fns[] = {"__muldc3", "__mulsc3", "__divdc3",
-                                          "__divsc3"};
+static const char *const complex_fns[] = {"__muldc3", "__mulsc3", "__mulxc3",
+                                          "__divdc3", "__divsc3", "__divxc3"};
 
 static bool declared_and_used(LLVMModuleRef m, const char *name) {
   LLVMValueRef fn = LLVMGetNamedFunction(m, name);

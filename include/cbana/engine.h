@@ -20,6 +20,7 @@
 #ifndef CBANA_ENGINE_H
 #define CBANA_ENGINE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,12 +50,18 @@ typedef struct cb_access_sink {
 
 #define CB_ENGINE_BATCH 4096
 
+/* How many operations the engine runs between two looks at what may
+ * stop it from outside and two progress reports (2^26: a fraction of a
+ * second at the interpreter's pace, 3 to 10 ns an operation). */
+#define CB_ENGINE_CHECK_OPS (1ull << 26)
+
 /* Measured under `env -i valgrind --tool=cachegrind` (Debian 12,
  * valgrind 3.19) for a small PIE linked with libc only; the engine
  * computes the real values per program with cb_engine_layout. */
 #define CB_ENGINE_DEFAULT_HEAP_BASE 0x4035000ull
 #define CB_ENGINE_DEFAULT_MMAP_BASE 0x4a2c000ull
-#define CB_ENGINE_DEFAULT_BUDGET 1000000000ull
+/* No limit: a program runs as long as it runs (--budget N sets one). */
+#define CB_ENGINE_DEFAULT_BUDGET UINT64_MAX
 #define CB_ENGINE_DEFAULT_STACK_LIMIT (8ull << 20)
 
 /* An allocation or release of a heap block by the program: a call of
@@ -142,6 +149,22 @@ typedef struct cb_engine_options {
   unsigned n_aux;            /* auxv entries the kernel gives valgrind; 0: 22 */
   cb_engine_mode mode;
   cb_alloc_sink alloc; /* allocation events; fn NULL: none */
+  /* Stops from outside, checked every CB_ENGINE_CHECK_OPS operations or
+   * so, where the budget is: a signal number stored at *interrupt (by a
+   * signal handler: a lock-free atomic, C11 7.14.1; NULL: none) stops
+   * the run with
+   * CB_RUN_STOPPED, "interrupted by SIGINT after N operations"; so does
+   * the CLOCK_MONOTONIC time `deadline` (seconds; 0: none), its message
+   * naming timeout_s, the limit it came from. */
+  const atomic_int *interrupt;
+  double deadline, timeout_s;
+  /* Optional, called at the same points: the operations and the data
+   * accesses (loads, stores and the library's traffic) so far, for a
+   * progress line. */
+  struct {
+    void (*fn)(void *ctx, uint64_t ops, uint64_t accesses);
+    void *ctx;
+  } progress;
   /* CB_ENGINE_FAST only: loop templates whose values nothing needs skip
    * computing them (analysis/slice.h). The run may then stop with
    * CB_RUN_STALE, after which the caller runs the input again without;
@@ -194,9 +217,11 @@ typedef enum cb_run_status {
   CB_RUN_ERROR,  /* the model stopped the input: see message */
   CB_RUN_BUDGET, /* the operation budget ran out */
   CB_RUN_ABORT,  /* the program called abort() or failed an assert */
-  CB_RUN_STALE   /* slicing only: a value the run skipped was needed (a
+  CB_RUN_STALE,  /* slicing only: a value the run skipped was needed (a
                     branch, an address or the C library read it); run the
                     input again without slicing */
+  CB_RUN_STOPPED /* stopped from outside: a signal or the time limit
+                    (cb_engine_options.interrupt, deadline) */
 } cb_run_status;
 
 typedef struct cb_run_outcome {

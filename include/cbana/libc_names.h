@@ -348,7 +348,34 @@
   X(FSTAT, "fstat")                                                            \
   X(STAT, "stat")                                                              \
   X(REMOVE, "remove")                                                          \
-  X(UNLINK, "unlink")
+  X(UNLINK, "unlink")                                                          \
+  /* exit's handlers: analysis/libc_exit.c (atexit is libc_nonshared.a's,      \
+   * linked into the executable: a jump to __cxa_atexit's PLT slot) */         \
+  X(ATEXIT, "atexit")                                                          \
+  X(CXA_ATEXIT, "__cxa_atexit")                                                \
+  X(ON_EXIT, "on_exit")                                                        \
+  /* glibc's unlocked stdio and what its inline forms call when the buffer     \
+   * is empty or full (analysis/libc_stdio_sync.c), getline and getdelim       \
+   * (analysis/libc_getline.c) */                                              \
+  X(GETC_UNLOCKED, "getc_unlocked")                                            \
+  X(GETCHAR_UNLOCKED, "getchar_unlocked")                                      \
+  X(FGETC_UNLOCKED, "fgetc_unlocked")                                          \
+  X(PUTC_UNLOCKED, "putc_unlocked")                                            \
+  X(PUTCHAR_UNLOCKED, "putchar_unlocked")                                      \
+  X(FPUTC_UNLOCKED, "fputc_unlocked")                                          \
+  X(FPUTS_UNLOCKED, "fputs_unlocked")                                          \
+  X(FWRITE_UNLOCKED, "fwrite_unlocked")                                        \
+  X(FREAD_UNLOCKED, "fread_unlocked")                                          \
+  X(FGETS_UNLOCKED, "fgets_unlocked")                                          \
+  X(FFLUSH_UNLOCKED, "fflush_unlocked")                                        \
+  X(FEOF_UNLOCKED, "feof_unlocked")                                            \
+  X(FERROR_UNLOCKED, "ferror_unlocked")                                        \
+  X(CLEARERR_UNLOCKED, "clearerr_unlocked")                                    \
+  X(UFLOW, "__uflow")                                                          \
+  X(OVERFLOW, "__overflow")                                                    \
+  X(GETLINE, "getline")                                                        \
+  X(GETDELIM, "getdelim")                                                      \
+  X(GETDELIM2, "__getdelim") /* bits/stdio.h's inline getline */
 
 typedef enum cb_libfn {
 #define CB_LIBFN_ENUM(id, name) CB_LIBC_##id,

@@ -22,6 +22,8 @@ for cmd in annotate paths check diff; do
   expect 0 "usage: cbana $cmd" -- $cmd --help
 done
 expect 2 'give exactly two JSON reports' -- diff a.json
+expect 2 "--timeout needs a number of seconds > 0, not '0'" -- analyze a.c --timeout 0
+expect 2 "--timeout needs a number of seconds > 0, not '5s'" -- analyze a.c --timeout 5s
 # The man page renders and names every subcommand of the table.
 man_page=$(dirname "$0")/../../docs/cbana.1
 if command -v man >/dev/null; then

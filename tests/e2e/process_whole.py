@@ -70,7 +70,9 @@ def main():
              (os.path.join(a.data, "hello.c"), "", False),
              (os.path.join(a.data, "printf_mix.c"), "", False),
              (os.path.join(a.data, "printf_mix.c"), "1 2 3", False),
-             (os.path.join(a.data, "malloc_mix.c"), "", False)]
+             (os.path.join(a.data, "malloc_mix.c"), "", False),
+             (os.path.join(a.data, "exit_handlers.c"), "", False),
+             (os.path.join(a.data, "exit_handlers.c"), "x", False)]
     if a.corpus and os.path.isdir(a.corpus):
         cases.append((os.path.join(a.corpus, "stride_global.c"), "8 2", False))
     bad = 0

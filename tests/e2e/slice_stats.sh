@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Slicing (analysis/slice.h): which runs skip values, and which must be
-# redone unsliced, as --stats reports them for the cases of
+# Slicing (analysis/slice.h, --slice, off by default): which runs skip
+# values, and which must be redone unsliced, as --stats reports them for
+# the cases of
 # tests/unit/engine/progs/slice_cases.c. Whether the counts are right is
 # fast_identity_progs' question (the same cases against --exact-engine);
 # this test fails when slicing silently stops happening, or when a stale
@@ -11,11 +12,11 @@ cbana=$1
 src=$(cd "$(dirname "$0")/../unit/engine/progs" && pwd)/slice_cases.c
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/checks.sh"
-run() { # run NAME ARGS... (analyze flags after the mode)
+run() { # run NAME MODE ARGS... (analyze flags after --slice)
   local name=$1 mode=$2
   shift 2
   "$cbana" analyze "$src" --args "$mode" --quiet --stats --format json \
-    -o "$tmp/$name.json" "$@" >"$tmp/$name.err" 2>&1
+    -o "$tmp/$name.json" --slice "$@" >"$tmp/$name.err" 2>&1
   echo "exit $?" >>"$tmp/$name.err"
 }
 
@@ -118,7 +119,7 @@ for k in linear-algebra/solvers/cholesky datamining/correlation \
   linear-algebra/solvers/gramschmidt medley/floyd-warshall medley/nussinov; do
   name=$(basename "$k")
   "$cbana" analyze "$pb/$k.c" --cflags "-O2 -DMINI_DATASET -I$pb" --quiet \
-    --stats --format json -o "$tmp/$name.json" >"$tmp/$name.err" 2>&1
+    --slice --stats --format json -o "$tmp/$name.json" >"$tmp/$name.err" 2>&1
   echo "exit $?" >>"$tmp/$name.err"
   has 'exit 0' "$tmp/$name.err" "$name: exit"
   has 'templates: ([0-9]+) loops, .*; \1 loops sliced' "$tmp/$name.err" \
@@ -127,7 +128,34 @@ for k in linear-algebra/solvers/cholesky datamining/correlation \
 done
 
 run noslice print --no-slice
-has ' 0 loops sliced' "$tmp/noslice.err" "--no-slice: nothing sliced"
+has ' 0 loops sliced' "$tmp/noslice.err" "--slice --no-slice: nothing sliced"
+
+# The default: nothing sliced, and the program is never executed. Where
+# strace is, it lists what cbana executes: --slice runs the executable it
+# keeps, the default only the compiler, the linker and glibc's probe.
+execs() { # execs NAME ARGS...: the paths NAME's run executed
+  local name=$1
+  shift
+  strace -f -qq -e trace=execve -o "$tmp/$name.trace" "$cbana" analyze \
+    "$src" --args print --quiet --stats -o /dev/null "$@" >"$tmp/$name.err" 2>&1
+  grep -o 'execve("[^"]*"' "$tmp/$name.trace" | sed 's/^execve("//; s/"$//' |
+    grep -v "^$cbana\$" >"$tmp/$name.execs"
+}
+if command -v strace >/dev/null && strace -f -qq -o /dev/null true 2>/dev/null; then
+  execs default
+  has ' 0 loops sliced' "$tmp/default.err" "default: nothing sliced"
+  has '/usr/bin/(clang|ld)' "$tmp/default.execs" "default: strace sees the compile"
+  grep -vE '/(clang[^/]*|ld[^/]*|valgrind[^/]*|cbana-glibc-probe)$' \
+    "$tmp/default.execs" >"$tmp/default.others"
+  hasnt '^' "$tmp/default.others" "default: executes only the compiler, linker, probe"
+  execs sliced --slice
+  has '/cbana-run-[^/]*/prog$' "$tmp/sliced.execs" "--slice: runs the program"
+else
+  echo "no usable strace: the default's no-execution check is skipped"
+  "$cbana" analyze "$src" --args print --quiet --stats -o /dev/null \
+    >"$tmp/default.err" 2>&1
+  has ' 0 loops sliced' "$tmp/default.err" "default: nothing sliced"
+fi
 run exact print --exact-engine
 has ' 0 loops sliced' "$tmp/exact.err" "--exact-engine: nothing sliced"
 

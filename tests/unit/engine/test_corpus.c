@@ -74,6 +74,8 @@ static const prog corpus[] = {
      "-O3 -fno-math-errno"},
     {"complex_O0", {"@complex_mix.c"}, "@complex_mix.inputs", "-O0"},
     {"complex_O2", {"@complex_mix.c"}, "@complex_mix.inputs", "-O2"},
+    {"cldouble_O0", {"@complex_ldouble.c"}, "@complex_ldouble.inputs", "-O0"},
+    {"cldouble_O2", {"@complex_ldouble.c"}, "@complex_ldouble.inputs", "-O2"},
     {"goto_O0", {"@computed_goto.c"}, "@computed_goto.inputs", "-O0"},
     {"goto_O2", {"@computed_goto.c"}, "@computed_goto.inputs", "-O2"},
     {"goto_O3", {"@computed_goto.c"}, "@computed_goto.inputs", "-O3"},
@@ -83,6 +85,10 @@ static const prog corpus[] = {
     {"varargs_O3", {"@varargs_mix.c"}, "@varargs_mix.inputs", "-O3"},
     {"logger_O0", {"@varargs_logger.c"}, "@varargs_logger.inputs", "-O0"},
     {"logger_O2", {"@varargs_logger.c"}, "@varargs_logger.inputs", "-O2"},
+    {"unlocked_O0", {"@stdio_unlocked.c"}, "@stdio_unlocked.inputs", "-O0"},
+    {"unlocked_O2", {"@stdio_unlocked.c"}, "@stdio_unlocked.inputs", "-O2"},
+    {"atexit_O0", {"@atexit_mix.c"}, "@atexit_mix.inputs", "-O0"},
+    {"atexit_O2", {"@atexit_mix.c"}, "@atexit_mix.inputs", "-O2"},
 };
 
 /* A corpus path, or one of this directory's programs. */

@@ -3,6 +3,8 @@
  * select, reductions), parallel phis, switch, direct, recursive and
  * indirect calls, by-value arguments, the budget, and the faults. */
 #include <math.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,6 +412,47 @@ static void test_calls(void) {
   cb_run_outcome_free(&o);
 }
 
+/* The endless loop built last, stopped from outside or by a budget
+ * past the first allowance (engine.h: CB_ENGINE_CHECK_OPS): by default
+ * nothing limits it. */
+static void endless_stops(void) {
+  const char *argv[] = {"./t"};
+  cb_run_input in = {1, argv, NULL, 0};
+  cb_engine_options opt;
+  cb_engine_options_default(&opt);
+  CHECK_EQ_U64(opt.budget, UINT64_MAX);
+  CHECK(opt.interrupt == NULL && opt.deadline == 0);
+  cb_run_outcome o;
+  /* a budget across two allowances ends where it says */
+  opt.budget = CB_ENGINE_CHECK_OPS + 12345;
+  CHECK(cb_engine_run(&B.p, &in, &opt, NULL, &o) != 0);
+  CHECK_EQ_U64(o.status, CB_RUN_BUDGET);
+  CHECK_EQ_U64(o.ops, CB_ENGINE_CHECK_OPS + 12345);
+  cb_run_outcome_free(&o);
+  /* a signal number at *interrupt stops it at the first look */
+  atomic_int sig;
+  atomic_init(&sig, SIGINT);
+  cb_engine_options_default(&opt);
+  opt.interrupt = &sig;
+  CHECK(cb_engine_run(&B.p, &in, &opt, NULL, &o) != 0);
+  CHECK_EQ_U64(o.status, CB_RUN_STOPPED);
+  CHECK_EQ_U64(o.ops, CB_ENGINE_CHECK_OPS);
+  char want[96];
+  snprintf(want, sizeof want,
+           "interrupted by SIGINT after %llu operations in main",
+           (unsigned long long)CB_ENGINE_CHECK_OPS);
+  CHECK(strstr(o.message, want) != NULL);
+  cb_run_outcome_free(&o);
+  /* so does a deadline that has passed */
+  cb_engine_options_default(&opt);
+  opt.deadline = 1;
+  opt.timeout_s = 2.5;
+  CHECK(cb_engine_run(&B.p, &in, &opt, NULL, &o) != 0);
+  CHECK_EQ_U64(o.status, CB_RUN_STOPPED);
+  CHECK(strstr(o.message, "the time limit (2.5 s) ran out") != NULL);
+  cb_run_outcome_free(&o);
+}
+
 static void test_failures(void) {
   /* endless loop: the budget stops it */
   pb_init();
@@ -424,6 +467,7 @@ static void test_failures(void) {
   CHECK_EQ_U64(o.ops, 100000);
   CHECK(strstr(o.message, "budget") != NULL);
   cb_run_outcome_free(&o);
+  endless_stops();
 
   /* unreachable, division by zero */
   pb_init();

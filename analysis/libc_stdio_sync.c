@@ -1,0 +1,180 @@
+/* libc_stdio_sync.c: the FILE objects of stdin and stdout as the
+ * program's own code reads and writes them. glibc's <stdio.h> makes
+ * getc_unlocked, getchar_unlocked, putc_unlocked, putchar_unlocked,
+ * fgetc_unlocked, fputc_unlocked, feof_unlocked and ferror_unlocked
+ * inline when optimizing (bits/stdio.h, __getc_unlocked_body and
+ * __putc_unlocked_body): the program compares _IO_read_ptr with
+ * _IO_read_end (_IO_write_ptr with _IO_write_end), takes (stores) the
+ * byte itself and moves the pointer, and calls __uflow (__overflow) only
+ * when the buffer is empty (full).
+ *
+ * The model's stdio state (libc_stdio.c: stdin's position in its input,
+ * stdout's text and its position in the buffer) stays the one truth:
+ * after every library call that touched them, the FILEs' fields are
+ * written as glibc leaves them (stdin's buffer holding the current
+ * 4096-byte block of the input, read_ptr at the position, read_end at the
+ * block's end; stdout's write_ptr at the position in its buffer and
+ * write_end at the buffer's end, or at write_ptr when stdout is line
+ * buffered or unbuffered, which sends every byte through __overflow), and
+ * before every library call, what the program's code did meanwhile is
+ * taken back: stdin's read_ptr moved on, the bytes the program stored
+ * into stdout's buffer. File streams (libc_files.c) likewise: a stream
+ * that is reading shows its buffer's bytes between read_ptr and read_end,
+ * one that is writing the room left between write_ptr and write_end (none
+ * when line buffered or unbuffered), and the other pair stays equal so
+ * that the other direction goes through the library. While ungetc's bytes
+ * wait, read_ptr equals read_end, so that they come through __uflow. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libc_files.h"
+#include "libc_internal.h"
+
+#define IN_BLOCK 4096u
+
+static uint64_t rd64(cb_eng *e, uint64_t a) {
+  uint64_t v = 0;
+  cb_mem_read_raw(&e->mem, a, &v, 8, NULL);
+  return v;
+}
+
+static void wr64(cb_eng *e, uint64_t a, uint64_t v) {
+  cb_mem_write(&e->mem, a, &v, 8, NULL);
+}
+
+static uint64_t out_cap(const cb_eng *e) {
+  return e->stdout_cap ? e->stdout_cap : e->opt.stdout_is_tty ? 1024 : IN_BLOCK;
+}
+
+static bool stream_pull(cb_eng *e, cb_stream *s) {
+  if (s->pub_rp) {
+    uint64_t p = rd64(e, s->fp + CB_F_READ_PTR);
+    if (p > s->pub_rp && p <= s->buf + s->rlen) {
+      s->rpos += p - s->pub_rp;
+      s->pub_rp = p;
+    }
+  }
+  if (s->pub_wp) {
+    uint64_t p = rd64(e, s->fp + CB_F_WRITE_PTR);
+    if (p > s->pub_wp && p <= s->buf + s->bufsz) {
+      uint64_t k = p - s->pub_wp;
+      if (!cb_eng_read(e, s->pub_wp, s->wcopy + s->wlen, (size_t)k))
+        return false;
+      s->wlen += k;
+      s->pub_wp = p;
+    }
+  }
+  return true;
+}
+
+static void stream_publish(cb_eng *e, cb_stream *s) {
+  uint64_t rp = 0, re = 0, wp = 0, we = 0;
+  if (s->buf && !s->npb) {
+    if (s->wlen) {
+      wp = s->buf + s->wlen;
+      we = s->bmode == _IOFBF ? s->buf + s->bufsz : wp;
+    } else if (s->rlen) {
+      rp = s->buf + s->rpos;
+      re = s->buf + s->rlen;
+    }
+  }
+  if (rp == s->pub_rp && wp == s->pub_wp)
+    return;
+  wr64(e, s->fp + CB_F_READ_PTR, rp);
+  wr64(e, s->fp + CB_F_READ_END, re);
+  wr64(e, s->fp + CB_F_WRITE_PTR, wp);
+  wr64(e, s->fp + CB_F_WRITE_END, we);
+  s->pub_rp = rp;
+  s->pub_wp = wp;
+}
+
+bool cb_stdio_pull(cb_eng *e) {
+  cb_files *f = e->files;
+  for (uint32_t i = 0; f && i < f->nst; i++)
+    if (!f->st[i].closed && !stream_pull(e, &f->st[i]))
+      return false;
+  if (e->stdin_pub) {
+    uint64_t p = rd64(e, e->file_stdin + CB_F_READ_PTR);
+    if (p > e->stdin_pub_ptr && p <= e->stdin_buf + IN_BLOCK) {
+      e->stdin_pos += p - e->stdin_pub_ptr;
+      e->stdin_pub_ptr = p;
+    }
+  }
+  if (e->stdout_pub) {
+    uint64_t p = rd64(e, e->file_stdout + CB_F_WRITE_PTR);
+    if (p > e->stdout_pub_ptr && p <= e->stdout_buf + out_cap(e)) {
+      size_t n = (size_t)(p - e->stdout_pub_ptr);
+      char *b = malloc(n);
+      if (!b || !cb_eng_read(e, e->stdout_pub_ptr, b, n)) {
+        free(b);
+        return false;
+      }
+      /* the bytes are in the buffer already: only the text and the
+       * position move */
+      cb_libc_put_stdout_text(e, b, n);
+      free(b);
+      e->stdout_pub_ptr = p;
+    }
+  }
+  return true;
+}
+
+void cb_stdio_publish_streams(cb_eng *e) {
+  cb_files *f = e->files;
+  for (uint32_t i = 0; f && i < f->nst; i++)
+    if (!f->st[i].closed)
+      stream_publish(e, &f->st[i]);
+}
+
+void cb_stdio_publish(cb_eng *e) {
+  cb_files *f = e->files;
+  if (e->stdin_buf && e->stdin_pos > 0) {
+    uint64_t pos = e->stdin_pos, blk = (pos - 1) / IN_BLOCK * IN_BLOCK;
+    uint64_t end = blk + IN_BLOCK < e->in_len ? blk + IN_BLOCK : e->in_len;
+    if (end < pos)
+      end = pos;
+    if (e->stdin_blk != blk + 1) {
+      /* read(2) filled the buffer with this block */
+      if (end > blk && blk < e->in_len)
+        cb_mem_write(&e->mem, e->stdin_buf, e->in_data + blk,
+                     (size_t)((end < e->in_len ? end : e->in_len) - blk), NULL);
+      e->stdin_blk = blk + 1;
+    }
+    uint64_t b = e->stdin_buf, rp = b + (pos - blk);
+    bool pushed = f && f->stdin_npb;
+    wr64(e, e->file_stdin + CB_F_READ_PTR, rp);
+    wr64(e, e->file_stdin + CB_F_READ_END, pushed ? rp : b + (end - blk));
+    wr64(e, e->file_stdin + CB_F_READ_BASE, b);
+    wr64(e, e->file_stdin + CB_F_BUF_BASE, b);
+    wr64(e, e->file_stdin + CB_F_BUF_END, b + IN_BLOCK);
+    e->stdin_pub = true;
+    e->stdin_pub_ptr = rp;
+  }
+  /* _flags as glibc's stdin and stdout hold them (0xfbad2088 and
+   * 0xfbad2884 once used: _IO_IS_FILEBUF, _IO_LINKED, no writes / no
+   * reads, _IO_CURRENTLY_PUTTING), with the end and error bits
+   * feof_unlocked and ferror_unlocked read */
+  uint32_t fl = CB_IO_MAGIC | 0x2088u;
+  if (f && f->stdin_eof)
+    fl |= CB_IO_EOF_SEEN;
+  if (f && f->stdin_err)
+    fl |= CB_IO_ERR_SEEN;
+  cb_mem_write(&e->mem, e->file_stdin + CB_F_FLAGS, &fl, 4, NULL);
+  fl = CB_IO_MAGIC | 0x2084u | (e->stdout_buf ? 0x800u : 0);
+  if (f && f->stdout_err)
+    fl |= CB_IO_ERR_SEEN;
+  cb_mem_write(&e->mem, e->file_stdout + CB_F_FLAGS, &fl, 4, NULL);
+  if (e->stdout_buf) {
+    uint64_t cap = out_cap(e), b = e->stdout_buf;
+    uint64_t wp = b + e->stdout_pos % cap;
+    bool every = e->opt.stdout_is_tty || e->stdout_unbuf;
+    wr64(e, e->file_stdout + CB_F_WRITE_BASE, b);
+    wr64(e, e->file_stdout + CB_F_WRITE_PTR, wp);
+    wr64(e, e->file_stdout + CB_F_WRITE_END, every ? wp : b + cap);
+    wr64(e, e->file_stdout + CB_F_BUF_BASE, b);
+    wr64(e, e->file_stdout + CB_F_BUF_END, b + cap);
+    e->stdout_pub = true;
+    e->stdout_pub_ptr = wp;
+  }
+}

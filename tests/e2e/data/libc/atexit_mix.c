@@ -1,0 +1,1 @@
+../../../unit/engine/progs/atexit_mix.c
