@@ -610,6 +610,39 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     if (spills)
       b->ir = 0;
   }
+  /* a return the code generator copied into a predecessor (tail
+     duplication; CodeGenPrepare's dupRetToEnableTailCallOpts): an
+     unpaired block ending in `ret`, entered from one block paired with
+     IR block A, stands for A's successor that returns, on A's edge */
+  for (uint32_t i = 0; i < mb.n; i++) {
+    mblock *b = &mb.v[i];
+    if (b->ir != CB_NONE || !b->n_hidden || !mg.reach[i] ||
+        ins.v[b->first + b->n - 1].kind != MK_RET)
+      continue;
+    uint32_t pi = CB_NONE, npred = 0;
+    for (uint32_t k = 0; k < b->preds.n; k++)
+      if (mg.reach[b->preds.v[k]]) {
+        pi = b->preds.v[k];
+        npred++;
+      }
+    if (npred != 1 || mb.v[pi].ir == CB_NONE)
+      continue;
+    uint32_t a = mb.v[pi].ir, x = CB_NONE, nx = 0;
+    const cb_block *ab = &f->blocks.v[fn->first_block + a];
+    for (uint32_t q = 0; q < ab->n_succ; q++) {
+      uint32_t y = f->succs.v[ab->first_succ + q];
+      const cb_block *yb = &f->blocks.v[fn->first_block + y];
+      if (y != a && yb->n_ops &&
+          f->ops.v[yb->first_op + yb->n_ops - 1].code == CB_OP_RET) {
+        x = y;
+        nx++;
+      }
+    }
+    if (nx == 1) {
+      b->ir = x;
+      b->from = a;
+    }
+  }
   /* sqrt and sqrtf with errno (clang's default): the code generator
      computes them inline and calls libm only when `x >= 0` fails (LLVM's
      PartiallyInlineLibCalls): a block ends in that test and leads to a
