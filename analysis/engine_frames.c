@@ -111,14 +111,20 @@ cb_stop eng_push_frame(cb_eng *e, uint32_t f, uint64_t sp, uint32_t call_op,
   F->cfa = sp;
   F->sp = sp - e->frame_size[f];
   F->va_al = e->va_al_next;
+  F->tail_done = 0;
   /* call pushes the return address: the caller's own access on the
-   * call's line when the caller is the program's code */
+   * call's line when the caller is the program's code; a tail call's
+   * jump pushes none (the caller's own return address is the callee's) */
   uint64_t ra = RET_ADDR_VALUE;
   cb_mem_write(&e->mem, sp - 8, &ra, 8, NULL);
   uint32_t ra_site = call_op != CB_NONE && p->ra_site && call_site < p->n_sites
                          ? p->ra_site[call_site]
                          : CB_NONE;
-  if (call_op == CB_NONE && e->skip_main_push) {
+  bool tail =
+      call_op != CB_NONE && e->depth > 1 && e->frames[e->depth - 2].tail_done;
+  if (tail) {
+    /* the jump after the caller's epilogue */
+  } else if (call_op == CB_NONE && e->skip_main_push) {
     e->skip_main_push = false; /* the start-up's last access */
   } else if (ra_site != CB_NONE) {
     cb_eng_emit(e, sp - 8, 8, ra_site, true);
@@ -140,6 +146,23 @@ cb_stop eng_push_frame(cb_eng *e, uint32_t f, uint64_t sp, uint32_t call_op,
   if (p->blocks[fn->first_block].n_mach)
     eng_emit_mach(e, &p->blocks[fn->first_block], sp);
   return CB_GO;
+}
+
+void eng_tail_epilogue(cb_eng *e) {
+  cb_frame *F = &e->frames[e->depth - 1];
+  const cb_program *p = e->p;
+  unsigned nr = p->functions[F->func].n_saved_regs;
+  nr -= p->functions[F->func].n_unpopped < nr ? p->functions[F->func].n_unpopped
+                                              : nr;
+  uint32_t x = p->fn_mach ? p->fn_mach[F->func].exit_site : CB_NONE;
+  uint32_t site = x != CB_NONE ? x : F->call_site;
+  for (unsigned r = nr; r-- > 0;)
+    cb_eng_emit(e, F->cfa - 16 - 8 * (uint64_t)r, 8, site, false);
+  if (x != CB_NONE)
+    e->out->loads += nr;
+  else
+    e->out->lib_reads += nr;
+  F->tail_done = 1;
 }
 
 /* Copies argument k's value (lanes slots) and handles byval copies. */
@@ -254,6 +277,12 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
     }
     uint32_t call_op = (uint32_t)(op - p->ops);
     (void)ip;
+    if (site < p->n_sites && p->sites[site].is_tail && !total_byval &&
+        !F->tail_done) {
+      /* a tail call: the callee's frame where the caller's was */
+      eng_tail_epilogue(e);
+      sp = F->cfa;
+    }
     cb_stop st = eng_push_frame(e, callee, sp, call_op, site);
     if (st != CB_GO)
       return st;
@@ -273,38 +302,22 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
        callee == CB_INTR_MEMSET))
     real_call = !(nargs > 2 && (((uint64_t)g[4 + 2]) & CB_OPND_CONST) &&
                   vals[2][0].u <= 128);
-  uint64_t ra_at = F->sp - 8;
-  if (real_call) {
-    /* the caller's `call` writes the return address on the call's line */
-    uint32_t ras = p->ra_site && site < p->n_sites ? p->ra_site[site] : CB_NONE;
-    cb_eng_emit(e, ra_at, 8, ras != CB_NONE ? ras : site, true);
-    if (ras != CB_NONE)
-      e->out->stores++;
-    else
-      e->out->lib_writes++;
-    /* the PLT stub reads the function's GOT slot */
-    uint32_t lf = callee;
-    if (kind == CB_CALL_INTRINSIC)
-      lf = callee == CB_INTR_MEMSET    ? CB_LIBC_MEMSET
-           : callee == CB_INTR_MEMMOVE ? CB_LIBC_MEMMOVE
-                                       : CB_LIBC_MEMCPY;
-    if (lf < CB_LIBC_COUNT && e->got[lf]) {
-      cb_eng_emit(e, e->got[lf], 8, site, false);
-      e->out->lib_reads++;
-    }
-    /* the first call binds the slot (ld.so's lazy binding); clang
-     * compiles sqrt as sqrtsd/sqrtss and calls the function only for a
-     * negative argument (to set errno), so only that call binds it */
-    bool is_sqrt = kind == CB_CALL_LIBC && nargs >= 1 &&
-                   (callee == CB_LIBC_SQRT || callee == CB_LIBC_SQRTF);
-    bool sqrt_inline =
-        is_sqrt &&
-        (callee == CB_LIBC_SQRT ? !(vals[0][0].d < 0) : !(vals[0][0].f < 0));
+  /* sqrt and sqrtf with errno (clang's default): outside optnone (-O0)
+   * functions the code generator computes them inline (sqrtsd/sqrtss;
+   * LLVM's PartiallyInlineLibCalls) and calls the library only when the
+   * argument fails `x >= 0` (negative or NaN), to set errno; that call is
+   * the only one, and the first binds the slot (ld.so's lazy binding) */
+  bool is_sqrt = kind == CB_CALL_LIBC && nargs >= 1 &&
+                 (callee == CB_LIBC_SQRT || callee == CB_LIBC_SQRTF);
+  bool sqrt_inline = false;
+  if (is_sqrt && !p->functions[F->func].optnone) {
+    sqrt_inline =
+        callee == CB_LIBC_SQRT ? vals[0][0].d >= 0 : vals[0][0].f >= 0;
     /* a sliced run may have skipped the argument (slice.h, CB_SL_SIGN):
      * its sign is then the native run's, which bound sqrt if it ever
      * called it with a negative argument; if it did, when is not known,
      * and the run stops to go again unsliced */
-    if (is_sqrt && e->sl && (e->sl[op - p->ops] & CB_SL_SIGN)) {
+    if (e->sl && (e->sl[op - p->ops] & CB_SL_SIGN)) {
       /* The native run may still be going (started ahead of need,
        * driver_native.h): waiting for it here made the analysis wait for
        * the whole native program, gramschmidt LARGE's 1.8 s, at its
@@ -329,8 +342,45 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
       }
       sqrt_inline = true;
     }
-    if (!sqrt_inline)
-      cb_dl_first_call(e, lf, F->sp);
+    /* the machine code's accesses on the path taken (cb_mach_access's
+     * sqrt_path) */
+    e->sqrt_called = !sqrt_inline;
+  }
+  if (sqrt_inline)
+    real_call = false;
+  /* a tail call into the library: the caller's epilogue, then a jump;
+   * the library runs where the caller's frame was, and its `ret` reads
+   * the caller's return address */
+  uint64_t keep_sp = F->sp;
+  bool tail =
+      real_call && site < p->n_sites && p->sites[site].is_tail && !F->tail_done;
+  if (tail) {
+    eng_tail_epilogue(e);
+    F->sp = F->cfa;
+  }
+  uint64_t ra_at = F->sp - 8;
+  if (real_call) {
+    /* the caller's `call` writes the return address on the call's line */
+    uint32_t ras = p->ra_site && site < p->n_sites ? p->ra_site[site] : CB_NONE;
+    if (!tail) {
+      cb_eng_emit(e, ra_at, 8, ras != CB_NONE ? ras : site, true);
+      if (ras != CB_NONE)
+        e->out->stores++;
+      else
+        e->out->lib_writes++;
+    }
+    /* the PLT stub reads the function's GOT slot */
+    uint32_t lf = callee;
+    if (kind == CB_CALL_INTRINSIC)
+      lf = callee == CB_INTR_MEMSET    ? CB_LIBC_MEMSET
+           : callee == CB_INTR_MEMMOVE ? CB_LIBC_MEMMOVE
+                                       : CB_LIBC_MEMCPY;
+    if (lf < CB_LIBC_COUNT && e->got[lf]) {
+      cb_eng_emit(e, e->got[lf], 8, site, false);
+      e->out->lib_reads++;
+    }
+    /* the first call binds the slot (ld.so's lazy binding) */
+    cb_dl_first_call(e, lf, F->sp);
   }
   if (kind == CB_CALL_LIBC) {
     cb_value a[MAXA];
@@ -344,6 +394,8 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
     st = cb_intrinsic_call(e, callee, op, vals, tys, lanes, nargs, ret);
   }
   e->cur_site = keep;
+  if (tail)
+    e->frames[e->depth - 1].sp = keep_sp;
   if (st != CB_GO)
     return st;
   if (real_call) {

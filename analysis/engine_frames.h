@@ -20,6 +20,9 @@ bool eng_grow_slots(cb_eng *e, size_t need);
  * copies argument values in afterwards. */
 cb_stop eng_push_frame(cb_eng *e, uint32_t f, uint64_t sp, uint32_t call_op,
                        uint32_t call_site);
+/* The caller's side of a tail call (cb_site.is_tail): its epilogue's
+ * pops, before the jump; its `ret` is then the callee's. */
+void eng_tail_epilogue(cb_eng *e);
 /* Copies argument k's value (lanes slots) and handles byval copies. */
 void eng_set_params(cb_eng *e, uint32_t f, const cb_value *const *vals,
                     const uint8_t *lanes, uint32_t nargs);
@@ -55,6 +58,8 @@ static inline void eng_emit_mach_at(cb_eng *e, const cb_block *b, uint64_t cfa,
       continue; /* an access of another edge into b */
     if (m->va_xmm && !e->frames[e->depth - 1].va_al)
       continue; /* the prologue skipped the xmm spills (%al == 0) */
+    if (m->sqrt_path && (m->sqrt_path == 1) != e->sqrt_called)
+      continue; /* the other path of an inline sqrt */
     uint64_t a = m->cfa_offset ? cfa + (uint64_t)m->cfa_offset : m->addr;
     cb_eng_emit(e, a, m->size ? m->size : 8, m->site, m->is_write != 0);
     if (m->is_write)
@@ -72,6 +77,12 @@ static inline void eng_emit_mach(cb_eng *e, const cb_block *b, uint64_t cfa) {
 static inline void eng_pop_frame(cb_eng *e) {
   cb_frame *F = &e->frames[e->depth - 1];
   const cb_program *p = e->p;
+  if (F->tail_done) { /* left by a tail call: popped, and the callee's
+                         `ret` was this one */
+    e->nslots = F->slot_base;
+    e->depth--;
+    return;
+  }
   unsigned nr = p->functions[F->func].n_saved_regs;
   nr -= p->functions[F->func].n_unpopped < nr ? p->functions[F->func].n_unpopped
                                               : nr; /* dropped by `add rsp` */

@@ -26,6 +26,9 @@ typedef struct cb_frame {
   uint64_t cfa;       /* the caller's rsp before the call */
   uint64_t sp;        /* lowest address in use by this frame */
   uint8_t va_al;      /* a vararg callee's %al: vector registers passed */
+  /* a tail call left: the epilogue's pops are made, and the callee's
+   * `ret` is this frame's (cb_site.is_tail) */
+  uint8_t tail_done;
 } cb_frame;
 
 /* Why the interpreter loop stopped. */
@@ -106,6 +109,7 @@ typedef struct cb_eng {
   cb_frame *frames;
   uint32_t depth, capframes;
   uint8_t va_al_next; /* the next frame's va_al (engine_varargs.c) */
+  bool sqrt_called;   /* the last sqrt or sqrtf called the library */
 
   /* The operations left: budget_left is the interpreter's allowance (a
    * local of eng_run while it runs), at most CB_ENGINE_CHECK_OPS;

@@ -393,8 +393,10 @@ static uint64_t merge_free(cb_heap *h, int32_t r) {
       size = h->c[r].size;
     }
   }
-  if (nx >= 0 && nx != h->top) {
-    if (h->c[nx].state == C_BIN) {
+  /* no record after r: the fenceposts sysmalloc writes after an old top
+   * it could not extend (malloc.c), which stay in use */
+  if (nx < 0 || nx != h->top) {
+    if (nx >= 0 && h->c[nx].state == C_BIN) {
       heap_bin_unlink(h, nx);
       size += h->c[nx].size;
       heap_rec_del(h, nx);
@@ -404,7 +406,7 @@ static uint64_t merge_free(cb_heap *h, int32_t r) {
     heap_set_head(h, r);
     heap_bin_insert_after(h, 1, r);
     heap_mark_free(h, r);
-  } else if (nx >= 0) {
+  } else {
     size += h->c[nx].size;
     heap_rec_del(h, nx);
     h->c[r].size = size;

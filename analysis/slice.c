@@ -407,7 +407,10 @@ void cb_slice_maybe(const cb_program *p, uint8_t *fl) {
     /* forward, to a fixed point (phis close cycles) */
     for (bool changed = true; changed;) {
       changed = false;
-      for (uint32_t i = lo; i < hi; i++) {
+      for (uint32_t i = lo, b = 0; i < hi; i++) {
+        while (i >= p->blocks[f->first_block + b].first_op +
+                        p->blocks[f->first_block + b].n_ops)
+          b++;
         const cb_op *op = &p->ops[i];
         if ((fl[i] & CB_SL_MAYBE) ||
             ((fl[i] & CB_SL_NEED) && op->code != CB_OP_STORE))
@@ -417,6 +420,15 @@ void cb_slice_maybe(const cb_program *p, uint8_t *fl) {
           cb_operand v = op->a;
           maybe = v != CB_NONE && !(v & CB_OPND_CONST) && def[v] >= 0 &&
                   (fl[(uint32_t)def[v]] & CB_SL_MAYBE);
+          /* a sliced template writes what it stores only when that is
+           * the same every iteration: a constant, or a value from
+           * outside its block (template_run.c); the rest of its stores
+           * leave their bytes as they were, which are then garbage */
+          const cb_block *sb = &p->blocks[f->first_block + b];
+          if ((fl[i] & CB_SL_TPL) && v != CB_NONE && !(v & CB_OPND_CONST) &&
+              def[v] >= 0 && (uint32_t)def[v] >= sb->first_op &&
+              (uint32_t)def[v] < sb->first_op + sb->n_ops)
+            maybe = true;
         } else if (op->code == CB_OP_LOAD || (fl[i] & CB_SL_TPL)) {
           maybe = true;
         } else if (is_pure(p, op)) {

@@ -16,7 +16,10 @@
  * the argument may be garbage, the native run's ld.so log says whether
  * that ever happened (native_run.h, engine_frames.c), and a run that
  * finds it did stops to run again unsliced. A loop template whose value
- * ops are all unneeded runs without computing them (template_run.c).
+ * ops are all unneeded runs without computing them (template_run.c); it
+ * still writes its stores of a value the same every iteration (a
+ * constant, a value from before the loop), and its other stores are
+ * garbage.
  *
  * What is skipped is then missing from memory: the dynamic half is the
  * stale shadow of mem.h. Values that *may be garbage* are the results of

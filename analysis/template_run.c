@@ -368,6 +368,38 @@ static void emit_only(cb_eng *e, const cb_tpl_set *ts, const cb_tpl *t,
     }
 }
 
+/* A sliced template's stores of values that are the same every iteration
+ * (a constant, or a value from outside the loop: cb_slice_maybe marks the
+ * others as garbage): their bytes, written as the iterations would. A
+ * loop that fills an array with a constant, skipped, left it zero while
+ * the shadow said exact, and a needed load read the zeros. */
+static bool write_invariant_stores(cb_eng *e, const cb_tpl_set *ts,
+                                   const cb_tpl *t, cb_value *S,
+                                   const sstate *ss, uint64_t k) {
+  const cb_program *p = e->p;
+  for (uint32_t i = 0; i < t->n_stream; i++) {
+    const cb_tpl_stream *st = &ts->streams[t->first_stream + i];
+    if (!st->is_write || (e->sl[st->op] & CB_SL_MAYBE))
+      continue;
+    const cb_op *op = &p->ops[st->op];
+    const cb_value *v = opnd(p, S, op->a);
+    unsigned l = op->lanes ? op->lanes : 1;
+    unsigned bytes = cb_ty_bytes(op->ty), size = bytes * l;
+    uint8_t tmp[2048];
+    if (size > sizeof tmp)
+      return false;
+    for (unsigned j = 0; j < l; j++)
+      store_lane(tmp + j * bytes, &v[j], op->ty);
+    for (uint64_t it = 0; it < k; it++) {
+      uint64_t bad;
+      if (!cb_mem_write(&e->mem, ss[i].addr + it * (uint64_t)ss[i].stride, tmp,
+                        size, &bad))
+        return false;
+    }
+  }
+  return true;
+}
+
 /* The evaluator's operands, resolved once for this entry: the control
  * values value ops read, each value op's operands and stream, the
  * reduction phis' sources. false when the phis are too many. */
@@ -595,6 +627,10 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
       s->pf_n = k - CB_TPL_AHEAD; /* every address before k is mapped */
   }
 
+  /* a sliced template's invariant stores, before anything is emitted:
+   * should one fail, the interpreter takes the iterations over */
+  if (sliced && !write_invariant_stores(e, ts, t, S, sc.ss, n))
+    return 0;
   /* slicing: a sliced template skips its values; one that computes them
    * must not read, or make, what it cannot see is stale */
   bool shadow_after = e->sl && e->mem.stale_any && !sliced;

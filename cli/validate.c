@@ -102,37 +102,99 @@ static double pct_gap(uint64_t got, uint64_t want) {
   return want ? 100.0 * ((double)got - (double)want) / (double)want : 0.0;
 }
 
-/* Per line: cachegrind's rows of own files beside cbana's lines. */
+/* Per line: cbana's lines and cachegrind's rows of the program's own
+ * files side by side, a line either one counted, the lines with the most
+ * misses first (then the largest gap in accesses), so that a line only
+ * one of them counts shows too. */
+typedef struct vline {
+  uint32_t file, line;
+  uint64_t acc, miss, cg_acc, cg_miss;
+} vline;
+
+static int vline_cmp(const void *a, const void *b) {
+  const vline *x = a, *y = b;
+  uint64_t mx = x->miss > x->cg_miss ? x->miss : x->cg_miss;
+  uint64_t my = y->miss > y->cg_miss ? y->miss : y->cg_miss;
+  if (mx != my)
+    return mx > my ? -1 : 1;
+  uint64_t gx = x->acc > x->cg_acc ? x->acc - x->cg_acc : x->cg_acc - x->acc;
+  uint64_t gy = y->acc > y->cg_acc ? y->acc - y->cg_acc : y->cg_acc - y->acc;
+  if (gx != gy)
+    return gx > gy ? -1 : 1;
+  uint64_t ax = x->acc > x->cg_acc ? x->acc : x->cg_acc;
+  uint64_t ay = y->acc > y->cg_acc ? y->acc : y->cg_acc;
+  if (ax != ay)
+    return ax > ay ? -1 : 1;
+  return x->file != y->file ? (x->file < y->file ? -1 : 1)
+                            : (x->line < y->line ? -1 : x->line > y->line);
+}
+
+static vline *vline_at(vline **v, size_t *n, size_t *cap, uint32_t file,
+                       uint32_t line) {
+  for (size_t i = 0; i < *n; i++)
+    if ((*v)[i].file == file && (*v)[i].line == line)
+      return &(*v)[i];
+  if (*n == *cap) {
+    *cap = *cap ? 2 * *cap : 64;
+    vline *nv = realloc(*v, *cap * sizeof *nv);
+    if (!nv)
+      return NULL;
+    *v = nv;
+  }
+  vline *r = &(*v)[(*n)++];
+  memset(r, 0, sizeof *r);
+  r->file = file;
+  r->line = line;
+  return r;
+}
+
 static void print_lines(const cb_program *p, const cb_cache_result *c,
                         const cb_cg_result *cg, unsigned top) {
   cb_row *rows;
   size_t n = cb_report_aggregate(p, c, CB_VIEW_LINES, &rows);
-  printf("    %-28s %12s %12s %12s %12s\n", "line", "cbana acc", "cg acc",
-         "cbana L1D", "cg L1D");
-  for (size_t i = 0, shown = 0; i < n && shown < top; i++) {
-    if (runtime_row(p, &rows[i]))
+  vline *v = NULL;
+  size_t nv = 0, cap = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (runtime_row(p, &rows[i]) || rows[i].file >= p->n_files)
       continue;
-    shown++;
-    const char *src = rows[i].file < p->n_files ? p->files[rows[i].file] : "";
-    cb_cg_counts cc;
-    memset(&cc, 0, sizeof cc);
-    for (size_t r = 0; r < cg->nrows; r++) {
-      const cb_cg_row *row = &cg->rows[r];
-      if (row->line == rows[i].line &&
-          cb_cg_path_matches(cg->files[row->file], src, NULL))
-        for (int e = 0; e < CB_CG_NEVENTS; e++)
-          cc.v[e] += row->c.v[e];
-    }
-    const char *base = strrchr(src, '/');
-    char where[64];
-    snprintf(where, sizeof where, "%s:%u", base ? base + 1 : src, rows[i].line);
-    printf("    %-28s %12llu %12llu %12llu %12llu\n", where,
-           (unsigned long long)rows[i].level[0].accesses,
-           (unsigned long long)(cc.v[CB_CG_DR] + cc.v[CB_CG_DW]),
-           (unsigned long long)rows[i].level[0].misses,
-           (unsigned long long)(cc.v[CB_CG_D1MR] + cc.v[CB_CG_D1MW]));
+    vline *r = vline_at(&v, &nv, &cap, rows[i].file, rows[i].line);
+    if (!r)
+      break;
+    r->acc += rows[i].level[0].accesses;
+    r->miss += rows[i].level[0].misses;
   }
   free(rows);
+  for (size_t k = 0; k < cg->nrows; k++) {
+    const cb_cg_row *row = &cg->rows[k];
+    uint32_t f = 0;
+    while (f < p->n_files &&
+           !(cb_cg_path_matches(cg->files[row->file], p->files[f], NULL) &&
+             strncmp(p->files[f], CB_RUNTIME_DIR, strlen(CB_RUNTIME_DIR))))
+      f++;
+    if (f == p->n_files)
+      continue; /* not the program's own file */
+    vline *r = vline_at(&v, &nv, &cap, f, row->line);
+    if (!r)
+      break;
+    r->cg_acc += row->c.v[CB_CG_DR] + row->c.v[CB_CG_DW];
+    r->cg_miss += row->c.v[CB_CG_D1MR] + row->c.v[CB_CG_D1MW];
+  }
+  if (nv)
+    qsort(v, nv, sizeof *v, vline_cmp);
+  printf("    %-28s %12s %12s %12s %12s\n", "line", "cbana acc", "cg acc",
+         "cbana L1D", "cg L1D");
+  for (size_t i = 0; i < nv && i < top; i++) {
+    if (!v[i].acc && !v[i].cg_acc)
+      continue;
+    const char *src = p->files[v[i].file];
+    const char *base = strrchr(src, '/');
+    char where[64];
+    snprintf(where, sizeof where, "%s:%u", base ? base + 1 : src, v[i].line);
+    printf("    %-28s %12llu %12llu %12llu %12llu\n", where,
+           (unsigned long long)v[i].acc, (unsigned long long)v[i].cg_acc,
+           (unsigned long long)v[i].miss, (unsigned long long)v[i].cg_miss);
+  }
+  free(v);
 }
 
 /* perf's hardware L1D counters, where the machine has them. In virtual

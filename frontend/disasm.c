@@ -242,8 +242,27 @@ void fe_mc_classify(mctx *c, minst *m, const char *text, uint64_t frame) {
       break;
   }
   m->kind = MK_NONE;
+  m->is_sqrt = !strcmp(mn, "sqrtsd") || !strcmp(mn, "sqrtss") ||
+               !strcmp(mn, "vsqrtsd") || !strcmp(mn, "vsqrtss");
   if (starts(mn, "call")) {
     m->kind = MK_CALL;
+    return;
+  }
+  if ((!strcmp(mn, "bt") || !strcmp(mn, "bts") || !strcmp(mn, "btr") ||
+       !strcmp(mn, "btc")) &&
+      !strchr(s, '[')) {
+    /* "bt ebx, eax": a register by a register (an immediate bit number
+       is tested in the register itself) */
+    const char *cm = strchr(s, ',');
+    const char *src = cm ? cm + 1 : "";
+    while (*src == ' ')
+      src++;
+    if (cm && !(*src >= '0' && *src <= '9')) {
+      m->vex_bt = mn[2] ? 2 : 1;
+      m->size = s[0] == 'r' ? 8 : s[0] == 'e' ? 4 : 2;
+      if (s[0] == 'r' && s[1] >= '0' && s[1] <= '9')
+        m->size = cm[-1] == 'd' ? 4 : cm[-1] == 'w' ? 2 : 8;
+    }
     return;
   }
   if (strcmp(mn, "ret") == 0 || strcmp(mn, "retq") == 0) {

@@ -99,6 +99,25 @@ static bool common_access(const uint64_t *a, uint32_t na, const uint64_t *b,
   return false;
 }
 
+/* The same call keys (kind 1), at least one: memory keys aside (at -O0
+   the IR's accesses of its stack slots are no keys of the machine
+   code's), branches too (a branch's line may be 0 in the line table). */
+static bool same_call_keys(const uint64_t *a, uint32_t na, const uint64_t *b,
+                           uint32_t nb) {
+  uint32_t i = 0, j = 0, n = 0;
+  for (;;) {
+    while (i < na && (a[i] & 3) != 1)
+      i++;
+    while (j < nb && (b[j] & 3) != 1)
+      j++;
+    if (i == na || j == nb)
+      return i == na && j == nb && n;
+    if (a[i++] != b[j++])
+      return false;
+    n++;
+  }
+}
+
 typedef struct irblk {
   uint64_t *keys;
   uint32_t n_keys;
@@ -169,6 +188,30 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       fe_mc_classify(c, &m, text, 0);
     FE_PUSH(ins, m);
     at += m.len;
+    /* valgrind runs bt/bts/btr/btc of a register on a copy at rsp - 288:
+       the copy's store and the tested byte's load, for bts and the like
+       the byte's store (one modify, which cachegrind counts as a read)
+       and the copy's load back (VEX, dis_bt_G_E); accesses of the
+       instruction that cachegrind counts on its line */
+    int reg;
+    int64_t off;
+    if (m.vex_bt && fe_mc_cfa_rule(c, m.pc, &reg, &off) && reg == 7) {
+      uint8_t sz = m.size;
+      struct {
+        uint8_t size, write;
+      } seq[3] = {{sz, 1}, {1, 0}, {sz, 0}};
+      unsigned nseq = m.vex_bt == 1 ? 2 : 3;
+      for (unsigned k = 0; k < nseq; k++) {
+        minst x = m;
+        x.len = 0;
+        x.kind = MK_STACK;
+        x.size = seq[k].size;
+        x.write = seq[k].write;
+        x.cfa_off = -288 - off;
+        x.has_cfa = true;
+        FE_PUSH(ins, x);
+      }
+    }
   }
   /* a vararg function's register save area: where the prologue stores
      the first unnamed argument register (ABI 3.5.7: rdi..r9 at 0..47,
@@ -209,10 +252,32 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       frame = (uint64_t)off;
   }
   fn->n_saved_regs = (uint8_t)(npush > 255 ? 255 : npush);
+  /* no pushes at the entry: a shrink-wrapped prologue (LLVM's
+     ShrinkWrap) saves registers after an early exit's test, on the paths
+     that need them, and restores them before those paths' `ret`. Its
+     pushes and pops are accesses of their blocks, at the addresses the
+     call-frame rules give (CFA = rsp + off before each) */
+  for (uint32_t i = 0; npush == 0 && i < ins.n; i++) {
+    minst *m = &ins.v[i];
+    int reg;
+    int64_t off;
+    if ((m->kind != MK_PUSH && m->kind != MK_POP) ||
+        !fe_mc_cfa_rule(c, m->pc, &reg, &off) || reg != 7)
+      continue;
+    m->write = m->kind == MK_PUSH;
+    m->cfa_off = m->write ? -off - 8 : -off;
+    m->size = 8;
+    m->kind = MK_STACK;
+    m->has_cfa = true;
+    m->wrapped = true;
+  }
   /* the pops right before the first ret: pushes beyond them were dropped
      with `add rsp` (an alignment push of a scratch register) */
   for (uint32_t i = 0; i < ins.n; i++)
-    if (ins.v[i].kind == MK_RET) {
+    if (ins.v[i].kind == MK_RET ||
+        (ins.v[i].kind == MK_JMP && i && ins.v[i - 1].kind == MK_POP &&
+         (ins.v[i].target < lo || ins.v[i].target >= lo + size))) {
+      /* (or a tail call's jump) */
       uint32_t npop = 0;
       while (npop < i && ins.v[i - 1 - npop].kind == MK_POP)
         npop++;
@@ -229,8 +294,18 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     uint32_t efile = ins.n ? ins.v[0].file : fn->file;
     uint32_t eline = ins.n ? ins.v[0].line : fn->line;
     uint32_t xfile = efile, xline = eline;
+    bool have_ret = false;
     for (uint32_t i = 0; i < ins.n; i++)
       if (ins.v[i].kind == MK_RET) {
+        xfile = ins.v[i].file;
+        xline = ins.v[i].line;
+        have_ret = true;
+        break;
+      }
+    /* none (every exit a tail call): the pops before the jump */
+    for (uint32_t i = 0; !have_ret && i + 1 < ins.n; i++)
+      if (ins.v[i].kind == MK_POP &&
+          (ins.v[i + 1].kind == MK_JMP || ins.v[i + 1].kind == MK_IJMP)) {
         xfile = ins.v[i].file;
         xline = ins.v[i].line;
         break;
@@ -431,6 +506,42 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     ib[0].m = 0;
     al[na++] = 0;
   }
+  /* Blocks with the same access and call keys (an unrolled loop's
+     copies: the same calls on the same lines) are told apart by their order in
+     the dominator tree: when both sides have as many of them, the k-th
+     machine block stands for the k-th IR block. rank: the place among
+     the blocks of equal keys, in dominator preorder; group: how many. */
+  uint32_t *m_rank = calloc(mb.n + 1, sizeof *m_rank);
+  uint32_t *m_group = calloc(mb.n + 1, sizeof *m_group);
+  uint32_t *i_rank = calloc(fn->n_blocks + 1, sizeof *i_rank);
+  uint32_t *i_group = calloc(fn->n_blocks + 1, sizeof *i_group);
+  /* (only for a chain of three copies or more, each dominating the
+     next; group 0 when the equal blocks are not one: two blocks of equal
+     keys are as often a loop's rotated test as copies) */
+  for (uint32_t i = 0; i < mb.n; i++) {
+    bool chain = true;
+    for (uint32_t q = 0; q < mb.n && mg.reach[i]; q++)
+      if (mg.reach[q] && same_call_keys(mb.v[q].keys, mb.v[q].n_keys,
+                                        mb.v[i].keys, mb.v[i].n_keys)) {
+        m_group[i]++;
+        m_rank[i] += mg.dpre[q] < mg.dpre[i];
+        chain &= fe_cfg_dom(&mg, q, i) || fe_cfg_dom(&mg, i, q);
+      }
+    if (!chain)
+      m_group[i] = 0;
+  }
+  for (uint32_t j = 0; j < fn->n_blocks; j++) {
+    bool chain = true;
+    for (uint32_t q = 0; q < fn->n_blocks && ig.reach[j]; q++)
+      if (ig.reach[q] &&
+          same_call_keys(ib[q].keys, ib[q].n_keys, ib[j].keys, ib[j].n_keys)) {
+        i_group[j]++;
+        i_rank[j] += ig.dpre[q] < ig.dpre[j];
+        chain &= fe_cfg_dom(&ig, q, j) || fe_cfg_dom(&ig, j, q);
+      }
+    if (!chain)
+      i_group[j] = 0;
+  }
   FE_VEC(cand) cs = {0};
   for (uint32_t i = 1; i < mb.n; i++) {
     if (!mb.v[i].n_keys || !mg.reach[i])
@@ -446,10 +557,24 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       uint32_t mx =
           mb.v[i].n_keys > ib[j].n_keys ? mb.v[i].n_keys : ib[j].n_keys;
       double pi = (double)i / mb.n, pj = (double)j / fn->n_blocks;
-      cand cd = {(double)k / mx, pi > pj ? pi - pj : pj - pi, i, j};
+      double dist = pi > pj ? pi - pj : pj - pi;
+      double score = (double)k / mx;
+      if (m_group[i] > 2 && m_group[i] == i_group[j] &&
+          same_call_keys(mb.v[i].keys, mb.v[i].n_keys, ib[j].keys,
+                         ib[j].n_keys)) {
+        if (m_rank[i] != i_rank[j])
+          continue; /* another copy's */
+        score = score > 0.5 ? score : 0.5;
+        dist = -1; /* the copy's place */
+      }
+      cand cd = {score, dist, i, j};
       FE_PUSH(cs, cd);
     }
   }
+  free(m_rank);
+  free(m_group);
+  free(i_rank);
+  free(i_group);
   if (cs.n)
     qsort(cs.v, cs.n, sizeof *cs.v, cand_cmp);
   for (uint32_t k = 0; k < cs.n; k++) {
@@ -485,6 +610,237 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     if (spills)
       b->ir = 0;
   }
+  /* a return the code generator copied into a predecessor (tail
+     duplication; CodeGenPrepare's dupRetToEnableTailCallOpts): an
+     unpaired block ending in `ret`, entered from one block paired with
+     IR block A, stands for A's successor that returns, on A's edge */
+  for (uint32_t i = 0; i < mb.n; i++) {
+    mblock *b = &mb.v[i];
+    if (b->ir != CB_NONE || !b->n_hidden || !mg.reach[i] ||
+        ins.v[b->first + b->n - 1].kind != MK_RET)
+      continue;
+    uint32_t pi = CB_NONE, npred = 0;
+    for (uint32_t k = 0; k < b->preds.n; k++)
+      if (mg.reach[b->preds.v[k]]) {
+        pi = b->preds.v[k];
+        npred++;
+      }
+    if (npred != 1 || mb.v[pi].ir == CB_NONE)
+      continue;
+    uint32_t a = mb.v[pi].ir, x = CB_NONE, nx = 0;
+    const cb_block *ab = &f->blocks.v[fn->first_block + a];
+    for (uint32_t q = 0; q < ab->n_succ; q++) {
+      uint32_t y = f->succs.v[ab->first_succ + q];
+      const cb_block *yb = &f->blocks.v[fn->first_block + y];
+      if (y != a && yb->n_ops &&
+          f->ops.v[yb->first_op + yb->n_ops - 1].code == CB_OP_RET) {
+        x = y;
+        nx++;
+      }
+    }
+    if (nx == 1) {
+      b->ir = x;
+      b->from = a;
+    }
+  }
+  /* sqrt and sqrtf with errno (clang's default): the code generator
+     computes them inline and calls libm only when `x >= 0` fails (LLVM's
+     PartiallyInlineLibCalls): a block ends in that test and leads to a
+     block with the call (the slow path, with the register allocator's
+     spills around it) and to one with the sqrt instruction, which meet
+     again. The IR has the call alone: both paths' accesses belong to its
+     block, made after the call, on the path the call took
+     (cb_mach_access.sqrt_path). */
+  uint8_t *sq_path = calloc(mb.n + 1, 1);
+  uint32_t *sq_op = calloc(mb.n + 1, sizeof *sq_op);
+  typedef struct diamond {
+    uint32_t slow, fast, test, call; /* blocks, the call instruction */
+    uint32_t ir;                     /* the IR block of the call */
+  } diamond;
+  FE_VEC(diamond) dia = {0};
+  /* a slow path: one call, entered from the tests (several when tail
+     duplication copied the test into the paths before it), leading to
+     one join; the fast path: the sqrt instruction, leading to the same
+     join, entered from the same tests or through a jump of its own */
+  uint8_t *is_test = calloc(mb.n + 1, 1);
+  for (uint32_t i = 0; i < mb.n; i++) {
+    const mblock *b = &mb.v[i];
+    uint32_t call = CB_NONE, ncall = 0, test = CB_NONE, ir = b->ir;
+    for (uint32_t k = b->first; k < b->first + b->n; k++)
+      if (ins.v[k].kind == MK_CALL) {
+        call = k;
+        ncall++;
+      }
+    if (ncall != 1 || b->n_succ != 1 || !mg.reach[i])
+      continue;
+    bool ok = true;
+    for (uint32_t k = 0; k < b->preds.n && ok; k++) {
+      uint32_t q = b->preds.v[k];
+      if (!mg.reach[q])
+        continue;
+      const mblock *pb = &mb.v[q];
+      ok = pb->n_succ == 2 && ins.v[pb->first + pb->n - 1].kind == MK_JCC;
+      is_test[q] = 1;
+      if (test == CB_NONE || mg.dpre[q] < mg.dpre[test])
+        test = q;
+      if (ir == CB_NONE)
+        ir = pb->ir;
+    }
+    uint32_t fast = CB_NONE, nfast = 0;
+    for (uint32_t q = 0; ok && test != CB_NONE && q < mb.n; q++) {
+      const mblock *fb = &mb.v[q];
+      bool has_sqrt = false;
+      for (uint32_t k = fb->first; k < fb->first + fb->n; k++)
+        has_sqrt |= ins.v[k].is_sqrt;
+      if (!has_sqrt || fb->n_succ != 1 || fb->succ[0] != b->succ[0] ||
+          !mg.reach[q])
+        continue;
+      bool from_tests = true;
+      for (uint32_t k = 0; k < fb->preds.n && from_tests; k++) {
+        uint32_t r = fb->preds.v[k];
+        if (!mg.reach[r] || is_test[r])
+          continue;
+        const mblock *jb = &mb.v[r];
+        from_tests = jb->n_succ == 1 && !jb->n_keys && !jb->n_hidden;
+        for (uint32_t t = 0; t < jb->preds.n && from_tests; t++)
+          from_tests = !mg.reach[jb->preds.v[t]] || is_test[jb->preds.v[t]];
+      }
+      if (from_tests) {
+        fast = q;
+        nfast++;
+      }
+    }
+    for (uint32_t k = 0; k < b->preds.n; k++)
+      is_test[b->preds.v[k]] = 0;
+    if (ok && nfast == 1 && ir != CB_NONE) {
+      diamond d = {i, fast, test, call, ir};
+      FE_PUSH(dia, d);
+    }
+  }
+  free(is_test);
+  /* the IR's sqrt calls of a block on one line, in order, against the
+     diamonds of that block and line in dominance order (an unrolled
+     loop's copies; a rotated loop places the last one first) */
+  for (uint32_t a = 0; a < dia.n; a++) {
+    const diamond *d = &dia.v[a];
+    if (sq_path[d->slow])
+      continue;
+    uint32_t ir = d->ir;
+    uint32_t file = ins.v[d->call].file, line = ins.v[d->call].line;
+    FE_VEC(uint32_t) grp = {0};
+    for (uint32_t q = a; q < dia.n; q++) {
+      const diamond *e2 = &dia.v[q];
+      if (e2->ir == ir && ins.v[e2->call].file == file &&
+          ins.v[e2->call].line == line) {
+        /* insertion by the test block's place in the dominator tree */
+        uint32_t at = grp.n;
+        FE_PUSH(grp, q);
+        while (at > 0 &&
+               mg.dpre[dia.v[grp.v[at - 1]].test] > mg.dpre[e2->test]) {
+          grp.v[at] = grp.v[at - 1];
+          at--;
+        }
+        grp.v[at] = q;
+      }
+    }
+    const cb_block *bl = &f->blocks.v[fn->first_block + ir];
+    FE_VEC(uint32_t) calls = {0};
+    for (uint32_t o = 0; o < bl->n_ops; o++) {
+      const cb_op *op = &f->ops.v[bl->first_op + o];
+      if (op->code != CB_OP_CALL)
+        continue;
+      const int64_t *g = &f->extra.v[op->aux];
+      uint32_t cs = (uint32_t)g[2];
+      if (g[0] == CB_CALL_LIBC &&
+          (g[1] == CB_LIBC_SQRT || g[1] == CB_LIBC_SQRTF) && cs < f->sites.n &&
+          f->sites.v[cs].line == line && f->sites.v[cs].file == file)
+        FE_PUSH(calls, bl->first_op + o);
+    }
+    /* tail duplication may merge a slow path with the next copy's test
+       (-O3), and such a diamond is not found: the ones found are then
+       taken as the last calls (an unrolled loop's last copy keeps its
+       shape), which decides only where their accesses go when that call
+       does call the library */
+    for (uint32_t q = 0; calls.n >= grp.n && q < grp.n; q++) {
+      const diamond *e2 = &dia.v[grp.v[q]];
+      sq_path[e2->slow] = 1;
+      sq_path[e2->fast] = 2;
+      sq_op[e2->slow] = sq_op[e2->fast] = calls.v[calls.n - grp.n + q];
+      mb.v[e2->slow].ir = mb.v[e2->fast].ir = ir;
+      mb.v[e2->slow].from = mb.v[e2->fast].from = CB_NONE;
+    }
+    for (uint32_t q = 0; q < grp.n; q++)
+      sq_path[dia.v[grp.v[q]].slow] |= 4; /* seen */
+    free(grp.v);
+    free(calls.v);
+  }
+  for (uint32_t i = 0; i < mb.n; i++)
+    if (sq_path[i] == 4)
+      sq_path[i] = 0;
+    else
+      sq_path[i] &= 3;
+  free(dia.v);
+  /* tail calls: a block that leaves the function by a jump (to another
+     function or its PLT entry) or an indirect jump, standing for an IR
+     block that ends in a call and `ret`: that call is a jump after the
+     epilogue (cb_site.is_tail) */
+  for (uint32_t i = 0; i < mb.n; i++) {
+    const mblock *b = &mb.v[i];
+    const minst *last = &ins.v[b->first + b->n - 1];
+    bool leaves = (last->kind == MK_JMP &&
+                   (last->target < lo || last->target >= lo + size)) ||
+                  last->kind == MK_IJMP;
+    if (!leaves || !mg.reach[i])
+      continue;
+    uint32_t site = CB_NONE, nfound = 0;
+    for (uint32_t j = 0; j < fn->n_blocks; j++) {
+      if (b->ir != CB_NONE && j != b->ir)
+        continue;
+      const cb_block *bl = &f->blocks.v[fn->first_block + j];
+      if (bl->n_ops < 2)
+        continue;
+      const cb_op *rt = &f->ops.v[bl->first_op + bl->n_ops - 1];
+      const cb_op *cl = rt - 1;
+      if (cl->code != CB_OP_CALL || !fe_mc_real_call(f, cl))
+        continue;
+      /* `ret`, or a branch to a block of phis and `ret`, of the call's
+         value (the code generator copies such a return into the
+         predecessors: CodeGenPrepare's dupRetToEnableTailCallOpts) */
+      cb_operand rv = rt->a;
+      if (rt->code == CB_OP_BR && rt->a == CB_NONE && bl->n_succ == 1) {
+        uint32_t k = f->succs.v[bl->first_succ];
+        const cb_block *kb = &f->blocks.v[fn->first_block + k];
+        const cb_op *kr = &f->ops.v[kb->first_op + kb->n_ops - 1];
+        bool phis = kb->n_ops >= 1 && kr->code == CB_OP_RET;
+        rv = kr->a;
+        for (uint32_t o = 0; phis && o + 1 < kb->n_ops; o++) {
+          const cb_op *ph = &f->ops.v[kb->first_op + o];
+          phis = ph->code == CB_OP_PHI;
+          if (!phis || ph->dst != kr->a)
+            continue;
+          const int64_t *g = &f->extra.v[ph->aux];
+          for (int64_t q = 0; q < g[0]; q++)
+            if ((uint32_t)g[1 + 2 * q] == j)
+              rv = (cb_operand)g[2 + 2 * q];
+        }
+        if (!phis)
+          continue;
+      } else if (rt->code != CB_OP_RET) {
+        continue;
+      }
+      if (rv != CB_NONE && rv != cl->dst)
+        continue; /* returns something else than the call's value */
+      uint32_t cs = (uint32_t)f->extra.v[cl->aux + 2];
+      if (cs >= f->sites.n ||
+          (b->ir == CB_NONE && (f->sites.v[cs].line != last->line ||
+                                f->sites.v[cs].file != last->file)))
+        continue;
+      site = cs;
+      nfound++;
+    }
+    if (nfound == 1)
+      f->sites.v[site].is_tail = 1;
+  }
   free(pair);
   free(from);
   free(al);
@@ -512,7 +868,17 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       fprintf(stderr, "\n");
     }
   }
-  /* IR accesses of stack objects per line, to take from the hidden ones */
+  /* IR accesses of stack objects per line, to take from the hidden ones.
+     A straight run of IR blocks (each the only successor of the one
+     before, which is its only predecessor) that no other machine block
+     stands for is one machine block: FastISel (-O0) lays them out in a
+     row and only branch targets cut the machine code, so a loop's body
+     and its increment come as one, and the increment's loads and stores
+     of its counter are the IR's own too. */
+  uint8_t *ir_paired = calloc(fn->n_blocks + 1, 1);
+  for (uint32_t i = 0; i < mb.n; i++)
+    if (mb.v[i].ir != CB_NONE)
+      ir_paired[mb.v[i].ir] = 1;
   for (uint32_t i = 0; i < mb.n; i++) {
     mblock *b = &mb.v[i];
     if (!b->n_hidden)
@@ -527,16 +893,43 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     /* (file, line) of the IR's stack-object accesses not already seen as
        indexed stack accesses */
     FE_VEC(owed_t) owed = {0};
-    for (uint32_t o = 0; o < bl->n_ops; o++) {
-      const cb_op *op = &f->ops.v[bl->first_op + o];
-      cb_operand addr = op->code == CB_OP_LOAD    ? op->a
-                        : op->code == CB_OP_STORE ? op->b
-                                                  : CB_OPND_CONST;
-      if ((addr & CB_OPND_CONST) || addr >= fn->n_slots || !is_alloca[addr])
-        continue;
-      const cb_site *s = &f->sites.v[op->aux];
-      owed_t ow = {mkkey(s->file, s->line, 0), bl->first_op + o};
-      FE_PUSH(owed, ow);
+    uint32_t run_lo = b->ir, run_hi = b->ir;
+    for (;;) { /* back: the only predecessor, whose only successor */
+      const cb_block *x = &f->blocks.v[fn->first_block + run_lo];
+      if (x->n_pred != 1)
+        break;
+      uint32_t w = f->preds.v[x->first_pred];
+      const cb_block *wb = &f->blocks.v[fn->first_block + w];
+      if (wb->n_succ != 1 || ir_paired[w] || w == run_hi || w == b->ir)
+        break;
+      run_lo = w;
+    }
+    for (;;) { /* on: the only successor, whose only predecessor */
+      const cb_block *x = &f->blocks.v[fn->first_block + run_hi];
+      if (x->n_succ != 1)
+        break;
+      uint32_t y = f->succs.v[x->first_succ];
+      const cb_block *yb = &f->blocks.v[fn->first_block + y];
+      if (yb->n_pred != 1 || ir_paired[y] || y == run_lo || y == 0)
+        break;
+      run_hi = y;
+    }
+    for (uint32_t j = run_lo;;) {
+      const cb_block *rb = &f->blocks.v[fn->first_block + j];
+      for (uint32_t o = 0; o < rb->n_ops; o++) {
+        const cb_op *op = &f->ops.v[rb->first_op + o];
+        cb_operand addr = op->code == CB_OP_LOAD    ? op->a
+                          : op->code == CB_OP_STORE ? op->b
+                                                    : CB_OPND_CONST;
+        if ((addr & CB_OPND_CONST) || addr >= fn->n_slots || !is_alloca[addr])
+          continue;
+        const cb_site *s = &f->sites.v[op->aux];
+        owed_t ow = {mkkey(s->file, s->line, 0), rb->first_op + o};
+        FE_PUSH(owed, ow);
+      }
+      if (j == run_hi)
+        break;
+      j = f->succs.v[rb->first_succ];
     }
     for (uint32_t k = b->first; k < b->first + b->n; k++) {
       const minst *m = &ins.v[k];
@@ -576,12 +969,28 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
         ncalls++;
       if ((m->kind != MK_STACK && m->kind != MK_CONST) || k < prologue_end)
         continue;
-      if (m->kind == MK_STACK) {
+      if (m->kind == MK_STACK && !m->vex_bt && !m->wrapped) {
         uint64_t key = mkkey(m->file, m->line, 0);
         bool ir_own = false;
-        for (uint32_t q = 0; q < owed.n; q++)
-          if (owed.v[q].key == key) {
+        /* the IR's access on this line in the same direction; else one
+           without a line (-O0's stores of the parameters into their
+           stack slots), of the same direction and size; else any on
+           this line */
+        for (int pass = 0; pass < 3 && !ir_own; pass++)
+          for (uint32_t q = 0; q < owed.n; q++) {
+            const cb_op *op = &f->ops.v[owed.v[q].op];
+            const cb_site *os = &f->sites.v[op->aux];
+            bool same_dir = (op->code == CB_OP_STORE) == m->write;
+            bool ok = pass == 0   ? owed.v[q].key == key && same_dir
+                      : pass == 1 ? owed.v[q].key == mkkey(m->file, 0, 0) &&
+                                        same_dir && os->size == m->size
+                                  : owed.v[q].key == key;
+            if (!ok)
+              continue;
             fe_mc_derive_offset(c, owed.v[q].op, m, fo_of, fo_off, fn->n_slots);
+            if (pass == 1) /* its line is the instruction's, as cachegrind
+                              counts it */
+              f->sites.v[op->aux].line = m->line;
             owed.v[q] = owed.v[--owed.n];
             ir_own = true;
             break;
@@ -600,9 +1009,12 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
           break;
         }
       }
-      const char *what = m->kind == MK_CONST ? "constant"
-                         : m->write          ? "spill"
-                                             : "reload";
+      const char *what = m->kind == MK_CONST      ? "constant"
+                         : m->vex_bt              ? "bt's register (valgrind)"
+                         : m->wrapped && m->write ? "saved registers"
+                         : m->wrapped             ? "restored registers"
+                         : m->write               ? "spill"
+                                                  : "reload";
       cb_mach_access ma;
       memset(&ma, 0, sizeof ma);
       ma.cfa_offset = m->kind == MK_STACK ? m->cfa_off : 0;
@@ -618,6 +1030,15 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
          when both have as many, else the last IR call on a line of a
          machine call before it */
       ma.op = bl->first_op;
+      if (sq_path[i]) {
+        /* either path of an inline sqrt: after its call, when taken */
+        ma.op = sq_op[i] + 1;
+        ma.sqrt_path = sq_path[i];
+        FE_PUSH(*out, ma);
+        n_hidden_in_block[b->ir]++;
+        c->f->mach_stats.accesses++;
+        continue;
+      }
       if (ncalls && ircalls.n == mcalls_total) {
         ma.op = ircalls.v[ncalls - 1] + 1;
       } else if (ncalls) {
@@ -659,6 +1080,9 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
   free(leader);
   free(orphans.v);
   free(ijmp);
+  free(sq_path);
+  free(sq_op);
+  free(ir_paired);
   free(ins.v);
   c->f->mach_stats.functions++;
 }

@@ -51,6 +51,12 @@ typedef struct minst {
   /* a store's source, when an argument register: 0..5 rdi, rsi, rdx, rcx,
      r8, r9; 8..15 xmm0..xmm7; else -1 (a vararg prologue's spills) */
   int8_t src_arg;
+  bool is_sqrt; /* sqrtsd, sqrtss (or their VEX forms) */
+  /* bt (1) or bts, btr, btc (2) of a register by a register: valgrind
+     copies the register to rsp - 288 and tests the bit there (VEX's
+     guest_amd64_toIR.c, dis_bt_G_E); size: the register's */
+  uint8_t vex_bt;
+  bool wrapped; /* a push or pop of a shrink-wrapped prologue (MK_STACK) */
 } minst;
 
 typedef struct mctx {

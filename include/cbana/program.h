@@ -319,6 +319,12 @@ typedef struct cb_mach_access {
    * register (the caller's %al, which the prologue tests to skip the
    * eight stores; LLVM's VASTART_SAVE_XMM_REGS). */
   uint8_t va_xmm;
+  /* 0: always. 1: only when the sqrt or sqrtf call just before (`op`)
+   * called the library (its argument failed `x >= 0`); 2: only when it
+   * did not. The code generator computes sqrt inline and calls libm in a
+   * block of its own (LLVM's PartiallyInlineLibCalls): the register
+   * allocator's spills around that call are made only on that path. */
+  uint8_t sqrt_path;
 } cb_mach_access;
 
 typedef struct cb_param {
@@ -391,6 +397,11 @@ typedef struct cb_site {
    * reports count it apart from both the program's and the library
    * calls'. */
   uint8_t is_process;
+  /* Appended: a call the machine code makes as a jump after its
+   * function's epilogue (a tail call): no return address is pushed, the
+   * callee's frame takes the caller's place, and its `ret` is the
+   * caller's. */
+  uint8_t is_tail;
 } cb_site;
 
 /* Source-level functions (including ones fully inlined away). */

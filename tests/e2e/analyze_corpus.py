@@ -10,7 +10,11 @@ misses must agree within max(1%, 20) (10% for the programs whose stack
 and constant traffic the IR does not show yet, as the issue allows).
 
   analyze_corpus.py CBANA CORPUS [--cache-dir DIR] [--jobs N] [--only NAME]
-                    [--xfail NAME:INDEX@D1 ...]
+                    [--opt LEVEL ...] [--xfail NAME:INDEX@D1[/OLEVEL] ...]
+
+--opt compiles every program at each optimisation level given (clang -O0
+... -O3; default 2), both for cachegrind and for cbana; an --xfail tag of
+a level other than 2 ends in /O<level>.
 
 --xfail names the known gaps (program, input index, D1 geometry) that an
 open issue still has to close: they are reported as XFAIL and do not fail
@@ -37,16 +41,21 @@ LOOSE = {}
 ACCESS_TOL = 0.02
 
 
-def reference(program, idx, d1, ll, cache_dir):
+def cflags_of(opt):
+    return f"-O{opt} -g -gdwarf-4"
+
+
+def reference(program, idx, d1, ll, cache_dir, opt="2"):
     """cgref's result for one input, from the cache when it is there."""
     sources, _, _ = cgref.program_files(program)
-    exe = cgref.build(sources, cache_dir)
+    exe = cgref.build(sources, cache_dir, cflags_of(opt))
     key = f"{os.path.basename(exe)}-{idx}-{d1}-{ll}".replace(",", "_")
     path = os.path.join(cache_dir, key + ".json")
     if os.path.exists(path):
         with open(path) as f:
             return json.load(f)
-    res = cgref.run_reference(program, idx, None, d1, ll, workdir=cache_dir)
+    res = cgref.run_reference(program, idx, None, d1, ll,
+                              cflags=cflags_of(opt), workdir=cache_dir)
     tmp = path + f".tmp{os.getpid()}"
     with open(tmp, "w") as f:
         json.dump(res, f)
@@ -54,14 +63,14 @@ def reference(program, idx, d1, ll, cache_dir):
     return res
 
 
-def analyze(cbana, program, refs, d1, ll):
+def analyze(cbana, program, refs, d1, ll, opt="2"):
     """cbana's JSON report for all inputs of a program, run as cgref ran
     it (argv[0] and working directory)."""
     sources, inputs_file, _ = cgref.program_files(program)
     ref = refs[0]
     cmd = [cbana, "analyze", *sources, "--inputs", inputs_file,
            f"--D1={d1}", "--format", "json", "--argv0", ref["exe"],
-           "--cflags", "-O2", "--jobs", "1", "--quiet"]
+           "--cflags", f"-O{opt}", "--jobs", "1", "--quiet"]
     if ll:
         cmd.append(f"--LL={ll}")
     r = subprocess.run(cmd, cwd=ref["cwd"], capture_output=True, text=True,
@@ -78,12 +87,13 @@ def report_accesses(run):
     return sum(int(ln.get("accesses") or 0) for ln in cache.get("lines") or [])
 
 
-def check_program(cbana, program, d1, ll, cache_dir, xfail=()):
+def check_program(cbana, program, d1, ll, cache_dir, xfail=(), opt="2"):
     name = os.path.basename(program.rstrip("/"))
     _, inputs_file, _ = cgref.program_files(program)
     idxs = [i for i, _, _ in cgref.read_inputs(inputs_file)]
-    refs = [reference(program, i, d1, ll, cache_dir) for i in idxs]
-    report, rc, err = analyze(cbana, program, refs, d1, ll)
+    refs = [reference(program, i, d1, ll, cache_dir, opt) for i in idxs]
+    report, rc, err = analyze(cbana, program, refs, d1, ll, opt)
+    olev = "" if opt == "2" else f"/O{opt}"
     fails = []
     if rc != 0:
         fails.append(f"exit status {rc}: {err.strip()[-500:]}")
@@ -104,10 +114,10 @@ def check_program(cbana, program, d1, ll, cache_dir, xfail=()):
         acc_ok = abs(acc - acc_ref) <= ACCESS_TOL * acc_ref
         ok = ok and acc_ok
         line = (f"{name} #{ref['input']['index']} "
-                f"({' '.join(ref['input']['args'])}) D1={d1}: "
+                f"({' '.join(ref['input']['args'])}) D1={d1}{olev}: "
                 f"cbana {pred}, cachegrind {meas}; accesses {acc} vs "
                 f"{acc_ref}{'' if acc_ok else ' (out of 2%)'}")
-        tag = f"{name}:{ref['input']['index']}@{d1}"
+        tag = f"{name}:{ref['input']['index']}@{d1}{olev}"
         if tag in xfail:
             print(("XPASS " if ok else "XFAIL ") + line, flush=True)
             continue
@@ -125,6 +135,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", default=None)
     ap.add_argument("--xfail", nargs="*", default=[])
+    ap.add_argument("--opt", nargs="*", default=["2"])
     a = ap.parse_args()
     cache_dir = os.path.abspath(a.cache_dir or "cgref-cache")
     os.makedirs(cache_dir, exist_ok=True)
@@ -132,13 +143,15 @@ def main():
     if a.only:
         progs = [p for p in progs if a.only in os.path.basename(p)]
     for p in progs:  # build once, before the pool
-        cgref.build(cgref.program_files(p)[0], cache_dir)
-    tasks = [(p, d1, ll) for p in progs for d1, ll in GEOMETRIES]
+        for opt in a.opt:
+            cgref.build(cgref.program_files(p)[0], cache_dir, cflags_of(opt))
+    tasks = [(p, d1, ll, opt) for p in progs for d1, ll in GEOMETRIES
+             for opt in a.opt]
     passed = failed = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
         futs = {ex.submit(check_program, a.cbana, p, d1, ll, cache_dir,
-                          set(a.xfail)):
-                (p, d1) for p, d1, ll in tasks}
+                          set(a.xfail), opt):
+                (p, d1) for p, d1, ll, opt in tasks}
         for fut in concurrent.futures.as_completed(futs):
             p, d1 = futs[fut]
             try:

@@ -39,6 +39,23 @@ for mode in print fields copy reuse; do
   fi
 done
 
+# fill: the sliced loops' stores of a constant and of a value from before
+# the loop are written, so the reads that pick branches and elements are
+# exact; iota: a sliced loop's stores of its induction variable are not,
+# and reading them is stale
+run fill fill
+has 'exit 0' "$tmp/fill.err" "fill: exit"
+has '[1-9][0-9]* loops sliced' "$tmp/fill.err" "fill: loops run without their values"
+hasnt 'run again unsliced' "$tmp/fill.err" "fill: invariant stores written, no redo"
+"$tmp/native" fill >"$tmp/fill.native"
+if [ "$(output "$tmp/fill.json")" = "$(cat "$tmp/fill.native")" ]; then ok; else
+  bad "fill: output '$(output "$tmp/fill.json")' vs native '$(cat "$tmp/fill.native")'"
+fi
+run iota iota
+has 'exit 0' "$tmp/iota.err" "iota: exit"
+has '1 inputs needed a skipped value, run again unsliced \(first: .*slice_cases.c:[0-9]+: a needed read' \
+  "$tmp/iota.err" "iota: the unwritten induction values are stale, the run redone"
+
 run sqrt sqrt
 has 'exit 0' "$tmp/sqrt.err" "sqrt: exit"
 has '[1-9][0-9]* loops sliced' "$tmp/sqrt.err" "sqrt: loops run without their values"

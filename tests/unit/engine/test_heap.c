@@ -220,8 +220,37 @@ static void fixed_facts(void) {
   cb_heap_free_model(h);
 }
 
+/* The break runs out (valgrind's brk segment; here a small one): sysmalloc
+ * moves the top into an mmapped region and leaves two fenceposts after
+ * the old top, which the model keeps no record of (malloc.c). Small
+ * chunks freed into the fastbins, then consolidated by a large request,
+ * merge down to the fence: the chunk below it goes to the unsorted list
+ * like any other, and the request is served from the merged chunk, at
+ * the first fastbin chunk (the seven before it stay in the tcache). */
+static void fence_after_brk(void) {
+  cb_heap_config cfg = {0x4035000, 0x4a2c000, 0x40000};
+  cb_heap *h = cb_heap_new(&cfg, NULL);
+  enum { N = 6000 };
+  static uint64_t p[N];
+  uint64_t below = 0; /* the last chunk the break held */
+  for (int i = 0; i < N; i++) {
+    p[i] = cb_heap_malloc(h, 24);
+    if (p[i] < cfg.heap_base + cfg.brk_max)
+      below = p[i];
+  }
+  CHECK(below != 0 && p[N - 1] >= cfg.mmap_base); /* the break ran out */
+  for (int i = 0; i < N; i++)
+    cb_heap_free(h, p[i]);
+  CHECK_EQ_U64(cb_heap_malloc(h, 4000), p[7]);
+  /* what is left of the merged chunk, up to the fence, serves the next */
+  uint64_t rest = below + 32 - (p[7] + 4016);
+  CHECK_EQ_U64(cb_heap_malloc(h, rest - 16), p[7] + 4016);
+  cb_heap_free_model(h);
+}
+
 int main(void) {
   fixed_facts();
+  fence_after_brk();
   uint64_t seeds[] = {88172645463325252ull, 12345,        777,
                       4242424242ull,        99,           31337,
                       2718281828ull,        1618033988ull};

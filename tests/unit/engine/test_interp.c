@@ -590,7 +590,7 @@ static void test_qsort(void) {
 /* machine-code accesses of a block run each time it runs */
 static void test_mach(void) {
   pb_init();
-  static cb_mach_access m[1] = {{-24, 0, 2, 8, 0, 0, 0, 0}};
+  static cb_mach_access m[1] = {{-24, 0, 2, 8, 0, 0, 0, 0, 0}};
   B.p.mach = m;
   B.p.n_mach = 1;
   fn_begin("main", 16, 2, CB_TY_I32);

@@ -17,9 +17,9 @@ static cb_var vars[] = {{"A", CB_VAR_GLOBAL, CB_NONE, 0, 0, 1},
                         {"C", CB_VAR_GLOBAL, CB_NONE, 0, 0, 3}};
 /* site 0: A on line 10; site 1: B on line 10; site 2: C on line 20 */
 static cb_site sites[] = {
-    {0, 10, 1, 0, 0, 0, CB_NONE, 8, 0, 0, NULL, 0, 0},
-    {0, 10, 5, 0, 1, 0, CB_NONE, 8, 0, 0, NULL, 0, 0},
-    {0, 20, 1, 0, 2, 0, CB_NONE, 8, 0, 0, NULL, 0, 0},
+    {0, 10, 1, 0, 0, 0, CB_NONE, 8, 0, 0, NULL, 0, 0, 0},
+    {0, 10, 5, 0, 1, 0, CB_NONE, 8, 0, 0, NULL, 0, 0, 0},
+    {0, 20, 1, 0, 2, 0, CB_NONE, 8, 0, 0, NULL, 0, 0, 0},
 };
 /* one level: accesses, misses, compulsory, capacity, conflict */
 static cb_site_counts counts[3] = {

@@ -15,11 +15,11 @@ static cb_src_func funcs[] = {{"f", 0, 9}, {"g", 0, 11}};
 static cb_var vars[] = {{"a", CB_VAR_GLOBAL, CB_NONE, CB_NONE, 0, 1},
                         {"b", CB_VAR_LOCAL, 1, CB_NONE, 0, 11}};
 static cb_site sites[] = {
-    {0, 10, 3, 0, 0, CB_NONE, CB_NONE, 8, 0, 0, NULL, 0, 0},
-    {0, 10, 9, 0, 0, CB_NONE, CB_NONE, 8, 1, 0, NULL, 0, 0},
-    {0, 12, 3, 1, 1, CB_NONE, CB_NONE, 4, 0, 0, NULL, 0, 0},
-    {0, 12, 5, 1, CB_NONE, CB_NONE, CB_NONE, 0, 0, 1, "memset", 0, 0},
-    {0, 10, 1, 0, 0, CB_NONE, CB_NONE, 8, 0, 0, NULL, 0, 0},
+    {0, 10, 3, 0, 0, CB_NONE, CB_NONE, 8, 0, 0, NULL, 0, 0, 0},
+    {0, 10, 9, 0, 0, CB_NONE, CB_NONE, 8, 1, 0, NULL, 0, 0, 0},
+    {0, 12, 3, 1, 1, CB_NONE, CB_NONE, 4, 0, 0, NULL, 0, 0, 0},
+    {0, 12, 5, 1, CB_NONE, CB_NONE, CB_NONE, 0, 0, 1, "memset", 0, 0, 0},
+    {0, 10, 1, 0, 0, CB_NONE, CB_NONE, 8, 0, 0, NULL, 0, 0, 0},
 };
 
 /* accesses, misses, compulsory, capacity, conflict; two levels */

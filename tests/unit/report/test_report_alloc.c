@@ -14,9 +14,9 @@ static const char *files[] = {"/src/prog.c"};
 static cb_src_func funcs[] = {{"f", 0, 9}, {"g", 0, 13}};
 static cb_var vars[] = {{"a", CB_VAR_LOCAL, 0, CB_NONE, 0, 9}};
 static cb_site sites[] = {
-    {0, 10, 3, 0, 0, CB_NONE, CB_NONE, 8, 0, 0, NULL, 0, 0},
-    {0, 11, 5, 0, CB_NONE, CB_NONE, CB_NONE, 0, 0, 1, "malloc", 0, 0},
-    {0, 14, 5, 1, CB_NONE, CB_NONE, CB_NONE, 0, 0, 1, "calloc", 0, 0},
+    {0, 10, 3, 0, 0, CB_NONE, CB_NONE, 8, 0, 0, NULL, 0, 0, 0},
+    {0, 11, 5, 0, CB_NONE, CB_NONE, CB_NONE, 0, 0, 1, "malloc", 0, 0, 0},
+    {0, 14, 5, 1, CB_NONE, CB_NONE, CB_NONE, 0, 0, 1, "calloc", 0, 0, 0},
 };
 static cb_site_counts counts[3 * 2] = {
     {100, 10, 5, 3, 2}, {10, 4, 4, 0, 0}, {0}, {0}, {0}, {0},

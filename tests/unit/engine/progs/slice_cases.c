@@ -26,6 +26,12 @@
  *   status   a sum that only main's return value (the exit status) needs,
  *            returned by a function of its own: its loop runs sliced, and
  *            the exit status is the native run's
+ *   fill     loops that store the same value every iteration (a constant,
+ *            a value from before the loop) run sliced and still leave it
+ *            in memory, where it picks the branches and elements read
+ *            later (no redo)
+ *   iota     a sliced loop stores its induction variable, which it does
+ *            not write: the needed reads of it are stale, the run redone
  *   branch   floats compared: needed, so stores of floats are not sliced
  *            (no redo). Floats, not doubles: which loads are needed is a
  *            question about the whole program, and a double compared
@@ -40,6 +46,8 @@
 
 static double a[N], b[N];
 static float f[N];
+static int tag[N], pick[N];
+static long seq[N];
 
 static void fill(int n) {
   for (int i = 0; i < n; i++)
@@ -128,6 +136,25 @@ int main(int argc, char **argv) {
     free(w);
   } else if (!strcmp(mode, "status")) {
     return 3 + (int)total_call(b, n) % 5;
+  } else if (!strcmp(mode, "fill")) {
+    int v = n >> 1, c = 0;
+    for (int i = 0; i < n; i++)
+      tag[i] = 101;
+    for (int i = 0; i < n; i++)
+      pick[i] = v;
+    for (int i = 0; i < n; i++)
+      if (tag[i] > 100 && pick[i] == v)
+        b[i] = c++;
+    printf("%d\n", c);
+  } else if (!strcmp(mode, "iota")) {
+    int c = 0;
+#pragma clang loop vectorize(disable) unroll(disable)
+    for (long i = 0; i < n; i++)
+      seq[i] = i;
+    for (int i = 0; i < n; i++)
+      if (seq[n - 1 - i] == n - 1 - i)
+        b[i] = c++;
+    printf("%d\n", c);
   } else if (!strcmp(mode, "branch")) {
     int count = 0;
     for (int i = 0; i < n; i++)
