@@ -183,7 +183,7 @@ def write_markdown(path, tsv, meta, root):
               isinstance(m.get("load_end"), float) else ""),
            "",
            "cbana: `cbana analyze --format json --argv0 EXE` with default "
-           "settings (cache preset `cachegrind`, operation budget, engine); "
+           "settings (cache preset `cachegrind`, engine); "
            "cachegrind: `env -i valgrind --tool=cachegrind` with the same "
            "cache (--I1/--D1=32768,8,64 --LL=1048576,16,64), the same "
            "executable path and working directory (as `cbana validate`). "
@@ -197,7 +197,10 @@ def write_markdown(path, tsv, meta, root):
            "includes its compile), for the runs cbana finished. Output: cbana's modelled stdout "
            "against the native run's; programs that print times they "
            "measure differ by nature.",
-           "", "## Summary", ""]
+           ""]
+    if m.get("note"):
+        out += [f"Note: {m['note']}", ""]
+    out += ["## Summary", ""]
     out += summary_lines(s)
     out += ["", "## Programs", "",
             "| program | loaded | finished | output eq | exit eq | own-code "

@@ -25,8 +25,11 @@ wait_s=$(python3 -c "import sys; print(max(4, 3 * ($(date +%s.%N) - $start) + 2)
 
 # SIGINT (as Ctrl-C sends it) while the second input runs; timeout
 # --preserve-status gives cbana's own exit status, -k kills it if it
-# does not stop
-timeout --preserve-status -k 120 -s INT "$wait_s" "$cbana" analyze "$src" \
+# does not stop; --foreground, because otherwise timeout signals cbana
+# and then its whole process group, cbana again: a second SIGINT, which
+# kills at once when the first was handled in between
+timeout --foreground --preserve-status -k 120 -s INT "$wait_s" \
+  "$cbana" analyze "$src" \
   --inputs "$data/long_run.inputs" --jobs 1 --format json -o "$tmp/int.json" \
   2>"$tmp/int.err"
 echo "exit $?" >>"$tmp/int.err"
