@@ -581,17 +581,6 @@ static void put_d(cb_value *r, unsigned ty, double d) {
 static const uint64_t imask[CB_TY_COUNT] = {
     0, 1, 0xff, 0xffff, 0xffffffffu, ~0ull, 0xffffffffu, ~0ull, ~0ull, ~0ull};
 
-static unsigned ibits(unsigned ty) {
-  return ty == CB_TY_I1 ? 1 : cb_ty_bytes(ty) * 8;
-}
-
-static int64_t isx(uint64_t v, unsigned ty) {
-  unsigned b = ibits(ty);
-  if (b >= 64)
-    return (int64_t)v;
-  return (int64_t)(v << (64 - b)) >> (64 - b);
-}
-
 cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
                           const cb_value *const *v, const uint8_t *aty,
                           const uint8_t *alanes, uint32_t n, cb_value *r) {

@@ -99,6 +99,18 @@ cb_stop cb_libc_rand48_call(cb_eng *e, uint32_t fn, const cb_value *a,
 cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
                            const uint8_t *ty, uint32_t n, cb_value *ret);
 
+/* An integer type's width in bits, and a value of it sign-extended. */
+static inline unsigned ibits(unsigned ty) {
+  return ty == CB_TY_I1 ? 1 : cb_ty_bytes(ty) * 8;
+}
+
+static inline int64_t isx(uint64_t v, unsigned ty) {
+  unsigned b = ibits(ty);
+  if (b >= 64)
+    return (int64_t)v;
+  return (int64_t)(v << (64 - b)) >> (64 - b);
+}
+
 /* The variable arguments of a printf or scanf: the call's own values
  * from a[i], or, when va is set, the `va_list` at va. Under the SysV
  * x86-64 ABI that is {u32 gp_offset; u32 fp_offset; void

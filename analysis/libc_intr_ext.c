@@ -10,17 +10,6 @@
 
 #include "libc_internal.h"
 
-static unsigned ibits(unsigned ty) {
-  return ty == CB_TY_I1 ? 1 : cb_ty_bytes(ty) * 8;
-}
-
-static int64_t isx(uint64_t v, unsigned ty) {
-  unsigned b = ibits(ty);
-  if (b >= 64)
-    return (int64_t)v;
-  return (int64_t)(v << (64 - b)) >> (64 - b);
-}
-
 /* The lane of argument k that lane i reads (a scalar operand of a vector
  * intrinsic, such as lround's, is one slot). */
 static const cb_value *lane(const cb_value *const *v, const uint8_t *alanes,
