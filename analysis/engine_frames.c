@@ -192,6 +192,26 @@ cb_stop eng_sqrt_bound(cb_eng *e, uint32_t site, const char *log) {
 
 /* A call op: pushes a frame (CB_GO with the new frame on top), or runs
  * the library function and writes the result. */
+/* A byval argument: the caller copies n bytes of the aggregate at src
+ * into the argument area at dst, reads and writes attributed to site. */
+cb_stop eng_copy_byval(cb_eng *e, uint64_t src, uint64_t dst, uint64_t n,
+                       uint32_t site) {
+  uint8_t buf[4096];
+  for (uint64_t off = 0; off < n; off += sizeof buf) {
+    size_t c = n - off > sizeof buf ? sizeof buf : (size_t)(n - off);
+    uint64_t bad;
+    if (!cb_mem_read(&e->mem, src + off, buf, c, &bad))
+      return cb_eng_fault(e, bad, 1, false, site);
+    cb_mem_write(&e->mem, dst + off, buf, c, NULL);
+  }
+  uint32_t keep = e->cur_site;
+  e->cur_site = site;
+  cb_eng_lib(e, src, n, false);
+  cb_eng_lib(e, dst, n, true);
+  e->cur_site = keep;
+  return CB_GO;
+}
+
 cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
   const cb_program *p = e->p;
   const int64_t *g = &p->extra[op->aux];
@@ -256,20 +276,9 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
         argv_copy[used + i] = vals[k][i];
       if (byval[k]) {
         /* the caller copies the aggregate into the argument area */
-        uint8_t buf[4096];
-        uint64_t src = vals[k][0].u, n = byval[k];
-        for (uint64_t off = 0; off < n; off += sizeof buf) {
-          size_t c = n - off > sizeof buf ? sizeof buf : (size_t)(n - off);
-          uint64_t bad;
-          if (!cb_mem_read(&e->mem, src + off, buf, c, &bad))
-            return cb_eng_fault(e, bad, 1, false, site);
-          cb_mem_write(&e->mem, at + off, buf, c, NULL);
-        }
-        uint32_t keep = e->cur_site;
-        e->cur_site = site;
-        cb_eng_lib(e, src, n, false);
-        cb_eng_lib(e, at, n, true);
-        e->cur_site = keep;
+        uint64_t n = byval[k];
+        if (eng_copy_byval(e, vals[k][0].u, at, n, site) != CB_GO)
+          return CB_FAIL;
         argv_copy[used].u = at;
         at += (n + 7) & ~7ull;
       }

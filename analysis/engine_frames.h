@@ -29,6 +29,9 @@ void eng_set_params(cb_eng *e, uint32_t f, const cb_value *const *vals,
 /* A call op: pushes a frame (CB_GO with the new frame on top), or runs
  * the library function and writes the result. */
 cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip);
+/* A byval argument's copy by the caller (its traffic at site). */
+cb_stop eng_copy_byval(cb_eng *e, uint64_t src, uint64_t dst, uint64_t n,
+                       uint32_t site);
 /* engine_varargs.c: the call of a variadic function that calls va_start
  * (cb_function.va_save1): pushes its frame with the arguments in its
  * register save area and the overflow area. */

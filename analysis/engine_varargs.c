@@ -85,22 +85,9 @@ cb_stop eng_call_vararg(cb_eng *e, const cb_op *op, uint32_t callee,
       continue;
     uint64_t dst = base + at[k];
     if (byval[k]) {
-      /* the caller copies the aggregate into the argument area, as
-         eng_do_call does for a byval argument */
-      uint8_t buf[4096];
-      uint64_t src = vals[k][0].u, n = byval[k];
-      for (uint64_t off = 0; off < n; off += sizeof buf) {
-        size_t c = n - off > sizeof buf ? sizeof buf : (size_t)(n - off);
-        uint64_t bad;
-        if (!cb_mem_read(&e->mem, src + off, buf, c, &bad))
-          return cb_eng_fault(e, bad, 1, false, site);
-        cb_mem_write(&e->mem, dst + off, buf, c, NULL);
-      }
-      uint32_t keep = e->cur_site;
-      e->cur_site = site;
-      cb_eng_lib(e, src, n, false);
-      cb_eng_lib(e, dst, n, true);
-      e->cur_site = keep;
+      /* the caller copies the aggregate into the argument area */
+      if (eng_copy_byval(e, vals[k][0].u, dst, byval[k], site) != CB_GO)
+        return CB_FAIL;
       argv_copy[used - l].u = dst;
     } else {
       uint8_t buf[16] = {0};
