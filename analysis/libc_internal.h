@@ -6,8 +6,10 @@
 
 #include "engine_internal.h"
 
-/* The longest string the model reads. */
-#define MAX_STR (1u << 24)
+/* Strings are read to their NUL, however long: glibc has no limit, and a
+ * cut string would be a silent wrong answer (a 64 MB strlen). An
+ * unterminated one ends at the first unmapped byte, a fault. */
+#define MAX_STR SIZE_MAX
 
 /* libc_malloc_traffic.c: the allocator's traffic outside the heap for
  * the heap call fn (CB_LIBC_MALLOC ... POSIX_MEMALIGN) that just ran in

@@ -884,10 +884,12 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
     return st == CB_RETURNED ? CB_GO : st;
   }
   case CB_LIBC_FWRITE: {
-    uint64_t bytes = a[1].u * a[2].u;
-    if (bytes > MAX_STR)
-      bytes = MAX_STR;
+    uint64_t bytes;
+    if (__builtin_mul_overflow(a[1].u, a[2].u, &bytes) || bytes == UINT64_MAX)
+      return cb_eng_fault(e, a[0].u, UINT64_MAX, false, e->cur_site);
     char *buf = malloc(bytes + 1);
+    if (!buf) /* more than any object the process could hold */
+      return cb_eng_fault(e, a[0].u, bytes, false, e->cur_site);
     if (!cb_eng_read(e, a[0].u, buf, bytes)) {
       free(buf);
       return CB_FAIL;

@@ -55,6 +55,7 @@ static const prog corpus[] = {
     {"libc_math", {"@libc_math.c"}, "@libc_math.inputs", NULL},
     {"libc_rand", {"@libc_rand.c"}, "@libc_rand.inputs", NULL},
     {"libc_string", {"@libc_string.c"}, "@libc_string.inputs", NULL},
+    {"long_string", {"@long_string.c"}, "@long_string.inputs", NULL},
     /* the C language as clang lowers it, at every optimisation level */
     {"intrin_O0",
      {"@intrinsics_mix.c"},
