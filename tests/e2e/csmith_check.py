@@ -47,8 +47,10 @@ def parse_seeds(text):
 
 
 def generate(seed, path):
+    # csmith writes platform.info into its working directory
     r = subprocess.run(["csmith", "--seed", str(seed), *CSMITH_ARGS,
-                        "--output", path], capture_output=True, text=True)
+                        "--output", path], capture_output=True, text=True,
+                       cwd=os.path.dirname(os.path.abspath(path)))
     if r.returncode != 0 or not os.path.exists(path):
         raise RuntimeError(f"csmith --seed {seed} failed: {r.stderr[-300:]}")
 
