@@ -455,7 +455,8 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col,
     snprintf(ps.why, sizeof ps.why,
              "the stack is placed by hand (--stack-top)");
   } else {
-    replay = cb_process_prepare(&ps, d->p, run_in.argc, run_in.argv, eo.cwd);
+    replay = cb_process_prepare(&ps, d->p, d->opt->cache_dir, run_in.argc,
+                                run_in.argv, eo.cwd);
   }
   if (replay)
     eo.process = &ps.replay;
@@ -734,7 +735,7 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
   d.out = out;
   /* glibc's memcpy/memset thresholds under valgrind on this machine:
    * measured once per machine (glibc_tunables.h) */
-  cb_glibc_thresholds_load(&d.glibc);
+  cb_glibc_thresholds_load(&d.glibc, opt->cache_dir);
   atomic_init(&d.next, 0);
   atomic_init(&d.done, 0);
   pthread_mutex_init(&d.lock, NULL);

@@ -81,27 +81,8 @@ static bool find_probe(char *out, size_t n) {
          access(out, X_OK) == 0;
 }
 
-static bool cache_path(char *out, size_t n, bool make_dir) {
-  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-  char dir[PATH_MAX];
-  if (xdg && *xdg)
-    snprintf(dir, sizeof dir, "%s/cbana", xdg);
-  else if (home && *home)
-    snprintf(dir, sizeof dir, "%s/.cache/cbana", home);
-  else
-    return false;
-  if (make_dir) {
-    char parent[PATH_MAX];
-    snprintf(parent, sizeof parent, "%s", dir);
-    char *s = strrchr(parent, '/');
-    if (s) {
-      *s = 0;
-      mkdir(parent, 0755);
-    }
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-      return false;
-  }
-  return (size_t)snprintf(out, n, "%s/glibc-thresholds", dir) < n;
+static bool cache_path(char *out, size_t n, const char *dir) {
+  return dir && (size_t)snprintf(out, n, "%s/glibc-thresholds", dir) < n;
 }
 
 static bool plausible(const cb_glibc_thresholds *t) {
@@ -120,9 +101,9 @@ static bool parse(const char *s, cb_glibc_thresholds *t) {
   return plausible(t);
 }
 
-static bool read_cache(uint64_t key, cb_glibc_thresholds *t) {
+static bool read_cache(const char *dir, uint64_t key, cb_glibc_thresholds *t) {
   char path[PATH_MAX], line[256];
-  if (!cache_path(path, sizeof path, false))
+  if (!cache_path(path, sizeof path, dir))
     return false;
   FILE *f = fopen(path, "r");
   if (!f)
@@ -136,9 +117,10 @@ static bool read_cache(uint64_t key, cb_glibc_thresholds *t) {
 
 /* Written whole to a temporary file, then renamed: processes that
  * measure at once each leave a complete file. */
-static void write_cache(uint64_t key, const cb_glibc_thresholds *t) {
+static void write_cache(const char *dir, uint64_t key,
+                        const cb_glibc_thresholds *t) {
   char path[PATH_MAX], tmp[PATH_MAX + 32];
-  if (!cache_path(path, sizeof path, true))
+  if (!cache_path(path, sizeof path, dir))
     return;
   snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid());
   FILE *f = fopen(tmp, "w");
@@ -154,7 +136,7 @@ static void write_cache(uint64_t key, const cb_glibc_thresholds *t) {
     unlink(tmp);
 }
 
-void cb_glibc_thresholds_load(cb_glibc_thresholds *t) {
+void cb_glibc_thresholds_load(cb_glibc_thresholds *t, const char *cache_dir) {
   *t = (cb_glibc_thresholds){0, 0, 0, 0};
   char valgrind[PATH_MAX], probe[PATH_MAX];
   if (!find_in_path("valgrind", valgrind, sizeof valgrind) ||
@@ -164,7 +146,7 @@ void cb_glibc_thresholds_load(cb_glibc_thresholds *t) {
   key = hash_file_id(key, valgrind);
   key = hash_file_id(key, LIBC_PATH);
   key = hash_cpu(key);
-  if (read_cache(key, t))
+  if (read_cache(cache_dir, key, t))
     return;
   const char *argv[] = {"valgrind", "--tool=none", "-q", probe, NULL};
   size_t len = 0;
@@ -173,7 +155,7 @@ void cb_glibc_thresholds_load(cb_glibc_thresholds *t) {
   cb_glibc_thresholds m;
   if (out && parse(out, &m)) {
     *t = m;
-    write_cache(key, t);
+    write_cache(cache_dir, key, t);
   }
   free(out);
 }

@@ -58,14 +58,14 @@ static bool find_valgrind(char *out, size_t n) {
   return false;
 }
 
-static bool cache_file(char *out, size_t n, const char *kind, uint64_t key) {
-  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+/* root/process/KIND-KEY, the folder made when missing. */
+static bool cache_file(char *out, size_t n, const char *root, const char *kind,
+                       uint64_t key) {
   char base[PATH_MAX];
-  if (xdg && *xdg)
-    snprintf(base, sizeof base, "%s/cbana/process", xdg);
-  else if (home && *home)
-    snprintf(base, sizeof base, "%s/.cache/cbana/process", home);
-  else
+  if (!root ||
+      (size_t)snprintf(base, sizeof base, "%s/process", root) >= sizeof base)
+    return false;
+  if (mkdir(base, 0755) != 0 && errno != EEXIST)
     return false;
   return (size_t)snprintf(out, n, "%s/%s-%016llx", base, kind,
                           (unsigned long long)key) < n;
@@ -339,7 +339,7 @@ static void remove_dirs(const char *dir, const char *made) {
 
 /* ---- the start-up trace ---- */
 
-static bool startup_trace(const cb_program *p, int argc,
+static bool startup_trace(const cb_program *p, const char *root, int argc,
                           const char *const *argv, const char *cwd,
                           cb_access **recs, size_t *n, char *why, size_t nw) {
   const cb_process_info *pi = p->process;
@@ -363,8 +363,8 @@ static bool startup_trace(const cb_program *p, int argc,
   key = hash_file_id(key, LIBC_PATH);
   char path[PATH_MAX];
   uint64_t cfa;
-  if (!cache_file(path, sizeof path, "startup-trace", key)) {
-    snprintf(why, nw, "no cache directory (HOME and XDG_CACHE_HOME unset)");
+  if (!cache_file(path, sizeof path, root, "startup-trace", key)) {
+    snprintf(why, nw, "no cache directory to keep its traces in");
     return false;
   }
   if (trace_read(path, recs, n, &cfa))
@@ -432,8 +432,9 @@ static bool startup_trace(const cb_program *p, int argc,
   return ok;
 }
 
-static bool exit_trace(const cb_program *p, unsigned mode, cb_access **recs,
-                       size_t *n, uint64_t *cfa, char *why, size_t nw) {
+static bool exit_trace(const cb_program *p, const char *root, unsigned mode,
+                       cb_access **recs, size_t *n, uint64_t *cfa, char *why,
+                       size_t nw) {
   const cb_process_info *pi = p->process;
   char valgrind[PATH_MAX];
   uint64_t key = fnv_str(0xcbf29ce484222325ull, "cbana exit trace 1");
@@ -443,8 +444,8 @@ static bool exit_trace(const cb_program *p, unsigned mode, cb_access **recs,
     key = hash_file_id(key, valgrind);
   key = hash_file_id(key, LIBC_PATH);
   char path[PATH_MAX];
-  if (!cache_file(path, sizeof path, "exit-trace", key)) {
-    snprintf(why, nw, "no cache directory");
+  if (!cache_file(path, sizeof path, root, "exit-trace", key)) {
+    snprintf(why, nw, "no cache directory to keep its traces in");
     return false;
   }
   if (trace_read(path, recs, n, cfa))
@@ -505,7 +506,7 @@ static const cb_access *exit_for(void *ctx, unsigned mode, size_t *n,
     cb_access *r;
     size_t k;
     uint64_t c;
-    if (exit_trace(st->p, mode, &r, &k, &c, why, sizeof why)) {
+    if (exit_trace(st->p, st->cache_dir, mode, &r, &k, &c, why, sizeof why)) {
       map_trace(&st->p->process->exit, r, k, st->p->process->exit_site);
       st->exit[mode] = r;
       st->n_exit[mode] = k;
@@ -519,11 +520,13 @@ static const cb_access *exit_for(void *ctx, unsigned mode, size_t *n,
   return r;
 }
 
-bool cb_process_prepare(cb_process_state *st, const cb_program *p, int argc,
+bool cb_process_prepare(cb_process_state *st, const cb_program *p,
+                        const char *cache_dir, int argc,
                         const char *const *argv, const char *cwd) {
   memset(st, 0, sizeof *st);
   pthread_mutex_init(&st->lock, NULL);
   st->p = p;
+  st->cache_dir = cache_dir;
   if (!p->process) {
     snprintf(st->why, sizeof st->why, "no executable to link probes like");
     return false;
@@ -533,7 +536,7 @@ bool cb_process_prepare(cb_process_state *st, const cb_program *p, int argc,
     return false;
   }
   size_t n;
-  if (!startup_trace(p, argc, argv, cwd, &st->startup, &n, st->why,
+  if (!startup_trace(p, cache_dir, argc, argv, cwd, &st->startup, &n, st->why,
                      sizeof st->why))
     return false;
   map_trace(&p->process->startup, st->startup, n, p->process->startup_site);

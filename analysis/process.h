@@ -3,7 +3,7 @@
  * `valgrind --tool=lackey --trace-mem=yes` with the input's argv and a
  * working directory of the same length (the initial stack is then the
  * program's, docs/process-model.md section 2), their traces cut at main's
- * first instruction and at main's return, kept in the user's cache
+ * first instruction and at main's return, kept in cbana's cache
  * directory, and mapped onto the program's addresses. The engine replays
  * them (engine.h, cb_process_replay). Internal to analysis/. */
 #ifndef CBANA_ANALYSIS_PROCESS_H
@@ -19,6 +19,7 @@
 
 typedef struct cb_process_state {
   const cb_program *p;
+  const char *cache_dir; /* where the traces are kept (analysis.h) */
   cb_process_replay replay;
   cb_access *startup;
   pthread_mutex_t lock; /* the exit traces, loaded on demand */
@@ -30,10 +31,12 @@ typedef struct cb_process_state {
 } cb_process_state;
 
 /* Prepares the replay for one input (argv[0] as the program is started,
- * cwd NULL: this process's). False, with st->why, when start-up and exit
- * cannot be modelled for it; st must be released by cb_process_release
+ * cwd NULL: this process's), its traces kept in cache_dir/process. False,
+ * with st->why, when start-up and exit cannot be modelled for it (no
+ * cache_dir among others); st must be released by cb_process_release
  * either way. */
-bool cb_process_prepare(cb_process_state *st, const cb_program *p, int argc,
+bool cb_process_prepare(cb_process_state *st, const cb_program *p,
+                        const char *cache_dir, int argc,
                         const char *const *argv, const char *cwd);
 void cb_process_release(cb_process_state *st);
 /* An address of valgrind's client stack (the exit trace moves those). */

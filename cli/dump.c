@@ -1,6 +1,7 @@
 /* cbana dump: compiles and lowers the program, then prints the Program:
  * functions, blocks, loops, memory sites with what they access, globals
  * with addresses and sizes, branch points with their conditions. */
+#include "cache_dir.h"
 #include "commands.h"
 
 #include "cbana/cfg.h"
@@ -469,6 +470,7 @@ int dump_run(int argc, char **argv) {
   size_t n = 0;
   cb_frontend_options o;
   memset(&o, 0, sizeof o);
+  o.cache_dir = cb_cli_cache_dir();
   const char *format = "text";
   bool with_ops = true;
   for (int i = 0; i < argc; i++) {

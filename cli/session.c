@@ -2,6 +2,7 @@
  * unreadable inputs files and compile errors stop everything (exit 2); a
  * malformed inputs line only stops its own input. */
 #include "session.h"
+#include "cache_dir.h"
 
 #include "cbana/frontend.h"
 #include "cbana/report.h"
@@ -175,6 +176,7 @@ int cb_session_open(cb_session *s, const cb_analyze_args *a,
   fo.exe_run_only = s->exe_run_only;
   /* the reference interpreter runs no kernels */
   fo.no_kernels = s->args->no_kernels || s->args->exact_engine;
+  fo.cache_dir = cb_cli_cache_dir();
   size_t err_size = 1 << 16;
   char *err = malloc(err_size);
   if (!err)
@@ -243,6 +245,7 @@ int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
   opt.engine.mode = a->exact_engine ? CB_ENGINE_EXACT : CB_ENGINE_FAST;
   opt.memoize = !a->exact_engine && !a->no_memo;
   opt.no_process = a->no_process;
+  opt.cache_dir = cb_cli_cache_dir();
   opt.engine.slice = !a->exact_engine && a->slice;
   opt.stats = &s->stats;
   char err[256];

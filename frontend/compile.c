@@ -452,11 +452,13 @@ int fe_run_to_file(const char *const *argv, const char *out) {
  * (link_cmd.c): true if that ld ran and succeeded, lp then waited for.
  * Otherwise lp is left unused for the driver's link, whose messages the
  * user then reads, and a remembered line that failed is dropped. */
-static bool link_by_line(proc *lp, const char *clang, char **flags,
-                         const char *exe, char **objs, size_t n_objs,
-                         const char *tmpdir, const char *errfile) {
+static bool link_by_line(proc *lp, const char *cache_dir, const char *clang,
+                         char **flags, const char *exe, char **objs,
+                         size_t n_objs, const char *tmpdir,
+                         const char *errfile) {
   bool cached = false, ok = false;
-  char **line = fe_link_line(clang, flags, exe, objs, n_objs, tmpdir, &cached);
+  char **line =
+      fe_link_line(cache_dir, clang, flags, exe, objs, n_objs, tmpdir, &cached);
   if (line && spawn_argv(lp, line, NULL, errfile, NULL)) {
     wait_proc(lp);
     ok = lp->status == 0;
@@ -464,7 +466,7 @@ static bool link_by_line(proc *lp, const char *clang, char **flags,
   fe_free_strv(line);
   if (!ok) {
     if (cached)
-      fe_link_line_forget(clang, flags, n_objs);
+      fe_link_line_forget(cache_dir, clang, flags, n_objs);
     free(lp->errfile);
     *lp = (proc){0};
     unlink(errfile);
@@ -675,7 +677,8 @@ cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b,
     proc *lp = &procs[2 * b->n];
     /* Link flags: the common ones (compile_commands.json has none). */
     char **lf = o->compdb_dir ? NULL : common;
-    if (!link_by_line(lp, clang, lf, exe, objs, b->n, b->tmpdir, ef)) {
+    if (!link_by_line(lp, o->cache_dir, clang, lf, exe, objs, b->n, b->tmpdir,
+                      ef)) {
       ok = spawn(lp, clang, lf, NULL, post, NULL, ef, err);
       if (ok)
         wait_proc(lp);

@@ -167,13 +167,14 @@ int fe_run_to_file(const char *const *argv, const char *out);
 
 /* The ld command line clang's driver runs for `clang FLAGS -o EXE OBJS -lm`
  * (NULL-terminated, the caller frees it with fe_free_strv), remembered in
- * the user's cache directory; *cached says it came from there. NULL when
- * the driver did not give one job. */
-char **fe_link_line(const char *clang, char **flags, const char *exe,
-                    char **objs, size_t n_objs, const char *tmpdir,
-                    bool *cached);
+ * cache_dir (NULL: not remembered); *cached says it came from there. NULL
+ * when the driver did not give one job. */
+char **fe_link_line(const char *cache_dir, const char *clang, char **flags,
+                    const char *exe, char **objs, size_t n_objs,
+                    const char *tmpdir, bool *cached);
 /* Drops the remembered line (its ld failed). */
-void fe_link_line_forget(const char *clang, char **flags, size_t n_objs);
+void fe_link_line_forget(const char *cache_dir, const char *clang, char **flags,
+                         size_t n_objs);
 
 /* ---- lowering state ------------------------------------------------------ */
 

@@ -65,23 +65,9 @@ static uint64_t line_key(const char *clang, char **flags, size_t n_objs) {
   return h;
 }
 
-static bool line_path(char *out, size_t n, uint64_t key, bool make_dir) {
-  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-  char base[PATH_MAX], dir[PATH_MAX + 8];
-  if (xdg && *xdg)
-    snprintf(base, sizeof base, "%s", xdg);
-  else if (home && *home)
-    snprintf(base, sizeof base, "%s/.cache", home);
-  else
-    return false;
-  snprintf(dir, sizeof dir, "%s/cbana", base);
-  if (make_dir) {
-    mkdir(base, 0755);
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-      return false;
-  }
-  return (size_t)snprintf(out, n, "%s/link-%016llx", dir,
-                          (unsigned long long)key) < n;
+static bool line_path(char *out, size_t n, const char *dir, uint64_t key) {
+  return dir && (size_t)snprintf(out, n, "%s/link-%016llx", dir,
+                                 (unsigned long long)key) < n;
 }
 
 /* An argument of the line with the run's paths put in. */
@@ -106,10 +92,10 @@ static bool arg_exists(const char *a, bool program) {
   return a[0] != '/' || access(a, F_OK) == 0;
 }
 
-static char **read_line(uint64_t key, const char *exe, char **objs,
-                        size_t n_objs) {
+static char **read_line(const char *dir, uint64_t key, const char *exe,
+                        char **objs, size_t n_objs) {
   char path[PATH_MAX];
-  if (!line_path(path, sizeof path, key, false))
+  if (!line_path(path, sizeof path, dir, key))
     return NULL;
   FILE *f = fopen(path, "r");
   if (!f)
@@ -139,10 +125,10 @@ static char **read_line(uint64_t key, const char *exe, char **objs,
 
 /* Written whole to a temporary file, then renamed, so that runs at once
  * each leave a complete line. Arguments holding a newline are not kept. */
-static void write_line(uint64_t key, char **argv, const char *exe, char **objs,
-                       size_t n_objs) {
+static void write_line(const char *dir, uint64_t key, char **argv,
+                       const char *exe, char **objs, size_t n_objs) {
   char path[PATH_MAX], tmp[PATH_MAX + 32];
-  if (!line_path(path, sizeof path, key, true))
+  if (!line_path(path, sizeof path, dir, key))
     return;
   size_t n_exe = 0, n_obj = 0;
   for (char **a = argv; *a; a++) {
@@ -260,22 +246,23 @@ static char **ask_driver(const char *clang, char **flags, const char *exe,
   return job;
 }
 
-char **fe_link_line(const char *clang, char **flags, const char *exe,
-                    char **objs, size_t n_objs, const char *tmpdir,
-                    bool *cached) {
+char **fe_link_line(const char *cache_dir, const char *clang, char **flags,
+                    const char *exe, char **objs, size_t n_objs,
+                    const char *tmpdir, bool *cached) {
   uint64_t key = line_key(clang, flags, n_objs);
-  char **argv = read_line(key, exe, objs, n_objs);
+  char **argv = read_line(cache_dir, key, exe, objs, n_objs);
   *cached = argv != NULL;
   if (argv)
     return argv;
   argv = ask_driver(clang, flags, exe, objs, n_objs, tmpdir);
   if (argv && arg_exists(argv[0], true))
-    write_line(key, argv, exe, objs, n_objs);
+    write_line(cache_dir, key, argv, exe, objs, n_objs);
   return argv;
 }
 
-void fe_link_line_forget(const char *clang, char **flags, size_t n_objs) {
+void fe_link_line_forget(const char *cache_dir, const char *clang, char **flags,
+                         size_t n_objs) {
   char path[PATH_MAX];
-  if (line_path(path, sizeof path, line_key(clang, flags, n_objs), false))
+  if (line_path(path, sizeof path, cache_dir, line_key(clang, flags, n_objs)))
     unlink(path);
 }

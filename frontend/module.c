@@ -196,7 +196,7 @@ cb_fe_status cb_frontend_load(const cb_frontend_options *opts, cb_program **out,
     char **flags = opts->compdb_dir
                        ? NULL
                        : fe_split_flags(opts->cflags ? opts->cflags : "-O2");
-    fe_process_probes(*out, b.exe,
+    fe_process_probes(*out, opts->cache_dir, b.exe,
                       opts->clang ? opts->clang : fe_default_clang(), flags);
     fe_free_strv(flags);
   }

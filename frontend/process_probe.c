@@ -173,30 +173,20 @@ static char *exit_source(void) {
   return b.s;
 }
 
-static bool cache_dir(char *out, size_t n) {
-  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-  char base[PATH_MAX];
-  if (xdg && *xdg)
-    snprintf(base, sizeof base, "%s", xdg);
-  else if (home && *home)
-    snprintf(base, sizeof base, "%s/.cache", home);
-  else
-    return false;
-  char dir[PATH_MAX + 16];
-  snprintf(dir, sizeof dir, "%s/cbana", base);
-  mkdir(base, 0755);
-  mkdir(dir, 0755);
-  if ((size_t)snprintf(out, n, "%s/process", dir) >= n)
+/* root/process, made when missing. */
+static bool probe_dir(const char *root, char *out, size_t n) {
+  if (!root || (size_t)snprintf(out, n, "%s/process", root) >= n)
     return false;
   return mkdir(out, 0755) == 0 || errno == EEXIST;
 }
 
 /* Builds the source into the cache (or finds it there): the path in out. */
-static bool build(const char *kind, const char *src, const char *clang,
-                  char **flags, char *out, size_t n, char *why, size_t nw) {
+static bool build(const char *root, const char *kind, const char *src,
+                  const char *clang, char **flags, char *out, size_t n,
+                  char *why, size_t nw) {
   char dir[PATH_MAX];
-  if (!cache_dir(dir, sizeof dir)) {
-    snprintf(why, nw, "no cache directory (HOME and XDG_CACHE_HOME unset)");
+  if (!probe_dir(root, dir, sizeof dir)) {
+    snprintf(why, nw, "no cache directory to keep its probes in");
     return false;
   }
   uint64_t h = fnv_str(0xcbf29ce484222325ull, "cbana process probe 1");
@@ -364,8 +354,8 @@ static void add_sites(cb_program *p, cb_process_info *pi) {
   p->n_sites += 2;
 }
 
-void fe_process_probes(cb_program *p, const char *exe, const char *clang,
-                       char **flags) {
+void fe_process_probes(cb_program *p, const char *cache_dir, const char *exe,
+                       const char *clang, char **flags) {
   cb_process_info *pi = calloc(1, sizeof *pi);
   if (!pi)
     return;
@@ -389,8 +379,8 @@ void fe_process_probes(cb_program *p, const char *exe, const char *clang,
     free(src);
     src = startup_source(&u, n_rel);
     fe_pelf_free(&ps);
-    if (!src || !build("startup", src, clang, flags, spath, sizeof spath,
-                       pi->why, sizeof pi->why))
+    if (!src || !build(cache_dir, "startup", src, clang, flags, spath,
+                       sizeof spath, pi->why, sizeof pi->why))
       goto out;
     if (!fe_pelf_read(spath, &ps)) {
       snprintf(pi->why, sizeof pi->why, "cannot read the start-up probe");
@@ -403,8 +393,8 @@ void fe_process_probes(cb_program *p, const char *exe, const char *clang,
   }
   free(src);
   src = exit_source();
-  if (!src || !build("exit", src, clang, flags, epath, sizeof epath, pi->why,
-                     sizeof pi->why))
+  if (!src || !build(cache_dir, "exit", src, clang, flags, epath, sizeof epath,
+                     pi->why, sizeof pi->why))
     goto out;
   if (!fe_pelf_read(epath, &pe)) {
     snprintf(pi->why, sizeof pi->why, "cannot read the exit probe");

@@ -46,12 +46,13 @@ uint32_t fe_pelf_count(const fe_pelf *e, uint32_t type);
 const fe_pelf_sec *fe_pelf_section(const fe_pelf *e, const char *name);
 const char *fe_pelf_reloc_sym(const fe_pelf *e, const fe_pelf_reloc *r);
 
-/* Builds (or finds in the user's cache directory) the start-up probe of
- * the executable exe and the exit probe of its link line, and attaches
- * them to p (p->process, two sites appended to p->sites). clang and flags
- * as the program was linked. Never fails the load: when a probe cannot be
- * built, p->process says why (its `why`) and the engine models neither. */
-void fe_process_probes(cb_program *p, const char *exe, const char *clang,
-                       char **flags);
+/* Builds (or finds in cache_dir/process) the start-up probe of the
+ * executable exe and the exit probe of its link line, and attaches them
+ * to p (p->process, two sites appended to p->sites). clang and flags as
+ * the program was linked. Never fails the load: when a probe cannot be
+ * built (no cache_dir among others), p->process says why (its `why`) and
+ * the engine models neither. */
+void fe_process_probes(cb_program *p, const char *cache_dir, const char *exe,
+                       const char *clang, char **flags);
 
 #endif

@@ -109,6 +109,11 @@ typedef struct cb_analysis_options {
   /* Leave out the process's start-up and exit (program.h,
    * cb_process_info), which are otherwise replayed around main. */
   bool no_process;
+  /* cbana's cache directory, which the caller made (cli/cache_dir.c):
+   * the process's traces and glibc's measured thresholds are kept there.
+   * NULL: the thresholds are measured each run and the process is not
+   * replayed. */
+  const char *cache_dir;
   cb_analysis_stats *stats; /* filled when not NULL */
 } cb_analysis_options;
 

@@ -58,6 +58,11 @@ typedef struct cb_frontend_options {
   /* Compile no native kernels (program.h): the engine interprets every
    * loop. */
   bool no_kernels;
+  /* cbana's cache directory, which the caller made (cli/cache_dir.c):
+   * link lines and the process probes are kept there. NULL: nothing is
+   * kept; the link line is asked of clang's driver each time and the
+   * process's start-up and exit are not modelled. */
+  const char *cache_dir;
 } cb_frontend_options;
 
 typedef enum cb_fe_status {

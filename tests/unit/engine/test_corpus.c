@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../../../analysis/engine_internal.h"
+#include "cache_dir.h"
 #include "cbana/engine.h"
 #include "cbana/frontend.h"
 #include "cbana/inputs.h"
@@ -222,6 +223,7 @@ static void one_prog(const prog *pr) {
   char exe[600];
   snprintf(exe, sizeof exe, "%s/%s", tmpdir, pr->name);
   cb_frontend_options fo = {0};
+  fo.cache_dir = cb_cli_cache_dir();
   fo.sources = srcs;
   fo.n_sources = ns;
   fo.cflags = pr->cflags ? pr->cflags : "-O2";

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache_dir.h"
 #include "cbana/engine.h"
 #include "cbana/frontend.h"
 #include "check.h"
@@ -261,6 +262,7 @@ int main(void) {
   snprintf(src, sizeof src, "%s/dl_bind.c", CB_TEST_PROGS);
   const char *srcs[] = {src};
   cb_frontend_options fo = {0};
+  fo.cache_dir = cb_cli_cache_dir();
   fo.sources = srcs;
   fo.n_sources = 1;
   fo.cflags = "-O2";

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache_dir.h"
 #include "cbana/engine.h"
 #include "cbana/frontend.h"
 #include "cbana/inputs.h"
@@ -259,6 +260,7 @@ static void one_prog(const prog *pr) {
     srcs[ns] = paths[ns];
   }
   cb_frontend_options fo = {0};
+  fo.cache_dir = cb_cli_cache_dir();
   fo.sources = srcs;
   fo.n_sources = ns;
   fo.cflags = pr->cflags ? pr->cflags : "-O2";

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache_dir.h"
 #include "cbana/engine.h"
 #include "cbana/frontend.h"
 #include "process.h"
@@ -30,6 +31,7 @@ int main(int argc, char **argv) {
   }
   const char *srcs[] = {argv[2]};
   cb_frontend_options fo = {0};
+  fo.cache_dir = cb_cli_cache_dir();
   fo.sources = srcs;
   fo.n_sources = 1;
   fo.cflags = "-O2";
@@ -53,7 +55,7 @@ int main(int argc, char **argv) {
   cb_run_input in = {pargc, pargv, NULL, 0};
   /* start-up and exit from the process probes, as cbana analyze has them */
   cb_process_state ps;
-  if (cb_process_prepare(&ps, p, pargc, pargv, cwd))
+  if (cb_process_prepare(&ps, p, fo.cache_dir, pargc, pargv, cwd))
     opt.process = &ps.replay;
   else
     fprintf(stderr, "no start-up and exit: %s\n", ps.why);

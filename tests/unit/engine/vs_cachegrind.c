@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache_dir.h"
 #include "cbana/cache.h"
 #include "cbana/engine.h"
 #include "cbana/frontend.h"
@@ -35,6 +36,7 @@ int main(int argc, char **argv) {
   char exe[256];
   snprintf(exe, sizeof exe, "%s/prog", dir);
   cb_frontend_options fo = {0};
+  fo.cache_dir = cb_cli_cache_dir();
   fo.sources = srcs;
   fo.n_sources = (size_t)ns;
   fo.cflags = "-O2";

@@ -1,6 +1,7 @@
 /* The frontend API on small programs written here: initial bytes and
  * pointers of globals, struct fields, frame objects, calls, errors
  * without exiting, and the private temporary directory. */
+#include "cache_dir.h"
 #include "cbana/cfg.h"
 #include "cbana/frontend.h"
 #include "check.h"
@@ -46,6 +47,7 @@ static cb_program *load(const char *src, const char *flags, char *err,
   const char *srcs[] = {src};
   cb_frontend_options o;
   memset(&o, 0, sizeof o);
+  o.cache_dir = cb_cli_cache_dir();
   o.sources = srcs;
   o.n_sources = 1;
   o.cflags = flags;
@@ -242,6 +244,7 @@ static void test_errors(void) {
   const char *missing[] = {"/nonexistent/x.c"};
   cb_frontend_options o;
   memset(&o, 0, sizeof o);
+  o.cache_dir = cb_cli_cache_dir();
   o.sources = missing;
   o.n_sources = 1;
   st = cb_frontend_load(&o, &p, err, sizeof err);
