@@ -27,6 +27,7 @@
 #include "driver_memo.h"
 #include "driver_native.h"
 #include "glibc_tunables.h"
+#include "libc_build.h"
 #include "paths.h"
 #include "pipe.h"
 #include "process.h"
@@ -717,6 +718,7 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
                     cb_results *out, char *err, size_t err_size) {
   memset(out, 0, sizeof *out);
   out->program = p;
+  out->library_note = cb_library_build_note(p);
   out->runs = calloc(n_inputs ? n_inputs : 1, sizeof *out->runs);
   if (!out->runs) {
     snprintf(err, err_size, "out of memory");

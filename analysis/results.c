@@ -47,6 +47,7 @@ void cb_results_free(cb_results *r) {
     free(run->branch_counts);
   }
   free(r->runs);
+  free(r->library_note);
   memset(r, 0, sizeof *r);
 }
 

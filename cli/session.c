@@ -266,6 +266,8 @@ int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
     s->stats.kernel_compile_s = s->program->kernel_compile_s;
     cb_analysis_stats_print(stderr, &s->stats);
   }
+  if (r->library_note && !a->quiet)
+    fprintf(stderr, "cbana %s: note: %s\n", command, r->library_note);
   for (unsigned i = 0; i < r->n_runs; i++) {
     const cb_run_result *run = &r->runs[i];
     if (run->ok || s->inputs[i].error)

@@ -70,6 +70,36 @@ static const char *str_at(const dl_obj *o, uint64_t va) {
   return memchr(s, 0, room) ? s : NULL;
 }
 
+/* The NT_GNU_BUILD_ID note of a PT_NOTE segment (ELF gABI notes: namesz,
+ * descsz, type, then name and desc each padded to 4 bytes). */
+static void read_build_id(dl_obj *o) {
+  for (unsigned i = 0; i < o->nph; i++) {
+    const Elf64_Phdr *p = &o->ph[i];
+    if (p->p_type != PT_NOTE || p->p_offset > o->len ||
+        p->p_filesz > o->len - p->p_offset)
+      continue;
+    const unsigned char *n = o->b + p->p_offset, *end = n + p->p_filesz;
+    while (end - n >= 12) {
+      uint32_t namesz, descsz, type;
+      memcpy(&namesz, n, 4);
+      memcpy(&descsz, n + 4, 4);
+      memcpy(&type, n + 8, 4);
+      size_t name_pad = ((size_t)namesz + 3) & ~(size_t)3;
+      size_t desc_pad = ((size_t)descsz + 3) & ~(size_t)3;
+      if (name_pad > (size_t)(end - n) - 12 ||
+          desc_pad > (size_t)(end - n) - 12 - name_pad)
+        break;
+      if (type == NT_GNU_BUILD_ID && namesz == 4 &&
+          memcmp(n + 12, "GNU", 4) == 0 && descsz <= sizeof o->info.build_id) {
+        memcpy(o->info.build_id, n + 12 + name_pad, descsz);
+        o->info.build_id_len = (uint8_t)descsz;
+        return;
+      }
+      n += 12 + name_pad + desc_pad;
+    }
+  }
+}
+
 static bool open_obj(dl_obj *o, const char *path, const char *soname) {
   memset(o, 0, sizeof *o);
   snprintf(o->info.soname, sizeof o->info.soname, "%s", soname);
@@ -94,6 +124,7 @@ static bool open_obj(dl_obj *o, const char *path, const char *soname) {
   }
   if (hi > lo)
     o->info.span = ((hi + 0xfff) & ~0xfffull) - (lo & ~0xfffull);
+  read_build_id(o);
   if (!dynph || dynph->p_offset + dynph->p_filesz > o->len)
     return false;
   const Elf64_Dyn *d = (const Elf64_Dyn *)(o->b + dynph->p_offset);

@@ -429,6 +429,7 @@ int cb_report_json(FILE *out, const cb_results *r,
     json_object_array_add(runs, run_object(r->program, &r->runs[i]));
   json_object_object_add(root, "runs", runs);
   json_object_object_add(root, "paths", paths_array(r));
+  json_object_object_add(root, "library_note", str_or_null(r->library_note));
   const char *text = json_object_to_json_string_ext(
       root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
                 JSON_C_TO_STRING_NOSLASHESCAPE);

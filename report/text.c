@@ -265,6 +265,8 @@ int cb_report_text(FILE *out, const cb_results *r,
   cb_source *src = cb_sources_load(p);
   if (!src)
     return -1;
+  if (r->library_note)
+    fprintf(out, "note: %s\n\n", r->library_note);
   for (unsigned i = 0; i < r->n_runs; i++) {
     const cb_run_result *run = &r->runs[i];
     if (i)

@@ -680,15 +680,15 @@ typedef struct cb_addr_map {
 } cb_addr_map;
 
 typedef struct cb_process_probe {
-  const char *exe;       /* the probe's executable (in the cache) */
-  uint64_t main_addr;    /* its main's first instruction, as loaded */
-  uint64_t lo, hi;       /* its image as loaded: what the map applies to */
-  cb_addr_map *map;      /* the narrowest entry holding an address wins */
+  const char *exe;    /* the probe's executable (in the cache) */
+  uint64_t main_addr; /* its main's first instruction, as loaded */
+  uint64_t lo, hi;    /* its image as loaded: what the map applies to */
+  cb_addr_map *map;   /* the narrowest entry holding an address wins */
   uint32_t n_map;
 } cb_process_probe;
 
 typedef struct cb_process_info {
-  bool ok;              /* false: not modelled, `why` says why */
+  bool ok; /* false: not modelled, `why` says why */
   char why[200];
   cb_process_probe startup, exit;
   uint32_t startup_site, exit_site; /* is_process sites of the Program */
@@ -711,6 +711,10 @@ typedef struct {
   uint64_t dyn_versym; /* DT_VERSYM's (the executable's) */
   uint64_t span;       /* page-rounded extent of its PT_LOAD segments */
   bool has_gnu_hash;   /* false: do_lookup_x's walk is not modelled */
+  /* its GNU build id (NT_GNU_BUILD_ID), which names the exact build the
+   * library model's offsets belong to; build_id_len 0: none */
+  uint8_t build_id[20];
+  uint8_t build_id_len;
 } cb_dl_object;
 
 typedef struct {

@@ -176,6 +176,9 @@ typedef struct cb_results {
   cb_run_result *runs;
   unsigned n_runs;
   unsigned n_path_classes;
+  /* NULL, or why the C library's internal traffic may be misplaced: the
+   * program's libc is not the build the model was measured in (malloc'ed) */
+  char *library_note;
 } cb_results;
 
 #endif

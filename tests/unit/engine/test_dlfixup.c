@@ -6,13 +6,16 @@
  * same offsets from the caller's rsp and from the trampoline's 64-byte
  * aligned frame. Exact for every function but the IFUNCs whose resolver
  * is not memset's (strlen, memcpy: close, see compare()). Skipped (exit
- * 77) without valgrind. */
+ * 77) without valgrind. Also: the libraries' build ids read by the
+ * frontend against `readelf -n`, and the report's note when libc is not
+ * the build the library model was measured in. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../../../analysis/libc_build.h"
 #include "cache_dir.h"
 #include "cbana/engine.h"
 #include "cbana/frontend.h"
@@ -111,6 +114,51 @@ static size_t lines(const accs *s, size_t lo, size_t hi, uint64_t *out) {
     if (!m || out[m - 1] != out[i])
       out[m++] = out[i];
   return m;
+}
+
+/* libc's build id as binutils' readelf prints it (hex), "" if unknown. */
+static void readelf_build_id(const char *path, char *out, size_t n) {
+  char cmd[600], line[512];
+  out[0] = 0;
+  snprintf(cmd, sizeof cmd, "readelf -n '%s' 2>/dev/null", path);
+  FILE *f = popen(cmd, "r");
+  if (!f)
+    return;
+  while (fgets(line, sizeof line, f)) {
+    const char *k = strstr(line, "Build ID: ");
+    if (k && sscanf(k + 10, "%127s", out) == 1 && strlen(out) < n)
+      break;
+  }
+  pclose(f);
+}
+
+static void check_build_ids(cb_program *p) {
+  cb_dl_object *libc = NULL;
+  for (uint32_t i = 0; i < p->dl->n_objs; i++)
+    if (!strcmp(p->dl->objs[i].soname, "libc.so.6"))
+      libc = &p->dl->objs[i];
+  CHECK(libc != NULL);
+  if (!libc)
+    return;
+  char want[128], got[64] = "";
+  readelf_build_id("/lib/x86_64-linux-gnu/libc.so.6", want, sizeof want);
+  for (unsigned k = 0; k < libc->build_id_len; k++)
+    sprintf(got + 2 * k, "%02x", libc->build_id[k]);
+  if (strcmp(got, want) != 0)
+    fprintf(stderr, "libc build id: frontend %s, readelf %s\n", got, want);
+  CHECK(want[0] && strcmp(got, want) == 0);
+  /* the build the model was measured in: no note (a machine with another
+   * libc6 fails here, saying why the library-traffic tests differ) */
+  char *note = cb_library_build_note(p);
+  if (note)
+    fprintf(stderr, "%s\n", note);
+  CHECK(note == NULL);
+  free(note);
+  libc->build_id[0] ^= 0xff;
+  note = cb_library_build_note(p);
+  CHECK(note && strstr(note, "libc.so.6 here has build id") != NULL);
+  free(note);
+  libc->build_id[0] ^= 0xff;
 }
 
 static void compare(const cb_program *p, const cb_plt_slot *sl,
@@ -275,6 +323,8 @@ int main(void) {
     return check_done();
   }
   CHECK(p->dl != NULL);
+  if (p->dl)
+    check_build_ids(p);
   accs mine = {0}, real = {0};
   if (p->dl) {
     cb_engine_options opt;

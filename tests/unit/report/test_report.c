@@ -113,7 +113,7 @@ static void test_json(void) {
   run.path_class = 1;
   run.caches = &c;
   run.n_caches = 1;
-  cb_results r = {&p, &run, 1, 1};
+  cb_results r = {&p, &run, 1, 1, NULL};
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);

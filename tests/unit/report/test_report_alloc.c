@@ -120,7 +120,7 @@ static void test_reports(void) {
   run.n_caches = 1;
   run.branches = seen;
   run.branch_counts = bcounts;
-  cb_results r = {&p, &run, 1, 1};
+  cb_results r = {&p, &run, 1, 1, NULL};
 
   /* The data view's rows: heaviest first, named with blocks and bytes. */
   cb_data_row *rows;
