@@ -135,6 +135,9 @@ typedef struct cb_source {
 /* Reads every file of the program (missing files have no lines). */
 cb_source *cb_sources_load(const cb_program *p);
 void cb_sources_free(const cb_program *p, cb_source *src);
+/* One file by path (a missing file has no lines); free its text and
+ * lines. */
+void cb_source_load_file(cb_source *sf, const char *path);
 /* Line `line` (1-based) or "" */
 const char *cb_source_line(const cb_source *sf, uint32_t line);
 
@@ -202,6 +205,19 @@ extern const char *const cb_report_formats[];
  * unknown format. */
 int cb_report_write(FILE *out, const cb_results *r,
                     const cb_report_options *opt, const char *format);
+
+/* ---- Rendering a JSON report read back (report/json_render.c) ------- */
+
+struct json_object;
+/* A JSON report (docs/report-json.md: one of `analyze --format json`, or
+ * several joined by `cbana merge`) rendered as "text", "sarif" or "html".
+ * Text and SARIF are those `analyze` writes for the same results; the
+ * HTML page holds the report's tables (the views that need the Program,
+ * as the state graph, are not in the JSON). -1 on a write failure or an
+ * unknown format. */
+int cb_report_render_json(FILE *out, struct json_object *doc,
+                          const cb_report_options *opt, const char *format);
+extern const char *const cb_report_json_formats[];
 
 /* Misses a fully associative LRU cache of `lines` lines would take at a
  * level, from the distance histogram (UINT64_MAX when there is none). */
