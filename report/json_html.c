@@ -166,7 +166,13 @@ int cb_jr_html(FILE *out, json_object *doc, const cb_report_options *opt) {
   for (size_t i = 0; i < cb_jr_len(runs); i++) {
     json_object *run = cb_jr_at(runs, i);
     json_object *in = cb_jr_get(run, "input");
-    fprintf(out, "<h2>input %" PRIu64 ":", cb_jr_u64(in, "index"));
+    char prog[1024];
+    fputs("<h2>", out);
+    if (cb_jr_program_name(doc, run, prog, sizeof prog)) {
+      esc(out, prog);
+      fputs(", ", out);
+    }
+    fprintf(out, "input %" PRIu64 ":", cb_jr_u64(in, "index"));
     json_object *args = cb_jr_get(in, "args");
     for (size_t a = 0; a < cb_jr_len(args); a++) {
       fputc(' ', out);

@@ -369,6 +369,24 @@ static void print_input(FILE *out, json_object *run) {
   }
 }
 
+/* A joined report of several programs (`cbana merge`): "prog.c b.c"
+ * of the run's program, NULL in a report of one. */
+const char *cb_jr_program_name(json_object *doc, json_object *run, char *buf,
+                               size_t n) {
+  json_object *progs = cb_jr_get(doc, "programs");
+  uint64_t k = cb_jr_u64(run, "program");
+  if (!progs || k < 1 || k > cb_jr_len(progs))
+    return NULL;
+  json_object *src = cb_jr_get(cb_jr_at(progs, k - 1), "sources");
+  buf[0] = 0;
+  for (size_t i = 0; i < cb_jr_len(src); i++) {
+    size_t len = strlen(buf);
+    snprintf(buf + len, n - len, "%s%s", i ? " " : "",
+             json_object_get_string(cb_jr_at(src, i)));
+  }
+  return buf;
+}
+
 /* Does any run of the report have start-up and exit counts? */
 bool cb_jr_has_process(json_object *doc) {
   json_object *runs = cb_jr_get(doc, "runs");
@@ -393,6 +411,9 @@ static int render_text(FILE *out, json_object *doc,
         cb_jr_str(run, "status") && strcmp(cb_jr_str(run, "status"), "ok") == 0;
     if (i)
       fputc('\n', out);
+    char prog[1024];
+    if (cb_jr_program_name(doc, run, prog, sizeof prog))
+      fprintf(out, "program %s\n", prog);
     print_input(out, run);
     if (!ok) {
       json_object *e = cb_jr_get(run, "error");
@@ -440,6 +461,9 @@ static int render_text(FILE *out, json_object *doc,
       json_object *in = cb_jr_get(pc, "inputs");
       for (size_t i = 0; i < cb_jr_len(in); i++)
         fprintf(out, " %u", (unsigned)json_object_get_uint64(cb_jr_at(in, i)));
+      char prog[1024];
+      if (cb_jr_program_name(doc, pc, prog, sizeof prog))
+        fprintf(out, " of %s", prog);
       fputc('\n', out);
     }
   }

@@ -73,6 +73,26 @@ expect_rc 0 $? "merge of two caches"
 python3 -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); sys.exit(a!=b)' both.json joined.json
 expect_rc 0 $? "two caches joined against one run with both"
 
+# Reports of other programs (here: another inputs file) side by side,
+# path classes numbered per program, one after the other.
+printf '%s\n' "16 1 0" "16 1 0" > in2.txt
+"$cbana" analyze --quiet "$prog" --inputs in2.txt --cache "$cfg" --format json -o other2.json
+"$cbana" merge all.json other2.json -o progs.json
+expect_rc 0 $? "merge of two programs"
+python3 - all.json progs.json >cmp2 <<'PY'
+import json, sys
+one, m = (json.load(open(f)) for f in sys.argv[1:])
+n = len(one["paths"])
+print("programs", len(m["programs"]), "runs", len(m["runs"]))
+print("tags", [r["program"] for r in m["runs"]])
+print("second", [r["path"] for r in m["runs"][7:]], "P%d" % (n + 1))
+PY
+has "^programs 2 runs 9" cmp2 "two programs joined"
+has "^tags \[1, 1, 1, 1, 1, 1, 1, 2, 2\]" cmp2 "runs tagged by program"
+has "^second \['(P[0-9]+)', '\1'\] \1\$" cmp2 "the second program's one class numbered after the first's"
+"$cbana" report progs.json > progs.txt
+has "^program .*transpose.c" progs.txt "text names the program of each input"
+
 # Refused, naming the file.
 refused() { # refused WHAT FILE-NAMED MESSAGE-PATTERN REPORTS...
   local what=$1 named=$2 pat=$3; shift 3
