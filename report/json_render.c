@@ -387,8 +387,18 @@ const char *cb_jr_program_name(json_object *doc, json_object *run, char *buf,
   return buf;
 }
 
-/* Does any run of the report have start-up and exit counts? */
-bool cb_jr_has_process(json_object *doc) {
+/* Does the run's program have start-up and exit sites? The report's
+ * "program" says (of a joined report of several, "programs"); a report
+ * without, when some run has their counts. */
+bool cb_jr_has_process(json_object *doc, json_object *run) {
+  json_object *prog = cb_jr_get(doc, "program");
+  uint64_t k = cb_jr_u64(run, "program");
+  json_object *progs = cb_jr_get(doc, "programs");
+  if (progs && k >= 1 && k <= cb_jr_len(progs))
+    prog = cb_jr_at(progs, k - 1);
+  json_object *has = cb_jr_get(prog, "process_sites");
+  if (has)
+    return json_object_get_boolean(has);
   json_object *runs = cb_jr_get(doc, "runs");
   for (size_t i = 0; i < cb_jr_len(runs); i++) {
     json_object *caches = cb_jr_get(cb_jr_at(runs, i), "caches");
@@ -403,7 +413,6 @@ static int render_text(FILE *out, json_object *doc,
                        const cb_report_options *opt) {
   unsigned top = opt && opt->top ? opt->top : 10;
   src_cache sc = {NULL, NULL, 0};
-  bool has_process = cb_jr_has_process(doc);
   json_object *runs = cb_jr_get(doc, "runs");
   for (size_t i = 0; i < cb_jr_len(runs); i++) {
     json_object *run = cb_jr_at(runs, i);
@@ -431,7 +440,7 @@ static int render_text(FILE *out, json_object *doc,
       fprintf(out, "cache %s%s\n", cname ? cname : "?",
               ok ? "" : " (up to where it stopped)");
       print_levels(out, c, ln, nl);
-      print_accounts(out, run, c, ln, nl, has_process);
+      print_accounts(out, run, c, ln, nl, cb_jr_has_process(doc, run));
       print_lines(out, c, ln, nl, &sc, top);
       print_variables(out, c, ln, nl, top);
       json_object *data = cb_jr_get(c, "data");

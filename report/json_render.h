@@ -24,7 +24,7 @@ uint64_t cb_jr_row_misses(json_object *row, const char *level);
 const char *cb_jr_base(const char *path);
 /* "malloc@f.c:12 (3 blocks, 48 bytes)" of a heap row. */
 void cb_jr_heap_name(json_object *row, char *buf, size_t n);
-bool cb_jr_has_process(json_object *doc);
+bool cb_jr_has_process(json_object *doc, json_object *run);
 /* The sources of a run's (or path class's) program in a joined report of
  * several programs, in buf; NULL when the report is of one program. */
 const char *cb_jr_program_name(json_object *doc, json_object *run, char *buf,

@@ -57,6 +57,12 @@ has "^renumbered [1-9]" cmp "shards number path classes otherwise"
 run --format text -o one.txt
 "$cbana" report all.json -o all.txt
 if cmp -s one.txt all.txt; then ok; else bad "text from the joined report"; diff one.txt all.txt | head; fi
+# inputs stopped by the budget: the same text from their JSON
+run --budget 20000 --format json -o stop.json 2>/dev/null
+run --budget 20000 --format text -o stop.txt 2>/dev/null
+"$cbana" report stop.json -o stop2.txt
+if cmp -s stop.txt stop2.txt; then ok; else bad "text of stopped runs"; diff stop.txt stop2.txt | head; fi
+has "not modelled \(the run stopped\)" stop2.txt "stopped runs say why start-up is missing"
 run --format sarif -o one.sarif
 "$cbana" report all.json --format sarif -o all.sarif
 if cmp -s one.sarif all.sarif; then ok; else bad "SARIF from the joined report"; fi
