@@ -15,6 +15,7 @@
 #include "compare.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,11 +46,6 @@ static bool same(json_object *a, json_object *b) {
   return strcmp(js(a), js(b)) == 0;
 }
 
-/* A copy of s, for messages (js() reuses its buffer per object). */
-static char *dup_js(json_object *o) {
-  return strdup(js(o));
-}
-
 typedef struct m_run {
   json_object *run; /* ours (a deep copy) */
   unsigned index;
@@ -71,10 +67,13 @@ typedef struct m_group {
   bool sharded, whole;
 } m_group;
 
-static int refuse(const char *file, const char *fmt, const char *a,
-                  const char *b) {
+__attribute__((format(printf, 2, 3))) static int refuse(const char *file,
+                                                        const char *fmt, ...) {
   fprintf(stderr, "cbana merge: %s: ", file);
-  fprintf(stderr, fmt, a, b);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
   fputc('\n', stderr);
   return 2;
 }
@@ -109,11 +108,8 @@ static int add_run(m_group *g, json_object *run, const char *file) {
   json_object *jidx = get(in, "index");
   if (!jidx || !json_object_is_type(jidx, json_type_int) ||
       json_object_get_int64(jidx) < 1)
-    return refuse(file, "a run without a valid \"input\".\"index\"%s%s", "",
-                  "");
+    return refuse(file, "a run without a valid \"input\".\"index\"");
   unsigned index = u(jidx);
-  char idx[32];
-  snprintf(idx, sizeof idx, "%u", index);
   json_object *caches = get(run, "caches");
   m_run *m = find_run(g, index);
   if (!m) {
@@ -121,7 +117,7 @@ static int add_run(m_group *g, json_object *run, const char *file) {
       g->cap = g->cap ? 2 * g->cap : 16;
       m_run *nr = realloc(g->runs, g->cap * sizeof *nr);
       if (!nr)
-        return refuse(file, "out of memory%s%s", "", "");
+        return refuse(file, "out of memory");
       g->runs = nr;
     }
     m = &g->runs[g->n_runs++];
@@ -138,14 +134,11 @@ static int add_run(m_group *g, json_object *run, const char *file) {
   }
   const char *field = NULL;
   if (!same(get(m->run, "input"), in))
-    return refuse(file, "input %s is not the input of that index in %s", idx,
+    return refuse(file, "input %u is not the input of that index in %s", index,
                   m->from);
-  if (!same_outcome(m->run, run, &field) ||
-      !same_outcome(run, m->run, &field)) {
-    char what[160];
-    snprintf(what, sizeof what, "input %s ran otherwise (\"%s\")", idx, field);
-    return refuse(file, "%s than in %s", what, m->from);
-  }
+  if (!same_outcome(m->run, run, &field) || !same_outcome(run, m->run, &field))
+    return refuse(file, "input %u ran otherwise (\"%s\") than in %s", index,
+                  field, m->from);
   json_object *ours = get(m->run, "caches");
   for (size_t k = 0; k < json_object_array_length(caches); k++) {
     json_object *c = json_object_array_get_idx(caches, k);
@@ -154,9 +147,8 @@ static int add_run(m_group *g, json_object *run, const char *file) {
       if (strcmp(json_object_get_string(
                      get(json_object_array_get_idx(ours, j), "name")),
                  name) == 0) {
-        char what[300];
-        snprintf(what, sizeof what, "input %s, cache %s", idx, name);
-        return refuse(file, "%s is also in %s", what, m->cache_from[j]);
+        return refuse(file, "input %u, cache %s is also in %s", index, name,
+                      m->cache_from[j]);
       }
     json_object *copy = NULL;
     json_object_deep_copy(c, &copy, NULL);
@@ -164,7 +156,7 @@ static int add_run(m_group *g, json_object *run, const char *file) {
     const char **cf =
         realloc(m->cache_from, (m->n_cache_from + 1) * sizeof *m->cache_from);
     if (!cf)
-      return refuse(file, "out of memory%s%s", "", "");
+      return refuse(file, "out of memory");
     m->cache_from = cf;
     m->cache_from[m->n_cache_from++] = file;
   }
@@ -176,8 +168,7 @@ static int shard_of(m_group *g, json_object *root, const char *file) {
   json_object *inputs = get(get(root, "program"), "inputs");
   if (!sh) {
     if (g->sharded)
-      return refuse(file, "a whole report among the shards of %s%s", g->first,
-                    "");
+      return refuse(file, "a whole report among the shards of %s", g->first);
     g->whole = true;
     return 0;
   }
@@ -185,9 +176,9 @@ static int shard_of(m_group *g, json_object *root, const char *file) {
               *jt = get(sh, "total_inputs");
   unsigned k = u(jk), n = u(jn), t = u(jt);
   if (!jk || !jn || !jt || k < 1 || k > n)
-    return refuse(file, "a malformed \"shard\": %s%s", js(sh), "");
+    return refuse(file, "a malformed \"shard\": %s", js(sh));
   if (g->whole)
-    return refuse(file, "a shard among whole reports of %s%s", g->first, "");
+    return refuse(file, "a shard among whole reports of %s", g->first);
   if (!g->sharded) {
     g->sharded = true;
     g->shards = n;
@@ -195,30 +186,23 @@ static int shard_of(m_group *g, json_object *root, const char *file) {
     g->inputs = inputs;
     g->shard_file = calloc(n, sizeof *g->shard_file);
     if (!g->shard_file)
-      return refuse(file, "out of memory%s%s", "", "");
+      return refuse(file, "out of memory");
   } else if (n != g->shards || t != g->total || !same(inputs, g->inputs)) {
-    char *mine = dup_js(sh);
-    char other[64];
-    snprintf(other, sizeof other, "%u of %u inputs", g->shards, g->total);
-    int rc =
-        refuse(file, "shard %s does not match the others' (%s)", mine, other);
-    free(mine);
-    return rc;
+    return refuse(file,
+                  "shard %u/%u of %u inputs does not match the others' (of "
+                  "%u shards, %u inputs, the same inputs file)",
+                  k, n, t, g->shards, g->total);
   }
   if (g->shard_file[k - 1])
-    return refuse(file, "the same shard as %s%s", g->shard_file[k - 1], "");
+    return refuse(file, "the same shard as %s", g->shard_file[k - 1]);
   g->shard_file[k - 1] = file;
   /* Every run must be one this shard takes (session.c: index K + iN). */
   json_object *runs = get(root, "runs");
   for (size_t i = 0; i < json_object_array_length(runs); i++) {
     unsigned idx =
         u(get(get(json_object_array_get_idx(runs, i), "input"), "index"));
-    if (idx < 1 || idx > t || (idx - 1) % n != k - 1) {
-      char a[32], b[32];
-      snprintf(a, sizeof a, "%u", idx);
-      snprintf(b, sizeof b, "%u/%u", k, n);
-      return refuse(file, "input %s is not in shard %s", a, b);
-    }
+    if (idx < 1 || idx > t || (idx - 1) % n != k - 1)
+      return refuse(file, "input %u is not in shard %u/%u", idx, k, n);
   }
   return 0;
 }
@@ -244,16 +228,12 @@ static void cache_names(json_object *run, char *buf, size_t n) {
 static int check_group(m_group *g, json_object **geometry) {
   if (g->sharded) {
     for (unsigned k = 0; k < g->shards; k++)
-      if (!g->shard_file[k]) {
-        char a[64];
-        snprintf(a, sizeof a, "%u/%u", k + 1, g->shards);
-        return refuse(g->first, "shard %s of its inputs is missing%s", a, "");
-      }
-    if (g->n_runs != g->total) {
-      char a[64];
-      snprintf(a, sizeof a, "%zu of %u", g->n_runs, g->total);
-      return refuse(g->first, "its shards hold %s inputs%s", a, "");
-    }
+      if (!g->shard_file[k])
+        return refuse(g->first, "shard %u/%u of its inputs is missing", k + 1,
+                      g->shards);
+    if (g->n_runs != g->total)
+      return refuse(g->first, "its shards hold %zu of %u inputs", g->n_runs,
+                    g->total);
   }
   qsort(g->runs, g->n_runs, sizeof *g->runs, cmp_run);
   char ref[4096], got[4096];
@@ -265,9 +245,10 @@ static int check_group(m_group *g, json_object **geometry) {
     if (strcmp(got, ref) != 0) {
       const char *file =
           m->n_cache_from ? m->cache_from[m->n_cache_from - 1] : m->from;
-      char what[4200];
-      snprintf(what, sizeof what, "input %u has caches (%s)", m->index, got);
-      return refuse(file, "%s, others (%s): mismatched reports", what, ref);
+      return refuse(file,
+                    "input %u has caches (%s), others (%s): mismatched "
+                    "reports",
+                    m->index, got, ref);
     }
     json_object *caches = get(m->run, "caches");
     for (size_t k = 0; k < json_object_array_length(caches); k++) {
@@ -278,14 +259,102 @@ static int check_group(m_group *g, json_object **geometry) {
       if (!known) {
         json_object_object_add(*geometry, name, json_object_get(geo));
       } else if (!same(known, geo)) {
-        char what[300];
-        snprintf(what, sizeof what, "cache %s of input %u", name, m->index);
         return refuse(m->cache_from[k],
-                      "%s has another geometry than in the others%s", what, "");
+                      "cache %s of input %u has another geometry than in the "
+                      "others",
+                      name, m->index);
       }
     }
   }
   return 0;
+}
+
+/* The joined report: runs in program then input order, path classes
+ * numbered again; written to out_path (NULL: stdout). */
+static int write_joined(m_group *groups, size_t ng, const char *out_path) {
+  int rc = 0;
+  /* Path classes by first appearance in input order, per program. */
+  json_object *root = json_object_new_object();
+  json_object_object_add(root, "tool", json_object_new_string("cbana"));
+  json_object *all_files = json_object_new_array();
+  json_object *runs = json_object_new_array();
+  json_object *paths = json_object_new_array();
+  unsigned n_classes = 0;
+  for (size_t gi = 0; gi < ng; gi++) {
+    m_group *g = &groups[gi];
+    for (size_t i = 0; i < json_object_array_length(g->files); i++) {
+      json_object *fn = json_object_array_get_idx(g->files, i);
+      bool have = false;
+      for (size_t j = 0; j < json_object_array_length(all_files); j++)
+        have |= same(json_object_array_get_idx(all_files, j), fn);
+      if (!have)
+        json_object_array_add(all_files, json_object_get(fn));
+    }
+    unsigned first_class = n_classes;
+    const char **hashes = calloc(g->n_runs + 1, sizeof *hashes);
+    for (size_t i = 0; i < g->n_runs; i++) {
+      json_object *run = g->runs[i].run;
+      const char *h = json_object_get_string(get(run, "path_hash"));
+      unsigned cls = 0;
+      for (unsigned k = first_class; k < n_classes && !cls; k++)
+        if (h && hashes[k - first_class] &&
+            strcmp(hashes[k - first_class], h) == 0)
+          cls = k + 1;
+      if (!cls) {
+        hashes[n_classes - first_class] = h;
+        cls = ++n_classes;
+        json_object *pc = json_object_new_object();
+        char name[32];
+        snprintf(name, sizeof name, "P%u", cls);
+        json_object_object_add(pc, "path", json_object_new_string(name));
+        json_object_object_add(pc, "inputs", json_object_new_array());
+        if (ng > 1)
+          json_object_object_add(pc, "program", json_object_new_uint64(gi + 1));
+        json_object_array_add(paths, pc);
+      }
+      char name[32];
+      snprintf(name, sizeof name, "P%u", cls);
+      json_object_object_add(run, "path", json_object_new_string(name));
+      json_object_array_add(
+          get(json_object_array_get_idx(paths, cls - 1), "inputs"),
+          json_object_new_uint64(g->runs[i].index));
+      if (ng > 1)
+        json_object_object_add(run, "program", json_object_new_uint64(gi + 1));
+      json_object_array_add(runs, json_object_get(run));
+    }
+    free(hashes);
+  }
+  json_object_object_add(root, "files", all_files);
+  json_object_object_add(root, "runs", runs);
+  json_object_object_add(root, "paths", paths);
+  if (ng == 1) {
+    if (groups[0].program)
+      json_object_object_add(root, "program",
+                             json_object_get(groups[0].program));
+  } else {
+    json_object *progs = json_object_new_array();
+    for (size_t gi = 0; gi < ng; gi++)
+      json_object_array_add(progs, json_object_get(groups[gi].program));
+    json_object_object_add(root, "programs", progs);
+  }
+  FILE *out = out_path ? fopen(out_path, "w") : stdout;
+  if (!out) {
+    fprintf(stderr, "cbana merge: %s: cannot write the report\n", out_path);
+    rc = 2;
+  } else {
+    const char *text = json_object_to_json_string_ext(
+        root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                  JSON_C_TO_STRING_NOSLASHESCAPE);
+    if (fputs(text, out) < 0 || fputc('\n', out) == EOF)
+      rc = 2;
+    if (out != stdout && fclose(out) != 0)
+      rc = 2;
+    if (rc)
+      fprintf(stderr, "cbana merge: %s: writing the report failed\n",
+              out_path ? out_path : "stdout");
+  }
+  json_object_put(root);
+  return rc;
 }
 
 int cb_cmd_merge_run(int argc, char **argv) {
@@ -330,10 +399,8 @@ int cb_cmd_merge_run(int argc, char **argv) {
       g->files = get(docs[f], "files");
       g->first = files[f];
     } else if (!same(g->files, get(docs[f], "files"))) {
-      rc = refuse(files[f],
-                  "the same program as %s, but other source "
-                  "files%s",
-                  g->first, "");
+      rc = refuse(files[f], "the same program as %s, but other source files",
+                  g->first);
       break;
     }
     if ((rc = shard_of(g, docs[f], files[f])))
@@ -348,91 +415,8 @@ int cb_cmd_merge_run(int argc, char **argv) {
     rc = check_group(&groups[i], &geometry);
   }
 
-  if (!rc) {
-    /* Path classes by first appearance in input order, per program. */
-    json_object *root = json_object_new_object();
-    json_object_object_add(root, "tool", json_object_new_string("cbana"));
-    json_object *all_files = json_object_new_array();
-    json_object *runs = json_object_new_array();
-    json_object *paths = json_object_new_array();
-    unsigned n_classes = 0;
-    for (size_t gi = 0; gi < ng; gi++) {
-      m_group *g = &groups[gi];
-      for (size_t i = 0; i < json_object_array_length(g->files); i++) {
-        json_object *fn = json_object_array_get_idx(g->files, i);
-        bool have = false;
-        for (size_t j = 0; j < json_object_array_length(all_files); j++)
-          have |= same(json_object_array_get_idx(all_files, j), fn);
-        if (!have)
-          json_object_array_add(all_files, json_object_get(fn));
-      }
-      unsigned first_class = n_classes;
-      const char **hashes = calloc(g->n_runs + 1, sizeof *hashes);
-      for (size_t i = 0; i < g->n_runs; i++) {
-        json_object *run = g->runs[i].run;
-        const char *h = json_object_get_string(get(run, "path_hash"));
-        unsigned cls = 0;
-        for (unsigned k = first_class; k < n_classes && !cls; k++)
-          if (h && hashes[k - first_class] &&
-              strcmp(hashes[k - first_class], h) == 0)
-            cls = k + 1;
-        if (!cls) {
-          hashes[n_classes - first_class] = h;
-          cls = ++n_classes;
-          json_object *pc = json_object_new_object();
-          char name[32];
-          snprintf(name, sizeof name, "P%u", cls);
-          json_object_object_add(pc, "path", json_object_new_string(name));
-          json_object_object_add(pc, "inputs", json_object_new_array());
-          if (ng > 1)
-            json_object_object_add(pc, "program",
-                                   json_object_new_uint64(gi + 1));
-          json_object_array_add(paths, pc);
-        }
-        char name[32];
-        snprintf(name, sizeof name, "P%u", cls);
-        json_object_object_add(run, "path", json_object_new_string(name));
-        json_object_array_add(
-            get(json_object_array_get_idx(paths, cls - 1), "inputs"),
-            json_object_new_uint64(g->runs[i].index));
-        if (ng > 1)
-          json_object_object_add(run, "program",
-                                 json_object_new_uint64(gi + 1));
-        json_object_array_add(runs, json_object_get(run));
-      }
-      free(hashes);
-    }
-    json_object_object_add(root, "files", all_files);
-    json_object_object_add(root, "runs", runs);
-    json_object_object_add(root, "paths", paths);
-    if (ng == 1) {
-      if (groups[0].program)
-        json_object_object_add(root, "program",
-                               json_object_get(groups[0].program));
-    } else {
-      json_object *progs = json_object_new_array();
-      for (size_t gi = 0; gi < ng; gi++)
-        json_object_array_add(progs, json_object_get(groups[gi].program));
-      json_object_object_add(root, "programs", progs);
-    }
-    FILE *out = out_path ? fopen(out_path, "w") : stdout;
-    if (!out) {
-      fprintf(stderr, "cbana merge: %s: cannot write the report\n", out_path);
-      rc = 2;
-    } else {
-      const char *text = json_object_to_json_string_ext(
-          root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                    JSON_C_TO_STRING_NOSLASHESCAPE);
-      if (fputs(text, out) < 0 || fputc('\n', out) == EOF)
-        rc = 2;
-      if (out != stdout && fclose(out) != 0)
-        rc = 2;
-      if (rc)
-        fprintf(stderr, "cbana merge: %s: writing the report failed\n",
-                out_path ? out_path : "stdout");
-    }
-    json_object_put(root);
-  }
+  if (!rc)
+    rc = write_joined(groups, ng, out_path);
   json_object_put(geometry);
   for (size_t gi = 0; gi < ng; gi++) {
     for (size_t i = 0; i < groups[gi].n_runs; i++) {
