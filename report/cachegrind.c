@@ -172,16 +172,12 @@ int cb_report_cachegrind(FILE *out, const cb_results *r,
   cg_entry *rest = &e[ne];
   memset(rest, 0, sizeof *rest);
   rest->file = rest->fn = "???";
-  for (unsigned l = 0; l < c->n_levels; l++) {
-    uint64_t total = l == 0 ? c->levels[0].accesses : 0;
-    uint64_t sum =
-        l == 0 ? sites_sum.r[0] + sites_sum.w[0] + sites_sum.x[0] : 0;
+  for (unsigned i = 0; i <= c->n_levels; i++) {
+    /* [0]: accesses, [1 + l]: misses at level l */
+    uint64_t total = i == 0 ? c->levels[0].accesses : c->levels[i - 1].misses;
+    uint64_t sum = sites_sum.r[i] + sites_sum.w[i] + sites_sum.x[i];
     if (total > sum)
-      rest->cc.x[0] = total - sum;
-    uint64_t misses =
-        sites_sum.r[1 + l] + sites_sum.w[1 + l] + sites_sum.x[1 + l];
-    if (c->levels[l].misses > misses)
-      rest->cc.x[1 + l] = c->levels[l].misses - misses;
+      rest->cc.x[i] = total - sum;
   }
   if (!cc_zero(&rest->cc))
     ne++;
