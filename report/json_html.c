@@ -1,13 +1,14 @@
 /* A JSON report read back as one self-contained HTML page (no script, no
  * network): per input and cache, the totals of every level, the heaviest
  * lines, variables and library calls, and the findings with their
- * advice; then the path classes. It shows what the JSON holds, so a
- * report joined by `cbana merge` renders like any other; the views of
- * report/html.c that need the Program (heat-mapped sources, the state
- * graph) are not there. */
+ * advice; then the path classes and the sources shaded by misses. It
+ * shows what the JSON holds, so a report joined by `cbana merge` renders
+ * like any other; the views of report/html.c that need more (the state
+ * graph, the curves per input) are not there. */
 #include "json_render.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void esc(FILE *out, const char *s) {
@@ -37,6 +38,12 @@ static const char *style =
     "td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}"
     "td.n{text-align:right;font-family:monospace}"
     "h2{border-bottom:1px solid #ddd;margin-top:1.5em}"
+    "pre.src{font-size:12px;line-height:1.35}"
+    ".src span.l{display:block;white-space:pre}"
+    ".src b{display:inline-block;width:4em;text-align:right;color:#888;"
+    "font-weight:normal;margin-right:1em}"
+    ".src i{display:inline-block;width:7em;text-align:right;color:#555;"
+    "font-style:normal;margin-right:1em}"
     ".advice{color:#064;}";
 
 static void head_row(FILE *out, const char **ln, unsigned nl,
@@ -149,6 +156,63 @@ static void findings(FILE *out, json_object *c) {
   fputs("</ul>\n", out);
 }
 
+/* Each source file with its lines shaded by first-level misses (of the
+ * first input and cache), as report/html.c shows them. */
+static void heat_source(FILE *out, json_object *doc) {
+  json_object *files = cb_jr_get(doc, "files");
+  json_object *run = cb_jr_at(cb_jr_get(doc, "runs"), 0);
+  json_object *c = cb_jr_at(cb_jr_get(run, "caches"), 0);
+  const char *ln[CB_RESULT_LEVELS];
+  if (!c || !cb_jr_levels(c, ln, CB_RESULT_LEVELS))
+    return;
+  json_object *rows = cb_jr_get(c, "lines");
+  bool heading = false;
+  for (size_t f = 0; f < cb_jr_len(files); f++) {
+    const char *path = json_object_get_string(cb_jr_at(files, f));
+    cb_source src;
+    cb_source_load_file(&src, path);
+    uint64_t *miss = calloc(src.n_lines + 1, sizeof *miss);
+    uint64_t *acc = calloc(src.n_lines + 1, sizeof *acc);
+    uint64_t max = 0;
+    for (size_t i = 0; miss && acc && i < cb_jr_len(rows); i++) {
+      json_object *row = cb_jr_at(rows, i);
+      uint64_t line = cb_jr_u64(row, "line");
+      const char *file = cb_jr_str(row, "file");
+      if (!file || strcmp(file, path) != 0 || !line || line > src.n_lines)
+        continue;
+      miss[line] += cb_jr_row_misses(row, ln[0]);
+      acc[line] += cb_jr_u64(row, "accesses");
+      if (miss[line] > max)
+        max = miss[line];
+    }
+    if (miss && acc && src.n_lines) {
+      if (!heading)
+        fputs("<h2>sources (first input and cache)</h2>\n", out);
+      heading = true;
+      fputs("<h3>", out);
+      esc(out, path);
+      fputs("</h3>\n<pre class=src>", out);
+      for (uint32_t l = 1; l <= src.n_lines; l++) {
+        double heat = max ? (double)miss[l] / (double)max : 0.0;
+        fprintf(out,
+                "<span class=l style=\"background:rgba(220,40,40,%.2f)\">"
+                "<b>%u</b><i>",
+                heat * 0.8, l);
+        if (acc[l])
+          fprintf(out, "%" PRIu64, miss[l]);
+        fputs("</i>", out);
+        esc(out, cb_source_line(&src, l));
+        fputs("</span>", out);
+      }
+      fputs("</pre>\n", out);
+    }
+    free(miss);
+    free(acc);
+    free(src.lines);
+    free(src.text);
+  }
+}
+
 int cb_jr_html(FILE *out, json_object *doc, const cb_report_options *opt) {
   unsigned top = opt && opt->top ? opt->top : 10;
   json_object *files = cb_jr_get(doc, "files");
@@ -228,6 +292,7 @@ int cb_jr_html(FILE *out, json_object *doc, const cb_report_options *opt) {
     }
     fputs("</table>\n", out);
   }
+  heat_source(out, doc);
   fputs("</body></html>\n", out);
   return ferror(out) ? -1 : 0;
 }
