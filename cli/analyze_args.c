@@ -42,6 +42,7 @@ enum {
   OPT_SLICE,
   OPT_NO_KERNELS,
   OPT_WAIT_KERNELS,
+  OPT_SHARD,
 };
 
 static const struct option long_options[] = {
@@ -78,6 +79,7 @@ static const struct option long_options[] = {
     {"slice", no_argument, NULL, OPT_SLICE},
     {"no-kernels", no_argument, NULL, OPT_NO_KERNELS},
     {"wait-kernels", no_argument, NULL, OPT_WAIT_KERNELS},
+    {"shard", required_argument, NULL, OPT_SHARD},
     {NULL, 0, NULL, 0},
 };
 
@@ -91,6 +93,22 @@ static bool parse_u64(const char *s, uint64_t *out) {
   if (errno || *end)
     return false;
   *out = v;
+  return true;
+}
+
+/* "K/N" with 1 <= K <= N. */
+static bool parse_shard(const char *s, unsigned *k, unsigned *n) {
+  char *end;
+  errno = 0;
+  unsigned long a = strtoul(s, &end, 10);
+  if (errno || end == s || *end != '/' || *s == '-')
+    return false;
+  const char *t = end + 1;
+  unsigned long b = strtoul(t, &end, 10);
+  if (errno || end == t || *end || *t == '-' || a < 1 || a > b || b > 1000000)
+    return false;
+  *k = (unsigned)a;
+  *n = (unsigned)b;
   return true;
 }
 
@@ -262,6 +280,13 @@ bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
     case OPT_WAIT_KERNELS:
       a->wait_kernels = true;
       break;
+    case OPT_SHARD:
+      if (!parse_shard(optarg, &a->shard, &a->shards)) {
+        fprintf(stderr, "cbana %s: --shard is K/N with 1 <= K <= N, not '%s'\n",
+                command, optarg);
+        ok = false;
+      }
+      break;
     case ':':
       fprintf(stderr, "cbana %s: %s needs a value\n", command, av[optind - 1]);
       ok = false;
@@ -285,9 +310,14 @@ bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
     known |= strcmp(*f, a->format) == 0;
   if (ok && !known) {
     fprintf(stderr,
-            "cbana %s: --format is text, json, annotate, html, sarif or dot, "
-            "not '%s'\n",
+            "cbana %s: --format is text, json, annotate, html, sarif, dot or "
+            "cachegrind, not '%s'\n",
             command, a->format);
+    ok = false;
+  }
+  if (ok && a->shards && !a->inputs_file) {
+    fprintf(stderr, "cbana %s: --shard slices an --inputs file: give one\n",
+            command);
     ok = false;
   }
   if (ok && a->inputs_file && a->inline_args) {
@@ -316,6 +346,9 @@ void cb_analyze_args_usage(const char *command, const char *extra) {
       "inputs:\n"
       "  --inputs FILE       one input set a line (docs/inputs-format.md)\n"
       "  --args \"...\"        one input set inline\n"
+      "  --shard K/N         only the inputs whose index i (1-based, in the\n"
+      "                      file) has (i - 1) mod N = K - 1; `cbana merge`\n"
+      "                      joins the JSON reports (docs/batches.md)\n"
       "caches:\n"
       "  --cache FILE|PRESET a configuration file or a preset; repeatable\n"
       "  --D1=S,A,L --L2=S,A,L --LL=S,A,L\n"
@@ -324,7 +357,10 @@ void cb_analyze_args_usage(const char *command, const char *extra) {
       "output:\n"
       "  --format FORMAT     text (default), json (docs/report-json.md),\n"
       "                      annotate, html, sarif, dot "
-      "(docs/report-views.md)\n"
+      "(docs/report-views.md),\n"
+      "                      cachegrind (cachegrind's out-file format, for\n"
+      "                      cg_annotate, cg_diff, cg_merge: -o FILE, one\n"
+      "                      file per input and cache, FILE.INDEX[.CACHE])\n"
       "  -o FILE             write the report to FILE\n"
       "  --top N             rows per table in the text report (10)\n"
       "engine:\n"

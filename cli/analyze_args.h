@@ -21,21 +21,23 @@ typedef struct cb_analyze_args {
   const char *compdb_dir;                  /* -p DIR */
   const char *format;                      /* text | json */
   const char *output;                      /* -o FILE, NULL: stdout */
-  const char *argv0;    /* --argv0 PATH: the program path given to it */
-  unsigned top;         /* --top N */
-  unsigned jobs;        /* --jobs N, 0: number of cores */
-  unsigned sim_threads; /* --sim-threads N, 0 or 1: no split */
-  uint64_t split_epoch; /* --split-epoch N, 0: the default */
-  uint64_t budget;      /* --budget N, 0: the engine's default */
-  double timeout;       /* --timeout SECONDS per input, 0: none */
-  uint64_t stack_top;   /* --stack-top ADDR, 0: computed */
-  bool no_classify;     /* --no-classify */
-  bool quiet;           /* --quiet */
-  bool stats;           /* --stats */
-  bool exact_engine;    /* --exact-engine: the reference interpreter */
-  bool no_process; /* --no-process: no start-up and exit traffic */
-  bool no_memo;         /* --no-memo: simulate every input */
-  bool no_split;        /* --no-split: one simulation thread an input */
+  const char *argv0;      /* --argv0 PATH: the program path given to it */
+  unsigned top;           /* --top N */
+  unsigned jobs;          /* --jobs N, 0: number of cores */
+  unsigned sim_threads;   /* --sim-threads N, 0 or 1: no split */
+  uint64_t split_epoch;   /* --split-epoch N, 0: the default */
+  uint64_t budget;        /* --budget N, 0: the engine's default */
+  double timeout;         /* --timeout SECONDS per input, 0: none */
+  uint64_t stack_top;     /* --stack-top ADDR, 0: computed */
+  unsigned shard, shards; /* --shard K/N: the K-th of N slices of the
+                             inputs (0/0: all) */
+  bool no_classify;       /* --no-classify */
+  bool quiet;             /* --quiet */
+  bool stats;             /* --stats */
+  bool exact_engine;      /* --exact-engine: the reference interpreter */
+  bool no_process;        /* --no-process: no start-up and exit traffic */
+  bool no_memo;           /* --no-memo: simulate every input */
+  bool no_split;          /* --no-split: one simulation thread an input */
   bool slice;        /* --slice: skip unneeded values, run natively (risky) */
   bool no_kernels;   /* --no-kernels: no native kernels compiled */
   bool wait_kernels; /* --wait-kernels: compiled before the run */

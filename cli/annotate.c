@@ -70,7 +70,7 @@ int cb_cmd_annotate_run(int argc, char **argv) {
                   a.output);
           rc = 2;
         } else {
-          cb_report_options ro = {a.top, 0, NULL, input};
+          cb_report_options ro = {a.top, 0, NULL, input, 0, NULL, NULL};
           if (cb_report_annotate(out, &r, &ro) ||
               (out != stdout && fclose(out))) {
             fprintf(stderr, "cbana annotate: writing the report failed\n");

@@ -40,7 +40,7 @@ static char *current_json(const cb_results *r) {
   FILE *f = open_memstream(&buf, &len);
   if (!f)
     return NULL;
-  cb_report_options ro = {10, 0, NULL, 0};
+  cb_report_options ro = {10, 0, NULL, 0, 0, NULL, NULL};
   int rc = cb_report_json(f, r, &ro);
   if (fclose(f) != 0 || rc) {
     free(buf);

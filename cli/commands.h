@@ -39,4 +39,10 @@ void cb_cmd_annotate_usage(void);
 int cb_cmd_paths_run(int argc, char **argv);
 void cb_cmd_paths_usage(void);
 
+/* cli/merge.c, cli/report.c: joining JSON reports, rendering one */
+int cb_cmd_merge_run(int argc, char **argv);
+void cb_cmd_merge_usage(void);
+int cb_cmd_report_run(int argc, char **argv);
+void cb_cmd_report_usage(void);
+
 #endif

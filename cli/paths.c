@@ -45,7 +45,7 @@ int cb_cmd_paths_run(int argc, char **argv) {
         fprintf(stderr, "cbana paths: %s: cannot write the report\n", a.output);
         rc = 2;
       } else {
-        cb_report_options ro = {a.top, 0, NULL, 0};
+        cb_report_options ro = {a.top, 0, NULL, 0, 0, NULL, NULL};
         if (cb_report_write(out, &r, &ro, fmt) ||
             (out != stdout && fclose(out))) {
           fprintf(stderr, "cbana paths: writing the report failed\n");

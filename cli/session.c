@@ -7,6 +7,7 @@
 #include "cbana/frontend.h"
 #include "cbana/report.h"
 
+#include <ctype.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -104,13 +105,28 @@ static int open_inputs(cb_session *s, const char *command) {
     }
     for (size_t i = 0; i < s->parsed.n_errors; i++) {
       const char *msg = s->parsed.errors[i];
-      fprintf(stderr, "cbana %s: %s\n", command, msg);
       cb_analysis_input *in = &s->inputs[s->n_inputs++];
       in->error = msg;
       in->error_file = a->inputs_file;
       in->line = error_line(msg, a->inputs_file);
     }
     qsort(s->inputs, s->n_inputs, sizeof *s->inputs, cmp_input_line);
+    s->total_inputs = s->n_inputs;
+    s->index = calloc(s->n_inputs ? s->n_inputs : 1, sizeof *s->index);
+    if (!s->index)
+      return 2;
+    /* --shard K/N keeps the inputs of index K, K + N, K + 2N...: a slice
+     * that depends only on the file, whichever machine runs it. */
+    unsigned kept = 0;
+    for (unsigned i = 0; i < s->n_inputs; i++)
+      if (!a->shards || i % a->shards == a->shard - 1) {
+        s->index[kept] = i + 1;
+        s->inputs[kept++] = s->inputs[i];
+      }
+    s->n_inputs = kept;
+    for (unsigned i = 0; i < s->n_inputs; i++)
+      if (s->inputs[i].error)
+        fprintf(stderr, "cbana %s: %s\n", command, s->inputs[i].error);
     return 0;
   }
   s->inputs = calloc(1, sizeof *s->inputs);
@@ -260,6 +276,10 @@ int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
     fprintf(stderr, "cbana %s: %s\n", command, err);
     return 2;
   }
+  /* A run's index is its input's place in the whole inputs file, also
+   * in a shard. */
+  for (unsigned i = 0; s->index && i < r->n_runs && i < s->n_inputs; i++)
+    r->runs[i].index = s->index[i];
   if (a->stats) {
     cb_program_wait_kernels(s->program);
     s->stats.kernels = s->program->n_kernels;
@@ -282,16 +302,86 @@ int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
   return rc ? 3 : 0;
 }
 
+/* A cache configuration's name as part of a file name: its base name,
+ * without characters a shell would want quoted. */
+static void cache_suffix(const char *name, char *buf, size_t n) {
+  const char *base = strrchr(name, '/');
+  base = base ? base + 1 : name;
+  size_t k = 0;
+  for (; *base && k + 1 < n; base++)
+    buf[k++] =
+        (isalnum((unsigned char)*base) || strchr("._-+", *base)) ? *base : '_';
+  buf[k] = 0;
+}
+
+/* cachegrind's format holds one input and one cache: one file each, -o
+ * FILE itself when there is only one, else FILE.INDEX (the input's index
+ * in the inputs file) and, with several caches, FILE.INDEX.CACHE. */
+static int report_cachegrind(const cb_session *s, const cb_results *r,
+                             const char *command) {
+  const cb_analyze_args *a = s->args;
+  unsigned n_caches = r->n_runs ? r->runs[0].n_caches : 0;
+  bool one = r->n_runs == 1 && n_caches == 1;
+  if (!one && !a->output) {
+    fprintf(stderr,
+            "cbana %s: --format cachegrind writes a file per input and "
+            "cache: give -o FILE (FILE.INDEX[.CACHE] are written)\n",
+            command);
+    return 2;
+  }
+  for (unsigned i = 0; i < r->n_runs; i++)
+    for (unsigned k = 0; k < r->runs[i].n_caches; k++) {
+      char path[4096], suffix[256] = "";
+      if (n_caches > 1) {
+        suffix[0] = '.';
+        cache_suffix(r->runs[i].caches[k].name, suffix + 1, sizeof suffix - 1);
+      }
+      if (one)
+        snprintf(path, sizeof path, "%s", a->output ? a->output : "-");
+      else
+        snprintf(path, sizeof path, "%s.%u%s", a->output, r->runs[i].index,
+                 suffix);
+      FILE *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+      if (!out) {
+        fprintf(stderr, "cbana %s: %s: cannot write the report\n", command,
+                path);
+        return 2;
+      }
+      cb_report_options ro = {a->top, 0,        NULL, r->runs[i].index,
+                              k + 1,  s->argv0, NULL};
+      int rc = cb_report_write(out, r, &ro, "cachegrind");
+      if (out != stdout && fclose(out) != 0)
+        rc = -1;
+      if (rc) {
+        fprintf(stderr, "cbana %s: %s: writing the report failed\n", command,
+                path);
+        return 2;
+      }
+    }
+  return 0;
+}
+
 int cb_session_report(const cb_session *s, const cb_results *r,
                       const char *command) {
   const cb_analyze_args *a = s->args;
+  if (strcmp(a->format, "cachegrind") == 0)
+    return report_cachegrind(s, r, command);
   FILE *out = stdout;
   if (a->output && !(out = fopen(a->output, "w"))) {
     fprintf(stderr, "cbana %s: %s: cannot write the report\n", command,
             a->output);
     return 2;
   }
-  cb_report_options ro = {a->top, 0, NULL, 0};
+  cb_report_batch batch = {(const char *const *)a->sources,
+                           a->n_sources,
+                           a->compdb_dir ? NULL : a->cflags,
+                           a->compdb_dir,
+                           s->argv0,
+                           a->inputs_file,
+                           s->total_inputs,
+                           a->shard,
+                           a->shards};
+  cb_report_options ro = {a->top, 0, NULL, 0, 0, s->argv0, &batch};
   int rc = cb_report_write(out, r, &ro, a->format);
   if (out != stdout && fclose(out) != 0)
     rc = -1;
@@ -315,6 +405,7 @@ void cb_session_close(cb_session *s) {
   free(s->inline_words);
   free(s->inline_stdin);
   free(s->inputs);
+  free(s->index);
   free(s->argv0);
   memset(s, 0, sizeof *s);
 }

@@ -16,7 +16,9 @@ typedef struct cb_session {
   cb_inputs parsed;          /* what the inputs file held */
   cb_analysis_input *inputs; /* good lines and bad ones, in line order */
   unsigned n_inputs;
-  char **inline_words; /* --args, split */
+  unsigned *index;       /* inputs file: each input's 1-based index there */
+  unsigned total_inputs; /* inputs file: its inputs, all shards */
+  char **inline_words;   /* --args, split */
   int n_inline_words;
   char *inline_stdin;
   cb_program *program;

@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-const char *const cb_report_formats[] = {"text",  "json", "annotate", "html",
-                                         "sarif", "dot",  NULL};
+const char *const cb_report_formats[] = {"text",  "json", "annotate",   "html",
+                                         "sarif", "dot",  "cachegrind", NULL};
 
 int cb_report_write(FILE *out, const cb_results *r,
                     const cb_report_options *opt, const char *format) {
@@ -18,6 +18,8 @@ int cb_report_write(FILE *out, const cb_results *r,
     return cb_report_html(out, r, opt);
   if (strcmp(format, "sarif") == 0)
     return cb_report_sarif(out, r, opt);
+  if (strcmp(format, "cachegrind") == 0)
+    return cb_report_cachegrind(out, r, opt);
   if (strcmp(format, "dot") == 0)
     return cb_report_paths_dot(out, r, opt);
   if (strcmp(format, "paths-text") == 0)

@@ -415,9 +415,34 @@ static json_object *paths_array(const cb_results *r) {
   return arr;
 }
 
+/* "program": what was analysed; "shard": which slice of the inputs. */
+static void add_batch(json_object *root, const cb_report_batch *b,
+                      const cb_program *p) {
+  json_object *prog = json_object_new_object();
+  json_object *src = json_object_new_array();
+  for (unsigned i = 0; i < b->n_sources; i++)
+    json_object_array_add(src, json_object_new_string(b->sources[i]));
+  json_object_object_add(prog, "sources", src);
+  json_object_object_add(prog, "cflags", str_or_null(b->cflags));
+  json_object_object_add(prog, "compile_commands", str_or_null(b->compdb_dir));
+  json_object_object_add(prog, "argv0", str_or_null(b->argv0));
+  json_object_object_add(prog, "inputs", str_or_null(b->inputs));
+  /* whether runs that reach them replay start-up and exit: what a run
+   * that stopped before would have had */
+  json_object_object_add(prog, "process_sites",
+                         json_object_new_boolean(p->process != NULL));
+  json_object_object_add(root, "program", prog);
+  if (!b->shards)
+    return;
+  json_object *sh = json_object_new_object();
+  json_object_object_add(sh, "index", u64(b->shard));
+  json_object_object_add(sh, "count", u64(b->shards));
+  json_object_object_add(sh, "total_inputs", u64(b->total_inputs));
+  json_object_object_add(root, "shard", sh);
+}
+
 int cb_report_json(FILE *out, const cb_results *r,
                    const cb_report_options *opt) {
-  (void)opt;
   json_object *root = json_object_new_object();
   json_object_object_add(root, "tool", json_object_new_string("cbana"));
   json_object *files = json_object_new_array();
@@ -430,6 +455,8 @@ int cb_report_json(FILE *out, const cb_results *r,
   json_object_object_add(root, "runs", runs);
   json_object_object_add(root, "paths", paths_array(r));
   json_object_object_add(root, "library_note", str_or_null(r->library_note));
+  if (opt && opt->batch)
+    add_batch(root, opt->batch, r->program);
   const char *text = json_object_to_json_string_ext(
       root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
                 JSON_C_TO_STRING_NOSLASHESCAPE);

@@ -3,6 +3,7 @@
  * capacity-misses, sparse-struct, hot-line. Code-scanning tools and
  * editors place each at its source line. */
 #include "cbana/report.h"
+#include "json_render.h"
 
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -35,10 +36,7 @@ static int rule_index(const char *id) {
   return 0;
 }
 
-int cb_report_sarif(FILE *out, const cb_results *r,
-                    const cb_report_options *opt) {
-  (void)opt;
-  const cb_program *p = r->program;
+json_object *cb_sarif_begin(json_object **results) {
   json_object *root = json_object_new_object();
   json_object_object_add(root, "$schema",
                          str("https://json.schemastore.org/sarif-2.1.0.json"));
@@ -62,7 +60,53 @@ int cb_report_sarif(FILE *out, const cb_results *r,
   json_object_object_add(driver, "rules", jr);
   json_object_object_add(tool, "driver", driver);
   json_object_object_add(run, "tool", tool);
-  json_object *results = json_object_new_array();
+  *results = json_object_new_array();
+  json_object_object_add(run, "results", *results);
+  json_object_array_add(runs, run);
+  json_object_object_add(root, "runs", runs);
+  return root;
+}
+
+json_object *cb_sarif_result(const char *rule, const char *text,
+                             const char *uri, unsigned line) {
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "ruleId", str(rule));
+  json_object_object_add(o, "ruleIndex", json_object_new_int(rule_index(rule)));
+  json_object_object_add(
+      o, "level", str(strcmp(rule, "hot-line") == 0 ? "note" : "warning"));
+  json_object *msg = json_object_new_object();
+  json_object_object_add(msg, "text", str(text));
+  json_object_object_add(o, "message", msg);
+  json_object *locs = json_object_new_array();
+  json_object *loc = json_object_new_object();
+  json_object *phys = json_object_new_object();
+  json_object *art = json_object_new_object();
+  json_object_object_add(art, "uri", str(uri));
+  json_object_object_add(phys, "artifactLocation", art);
+  json_object *region = json_object_new_object();
+  json_object_object_add(region, "startLine", json_object_new_int((int)line));
+  json_object_object_add(phys, "region", region);
+  json_object_object_add(loc, "physicalLocation", phys);
+  json_object_array_add(locs, loc);
+  json_object_object_add(o, "locations", locs);
+  return o;
+}
+
+int cb_sarif_end(FILE *out, json_object *root) {
+  const char *text = json_object_to_json_string_ext(
+      root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                JSON_C_TO_STRING_NOSLASHESCAPE);
+  int rc = fputs(text, out) < 0 || fputc('\n', out) == EOF ? -1 : 0;
+  json_object_put(root);
+  return rc;
+}
+
+int cb_report_sarif(FILE *out, const cb_results *r,
+                    const cb_report_options *opt) {
+  (void)opt;
+  const cb_program *p = r->program;
+  json_object *results;
+  json_object *root = cb_sarif_begin(&results);
   for (unsigned i = 0; i < r->n_runs; i++) {
     const cb_run_result *rr = &r->runs[i];
     for (unsigned k = 0; k < rr->n_caches; k++) {
@@ -72,33 +116,12 @@ int cb_report_sarif(FILE *out, const cb_results *r,
       for (size_t j = 0; j < n; j++) {
         if (f[j].file >= p->n_files || f[j].line == 0)
           continue;
-        json_object *o = json_object_new_object();
         const char *rule = cb_finding_rule(&f[j]);
-        json_object_object_add(o, "ruleId", str(rule));
-        json_object_object_add(o, "ruleIndex",
-                               json_object_new_int(rule_index(rule)));
-        json_object_object_add(
-            o, "level",
-            str(f[j].kind == CB_FINDING_HOT_LINE ? "note" : "warning"));
         char text[1024];
         snprintf(text, sizeof text, "Input %u, cache %s: %s.%s%s", rr->index,
                  c->name, f[j].message, f[j].advice[0] ? " " : "", f[j].advice);
-        json_object *msg = json_object_new_object();
-        json_object_object_add(msg, "text", str(text));
-        json_object_object_add(o, "message", msg);
-        json_object *locs = json_object_new_array();
-        json_object *loc = json_object_new_object();
-        json_object *phys = json_object_new_object();
-        json_object *art = json_object_new_object();
-        json_object_object_add(art, "uri", str(p->files[f[j].file]));
-        json_object_object_add(phys, "artifactLocation", art);
-        json_object *region = json_object_new_object();
-        json_object_object_add(region, "startLine",
-                               json_object_new_int((int)f[j].line));
-        json_object_object_add(phys, "region", region);
-        json_object_object_add(loc, "physicalLocation", phys);
-        json_object_array_add(locs, loc);
-        json_object_object_add(o, "locations", locs);
+        json_object *o =
+            cb_sarif_result(rule, text, p->files[f[j].file], f[j].line);
         json_object *props = json_object_new_object();
         json_object_object_add(props, "input",
                                json_object_new_int((int)rr->index));
@@ -119,13 +142,54 @@ int cb_report_sarif(FILE *out, const cb_results *r,
       free(f);
     }
   }
-  json_object_object_add(run, "results", results);
-  json_object_array_add(runs, run);
-  json_object_object_add(root, "runs", runs);
-  const char *text = json_object_to_json_string_ext(
-      root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                JSON_C_TO_STRING_NOSLASHESCAPE);
-  int rc = fputs(text, out) < 0 || fputc('\n', out) == EOF ? -1 : 0;
-  json_object_put(root);
-  return rc;
+  return cb_sarif_end(out, root);
+}
+
+/* The same from a JSON report read back: its findings carry the sentences
+ * and numbers cb_report_sarif takes from the results. */
+int cb_jr_sarif(FILE *out, json_object *doc) {
+  json_object *results;
+  json_object *root = cb_sarif_begin(&results);
+  json_object *runs = cb_jr_get(doc, "runs");
+  for (size_t i = 0; i < cb_jr_len(runs); i++) {
+    json_object *run = cb_jr_at(runs, i);
+    unsigned index = (unsigned)cb_jr_u64(cb_jr_get(run, "input"), "index");
+    json_object *caches = cb_jr_get(run, "caches");
+    for (size_t k = 0; k < cb_jr_len(caches); k++) {
+      json_object *c = cb_jr_at(caches, k);
+      const char *cname = cb_jr_str(c, "name");
+      json_object *f = cb_jr_get(c, "findings");
+      for (size_t j = 0; j < cb_jr_len(f); j++) {
+        json_object *x = cb_jr_at(f, j);
+        const char *file = cb_jr_str(x, "file"), *rule = cb_jr_str(x, "rule");
+        unsigned line = (unsigned)cb_jr_u64(x, "line");
+        if (!file || !line || !rule)
+          continue;
+        const char *msg = cb_jr_str(x, "message"),
+                   *adv = cb_jr_str(x, "advice");
+        char text[1024];
+        snprintf(text, sizeof text, "Input %u, cache %s: %s.%s%s", index,
+                 cname ? cname : "", msg ? msg : "", adv ? " " : "",
+                 adv ? adv : "");
+        json_object *o = cb_sarif_result(rule, text, file, line);
+        json_object *props = json_object_new_object();
+        json_object_object_add(props, "input", json_object_new_int((int)index));
+        json_object_object_add(props, "cache", str(cname));
+        json_object_object_add(props, "level", str(cb_jr_str(x, "level")));
+        json_object_object_add(props, "misses",
+                               json_object_new_uint64(cb_jr_u64(x, "misses")));
+        json_object_object_add(
+            props, "classMisses",
+            json_object_new_uint64(cb_jr_u64(x, "class_misses")));
+        if (cb_jr_str(x, "variable"))
+          json_object_object_add(props, "variable",
+                                 str(cb_jr_str(x, "variable")));
+        if (cb_jr_str(x, "action"))
+          json_object_object_add(props, "action", str(cb_jr_str(x, "action")));
+        json_object_object_add(o, "properties", props);
+        json_object_array_add(results, o);
+      }
+    }
+  }
+  return cb_sarif_end(out, root);
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void source_load(cb_source *sf, const char *path) {
+void cb_source_load_file(cb_source *sf, const char *path) {
   memset(sf, 0, sizeof *sf);
   FILE *f = path ? fopen(path, "r") : NULL;
   if (!f)
@@ -49,7 +49,7 @@ static void source_load(cb_source *sf, const char *path) {
 cb_source *cb_sources_load(const cb_program *p) {
   cb_source *src = calloc(p->n_files ? p->n_files : 1, sizeof *src);
   for (uint32_t f = 0; src && f < p->n_files; f++)
-    source_load(&src[f], p->files[f]);
+    cb_source_load_file(&src[f], p->files[f]);
   return src;
 }
 

@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(clang llvm-dev libclang-dev libelf-dev libdw-dev valgrind cmake
           pkg-config make python3 libjson-c-dev chromium
-          csmith libcsmith-dev)
+          csmith libcsmith-dev parallel)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

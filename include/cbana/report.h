@@ -135,16 +135,36 @@ typedef struct cb_source {
 /* Reads every file of the program (missing files have no lines). */
 cb_source *cb_sources_load(const cb_program *p);
 void cb_sources_free(const cb_program *p, cb_source *src);
+/* One file by path (a missing file has no lines); free its text and
+ * lines. */
+void cb_source_load_file(cb_source *sf, const char *path);
 /* Line `line` (1-based) or "" */
 const char *cb_source_line(const cb_source *sf, uint32_t line);
 
 /* ---- Whole reports -------------------------------------------------- */
 
+/* How the results were made, for reports that are joined later (`cbana
+ * merge`): the JSON report writes it as "program" and "shard". */
+typedef struct cb_report_batch {
+  const char *const *sources; /* the C files, as given */
+  unsigned n_sources;
+  const char *cflags;     /* --cflags, NULL with -p */
+  const char *compdb_dir; /* -p DIR, or NULL */
+  const char *argv0;      /* the program's path as the real run gets it */
+  const char *inputs;     /* the inputs file, NULL without one */
+  unsigned total_inputs;  /* inputs in that file, all shards */
+  unsigned shard, shards; /* --shard K/N; 0/0: all inputs */
+} cb_report_batch;
+
 typedef struct cb_report_options {
   unsigned top;      /* rows per table in the text report */
   unsigned level;    /* annotate/sarif: the level to rank by (0: first) */
   const char *title; /* html: the page's title (NULL: the first file) */
-  unsigned input;    /* annotate: the 1-based input shown (0: the first) */
+  unsigned input;    /* annotate, cachegrind: the input shown, by its 1-based
+                        index (0: the first) */
+  unsigned cache;    /* cachegrind: the 1-based cache shown (0: the first) */
+  const char *argv0; /* cachegrind: the program as its "cmd:" line names it */
+  const cb_report_batch *batch; /* json: how the results were made, or NULL */
 } cb_report_options;
 
 /* Write the whole report. They return 0, or -1 when writing failed. */
@@ -160,6 +180,11 @@ int cb_report_annotate(FILE *out, const cb_results *r,
 /* One self-contained HTML page (report/html.c). */
 int cb_report_html(FILE *out, const cb_results *r,
                    const cb_report_options *opt);
+/* cachegrind's out-file format for one input and one cache (opt->input,
+ * opt->cache), which cg_annotate, cg_diff and cg_merge read
+ * (report/cachegrind.c); -1 also when there is no such input or cache. */
+int cb_report_cachegrind(FILE *out, const cb_results *r,
+                         const cb_report_options *opt);
 /* SARIF 2.1.0: one result per finding of every input (report/sarif.c). */
 int cb_report_sarif(FILE *out, const cb_results *r,
                     const cb_report_options *opt);
@@ -172,13 +197,27 @@ int cb_report_paths_json(FILE *out, const cb_results *r,
 int cb_report_paths_dot(FILE *out, const cb_results *r,
                         const cb_report_options *opt);
 
-/* The report formats by name: text, json, annotate, html, sarif, and the
- * state graph's paths-text, paths-json, dot. NULL-terminated. */
+/* The report formats by name: text, json, annotate, html, sarif,
+ * cachegrind, and the state graph's paths-text, paths-json, dot.
+ * NULL-terminated. */
 extern const char *const cb_report_formats[];
 /* Writes the report in the named format; -1 on a write failure or an
  * unknown format. */
 int cb_report_write(FILE *out, const cb_results *r,
                     const cb_report_options *opt, const char *format);
+
+/* ---- Rendering a JSON report read back (report/json_render.c) ------- */
+
+struct json_object;
+/* A JSON report (docs/report-json.md: one of `analyze --format json`, or
+ * several joined by `cbana merge`) rendered as "text", "sarif" or "html".
+ * Text and SARIF are those `analyze` writes for the same results; the
+ * HTML page holds the report's tables (the views that need the Program,
+ * as the state graph, are not in the JSON). -1 on a write failure or an
+ * unknown format. */
+int cb_report_render_json(FILE *out, struct json_object *doc,
+                          const cb_report_options *opt, const char *format);
+extern const char *const cb_report_json_formats[];
 
 /* Misses a fully associative LRU cache of `lines` lines would take at a
  * level, from the distance histogram (UINT64_MAX when there is none). */

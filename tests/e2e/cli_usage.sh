@@ -17,18 +17,24 @@ expect 2 'usage: cbana' --
 expect 2 "unknown command 'frobnicate'" -- frobnicate
 expect 0 'cbana [0-9]' -- --version
 expect 0 'usage: cbana help' -- help help
-for cmd in annotate paths check diff; do
+for cmd in annotate paths check diff merge report; do
   expect 0 "usage: cbana $cmd" -- help $cmd
   expect 0 "usage: cbana $cmd" -- $cmd --help
 done
 expect 2 'give exactly two JSON reports' -- diff a.json
+expect 2 "--shard is K/N with 1 <= K <= N, not '4/3'" -- analyze a.c --inputs in.txt --shard 4/3
+expect 2 "--shard is K/N with 1 <= K <= N, not '1'" -- analyze a.c --inputs in.txt --shard 1
+expect 2 '--shard slices an --inputs file' -- analyze a.c --shard 1/2
+expect 2 'give the JSON reports to join' -- merge
+expect 2 "--format is text, html or sarif, not 'json'" -- report a.json --format json
+expect 2 'a.json: cannot read the report' -- report a.json
 expect 2 "--timeout needs a number of seconds > 0, not '0'" -- analyze a.c --timeout 0
 expect 2 "--timeout needs a number of seconds > 0, not '5s'" -- analyze a.c --timeout 5s
 # The man page renders and names every subcommand of the table.
 man_page=$(dirname "$0")/../../docs/cbana.1
 if command -v man >/dev/null; then
   page=$(MANWIDTH=80 man -l "$man_page" 2>&1)
-  for cmd in analyze annotate paths check diff validate sim dump; do
+  for cmd in analyze annotate paths check diff merge report validate sim dump; do
     if grep -qE "^ +$cmd\b" <<<"$page"; then pass=$((pass + 1)); else
       fail=$((fail + 1)); echo "FAIL: man page has no $cmd"; fi
   done
