@@ -87,7 +87,7 @@ static bool groups_grow(cb_stackdist *sd) {
   sd->keys = nk;
   sd->times = nt;
   sd->n_groups = n;
-  sd->recent_key = 0;
+  memset(sd->recent_key, 0, sizeof sd->recent_key); /* the times moved */
   return true;
 }
 
@@ -210,15 +210,29 @@ COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
   if (sd->now == sd->cap && !renumber(sd))
     out_of_memory();
   uint64_t key = line / SD_GROUP_LINES + 1;
-  if (key != sd->recent_key) {
-    if (key == sd->recent_key + 1) /* walking forward: the next one soon */
-      group_prefetch(sd, key + 1);
-    sd->recent = group_find(sd, key);
-    if (!sd->recent)
-      out_of_memory();
-    sd->recent_key = key;
+  if (key != sd->recent_key[0]) {
+    unsigned r = 1;
+    while (r < SD_RECENT && sd->recent_key[r] != key)
+      r++;
+    sd_times *t;
+    if (r < SD_RECENT) {
+      t = sd->recent[r];
+    } else {
+      if (key == sd->recent_key[0] + 1) /* walking forward: the next soon */
+        group_prefetch(sd, key + 1);
+      /* group_find may grow the table, which forgets the recent groups */
+      if (!(t = group_find(sd, key)))
+        out_of_memory();
+      r = SD_RECENT - 1;
+    }
+    for (; r > 0; r--) { /* to the front */
+      sd->recent_key[r] = sd->recent_key[r - 1];
+      sd->recent[r] = sd->recent[r - 1];
+    }
+    sd->recent_key[0] = key;
+    sd->recent[0] = t;
   }
-  uint32_t *slot = &sd->recent->time[line % SD_GROUP_LINES];
+  uint32_t *slot = &sd->recent[0]->time[line % SD_GROUP_LINES];
   uint32_t t = ++sd->now;
   uint32_t w = (t - 1) / 64;
   if (w != sd->cur_word) { /* the newest word is full: into the tree */
@@ -310,7 +324,7 @@ void cb_stackdist_reset(cb_stackdist *sd) {
   memset(sd->hist, 0, sd->hist_cap * sizeof *sd->hist);
   sd->hist_len = 1;
   sd->used_groups = 0;
-  sd->recent_key = 0;
+  memset(sd->recent_key, 0, sizeof sd->recent_key);
   sd->cold = sd->distinct = 0;
   sd->last_line = NO_LINE;
 }

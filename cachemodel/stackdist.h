@@ -25,6 +25,7 @@
 
 #define SD_COLD UINT64_MAX /* distance of a first reference */
 #define SD_GROUP_LINES 16  /* consecutive lines sharing one hash entry */
+#define SD_RECENT 4        /* groups remembered without hashing */
 
 /* The last reference times of a group of lines, 0 = never: one cache
  * line, apart from the keys so that probing stays dense. */
@@ -62,8 +63,11 @@ typedef struct cb_stackdist {
   sd_times *times;
   size_t n_groups; /* a power of two */
   size_t used_groups;
-  uint64_t recent_key; /* the group of last_line, 0 if none */
-  sd_times *recent;
+  /* The groups referenced last, most recent first (key 0: none): a
+   * stream that goes back and forth between a few groups (the stack, an
+   * object, a global) finds its group here without hashing. */
+  uint64_t recent_key[SD_RECENT];
+  sd_times *recent[SD_RECENT];
 } cb_stackdist;
 
 /* initial_cap: the first number of times (tests make it tiny to exercise
