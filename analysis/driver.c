@@ -25,7 +25,6 @@
 
 #include "collector.h"
 #include "driver_memo.h"
-#include "driver_native.h"
 #include "glibc_tunables.h"
 #include "libc_build.h"
 #include "paths.h"
@@ -289,30 +288,6 @@ static void fail_run(cb_run_result *r, const char *msg, const char *file,
   r->error_line = line;
 }
 
-/* Runs one input through the engine and every hierarchy. */
-/* Why the first sliced run that had to be redone stopped (--stats). */
-static void note_stale(driver *d, const cb_run_outcome *o) {
-  pthread_mutex_lock(&d->lock);
-  if (!d->stats.stale_why[0])
-    snprintf(d->stats.stale_why, sizeof d->stats.stale_why, "%s:%u: %s",
-             o->file ? o->file : "?", o->line, o->message);
-  pthread_mutex_unlock(&d->lock);
-}
-
-/* Did the sliced run o need a value it skipped? Then it is forgotten and
- * the next run of the input goes unsliced (analysis/slice.h). */
-static bool redo_unsliced(driver *d, cb_run_outcome *o, cb_engine_options *eo,
-                          unsigned *resliced) {
-  if (o->status != CB_RUN_STALE)
-    return false;
-  note_stale(d, o);
-  cb_run_outcome_free(o);
-  memset(o, 0, sizeof *o);
-  eo->slice = false;
-  *resliced = 1;
-  return true;
-}
-
 /* 1234, 12.3k, 1.23M, 123G: three digits at most. */
 static const char *count_text(char *buf, size_t n, uint64_t v) {
   static const char unit[] = " kMGTPE";
@@ -366,6 +341,7 @@ static void on_progress(void *ctx, uint64_t ops, uint64_t accesses) {
   pthread_mutex_unlock(&d->lock);
 }
 
+/* Runs one input through the engine and every hierarchy. */
 static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col,
                     progress_slot *slot) {
   const cb_analysis_input *in = &d->inputs[i];
@@ -466,33 +442,12 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col,
     eo.deadline = wall_s() + eo.timeout_s;
   if (slot)
     eo.progress.fn = on_progress, eo.progress.ctx = slot;
-  /* Slicing only: the native run may take as long as the model could
-   * run: the budget's operations at 2 ns each (the engine's pace is 3 to
-   * 10), 10 s at least; a program still running then is killed, and the
-   * input runs unsliced. Without slicing nothing runs the program (no
-   * native_stdout callbacks, and the Program has no run_path). */
-  double budget = (double)(eo.budget ? eo.budget : CB_ENGINE_DEFAULT_BUDGET);
-  drv_native nat;
-  memset(&nat, 0, sizeof nat);
-  if (eo.slice)
-    drv_native_init(&nat, d->p, &run_in,
-                    budget * 2e-9 > 10 ? budget * 2e-9 : 10, &eo);
-  /* Slicing (analysis/slice.h): a run that finds it needed a value it
-   * skipped stops with CB_RUN_STALE, and runs again without slicing, its
-   * sinks reset. */
-  unsigned resliced = 0;
   if (hash_first) {
-    stream_hash sh;
-    for (;;) {
-      sh = (stream_hash){0x243F6A8885A308D3ull, 0x13198A2E03707344ull, 0};
-      cb_access_sink hs = {drv_hash_only_batch, &sh, drv_hash_only_affine,
-                           NULL};
-      if (d->opt->classify)
-        eo.alloc = (cb_alloc_sink){cb_alloc_to_stream, &hs};
-      cb_engine_run(d->p, &run_in, &eo, &hs, &o);
-      if (!redo_unsliced(d, &o, &eo, &resliced))
-        break;
-    }
+    stream_hash sh = {0x243F6A8885A308D3ull, 0x13198A2E03707344ull, 0};
+    cb_access_sink hs = {drv_hash_only_batch, &sh, drv_hash_only_affine, NULL};
+    if (d->opt->classify)
+      eo.alloc = (cb_alloc_sink){cb_alloc_to_stream, &hs};
+    cb_engine_run(d->p, &run_in, &eo, &hs, &o);
     path_s = drv_thread_cpu_s() - t0;
     pthread_mutex_lock(&d->lock);
     twin = memo_find(d, &sh);
@@ -508,7 +463,7 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col,
     f.sh = sh; /* the twin's key (or this stream's, simulated below) */
   }
   double t1 = drv_thread_cpu_s();
-  while (twin < 0) {
+  if (twin < 0) {
     for (unsigned c = 0; c < d->n_caches; c++) {
       cb_hierarchy_reset(h[c]);
       drv_collector_reset(&col[c]);
@@ -564,11 +519,8 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col,
       free(own);
     }
     simulated = true;
-    if (!redo_unsliced(d, &o, &eo, &resliced))
-      break;
   }
   double t2 = drv_thread_cpu_s();
-  drv_native_free(&nat);
   r->process_modelled = replay && o.status == CB_RUN_OK;
   if (!replay)
     r->process_note = strdup(ps.why);
@@ -587,12 +539,10 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col,
     d->stats.stream_s += stream_s > 0 ? stream_s : 0;
     d->stats.ops += o.ops;
     d->stats.tpl_loops += o.tpl_loops;
-    d->stats.tpl_sliced += o.tpl_sliced;
     d->stats.tpl_iters += o.tpl_iters;
     d->stats.tpl_accesses += o.tpl_accesses;
     d->stats.kernel_ops += o.kernel_ops;
     d->stats.rep_iters += o.rep_iters;
-    d->stats.resliced += resliced;
     d->stats.accesses += f.sh.n;
     d->stats.simulated += simulated;
     d->stats.shared += !simulated;
@@ -762,16 +712,6 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
      * core: the engine is a fifth to a third of the simulation's CPU on
      * the long runs it is for (bench/results/fast_notes.md, session 20). */
     d.split = d.pipeline && opt->split && !opt->classify && sim_cores == 1;
-    /* Not where the engine replays repeating iterations (repeat.h): the
-     * memos then count nearly the whole stream, and the split's
-     * checkpoints, which restart their histories, and its guesses cost
-     * more than they save (LARGE, session 27: heat-3d 7.2 -> 4.6 s of
-     * wall without it, jacobi-2d 2.5 -> 1.7 s; the simulation's CPU
-     * 6.0 -> 2.1 and 1.3 -> 0.4 s). Only for a sliced run, as those are,
-     * and unless --split-epoch asks for the split. */
-    if (d.split && !opt->split_epoch && opt->engine.slice &&
-        cb_repeat_in_program(p))
-      d.split = false;
     jobs = n_inputs ? n_inputs : 1;
   }
   double w0 = wall_s();
@@ -807,7 +747,6 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
     st->sim_s = d.stats.sim_s;
     st->ops = d.stats.ops;
     st->tpl_loops = d.stats.tpl_loops;
-    st->tpl_sliced = d.stats.tpl_sliced;
     st->tpl_iters = d.stats.tpl_iters;
     st->tpl_accesses = d.stats.tpl_accesses;
     st->kernel_ops = d.stats.kernel_ops;
@@ -827,8 +766,6 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
     st->split_abandoned = d.stats.split_abandoned;
     st->split_idle_s = d.stats.split_idle_s;
     st->split_rerun = d.stats.split_rerun;
-    st->resliced = d.stats.resliced;
-    memcpy(st->stale_why, d.stats.stale_why, sizeof st->stale_why);
     st->accesses = d.stats.accesses;
     st->simulated = d.stats.simulated;
     st->shared = d.stats.shared;

@@ -16,7 +16,6 @@
 #include "engine_scalar.h"
 #include "fastops.h"
 #include "libc_internal.h"
-#include "native_run.h"
 #include "template.h"
 
 /* ---- defaults ---- */
@@ -116,7 +115,6 @@ static void setup_image(cb_eng *e) {
 
 static void eng_destroy(cb_eng *e) {
   cb_files_free(e);
-  free(e->pf_fields.s);
   cb_mem_destroy(&e->mem);
   cb_heap_free_model(e->heap);
   free(e->nphis);
@@ -134,40 +132,6 @@ static void eng_destroy(cb_eng *e) {
   free(e->slots);
   free(e->frames);
   free(e->phi_tmp);
-}
-
-bool cb_repeat_in_program(const cb_program *p) {
-  char vbuf[300];
-  cb_eng *e = calloc(1, sizeof *e);
-  if (!e || eng_validate(p, vbuf, sizeof vbuf)) {
-    free(e);
-    return false;
-  }
-  cb_engine_options_default(&e->opt);
-  e->opt.mode = CB_ENGINE_FAST;
-  e->opt.slice = true;
-  e->p = p;
-  cb_mem_init(&e->mem);
-  eng_precompute(e);
-  bool has = e->rep != NULL;
-  eng_destroy(e);
-  free(e);
-  return has;
-}
-
-/* main returned a value the run skipped: its exit status is the native
- * run's (slice.h, CB_SL_EXIT), as a skipped number printf prints. */
-static cb_stop eng_native_exit(cb_eng *e) {
-  int status;
-  if (e->opt.native_stdout.exit_status &&
-      e->opt.native_stdout.exit_status(e->opt.native_stdout.ctx, e->sl_sign,
-                                       &status)) {
-    e->exit_code = status;
-    return CB_EXIT;
-  }
-  return cb_eng_fail(e, CB_RUN_STALE, CB_NONE,
-                     "main returned a value this run skipped, and no native "
-                     "run gives the exit status");
 }
 
 static const char *signal_name(int sig, char *buf, size_t n) {
@@ -302,10 +266,6 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
     }
   }
   eng_precompute(e);
-  /* A run that may take a printf's text from the native run is likely
-   * to: start that now, beside this one (driver_native.h). */
-  if ((e->sl_print || e->sl_exit) && e->opt.native_stdout.start)
-    e->opt.native_stdout.start(e->opt.native_stdout.ctx, e->sl_sign);
   cb_engine_got_slots(p, e->got);
   cb_dl_setup(e, p);
   /* libc where the scope maps it: layout.c's guess without the kept
@@ -346,44 +306,14 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
     if (st == CB_RETURNED) {
       /* the process's exit status: exit()'s (libc.c) */
       e->exit_code = (int)(ret[0].u & 0xff);
-      int status = (int)(uint32_t)ret[0].u;
-      st = e->ret_exit_maybe ? eng_native_exit(e) : CB_EXIT;
-      if (e->ret_exit_maybe)
-        status = e->exit_code;
       /* exit(main's value): atexit handlers, stdio, _dl_fini */
-      if (st == CB_EXIT)
-        st = cb_libc_exit(e, e->main_cfa, false, status);
+      st = cb_libc_exit(e, e->main_cfa, false, (int)(uint32_t)ret[0].u);
     }
   }
   if (st == CB_EXIT && out->status == CB_RUN_OK) {
     cb_files_at_exit(e);
     out->exit_code = e->exit_code;
     rc = 0;
-  }
-  /* a run that took printed numbers from the native run must have printed
-   * what it printed, and all of it (slice.h); else it cannot be trusted */
-  if (e->nat_loaded && out->status != CB_RUN_STALE &&
-      (e->nat_bad || (out->status == CB_RUN_OK && e->nat_pos != e->nat_len))) {
-    out->status = CB_RUN_OK; /* replaces any stop: cb_eng_fail keeps the
-                                first, and this run's stop is not trusted */
-    cb_eng_fail(e, CB_RUN_STALE, CB_NONE,
-                "the output differs from the native run's, whose printed "
-                "numbers this run took");
-    rc = -1;
-  }
-  /* sqrt taken as never bound (engine_frames.c): the native run tells */
-  for (unsigned k = 0; k < 2 && out->status != CB_RUN_STALE; k++) {
-    if (!(e->unbound_assumed & (1u << k)))
-      continue;
-    const char *log =
-        e->opt.native_stdout.bindings
-            ? e->opt.native_stdout.bindings(e->opt.native_stdout.ctx)
-            : NULL;
-    if (!log || cb_native_bound(log, k ? "sqrtf" : "sqrt")) {
-      out->status = CB_RUN_OK; /* replaces any stop, as above */
-      eng_sqrt_bound(e, e->unbound_site[k], log);
-      rc = -1;
-    }
   }
 done:
   sig_flush(e);

@@ -366,8 +366,6 @@ void eng_precompute(cb_eng *e) {
       maxl = l;
   }
   e->phi_cap = maxl;
-  if (e->opt.mode == CB_ENGINE_FAST && e->opt.slice)
-    e->sl = cb_slice_need(p); /* slice.h; NULL: no slicing */
   if (e->opt.mode == CB_ENGINE_FAST && cb_phi_edges_build(p, e->nphis, &e->pe))
     e->tpl = cb_tpl_build(p, e->rmw, e->nphis, e->sl); /* template.h */
   if (e->sl) {
@@ -384,18 +382,7 @@ void eng_precompute(cb_eng *e) {
     cb_slice_maybe(p, e->sl);
     if (e->tpl)
       cb_tpl_exact_stores(e->tpl, e->sl);
-    for (uint32_t i = 0; i < p->n_ops; i++) {
-      e->sl_sign |= (e->sl[i] & CB_SL_SIGN) != 0;
-      e->sl_print |= (e->sl[i] & CB_SL_PRINT) != 0;
-      e->sl_exit |= (e->sl[i] & CB_SL_EXIT) != 0;
-      /* the kernels do not read what unneeded loads would
-       * (frontend/jit_mem.c, jit_load_op) */
-      garbage |= e->fk && p->kernels && p->ops[i].code == CB_OP_LOAD &&
-                 !(e->sl[i] & CB_SL_NEED);
-    }
-    /* garbage needs a sliced template or a kernel to begin */
-    e->sl_print &= garbage;
-    e->sl_exit &= garbage;
+    (void)garbage;
   }
   if (e->sl && e->pe.first)
     e->rep = cb_repeat_build(p, e->sl, &e->pe); /* repeat.h */

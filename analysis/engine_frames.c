@@ -8,7 +8,6 @@
 
 #include "engine_frames.h"
 #include "engine_internal.h"
-#include "native_run.h"
 #include "slice.h"
 
 #define RET_ADDR_VALUE 0x109000ull /* what a pushed return address holds */
@@ -182,14 +181,6 @@ void eng_set_params(cb_eng *e, uint32_t f, const cb_value *const *vals,
   }
 }
 
-cb_stop eng_sqrt_bound(cb_eng *e, uint32_t site, const char *log) {
-  return cb_eng_fail(e, CB_RUN_STALE, site,
-                     log ? "the native run bound sqrt, whose argument this "
-                           "run skipped"
-                         : "sqrt's argument was skipped and there is no "
-                           "native run to tell its sign");
-}
-
 /* A call op: pushes a frame (CB_GO with the new frame on top), or runs
  * the library function and writes the result. */
 /* A byval argument: the caller copies n bytes of the aggregate at src
@@ -322,35 +313,6 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
   if (is_sqrt && !p->functions[F->func].optnone) {
     sqrt_inline =
         callee == CB_LIBC_SQRT ? vals[0][0].d >= 0 : vals[0][0].f >= 0;
-    /* a sliced run may have skipped the argument (slice.h, CB_SL_SIGN):
-     * its sign is then the native run's, which bound sqrt if it ever
-     * called it with a negative argument; if it did, when is not known,
-     * and the run stops to go again unsliced */
-    if (e->sl && (e->sl[op - p->ops] & CB_SL_SIGN)) {
-      /* The native run may still be going (started ahead of need,
-       * driver_native.h): waiting for it here made the analysis wait for
-       * the whole native program, gramschmidt LARGE's 1.8 s, at its
-       * first sqrt. Without waiting, the run goes on as if sqrt were
-       * never bound, and engine.c checks at the end. */
-      bool pending = false;
-      const char *log = NULL;
-      void *ctx = e->opt.native_stdout.ctx;
-      if (e->opt.native_stdout.bindings_soon)
-        log = e->opt.native_stdout.bindings_soon(ctx, &pending);
-      else if (e->opt.native_stdout.bindings)
-        log = e->opt.native_stdout.bindings(ctx);
-      unsigned bit = callee == CB_LIBC_SQRT ? 0 : 1;
-      const char *name = bit ? "sqrtf" : "sqrt";
-      if (pending) {
-        if (!(e->unbound_assumed & (1u << bit)))
-          e->unbound_site[bit] = site;
-        e->unbound_assumed |= (uint8_t)(1u << bit);
-      } else if (!log || cb_native_bound(log, name)) {
-        e->cur_site = keep;
-        return eng_sqrt_bound(e, site, log);
-      }
-      sqrt_inline = true;
-    }
     /* the machine code's accesses on the path taken (cb_mach_access's
      * sqrt_path) */
     e->sqrt_called = !sqrt_inline;

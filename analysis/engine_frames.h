@@ -39,10 +39,6 @@ cb_stop eng_call_vararg(cb_eng *e, const cb_op *op, uint32_t callee,
                         const cb_value *const *vals, const uint8_t *tys,
                         const uint8_t *lanes, const uint32_t *byval,
                         uint32_t nargs, uint32_t site);
-/* The stop of a run that skipped sqrt's argument when the native run's
- * log (NULL: none) says the program bound sqrt, or cannot say: a redo
- * unsliced (CB_RUN_STALE) located at the call's site. */
-cb_stop eng_sqrt_bound(cb_eng *e, uint32_t site, const char *log);
 /* The interpreter loop (engine_interp.c): runs the top frame until the
  * frame at stop_depth returns (its value in ret_out), the program exits
  * or the run fails. */

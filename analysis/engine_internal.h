@@ -87,19 +87,9 @@ typedef struct cb_eng {
    * which the template runs); NULL: none */
   const cb_kernel_fn *kernels;
   uint8_t *kstop;
-  uint8_t *kflags;     /* per op: CB_KERNEL_OP_* */
-  uint8_t *sl;         /* per op: slicing's flags (slice.h); NULL: no slicing */
-  bool sl_sign;        /* some sqrt's argument may be garbage (CB_SL_SIGN) */
-  bool sl_print;       /* some printf may print a garbage number (CB_SL_PRINT)
-                        * and some value may be garbage (a sliced template,
-                        * a kernel's unneeded load) */
-  bool sl_exit;        /* main may return a garbage exit status (CB_SL_EXIT),
-                        * as sl_print */
-  bool ret_exit_maybe; /* the return that ended the run was such a one */
-  bool kernel_ran;     /* some kernel ran: the values of unneeded loads
-                        * may be garbage (frontend/jit_mem.c,
-                        * jit_load_op) */
-  int64_t *fo_off;     /* per frame object: offset from the CFA */
+  uint8_t *kflags; /* per op: CB_KERNEL_OP_* */
+  uint8_t *sl;     /* per op: slicing's flags (slice.h); NULL: no slicing */
+  int64_t *fo_off; /* per frame object: offset from the CFA */
   uint64_t *frame_size; /* per function: CFA - rsp in the body */
   uint32_t *fn_by_addr; /* function indexes sorted by addr */
   uint32_t n_fn_by_addr;
@@ -168,21 +158,6 @@ typedef struct cb_eng {
   /* its arguments' slots, NULL outside a library call: a long double
    * argument (CB_TY_F80) spans two, where args[k] holds only the first */
   const cb_value *const *call_vals;
-  /* slicing: the native run's standard output (libc_stdio.c), loaded on
-   * the first printf of a skipped number; nat_pos: how much of it the
-   * model has printed; nat_bad: the model printed something else */
-  const char *nat;
-  size_t nat_len, nat_pos;
-  bool nat_loaded, nat_bad;
-  /* the printf running printed the native run's text: its numbers'
-   * fields, each ended by a NUL, in the format's order */
-  bool pf_native;
-  cb_textbuf pf_fields;
-  /* slicing: sqrt (bit 0) and sqrtf (bit 1) taken as never bound while
-   * the native run that tells was still going (engine_frames.c), and the
-   * first call's site of each; checked at the run's end (engine.c) */
-  uint8_t unbound_assumed;
-  uint32_t unbound_site[2];
   /* exit's handlers (libc_exit.c) as glibc's list `initial` holds them
    * after _dl_fini's entry, and its count of registrations */
   struct cb_exitfn {

@@ -443,7 +443,6 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
       eng_pop_frame(e);
       e->budget_left = budget;
       if (e->depth == stop_depth) {
-        e->ret_exit_maybe = e->sl && (e->sl[op - ops] & CB_SL_EXIT);
         if (ret_out)
           for (unsigned i = 0; i < l; i++)
             ret_out[i] = rv[i];

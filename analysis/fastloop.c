@@ -87,7 +87,6 @@ static inline void fl_kernel(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip,
   if (!k || e->kstop[F->block] ||
       *ip != p->blocks[F->block].first_op + e->nphis[F->block])
     return;
-  e->kernel_ran = true;
   cb_mem_stale_unknown(&e->mem); /* its stores may clear stale bits */
   cb_kernel_io io = {
       .slots = S,

@@ -3,14 +3,17 @@
 #include "glibc_tunables.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
-
-#include "native_run.h"
 
 #define LIBC_PATH "/lib/x86_64-linux-gnu/libc.so.6"
 #define PROBE_NAME "cbana-glibc-probe"
@@ -81,6 +84,58 @@ static bool find_probe(char *out, size_t n) {
          access(out, X_OK) == 0;
 }
 
+/* Runs argv[0] at exe with argv, an empty environment and no input;
+ * its standard output (at most max bytes, NUL ended, malloc'ed), or NULL
+ * when it could not run, was killed by a signal or ran past timeout_s
+ * seconds (then it is killed). The output goes to an unlinked
+ * temporary file, read once the probe has exited. */
+static char *run_for_stdout(const char *exe, const char *const *argv,
+                            double timeout_s, size_t max) {
+  FILE *out = tmpfile();
+  if (!out)
+    return NULL;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, fileno(out), 1);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  char *envp[] = {NULL};
+  pid_t pid;
+  int rc = posix_spawn(&pid, exe, &fa, NULL, (char *const *)argv, envp);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
+    fclose(out);
+    return NULL;
+  }
+  int status = 0;
+  struct timespec tick = {0, 10 * 1000 * 1000};
+  for (double waited = 0;; waited += 0.01) {
+    pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid)
+      break;
+    if ((w < 0 && errno != EINTR) || waited > timeout_s) {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+      fclose(out);
+      return NULL;
+    }
+    nanosleep(&tick, NULL);
+  }
+  char *buf = malloc(max + 1);
+  size_t n = 0;
+  if (buf && WIFEXITED(status)) {
+    rewind(out);
+    n = fread(buf, 1, max, out);
+    buf[n] = 0;
+  } else {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(out);
+  return buf;
+}
+
 static bool cache_path(char *out, size_t n, const char *dir) {
   return dir && (size_t)snprintf(out, n, "%s/glibc-thresholds", dir) < n;
 }
@@ -149,9 +204,7 @@ void cb_glibc_thresholds_load(cb_glibc_thresholds *t, const char *cache_dir) {
   if (read_cache(cache_dir, key, t))
     return;
   const char *argv[] = {"valgrind", "--tool=none", "-q", probe, NULL};
-  size_t len = 0;
-  char *out = cb_native_stdout(valgrind, argv, NULL, 0, 60, 4096, &len, NULL,
-                               NULL, false, NULL);
+  char *out = run_for_stdout(valgrind, argv, 60, 4096);
   cb_glibc_thresholds m;
   if (out && parse(out, &m)) {
     *t = m;

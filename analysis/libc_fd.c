@@ -499,29 +499,6 @@ static cb_stop ret_int(cb_eng *e, cb_value *ret, int64_t r, int err,
   return CB_GO;
 }
 
-bool cb_libc_program_uses_files(const cb_program *p) {
-  for (uint32_t i = 0; i < p->n_ops; i++) {
-    const cb_op *op = &p->ops[i];
-    if (op->code != CB_OP_CALL || p->extra[op->aux] != CB_CALL_LIBC)
-      continue;
-    switch ((cb_libfn)p->extra[op->aux + 1]) {
-    case CB_LIBC_FOPEN:
-    case CB_LIBC_FOPEN64:
-    case CB_LIBC_FDOPEN:
-    case CB_LIBC_OPEN:
-    case CB_LIBC_OPEN64:
-    case CB_LIBC_CREAT:
-    case CB_LIBC_REMOVE:
-    case CB_LIBC_UNLINK:
-    case CB_LIBC_WRITE:
-      return true;
-    default:
-      break;
-    }
-  }
-  return false;
-}
-
 void cb_files_outcome(cb_eng *e, cb_run_outcome *out) {
   cb_files *f = e->files;
   if (!f)

@@ -172,9 +172,6 @@ int cb_fd_accmode(cb_eng *e, int fd);
 /* The files the run wrote, for the outcome (engine.h). */
 void cb_files_outcome(cb_eng *e, cb_run_outcome *out);
 void cb_files_free(cb_eng *e);
-/* Whether the Program calls a function that opens, creates or removes a
- * file (its native run would touch the file system). */
-bool cb_libc_program_uses_files(const cb_program *p);
 
 /* libc_files.c: FILE streams. */
 /* cb_libc_call for fopen, fclose, fgets, fread, ungetc, fseek ... and

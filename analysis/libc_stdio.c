@@ -11,7 +11,6 @@
 
 #include "libc_files.h"
 #include "libc_internal.h"
-#include "slice.h"
 
 #define STDIO_BUF 4096u
 
@@ -28,18 +27,11 @@ static void ensure_stdout_buf(cb_eng *e) {
     e->stdout_buf = cb_heap_malloc(e->heap, stdout_cap(e));
 }
 
-/* The output's text (and the native run's check of it). */
+/* The output's text. */
 static void out_text(cb_eng *e, const char *s, size_t n) {
   if (n)
     e->stdout_flushed = false;
   cb_textbuf_put(&e->out_text, s, n);
-  if (e->nat_loaded && !e->nat_bad) {
-    /* the native output must say what the model says (slice.h) */
-    if (n > e->nat_len - e->nat_pos || memcmp(e->nat + e->nat_pos, s, n))
-      e->nat_bad = true;
-    else
-      e->nat_pos += n;
-  }
 }
 
 /* what reached fd 1: all but the buffer's content (a write(1, ...)
@@ -162,39 +154,8 @@ cb_value cb_libc_next_arg(cb_eng *e, cb_argcur *c, int cls, uint8_t *ty) {
 #define next_arg(c, ty) cb_libc_next_arg(e, c, CB_ARG_INT, ty)
 #define next_fp_arg(c, cls, ty) cb_libc_next_arg(e, c, cls, ty)
 
-/* The pieces of a formatted text: a literal (conv 0) or a conversion's
- * output, with its field width and justification. */
-typedef struct fseg {
-  size_t off, len;
-  int width;
-  char conv;
-  bool left;
-} fseg;
-
-typedef struct fsegs {
-  fseg *v;
-  size_t n, cap;
-} fsegs;
-
-static void seg_add(fsegs *sg, size_t off, size_t len, char conv, int width,
-                    bool left) {
-  if (!sg || !len)
-    return;
-  if (sg->n == sg->cap) {
-    size_t cap = sg->cap ? 2 * sg->cap : 16;
-    fseg *v = realloc(sg->v, cap * sizeof *v);
-    if (!v)
-      return;
-    sg->v = v;
-    sg->cap = cap;
-  }
-  sg->v[sg->n++] = (fseg){off, len, width, conv, left};
-}
-
-/* Formats into *b; false after a fault. sg (or NULL) receives the
- * pieces. */
-static bool format(cb_eng *e, uint64_t fmt_addr, argcur *ac, cb_textbuf *b,
-                   fsegs *sg) {
+/* Formats into *b; false after a fault. */
+static bool format(cb_eng *e, uint64_t fmt_addr, argcur *ac, cb_textbuf *b) {
   size_t flen;
   char *fmt = cb_eng_read_str(e, fmt_addr, MAX_STR, &flen);
   if (!fmt)
@@ -206,14 +167,12 @@ static bool format(cb_eng *e, uint64_t fmt_addr, argcur *ac, cb_textbuf *b,
       size_t j = i;
       while (j < flen && fmt[j] != '%')
         j++;
-      seg_add(sg, b->n, j - i, 0, 0, false);
       cb_textbuf_put(b, fmt + i, j - i);
       i = j;
       continue;
     }
     size_t st = i++;
     if (i < flen && fmt[i] == '%') {
-      seg_add(sg, b->n, 1, 0, 0, false);
       cb_textbuf_put(b, "%", 1);
       i++;
       continue;
@@ -257,7 +216,6 @@ static bool format(cb_eng *e, uint64_t fmt_addr, argcur *ac, cb_textbuf *b,
       spec[k++] = fmt[i++];
     }
     if (i >= flen) {
-      seg_add(sg, b->n, flen - st, 0, 0, false);
       cb_textbuf_put(b, fmt + st, flen - st);
       break;
     }
@@ -365,28 +323,10 @@ static bool format(cb_eng *e, uint64_t fmt_addr, argcur *ac, cb_textbuf *b,
       continue;
     }
     default:
-      seg_add(sg, b->n, i - st, 0, 0, false);
       cb_textbuf_put(b, fmt + st, i - st);
       continue;
     }
 #undef SNP
-    if (sg && n > 0) {
-      /* the field width: digits after the flags, or the first `*` */
-      int width = 0;
-      bool left = strchr(spec, '-') && strchr(spec, '-') < spec + 6;
-      const char *w = spec + 1;
-      while (*w && strchr("-+ #0'", *w))
-        w++;
-      if (*w == '*' && nstar) {
-        width = star[0] < 0 ? -star[0] : star[0];
-        left |= star[0] < 0;
-      } else {
-        width = atoi(w);
-      }
-      seg_add(sg, b->n,
-              (size_t)n < sizeof tmp || dyn ? (size_t)n : sizeof tmp - 1, conv,
-              width, left);
-    }
     if (n > 0) {
       if (dyn)
         cb_textbuf_put(b, dyn, (size_t)n);
@@ -402,7 +342,7 @@ static bool format(cb_eng *e, uint64_t fmt_addr, argcur *ac, cb_textbuf *b,
 
 bool cb_libc_format(cb_eng *e, uint64_t fmt_addr, cb_argcur *ac,
                     cb_textbuf *b) {
-  return format(e, fmt_addr, ac, b, NULL);
+  return format(e, fmt_addr, ac, b);
 }
 
 /* ---- scanf ---- */
@@ -702,86 +642,6 @@ static cb_stop scan_stdin(cb_eng *e, uint64_t fmt, argcur *ac, cb_value *ret) {
 }
 
 /* The stdio functions. */
-/* ---- printf of skipped numbers (slice.h) ---- */
-
-/* The end of a numeric field of conversion conv at s[p..n), SIZE_MAX when
- * there is none: padding, sign, then letters, digits and points (hex,
- * exponents, inf and nan), an exponent's sign; a left-justified field's
- * trailing spaces. */
-static size_t scan_field(const char *s, size_t p, size_t n, const fseg *g) {
-  size_t p0 = p;
-  if (g->conv == 'c')
-    return p + (g->width > 1 ? (size_t)g->width : 1) <= n
-               ? p + (g->width > 1 ? (size_t)g->width : 1)
-               : SIZE_MAX;
-  while (p < n && s[p] == ' ')
-    p++;
-  if (p < n && (s[p] == '+' || s[p] == '-'))
-    p++;
-  size_t t0 = p;
-  bool flt = strchr("fFeEgGaA", g->conv) != NULL;
-  while (p < n) {
-    char c = s[p];
-    if (isalnum((unsigned char)c) || c == '.')
-      p++;
-    else if (flt && (c == '+' || c == '-') && p > t0 &&
-             strchr("eEpP", s[p - 1]))
-      p++;
-    else
-      break;
-  }
-  if (p == t0)
-    return SIZE_MAX;
-  while (g->left && p < n && p - p0 < (size_t)g->width && s[p] == ' ')
-    p++;
-  return p;
-}
-
-/* Replaces b, the model's text of a printf whose numbers may be garbage,
- * with the native run's text of that printf: its literals and the
- * conversions that print no number must match, each number's field is
- * read off. false when there is no native output or it disagrees. */
-static bool printf_from_native(cb_eng *e, cb_textbuf *b, const fsegs *sg) {
-  if (!e->nat_loaded) {
-    e->nat_loaded = true;
-    e->nat = e->opt.native_stdout.fn
-                 ? e->opt.native_stdout.fn(e->opt.native_stdout.ctx, e->sl_sign,
-                                           &e->nat_len)
-                 : NULL;
-    if (!e->nat || e->out_text.n > e->nat_len ||
-        memcmp(e->nat, e->out_text.s ? e->out_text.s : "", e->out_text.n))
-      e->nat_bad = true;
-    else
-      e->nat_pos = e->out_text.n;
-  }
-  if (e->nat_bad || sg->n == 0)
-    return false;
-  const char *s = e->nat;
-  size_t n = e->nat_len, p = e->nat_pos;
-  /* the numbers' fields as printed, for glibc's traffic, which depends on
-   * them (libc_stdio_traffic.c) */
-  e->pf_fields.n = 0;
-  for (size_t i = 0; i < sg->n; i++) {
-    const fseg *g = &sg->v[i];
-    if (g->conv && strchr("diuoxXcfFeEgGaA", g->conv)) {
-      size_t p0 = p;
-      p = scan_field(s, p, n, g);
-      if (p == SIZE_MAX)
-        return false;
-      cb_textbuf_put(&e->pf_fields, s + p0, p - p0);
-      cb_textbuf_put(&e->pf_fields, "", 1);
-    } else {
-      if (g->len > n - p || memcmp(s + p, b->s + g->off, g->len))
-        return false;
-      p += g->len;
-    }
-  }
-  b->n = 0;
-  cb_textbuf_put(b, s + e->nat_pos, p - e->nat_pos);
-  e->pf_native = true;
-  return true;
-}
-
 cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
                            const uint8_t *ty, uint32_t n, cb_value *ret) {
   switch ((cb_libfn)fn) {
@@ -802,28 +662,11 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
     uint32_t fi = fn == CB_LIBC_PRINTF ? 0 : fn == CB_LIBC_SNPRINTF ? 2 : 1;
     argcur ac = {a, ty, n, fi + 1, v ? a[fi + 1].u : 0, 0, false};
     cb_textbuf b = {0};
-    /* slicing: a number this printf prints may be garbage; its text is
-     * then the native run's */
-    fsegs sg = {0}, *sgp = NULL;
-    e->pf_native = false;
-    if (fn == CB_LIBC_PRINTF && !v && e->sl &&
-        (e->mem.stale_any || e->kernel_ran) && (e->sl[e->cur_op] & CB_SL_PRINT))
-      sgp = &sg;
-    if (!format(e, a[fi].u, &ac, &b, sgp)) {
+    if (!format(e, a[fi].u, &ac, &b)) {
       free(b.s);
       return CB_FAIL;
     }
     cb_stop st = CB_GO;
-    if (sgp) {
-      bool ok = printf_from_native(e, &b, sgp);
-      free(sg.v);
-      if (!ok) {
-        free(b.s);
-        return cb_eng_fail(e, CB_RUN_STALE, e->cur_site,
-                           "printf prints a number slicing skipped, and the "
-                           "native run's output does not give it");
-      }
-    }
     if (fn == CB_LIBC_PRINTF)
       put_stdout(e, b.s ? b.s : "", b.n);
     else if (fn == CB_LIBC_FPRINTF)

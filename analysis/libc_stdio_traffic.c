@@ -255,8 +255,6 @@ static void do_printf(pf *s, const cb_value *a, const uint8_t *ty, uint32_t n,
     xsputn(s, B, s->fmt, p);
   }
   uint32_t ai = fi + 1, nconv = 0;
-  const char *nf = e->pf_native ? e->pf_fields.s : NULL;
-  const char *nf_end = nf ? nf + e->pf_fields.n : NULL;
   while (p < flen) {
     /* a conversion: flags, width, precision, length, the letter */
     size_t q = p + 1;
@@ -317,29 +315,11 @@ static void do_printf(pf *s, const cb_value *a, const uint8_t *ty, uint32_t n,
         len = l0 >= 0 ? l0 : len;
       }
     }
-    bool numeric = conv && strchr("diuoxXcfFeEgGaA", conv);
-    if (numeric && nf && nf < nf_end) {
-      /* the number as the native run printed it (slicing may have left
-       * the value garbage): its field, without the padding */
-      const char *fb = nf, *fe = nf + strlen(nf);
-      nf = fe + 1;
-      if (w)
-        while (fb < fe && fb[0] == ' ')
-          fb++;
-      if (w)
-        while (fe > fb && fe[-1] == ' ')
-          fe--;
-      len = (int)(fe - fb < 511 ? fe - fb : 511);
-      memcpy(text, fb, (size_t)len);
-      text[len] = 0;
-    }
     if (conv && strchr("fFeEgGaA", conv)) {
       /* __printf_fp: from 8 up (a binary exponent above 2) the integer
        * part is scaled by _fpioconst_pow10's powers of ten; its digits
        * are written into the buffer one by one */
       double d = t == CB_TY_F32 ? (double)v.f : v.d;
-      if (numeric && e->pf_native)
-        d = strtod(text, NULL);
       if (d >= 8 || d <= -8)
         ROWS(s, t_pf_fp_big, C, 0);
       else

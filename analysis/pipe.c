@@ -4,7 +4,6 @@
 #include "pipe.h"
 
 #include "collector.h"
-#include "driver_native.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -69,7 +68,6 @@ static void consume(const cb_pipe *p, const pipe_slot *s) {
 static void *consumer(void *arg) {
   cb_pipe *p = arg;
   double t0 = drv_thread_cpu_s();
-  drv_give_way gave_way = {0}; /* to the native run (driver_native.h) */
   pthread_mutex_lock(&p->lock);
   for (;;) {
     if (p->tail == p->head) {
@@ -80,7 +78,6 @@ static void *consumer(void *arg) {
     }
     unsigned s = p->tail % PIPE_SLOTS;
     pthread_mutex_unlock(&p->lock);
-    drv_native_give_way(&gave_way);
     consume(p, &p->slot[s]);
     pthread_mutex_lock(&p->lock);
     p->tail++;

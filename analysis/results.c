@@ -74,12 +74,9 @@ void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
   if (s->stream_s + s->path_s > 0)
     fprintf(f, " (%.1f M ops/s)",
             1e-6 * (double)s->ops / (s->stream_s + s->path_s));
-  fprintf(f,
-          "\n  loop templates: %llu loops, %llu iterations, %llu accesses; "
-          "%llu loops sliced\n",
+  fprintf(f, "\n  loop templates: %llu loops, %llu iterations, %llu accesses\n",
           (unsigned long long)s->tpl_loops, (unsigned long long)s->tpl_iters,
-          (unsigned long long)s->tpl_accesses,
-          (unsigned long long)s->tpl_sliced);
+          (unsigned long long)s->tpl_accesses);
   if (s->rep_iters)
     fprintf(f, "  outer-loop iterations replayed from the one before: %llu\n",
             (unsigned long long)s->rep_iters);
@@ -123,10 +120,5 @@ void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
             (unsigned long long)s->split_handovers,
             (unsigned long long)s->split_abandoned,
             (unsigned long long)s->split_rerun, s->split_idle_s);
-  if (s->resliced)
-    fprintf(f,
-            "  slicing: %u inputs needed a skipped value, run again "
-            "unsliced (first: %s)\n",
-            s->resliced, s->stale_why);
   fprintf(f, "  peak RSS %ld KiB\n", ru.ru_maxrss);
 }

@@ -24,7 +24,6 @@
 
 #include "cbana/stream.h"
 #include "collector.h"
-#include "driver_native.h"
 #include "item_delta.h"
 #include "split_internal.h"
 
@@ -131,7 +130,6 @@ static bool run_epoch(sim *t, epoch *e) {
   for (;;) {
     while (read == e->published && !e->closed && !s->finished)
       sim_wait(t);
-    drv_native_give_way(&t->gave_way);
     if (!truth && s->truth == t->id)
       truth = true; /* matched: add_all was done by the matcher's rules */
     if (!truth && e->abandoned) {
@@ -283,15 +281,13 @@ static void *sim_main(void *arg) {
       continue;
     }
     /* Not the truth: guess the first epoch after the truth's that no
-     * thread has tried. Only while a core is free for it: not while a
-     * native run is going, nor while the engine produces, unless it
-     * waits for the truth. The native run, the engine and the truth keep
-     * both cores busy then, and all that a guess adds is the accesses
-     * the truth runs again to meet it, or its whole epoch when it never
-     * meets (fdtd-2d and 2mm LARGE threw 270 M accesses away in one run
-     * of three). */
-    const bool core_free = s->guess_anytime || (!drv_native_going() &&
-                                                (s->done || s->prod_waiting));
+     * thread has tried. Only while a core is free for it: not while the
+     * engine produces, unless it waits for the truth. The engine and the
+     * truth keep both cores busy then, and all that a guess adds is the
+     * accesses the truth runs again to meet it, or its whole epoch when
+     * it never meets (fdtd-2d and 2mm LARGE threw 270 M accesses away in
+     * one run of three). */
+    const bool core_free = s->guess_anytime || s->done || s->prod_waiting;
     epoch *g =
         e && !s->no_guess && !s->records_heavy && core_free ? e->next : NULL;
     while (g && g->tried)

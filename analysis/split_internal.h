@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "driver_native.h"
 #include "item_delta.h"
 #include "pipe.h"
 #include "split.h"
@@ -96,8 +95,7 @@ typedef struct sim {
   uint64_t *adj;  /* counters added at the end: its guesses' waste, negated */
   uint64_t *tmp;
   double cpu_s, idle_s;
-  bool stale;            /* (L) its state is no good as a guess */
-  drv_give_way gave_way; /* to the native run (driver_native.h) */
+  bool stale; /* (L) its state is no good as a guess */
 } sim;
 
 struct cb_split {
@@ -110,9 +108,9 @@ struct cb_split {
   int last_cp;    /* (L) the checkpoint of the last match, or -1 */
   bool no_guess;  /* (L) SPLIT_FAILS of them: guess no more */
   /* The epochs were asked for (--split-epoch, the tests' small ones):
-   * guess whenever an epoch waits, beside a native run or a producer
-   * too, so that whether guesses are made does not hang on how long the
-   * native run or the engine takes. */
+   * guess whenever an epoch waits, beside a producer too, so that
+   * whether guesses are made does not hang on how long the engine
+   * takes. */
   bool guess_anytime;
   /* (L) The producer waits for an epoch to go (SPLIT_LIVE): a core is
    * free for a guess. */

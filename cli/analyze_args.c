@@ -38,8 +38,6 @@ enum {
   OPT_EXACT_ENGINE,
   OPT_NO_MEMO,
   OPT_NO_PROCESS,
-  OPT_NO_SLICE,
-  OPT_SLICE,
   OPT_NO_KERNELS,
   OPT_WAIT_KERNELS,
   OPT_SHARD,
@@ -75,8 +73,6 @@ static const struct option long_options[] = {
     {"exact-engine", no_argument, NULL, OPT_EXACT_ENGINE},
     {"no-memo", no_argument, NULL, OPT_NO_MEMO},
     {"no-process", no_argument, NULL, OPT_NO_PROCESS},
-    {"no-slice", no_argument, NULL, OPT_NO_SLICE},
-    {"slice", no_argument, NULL, OPT_SLICE},
     {"no-kernels", no_argument, NULL, OPT_NO_KERNELS},
     {"wait-kernels", no_argument, NULL, OPT_WAIT_KERNELS},
     {"shard", required_argument, NULL, OPT_SHARD},
@@ -268,12 +264,6 @@ bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
     case OPT_NO_PROCESS:
       a->no_process = true;
       break;
-    case OPT_NO_SLICE:
-      a->slice = false;
-      break;
-    case OPT_SLICE:
-      a->slice = true;
-      break;
     case OPT_NO_KERNELS:
       a->no_kernels = true;
       break;
@@ -369,11 +359,9 @@ void cb_analyze_args_usage(const char *command, const char *extra) {
       "(default 1)\n"
       "  --no-split          simulate one input on one thread (by default,\n"
       "                      with cores to spare and --no-classify, a long\n"
-      "                      stream runs on two, cut in time, unless the\n"
-      "                      engine replays repeating loop iterations)\n"
+      "                      stream runs on two, cut in time)\n"
       "  --split-epoch N     accesses per piece of that cut (256 Mi); it\n"
-      "                      also asks for the cut where replays are,\n"
-      "                      and for guesses at any time\n"
+      "                      also asks for guesses at any time\n"
       "  --budget N          operations an input may execute before it "
       "stops\n"
       "                      (default: no limit)\n"
@@ -393,11 +381,6 @@ void cb_analyze_args_usage(const char *command, const char *extra) {
       "exit\n"
       "                      (reported apart; replayed from cbana's own "
       "probes)\n"
-      "  --slice             skip values no address, branch or call needs,\n"
-      "                      and run the program natively for the numbers\n"
-      "                      printf prints: faster, but may be wrong on\n"
-      "                      real programs (off by default)\n"
-      "  --no-slice          compute every value (the default)\n"
       "  --no-kernels        interpret every loop (no native kernels)\n"
       "  --wait-kernels      compile the native kernels before the run, "
       "not\n"
@@ -407,7 +390,7 @@ void cb_analyze_args_usage(const char *command, const char *extra) {
       "\n"
       "Every value is computed in the model; the program itself is run "
       "only by\n"
-      "validate (under cachegrind) and by --slice (natively).\n"
+      "validate (under cachegrind).\n"
       "Ctrl-C stops the analysis and still writes the report: the input "
       "that was\n"
       "running is reported stopped, with its counts so far (exit status "

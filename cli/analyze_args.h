@@ -38,7 +38,6 @@ typedef struct cb_analyze_args {
   bool no_process;        /* --no-process: no start-up and exit traffic */
   bool no_memo;           /* --no-memo: simulate every input */
   bool no_split;          /* --no-split: one simulation thread an input */
-  bool slice;        /* --slice: skip unneeded values, run natively (risky) */
   bool no_kernels;   /* --no-kernels: no native kernels compiled */
   bool wait_kernels; /* --wait-kernels: compiled before the run */
   /* check and validate */

@@ -174,22 +174,10 @@ int cb_session_open(cb_session *s, const cb_analyze_args *a,
   fo.n_sources = a->n_sources;
   fo.cflags = a->cflags;
   fo.compdb_dir = a->compdb_dir;
-  /* The executable is kept for the run only with --slice, which runs it
-   * natively for what printf prints (analysis/native_run.h); otherwise
-   * the Program has no run_path and nothing can execute it. validate
-   * chooses the path itself, and its Program reads it (layout, GOT). */
-  if (!s->exe_out && a->slice && !a->exact_engine) {
-    snprintf(s->tmpdir, sizeof s->tmpdir, "/tmp/cbana-run-XXXXXX");
-    if (mkdtemp(s->tmpdir)) {
-      snprintf(s->tmpexe, sizeof s->tmpexe, "%s/prog", s->tmpdir);
-      s->exe_out = s->tmpexe;
-      s->exe_run_only = true;
-    } else {
-      s->tmpdir[0] = 0;
-    }
-  }
+  /* validate keeps the executable (it runs it under cachegrind), and
+   * its Program reads it (layout, GOT); analyze keeps none, so nothing
+   * can execute the program. */
   fo.exe_out = s->exe_out;
-  fo.exe_run_only = s->exe_run_only;
   /* the reference interpreter runs no kernels */
   fo.no_kernels = s->args->no_kernels || s->args->exact_engine;
   fo.cache_dir = cb_cli_cache_dir();
@@ -262,7 +250,6 @@ int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
   opt.memoize = !a->exact_engine && !a->no_memo;
   opt.no_process = a->no_process;
   opt.cache_dir = cb_cli_cache_dir();
-  opt.engine.slice = !a->exact_engine && a->slice;
   opt.stats = &s->stats;
   char err[256];
   struct sigaction old_int;
@@ -395,10 +382,6 @@ int cb_session_report(const cb_session *s, const cb_results *r,
 void cb_session_close(cb_session *s) {
   if (s->program)
     cb_program_free(s->program);
-  if (s->tmpdir[0]) {
-    unlink(s->tmpexe);
-    rmdir(s->tmpdir);
-  }
   cb_inputs_free(&s->parsed);
   for (int i = 0; i < s->n_inline_words; i++)
     free(s->inline_words[i]);

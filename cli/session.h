@@ -24,8 +24,6 @@ typedef struct cb_session {
   cb_program *program;
   char *argv0;                 /* the executable path the real run gets */
   const char *exe_out;         /* keep the executable here (validate) */
-  char tmpdir[64], tmpexe[80]; /* else here, removed on close */
-  bool exe_run_only;           /* kept only for native runs */
   cb_analysis_stats stats;     /* --stats */
   int interrupted;             /* the signal that stopped the analysis */
 } cb_session;

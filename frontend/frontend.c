@@ -116,7 +116,7 @@ static void fe_free(fe *f) {
                     &f->file_index, &f->md_srcfunc,   &f->md_var,
                     &f->md_type,    &f->md_tag,       &f->md_file,
                     &f->vals,       &f->blockmap,     &f->dbgval,
-                    &f->alloca_var,   &f->block_addr};
+                    &f->alloca_var, &f->block_addr};
   for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
     fe_map_free(maps[i]);
   fe_elf_free(&f->elf);
@@ -230,10 +230,7 @@ static cb_fe_status load_built(const char *const *bitcode, size_t n,
   p->load_base = f.elf.loaded ? f.elf.base : 0;
   p->image_end = f.elf.image_end;
   p->synth_end = f.synth_next;
-  p->exe_path = o && o->exe_out && exe && !o->exe_run_only
-                    ? fe_pool_str(f.pool, exe)
-                    : NULL;
-  p->run_path = o && o->exe_out && exe ? fe_pool_str(f.pool, exe) : NULL;
+  p->exe_path = o && o->exe_out && exe ? fe_pool_str(f.pool, exe) : NULL;
   p->dl = exe && f.elf.loaded ? fe_dynlink(exe) : NULL;
   p->fmuladd_fused = f.fmuladd_fused;
   if (!o || !o->no_kernels)

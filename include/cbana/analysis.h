@@ -50,7 +50,6 @@ typedef struct cb_analysis_stats {
   /* the engine's loop templates (analysis/template.c): loops entered,
    * iterations and accesses run from a template */
   uint64_t tpl_loops, tpl_iters, tpl_accesses;
-  uint64_t tpl_sliced; /* of tpl_loops: run without their values */
   /* the frontend's native kernels (program.h): functions compiled, the
    * compile's CPU time (on a thread beside the engine), operations they
    * ran */
@@ -77,10 +76,7 @@ typedef struct cb_analysis_stats {
    * threads, guesses thrown away, and accesses run twice (by a thread whose
    * guess had not yet met the truth) */
   uint64_t split_epochs, split_handovers, split_abandoned, split_rerun;
-  double split_idle_s; /* the two threads' waits */
-  /* inputs whose sliced run needed a skipped value, run again unsliced */
-  unsigned resliced;
-  char stale_why[640];                /* the first one's location and reason */
+  double split_idle_s;                /* the two threads' waits */
   unsigned inputs, simulated, shared; /* shared: results of a twin input */
   unsigned jobs;
 } cb_analysis_stats;

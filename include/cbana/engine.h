@@ -129,8 +129,7 @@ typedef struct cb_process_replay {
   /* exit's accesses from main's return for a mode (its first is the push
    * of `call exit`), sites set, and the rsp they assume at that `call`
    * (*cfa); NULL when there are none. */
-  const cb_access *(*exit)(void *ctx, unsigned mode, size_t *n,
-                           uint64_t *cfa);
+  const cb_access *(*exit)(void *ctx, unsigned mode, size_t *n, uint64_t *cfa);
   void *ctx;
 } cb_process_replay;
 
@@ -165,41 +164,6 @@ typedef struct cb_engine_options {
     void (*fn)(void *ctx, uint64_t ops, uint64_t accesses);
     void *ctx;
   } progress;
-  /* CB_ENGINE_FAST only: loop templates whose values nothing needs skip
-   * computing them (analysis/slice.h). The run may then stop with
-   * CB_RUN_STALE, after which the caller runs the input again without;
-   * the counts of a run that completes are exact either way. */
-  bool slice;
-  /* With slicing: the program's standard output from a native run of its
-   * executable (the numbers printf prints that the run skipped are taken
-   * from it); returns NULL when there is none. fn NULL: no native run (a
-   * printf of a skipped number then stops the run with CB_RUN_STALE). */
-  struct {
-    /* trace: the run will also ask for bindings (below), so make the
-     * native run with ld.so's log on */
-    const char *(*fn)(void *ctx, bool trace, size_t *len);
-    void *ctx;
-    /* The same run's exit status, false when there is none (as fn's
-     * NULL): the exit status of a run whose main returned a value it
-     * skipped (slice.h, CB_SL_EXIT). NULL: none (such a run then stops
-     * with CB_RUN_STALE). */
-    bool (*exit_status)(void *ctx, bool trace, int *status);
-    /* The native run's ld.so binding log (LD_DEBUG=bindings), NULL when
-     * there is none: whether the program ever bound sqrt, i.e. called it
-     * with a negative argument, when the run skipped that argument. */
-    const char *(*bindings)(void *ctx);
-    /* Optional: bindings without waiting. While a native run is still
-     * going (one is started if none was), sets *pending and returns
-     * NULL; else returns what bindings returns. The run then goes on as
-     * if sqrt were never bound, the common case, and checks at its end,
-     * stopping with CB_RUN_STALE if it was. */
-    const char *(*bindings_soon)(void *ctx, bool *pending);
-    /* Optional, called at the run's start when it will likely ask (some
-     * template runs sliced and some printf may print a value it skips):
-     * the native run may start now, beside the analysis, instead of
-     * when asked. trace: as for fn. */
-    void (*start)(void *ctx, bool trace);
-  } native_stdout;
   /* The process's start-up and exit to replay around main; NULL: none. */
   const cb_process_replay *process;
 } cb_engine_options;

@@ -51,10 +51,6 @@ typedef struct cb_frontend_options {
   /* Keep the executable at this path (validate runs it); NULL: it is
    * built in the private temporary directory and removed. */
   const char *exe_out;
-  /* exe_out is kept only to be run natively (cb_program.run_path); the
-   * Program does not read it (exe_path stays NULL), as when it is not
-   * kept. analyze's layout was measured that way (docs/process-model.md). */
-  bool exe_run_only;
   /* Compile no native kernels (program.h): the engine interprets every
    * loop. */
   bool no_kernels;

@@ -648,9 +648,6 @@ typedef struct cb_program {
    * an add, two roundings, and so must an engine, to print what the
    * program prints. */
   bool fmuladd_fused;
-  /* Appended (issue 7): the executable kept for native runs (slicing takes
-   * printed numbers from its output), NULL when not kept. */
-  const char *run_path;
   /* Appended (issue 7): per function, its native kernel or NULL; NULL
    * when none was compiled. `jit` owns their code (cb_program_free). */
   cb_kernel_fn *kernels;

@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 """Identity: the fast engine (the default) against the reference
-interpreter (--exact-engine), on the same program, inputs and caches;
-with --also-slice, the fast engine slicing (--slice) too.
+interpreter (--exact-engine), on the same program, inputs and caches.
 
 The fast run waits for the native kernels (--wait-kernels), so that the
 loops they cover run in them however short the run.
@@ -11,7 +10,7 @@ counter of every level, site, line, function and variable, every output,
 exit code, operation count and path class. Memoization is on in the fast
 run (the default), so inputs sharing a stream are covered too.
 
-  fast_identity.py CBANA corpus CORPUS_DIR [--jobs N] [--also-slice]
+  fast_identity.py CBANA corpus CORPUS_DIR [--jobs N]
   fast_identity.py CBANA polybench POLYBENCH_DIR SIZE [--jobs N]
   fast_identity.py CBANA workloads WORKLOADS_DIR [--jobs N]
 
@@ -29,8 +28,6 @@ import tempfile
 # second also runs the classification (3C) shadows.
 CACHES = [["--D1=32768,8,64", "--LL=1048576,16,64"],
           ["--D1=4096,2,64"]]
-# the fast runs' variants: the default, and with --also-slice, --slice
-VARIANTS = [[]]
 
 
 def run(cbana, sources, extra, exact, cwd, command="analyze", timeout=1800):
@@ -79,15 +76,14 @@ def check(cbana, name, sources, extra, cwd):
     for caches in CACHES:
         args = extra + caches
         exact, e2 = run(cbana, sources, args, True, cwd)
-        for v in VARIANTS:
-            what = " ".join(caches + v)
-            fast, e1 = run(cbana, sources, args + v, False, cwd)
-            if e1 or e2:
-                fails.append(f"{what}: {e1 or e2}")
-                continue
-            d = first_difference(fast, exact)
-            if d:
-                fails.append(f"{what}: {d}")
+        fast, e1 = run(cbana, sources, args, False, cwd)
+        what = " ".join(caches)
+        if e1 or e2:
+            fails.append(f"{what}: {e1 or e2}")
+            continue
+        d = first_difference(fast, exact)
+        if d:
+            fails.append(f"{what}: {d}")
     # The paths view reads the engine's own branch counts, which the
     # analyze report does not show: they must agree too.
     fast, e1 = run(cbana, sources, extra + CACHES[0], False, cwd, "paths")
@@ -182,10 +178,7 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("size", nargs="?", default="MINI")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--also-slice", action="store_true")
     a = ap.parse_args()
-    if a.also_slice:
-        VARIANTS.append(["--slice"])
     cbana = os.path.abspath(a.cbana)
     d = os.path.abspath(a.dir)
     if a.kind == "corpus":

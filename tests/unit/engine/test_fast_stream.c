@@ -9,11 +9,7 @@
  * batch), once with a sink that also takes affine blocks (stream.h), which
  * this test expands itself; both must give the reference's stream. The
  * programs marked below must run loops from templates (counters > 0), so
- * that the templates cannot silently do nothing. repeat_cases also runs
- * fast with slicing on (its runs need no native run), where outer loops
- * replay repeating iterations (analysis/repeat.h): the same outcome,
- * branch counts and path signature included, and replays exactly in the
- * modes that must have them.
+ * that the templates cannot silently do nothing.
  * Usage: engine_fast_stream [NAME...] (default: all). */
 #include <stdbool.h>
 #include <stdio.h>
@@ -135,12 +131,11 @@ static unsigned char *slurp(const char *path, size_t *len) {
 }
 
 static void run_mode(const cb_program *p, const cb_run_input *in,
-                     cb_engine_mode mode, bool affine, bool slice, stream *s,
+                     cb_engine_mode mode, bool affine, stream *s,
                      cb_run_outcome *o) {
   cb_engine_options opt;
   cb_engine_options_default(&opt);
   opt.mode = mode;
-  opt.slice = slice;
   opt.budget = budget;
   memset(s, 0, sizeof *s);
   cb_access_sink sink = {hash_sink, s, affine ? affine_sink : NULL, NULL};
@@ -168,35 +163,6 @@ static bool same_outcome(const stream *se, const cb_run_outcome *oe,
   return same;
 }
 
-/* repeat_cases, sliced, with and without the affine sink: the reference's
- * outcome; replays in modes 0, 3 and 4 once there are iterations enough
- * (four: one run, one recorded, one replayed, one that leaves), none in
- * the others. */
-static void sliced_run(const cb_program *p, const cb_run_input *in,
-                       const stream *se, const cb_run_outcome *oe, int argc,
-                       char **args) {
-  int mode = argc > 0 ? atoi(args[0]) : 0;
-  long t = argc > 1 ? atol(args[1]) : 10;
-  long iters = mode == 3 ? t % 60 : mode == 4 ? t + 1 : t;
-  bool replays = mode == 0 || mode == 3 || mode == 4;
-  for (int affine = 0; affine < 2; affine++) {
-    stream ss;
-    cb_run_outcome os;
-    run_mode(p, in, CB_ENGINE_FAST, affine, true, &ss, &os);
-    bool same = same_outcome(se, oe, &ss, &os, p);
-    bool want = replays && iters >= 4 && budget >= 200000000
-                    ? os.rep_iters == (uint64_t)iters - 3
-                : replays ? true
-                          : os.rep_iters == 0;
-    CHECK(same);
-    CHECK(want);
-    printf("%s repeat_cases sliced%s: %llu iterations replayed\n",
-           same && want ? "ok  " : "FAIL", affine ? ", affine" : "",
-           (unsigned long long)os.rep_iters);
-    cb_run_outcome_free(&os);
-  }
-}
-
 static void one_input(const prog *pr, const cb_program *p, int argc,
                       char **args, const char *stdin_path, const char *text) {
   const char *argv[64];
@@ -208,11 +174,9 @@ static void one_input(const prog *pr, const cb_program *p, int argc,
   cb_run_input in = {argc + 1, argv, data, len};
   stream se, sf, sa;
   cb_run_outcome oe, of, oa;
-  run_mode(p, &in, CB_ENGINE_EXACT, false, false, &se, &oe);
-  run_mode(p, &in, CB_ENGINE_FAST, false, false, &sf, &of);
-  run_mode(p, &in, CB_ENGINE_FAST, true, false, &sa, &oa);
-  if (!strcmp(pr->name, "repeat_cases"))
-    sliced_run(p, &in, &se, &oe, argc, args);
+  run_mode(p, &in, CB_ENGINE_EXACT, false, &se, &oe);
+  run_mode(p, &in, CB_ENGINE_FAST, false, &sf, &of);
+  run_mode(p, &in, CB_ENGINE_FAST, true, &sa, &oa);
   bool same = same_outcome(&se, &oe, &sf, &of, p);
   bool same_affine = same_outcome(&se, &oe, &sa, &oa, p) &&
                      oa.tpl_iters == of.tpl_iters && oe.tpl_loops == 0;
@@ -286,8 +250,7 @@ static void one_prog(const prog *pr) {
     cb_inputs_free(&in);
   }
   /* a budget that ends inside a loop run from a template (an odd
-   * count, so that it ends inside an iteration); among the iterations
-   * replayed */
+   * count, so that it ends inside an iteration) */
   if (!strcmp(pr->name, "loop_shapes"))
     input_on_budget(pr, p, "300", "2");
   if (!strcmp(pr->name, "repeat_cases"))
