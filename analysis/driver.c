@@ -30,7 +30,6 @@
 #include "paths.h"
 #include "pipe.h"
 #include "process.h"
-#include "repeat.h"
 #include "split.h"
 
 #include <pthread.h>
@@ -542,7 +541,6 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col,
     d->stats.tpl_iters += o.tpl_iters;
     d->stats.tpl_accesses += o.tpl_accesses;
     d->stats.kernel_ops += o.kernel_ops;
-    d->stats.rep_iters += o.rep_iters;
     d->stats.accesses += f.sh.n;
     d->stats.simulated += simulated;
     d->stats.shared += !simulated;
@@ -750,7 +748,6 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
     st->tpl_iters = d.stats.tpl_iters;
     st->tpl_accesses = d.stats.tpl_accesses;
     st->kernel_ops = d.stats.kernel_ops;
-    st->rep_iters = d.stats.rep_iters;
     st->sim_blocks = d.stats.sim_blocks;
     st->sim_blocks_skipped = d.stats.sim_blocks_skipped;
     st->sim_blocks_split = d.stats.sim_blocks_split;

@@ -51,7 +51,7 @@ static void hk_clear(void *ctx, uint64_t addr, uint64_t len) {
 
 static void hk_copy(void *ctx, uint64_t dst, uint64_t src, uint64_t len) {
   cb_eng *e = ctx;
-  cb_mem_move(&e->mem, dst, src, len, NULL); /* stale bytes move too */
+  cb_mem_move(&e->mem, dst, src, len, NULL);
   cb_eng_memcpy_traffic(e, dst, src, len);
 }
 
@@ -124,8 +124,6 @@ static void eng_destroy(cb_eng *e) {
   free(e->kflags);
   cb_phi_edges_free(&e->pe);
   cb_tpl_free(e->tpl);
-  cb_repeat_free(e->rep);
-  free(e->sl);
   free(e->fo_off);
   free(e->frame_size);
   free(e->fn_by_addr);

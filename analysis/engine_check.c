@@ -10,8 +10,6 @@
 #include "engine_frames.h"
 #include "engine_internal.h"
 #include "fastops.h"
-#include "repeat.h"
-#include "slice.h"
 #include "template.h"
 
 /* Orders function indexes by code address (e->fn_by_addr). */
@@ -367,25 +365,7 @@ void eng_precompute(cb_eng *e) {
   }
   e->phi_cap = maxl;
   if (e->opt.mode == CB_ENGINE_FAST && cb_phi_edges_build(p, e->nphis, &e->pe))
-    e->tpl = cb_tpl_build(p, e->rmw, e->nphis, e->sl); /* template.h */
-  if (e->sl) {
-    /* the ops of sliced templates' blocks may be skipped: their values,
-     * and what is computed from them, may be garbage */
-    bool garbage = false;
-    for (uint32_t t = 0; e->tpl && t < e->tpl->n; t++)
-      if (e->tpl->t[t].sliced) {
-        const cb_block *bl = &p->blocks[e->tpl->t[t].block];
-        for (uint32_t i = 0; i < bl->n_ops; i++)
-          e->sl[bl->first_op + i] |= CB_SL_TPL;
-        garbage = true;
-      }
-    cb_slice_maybe(p, e->sl);
-    if (e->tpl)
-      cb_tpl_exact_stores(e->tpl, e->sl);
-    (void)garbage;
-  }
-  if (e->sl && e->pe.first)
-    e->rep = cb_repeat_build(p, e->sl, &e->pe); /* repeat.h */
+    e->tpl = cb_tpl_build(p, e->rmw, e->nphis); /* template.h */
   if (e->fk && p->kernels) {
     e->kstop = calloc(p->n_blocks + 1, 1);
     e->kflags = calloc(p->n_ops + 1, 1);
@@ -393,13 +373,8 @@ void eng_precompute(cb_eng *e) {
   if (e->kstop && e->kflags) {
     for (uint32_t b = 0; e->tpl && b < p->n_blocks; b++)
       e->kstop[b] = cb_tpl_of(e->tpl, b) >= 0;
-    /* as fl_stale_bytes (fastloop.c): without slicing every value is
-     * needed, and nothing is stale */
     for (uint32_t i = 0; i < p->n_ops; i++)
-      e->kflags[i] =
-          (uint8_t)(((e->rmw[i] & 1) ? CB_KERNEL_OP_FOLDED : 0) |
-                    (!e->sl || (e->sl[i] & CB_SL_NEED) ? CB_KERNEL_OP_NEED
-                                                       : 0));
+      e->kflags[i] = (e->rmw[i] & 1) ? CB_KERNEL_OP_FOLDED : 0;
     e->kernels = p->kernels;
   }
   e->phi_tmp = malloc(maxl * sizeof *e->phi_tmp);

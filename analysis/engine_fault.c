@@ -105,20 +105,8 @@ static void nearest_object(cb_eng *e, uint64_t addr, char *buf, size_t n) {
              (unsigned long long)usable, (unsigned long long)mem);
 }
 
-cb_stop cb_eng_stale(cb_eng *e, uint64_t addr, uint32_t site) {
-  return cb_eng_fail(e, CB_RUN_STALE, site,
-                     "a needed read of 0x%llx found a value slicing skipped",
-                     (unsigned long long)addr);
-}
-
 cb_stop cb_eng_fault(cb_eng *e, uint64_t addr, uint64_t size, bool is_write,
                      uint32_t site) {
-  if (e->mem.stale_hit) {
-    /* cb_mem_read() failed on a stale byte, not an unmapped one */
-    uint64_t a = e->mem.stale_hit;
-    e->mem.stale_hit = 0;
-    return cb_eng_stale(e, a, site);
-  }
   char near[256];
   nearest_object(e, addr, near, sizeof near);
   const char *text =
@@ -161,11 +149,6 @@ char *cb_eng_read_str(cb_eng *e, uint64_t addr, size_t max, size_t *len) {
     if (n + 1 >= cap) {
       cap *= 2;
       s = realloc(s, cap);
-    }
-    if (e->mem.stale_any && cb_mem_stale_any(&e->mem, addr + n, 1)) {
-      cb_eng_stale(e, addr + n, e->cur_site);
-      free(s);
-      return NULL;
     }
     if (n >= max || *pp == 0)
       break;

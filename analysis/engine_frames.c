@@ -8,7 +8,6 @@
 
 #include "engine_frames.h"
 #include "engine_internal.h"
-#include "slice.h"
 
 #define RET_ADDR_VALUE 0x109000ull /* what a pushed return address holds */
 #define MAX_DEPTH 1000000u

@@ -78,18 +78,13 @@ typedef struct cb_eng {
   cb_phi_edges pe; /* the fast engine's phi moves per edge (fastops.h) */
   struct cb_tpl_set *tpl; /* the fast engine's loop templates (template.h);
                              NULL: none */
-  /* the fast engine's loops whose iterations repeat their stream
-   * (repeat.h; NULL: none), and whether one is being recorded */
-  struct cb_repeat *rep;
-  bool rep_rec;
   /* the frontend's native kernels (program.h) the fast engine runs, and
    * per global block 1 where they must stop (a loop template's header,
    * which the template runs); NULL: none */
   const cb_kernel_fn *kernels;
   uint8_t *kstop;
-  uint8_t *kflags; /* per op: CB_KERNEL_OP_* */
-  uint8_t *sl;     /* per op: slicing's flags (slice.h); NULL: no slicing */
-  int64_t *fo_off; /* per frame object: offset from the CFA */
+  uint8_t *kflags;      /* per op: CB_KERNEL_OP_* */
+  int64_t *fo_off;      /* per frame object: offset from the CFA */
   uint64_t *frame_size; /* per function: CFA - rsp in the body */
   uint32_t *fn_by_addr; /* function indexes sorted by addr */
   uint32_t n_fn_by_addr;
@@ -225,8 +220,8 @@ void cb_eng_memset_traffic(cb_eng *e, uint64_t d, uint64_t n);
 void cb_eng_memcpy_traffic(cb_eng *e, uint64_t d, uint64_t s, uint64_t n);
 
 /* The operations the run may still execute, with the interpreter's
- * allowance at `budget`: bulk steps (a template's iterations, replayed
- * ones) may spend past the allowance, into what is held back. */
+ * allowance at `budget`: bulk steps (a template's iterations) may spend
+ * past the allowance, into what is held back. */
 static inline uint64_t eng_budget_avail(const cb_eng *e, uint64_t budget) {
   return budget + e->budget_rest;
 }
@@ -273,16 +268,7 @@ cb_stop cb_eng_fail(cb_eng *e, cb_run_status st, uint32_t site, const char *fmt,
 cb_stop cb_eng_fault(cb_eng *e, uint64_t addr, uint64_t size, bool is_write,
                      uint32_t site);
 
-/* Stops the run with CB_RUN_STALE: a needed read of a stale byte at addr
- * (slice.h). */
-cb_stop cb_eng_stale(cb_eng *e, uint64_t addr, uint32_t site);
-/* The first sliced template has run: from now on the fast loop leaves
- * stores of values that may be garbage to the reference loop, which marks
- * their bytes (fastloop.c). */
-void cb_fast_stale_begins(cb_eng *e);
-
-/* Memory helpers for the library: false after reporting a fault (or a
- * stale read). */
+/* Memory helpers for the library: false after reporting a fault. */
 bool cb_eng_read(cb_eng *e, uint64_t addr, void *dst, size_t n);
 bool cb_eng_write(cb_eng *e, uint64_t addr, const void *src, size_t n);
 /* Reads a NUL-terminated string (at most max bytes), malloc'ed. */

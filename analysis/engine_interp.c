@@ -12,7 +12,6 @@
 #include "engine_scalar.h"
 #include "fastloop.h"
 #include "fastops.h"
-#include "slice.h"
 
 cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
   const cb_program *p = e->p;
@@ -231,22 +230,12 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
       if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
                            0)) {
         uint64_t bad;
-        if (size > sizeof tmp ||
-            !cb_mem_read_raw(&e->mem, addr, tmp, size, &bad)) {
+        if (size > sizeof tmp || !cb_mem_read(&e->mem, addr, tmp, size, &bad)) {
           F->ip = ip;
           e->budget_left = budget;
           return cb_eng_fault(e, addr, size, false, op->aux);
         }
         pp = tmp;
-      }
-      /* slicing (slice.h): a needed value must not come from a byte whose
-       * value was skipped */
-      if (__builtin_expect(e->mem.stale_any, 0) &&
-          (e->sl[ip - 1] & CB_SL_NEED) &&
-          cb_mem_stale_any(&e->mem, addr, size)) {
-        F->ip = ip - 1;
-        e->budget_left = budget;
-        return cb_eng_stale(e, addr, op->aux);
       }
       if (l == 1)
         load_lane(&S[op->dst], pp, op->ty);
@@ -284,13 +273,6 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
       } else {
         for (unsigned i = 0; i < l; i++)
           store_lane(pp + i * bytes, &v[i], op->ty);
-      }
-      /* slicing: the bytes hold what was stored, or maybe garbage */
-      if (__builtin_expect(e->mem.stale_any, 0)) {
-        if (e->sl[ip - 1] & CB_SL_MAYBE)
-          cb_mem_stale_mark(&e->mem, addr, size);
-        else
-          cb_mem_stale_clear(&e->mem, addr, size);
       }
       if (__builtin_expect(!(e->rmw[ip - 1] & 1), 1)) {
         cb_eng_emit(e, addr, size, op->aux, true);
@@ -552,9 +534,6 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
       eng_budget_spend_upto(e, &budget, np);
       ip += np;
     }
-    /* an outer loop whose iterations repeat their stream (repeat.h) */
-    if (__builtin_expect(e->rep != NULL, 0) && cb_repeat_is_header(e->rep, gb))
-      cb_repeat_at_header(e, F, S, gb, from, &budget);
   }
   }
 #undef V

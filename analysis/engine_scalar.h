@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "engine_internal.h"
-#include "repeat.h"
 
 static inline int64_t sx(uint64_t v, unsigned ty) {
   unsigned s = cb_ty_sx_shift(ty);
@@ -391,8 +390,6 @@ static inline float muladd_f(bool fused, float a, float b, float c) {
  * so that a loop template adds its k iterations' outcomes at once. */
 static inline void sig_flush(cb_eng *e) {
   if (e->sig_n) { /* program.h: the kernels mix too */
-    if (__builtin_expect(e->rep_rec, 0))
-      cb_repeat_note_run(e); /* an iteration is being recorded (repeat.h) */
     e->out->path_signature =
         cb_path_sig_run(e->out->path_signature, e->sig_v, e->sig_n);
   }

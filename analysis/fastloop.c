@@ -18,7 +18,6 @@
 
 #include "engine_scalar.h"
 #include "fastloop.h"
-#include "slice.h"
 #include "template.h"
 
 /* The stride prefetch of load op ip (see FK_LOAD8 below). */
@@ -32,34 +31,9 @@ static inline void fl_prefetch(cb_eng *e, uint32_t ip, uint64_t addr) {
     __builtin_prefetch(e->mem.tlb[slot].data + (next & (CB_PG_SIZE - 1)));
 }
 
-/* The bytes of a load or store of op ip on a page that has a stale shadow
- * (where cb_mem_ptr_clean() says NULL), doing what eng_run()'s reference
- * case does there; NULL to leave it that case (an unmapped page, a page
- * crossing, a needed value with a stale byte, which stops the run). A
- * load of a value nothing needs reads the bytes as they are. A store
- * makes its bytes exact: once stores of maybe-garbage values exist, they
- * are no fast kind (cb_fast_stale_begins). */
-static inline uint8_t *fl_stale_bytes(cb_eng *e, uint32_t ip, uint64_t addr,
-                                      unsigned size, bool is_store) {
-  if (!e->sl || !e->mem.stale_any)
-    return NULL;
-  uint8_t *bits;
-  uint8_t *pp = cb_mem_ptr_stale(&e->mem, addr, &bits);
-  unsigned off = (unsigned)(addr & (CB_PG_SIZE - 1));
-  if (!pp || off + size > CB_PG_SIZE)
-    return NULL;
-  if (is_store) {
-    e->mem.stale_clears += cb_stale_bits_any(bits, off, size);
-    cb_stale_bits_fill(bits, off, size, 0);
-  } else if ((e->sl[ip] & CB_SL_NEED) && cb_stale_bits_any(bits, off, size))
-    return NULL;
-  return pp;
-}
-
 /* The kernel's view of the engine's state is this layout (program.h). */
 _Static_assert(CB_PG_BITS == CB_KERNEL_PAGE_BITS, "page size");
-_Static_assert(CB_TLB_N == CB_KERNEL_TLB_N && CB_STLB_N == CB_KERNEL_STLB_N,
-               "translation caches' sizes");
+_Static_assert(CB_TLB_N == CB_KERNEL_TLB_N, "translation cache's size");
 _Static_assert(sizeof(cb_value) == 8, "slot words");
 _Static_assert(sizeof(cb_access) == 16 && offsetof(cb_access, site) == 8 &&
                    offsetof(cb_access, size) == 12 &&
@@ -68,10 +42,6 @@ _Static_assert(sizeof(cb_access) == 16 && offsetof(cb_access, site) == 8 &&
 _Static_assert(sizeof(((cb_mem *)0)->tlb[0]) == sizeof(cb_kernel_page) &&
                    offsetof(cb_kernel_page, data) == 8,
                "translation cache");
-_Static_assert(sizeof(((cb_mem *)0)->stlb[0]) == sizeof(cb_kernel_stale_page) &&
-                   offsetof(cb_kernel_stale_page, data) == 8 &&
-                   offsetof(cb_kernel_stale_page, bits) == 16,
-               "stale pages' translation cache");
 
 /* Runs the function's native kernel (program.h, "Native kernels") when
  * frame F is at the start of its block, after the phis, and the block is
@@ -87,25 +57,22 @@ static inline void fl_kernel(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip,
   if (!k || e->kstop[F->block] ||
       *ip != p->blocks[F->block].first_op + e->nphis[F->block])
     return;
-  cb_mem_stale_unknown(&e->mem); /* its stores may clear stale bits */
-  cb_kernel_io io = {
-      .slots = S,
-      .tlb = (const cb_kernel_page *)(const void *)e->mem.tlb,
-      .stlb = (const cb_kernel_stale_page *)(const void *)e->mem.stlb,
-      .stop = e->kstop,
-      .op_flags = e->kflags,
-      .branch_counts = e->out->branch_counts,
-      .batch = (uint8_t *)e->batch,
-      .nbatch = e->nbatch,
-      .cap = e->cap,
-      .stream_records = e->stream_records,
-      .budget = *budget,
-      .sig_v = e->sig_v,
-      .sig_n = e->sig_n,
-      .path_signature = e->out->path_signature,
-      .ip = *ip,
-      .block = F->block,
-      .prev = F->prev};
+  cb_kernel_io io = {.slots = S,
+                     .tlb = (const cb_kernel_page *)(const void *)e->mem.tlb,
+                     .stop = e->kstop,
+                     .op_flags = e->kflags,
+                     .branch_counts = e->out->branch_counts,
+                     .batch = (uint8_t *)e->batch,
+                     .nbatch = e->nbatch,
+                     .cap = e->cap,
+                     .stream_records = e->stream_records,
+                     .budget = *budget,
+                     .sig_v = e->sig_v,
+                     .sig_n = e->sig_n,
+                     .path_signature = e->out->path_signature,
+                     .ip = *ip,
+                     .block = F->block,
+                     .prev = F->prev};
   k(&io);
   e->out->kernel_ops += *budget - io.budget;
   e->nbatch = io.nbatch;
@@ -142,7 +109,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     const cb_function *fn = &p->functions[F->func];
     if (ti >= 0 && ip == p->blocks[F->block].first_op + e->nphis[F->block] &&
         F->prev + fn->first_block != F->block)
-      cb_tpl_run(e, F, S, ti, &ip, &budget);
+      cb_tpl_run(e, F, S, ti, &budget);
   }
   if (e->kernels && budget != 0)
     fl_kernel(e, F, S, &ip, &budget, &loads, &stores);
@@ -240,10 +207,9 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     case FK_LOAD16: {
       uint64_t addr = V(op->a)->u;
       unsigned size = FK[ip] == FK_LOAD8 ? 8 : 16;
-      uint8_t *pp = cb_mem_ptr_clean(&e->mem, addr);
-      if (__builtin_expect(!pp, 0) &&
-          !(pp = fl_stale_bytes(e, ip, addr, size, false)))
-        goto leave; /* eng_run()'s reference case: faults, stale bytes */
+      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      if (__builtin_expect(!pp, 0))
+        goto leave; /* eng_run()'s reference case: faults */
       if (__builtin_expect((addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE, 0))
         goto leave; /* and page crossings */
       /* The host's stride prefetchers key on the load instruction, and
@@ -268,9 +234,8 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       unsigned size = FK[ip] == FK_STORE8 ? 8 : 16;
       if (__builtin_expect((addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE, 0))
         goto leave;
-      uint8_t *pp = cb_mem_ptr_clean(&e->mem, addr);
-      if (__builtin_expect(!pp, 0) &&
-          !(pp = fl_stale_bytes(e, ip, addr, size, true)))
+      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      if (__builtin_expect(!pp, 0))
         goto leave;
       if (size == 8)
         memcpy(pp, V(op->a), 8);
@@ -283,9 +248,8 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     case FK_LOAD_S: {
       uint64_t addr = V(op->a)->u;
       unsigned size = cb_ty_bytes(op->ty);
-      uint8_t *pp = cb_mem_ptr_clean(&e->mem, addr);
-      if (__builtin_expect(!pp, 0) &&
-          !(pp = fl_stale_bytes(e, ip, addr, size, false)))
+      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      if (__builtin_expect(!pp, 0))
         goto leave;
       if (__builtin_expect((addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE, 0))
         goto leave;
@@ -300,9 +264,8 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       unsigned size = cb_ty_bytes(op->ty);
       if (__builtin_expect((addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE, 0))
         goto leave;
-      uint8_t *pp = cb_mem_ptr_clean(&e->mem, addr);
-      if (__builtin_expect(!pp, 0) &&
-          !(pp = fl_stale_bytes(e, ip, addr, size, true)))
+      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      if (__builtin_expect(!pp, 0))
         goto leave;
       store_lane(pp, V(op->a), op->ty);
       /* a store folded into its load (x86 read-modify-write) is no
@@ -423,7 +386,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       const cb_op *m = op + 1;
       const bool narrow = k == FK_GEP1_LOAD_S || k == FK_GEP2_LOAD_S;
       unsigned size = narrow ? cb_ty_bytes(m->ty) : 8;
-      uint8_t *pp = cb_mem_ptr_clean(&e->mem, addr);
+      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
       if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
                            0))
         break;
@@ -551,7 +514,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
             out->loads += loads;
             out->stores += stores;
             loads = stores = 0;
-            cb_tpl_run(e, F, S, ti, &ip, &budget);
+            cb_tpl_run(e, F, S, ti, &budget);
           }
         }
       }
@@ -571,25 +534,4 @@ leave:
   out->stores += stores;
   *ip_io = ip;
   *budget_io = budget;
-}
-
-void cb_fast_stale_begins(cb_eng *e) {
-  /* Before this, every value was computed, so no store could write a
-   * garbage value and the fast kinds stored without marking. From now on
-   * a store of a value that may be garbage (slice.h) must mark its bytes,
-   * which only the reference case does. */
-  if (!e->fk || !e->sl)
-    return;
-  const cb_program *p = e->p;
-  for (uint32_t i = 0; i < p->n_ops; i++) {
-    if (p->ops[i].code != CB_OP_STORE || !(e->sl[i] & CB_SL_MAYBE))
-      continue;
-    e->fk[i] = FK_NONE;
-    if (e->kflags) /* the native kernels mark them too */
-      e->kflags[i] |= CB_KERNEL_OP_MAYBE;
-    if (i > 0 && e->fk[i - 1] == FK_GEP1_STORE8)
-      e->fk[i - 1] = FK_GEP1;
-    else if (i > 0 && e->fk[i - 1] == FK_GEP2_STORE8)
-      e->fk[i - 1] = FK_GEP2;
-  }
 }

@@ -155,14 +155,14 @@ cb_stop cb_libc_ctype_call(cb_eng *e, uint32_t fn, const cb_value *a,
     uint64_t at =
         L + (up ? TOUPPER_TABLE : TOLOWER_TABLE) + 4 * (uint64_t)(c + 128);
     int32_t v;
-    cb_mem_read_raw(&e->mem, at, &v, 4, NULL);
+    cb_mem_read(&e->mem, at, &v, 4, NULL);
     cb_libc_acc(e, at, 4, false);
     ret[0].u = (uint32_t)v;
     return CB_GO;
   }
   uint64_t at = L + CLASS_TABLE + 2 * (uint64_t)(c + 128);
   uint16_t v;
-  cb_mem_read_raw(&e->mem, at, &v, 2, NULL);
+  cb_mem_read(&e->mem, at, &v, 2, NULL);
   cb_libc_acc(e, at, 2, false);
   ret[0].u = (uint32_t)(v & class_bit(fn));
   return CB_GO;

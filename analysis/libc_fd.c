@@ -90,7 +90,7 @@ int cb_libc_errno(cb_eng *e) {
   uint64_t a = errno_addr(e);
   int32_t v = 0;
   if (a)
-    cb_mem_read_raw(&e->mem, a, &v, 4, NULL);
+    cb_mem_read(&e->mem, a, &v, 4, NULL);
   return v;
 }
 

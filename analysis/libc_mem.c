@@ -23,8 +23,6 @@ void cb_libc_scan(cb_eng *e, uint64_t addr, uint64_t len) {
 cb_stop cb_libc_memmove(cb_eng *e, uint64_t dst, uint64_t src, uint64_t n) {
   if (!n)
     return CB_GO;
-  /* the bytes and their stale states (slice.h): a copy moves a skipped
-   * value, it does not read it */
   uint64_t bad;
   if (!cb_mem_move(&e->mem, dst, src, n, &bad))
     return cb_eng_fault(e, bad, 1, dst <= bad && bad < dst + n, e->cur_site);

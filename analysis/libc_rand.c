@@ -146,7 +146,7 @@ static uint64_t d48_addr(cb_eng *e) {
 }
 
 static void d48_get(cb_eng *e, d48 *d) {
-  cb_mem_read_raw(&e->mem, d48_addr(e), d, sizeof *d, NULL);
+  cb_mem_read(&e->mem, d48_addr(e), d, sizeof *d, NULL);
 }
 
 static void d48_put(cb_eng *e, const d48 *d) {

@@ -35,7 +35,7 @@
 
 static uint64_t rd64(cb_eng *e, uint64_t a) {
   uint64_t v = 0;
-  cb_mem_read_raw(&e->mem, a, &v, 8, NULL);
+  cb_mem_read(&e->mem, a, &v, 8, NULL);
   return v;
 }
 

@@ -77,9 +77,6 @@ void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
   fprintf(f, "\n  loop templates: %llu loops, %llu iterations, %llu accesses\n",
           (unsigned long long)s->tpl_loops, (unsigned long long)s->tpl_iters,
           (unsigned long long)s->tpl_accesses);
-  if (s->rep_iters)
-    fprintf(f, "  outer-loop iterations replayed from the one before: %llu\n",
-            (unsigned long long)s->rep_iters);
   if (s->kernels)
     fprintf(f,
             "  native kernels: %u functions compiled in %.3f s (beside the "

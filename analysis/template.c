@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "engine_scalar.h"
-#include "slice.h"
 
 /* Per candidate block while classifying. */
 typedef struct cls {
@@ -299,8 +298,7 @@ typedef struct bufs {
 /* Classifies global block gb of function fn; appends a template when it
  * qualifies (true also when it does not: false only when out of memory). */
 static bool classify(cb_tpl_set *ts, bufs *bu, uint32_t gb,
-                     const cb_function *fn, const uint32_t *nphis,
-                     const uint8_t *sl) {
+                     const cb_function *fn, const uint32_t *nphis) {
   const cb_program *p = ts->p;
   const cb_block *b = &p->blocks[gb];
   uint32_t self = gb - fn->first_block;
@@ -418,15 +416,6 @@ static bool classify(cb_tpl_set *ts, bufs *bu, uint32_t gb,
   t->first_vop = (uint32_t)bu->nvop;
   t->first_vphi = (uint32_t)bu->nvphi;
   t->first_stream = (uint32_t)bu->nstr;
-  /* sliced: nothing needs a value the iterations compute (a store's value
-   * is never needed by the store itself) */
-  t->sliced = sl != NULL;
-  for (uint32_t i = 0; i < n - 1 && sl; i++) {
-    const cb_op *op = &p->ops[b->first_op + i];
-    if (!slice[i] && op->code != CB_OP_STORE &&
-        (sl[b->first_op + i] & CB_SL_NEED))
-      t->sliced = 0;
-  }
   /* cop index of each slice op */
   int32_t *ci = malloc(n * sizeof *ci);
   if (!ci) {
@@ -508,7 +497,7 @@ static bool classify(cb_tpl_set *ts, bufs *bu, uint32_t gb,
 }
 
 cb_tpl_set *cb_tpl_build(const cb_program *p, const uint8_t *rmw,
-                         const uint32_t *nphis, const uint8_t *sl) {
+                         const uint32_t *nphis) {
   cb_tpl_set *ts = calloc(1, sizeof *ts);
   if (!ts)
     return NULL;
@@ -526,7 +515,7 @@ cb_tpl_set *cb_tpl_build(const cb_program *p, const uint8_t *rmw,
   for (uint32_t f = 0; f < p->n_functions && ok; f++) {
     const cb_function *fn = &p->functions[f];
     for (uint32_t b = 0; b < fn->n_blocks && ok; b++)
-      ok = classify(ts, &bu, fn->first_block + b, fn, nphis, sl);
+      ok = classify(ts, &bu, fn->first_block + b, fn, nphis);
   }
   if (!ok || !ts->n) {
     cb_tpl_free(ts);
@@ -547,18 +536,6 @@ void cb_tpl_free(cb_tpl_set *ts) {
   free(ts->streams);
   free(ts->scratch);
   free(ts);
-}
-
-void cb_tpl_exact_stores(cb_tpl_set *ts, const uint8_t *sl) {
-  for (uint32_t t = 0; t < ts->n; t++) {
-    cb_tpl *tp = &ts->t[t];
-    tp->n_exact = 0;
-    for (uint32_t i = 0; i < tp->n_vop && tp->sliced; i++) {
-      uint32_t gi = ts->vops[tp->first_vop + i];
-      tp->n_exact +=
-          ts->p->ops[gi].code == CB_OP_STORE && !(sl[gi] & CB_SL_MAYBE);
-    }
-  }
 }
 
 int32_t cb_tpl_of(const cb_tpl_set *ts, uint32_t gb) {

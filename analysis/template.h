@@ -12,8 +12,7 @@
  * access's base and stride, checks that every access stays in mapped
  * memory, and runs all iterations but the last from the template, leaving
  * the engine's state exactly as the interpreter would (the interpreter
- * then runs the last iteration; a sliced template runs that one too, all
- * of it but the branch, which it leaves to the interpreter). Accesses go
+ * then runs the last iteration). Accesses go
  * to the sink as one affine block (stream.h) when the sink takes them,
  * else expanded into the engine's batch. Internal to analysis/. */
 #ifndef CBANA_ANALYSIS_TEMPLATE_H
@@ -76,13 +75,6 @@ typedef struct cb_tpl {
   uint32_t first_vphi, n_vphi;
   uint32_t first_stream, n_stream;
   uint32_t n_rec, n_loads, n_stores; /* per iteration */
-  /* slicing (slice.h): no value op's or reduction phi's value is needed,
-   * so with slicing on the iterations run without computing them */
-  uint8_t sliced;
-  /* a sliced template's stores whose values are exact all the same (a
-   * constant, a loop invariant, a control value: not CB_SL_MAYBE), which
-   * it must still write (cb_tpl_exact_stores) */
-  uint32_t n_exact;
 } cb_tpl;
 
 typedef struct cb_tpl_set {
@@ -102,32 +94,23 @@ typedef struct cb_tpl_set {
 } cb_tpl_set;
 
 /* The templates of every eligible loop of p (rmw: the engine's per-op
- * flags; sl: slicing's, NULL without slicing); NULL when none or out of
- * memory. */
+ * flags); NULL when none or out of memory. */
 cb_tpl_set *cb_tpl_build(const cb_program *p, const uint8_t *rmw,
-                         const uint32_t *nphis, const uint8_t *sl);
+                         const uint32_t *nphis);
 void cb_tpl_free(cb_tpl_set *ts);
-
-/* Counts each sliced template's exact stores (n_exact), once slicing's
- * CB_SL_MAYBE flags sl are known (cb_slice_maybe). A sliced template
- * computes no value, but the stale shadow takes the bytes of a store
- * whose value cannot be garbage as holding it (slice.h): so cb_tpl_run
- * writes those. */
-void cb_tpl_exact_stores(cb_tpl_set *ts, const uint8_t *sl);
 
 /* The template index of global block gb, or -1. */
 int32_t cb_tpl_of(const cb_tpl_set *ts, uint32_t gb);
 
 /* Frame F has just entered header block F->block of template t from
- * outside the loop (the phi moves done, *ip at its first non-phi op).
- * Runs as many whole iterations as it can prove the interpreter would run
- * without stopping (at most all but the last), and leaves slots, F->prev,
- * *budget and the outcome's counters as the interpreter would after them;
- * when sliced and the loop leaves at the next iteration, runs that one's
- * ops too but the exit branch, and moves *ip to that branch. Returns the
- * iterations whose accesses ran (0: nothing changed). The caller has
- * added its own pending load and store counts to the outcome. */
+ * outside the loop (the phi moves done, at its first non-phi op, where
+ * it stays: the next iteration starts there). Runs as many whole
+ * iterations as it can prove the interpreter would run without stopping
+ * (at most all but the last), and leaves slots, F->prev, *budget and the
+ * outcome's counters as the interpreter would after them. Returns the
+ * iterations run (0: nothing changed). The caller has added its own
+ * pending load and store counts to the outcome. */
 uint64_t cb_tpl_run(struct cb_eng *e, struct cb_frame *F, cb_value *S,
-                    int32_t t, uint32_t *ip, uint64_t *budget);
+                    int32_t t, uint64_t *budget);
 
 #endif

@@ -87,8 +87,7 @@ static inline void run_vop(cb_eng *e, const rvop *r, sstate *ss, int emit) {
     const uint8_t *pp = stream_ptr(&e->mem, s, bytes * l);
     uint8_t tmp[64]; /* loads and stores of at most 64 bytes (template.c) */
     if (!pp) {
-      cb_mem_read_raw(&e->mem, addr, tmp, bytes * l,
-                      NULL); /* mapped: checked */
+      cb_mem_read(&e->mem, addr, tmp, bytes * l, NULL); /* mapped: checked */
       pp = tmp;
     }
     if (l == 1)
@@ -298,7 +297,7 @@ void cb_tpl_iterate(cb_eng *e, const cb_tpl_iter *itr) {
           if (w)
             cb_mem_write(&e->mem, addr, r->a, size, NULL);
           else
-            cb_mem_read_raw(&e->mem, addr, r->d, size, NULL);
+            cb_mem_read(&e->mem, addr, r->d, size, NULL);
         } else if (w) {
           if (size == 8)
             memcpy(pp, r->a, 8);
@@ -329,7 +328,7 @@ void cb_tpl_iterate(cb_eng *e, const cb_tpl_iter *itr) {
             memcpy(pp, &v, 4);
         } else {
           if (__builtin_expect(!pp, 0))
-            cb_mem_read_raw(&e->mem, addr, &v, 4, NULL);
+            cb_mem_read(&e->mem, addr, &v, 4, NULL);
           else
             memcpy(&v, pp, 4);
           r->d->u = v;

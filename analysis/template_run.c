@@ -1,6 +1,6 @@
 /* Running a loop template (template.h): closed forms for the control and
  * address ops, the trip count, and the value ops' evaluator over operands
- * resolved once per loop entry; the streams' memory checks and shadow are
+ * resolved once per loop entry; the streams' memory checks are
  * template_streams.c's.
  *
  * Closed forms. Every control op's value on iteration t is (A + t * B)
@@ -19,7 +19,6 @@
 
 #include "engine_internal.h"
 #include "engine_scalar.h"
-#include "slice.h"
 #include "template.h"
 #include "template_eval.h"
 #include "template_streams.h"
@@ -39,7 +38,7 @@ typedef struct wcheck {
 typedef struct scratch {
   uint64_t *A, *B;
   rvop *rv;
-  sstate *ss, *ss0; /* the streams; their first addresses (slicing) */
+  sstate *ss; /* the streams */
   const cb_value **vsrc;
   cb_affine_access *acc;
   wcheck *wc;
@@ -50,10 +49,10 @@ typedef struct scratch {
 
 static bool get_scratch(cb_tpl_set *ts, scratch *sc) {
   size_t m = ts->max_ops + 1, nwc = m * 64;
-  size_t sz = m * 2 * sizeof(uint64_t) + m * sizeof(rvop) +
-              2 * m * sizeof(sstate) + 64 * sizeof(cb_value *) +
-              m * sizeof(cb_affine_access) + nwc * sizeof(wcheck) +
-              m * sizeof(mat) + (ts->max_lanes + 1) * sizeof(uint64_t);
+  size_t sz = m * 2 * sizeof(uint64_t) + m * sizeof(rvop) + m * sizeof(sstate) +
+              64 * sizeof(cb_value *) + m * sizeof(cb_affine_access) +
+              nwc * sizeof(wcheck) + m * sizeof(mat) +
+              (ts->max_lanes + 1) * sizeof(uint64_t);
   if (!ts->scratch && !(ts->scratch = malloc(sz)))
     return false;
   /* every element type is 8-byte aligned */
@@ -65,8 +64,6 @@ static bool get_scratch(cb_tpl_set *ts, scratch *sc) {
   sc->rv = (rvop *)(void *)q;
   q += m * sizeof(rvop);
   sc->ss = (sstate *)(void *)q;
-  q += m * sizeof(sstate);
-  sc->ss0 = (sstate *)(void *)q;
   q += m * sizeof(sstate);
   sc->vsrc = (const cb_value **)(void *)q;
   q += 64 * sizeof(cb_value *);
@@ -356,50 +353,6 @@ static bool trip_closed(unsigned pred, bool cont, uint64_t xa, uint64_t xb,
   return true;
 }
 
-/* A sliced template's iterations: the accesses only, into the batch. */
-static void emit_only(cb_eng *e, const cb_tpl_set *ts, const cb_tpl *t,
-                      const sstate *ss, uint64_t k) {
-  for (uint64_t it = 0; it < k; it++)
-    for (uint32_t i = 0; i < t->n_stream; i++) {
-      const cb_tpl_stream *st = &ts->streams[t->first_stream + i];
-      if (st->emits)
-        cb_eng_emit(e, ss[i].addr + it * (uint64_t)ss[i].stride, st->size,
-                    st->site, st->is_write);
-    }
-}
-
-/* A sliced template's stores of values that are the same every iteration
- * (a constant, or a value from outside the loop: cb_slice_maybe marks the
- * others as garbage): their bytes, written as the iterations would. A
- * loop that fills an array with a constant, skipped, left it zero while
- * the shadow said exact, and a needed load read the zeros. */
-static bool write_invariant_stores(cb_eng *e, const cb_tpl_set *ts,
-                                   const cb_tpl *t, cb_value *S,
-                                   const sstate *ss, uint64_t k) {
-  const cb_program *p = e->p;
-  for (uint32_t i = 0; i < t->n_stream; i++) {
-    const cb_tpl_stream *st = &ts->streams[t->first_stream + i];
-    if (!st->is_write || (e->sl[st->op] & CB_SL_MAYBE))
-      continue;
-    const cb_op *op = &p->ops[st->op];
-    const cb_value *v = opnd(p, S, op->a);
-    unsigned l = op->lanes ? op->lanes : 1;
-    unsigned bytes = cb_ty_bytes(op->ty), size = bytes * l;
-    uint8_t tmp[2048];
-    if (size > sizeof tmp)
-      return false;
-    for (unsigned j = 0; j < l; j++)
-      store_lane(tmp + j * bytes, &v[j], op->ty);
-    for (uint64_t it = 0; it < k; it++) {
-      uint64_t bad;
-      if (!cb_mem_write(&e->mem, ss[i].addr + it * (uint64_t)ss[i].stride, tmp,
-                        size, &bad))
-        return false;
-    }
-  }
-  return true;
-}
-
 /* The evaluator's operands, resolved once for this entry: the control
  * values value ops read, each value op's operands and stream, the
  * reduction phis' sources. false when the phis are too many. */
@@ -462,83 +415,8 @@ static bool resolve_values(cb_eng *e, const cb_tpl *t, cb_value *S,
   return true;
 }
 
-/* The control op of t whose slot is o, or -1. */
-static int32_t cop_of_slot(const cb_tpl_set *ts, const cb_tpl *t,
-                           cb_operand o) {
-  for (uint32_t j = 0; j < t->n_cop; j++)
-    if (ts->p->ops[ts->cops[t->first_cop + j].op].dst == o)
-      return (int32_t)j;
-  return -1;
-}
-
-/* Is slot o written by a value op or a reduction phi of t? */
-static bool vop_defines(const cb_tpl_set *ts, const cb_tpl *t, cb_operand o) {
-  for (uint32_t i = 0; i < t->n_vop; i++)
-    if (ts->p->ops[ts->vops[t->first_vop + i]].dst == o)
-      return true;
-  for (uint32_t i = 0; i < t->n_vphi; i++)
-    if (ts->vphis[t->first_vphi + i].dst == o)
-      return true;
-  return false;
-}
-
-/* A sliced template's exact stores (cb_tpl_exact_stores) for the
- * evaluator, over n iterations: the stores alone, in block order, on
- * their streams (copies in ss0: the sliced path needs the first addresses
- * after), each value a constant, an invariant slot, or a control value
- * materialized every iteration. No record is emitted (emit_only or the
- * affine block has them). false when a value comes from a value op of
- * the block, which a sliced template does not compute (slicing flags
- * those maybe garbage, so it does not happen; the interpreter would then
- * take the loop). */
-static bool resolve_exact_stores(cb_eng *e, const cb_tpl *t, cb_value *S,
-                                 const scratch *sc, uint64_t n,
-                                 cb_tpl_iter *itr) {
-  const cb_tpl_set *ts = e->tpl;
-  const cb_program *p = e->p;
-  uint32_t nmat = 0, nrv = 0;
-  for (uint32_t i = 0, ns = 0; i < t->n_vop; i++) {
-    uint32_t gi = ts->vops[t->first_vop + i];
-    const cb_op *op = &p->ops[gi];
-    if (op->code != CB_OP_LOAD && op->code != CB_OP_STORE)
-      continue;
-    uint32_t s = ns++;
-    if (op->code != CB_OP_STORE || (e->sl[gi] & CB_SL_MAYBE))
-      continue;
-    cb_operand v = op->a;
-    if (!(v & CB_OPND_CONST)) {
-      int32_t j = cop_of_slot(ts, t, v);
-      if (j < 0 && vop_defines(ts, t, v))
-        return false;
-      bool have = false;
-      for (uint32_t m = 0; m < nmat && j >= 0; m++)
-        have |= sc->mt[m].slot == &S[v].u;
-      if (j >= 0 && !have) {
-        mat *mt = &sc->mt[nmat++];
-        mt->slot = &S[v].u;
-        mt->cur = sc->A[j];
-        mt->step = sc->B[j];
-        mt->mask = cb_ty_mask(p->ops[ts->cops[t->first_cop + j].op].ty);
-      }
-    }
-    rvop *r = &sc->rv[nrv++];
-    r->op = op;
-    r->d = NULL;
-    r->a = opnd(p, S, v);
-    r->b = r->c = NULL;
-    r->s = (int32_t)s;
-    r->vsel = 0;
-    r->kind = cb_tpl_rk_kind(p, op);
-    r->emit = 0;
-  }
-  memcpy(sc->ss0, sc->ss, t->n_stream * sizeof *sc->ss0);
-  *itr = (cb_tpl_iter){sc->rv, nrv,  sc->ss0,  sc->mt, nmat, NULL, NULL,
-                       0,      true, sc->ptmp, S,      n,    0};
-  return true;
-}
-
 uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
-                    uint32_t *ip, uint64_t *budget) {
+                    uint64_t *budget) {
   cb_tpl_set *ts = e->tpl;
   const cb_tpl *t = &ts->t[ti];
   const cb_program *p = e->p;
@@ -574,35 +452,20 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
       }
     }
   }
-  /* A sliced template whose loop leaves at iteration k (not cut by the
-   * budget) runs that iteration too, all of it but the branch: no value
-   * is computed anyway, so what the interpreter would do there is the
-   * accesses, the stores' shadow and the control ops' slots. Its
-   * accesses then join the block, not the records after it. */
-  const bool sliced = e->sl && t->sliced;
-  bool last = sliced && k < cap;
-  /* Two iterations at least, or any that end the loop: a remainder loop
-   * that runs once (syrk's, after its vector loop) was interpreted after
-   * this function had computed all it takes to run it. */
-  if (!last && k < 2)
+  /* two iterations at least */
+  if (k < 2)
     return 0;
-  for (size_t i = 0; i < nwc; i++) {
-    if (!wc_ok(&sc.wc[i], 0) || (k > 0 && !wc_ok(&sc.wc[i], k - 1)))
+  for (size_t i = 0; i < nwc; i++)
+    if (!wc_ok(&sc.wc[i], 0) || !wc_ok(&sc.wc[i], k - 1))
       return 0;
-    last &= wc_ok(&sc.wc[i], k);
-  }
-  /* every access of iterations 0 .. n-1 on a mapped page, none crossing */
-  uint64_t n = k + last;
+  /* every access of iterations 0 .. k-1 on a mapped page, none crossing */
   for (uint32_t i = 0; i < t->n_stream; i++) {
     const cb_tpl_stream *st = &ts->streams[t->first_stream + i];
     uint64_t a, b;
     ref_val(p, S, &sc, &st->addr, &a, &b);
-    uint64_t good = cb_tpl_first_bad(&e->mem, a, (int64_t)b, st->size, n);
-    if (good < n) {
-      last = false;
-      k = good < k ? good : k;
-      n = k;
-    }
+    uint64_t good = cb_tpl_first_bad(&e->mem, a, (int64_t)b, st->size, k);
+    if (good < k)
+      k = good;
     sstate *s = &sc.ss[i];
     s->addr = a;
     s->stride = (int64_t)b;
@@ -617,7 +480,7 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
     ac->is_write = st->is_write;
     ac->reserved = 0;
   }
-  if (!last && n < 2)
+  if (k < 2)
     return 0;
   for (uint32_t i = 0; i < t->n_stream; i++) {
     const cb_tpl_stream *st = &ts->streams[t->first_stream + i];
@@ -627,74 +490,37 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
       s->pf_n = k - CB_TPL_AHEAD; /* every address before k is mapped */
   }
 
-  /* a sliced template's invariant stores, before anything is emitted:
-   * should one fail, the interpreter takes the iterations over */
-  if (sliced && !write_invariant_stores(e, ts, t, S, sc.ss, n))
-    return 0;
-  /* slicing: a sliced template skips its values; one that computes them
-   * must not read, or make, what it cannot see is stale */
-  bool shadow_after = e->sl && e->mem.stale_any && !sliced;
-  if (shadow_after && !cb_tpl_streams_exact(e, ts, t, sc.ss, k))
-    return 0;
   cb_tpl_iter itr;
-  if (!sliced && !resolve_values(e, t, S, &sc, k, &itr))
+  if (!resolve_values(e, t, S, &sc, k, &itr))
     return 0;
-  if (sliced && t->n_exact && !resolve_exact_stores(e, t, S, &sc, n, &itr))
-    return 0;
-  /* the first addresses, for the shadow after the iterations (a store
-   * that crosses a page writes through cb_mem_write, which clears) */
-  if (shadow_after)
-    memcpy(sc.ss0, sc.ss, t->n_stream * sizeof *sc.ss0);
-  if (sliced && !e->mem.stale_any) {
-    /* from here on, values may be garbage */
-    cb_fast_stale_begins(e);
-    e->mem.stale_any = true;
-  }
 
-  if (sliced)
-    cb_tpl_shadow_prefetch(e, ts, t, sc.ss, n);
   /* the accesses: one affine block, or records in the batch for loops
    * too short to be worth a block's set-up (CB_TPL_MIN_BLOCK) */
   int emit = 0;
   if (e->sink && e->sink->affine && t->n_rec &&
-      n * t->n_rec >= CB_TPL_MIN_BLOCK) {
+      k * t->n_rec >= CB_TPL_MIN_BLOCK) {
     cb_affine_access *acc = sc.acc;
     uint32_t na = 0;
     for (uint32_t i = 0; i < t->n_stream; i++)
       if (ts->streams[t->first_stream + i].emits)
         acc[na++] = sc.acc[i];
     cb_eng_flush(e);
-    cb_affine_block blk = {n, na, acc};
+    cb_affine_block blk = {k, na, acc};
     e->sink->affine(e->sink->ctx, &blk);
   } else if (e->sink && e->sink->fn) {
     emit = 1;
   }
 
-  /* the iterations: their values (the evaluator moves the streams on),
-   * or with slicing only their accesses and the stores' shadow */
-  if (sliced) {
-    if (emit)
-      emit_only(e, ts, t, sc.ss, n);
-    if (t->n_exact)
-      cb_tpl_iterate(e, &itr);
-    cb_tpl_streams_shadow(e, ts, t, sc.ss, n);
-  } else {
-    itr.emit = emit;
-    cb_tpl_iterate(e, &itr);
-    if (shadow_after)
-      cb_tpl_streams_shadow(e, ts, t, sc.ss0, k);
-  }
+  /* the iterations: their values (the evaluator moves the streams on) */
+  itr.emit = emit;
+  cb_tpl_iterate(e, &itr);
 
   /* the state after iteration k-1's back edge, as the interpreter leaves
-   * it: the induction phis, the branch's outcomes, the counts; after
-   * iteration k's ops but the branch, every control op's slot (the
-   * compare's says leave) */
+   * it: the induction phis, the branch's outcomes, the counts */
   for (uint32_t j = 0; j < t->n_cop; j++) {
     const cb_tpl_cop *cp = &ts->cops[t->first_cop + j];
     const cb_op *op = &p->ops[cp->op];
-    if (j == t->cmp && last)
-      S[op->dst].u = !t->cont;
-    else if (op->code == CB_OP_PHI || last)
+    if (op->code == CB_OP_PHI)
       S[op->dst].u = (sc.A[j] + k * sc.B[j]) & cb_ty_mask(op->ty);
   }
   cb_run_outcome *out = e->out;
@@ -704,18 +530,12 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
     if (t->br_aux < p->n_branches && out->branch_counts)
       out->branch_counts[2 * (size_t)t->br_aux + (t->cont ? 0 : 1)] += k;
   }
-  out->loads += n * t->n_loads;
-  out->stores += n * t->n_stores;
+  out->loads += k * t->n_loads;
+  out->stores += k * t->n_stores;
   out->tpl_loops++;
-  out->tpl_sliced += sliced;
-  out->tpl_iters += n;
-  out->tpl_accesses += n * t->n_rec;
+  out->tpl_iters += k;
+  out->tpl_accesses += k * t->n_rec;
   eng_budget_spend(e, budget, k * t->n_ops);
   F->prev = t->block - p->functions[F->func].first_block;
-  if (last) {
-    /* the phis were paid on the back edge; the branch is the caller's */
-    eng_budget_spend(e, budget, t->n_ops - t->np - 1);
-    *ip = p->blocks[t->block].first_op + t->n_ops - 1;
-  }
-  return n;
+  return k;
 }

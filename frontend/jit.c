@@ -101,8 +101,7 @@ static void make_types(jit_gen *g) {
   for (unsigned i = 0; i < IO_NFIELDS; i++)
     f[i] = i >= IO_IP ? g->i32 : g->i64;
   f[IO_SLOTS] = g->p64;
-  f[IO_TLB] = g->p64;  /* pairs of words: pno, data */
-  f[IO_STLB] = g->p64; /* triples: pno, data, bits */
+  f[IO_TLB] = g->p64; /* pairs of words: pno, data */
   f[IO_STOP] = g->p8;
   f[IO_OP_FLAGS] = g->p8;
   f[IO_COUNTS] = g->p64;
@@ -247,7 +246,6 @@ static bool gen_kernel(jit_gen *g, uint32_t fi, const bool *region) {
   LLVMPositionBuilderAtEnd(g->B, entry);
   g->slots = jit_load(g, g->p64, io_field(g, IO_SLOTS), TB_IO);
   g->tlb = jit_load(g, g->p64, io_field(g, IO_TLB), TB_IO);
-  g->stlb = jit_load(g, g->p64, io_field(g, IO_STLB), TB_IO);
   g->stop = jit_load(g, g->p8, io_field(g, IO_STOP), TB_IO);
   g->op_flags = jit_load(g, g->p8, io_field(g, IO_OP_FLAGS), TB_IO);
   g->counts = jit_load(g, g->p64, io_field(g, IO_COUNTS), TB_IO);

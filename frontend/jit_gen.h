@@ -16,7 +16,6 @@
 enum {
   IO_SLOTS,
   IO_TLB,
-  IO_STLB,
   IO_STOP,
   IO_OP_FLAGS,
   IO_COUNTS,
@@ -68,7 +67,7 @@ typedef struct jit_gen {
   LLVMValueRef F;
   LLVMTypeRef i1, i8, i16, i32, i64, f64, p8, p64, io_ty;
   LLVMValueRef io;
-  LLVMValueRef slots, tlb, stlb, stop, op_flags, counts, batch, cap;
+  LLVMValueRef slots, tlb, stop, op_flags, counts, batch, cap;
   LLVMValueRef stream;  /* io->stream_records != 0 */
   unsigned nt_kind;     /* !nontemporal */
   LLVMValueRef nt_node; /* its operand, i32 1 */
@@ -83,7 +82,6 @@ typedef struct jit_gen {
   LLVMBasicBlockRef *exits;         /* per op of the function, lazily */
   uint32_t first_op;                /* of the function */
   LLVMValueRef fma;                 /* llvm.fma.f64 */
-  LLVMValueRef stale_fn;            /* jit_mem.c's helper, once made */
 } jit_gen;
 
 /* jit_ops.c: the code of local block lb, at g->body[lb] (already made),

@@ -56,9 +56,6 @@ typedef struct cb_analysis_stats {
   uint32_t kernels;
   double kernel_compile_s;
   uint64_t kernel_ops;
-  /* outer-loop iterations the engine replayed from the one before
-   * (analysis/repeat.h) */
-  uint64_t rep_iters;
   /* blocks the cache model received, and of those, the ones counted
    * without running them and the ones split by set over sim_threads
    * threads (cb_affine_stats), over every cache */
@@ -90,11 +87,8 @@ typedef struct cb_analysis_options {
   unsigned sim_threads;
   /* Simulate an input's stream on two threads at once, cut in time
    * (analysis/split.h), where a core is to spare for it and the caches
-   * allow (no classification; LRU, FIFO or MRU levels) and, unless
-   * split_epoch is set, the engine replays no loop's iterations
-   * (analysis/repeat.h: the memos then count nearly all of the stream,
-   * and the split cost more than it saved); split_epoch: accesses per
-   * piece, 0: the default. The counters are the same. */
+   * allow (no classification; LRU, FIFO or MRU levels); split_epoch:
+   * accesses per piece, 0: the default. The counters are the same. */
   bool split;
   uint64_t split_epoch;
   const char *argv0; /* the executable path the real run is given */

@@ -181,9 +181,6 @@ typedef enum cb_run_status {
   CB_RUN_ERROR,  /* the model stopped the input: see message */
   CB_RUN_BUDGET, /* the operation budget ran out */
   CB_RUN_ABORT,  /* the program called abort() or failed an assert */
-  CB_RUN_STALE,  /* slicing only: a value the run skipped was needed (a
-                    branch, an address or the C library read it); run the
-                    input again without slicing */
   CB_RUN_STOPPED /* stopped from outside: a signal or the time limit
                     (cb_engine_options.interrupt, deadline) */
 } cb_run_status;
@@ -221,15 +218,9 @@ typedef struct cb_run_outcome {
    * through one, the iterations run from templates, and the accesses they
    * emitted. Always 0 with --exact-engine. */
   uint64_t tpl_loops, tpl_iters, tpl_accesses;
-  uint64_t tpl_sliced; /* of tpl_loops: run without their values (slicing) */
   /* Operations the frontend's native kernels ran (program.h); always 0
    * with --exact-engine. */
   uint64_t kernel_ops;
-  /* Iterations of outer loops the fast engine replayed from the one
-   * before (analysis/repeat.h) instead of running them; their operations,
-   * accesses and branches are counted above. Always 0 with
-   * --exact-engine. */
-  uint64_t rep_iters;
 } cb_run_outcome;
 
 void cb_engine_options_default(cb_engine_options *opt);

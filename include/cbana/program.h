@@ -516,36 +516,26 @@ typedef struct cb_mach_stats {
  * at ip not started. */
 #define CB_KERNEL_PAGE_BITS 12
 #define CB_KERNEL_PAGE_SIZE (1ull << CB_KERNEL_PAGE_BITS)
-/* Entries of the two translation caches (a power of two each). */
+/* Entries of the translation cache (a power of two). */
 #define CB_KERNEL_TLB_N 4096u
-#define CB_KERNEL_STLB_N 4096u
 
 typedef struct cb_kernel_page {
   uint64_t pno; /* page number (address >> CB_KERNEL_PAGE_BITS) */
   uint8_t *data;
 } cb_kernel_page;
 
-/* A page whose bytes may hold values slicing skipped (analysis/slice.h),
- * with its shadow: a bit per byte, 1 = stale. */
-typedef struct cb_kernel_stale_page {
-  uint64_t pno;
-  uint8_t *data, *bits;
-} cb_kernel_stale_page;
-
 typedef struct cb_kernel_io {
-  cb_value *slots;                  /* the frame's value slots */
-  const cb_kernel_page *tlb;        /* CB_KERNEL_TLB_N, by pno modulo it */
-  const cb_kernel_stale_page *stlb; /* CB_KERNEL_STLB_N pages with a
-                                       shadow, never in tlb */
-  const uint8_t *stop;              /* per global block: 1 = left to the
-                                       interpreter (a loop template's header);
-                                       only a block that is its own successor
-                                       is marked, and only jumps to such a
-                                       block look */
-  const uint8_t *op_flags;          /* per op: CB_KERNEL_OP_* */
-  uint64_t *branch_counts;          /* cb_run_outcome's, or NULL */
-  uint8_t *batch;                   /* 16-byte records laid out as cb_access
-                                       (stream.h): addr, site, size, is_write */
+  cb_value *slots;           /* the frame's value slots */
+  const cb_kernel_page *tlb; /* CB_KERNEL_TLB_N, by pno modulo it */
+  const uint8_t *stop;       /* per global block: 1 = left to the
+                                interpreter (a loop template's header);
+                                only a block that is its own successor
+                                is marked, and only jumps to such a
+                                block look */
+  const uint8_t *op_flags;   /* per op: CB_KERNEL_OP_* */
+  uint64_t *branch_counts;   /* cb_run_outcome's, or NULL */
+  uint8_t *batch;            /* 16-byte records laid out as cb_access
+                                (stream.h): addr, site, size, is_write */
   uint64_t nbatch, cap;
   uint64_t stream_records; /* 1: write the records with
                               non-temporal stores (another core
@@ -558,12 +548,8 @@ typedef struct cb_kernel_io {
 } cb_kernel_io;
 
 /* op_flags: a store folded into its load (x86 read-modify-write), which
- * makes no access; a load whose value is needed (a stale byte leaves it
- * to the interpreter, which stops the run); a store of a value slicing
- * may have skipped (its bytes become stale). */
+ * makes no access. */
 #define CB_KERNEL_OP_FOLDED 1u
-#define CB_KERNEL_OP_NEED 2u
-#define CB_KERNEL_OP_MAYBE 4u
 
 typedef void (*cb_kernel_fn)(cb_kernel_io *io);
 

@@ -219,11 +219,10 @@ static void test_stack_top(void) {
   }
 }
 
-/* cb_mem_move carries the stale shadow (slicing's skipped values) with
- * the bytes, byte for byte, across pages and both ways of overlap: the
- * moved bytes' states are the source's before the move, the others
+/* cb_mem_move is memmove in the model: across pages and both ways of
+ * overlap, the moved bytes are the source's before the move, the others
  * keep theirs. Against a byte array kept beside. */
-static void test_mem_move_stale(void) {
+static void test_mem_move(void) {
   const uint64_t lo = 0x20000, size = 5 * 4096;
   uint64_t seed = 5;
   int bad = 0;
@@ -231,17 +230,13 @@ static void test_mem_move_stale(void) {
     cb_mem m;
     cb_mem_init(&m);
     cb_mem_map(&m, lo, lo + size);
-    static uint8_t want[5 * 4096];
-    memset(want, 0, sizeof want);
-    /* stale runs of random lengths, some crossing pages */
-    for (int r = 0; r < 30; r++) {
+    static uint8_t want[5 * 4096], got[5 * 4096];
+    for (uint64_t i = 0; i < size; i++) {
       seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-      uint64_t at = (seed >> 20) % size, len = 1 + (seed >> 45) % 300;
-      if (at + len > size)
-        len = size - at;
-      cb_mem_stale_mark(&m, lo + at, len);
-      memset(want + at, 1, len);
+      want[i] = (uint8_t)(seed >> 56);
     }
+    uint64_t fault = 0;
+    CHECK(cb_mem_write(&m, lo, want, size, &fault));
     seed = seed * 6364136223846793005ull + 1442695040888963407ull;
     uint64_t n = 1 + (seed >> 33) % 9000;
     uint64_t src = (seed >> 13) % (size - n);
@@ -251,74 +246,10 @@ static void test_mem_move_stale(void) {
                        : (seed >> 29) % (size - n);
     if (dst + n > size)
       dst = size - n;
-    uint64_t fault = 0;
     CHECK(cb_mem_move(&m, lo + dst, lo + src, n, &fault));
-    static uint8_t moved[9000];
-    memcpy(moved, want + src, n);
-    memcpy(want + dst, moved, n);
-    for (uint64_t i = 0; i < size; i++)
-      bad += cb_mem_stale_any(&m, lo + i, 1) != (want[i] != 0);
-    cb_mem_destroy(&m);
-  }
-  CHECK_EQ_U64(bad, 0);
-}
-
-/* cb_mem_stale_mark_stream remembers the columns it marked (and
- * cb_mem_stale_mark its long ranges) and marks only what is past them
- * while no stale bit went back to exact: against
- * a byte array kept beside, columns from a small pool marked again, one
- * row more or fewer, between exact writes, clears of ranges, and pages
- * unmapped and mapped again (their shadow dropped). */
-static void test_mem_mark_stream_memo(void) {
-  const uint64_t lo = 0x40000, rows = 40, row = 1000, size = rows * row;
-  static uint8_t want[40 * 1000];
-  uint64_t seed = 11;
-  int bad = 0;
-  for (int round = 0; round < 20; round++) {
-    cb_mem m;
-    cb_mem_init(&m);
-    cb_mem_map(&m, lo, lo + size);
-    memset(want, 0, sizeof want);
-    for (int step = 0; step < 400; step++) {
-      seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-      unsigned op = (unsigned)(seed >> 60);
-      uint64_t r = seed >> 20;
-      if (op < 3) { /* a long range from one of a few starts */
-        uint64_t at = (r % 4) * row + 8, n = 256 + (r >> 8) % 2500;
-        cb_mem_stale_mark(&m, lo + at, n);
-        memset(want + at, 1, n);
-      } else if (op < 10) { /* a column of 8-byte elements, down or up */
-        uint64_t col = (r % 6) * 8, n = 1 + (r >> 8) % rows;
-        bool up = (r >> 16) & 1;
-        uint64_t first = up ? (rows - 1) * row + col : col;
-        int64_t stride = up ? -(int64_t)row : (int64_t)row;
-        cb_mem_stale_mark_stream(&m, lo + first, stride, 8, n);
-        for (uint64_t t = 0; t < n; t++)
-          memset(want + first + t * (uint64_t)stride, 1, 8);
-      } else if (op < 12) { /* an exact write inside the columns */
-        uint64_t at = (r % rows) * row + (r >> 12) % 48, n = 1 + (r >> 24) % 16;
-        uint8_t buf[16] = {0};
-        uint64_t fault = 0;
-        CHECK(cb_mem_write(&m, lo + at, buf, n, &fault));
-        memset(want + at, 0, n);
-      } else if (op < 14) { /* a clear of a range */
-        uint64_t at = r % size, n = 1 + (r >> 30) % 3000;
-        if (at + n > size)
-          n = size - at;
-        cb_mem_stale_clear(&m, lo + at, n);
-        memset(want + at, 0, n);
-      } else if (op < 15) { /* pages dropped and mapped again */
-        /* a whole page (unmap drops the shadow of those only) */
-        uint64_t p0 = lo + ((r % (size - 4096)) & ~4095ull), p1 = p0 + 4096;
-        cb_mem_unmap(&m, p0, p1);
-        cb_mem_map(&m, p0, p1);
-        memset(want + (p0 - lo), 0, p1 - p0);
-      } else { /* a native kernel may have cleared anything */
-        cb_mem_stale_unknown(&m);
-      }
-    }
-    for (uint64_t i = 0; i < size; i++)
-      bad += cb_mem_stale_any(&m, lo + i, 1) != (want[i] != 0);
+    memmove(want + dst, want + src, n);
+    CHECK(cb_mem_read(&m, lo, got, size, &fault));
+    bad += memcmp(got, want, size) != 0;
     cb_mem_destroy(&m);
   }
   CHECK_EQ_U64(bad, 0);
@@ -398,8 +329,7 @@ int main(void) {
   test_split();
   test_parse();
   test_mem();
-  test_mem_move_stale();
-  test_mem_mark_stream_memo();
+  test_mem_move();
   test_lineset();
   return check_done();
 }
