@@ -32,7 +32,7 @@ clang-14 -O2 -o "$tmp/native" "$src" 2>"$tmp/cc.err" ||
 # --jobs 2 for one input: the simulation on a thread of its own, fed
 # through the pipe, into which the kernels write their records with
 # non-temporal stores; --jobs 1: in line, the records plain
-for mode in gather hash chase stale cross status; do
+for mode in gather hash chase rewrite cross status; do
   run "$mode" analyze "$src" --args "$mode" --stats --wait-kernels --jobs 2
   run "$mode.inline" analyze "$src" --args "$mode" --wait-kernels --jobs 1
   run "$mode.ref" analyze "$src" --args "$mode" --exact-engine

@@ -5,11 +5,11 @@
 # numbers the program prints and its exit status, all computed by the
 # model, must be what the program's own executable (built and run here,
 # by the test) gives, for the cases of
-# tests/unit/engine/progs/slice_cases.c: numbers that only printf, memcpy,
+# tests/unit/engine/progs/value_cases.c: numbers that only printf, memcpy,
 # a punned read or the exit status take from the loops that compute them.
 set -u
 cbana=$1
-src=$(cd "$(dirname "$0")/../unit/engine/progs" && pwd)/slice_cases.c
+src=$(cd "$(dirname "$0")/../unit/engine/progs" && pwd)/value_cases.c
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/checks.sh"
 field() { # field FILE KEY: the first run's KEY

@@ -55,7 +55,7 @@ static const prog progs[] = {
     {"libc_mix", {"@libc_mix.c"}, "@libc_mix.inputs", NULL},
     {"vec_mix", {"@vec_mix.c"}, "@vec_mix.inputs", NULL},
     {"loop_shapes", {"@loop_shapes.c"}, "@loop_shapes.inputs", NULL},
-    {"repeat_cases", {"@repeat_cases.c"}, "@repeat_cases.inputs", NULL},
+    {"time_steps", {"@time_steps.c"}, "@time_steps.inputs", NULL},
     {"gemm", {"%linear-algebra/blas/gemm.c"}, NULL, PB},
     {"seidel-2d", {"%stencils/seidel-2d.c"}, NULL, PB},
     {"cholesky", {"%linear-algebra/solvers/cholesky.c"}, NULL, PB},
@@ -253,7 +253,7 @@ static void one_prog(const prog *pr) {
    * count, so that it ends inside an iteration) */
   if (!strcmp(pr->name, "loop_shapes"))
     input_on_budget(pr, p, "300", "2");
-  if (!strcmp(pr->name, "repeat_cases"))
+  if (!strcmp(pr->name, "time_steps"))
     input_on_budget(pr, p, "0", "100000");
   bool want = false;
   for (size_t i = 0; i < sizeof with_templates / sizeof *with_templates; i++)

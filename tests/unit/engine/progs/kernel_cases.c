@@ -11,15 +11,14 @@
  *          read-modify-write), 8-, 16- and 32-bit loads and stores,
  *          signed division and remainder by -1 and by negatives
  * chase    a shuffled linked list, followed to the end many times
- * stale    a table a sliced loop fills, read and written by a gather
- *          (pages with a stale shadow), then one value read where it
- *          decides a branch (a stale read: the run is redone unsliced)
+ * rewrite  a table a template loop fills, read and rewritten by a
+ *          gather in the kernel, then one value read back as an integer
+ *          where it decides a branch
  * divzero  a divisor loaded from the data that is zero at the end: the
  *          engine's error, at the same operation
  * cross    8-byte loads at unaligned addresses, some across pages
  * status   random gathers whose sum only main's return value (the exit
- *          status) and printf need: sliced, the kernel reads none of
- *          them, and both come from the native run
+ *          status) and printf take
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,7 +112,7 @@ static int chase(long n) {
   return 0;
 }
 
-static int stale(long n) {
+static int rewrite(long n) {
   double *v = malloc(n * sizeof *v);
   int *idx = malloc(n * sizeof *idx);
   for (long i = 0; i < n; i++) /* a template; its values only printed */
@@ -126,17 +125,15 @@ static int stale(long n) {
   double s = 0.0;
   for (long k = 0; k < n; k++) {
     s += v[idx[k]];
-    v[k] = s; /* a maybe-garbage value onto stale bytes */
+    v[k] = s; /* over the filled values, in the kernel */
   }
-  /* a needed read of bytes the kernel stored a maybe-garbage value into
-   * (as an integer: slicing, by type, keeps every double store needed if
-   * a double load is): they must have been marked stale, and the run is
-   * redone unsliced */
+  /* bytes the kernel stored, read back as an integer that decides a
+   * branch */
   long bits;
   memcpy(&bits, &v[n / 2], sizeof bits);
   if (bits > 0x4059000000000000L) /* above 100.0 */
     printf("big ");
-  printf("stale %.3f\n", s);
+  printf("rewrite %.3f\n", s);
   free(v);
   free(idx);
   return 0;
@@ -197,8 +194,8 @@ int main(int argc, char **argv) {
     return hash(n);
   if (!strcmp(m, "chase"))
     return chase(n);
-  if (!strcmp(m, "stale"))
-    return stale(n);
+  if (!strcmp(m, "rewrite"))
+    return rewrite(n);
   if (!strcmp(m, "divzero"))
     return divzero(n);
   if (!strcmp(m, "cross"))

@@ -1,41 +1,29 @@
-/* Slicing's cases (analysis/slice.h), one per first argument. Loops whose
- * values nothing needs run without computing them; where something does
- * read such a value, the run must notice and be redone unsliced. The
- * identity test runs every case fast and exact and compares the reports;
- * tests/e2e/slice_stats.sh checks which cases are redone.
+/* Values a loop computes that only printf, memcpy, a read through
+ * another type, a call's return or the exit status take, one case per
+ * first argument (the second: how many elements). The fast engine's loop
+ * templates compute them as the interpreter does: fast_identity_progs
+ * runs every case fast and exact and compares the reports, and
+ * tests/e2e/no_native_run.sh compares the printed numbers and the exit
+ * status with the program's own executable.
  *
- *   print    numbers computed in sliced loops, printed (the text comes
- *            from the native run)
+ *   print    sums of arrays two loops filled, printed
  *   fields   the same through widths, precision, justification, %c, %d
- *   copy     a sliced array moved by memcpy, then printed
- *   pun      doubles read back as integers that pick addresses: a stale
- *            read, the run is redone unsliced
- *   spin     prints a sliced number, then never ends: the native run is
- *            killed after its time (10 s with the default budget) and the
- *            model stops at its budget (tests/e2e/slice_stats.sh only)
- *   sqrt     a sliced sum through sqrt into a sliced loop: sqrt's
- *            argument is not needed (clang computes it inline); the
- *            native run's ld.so log shows sqrt never bound, so no redo
- *   sqrtneg  the same with a negative argument: natively the call binds
- *            libm's sqrt (lazy binding, traffic the model replays at that
- *            call), so the sliced run stops and is redone unsliced
- *   reuse    a heap block filled by a sliced loop (its bytes stale), freed;
- *            the same block again, filled with integers that are needed
- *            (they pick the elements read): the stores make the bytes
- *            exact, so the reads need no redo
- *   status   a sum that only main's return value (the exit status) needs,
- *            returned by a function of its own: its loop runs sliced, and
- *            the exit status is the native run's
+ *   copy     an array moved by memcpy, then summed and printed
+ *   pun      doubles read back as integers that pick addresses
+ *   sqrt     a sum through sqrt into a loop (clang computes sqrt inline
+ *            and calls libm only for a negative argument)
+ *   sqrtneg  the same with a negative argument: the call binds libm's
+ *            sqrt (lazy binding, traffic the model replays at that call)
+ *   reuse    a heap block filled with doubles, freed; the same block
+ *            again, filled with integers that pick the elements read
+ *   status   a sum that only main's return value (the exit status) takes,
+ *            returned by a function of its own
  *   fill     loops that store the same value every iteration (a constant,
- *            a value from before the loop) run sliced and still leave it
- *            in memory, where it picks the branches and elements read
- *            later (no redo)
- *   iota     a sliced loop stores its induction variable, which it does
- *            not write: the needed reads of it are stale, the run redone
- *   branch   floats compared: needed, so stores of floats are not sliced
- *            (no redo). Floats, not doubles: which loads are needed is a
- *            question about the whole program, and a double compared
- *            anywhere would keep every double store from being sliced. */
+ *            a value from before the loop), which later picks the
+ *            branches and elements read
+ *   iota     a loop stores its induction variable, read back to pick
+ *            the branches
+ *   branch   floats computed in one loop, compared in the next */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -78,8 +66,6 @@ int main(int argc, char **argv) {
     printf("%.17g %.17g\n", total(a, n), total(b, n));
   } else if (!strcmp(mode, "fields")) {
     double s = total(b, n);
-    /* masks, not %: a division is needed (a zero divisor stops the
-     * program), and with it every double this program stores */
     printf("[%-14.3f|%8d|%+.2e|%c|%x]\n", s, (int)s & 1023, s / 7,
            'a' + ((int)s & 15), (unsigned)s);
     printf("%g%%\n", s / n);
@@ -91,23 +77,11 @@ int main(int argc, char **argv) {
     printf("%.6f\n", total(c, n));
     free(c);
   } else if (!strcmp(mode, "pun")) {
-    /* the bits of a sliced double choose the element read */
+    /* the bits of a double choose the element read */
     const uint64_t *bits = (const uint64_t *)(const void *)b;
     double s = 0;
     for (int i = 0; i < n; i++)
       s += a[bits[i] % (uint64_t)n];
-    printf("%.6f\n", s);
-  } else if (!strcmp(mode, "spin")) {
-    printf("%.6f\n", total(b, n));
-    fflush(stdout);
-    for (volatile unsigned long i = 0;; i++)
-      ;
-  } else if (!strcmp(mode, "late")) {
-    /* the printf comes after a loop of hours: a native run started
-     * ahead of it (driver_native.h) is never asked for */
-    double s = total(b, n);
-    for (volatile unsigned long i = 0; i < (1ul << 42); i++)
-      ;
     printf("%.6f\n", s);
   } else if (!strcmp(mode, "sqrt") || !strcmp(mode, "sqrtneg")) {
     double s = total(b, n);

@@ -1,15 +1,14 @@
-/* Outer loops for the fast engine's replay of repeating iterations
- * (analysis/repeat.h): time steps whose stream repeats (they must be
- * replayed) and near misses (they must not be), each run against the
- * reference interpreter by engine_fast_stream with slicing on.
- * Usage: repeat_cases MODE T
+/* Time-step loops around loop templates, run against the reference
+ * interpreter by engine_fast_stream (budgets that end inside them too)
+ * and fast_identity_progs: steps whose stream is the same every step and
+ * steps where it is not.
+ * Usage: time_steps MODE T
  *   0  a stencil's time steps, with branches on the inner variables
- *   1  as 0, and the step's variable in an address (no replay)
- *   2  as 0, and a value computed step by step printed (no replay)
+ *   1  as 0, and the step's variable in an address
+ *   2  as 0, and a value computed step by step printed
  *   3  as 0, counting down by 2 in a char, to 0 (!=)
  *   4  as 0, with the exit test between the two sweeps
- *   5  as 0, reading a value the previous step stored as an index (no
- *      replay: a needed load) */
+ *   5  as 0, reading a value the previous step stored as an index */
 #include <stdio.h>
 #include <stdlib.h>
 

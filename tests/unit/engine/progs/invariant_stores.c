@@ -1,9 +1,9 @@
-/* Loops that run sliced (analysis/slice.h: nothing needs a value they
- * compute) but store values that are exact all the same: a sliced loop
- * computes nothing, yet these bytes must hold what the program stored,
- * since nothing marks them stale. A later loop reads them to pick the
- * lines it reads, so a store left undone changes the cache counts. One
- * case per first argument (the second: how many elements):
+/* Loops whose stores write the same value every iteration, or values
+ * the loop computes for its addresses anyway, while nothing else they
+ * compute is read: the loop templates must still write those bytes. A
+ * later loop reads them to pick the lines it reads, so a store left
+ * undone changes the cache counts. One case per first argument (the
+ * second: how many elements):
  *
  *   const      a constant, through a volatile array (no memset)
  *   invariant  a value computed before the loop (vector stores of a
