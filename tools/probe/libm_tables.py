@@ -1,0 +1,213 @@
+#!/usr/bin/env python3
+"""libm_tables.py: generates analysis/libc_math_tables.h, the rows of each
+path of glibc's libm functions (docs/process-model.md section 9.7).
+
+  libm_tables.py BUILD_DIR [N] > analysis/libc_math_tables.h
+
+For each function, N arguments (random over its ranges, and edge cases)
+go through tools/probe/libm_probe.c under `valgrind --tool=lackey
+--trace-mem=yes`; each call's accesses made by libm's instructions (the
+`ret`'s read of the return address left out: the engine makes it) are
+named relative to the caller's rsp (S), libm's base (M) or the thread
+pointer (T). BUILD_DIR's engine_libm_traffic --paths gives each call's
+path and table offsets (idx, analysis/libc_math_traffic.c); calls of one
+path must have one shape, and a row that varies must be a fixed offset
+from one idx (an X row), else the script stops naming the path."""
+import os
+import random
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# name, arity, CB_LIBC id, argument ranges: (lo, hi) magnitudes, log-uniform
+FUNCS = [
+    ("sin", 1, "SIN", [(1e-9, 1e-7), (1e-7, 0.126), (0.126, 0.86),
+                       (0.85, 2.43), (2.4, 1e3), (1e3, 1e8)]),
+    ("cos", 1, "COS", [(1e-9, 1e-7), (1e-7, 0.126), (0.126, 0.86),
+                       (0.85, 2.43), (2.4, 1e3), (1e3, 1e8)]),
+]
+SPECIAL = [0.0, -0.0, float("inf"), float("-inf"), float("nan"), 5e-324,
+           2.2250738585072014e-308, 1e-310, 1.0, -1.0, 0.5, 2.0, 1e300,
+           -1e300, 1e-300]
+
+
+def bits(x):
+    return struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+def gen_args(ranges, n, rng, two):
+    out = []
+    for i in range(n):
+        if i < len(SPECIAL) * (len(SPECIAL) if two else 1) and i < n // 4:
+            if two:
+                x = SPECIAL[i % len(SPECIAL)]
+                y = SPECIAL[i // len(SPECIAL)]
+            else:
+                x, y = SPECIAL[i], 0.0
+        else:
+            def one(r):
+                lo, hi = r
+                import math
+                v = math.exp(rng.uniform(math.log(lo), math.log(hi)))
+                return -v if rng.random() < 0.5 else v
+            if two:
+                x = one(rng.choice(ranges[0]))
+                y = one(rng.choice(ranges[1]))
+            else:
+                x, y = one(rng.choice(ranges)), 0.0
+        out.append((bits(x), bits(y)))
+    return out
+
+
+def trace(probe, fn, arity, args):
+    """per call: [(kind, off, len, write)]"""
+    with tempfile.TemporaryDirectory() as d:
+        log = os.path.join(d, "lackey")
+        inp = "".join("%x %x\n" % a for a in args)
+        r = subprocess.run(["valgrind", "--tool=lackey", "--trace-mem=yes",
+                            "--log-file=" + log, probe, fn, str(arity)],
+                           input=inp, capture_output=True, text=True)
+        m = re.search(r"base 0x([0-9a-f]+) tp 0x([0-9a-f]+) mark "
+                      r"0x([0-9a-f]+)", r.stderr)
+        if not m:
+            sys.exit("probe failed: " + r.stderr)
+        base, tp, mark = (int(x, 16) for x in m.groups())
+        calls, cur, rsp, inlibm = [], None, None, False
+        with open(log) as f:
+            for line in f:
+                if line[0] == "I":
+                    ip = int(line[3:line.index(",")], 16)
+                    inlibm = base <= ip < base + 0x100000
+                    continue
+                if line[0] != " ":
+                    continue
+                k = line[1]
+                a, n = line[3:].split(",")
+                a, n = int(a, 16), int(n)
+                if a == mark and k == "S":
+                    if cur is None:
+                        cur, rsp = [], None
+                    else:
+                        calls.append(cur)
+                        cur = None
+                    continue
+                if cur is None:
+                    continue
+                if rsp is None and k == "S" and not inlibm:
+                    rsp = a + 8  # the call's push
+                    continue
+                if not inlibm:
+                    continue
+                w = 1 if k == "S" else 0  # M (modify) counts as one read
+                if rsp - 0x10000 < a < rsp + 0x100:
+                    row = ("S", rsp - a, n, w)
+                elif base <= a < base + 0x100000:
+                    row = ("M", a - base, n, w)
+                elif tp - 0x1000 <= a < tp + 0x1000:
+                    row = ("T", a - tp, n, w)
+                else:
+                    row = ("?", a, n, w)
+                cur.append(row)
+        for c in calls:
+            if c and c[-1] == ("S", 8, 8, 0):
+                c.pop()  # the ret
+        return calls
+
+
+def paths(tool, fn, arity, args):
+    inp = "".join("%x %x\n" % a for a in args)
+    r = subprocess.run([tool, "--paths", fn], input=inp,
+                       capture_output=True, text=True, check=True)
+    return [tuple(int(v) for v in l.split()) for l in r.stdout.splitlines()]
+
+
+def template(fn, path, group):
+    """group: [(rows, idx)] -> rows with X bases, or exit"""
+    rows0 = group[0][0]
+    for rows, _ in group:
+        if len(rows) != len(rows0) or any(
+                (a[0], a[2], a[3]) != (b[0], b[2], b[3])
+                for a, b in zip(rows, rows0)):
+            sys.exit("%s path %d: calls of two shapes:\n%s\n%s" %
+                     (fn, path, rows0, rows))
+    out = []
+    for i, r in enumerate(rows0):
+        offs = [rows[i][1] for rows, _ in group]
+        if all(o == offs[0] for o in offs):
+            out.append(r)
+            continue
+        if r[0] == "M":
+            for j in range(4):
+                d = [rows[i][1] - idx[j] for rows, idx in group]
+                if all(x == d[0] for x in d):
+                    out.append(("X%d" % j, d[0], r[2], r[3]))
+                    break
+            else:
+                sys.exit("%s path %d row %d: no idx fits: %s" %
+                         (fn, path, i, offs[:8]))
+        else:
+            sys.exit("%s path %d row %d varies: %s" % (fn, path, i, offs[:8]))
+    return out
+
+
+def main():
+    build = sys.argv[1]
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else 3000
+    tool = os.path.join(build, "tests/unit/engine/engine_libm_traffic")
+    with tempfile.TemporaryDirectory() as d:
+        probe = os.path.join(d, "libm_probe")
+        subprocess.run(["cc", "-O1", "-o", probe,
+                        os.path.join(HERE, "libm_probe.c"), "-ldl"],
+                       check=True)
+        print("/* libc_math_tables.h: generated by tools/probe/libm_tables.py"
+              " from lackey\n * traces of glibc 2.36's libm (libm.so.6 build"
+              " id d6e6f9e3...); the rows\n * of each path of"
+              " libc_math_traffic.c. Do not edit. */")
+        print("#define R(b, o, n, w) {CB_LM_##b, n, w, o}")
+        entries = []
+        for fn, arity, cid, ranges in FUNCS:
+            rng = random.Random(fn)
+            args = gen_args(ranges, n, rng, arity == 2)
+            calls = trace(probe, fn, arity, args)
+            ps = paths(tool, fn, arity, args)
+            assert len(calls) == len(args) == len(ps), (len(calls), len(ps))
+            groups = {}
+            for rows, p in zip(calls, ps):
+                if p[0] >= 0:
+                    groups.setdefault(p[0], []).append((rows, p[1:]))
+            unm = sum(1 for p in ps if p[0] < 0)
+            sys.stderr.write("%s: paths %s, %d unmodelled\n" % (
+                fn, {k: len(v) for k, v in sorted(groups.items())}, unm))
+            for path, group in sorted(groups.items()):
+                rows = template(fn, path, group)
+                name = "lm_%s_%d" % (fn, path)
+                body = ", ".join("R(%s, %s, %d, %d)" % (
+                    k, ("%#x" % o) if o >= 0 else ("-%#x" % -o), ln, w)
+                    for k, o, ln, w in rows)
+                print("static const cb_lm_row %s[] = {%s};" % (
+                    name, body or "{0, 0, 0, 0}"))
+                entries.append((cid, path, name, len(rows)))
+        print("#undef R")
+        print("typedef struct lm_path {\n  const cb_lm_row *rows;\n"
+              "  size_t n;\n} lm_path;")
+        fns = []
+        for cid in dict.fromkeys(c for c, _, _, _ in entries):
+            ps = {p: (nm, k) for c, p, nm, k in entries if c == cid}
+            arr = "lm_%s_paths" % cid.lower()
+            print("static const lm_path %s[] = {%s};" % (arr, ", ".join(
+                "{%s, %d}" % ps[p] if p in ps else "{NULL, 0}"
+                for p in range(max(ps) + 1))))
+            fns.append((cid, arr))
+        print("static const lm_path *lm_fn_paths(uint32_t fn, size_t *n) {")
+        print("  switch (fn) {")
+        for cid, arr in fns:
+            print("  case CB_LIBC_%s:\n    *n = sizeof %s / sizeof %s[0];\n"
+                  "    return %s;" % (cid, arr, arr, arr))
+        print("  default:\n    *n = 0;\n    return NULL;\n  }\n}")
+
+if __name__ == "__main__":
+    main()
