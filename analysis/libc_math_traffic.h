@@ -15,8 +15,18 @@
 #include <stdint.h>
 
 /* S: the caller's rsp - off; M: libm + off; T: the thread pointer + off;
+ * Z: the caller's rsp - off + idx[3] (a byte valgrind's `bt` reads);
  * X0..X3: libm + idx[k] + off (a table entry the path computes) */
-enum { CB_LM_S, CB_LM_M, CB_LM_T, CB_LM_X0 };
+enum {
+  CB_LM_S,
+  CB_LM_M,
+  CB_LM_T,
+  CB_LM_Z,
+  CB_LM_X0,
+  CB_LM_X1,
+  CB_LM_X2,
+  CB_LM_X3
+};
 #define CB_LM_NIDX 4
 
 typedef struct cb_lm_row {

@@ -13,6 +13,7 @@ pointer (T). BUILD_DIR's engine_libm_traffic --paths gives each call's
 path and table offsets (idx, analysis/libc_math_traffic.c); calls of one
 path must have one shape, and a row that varies must be a fixed offset
 from one idx (an X row), else the script stops naming the path."""
+import math
 import os
 import random
 import re
@@ -23,44 +24,81 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# name, arity, CB_LIBC id, argument ranges: (lo, hi) magnitudes, log-uniform
+LIBM = "/lib/x86_64-linux-gnu/libm.so.6"
+
+
+def logu(rng, lo, hi):
+    v = math.exp(rng.uniform(math.log(lo), math.log(hi)))
+    return -v if rng.random() < 0.5 else v
+
+
+def g_sincos(rng):
+    r = rng.choice([(1e-9, 1e-7), (1e-7, 0.126), (0.126, 0.86), (0.85, 2.43),
+                    (2.4, 1e3), (1e3, 1e8)])
+    return logu(rng, *r), 0.0
+
+
+def g_exp(rng):
+    c = rng.random()
+    if c < 0.6:
+        return rng.uniform(-760, 760), 0.0
+    if c < 0.8:
+        return logu(rng, 1e-20, 1.0), 0.0
+    return rng.uniform(-1500, 1500), 0.0
+
+
+def g_log(rng):
+    c = rng.random()
+    if c < 0.2:
+        return rng.uniform(0.9, 1.1), 0.0
+    if c < 0.25:
+        return logu(rng, 1e-320, 1e-300), 0.0
+    return abs(logu(rng, 1e-300, 1e300)), 0.0
+
+
+def g_pow(rng):
+    c = rng.random()
+    if c < 0.4:
+        return abs(logu(rng, 1e-3, 1e3)), logu(rng, 1e-3, 1e4)
+    if c < 0.7:
+        return 2.0 / 3.0, float(rng.randrange(0, 2500000))
+    if c < 0.8:
+        return -abs(logu(rng, 1e-3, 1e3)), float(rng.randrange(-400, 400))
+    if c < 0.9:
+        return abs(logu(rng, 1e-310, 1e300)), logu(rng, 1e-30, 1e30)
+    return logu(rng, 1e-3, 1e3), logu(rng, 1e-3, 1e3)
+
+
+# name, arity, CB_LIBC id, argument generator
 FUNCS = [
-    ("sin", 1, "SIN", [(1e-9, 1e-7), (1e-7, 0.126), (0.126, 0.86),
-                       (0.85, 2.43), (2.4, 1e3), (1e3, 1e8)]),
-    ("cos", 1, "COS", [(1e-9, 1e-7), (1e-7, 0.126), (0.126, 0.86),
-                       (0.85, 2.43), (2.4, 1e3), (1e3, 1e8)]),
+    ("sin", 1, "SIN", g_sincos),
+    ("cos", 1, "COS", g_sincos),
+    ("exp", 1, "EXP", g_exp),
+    ("log", 1, "LOG", g_log),
+    ("pow", 2, "POW", g_pow),
 ]
 SPECIAL = [0.0, -0.0, float("inf"), float("-inf"), float("nan"), 5e-324,
            2.2250738585072014e-308, 1e-310, 1.0, -1.0, 0.5, 2.0, 1e300,
-           -1e300, 1e-300]
+           -1e300, 1e-300, 0.126, -0.126, 0.85546875, 2.4262657,
+           105414350.0]
 
 
 def bits(x):
     return struct.unpack("<Q", struct.pack("<d", x))[0]
 
 
-def gen_args(ranges, n, rng, two):
+def gen_args(gen, n, rng, two):
     out = []
+    sp = [(x, y) for x in SPECIAL for y in (SPECIAL if two else [0.0])]
     for i in range(n):
-        if i < len(SPECIAL) * (len(SPECIAL) if two else 1) and i < n // 4:
-            if two:
-                x = SPECIAL[i % len(SPECIAL)]
-                y = SPECIAL[i // len(SPECIAL)]
-            else:
-                x, y = SPECIAL[i], 0.0
-        else:
-            def one(r):
-                lo, hi = r
-                import math
-                v = math.exp(rng.uniform(math.log(lo), math.log(hi)))
-                return -v if rng.random() < 0.5 else v
-            if two:
-                x = one(rng.choice(ranges[0]))
-                y = one(rng.choice(ranges[1]))
-            else:
-                x, y = one(rng.choice(ranges)), 0.0
+        x, y = sp[i] if i < len(sp) and i < n // 4 else gen(rng)
         out.append((bits(x), bits(y)))
     return out
+
+
+def arg(a):
+    return "(%r, %r)" % tuple(struct.unpack("<d", struct.pack("<Q", v))[0]
+                              for v in a)
 
 
 def trace(probe, fn, arity, args):
@@ -128,27 +166,37 @@ def paths(tool, fn, arity, args):
 def template(fn, path, group):
     """group: [(rows, idx)] -> rows with X bases, or exit"""
     rows0 = group[0][0]
-    for rows, _ in group:
+    for rows, _, a in group:
         if len(rows) != len(rows0) or any(
                 (a[0], a[2], a[3]) != (b[0], b[2], b[3])
                 for a, b in zip(rows, rows0)):
-            sys.exit("%s path %d: calls of two shapes:\n%s\n%s" %
-                     (fn, path, rows0, rows))
+            sys.exit("%s path %d: calls of two shapes:\n%s %s\n%s %s" %
+                     (fn, path, arg(group[0][2]), rows0, arg(a), rows))
     out = []
     for i, r in enumerate(rows0):
-        offs = [rows[i][1] for rows, _ in group]
+        offs = [rows[i][1] for rows, _, _ in group]
+        z = [rows[i][1] + idx[3] for rows, idx, _ in group]
+        if r[0] == "S" and r[1] >= 0x100 and all(x == z[0] for x in z):
+            out.append(("Z", z[0], r[2], r[3]))  # valgrind's `bt` spill
+            continue
         if all(o == offs[0] for o in offs):
             out.append(r)
             continue
         if r[0] == "M":
             for j in range(4):
-                d = [rows[i][1] - idx[j] for rows, idx in group]
+                d = [rows[i][1] - idx[j] for rows, idx, _ in group]
                 if all(x == d[0] for x in d):
                     out.append(("X%d" % j, d[0], r[2], r[3]))
                     break
             else:
                 sys.exit("%s path %d row %d: no idx fits: %s" %
                          (fn, path, i, offs[:8]))
+        elif r[0] == "S":
+            d = [rows[i][1] + idx[3] for rows, idx, _ in group]
+            if any(x != d[0] for x in d):
+                sys.exit("%s path %d row %d varies: %s" %
+                         (fn, path, i, offs[:8]))
+            out.append(("Z", d[0], r[2], r[3]))
         else:
             sys.exit("%s path %d row %d varies: %s" % (fn, path, i, offs[:8]))
     return out
@@ -169,16 +217,32 @@ def main():
               " libc_math_traffic.c. Do not edit. */")
         print("#define R(b, o, n, w) {CB_LM_##b, n, w, o}")
         entries = []
-        for fn, arity, cid, ranges in FUNCS:
+        data = open(LIBM, "rb").read()
+
+        def words(at, k):
+            return ["%#xull" % v for v in struct.unpack("<%dQ" % k,
+                                                        data[at:at + 8 * k])]
+        # __pow_log_data: ln2hi, ln2lo, poly[0] and the pairs log_inline
+        # takes (poly[1], poly[2]) ...; tab[i]: invc, (pad), logc, logctail
+        c = words(0xacce0, 9)
+        print("static const uint64_t lm_pow_c[9] = {%s};" % ", ".join(
+            [c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]]))
+        tab = []
+        for i in range(128):
+            w = words(0xacce0 + 0x48 + 32 * i, 4)
+            tab.append("{%s, %s, %s}" % (w[0], w[2], w[3]))
+        print("static const uint64_t lm_pow_tab[128][3] = {%s};" %
+              ", ".join(tab))
+        for fn, arity, cid, gen in FUNCS:
             rng = random.Random(fn)
-            args = gen_args(ranges, n, rng, arity == 2)
+            args = gen_args(gen, n, rng, arity == 2)
             calls = trace(probe, fn, arity, args)
             ps = paths(tool, fn, arity, args)
             assert len(calls) == len(args) == len(ps), (len(calls), len(ps))
             groups = {}
-            for rows, p in zip(calls, ps):
+            for rows, p, a in zip(calls, ps, args):
                 if p[0] >= 0:
-                    groups.setdefault(p[0], []).append((rows, p[1:]))
+                    groups.setdefault(p[0], []).append((rows, p[1:], a))
             unm = sum(1 for p in ps if p[0] < 0)
             sys.stderr.write("%s: paths %s, %d unmodelled\n" % (
                 fn, {k: len(v) for k, v in sorted(groups.items())}, unm))
@@ -198,9 +262,9 @@ def main():
         for cid in dict.fromkeys(c for c, _, _, _ in entries):
             ps = {p: (nm, k) for c, p, nm, k in entries if c == cid}
             arr = "lm_%s_paths" % cid.lower()
-            print("static const lm_path %s[] = {%s};" % (arr, ", ".join(
-                "{%s, %d}" % ps[p] if p in ps else "{NULL, 0}"
-                for p in range(max(ps) + 1))))
+            print("static const lm_path %s[%d] = {%s};" % (
+                arr, max(ps) + 1, ", ".join(
+                    "[%d] = {%s, %d}" % ((p,) + ps[p]) for p in sorted(ps))))
             fns.append((cid, arr))
         print("static const lm_path *lm_fn_paths(uint32_t fn, size_t *n) {")
         print("  switch (fn) {")
