@@ -321,6 +321,166 @@ static int pow_inner(double x, double y, double ret, uint32_t *idx) {
   return 200 + flags + exp_core(ehi, ret, true, idx);
 }
 
+/* ---- atan (s_atan.c; glibc 2.35 dropped its slow paths) ---- */
+#define ATAN_CIJ 0xb92a0u /* cij[i][7] */
+#define TWO52 0x1p52
+
+/* i = (TWO52 + TWO8 * u) - TWO52 - 16: cij's row */
+static uint32_t atan_row(double u) {
+  int i = (int)(fma(u, 256.0, TWO52) - TWO52) - 16;
+  return ATAN_CIJ + 56u * (uint32_t)i;
+}
+
+static int atan_(double x, uint32_t *idx) {
+  if (isnan(x))
+    return 0;
+  double u = fabs(x);
+  if (u < 1.0) {
+    if (u < 0.0625)
+      return u < 0x1.bb67ap-27 ? 1 : 2;
+    idx[0] = atan_row(u);
+    return 3;
+  }
+  if (u < 16.0) {
+    idx[0] = atan_row(1.0 / u);
+    return 4;
+  }
+  return u < 0x1.49ff2p+52 ? 5 : 6;
+}
+
+/* ---- asin (e_asin.c without its slow paths, glibc 2.35) ---- */
+#define ASIN_ASNCS 0xb0d80u
+#define ASIN_INROOT 0xb0980u
+#define ASIN_POWTWO 0xb08a0u
+
+/* 2 * range + (x < 0): each range of |x| has its asncs rows (n) */
+static int asin_(double x, uint32_t *idx) {
+  uint32_t k = hi32(x) & 0x7fffffff;
+  int neg = signbit(x) != 0;
+  int n, range;
+  if (k < 0x3e500000)
+    return 0;
+  if (k < 0x3fc00000)
+    return 1;
+  if (fabs(x) > 1.0)
+    return -1; /* the wrapper's __kernel_standard */
+  if (k < 0x3fd00000) {
+    n = 11 * (int)((k & 0x000fffff) >> 15);
+    range = 1;
+  } else if (k < 0x3fe00000) {
+    n = 11 * (int)((k & 0x000fffff) >> 14) + 352;
+    range = 2;
+  } else if (k < 0x3fe80000) {
+    n = 1056 + (int)((k & 0x000fe000) >> 11) * 3;
+    range = 3;
+  } else if (k < 0x3fed8000) {
+    n = 992 + (int)((k & 0x000fe000) >> 13) * 13;
+    range = 4;
+  } else if (k < 0x3fee8000) {
+    n = 884 + (int)((k & 0x000fe000) >> 13) * 14;
+    range = 5;
+  } else if (k < 0x3fef0000) {
+    n = 768 + (int)((k & 0x000fe000) >> 13) * 15;
+    range = 6;
+  } else if (k < 0x3ff00000) {
+    uint64_t z = bits((1.0 - fabs(x)) * 0.5);
+    idx[0] = ASIN_INROOT + 8u * (uint32_t)((z >> 46) & 0x7f);
+    idx[1] = ASIN_POWTWO + 8u * (uint32_t)(0x1ff - (z >> 53));
+    return 14 + neg;
+  } else if (lo32(x) == 0 && k == 0x3ff00000) {
+    return 16 + neg;
+  } else {
+    return isnan(x) ? 18 : -1;
+  }
+  idx[0] = ASIN_ASNCS + 8u * (uint32_t)n;
+  return 2 * range + neg;
+}
+
+/* ---- atan2 (e_atan2.c without its slow paths, glibc 2.35, and the
+ * wrapper math/w_atan2_compat.c) ---- */
+#define ATAN2_CIJ 0xb5dc0u
+
+/* the IEEE function's path: below 32 the special cases in the order
+ * e_atan2.c tests them; 32 + 8 quadrant + 2 (table) + 4 * scaled */
+static int atan2_core(double y, double x, uint32_t *idx) {
+  int32_t ux = (int32_t)hi32(x), uy = (int32_t)hi32(y);
+  uint32_t dy = lo32(y);
+  if (isnan(x))
+    return 0;
+  if (isnan(y))
+    return 1;
+  if ((uint32_t)uy == 0 && dy == 0)
+    return ux < 0 ? 3 : 2;
+  if ((uint32_t)uy == 0x80000000u && dy == 0)
+    return ux < 0 ? 5 : 4;
+  if (x == 0) { /* the compiled code tests y's high word, and y = inf */
+    if (((uint32_t)uy & 0x7fffffff) == 0)
+      return uy < 0 ? 27 : 26;
+    return (uy < 0 ? 7 : 6) + 24 * (isinf(y) != 0);
+  }
+  if (isinf(x)) {
+    if (isinf(y))
+      return 8 + 2 * (x < 0) + (y < 0);
+    return 12 + 2 * (x < 0) + (uy < 0);
+  }
+  if (isinf(y))
+    return 16 + (y < 0);
+  int32_t de = (uy & 0x7ff00000) - (ux & 0x7ff00000);
+  if (de >= 59768832)
+    return 18 + (y <= 0);
+  double ax = fabs(x), ay = fabs(y);
+  if (de <= -59768832) {
+    if (x > 0)
+      return ay / ax < 0x1p-1022 ? -1 : 20; /* normalized: not measured */
+    return 21 + (y <= 0);
+  }
+  int scaled = 0;
+  if (ax < 0x1p-500 || ay < 0x1p-500) {
+    ax *= 0x1p500;
+    ay *= 0x1p500;
+    scaled |= 1;
+  }
+  if (ax > 0x1p500 || ay > 0x1p500) {
+    ax *= 0x1p-500;
+    ay *= 0x1p-500;
+    scaled |= 2;
+  }
+  double u = ay < ax ? ay / ax : ax / ay;
+  int quad = x > 0 ? (ay < ax ? 0 : 1) : (ax < ay ? 2 : 3);
+  int tab = u >= 0.0625;
+  if (tab) {
+    int i = (int)(fma(u, 256.0, TWO52) - TWO52) - 16;
+    idx[0] = ATAN2_CIJ + 56u * (uint32_t)i;
+  }
+  return 32 + 8 * quad + 2 * tab + (y < 0) + 32 * scaled;
+}
+
+static int atan2_(double y, double x, double ret, uint32_t *idx) {
+  int core = atan2_core(y, x, idx);
+  if (core < 0)
+    return -1;
+  /* a y with a zero high word (a tiny subnormal) takes the compiled
+   * code's branch for y = 0's low word */
+  if (core > 1 && (hi32(y) & 0x7fffffff) == 0 && y != 0)
+    core += 200;
+  int pre = x == 0 && y == 0;
+  int post = ret == 0 && y != 0 ? 1 + finite_(x) : 0;
+  return 8 * core + 4 * pre + post;
+}
+
+/* ---- fmod (e_fmod.c, glibc 2.36's integer loop; the wrapper
+ * math/w_fmod_compat.c) ---- */
+#define FMOD_ZERO 0x90680u /* Zero[2] */
+
+static int fmod_(double x, double y, double ret, uint32_t *idx) {
+  if (!finite_(x) || y == 0 || isnan(y))
+    return -1; /* the wrapper's _LIB_VERSION test, __kernel_standard */
+  if (ret != 0 || fabs(x) < fabs(y))
+    return 0;
+  idx[0] = FMOD_ZERO + 8u * (signbit(x) != 0);
+  return 1; /* Zero[sign of x] */
+}
+
 int cb_libm_path(uint32_t fn, const double *a, double ret,
                  uint32_t idx[CB_LM_NIDX]) {
   memset(idx, 0, CB_LM_NIDX * sizeof *idx);
@@ -333,6 +493,14 @@ int cb_libm_path(uint32_t fn, const double *a, double ret,
     return 3 * exp_core(a[0], ret, false, idx) + wrap_exp(a[0], ret);
   case CB_LIBC_LOG:
     return log_(a[0], idx);
+  case CB_LIBC_ATAN:
+    return atan_(a[0], idx);
+  case CB_LIBC_ASIN:
+    return asin_(a[0], idx);
+  case CB_LIBC_ATAN2:
+    return atan2_(a[0], a[1], ret, idx);
+  case CB_LIBC_FMOD:
+    return fmod_(a[0], a[1], ret, idx);
   case CB_LIBC_POW:
     return 3 * pow_inner(a[0], a[1], ret, idx) + wrap_pow(a[0], a[1], ret);
   default:

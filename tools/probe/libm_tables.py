@@ -69,6 +69,40 @@ def g_pow(rng):
     return logu(rng, 1e-3, 1e3), logu(rng, 1e-3, 1e3)
 
 
+def g_atan(rng):
+    r = rng.choice([(1e-10, 1e-7), (1e-7, 0.0625), (0.0625, 1.0), (1.0, 16.0),
+                    (16.0, 1e17), (1e15, 1e300)])
+    return logu(rng, *r), 0.0
+
+
+def g_asin(rng):
+    c = rng.random()
+    if c < 0.15:
+        return logu(rng, 1e-10, 0.125), 0.0
+    if c < 0.3:
+        return logu(rng, 0.96875, 1.0), 0.0
+    return logu(rng, 0.125, 1.0), 0.0
+
+
+def g_atan2(rng):
+    c = rng.random()
+    if c < 0.8:
+        return logu(rng, 1e-3, 1e3), logu(rng, 1e-3, 1e3)
+    if c < 0.9:
+        return logu(rng, 1e-300, 1e300), logu(rng, 1e-300, 1e300)
+    return logu(rng, 1e-3, 1e3), logu(rng, 1e-30, 1e30)
+
+
+def g_fmod(rng):
+    c = rng.random()
+    if c < 0.6:
+        return logu(rng, 1e-3, 1e6), logu(rng, 1e-3, 1e3)
+    if c < 0.8:
+        y = logu(rng, 1e-3, 1e3)
+        return y * rng.randrange(-50, 50), y
+    return logu(rng, 1e-300, 1e300), logu(rng, 1e-300, 1e300)
+
+
 # name, arity, CB_LIBC id, argument generator
 FUNCS = [
     ("sin", 1, "SIN", g_sincos),
@@ -76,6 +110,10 @@ FUNCS = [
     ("exp", 1, "EXP", g_exp),
     ("log", 1, "LOG", g_log),
     ("pow", 2, "POW", g_pow),
+    ("atan", 1, "ATAN", g_atan),
+    ("asin", 1, "ASIN", g_asin),
+    ("atan2", 2, "ATAN2", g_atan2),
+    ("fmod", 2, "FMOD", g_fmod),
 ]
 SPECIAL = [0.0, -0.0, float("inf"), float("-inf"), float("nan"), 5e-324,
            2.2250738585072014e-308, 1e-310, 1.0, -1.0, 0.5, 2.0, 1e300,

@@ -73,12 +73,58 @@ static void g_pow(double *a) {
   }
 }
 
+static void g_atan(double *a) {
+  static const double r[][2] = {{1e-10, 1e-7}, {1e-7, 0.0625}, {0.0625, 1.0},
+                                {1.0, 16.0},   {16.0, 1e17},   {1e15, 1e300}};
+  unsigned k = (unsigned)(unit() * 6);
+  a[0] = one(r[k][0], r[k][1]);
+}
+
+static void g_asin(double *a) {
+  double c = unit();
+  a[0] = c < 0.15  ? one(1e-10, 0.125)
+         : c < 0.3 ? one(0.96875, 1.0)
+                   : one(0.125, 1.0);
+}
+
+static void g_atan2(double *a) {
+  double c = unit();
+  if (c < 0.8) {
+    a[0] = one(1e-3, 1e3);
+    a[1] = one(1e-3, 1e3);
+  } else if (c < 0.9) {
+    a[0] = one(1e-300, 1e300);
+    a[1] = one(1e-300, 1e300);
+  } else {
+    a[0] = one(1e-3, 1e3);
+    a[1] = one(1e-30, 1e30);
+  }
+}
+
+static void g_fmod(double *a) {
+  double c = unit();
+  if (c < 0.6) {
+    a[0] = one(1e-3, 1e6);
+    a[1] = one(1e-3, 1e3);
+  } else if (c < 0.8) { /* exact multiples: a zero result */
+    a[1] = one(1e-3, 1e3);
+    a[0] = a[1] * floor(uni(-50, 50));
+  } else {
+    a[0] = one(1e-300, 1e300);
+    a[1] = one(1e-300, 1e300);
+  }
+}
+
 static const lmfn fns[] = {
     {"sin", CB_LIBC_SIN, 1, sin, NULL, g_sincos},
     {"cos", CB_LIBC_COS, 1, cos, NULL, g_sincos},
     {"exp", CB_LIBC_EXP, 1, exp, NULL, g_exp},
     {"log", CB_LIBC_LOG, 1, log, NULL, g_log},
     {"pow", CB_LIBC_POW, 2, NULL, pow, g_pow},
+    {"atan", CB_LIBC_ATAN, 1, atan, NULL, g_atan},
+    {"asin", CB_LIBC_ASIN, 1, asin, NULL, g_asin},
+    {"atan2", CB_LIBC_ATAN2, 2, NULL, atan2, g_atan2},
+    {"fmod", CB_LIBC_FMOD, 2, NULL, fmod, g_fmod},
 };
 #define NFNS (sizeof fns / sizeof fns[0])
 
