@@ -196,6 +196,8 @@ static const cb_lm_row lm_atan2_1768[] = {R(S, 0x18, 8, 1), R(S, 0x20, 8, 1), R(
 static const cb_lm_row lm_atan2_1808[] = {R(S, 0x18, 8, 1), R(S, 0x20, 8, 1), R(S, 0x28, 8, 1), R(M, 0xdf018, 8, 0), R(T, 0x28, 8, 0), R(S, 0x38, 8, 1), R(M, 0x8d088, 8, 0), R(S, 0x38, 8, 0), R(T, 0x28, 8, 0), R(S, 0x28, 8, 0)};
 static const cb_lm_row lm_atan2_2112[] = {R(S, 0x18, 8, 1), R(S, 0x20, 8, 1), R(S, 0x28, 8, 1), R(M, 0xdf018, 8, 0), R(T, 0x28, 8, 0), R(S, 0x38, 8, 1), R(M, 0x8d088, 8, 0), R(S, 0x40, 4, 1), R(S, 0x40, 4, 0), R(S, 0x3c, 4, 1), R(M, 0x842b0, 16, 0), R(M, 0x842b0, 16, 0), R(M, 0x90600, 8, 0), R(M, 0x90608, 8, 0), R(M, 0x90618, 8, 0), R(M, 0x90620, 8, 0), R(M, 0xb9278, 8, 0), R(M, 0x90630, 8, 0), R(M, 0xb9280, 8, 0), R(M, 0x90640, 8, 0), R(M, 0xb9288, 8, 0), R(M, 0x842b0, 8, 0), R(S, 0x38, 8, 0), R(T, 0x28, 8, 0), R(S, 0x28, 8, 0)};
 static const cb_lm_row lm_atan2_2192[] = {R(S, 0x18, 8, 1), R(S, 0x20, 8, 1), R(S, 0x28, 8, 1), R(M, 0xdf018, 8, 0), R(T, 0x28, 8, 0), R(S, 0x38, 8, 1), R(M, 0x8d088, 8, 0), R(S, 0x40, 4, 1), R(S, 0x40, 4, 0), R(S, 0x3c, 4, 1), R(M, 0x842b0, 16, 0), R(M, 0x842b0, 16, 0), R(M, 0x90600, 8, 0), R(M, 0x90608, 8, 0), R(M, 0x90618, 8, 0), R(M, 0x842c0, 8, 0), R(M, 0x90650, 8, 0), R(M, 0x8d088, 8, 0), R(M, 0xb9240, 8, 0), R(M, 0xb9270, 8, 0), R(M, 0xb9268, 8, 0), R(M, 0xb9260, 8, 0), R(M, 0xb9258, 8, 0), R(M, 0xb9250, 8, 0), R(M, 0x8d0f8, 8, 0), R(M, 0xb9248, 8, 0), R(M, 0x842b0, 8, 0), R(S, 0x38, 8, 0), R(T, 0x28, 8, 0), R(S, 0x28, 8, 0)};
+static const cb_lm_row lm_fmod_0[] = {R(M, 0x84290, 16, 0), R(M, 0x842a8, 8, 0)};
+static const cb_lm_row lm_fmod_1[] = {R(M, 0x84290, 16, 0), R(M, 0x842a8, 8, 0), R(X0, 0x0, 8, 0)};
 #undef R
 typedef struct lm_path {
   const cb_lm_row *rows;
@@ -209,6 +211,7 @@ static const lm_path lm_pow_paths[925] = {[3] = {lm_pow_3, 10}, [6] = {lm_pow_6,
 static const lm_path lm_atan_paths[7] = {[0] = {lm_atan_0, 4}, [1] = {lm_atan_1, 12}, [2] = {lm_atan_2, 17}, [3] = {lm_atan_3, 20}, [4] = {lm_atan_4, 22}, [5] = {lm_atan_5, 21}, [6] = {lm_atan_6, 13}};
 static const lm_path lm_asin_paths[19] = {[0] = {lm_asin_0, 5}, [1] = {lm_asin_1, 9}, [2] = {lm_asin_2, 12}, [3] = {lm_asin_3, 14}, [4] = {lm_asin_4, 12}, [5] = {lm_asin_5, 14}, [6] = {lm_asin_6, 21}, [7] = {lm_asin_7, 23}, [8] = {lm_asin_8, 22}, [9] = {lm_asin_9, 24}, [10] = {lm_asin_10, 23}, [11] = {lm_asin_11, 25}, [12] = {lm_asin_12, 24}, [13] = {lm_asin_13, 26}, [14] = {lm_asin_14, 30}, [15] = {lm_asin_15, 31}, [16] = {lm_asin_16, 13}, [17] = {lm_asin_17, 12}, [18] = {lm_asin_18, 11}};
 static const lm_path lm_atan2_paths[2193] = {[0] = {lm_atan2_0, 9}, [8] = {lm_atan2_8, 9}, [16] = {lm_atan2_16, 12}, [20] = {lm_atan2_20, 14}, [24] = {lm_atan2_24, 10}, [28] = {lm_atan2_28, 12}, [32] = {lm_atan2_32, 13}, [36] = {lm_atan2_36, 15}, [40] = {lm_atan2_40, 10}, [44] = {lm_atan2_44, 12}, [48] = {lm_atan2_48, 11}, [56] = {lm_atan2_56, 10}, [64] = {lm_atan2_64, 10}, [72] = {lm_atan2_72, 10}, [80] = {lm_atan2_80, 10}, [88] = {lm_atan2_88, 10}, [97] = {lm_atan2_97, 13}, [105] = {lm_atan2_105, 14}, [112] = {lm_atan2_112, 10}, [120] = {lm_atan2_120, 10}, [128] = {lm_atan2_128, 10}, [136] = {lm_atan2_136, 10}, [144] = {lm_atan2_144, 16}, [152] = {lm_atan2_152, 16}, [160] = {lm_atan2_160, 17}, [168] = {lm_atan2_168, 16}, [176] = {lm_atan2_176, 16}, [240] = {lm_atan2_240, 11}, [248] = {lm_atan2_248, 10}, [256] = {lm_atan2_256, 24}, [264] = {lm_atan2_264, 24}, [272] = {lm_atan2_272, 28}, [280] = {lm_atan2_280, 28}, [320] = {lm_atan2_320, 27}, [328] = {lm_atan2_328, 27}, [336] = {lm_atan2_336, 29}, [344] = {lm_atan2_344, 29}, [384] = {lm_atan2_384, 27}, [392] = {lm_atan2_392, 27}, [400] = {lm_atan2_400, 29}, [408] = {lm_atan2_408, 29}, [448] = {lm_atan2_448, 27}, [456] = {lm_atan2_456, 27}, [464] = {lm_atan2_464, 29}, [472] = {lm_atan2_472, 29}, [512] = {lm_atan2_512, 24}, [520] = {lm_atan2_520, 24}, [576] = {lm_atan2_576, 27}, [592] = {lm_atan2_592, 29}, [600] = {lm_atan2_600, 29}, [832] = {lm_atan2_832, 27}, [848] = {lm_atan2_848, 29}, [856] = {lm_atan2_856, 29}, [896] = {lm_atan2_896, 27}, [968] = {lm_atan2_968, 27}, [976] = {lm_atan2_976, 29}, [984] = {lm_atan2_984, 29}, [1697] = {lm_atan2_1697, 14}, [1712] = {lm_atan2_1712, 11}, [1768] = {lm_atan2_1768, 17}, [1808] = {lm_atan2_1808, 10}, [2112] = {lm_atan2_2112, 25}, [2192] = {lm_atan2_2192, 30}};
+static const lm_path lm_fmod_paths[2] = {[0] = {lm_fmod_0, 2}, [1] = {lm_fmod_1, 3}};
 static const lm_path *lm_fn_paths(uint32_t fn, size_t *n) {
   switch (fn) {
   case CB_LIBC_SIN:
@@ -235,6 +238,9 @@ static const lm_path *lm_fn_paths(uint32_t fn, size_t *n) {
   case CB_LIBC_ATAN2:
     *n = sizeof lm_atan2_paths / sizeof lm_atan2_paths[0];
     return lm_atan2_paths;
+  case CB_LIBC_FMOD:
+    *n = sizeof lm_fmod_paths / sizeof lm_fmod_paths[0];
+    return lm_fmod_paths;
   default:
     *n = 0;
     return NULL;
