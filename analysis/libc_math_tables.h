@@ -47,6 +47,15 @@ static const cb_lm_row lm_log_4[] = {R(M, 0xdf088, 8, 0)};
 static const cb_lm_row lm_log_5[] = {R(M, 0xdf088, 8, 0)};
 static const cb_lm_row lm_log_6[] = {R(M, 0xdefa0, 8, 0), R(T, -0x80, 4, 1), R(M, 0xdf088, 8, 0), R(M, 0xdefa0, 8, 0), R(T, -0x80, 4, 1)};
 static const cb_lm_row lm_log_7[] = {R(M, 0xdf088, 8, 0), R(M, 0x842c0, 8, 0), R(M, 0x909f0, 8, 0), R(M, 0xab3a0, 8, 0), R(M, 0xab3c0, 8, 0), R(M, 0xab3c8, 8, 0), R(X0, 0x98, 8, 0), R(X0, 0x90, 8, 0), R(M, 0xab3b8, 8, 0), R(M, 0xab3a8, 8, 0), R(M, 0xab3d0, 8, 0), R(M, 0xab3b0, 8, 0)};
+static const cb_lm_row lm_exp2_0[] = {R(M, 0xaab60, 8, 0), R(M, 0xaab68, 8, 0), R(M, 0xaab78, 8, 0), R(X0, 0x78, 8, 0), R(M, 0xaab70, 8, 0), R(M, 0xaab88, 8, 0), R(X0, 0x70, 8, 0), R(M, 0xaab80, 8, 0)};
+static const cb_lm_row lm_exp2_1[] = {R(M, 0x842a0, 8, 0)};
+static const cb_lm_row lm_exp2_2[] = {{0, 0, 0, 0}};
+static const cb_lm_row lm_exp2_3[] = {R(M, 0xaab00, 8, 0), R(M, 0xdefa0, 8, 0), R(T, -0x80, 4, 1)};
+static const cb_lm_row lm_exp2_4[] = {R(M, 0xaab10, 8, 0), R(M, 0xdefa0, 8, 0), R(T, -0x80, 4, 1)};
+static const cb_lm_row lm_exp2_5[] = {R(M, 0xaab60, 8, 0), R(M, 0xaab68, 8, 0), R(M, 0xaab78, 8, 0), R(X0, 0x78, 8, 0), R(M, 0xaab70, 8, 0), R(M, 0xaab88, 8, 0), R(X0, 0x70, 8, 0), R(M, 0xaab80, 8, 0), R(M, 0x84290, 16, 0), R(M, 0x842a8, 8, 0)};
+static const cb_lm_row lm_exp2_7[] = {R(M, 0xaab60, 8, 0), R(M, 0xaab68, 8, 0), R(M, 0xaab78, 8, 0), R(X0, 0x78, 8, 0), R(M, 0xaab70, 8, 0), R(M, 0xaab88, 8, 0), R(X0, 0x70, 8, 0), R(M, 0xaab80, 8, 0), R(M, 0x842a0, 8, 0), R(M, 0x8d090, 8, 0)};
+static const cb_lm_row lm_exp2_8[] = {R(M, 0xaab60, 8, 0), R(M, 0xaab68, 8, 0), R(M, 0xaab78, 8, 0), R(X0, 0x78, 8, 0), R(M, 0xaab70, 8, 0), R(M, 0xaab88, 8, 0), R(X0, 0x70, 8, 0), R(M, 0xaab80, 8, 0), R(M, 0x842a0, 8, 0), R(M, 0x8d090, 8, 0)};
+static const cb_lm_row lm_exp2_10[] = {R(M, 0x842a0, 8, 0)};
 static const cb_lm_row lm_pow_3[] = {R(S, 0x10, 8, 1), R(S, 0x18, 8, 1), R(S, 0x28, 8, 1), R(M, 0xdf0a0, 8, 0), R(M, 0x842a0, 8, 0), R(S, 0x28, 8, 0), R(M, 0x84290, 8, 0), R(M, 0x842a8, 8, 0), R(S, 0x18, 8, 0), R(S, 0x10, 8, 0)};
 static const cb_lm_row lm_pow_6[] = {R(S, 0x10, 8, 1), R(S, 0x18, 8, 1), R(S, 0x28, 8, 1), R(M, 0xdf0a0, 8, 0), R(M, 0x842a0, 8, 0), R(S, 0x28, 8, 0), R(M, 0x84290, 8, 0), R(M, 0x842a8, 8, 0), R(S, 0x18, 8, 0), R(S, 0x10, 8, 0)};
 static const cb_lm_row lm_pow_10[] = {R(S, 0x10, 8, 1), R(S, 0x18, 8, 1), R(S, 0x28, 8, 1), R(M, 0xdf0a0, 8, 0), R(S, 0x28, 8, 0), R(M, 0x84290, 8, 0), R(M, 0x842a8, 8, 0), R(S, 0x18, 8, 0), R(S, 0x10, 8, 0)};
@@ -207,6 +216,7 @@ static const lm_path lm_sin_paths[14] = {[0] = {lm_sin_0, 11}, [1] = {lm_sin_1, 
 static const lm_path lm_cos_paths[14] = {[0] = {lm_cos_0, 10}, [1] = {lm_cos_1, 22}, [4] = {lm_cos_4, 22}, [5] = {lm_cos_5, 27}, [6] = {lm_cos_6, 30}, [7] = {lm_cos_7, 31}, [8] = {lm_cos_8, 26}, [9] = {lm_cos_9, 31}, [10] = {lm_cos_10, 27}, [11] = {lm_cos_11, 32}, [12] = {lm_cos_12, 12}, [13] = {lm_cos_13, 10}};
 static const lm_path lm_exp_paths[30] = {[0] = {lm_exp_0, 17}, [3] = {lm_exp_3, 8}, [4] = {lm_exp_4, 8}, [7] = {lm_exp_7, 7}, [11] = {lm_exp_11, 12}, [14] = {lm_exp_14, 12}, [15] = {lm_exp_15, 20}, [20] = {lm_exp_20, 24}, [21] = {lm_exp_21, 19}, [24] = {lm_exp_24, 19}, [29] = {lm_exp_29, 23}};
 static const lm_path lm_log_paths[8] = {[0] = {lm_log_0, 1}, [1] = {lm_log_1, 14}, [2] = {lm_log_2, 11}, [3] = {lm_log_3, 7}, [4] = {lm_log_4, 1}, [5] = {lm_log_5, 1}, [6] = {lm_log_6, 5}, [7] = {lm_log_7, 12}};
+static const lm_path lm_exp2_paths[11] = {[0] = {lm_exp2_0, 8}, [1] = {lm_exp2_1, 1}, [2] = {lm_exp2_2, 0}, [3] = {lm_exp2_3, 3}, [4] = {lm_exp2_4, 3}, [5] = {lm_exp2_5, 10}, [7] = {lm_exp2_7, 10}, [8] = {lm_exp2_8, 10}, [10] = {lm_exp2_10, 1}};
 static const lm_path lm_pow_paths[925] = {[3] = {lm_pow_3, 10}, [6] = {lm_pow_6, 10}, [10] = {lm_pow_10, 9}, [12] = {lm_pow_12, 10}, [16] = {lm_pow_16, 9}, [19] = {lm_pow_19, 9}, [23] = {lm_pow_23, 14}, [26] = {lm_pow_26, 14}, [29] = {lm_pow_29, 14}, [35] = {lm_pow_35, 18}, [37] = {lm_pow_37, 9}, [40] = {lm_pow_40, 10}, [43] = {lm_pow_43, 9}, [46] = {lm_pow_46, 10}, [49] = {lm_pow_49, 9}, [52] = {lm_pow_52, 10}, [55] = {lm_pow_55, 9}, [61] = {lm_pow_61, 12}, [64] = {lm_pow_64, 13}, [67] = {lm_pow_67, 11}, [74] = {lm_pow_74, 13}, [80] = {lm_pow_80, 13}, [81] = {lm_pow_81, 10}, [84] = {lm_pow_84, 10}, [87] = {lm_pow_87, 10}, [92] = {lm_pow_92, 14}, [95] = {lm_pow_95, 14}, [201] = {lm_pow_201, 10}, [212] = {lm_pow_212, 14}, [215] = {lm_pow_215, 14}, [600] = {lm_pow_600, 32}, [603] = {lm_pow_603, 23}, [611] = {lm_pow_611, 27}, [614] = {lm_pow_614, 27}, [615] = {lm_pow_615, 35}, [620] = {lm_pow_620, 39}, [621] = {lm_pow_621, 35}, [629] = {lm_pow_629, 39}, [660] = {lm_pow_660, 34}, [663] = {lm_pow_663, 26}, [671] = {lm_pow_671, 30}, [674] = {lm_pow_674, 30}, [675] = {lm_pow_675, 37}, [680] = {lm_pow_680, 41}, [681] = {lm_pow_681, 37}, [684] = {lm_pow_684, 37}, [689] = {lm_pow_689, 41}, [780] = {lm_pow_780, 34}, [783] = {lm_pow_783, 25}, [791] = {lm_pow_791, 29}, [794] = {lm_pow_794, 29}, [795] = {lm_pow_795, 37}, [800] = {lm_pow_800, 41}, [801] = {lm_pow_801, 37}, [809] = {lm_pow_809, 41}, [900] = {lm_pow_900, 33}, [911] = {lm_pow_911, 28}, [920] = {lm_pow_920, 40}, [921] = {lm_pow_921, 36}, [924] = {lm_pow_924, 36}};
 static const lm_path lm_atan_paths[7] = {[0] = {lm_atan_0, 4}, [1] = {lm_atan_1, 12}, [2] = {lm_atan_2, 17}, [3] = {lm_atan_3, 20}, [4] = {lm_atan_4, 22}, [5] = {lm_atan_5, 21}, [6] = {lm_atan_6, 13}};
 static const lm_path lm_asin_paths[19] = {[0] = {lm_asin_0, 5}, [1] = {lm_asin_1, 9}, [2] = {lm_asin_2, 12}, [3] = {lm_asin_3, 14}, [4] = {lm_asin_4, 12}, [5] = {lm_asin_5, 14}, [6] = {lm_asin_6, 21}, [7] = {lm_asin_7, 23}, [8] = {lm_asin_8, 22}, [9] = {lm_asin_9, 24}, [10] = {lm_asin_10, 23}, [11] = {lm_asin_11, 25}, [12] = {lm_asin_12, 24}, [13] = {lm_asin_13, 26}, [14] = {lm_asin_14, 30}, [15] = {lm_asin_15, 31}, [16] = {lm_asin_16, 13}, [17] = {lm_asin_17, 12}, [18] = {lm_asin_18, 11}};
@@ -226,6 +236,9 @@ static const lm_path *lm_fn_paths(uint32_t fn, size_t *n) {
   case CB_LIBC_LOG:
     *n = sizeof lm_log_paths / sizeof lm_log_paths[0];
     return lm_log_paths;
+  case CB_LIBC_EXP2:
+    *n = sizeof lm_exp2_paths / sizeof lm_exp2_paths[0];
+    return lm_exp2_paths;
   case CB_LIBC_POW:
     *n = sizeof lm_pow_paths / sizeof lm_pow_paths[0];
     return lm_pow_paths;

@@ -169,6 +169,37 @@ static int exp_core(double x, double ret, bool inner_pow, uint32_t *idx) {
   return 0;
 }
 
+/* ---- exp2 (e_exp2.c: the generic code, no wrapper) ---- */
+static int exp2_(double x, double ret, uint32_t *idx) {
+  uint64_t ix = bits(x);
+  uint32_t abstop = (uint32_t)(ix >> 52) & 0x7ff;
+  bool special = false;
+  if (abstop - 0x3c9 >= 0x3f) {
+    if ((int32_t)(abstop - 0x3c9) < 0)
+      return 1;
+    if (abstop >= 0x409) {
+      if (ix == 0xfff0000000000000ull)
+        return 2;
+      if (abstop == 0x7ff)
+        return 10;
+      if (!(ix >> 63))
+        return 4;
+      if (ix >= 0xc090cc0000000000ull) /* x <= -1075 */
+        return 3;
+    }
+    special = 2 * ix > 2 * 0x408d000000000000ull; /* |x| > 928 */
+  }
+  uint64_t ki = bits(x + 0x1.8p45);
+  idx[0] = 0xa0000u + EXP_DATA + 16u * (uint32_t)(ki & 127);
+  if (!special)
+    return 0;
+  if (!(ki & 0x80000000))
+    return isinf(ret) ? 6 : 5;
+  if (fabs(ret) >= 0x1p-1022)
+    return 7;
+  return ret == 0 ? 9 : 8;
+}
+
 /* ---- log (e_log.c) ---- */
 #define LOG_DATA 0xab3a0u
 
@@ -493,6 +524,8 @@ int cb_libm_path(uint32_t fn, const double *a, double ret,
     return 3 * exp_core(a[0], ret, false, idx) + wrap_exp(a[0], ret);
   case CB_LIBC_LOG:
     return log_(a[0], idx);
+  case CB_LIBC_EXP2:
+    return exp2_(a[0], ret, idx);
   case CB_LIBC_ATAN:
     return atan_(a[0], idx);
   case CB_LIBC_ASIN:

@@ -47,6 +47,15 @@ def g_exp(rng):
     return rng.uniform(-1500, 1500), 0.0
 
 
+def g_exp2(rng):
+    c = rng.random()
+    if c < 0.6:
+        return rng.uniform(-1100, 1100), 0.0
+    if c < 0.8:
+        return logu(rng, 1e-20, 1.0), 0.0
+    return rng.uniform(-2000, 2000), 0.0
+
+
 def g_log(rng):
     c = rng.random()
     if c < 0.2:
@@ -109,6 +118,7 @@ FUNCS = [
     ("cos", 1, "COS", g_sincos),
     ("exp", 1, "EXP", g_exp),
     ("log", 1, "LOG", g_log),
+    ("exp2", 1, "EXP2", g_exp2),
     ("pow", 2, "POW", g_pow),
     ("atan", 1, "ATAN", g_atan),
     ("asin", 1, "ASIN", g_asin),

@@ -46,6 +46,13 @@ static void g_exp(double *a) {
                    : uni(-1500, 1500);
 }
 
+static void g_exp2(double *a) {
+  double c = unit();
+  a[0] = c < 0.6   ? uni(-1100, 1100)
+         : c < 0.8 ? one(1e-20, 1.0)
+                   : uni(-2000, 2000);
+}
+
 static void g_log(double *a) {
   double c = unit();
   a[0] = c < 0.2    ? uni(0.9, 1.1)
@@ -120,6 +127,7 @@ static const lmfn fns[] = {
     {"cos", CB_LIBC_COS, 1, cos, NULL, g_sincos},
     {"exp", CB_LIBC_EXP, 1, exp, NULL, g_exp},
     {"log", CB_LIBC_LOG, 1, log, NULL, g_log},
+    {"exp2", CB_LIBC_EXP2, 1, exp2, NULL, g_exp2},
     {"pow", CB_LIBC_POW, 2, NULL, pow, g_pow},
     {"atan", CB_LIBC_ATAN, 1, atan, NULL, g_atan},
     {"asin", CB_LIBC_ASIN, 1, asin, NULL, g_asin},
