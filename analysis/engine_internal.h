@@ -140,6 +140,8 @@ typedef struct cb_eng {
 
   uint64_t got[CB_LIBC_COUNT]; /* GOT slots the PLT stubs read, or 0 */
   uint64_t libc_base;          /* where libc.so.6 is mapped (its tunables) */
+  uint64_t libm_base, libm_tp; /* libm.so.6's and the thread pointer, from
+                                  the first libm call (libc_math_traffic.c) */
   /* ld.so's lazy binding (libc_dlfixup.c): the Program's tables, the PLT
    * slot of each library function (-1: none), the slots bound so far and
    * where the objects ld.so reads sit */

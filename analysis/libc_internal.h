@@ -85,6 +85,9 @@ cb_stop cb_libc_exit_register(cb_eng *e, uint32_t fn, const cb_value *a,
 /* libc_rand.c */
 /* One library access of exactly n bytes. */
 void cb_libc_acc(cb_eng *e, uint64_t a, uint32_t n, bool w);
+/* libm's own traffic inside fn's call on the arguments a, its result ret
+ * (libc_math_traffic.c) */
+void cb_libm_traffic(cb_eng *e, uint32_t fn, const double *a, double ret);
 /* Where the stack protector's canary (%fs:0x28) is. */
 uint64_t cb_libc_canary(const cb_eng *e);
 /* random()'s traffic (via_rand: called by rand()), pos as in rand.h. */

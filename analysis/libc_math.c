@@ -6,8 +6,9 @@
  * of libc_names.h, instead of a case per function.
  *
  * libm's own traffic inside a call (its stack frame, its .rodata tables)
- * is not emitted: the call's return-address push and pop and the PLT's
- * GOT read are (engine_frames.c), as for every library call. */
+ * is libc_math_traffic.c's for the paths it models; the call's
+ * return-address push and pop and the PLT's GOT read are engine_frames.c's,
+ * as for every library call. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,13 +169,18 @@ cb_stop cb_libc_math_call(cb_eng *e, uint32_t fn, const cb_value *a,
   char *s;
   switch (m->sig) {
   case SIG_D_D:
-    ret[0].d = f.D_D(arg_d(a, ty, 0));
+    d = arg_d(a, ty, 0);
+    ret[0].d = f.D_D(d);
+    cb_libm_traffic(e, fn, &d, ret[0].d);
     if (fn == CB_LIBC_LGAMMA)
       return store_signgam(e, signgam);
     return CB_GO;
-  case SIG_D_D_D:
-    ret[0].d = f.D_D_D(arg_d(a, ty, 0), arg_d(a, ty, 1));
+  case SIG_D_D_D: {
+    double xy[2] = {arg_d(a, ty, 0), arg_d(a, ty, 1)};
+    ret[0].d = f.D_D_D(xy[0], xy[1]);
+    cb_libm_traffic(e, fn, xy, ret[0].d);
     return CB_GO;
+  }
   case SIG_D_D_D_D:
     ret[0].d = f.D_D_D_D(arg_d(a, ty, 0), arg_d(a, ty, 1), arg_d(a, ty, 2));
     return CB_GO;
