@@ -122,6 +122,7 @@ static void eng_destroy(cb_eng *e) {
   free(e->nphis);
   free(e->rmw);
   free(e->fk);
+  free(e->mach_mid);
   free(e->kstop);
   free(e->kflags);
   cb_phi_edges_free(&e->pe);
