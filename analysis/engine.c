@@ -120,6 +120,7 @@ static void eng_destroy(cb_eng *e) {
   free(e->nphis);
   free(e->rmw);
   free(e->fk);
+  free(e->mach_mid);
   free(e->kstop);
   free(e->kflags);
   cb_phi_edges_free(&e->pe);
@@ -246,6 +247,13 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
       e->opt.mmap_base = mb;
     e->libc_base = cb_eng_libc_base(p);
   }
+  /* valgrind's brk segment: one anonymous page and a reservation up to
+   * min(RLIMIT_DATA, 8 MiB) (m_initimg's setup_client_dataseg); do_brk
+   * (syswrap-generic.c) grows into the reservation, which must keep a
+   * page (aspacemgr's am_extend_into_adjacent_reservation_client), so
+   * the break ends 8 MiB - 4 KiB above its start (measured: brk0 +
+   * 0x7fe000 granted, brk0 + 0x81f000 refused); past it glibc's sysmalloc
+   * goes on in mmapped memory (heap.c). */
   cb_heap_config hc = {e->opt.heap_base, e->opt.mmap_base, 0x7ff000};
   cb_heap_hooks hk = {e, hk_access, hk_clear, hk_copy, hk_map};
   e->heap = cb_heap_new(&hc, &hk);

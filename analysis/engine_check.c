@@ -342,12 +342,43 @@ static void find_vector_selects(cb_eng *e) {
   }
 }
 
+/* The ops before which a block's machine-code accesses are made in the
+ * middle of the block (engine_internal.h, mach_mid): the reference loop
+ * runs them, so no fast kind, nor a gep fused with them. */
+static void find_mach_mid(cb_eng *e) {
+  const cb_program *p = e->p;
+  for (uint32_t b = 0; p->mach && b < p->n_blocks; b++) {
+    const cb_block *bl = &p->blocks[b];
+    for (uint32_t i = 0; i < bl->n_mach && bl->first_mach + i < p->n_mach;
+         i++) {
+      uint32_t x = p->mach[bl->first_mach + i].op;
+      if (x <= bl->first_op || x >= bl->first_op + bl->n_ops ||
+          p->ops[x - 1].code == CB_OP_CALL)
+        continue; /* on entry, or after a call (emitted there) */
+      if (!e->mach_mid && !(e->mach_mid = calloc(p->n_ops, 1)))
+        return;
+      e->mach_mid[x] = 1;
+      if (!e->fk)
+        continue;
+      e->fk[x] = FK_NONE;
+      uint8_t *pk = &e->fk[x - 1];
+      if (*pk == FK_GEP1_LOAD8 || *pk == FK_GEP1_STORE8 ||
+          *pk == FK_GEP1_LOAD_S)
+        *pk = FK_GEP1;
+      else if (*pk == FK_GEP2_LOAD8 || *pk == FK_GEP2_STORE8 ||
+               *pk == FK_GEP2_LOAD_S)
+        *pk = FK_GEP2;
+    }
+  }
+}
+
 void eng_precompute(cb_eng *e) {
   find_rmw(e);
   find_vector_selects(e);
   if (e->opt.mode == CB_ENGINE_FAST)
     e->fk = cb_fast_kinds(e->p, e->rmw); /* NULL: the reference loop */
   const cb_program *p = e->p;
+  find_mach_mid(e);
   e->nphis = calloc(p->n_blocks + 1, sizeof *e->nphis);
   size_t maxl = 16;
   for (uint32_t b = 0; b < p->n_blocks; b++) {

@@ -73,6 +73,11 @@ typedef struct cb_eng {
   uint32_t *nphis; /* per global block: leading phi ops */
   uint8_t *rmw;    /* per op: 1 for a store that x86 folds with its load into
                      one read-modify-write instruction (counted as a read) */
+  /* per op: 1 when a block's machine-code accesses are made just before
+   * it, in the middle of the block (cb_mach_access.op, not after a call);
+   * the fast kinds leave those ops to the reference loop, which emits them.
+   * NULL: none. */
+  uint8_t *mach_mid;
   uint8_t *fk;     /* per op: the fast engine's kind (fastops.h); NULL in the
                       reference mode */
   cb_phi_edges pe; /* the fast engine's phi moves per edge (fastops.h) */

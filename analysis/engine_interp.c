@@ -28,6 +28,7 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
   cb_stop st = CB_GO;
   uint32_t target = 0;
   const uint8_t *FK = e->fk; /* fast engine: pre-decoded kinds */
+  const uint8_t *MM = e->mach_mid;
   const cb_phi_edges *PE = e->pe.first ? &e->pe : NULL;
 
 #define V(o) ((o)&CB_OPND_CONST ? &K[(o) & ~CB_OPND_CONST] : &S[o])
@@ -54,6 +55,8 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
     }
     budget--;
     const cb_op *op = &ops[ip++];
+    if (__builtin_expect(MM != NULL, 0) && MM[ip - 1])
+      eng_emit_mach_at(e, &B[F->block], F->cfa, ip - 1);
     switch ((cb_opcode)op->code) {
     case CB_OP_ADD:
     case CB_OP_SUB:

@@ -112,12 +112,18 @@ static int32_t sysmalloc(cb_heap *h, uint64_t nb) {
       }
     }
   } else {
-    /* brk failed: mmap as the new non-contiguous top */
+    /* brk failed (valgrind's brk segment is full): mmap as the new
+     * non-contiguous top. glibc 2.36 calls sysmalloc_mmap_fallback (&size,
+     * nb, old_size, pagesize, MMAP_AS_MORECORE_SIZE, 0, av) against its
+     * parameters (minsize, pagesize): the first fallback, still
+     * contiguous, rounds size + old_size up to 1 MiB; later ones map the
+     * page-rounded request as it is, with a minimum of one page (measured:
+     * 1 MiB, then 0x21000 per malloc(24)). */
     uint64_t msize = size;
     if (h->contiguous)
-      msize = heap_align_up(size + old_size, PAGE);
-    if (msize < MMAP_AS_MORECORE)
-      msize = MMAP_AS_MORECORE;
+      msize = heap_align_up(size + old_size, MMAP_AS_MORECORE);
+    if (msize < PAGE)
+      msize = PAGE;
     uint64_t mm = msize > nb ? heap_do_mmap(h, msize) : 0;
     if (!mm)
       return -1;

@@ -456,7 +456,6 @@ void heap_int_free(cb_heap *h, int32_t r) {
     h->c[r].state = C_FAST;
     h->fast[fi] = r;
     h->have_fast = true;
-    heap_rd(h, h->c[r].addr + SZ, 8);
     wr(h, h->c[r].addr + 16, 8,
        ((h->c[r].addr + 16) >> 12) ^ (old >= 0 ? h->c[old].addr : 0));
     return;

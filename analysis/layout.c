@@ -181,6 +181,24 @@ static void layout_libs(const cb_program *p, uint64_t *heap_base,
       exe_end = p->load_base + end;
     needed(b, len, add_lib, &L);
     free(b);
+  } else if (p->dl && p->dl->n_objs > 1 && p->dl->n_objs < CB_DL_MAX_OBJS) {
+    /* the executable is not kept (analyze): the frontend's reading of it
+     * has the libraries in mapping order with their spans, libm among
+     * them whenever the link line names it, called or not */
+    L.ok = true;
+    for (uint32_t i = 1; i < p->dl->n_objs; i++) {
+      const cb_dl_object *o = &p->dl->objs[i];
+      if ((i == 1 && p->dl->preload) || strstr(o->soname, "ld-linux"))
+        continue;
+      if (!strncmp(o->soname, "libc.so", 7) && !L.has_libc) {
+        L.libc_off = L.span;
+        L.has_libc = true;
+      }
+      L.span += o->span;
+      L.n++;
+      if (!o->span)
+        L.ok = false;
+    }
   }
   uint64_t ldso = PAGEUP(exe_end) > 0x4000000 ? PAGEUP(exe_end) : 0x4000000;
   uint64_t brk0 = ldso + 0x35000;
@@ -239,6 +257,15 @@ void cb_engine_got_slots(const cb_program *p, uint64_t got[CB_LIBC_COUNT]) {
   memset(got, 0, sizeof(uint64_t) * CB_LIBC_COUNT);
   size_t len = 0;
   unsigned char *b = p->exe_path ? slurp(p->exe_path, &len) : NULL;
+  if (!b && p->dl) {
+    /* the executable is not kept (analyze): the frontend's PLT slots */
+    for (uint32_t s = 0; s < p->dl->n_slots; s++)
+      for (int f = 0; f < CB_LIBC_COUNT; f++)
+        if (!strcmp(p->dl->slots[s].name,
+                    cb_libc_plt_name((uint32_t)f, names[f])))
+          got[f] = p->load_base + p->dl->slots[s].got;
+    return;
+  }
   if (!b)
     return;
   const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b;

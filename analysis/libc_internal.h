@@ -45,6 +45,10 @@ cb_stop cb_libc_memset(cb_eng *e, uint64_t dst, int c, uint64_t n);
 cb_stop cb_libc_mem_call(cb_eng *e, uint32_t fn, const cb_value *a,
                          const uint8_t *ty, uint32_t n, cb_value *ret);
 
+/* libc_strcmp.c: glibc's strcmp loads for strings s and t whose first
+ * difference or NUL is at index k; returns how many. */
+uint64_t cb_libc_strcmp_traffic(cb_eng *e, uint64_t s, uint64_t t, uint64_t k);
+
 /* libc_math.c: whether fn is one of <math.h>'s functions, and its call. */
 bool cb_libc_is_libm(uint32_t fn);
 cb_stop cb_libc_math_call(cb_eng *e, uint32_t fn, const cb_value *a,

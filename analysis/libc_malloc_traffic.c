@@ -202,38 +202,44 @@ static void int_free(cb_lt *m, uint64_t B, const cb_heap_fstep *f,
       RD(LIBC(L_MP + MP_TCACHE_COUNT), 8);
     }
   }
-  if (f->route != CB_HEAP_F_TCACHE) {
+  if (f->route == CB_HEAP_F_FAST) {
+    /* _int_free's fastbin path: the next chunk's size against
+     * CHUNK_HDR_SZ and av->system_mem ("invalid next size (fast)"),
+     * free_perturb, have_fastchunks, SINGLE_THREAD_P, the bin's head */
+    uint64_t slot = ARENA(A_FASTBINS + 8 * ((f->size >> 4) - 2));
+    RD(LIBC(L_GMF), 8);
+    RD(f->chunk + f->size + 8, 8);
+    RD(ARENA(A_SYSTEM_MEM), 8);
+    RD(LIBC(L_PERTURB), 4);
+    WR(ARENA(A_HAVE_FAST), 4);
+    RD(LIBC(L_SINGLE), 1);
+    RD(slot, 8);
+    WR(slot, 8);
+  } else if (f->route != CB_HEAP_F_TCACHE) {
     RD(LIBC(L_GMF), 8);
     RD(LIBC(L_SINGLE), 1);
     WR(B - 0x5c, 4);
-    if (f->route == CB_HEAP_F_FAST) {
-      uint64_t slot = ARENA(A_FASTBINS + 8 * ((f->size >> 4) - 2));
-      WR(ARENA(A_HAVE_FAST), 4);
-      RD(slot, 8);
-      WR(slot, 8);
+    RD(ARENA(A_TOP), 8);
+    RD(ARENA(A_FLAGS), 1);
+    RD(f->chunk + f->size + 8, 8); /* nextchunk's size */
+    RD(ARENA(A_SYSTEM_MEM), 8);
+    RD(LIBC(L_PERTURB), 4);
+    RD(f->chunk + 8, 1);
+    RD(ARENA(A_TOP), 8);
+    if (f->route == CB_HEAP_F_BIN) {
+      RD(ARENA(A_BINS), 8);
+      RD(ARENA(A_BINS + 8), 8);
+      WR(ARENA(A_BINS), 8);
+      WR(ARENA(A_BINS + 8), 8);
     } else {
+      WR(ARENA(A_TOP), 8);
+    }
+    if (f->consolidated || f->trimmed || f->route == CB_HEAP_F_TOP) {
+      /* FASTBIN_CONSOLIDATION_THRESHOLD: have_fastchunks, the top
+       * against mp_.trim_threshold */
+      RD(ARENA(A_HAVE_FAST), 4);
       RD(ARENA(A_TOP), 8);
-      RD(ARENA(A_FLAGS), 1);
-      RD(f->chunk + f->size + 8, 8); /* nextchunk's size */
-      RD(ARENA(A_SYSTEM_MEM), 8);
-      RD(LIBC(L_PERTURB), 4);
-      RD(f->chunk + 8, 1);
-      RD(ARENA(A_TOP), 8);
-      if (f->route == CB_HEAP_F_BIN) {
-        RD(ARENA(A_BINS), 8);
-        RD(ARENA(A_BINS + 8), 8);
-        WR(ARENA(A_BINS), 8);
-        WR(ARENA(A_BINS + 8), 8);
-      } else {
-        WR(ARENA(A_TOP), 8);
-      }
-      if (f->consolidated || f->trimmed || f->route == CB_HEAP_F_TOP) {
-        /* FASTBIN_CONSOLIDATION_THRESHOLD: have_fastchunks, the top
-         * against mp_.trim_threshold */
-        RD(ARENA(A_HAVE_FAST), 4);
-        RD(ARENA(A_TOP), 8);
-        RD(MP(MP_TRIM), 8);
-      }
+      RD(MP(MP_TRIM), 8);
     }
     RD(B - 0x5c, 4);
   }

@@ -121,11 +121,21 @@ cb_stop cb_libc_mem_call(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_STRNCMP: {
     char *s, *t;
     size_t ls, lt;
-    if (str_arg(e, a[0].u, &s, &ls) != CB_GO)
-      return CB_FAIL;
-    if (str_arg(e, a[1].u, &t, &lt) != CB_GO) {
-      free(s);
-      return CB_FAIL;
+    if (fn == CB_LIBC_STRCMP) {
+      /* the traffic follows from the first difference (below) */
+      s = cb_eng_read_str(e, a[0].u, MAX_STR, &ls);
+      t = s ? cb_eng_read_str(e, a[1].u, MAX_STR, &lt) : NULL;
+      if (!t) {
+        free(s);
+        return CB_FAIL;
+      }
+    } else {
+      if (str_arg(e, a[0].u, &s, &ls) != CB_GO)
+        return CB_FAIL;
+      if (str_arg(e, a[1].u, &t, &lt) != CB_GO) {
+        free(s);
+        return CB_FAIL;
+      }
     }
     /* glibc's x86-64 strcmp and strncmp (every ifunc variant) return the
      * difference of the first differing bytes as unsigned chars, which a
@@ -135,6 +145,8 @@ cb_stop cb_libc_mem_call(cb_eng *e, uint32_t fn, const cb_value *a,
     while (i < lim && s[i] && s[i] == t[i])
       i++;
     int r = i < lim ? (unsigned char)s[i] - (unsigned char)t[i] : 0;
+    if (fn == CB_LIBC_STRCMP)
+      cb_libc_strcmp_traffic(e, a[0].u, a[1].u, i);
     free(s);
     free(t);
     ret[0].u = (uint64_t)(uint32_t)r;

@@ -56,6 +56,45 @@ typedef struct mblock {
 /* ---- one function ----------------------------------------------------------
  */
 
+/* The IR op before which a hidden access at machine instruction k
+ * happens: the IR's load or store that the next IR-visible access stands
+ * for (the same line and direction, counted in order from the last call,
+ * at instruction `from` in the machine code and before IR op `start` in
+ * the IR block bl), when no call comes between. CB_NONE: none found
+ * (then at `start`). */
+static uint32_t mid_op(fe *f, const cb_block *bl, const minst *ins,
+                       uint32_t from, uint32_t end, uint32_t k,
+                       uint32_t start) {
+  uint32_t q = k + 1;
+  while (q < end && ins[q].kind != MK_MEM) {
+    if (ins[q].kind == MK_CALL)
+      return CB_NONE;
+    q++;
+  }
+  if (q >= end)
+    return CB_NONE;
+  const minst *v = &ins[q];
+  uint32_t rank = 0;
+  for (uint32_t x = from; x < q; x++)
+    if (ins[x].kind == MK_MEM && ins[x].file == v->file &&
+        ins[x].line == v->line && ins[x].write == v->write)
+      rank++;
+  for (uint32_t o = start; o < bl->first_op + bl->n_ops; o++) {
+    const cb_op *op = &f->ops.v[o];
+    if (op->code == CB_OP_CALL)
+      return CB_NONE;
+    if (op->code != (v->write ? CB_OP_STORE : CB_OP_LOAD) ||
+        op->aux >= f->sites.n)
+      continue;
+    const cb_site *s = &f->sites.v[op->aux];
+    if (s->file != v->file || s->line != v->line)
+      continue;
+    if (rank-- == 0)
+      return o > start ? o : CB_NONE;
+  }
+  return CB_NONE;
+}
+
 static int key_cmp(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   return x < y ? -1 : x > y;
@@ -951,10 +990,11 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       if (op->code == CB_OP_CALL && fe_mc_real_call(f, op))
         FE_PUSH(ircalls, bl->first_op + o);
     }
-    uint32_t mcalls_total = 0, mcalls_before = 0;
+    uint32_t mcalls_total = 0, mcalls_before = 0, n_mblocks_of_ir = 0;
     for (uint32_t j = 0; j < mb.n; j++) {
       if (mb.v[j].ir != b->ir)
         continue;
+      n_mblocks_of_ir++;
       for (uint32_t k = mb.v[j].first; k < mb.v[j].first + mb.v[j].n; k++)
         if (ins.v[k].kind == MK_CALL) {
           mcalls_total++;
@@ -1056,6 +1096,20 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
             }
           }
         }
+      }
+      /* where it stands among the block's own accesses since the call
+         before it (a constant loaded just before the store that uses
+         it), when this is the IR block's only machine block and its calls
+         are the IR's */
+      if (ircalls.n == mcalls_total && b->from == CB_NONE &&
+          n_mblocks_of_ir == 1) {
+        uint32_t from = b->first;
+        for (uint32_t q = b->first; q < k; q++)
+          if (ins.v[q].kind == MK_CALL)
+            from = q + 1;
+        uint32_t at = mid_op(f, bl, ins.v, from, b->first + b->n, k, ma.op);
+        if (at != CB_NONE)
+          ma.op = at;
       }
       FE_PUSH(*out, ma);
       n_hidden_in_block[b->ir]++;

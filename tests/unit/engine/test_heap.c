@@ -248,9 +248,51 @@ static void fence_after_brk(void) {
   cb_heap_free_model(h);
 }
 
+/* Past valgrind's 8 MiB brk segment (0x7ff000 bytes from the initial
+ * break), measured under `env -i valgrind`: calloc(393241, 8) mmapped,
+ * stdout's 4096-byte buffer (the probe printed to a file), then malloc(24)
+ * and malloc(strlen("%x" of i) + 1) for i = 1 .. 350000.
+ * glibc 2.36's first mmap fallback maps 1 MiB (size + old top rounded up
+ * to MMAP_AS_MORECORE_SIZE), each later one only the page-rounded request
+ * (0x21000: sysmalloc_mmap_fallback gets pagesize and
+ * MMAP_AS_MORECORE_SIZE swapped), each a new top behind fenceposts. The
+ * pairs' addresses where they jump, and the last pair. */
+static void mmap_fallback(void) {
+  cb_heap_config cfg = {0x4035000, 0x4a2c000, 0x7ff000};
+  cb_heap *h = cb_heap_new(&cfg, NULL);
+  CHECK_EQ_U64(cb_heap_calloc(h, 393241, 8), 0x4a2c010);
+  CHECK_EQ_U64(cb_heap_malloc(h, 4096), 0x40352a0);
+  uint64_t prev_key = 0, n = 0, k = 0;
+  int jumps = 0;
+  for (unsigned i = 1; i <= 350000; i++) {
+    char buf[16];
+    n = cb_heap_malloc(h, 24);
+    k = cb_heap_malloc(h, (uint64_t)snprintf(buf, sizeof buf, "%x", i) + 1);
+    if (i > 1 && n != prev_key + 0x20) {
+      jumps++;
+      if (jumps == 1) {
+        CHECK_EQ_U64(i, 130870);
+        CHECK_EQ_U64(n, 0x4d2d010);
+      } else if (jumps == 2) {
+        CHECK_EQ_U64(i, 149365);
+        CHECK_EQ_U64(n, 0x4e4e010);
+      } else if (jumps == 3) {
+        CHECK_EQ_U64(i, 153588);
+        CHECK_EQ_U64(n, 0x4e90010);
+      }
+    }
+    prev_key = k;
+  }
+  CHECK_EQ_U64(jumps, 49);
+  CHECK_EQ_U64(n, 0x5a8dab0);
+  CHECK_EQ_U64(k, 0x5a8dad0);
+  cb_heap_free_model(h);
+}
+
 int main(void) {
   fixed_facts();
   fence_after_brk();
+  mmap_fallback();
   uint64_t seeds[] = {88172645463325252ull, 12345,        777,
                       4242424242ull,        99,           31337,
                       2718281828ull,        1618033988ull};

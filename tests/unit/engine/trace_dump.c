@@ -24,6 +24,15 @@ static void sink(void *ctx, const cb_access *b, size_t n) {
            (unsigned long long)b[i].addr, (unsigned)b[i].size);
 }
 
+/* library loops and replayed iterations arrive as affine blocks */
+static void sink_block(void *ctx, const cb_affine_block *b) {
+  cb_access buf[256];
+  uint64_t pos = 0;
+  size_t k;
+  while ((k = cb_affine_expand(b, &pos, buf, 256)) > 0)
+    sink(ctx, buf, k);
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: engine_trace EXE FILE.c [-- ARGS...]\n");
@@ -43,8 +52,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   int pargc = 1;
-  const char *pargv[64] = {argv[1]};
-  for (int i = 4; i < argc && pargc < 64; i++)
+  const char **pargv = calloc((size_t)argc, sizeof *pargv);
+  if (!pargv)
+    return 1;
+  pargv[0] = argv[1];
+  for (int i = 4; i < argc; i++)
     pargv[pargc++] = argv[i];
   char cwd[PATH_MAX];
   if (!getcwd(cwd, sizeof cwd))
@@ -59,12 +71,13 @@ int main(int argc, char **argv) {
     opt.process = &ps.replay;
   else
     fprintf(stderr, "no start-up and exit: %s\n", ps.why);
-  cb_access_sink s = {sink, NULL, NULL, NULL};
+  cb_access_sink s = {sink, NULL, sink_block, NULL};
   cb_run_outcome o;
   int rc = cb_engine_run(p, &in, &opt, &s, &o);
   fprintf(stderr, "engine rc=%d %s\n", rc, o.message);
   cb_run_outcome_free(&o);
   cb_process_release(&ps);
   cb_program_free(p);
+  free(pargv);
   return rc ? 1 : 0;
 }
