@@ -112,11 +112,6 @@ void cb_dl_setup(cb_eng *e, const cb_program *p) {
           dl->slots[s].n_probes &&
           dl->slots[s].probes[dl->slots[s].n_probes - 1].found)
         e->dl_slot[f] = (int16_t)s;
-  /* without the kept executable (cb_engine_got_slots read nothing) the
-   * PLT stubs' GOT reads take their slots from the frontend's reading */
-  for (int f = 0; f < CB_LIBC_COUNT; f++)
-    if (e->dl_slot[f] >= 0 && !e->got[f])
-      e->got[f] = e->dl_obj[0] + dl->slots[e->dl_slot[f]].got;
   e->dl = dl;
 }
 
