@@ -494,3 +494,16 @@ static const lt_acc t_putc[] = {
     L(0x1d4788, 8, 0), L(0x1d4790, 8, 0), L(0x1d4788, 8, 1)};
 static const lt_acc t_putc_exit[] = {S(0x20, 8, 0), S(0x18, 8, 0),
                                      S(0x10, 8, 0)};
+/* fwrite(buf, 1, n, stdout) (libio/iofwrite.c): its pushes, stdout's
+ * flags, lock and vtable up to the call of _IO_file_xsputn (whose frame
+ * base is C - 0x50); after it the lock's release and the pops */
+static const lt_acc t_fwrite[] = {
+    S(0x10, 8, 1),     S(0x18, 8, 1),     S(0x20, 8, 1),     S(0x28, 8, 1),
+    S(0x30, 8, 1),     S(0x38, 8, 1),     L(0x1d4760, 4, 0), T(0x750, 8, 0),
+    L(0x1d47e8, 8, 0), L(0x1d5a18, 8, 0), L(0x1d5a10, 4, 0), L(0x1d47e8, 8, 0),
+    L(0x1d5a18, 8, 1), L(0x1d5a14, 4, 0), L(0x1d4820, 4, 0), L(0x1d4838, 8, 0),
+    L(0x1d0618, 8, 0), S(0x58, 8, 1)};
+static const lt_acc t_fwrite_exit[] = {
+    L(0x1d4760, 4, 0), L(0x1d47e8, 8, 0), L(0x1d5a14, 4, 0), L(0x1d5a18, 8, 1),
+    L(0x1d5a10, 4, 0), L(0x1d5a10, 4, 0), S(0x38, 8, 0),     S(0x30, 8, 0),
+    S(0x28, 8, 0),     S(0x20, 8, 0),     S(0x18, 8, 0),     S(0x10, 8, 0)};

@@ -425,6 +425,17 @@ static void do_putc(pf *s) {
   ROWS(s, t_putc_exit, s->C, 0);
 }
 
+/* fwrite(buf, size, count, stdout): its frame and the lock around one
+ * _IO_file_xsputn of size * count bytes (frame base C - 0x50); a zero
+ * request returns before them */
+static void do_fwrite(pf *s, uint64_t buf, uint64_t bytes) {
+  if (!bytes)
+    return;
+  ROWS(s, t_fwrite, s->C, 0);
+  xsputn(s, s->C - 0x50, buf, bytes);
+  ROWS(s, t_fwrite_exit, s->C, 0);
+}
+
 bool cb_libc_stdio_traffic_begin(cb_eng *e, uint32_t fn, const cb_value *a,
                                  cb_stdio_mark *mk) {
   bool to_stdout;
@@ -440,6 +451,9 @@ bool cb_libc_stdio_traffic_begin(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_PUTC:
   case CB_LIBC_FPUTC:
     to_stdout = a[1].u == e->file_stdout;
+    break;
+  case CB_LIBC_FWRITE:
+    to_stdout = a[3].u == e->file_stdout;
     break;
   default:
     to_stdout = false;
@@ -483,6 +497,9 @@ void cb_libc_stdio_traffic_end(cb_eng *e, uint32_t fn, const cb_value *a,
     break;
   case CB_LIBC_PUTS:
     do_puts(&s, a[0].u);
+    break;
+  case CB_LIBC_FWRITE:
+    do_fwrite(&s, a[0].u, a[1].u * a[2].u);
     break;
   default:
     do_putc(&s);

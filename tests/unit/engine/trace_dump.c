@@ -32,7 +32,9 @@ int main(int argc, char **argv) {
   cb_frontend_options fo = {0};
   fo.sources = srcs;
   fo.n_sources = 1;
-  fo.cflags = "-O2";
+  /* CB_TRACE_CFLAGS: other flags than -O2 (e.g. -DSMALL_PROBLEM_SIZE) */
+  const char *cf = getenv("CB_TRACE_CFLAGS");
+  fo.cflags = cf && *cf ? cf : "-O2";
   fo.exe_out = argv[1];
   cb_program *p = NULL;
   char err[4096];
