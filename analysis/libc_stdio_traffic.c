@@ -33,6 +33,8 @@
 #define L_STEP3B 0x18fea0ull     /* step3b_jumps: after l */
 #define L_STEP4 0x18ff20ull      /* step4_jumps: after hh, ll, L, q, j, z, t */
 #define L_PADDING 0x1a0140ull    /* _IO_padn's blanks and zeroes */
+#define L_ZEROES 0x1a0140ull     /* _IO_padn's zeroes (16 bytes) */
+#define L_BLANKS 0x1a0160ull     /* and blanks */
 #define F_WRITE_PTR 0x28u
 #define F_WRITE_END 0x30u
 
@@ -112,6 +114,34 @@ static void put_byte(pf *s) {
   if (s->buf)
     cb_lt_acc(s->m, s->buf + s->pos % s->cap, 1, true);
   s->pos++;
+}
+
+/* _IO_padn(stdout, c, n) from __printf_fp: n bytes of its 16-byte
+ * blanks or zeroes, an _IO_file_xsputn (frame base C - 0x8b0) per piece,
+ * stdout's set-up in the first if it is the first output */
+static void padn(pf *s, uint64_t tab, size_t n) {
+  cb_lt *m = s->m;
+  ROWS(s, t_padn, s->C, 0);
+  for (size_t k; n; n -= k) {
+    k = n < 16 ? n : 16;
+    ROWS(s, t_padn_put, s->C, 0);
+    xsputn(s, s->C - 0x8b0, m->libc + tab, k);
+  }
+  ROWS(s, t_padn_exit, s->C, 0);
+}
+
+/* one char of __printf_fp's text (outchar: putc_unlocked); as the first
+ * output, __overflow sets stdout up (its malloc's frame base C - 0x950) */
+static void fp_char(pf *s) {
+  if (s->setup) {
+    s->setup = false;
+    ROWS(s, t_fp_overflow, s->C, 0);
+    cb_libc_heap_traffic(s->m->e, CB_LIBC_MALLOC, s->C - 0x950, 0, s->buf,
+                         false);
+    cb_lt_acc(s->m, s->C - 0x958, 8, false); /* malloc's `ret` */
+    ROWS(s, t_fp_overflow_end, s->C, 0);
+  }
+  put_byte(s);
 }
 
 /* va_arg of the SysV ABI (section 3.5.7) on printf's va_list at C - 0xe0
@@ -344,8 +374,23 @@ static void do_printf(pf *s, const cb_value *a, const uint8_t *ty, uint32_t n,
         ROWS(s, t_pf_fp_big, C, 0);
       else
         ROWS(s, t_pf_fp, C, 0);
-      for (size_t i = 0; i < (w > (size_t)len ? w : (size_t)len); i++)
-        put_byte(s);
+      /* the field: a right-justified one's blanks by _IO_padn first; with
+       * the 0 flag the sign, then the zeroes; the chars one by one
+       * (outchar), a left-justified field's blanks last */
+      bool left = memchr(f + p + 1, '-', w0 - p - 1) != NULL;
+      bool zero = !left && memchr(f + p + 1, '0', w0 - p - 1) != NULL;
+      size_t pad = w > (size_t)len && len > 0 ? w - (size_t)len : 0;
+      size_t sign = zero && len > 0 && strchr("+- ", text[0]) ? 1 : 0;
+      if (pad && !left && !zero)
+        padn(s, L_BLANKS, pad);
+      for (size_t i = 0; i < sign; i++)
+        fp_char(s);
+      if (pad && zero)
+        padn(s, L_ZEROES, pad);
+      for (size_t i = sign; i < (size_t)(len > 0 ? len : 0); i++)
+        fp_char(s);
+      if (pad && left)
+        padn(s, L_BLANKS, pad);
     } else if (len > 0) {
       uint64_t src;
       if (conv == 's' && v.u) {
