@@ -484,6 +484,8 @@ static void do_fwrite(pf *s, uint64_t buf, uint64_t bytes) {
 bool cb_libc_stdio_traffic_begin(cb_eng *e, uint32_t fn, const cb_value *a,
                                  cb_stdio_mark *mk) {
   bool to_stdout;
+  if (fn == CB_LIBC_GETC && a[0].u == e->file_stdin)
+    return cb_libc_stdin_traffic_begin(e, mk);
   switch ((cb_libfn)fn) {
   case CB_LIBC_PRINTF:
   case CB_LIBC_PUTS:
@@ -527,6 +529,10 @@ bool cb_libc_stdio_traffic_begin(cb_eng *e, uint32_t fn, const cb_value *a,
 void cb_libc_stdio_traffic_end(cb_eng *e, uint32_t fn, const cb_value *a,
                                const uint8_t *ty, uint32_t n,
                                const cb_stdio_mark *mk, cb_stop st) {
+  if (fn == CB_LIBC_GETC) {
+    cb_libc_stdin_traffic_end(e, mk, st);
+    return;
+  }
   e->lib_mute_stdout = false;
   e->lib_mute_lo = e->lib_mute_hi = 0;
   cb_lt m;

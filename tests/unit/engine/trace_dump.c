@@ -5,7 +5,8 @@
  * (tools/probe/libtrace.py's traces). The executable is built at EXE,
  * and the run is modelled as started as EXE from the current directory,
  * with the process's start-up and exit (analysis/process.h).
- * Usage: engine_trace EXE FILE.c [-- ARGS...] */
+ * Usage: [CB_TRACE_CFLAGS=...] [CB_TRACE_STDIN=FILE] engine_trace EXE FILE.c
+ * [-- ARGS...] */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +53,22 @@ int main(int argc, char **argv) {
   cb_engine_options opt;
   cb_engine_options_default(&opt);
   opt.cwd = cwd;
-  cb_run_input in = {pargc, pargv, NULL, 0};
+  /* CB_TRACE_STDIN: a file as the program's standard input (else
+   * /dev/null) */
+  const char *sin = getenv("CB_TRACE_STDIN");
+  unsigned char *data = NULL;
+  size_t len = 0;
+  if (sin && *sin) {
+    FILE *fi = fopen(sin, "rb");
+    if (!fi || fseek(fi, 0, SEEK_END) || (len = (size_t)ftell(fi), 0) ||
+        fseek(fi, 0, SEEK_SET) || !(data = malloc(len + 1)) ||
+        fread(data, 1, len, fi) != len) {
+      fprintf(stderr, "cannot read %s\n", sin);
+      return 1;
+    }
+    fclose(fi);
+  }
+  cb_run_input in = {pargc, pargv, data, len};
   /* start-up and exit from the process probes, as cbana analyze has them */
   cb_process_state ps;
   if (cb_process_prepare(&ps, p, pargc, pargv, cwd))
@@ -66,5 +82,6 @@ int main(int argc, char **argv) {
   cb_run_outcome_free(&o);
   cb_process_release(&ps);
   cb_program_free(p);
+  free(data);
   return rc ? 1 : 0;
 }
