@@ -308,6 +308,12 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
     e->opt.native_stdout.start(e->opt.native_stdout.ctx, e->sl_sign);
   cb_engine_got_slots(p, e->got);
   cb_dl_setup(e, p);
+  /* without a kept executable (analyze) the PLT stubs' GOT reads come
+   * from the dynamic-link scope's slots: the same addresses */
+  if (e->dl)
+    for (int f = 0; f < CB_LIBC_COUNT; f++)
+      if (!e->got[f] && e->dl_slot[f] >= 0)
+        e->got[f] = e->dl_obj[0] + e->dl->slots[e->dl_slot[f]].got;
   /* libc where the scope maps it: layout.c's guess without the kept
    * executable leaves out libm, which cbana's link line always loads
    * before libc (docs/process-model.md 3.3), and libc's data is read by
