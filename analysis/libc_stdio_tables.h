@@ -6,7 +6,10 @@
  * (tests/e2e/data/process/printf_mix.c) above, puts and putc after
  * the first output, and on the first printf (stdout's set-up: the
  * overflow, _IO_file_doallocate's fstat and isatty, _IO_setb; its
- * malloc is libc_malloc_traffic.c's). Rows: S below the caller's rsp (in
+ * malloc is libc_malloc_traffic.c's); fwrite(buf, 1, 60, stdout),
+ * printf("%8.2f") and printf("%.2f\n") as the first output (the rows
+ * named at each table, cut from `libtrace.py --detail` by their
+ * functions). Rows: S below the caller's rsp (in
  * t_stdout_setup below _IO_file_xsputn's frame base), L libc, T the TLS
  * page, F the conversion's `%`. The `ret` of the call itself is the
  * engine's (engine_frames.c). Included by libc_stdio_traffic.c only. */

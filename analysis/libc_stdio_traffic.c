@@ -1,11 +1,13 @@
-/* libc_stdio_traffic.c: what glibc 2.36's printf, puts and putchar/putc on
- * stdout read and write besides the text itself: printf's and
+/* libc_stdio_traffic.c: what glibc 2.36's printf, puts, putchar/putc and
+ * fwrite on stdout read and write besides the text itself: printf's and
  * __vfprintf_internal's frames (the va_list, the spec parsing's locals, a
  * 0x620-byte frame), stdout's FILE and its lock in libc's data, the
  * vtable, the format's scan by strchrnul, each piece's _IO_file_xsputn
  * and its copy into stdout's buffer, _itoa_word's digits, __printf_fp's
- * work for a floating conversion, and on the first output stdout's
- * set-up (_IO_file_doallocate: fstat, isatty, the buffer's malloc). The
+ * work for a floating conversion (its padding by _IO_padn), and on the
+ * first output, wherever it happens, stdout's set-up (_IO_file_doallocate:
+ * fstat, isatty, the buffer's malloc). getc on stdin is
+ * libc_stdin_traffic.c's. The
  * text's bytes go where libc_stdio.c put them; its own approximate
  * traffic for the format and the buffer is left out while the call runs
  * (cb_eng's lib_mute) and replaced by this. Rows measured with lackey
