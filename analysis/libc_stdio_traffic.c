@@ -486,8 +486,11 @@ static void do_fwrite(pf *s, uint64_t buf, uint64_t bytes) {
 bool cb_libc_stdio_traffic_begin(cb_eng *e, uint32_t fn, const cb_value *a,
                                  cb_stdio_mark *mk) {
   bool to_stdout;
-  if (fn == CB_LIBC_GETC && a[0].u == e->file_stdin)
-    return cb_libc_stdin_traffic_begin(e, mk);
+  /* getc and fwrite themselves: their unlocked forms and __uflow have
+   * other frames (not measured) */
+  if (fn == CB_LIBC_GETC)
+    return e->lib_called == CB_LIBC_GETC && a[0].u == e->file_stdin &&
+           cb_libc_stdin_traffic_begin(e, mk);
   switch ((cb_libfn)fn) {
   case CB_LIBC_PRINTF:
   case CB_LIBC_PUTS:
@@ -502,7 +505,7 @@ bool cb_libc_stdio_traffic_begin(cb_eng *e, uint32_t fn, const cb_value *a,
     to_stdout = a[1].u == e->file_stdout;
     break;
   case CB_LIBC_FWRITE:
-    to_stdout = a[3].u == e->file_stdout;
+    to_stdout = a[3].u == e->file_stdout && e->lib_called == CB_LIBC_FWRITE;
     break;
   default:
     to_stdout = false;
