@@ -121,6 +121,9 @@ typedef struct cb_eng {
    * that traffic with glibc's */
   uint64_t lib_mute_lo, lib_mute_hi;
   bool lib_mute_stdout;
+  /* the library function the program called, before its unlocked or
+   * __uflow/__overflow form was taken for the locked one (libc.c) */
+  uint32_t lib_called;
   /* the process's start-up was replayed (engine_process.c): exit's
    * traffic is still to come (due), or came (done); main's own `call`
    * push is the start-up's last access */

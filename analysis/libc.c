@@ -185,6 +185,7 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
   if ((e->stdin_pub || e->stdout_pub || (e->files && e->files->nst)) &&
       !cb_stdio_pull(e))
     return CB_FAIL;
+  e->lib_called = fn;
   cb_value ov[2];
   if (fn == CB_LIBC_OVERFLOW) {
     /* __overflow(fp, c): putc(c, fp), or with EOF only the flush */

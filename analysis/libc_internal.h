@@ -28,9 +28,14 @@ typedef struct cb_stdio_mark {
   bool first;   /* stdout had no buffer yet */
   uint64_t pos; /* stdout's position before */
   uint64_t C;   /* the caller's rsp */
+  uint8_t
+      tail; /* getc(stdin): its rows after the byte (libc_stdin_traffic.c) */
 } cb_stdio_mark;
 bool cb_libc_stdio_traffic_begin(cb_eng *e, uint32_t fn, const cb_value *a,
                                  cb_stdio_mark *mk);
+/* libc_stdin_traffic.c: getc(stdin)'s, before and after the byte */
+bool cb_libc_stdin_traffic_begin(cb_eng *e, cb_stdio_mark *mk);
+void cb_libc_stdin_traffic_end(cb_eng *e, const cb_stdio_mark *mk, cb_stop st);
 void cb_libc_stdio_traffic_end(cb_eng *e, uint32_t fn, const cb_value *a,
                                const uint8_t *ty, uint32_t n,
                                const cb_stdio_mark *mk, cb_stop st);

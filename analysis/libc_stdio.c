@@ -739,7 +739,10 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
     }
     cb_stop st;
     if (a[3].u == e->file_stdout) {
-      cb_eng_lib_bulk(e, a[0].u, bytes, false);
+      /* with glibc's traffic (libc_stdio_traffic.c) the copy's reads
+       * are its memcpy's */
+      if (!e->lib_mute_stdout)
+        cb_eng_lib_bulk(e, a[0].u, bytes, false);
       st = put_file(e, a[3].u, buf, 0, bytes);
     } else {
       st = put_file(e, a[3].u, buf, a[0].u, bytes);

@@ -6,7 +6,10 @@
  * (tests/e2e/data/process/printf_mix.c) above, puts and putc after
  * the first output, and on the first printf (stdout's set-up: the
  * overflow, _IO_file_doallocate's fstat and isatty, _IO_setb; its
- * malloc is libc_malloc_traffic.c's). Rows: S below the caller's rsp (in
+ * malloc is libc_malloc_traffic.c's); fwrite(buf, 1, 60, stdout),
+ * printf("%8.2f") and printf("%.2f\n") as the first output (the rows
+ * named at each table, cut from `libtrace.py --detail` by their
+ * functions). Rows: S below the caller's rsp (in
  * t_stdout_setup below _IO_file_xsputn's frame base), L libc, T the TLS
  * page, F the conversion's `%`. The `ret` of the call itself is the
  * engine's (engine_frames.c). Included by libc_stdio_traffic.c only. */
@@ -494,3 +497,61 @@ static const lt_acc t_putc[] = {
     L(0x1d4788, 8, 0), L(0x1d4790, 8, 0), L(0x1d4788, 8, 1)};
 static const lt_acc t_putc_exit[] = {S(0x20, 8, 0), S(0x18, 8, 0),
                                      S(0x10, 8, 0)};
+/* fwrite(buf, 1, n, stdout) (libio/iofwrite.c): its pushes, stdout's
+ * flags, lock and vtable up to the call of _IO_file_xsputn (whose frame
+ * base is C - 0x50); after it the lock's release and the pops */
+static const lt_acc t_fwrite[] = {
+    S(0x10, 8, 1),     S(0x18, 8, 1),     S(0x20, 8, 1),     S(0x28, 8, 1),
+    S(0x30, 8, 1),     S(0x38, 8, 1),     L(0x1d4760, 4, 0), T(0x750, 8, 0),
+    L(0x1d47e8, 8, 0), L(0x1d5a18, 8, 0), L(0x1d5a10, 4, 0), L(0x1d47e8, 8, 0),
+    L(0x1d5a18, 8, 1), L(0x1d5a14, 4, 0), L(0x1d4820, 4, 0), L(0x1d4838, 8, 0),
+    L(0x1d0618, 8, 0), S(0x58, 8, 1)};
+static const lt_acc t_fwrite_exit[] = {
+    L(0x1d4760, 4, 0), L(0x1d47e8, 8, 0), L(0x1d5a14, 4, 0), L(0x1d5a18, 8, 1),
+    L(0x1d5a10, 4, 0), L(0x1d5a10, 4, 0), S(0x38, 8, 0),     S(0x30, 8, 0),
+    S(0x28, 8, 0),     S(0x20, 8, 0),     S(0x18, 8, 0),     S(0x10, 8, 0)};
+/* __printf_fp's padding (printf("%8.2f") of 77.52, the second call):
+ * _IO_padn's frame, per 16-byte piece the vtable and the call of
+ * _IO_file_xsputn (frame base C - 0x8b0), its exit */
+static const lt_acc t_padn[] = {S(0x848, 8, 1), S(0x850, 8, 1), S(0x858, 8, 1),
+                                S(0x860, 8, 1), S(0x868, 8, 1), S(0x870, 8, 1),
+                                S(0x878, 8, 1), T(0x768, 8, 0), S(0x888, 8, 1)};
+static const lt_acc t_padn_put[] = {L(0x1d4838, 8, 0), L(0x1d0618, 8, 0),
+                                    S(0x8b8, 8, 1)};
+static const lt_acc t_padn_exit[] = {
+    S(0x888, 8, 0), T(0x768, 8, 0), S(0x878, 8, 0),
+    S(0x870, 8, 0), S(0x868, 8, 0), S(0x860, 8, 0),
+    S(0x858, 8, 0), S(0x850, 8, 0), S(0x848, 8, 0)};
+/* __printf_fp's first char as stdout's first output (printf("%.2f\n")
+ * first): __overflow -> _IO_file_overflow -> _IO_doallocbuf ->
+ * _IO_file_doallocate up to its malloc (frame base C - 0x950), then
+ * _IO_setb, the returns and the overflow's pointers (its store of the
+ * char is the buffer's) */
+static const lt_acc t_fp_overflow[] = {
+    S(0x858, 8, 1),    S(0x860, 8, 1),    L(0x1d4820, 4, 0), L(0x1d4838, 8, 0),
+    L(0x1d05f8, 8, 0), S(0x860, 8, 0),    S(0x860, 8, 1),    S(0x868, 8, 1),
+    S(0x870, 8, 1),    L(0x1d4760, 4, 0), L(0x1d4780, 8, 0), S(0x878, 8, 1),
+    L(0x1d4798, 8, 0), S(0x880, 8, 1),    S(0x888, 8, 1),    S(0x890, 8, 1),
+    L(0x1d4760, 4, 0), L(0x1d4838, 8, 0), L(0x1d0648, 8, 0), S(0x898, 8, 1),
+    S(0x8a0, 8, 1),    S(0x8a8, 8, 1),    S(0x8b0, 8, 1),    T(0x768, 8, 0),
+    S(0x8b8, 8, 1),    L(0x1d47d0, 4, 0), L(0x1d4838, 8, 0), L(0x1d0670, 8, 0),
+    S(0x958, 8, 1),    L(0x1d47d0, 4, 0), S(0x958, 8, 0),    S(0x938, 4, 0),
+    S(0x928, 8, 0),    L(0x1d2de0, 8, 0), L(0x1d47d0, 4, 0), T(0x6c0, 4, 0),
+    S(0x958, 8, 1),    T(0x768, 8, 0),    S(0x968, 8, 1),    S(0x9b8, 8, 1),
+    T(0x768, 8, 0),    S(0x9c8, 8, 1),    L(0x1d2de0, 8, 0), T(0x6c0, 4, 1),
+    S(0x9c8, 8, 0),    T(0x768, 8, 0),    S(0x9b8, 8, 0),    S(0x968, 8, 0),
+    T(0x768, 8, 0),    S(0x958, 8, 0),    T(0x6c0, 4, 1),    S(0x918, 8, 0),
+    S(0x958, 8, 1),    L(0x1d2fc8, 8, 0)};
+static const lt_acc t_fp_overflow_end[] = {
+    S(0x958, 8, 1),     S(0x960, 8, 1),    S(0x968, 8, 1),    S(0x970, 8, 1),
+    S(0x978, 8, 1),     L(0x1d4798, 8, 0), L(0x1d4760, 4, 0), L(0x1d4798, 8, 1),
+    L(0x1d47a0, 8, 1),  L(0x1d4760, 4, 1), S(0x978, 8, 0),    S(0x970, 8, 0),
+    S(0x968, 8, 0),     S(0x960, 8, 0),    S(0x958, 8, 0),    S(0x8b8, 8, 0),
+    T(0x768, 8, 0),     S(0x8b0, 8, 0),    S(0x8a8, 8, 0),    S(0x8a0, 8, 0),
+    S(0x898, 8, 0),     S(0x890, 8, 0),    S(0x888, 8, 0),    S(0x880, 8, 0),
+    S(0x878, 8, 0),     L(0x1d4798, 8, 0), L(0x1d4760, 4, 0), L(0x1d4778, 8, 1),
+    L(0x1d4768, 16, 1), L(0x1d47a0, 8, 0), L(0x1d4770, 8, 0), L(0x1d4768, 8, 1),
+    L(0x1d4778, 8, 1),  L(0x1d4788, 8, 1), L(0x1d4760, 4, 1), L(0x1d4820, 4, 0),
+    L(0x1d4780, 8, 1),  L(0x1d4790, 8, 1), L(0x1d47a0, 8, 0), L(0x1d4788, 8, 1),
+    L(0x1d4760, 4, 0),  S(0x870, 8, 0),    S(0x868, 8, 0),    S(0x860, 8, 0),
+    S(0x858, 8, 0)};

@@ -1,11 +1,13 @@
-/* libc_stdio_traffic.c: what glibc 2.36's printf, puts and putchar/putc on
- * stdout read and write besides the text itself: printf's and
+/* libc_stdio_traffic.c: what glibc 2.36's printf, puts, putchar/putc and
+ * fwrite on stdout read and write besides the text itself: printf's and
  * __vfprintf_internal's frames (the va_list, the spec parsing's locals, a
  * 0x620-byte frame), stdout's FILE and its lock in libc's data, the
  * vtable, the format's scan by strchrnul, each piece's _IO_file_xsputn
  * and its copy into stdout's buffer, _itoa_word's digits, __printf_fp's
- * work for a floating conversion, and on the first output stdout's
- * set-up (_IO_file_doallocate: fstat, isatty, the buffer's malloc). The
+ * work for a floating conversion (its padding by _IO_padn), and on the
+ * first output, wherever it happens, stdout's set-up (_IO_file_doallocate:
+ * fstat, isatty, the buffer's malloc). getc on stdin is
+ * libc_stdin_traffic.c's. The
  * text's bytes go where libc_stdio.c put them; its own approximate
  * traffic for the format and the buffer is left out while the call runs
  * (cb_eng's lib_mute) and replaced by this. Rows measured with lackey
@@ -33,6 +35,8 @@
 #define L_STEP3B 0x18fea0ull     /* step3b_jumps: after l */
 #define L_STEP4 0x18ff20ull      /* step4_jumps: after hh, ll, L, q, j, z, t */
 #define L_PADDING 0x1a0140ull    /* _IO_padn's blanks and zeroes */
+#define L_ZEROES 0x1a0140ull     /* _IO_padn's zeroes (16 bytes) */
+#define L_BLANKS 0x1a0160ull     /* and blanks */
 #define F_WRITE_PTR 0x28u
 #define F_WRITE_END 0x30u
 
@@ -112,6 +116,34 @@ static void put_byte(pf *s) {
   if (s->buf)
     cb_lt_acc(s->m, s->buf + s->pos % s->cap, 1, true);
   s->pos++;
+}
+
+/* _IO_padn(stdout, c, n) from __printf_fp: n bytes of its 16-byte
+ * blanks or zeroes, an _IO_file_xsputn (frame base C - 0x8b0) per piece,
+ * stdout's set-up in the first if it is the first output */
+static void padn(pf *s, uint64_t tab, size_t n) {
+  cb_lt *m = s->m;
+  ROWS(s, t_padn, s->C, 0);
+  for (size_t k; n; n -= k) {
+    k = n < 16 ? n : 16;
+    ROWS(s, t_padn_put, s->C, 0);
+    xsputn(s, s->C - 0x8b0, m->libc + tab, k);
+  }
+  ROWS(s, t_padn_exit, s->C, 0);
+}
+
+/* one char of __printf_fp's text (outchar: putc_unlocked); as the first
+ * output, __overflow sets stdout up (its malloc's frame base C - 0x950) */
+static void fp_char(pf *s) {
+  if (s->setup) {
+    s->setup = false;
+    ROWS(s, t_fp_overflow, s->C, 0);
+    cb_libc_heap_traffic(s->m->e, CB_LIBC_MALLOC, s->C - 0x950, 0, s->buf,
+                         false);
+    cb_lt_acc(s->m, s->C - 0x958, 8, false); /* malloc's `ret` */
+    ROWS(s, t_fp_overflow_end, s->C, 0);
+  }
+  put_byte(s);
 }
 
 /* va_arg of the SysV ABI (section 3.5.7) on printf's va_list at C - 0xe0
@@ -324,8 +356,23 @@ static void do_printf(pf *s, const cb_value *a, const uint8_t *ty, uint32_t n,
         ROWS(s, t_pf_fp_big, C, 0);
       else
         ROWS(s, t_pf_fp, C, 0);
-      for (size_t i = 0; i < (w > (size_t)len ? w : (size_t)len); i++)
-        put_byte(s);
+      /* the field: a right-justified one's blanks by _IO_padn first; with
+       * the 0 flag the sign, then the zeroes; the chars one by one
+       * (outchar), a left-justified field's blanks last */
+      bool left = memchr(f + p + 1, '-', w0 - p - 1) != NULL;
+      bool zero = !left && memchr(f + p + 1, '0', w0 - p - 1) != NULL;
+      size_t pad = w > (size_t)len && len > 0 ? w - (size_t)len : 0;
+      size_t sign = zero && len > 0 && strchr("+- ", text[0]) ? 1 : 0;
+      if (pad && !left && !zero)
+        padn(s, L_BLANKS, pad);
+      for (size_t i = 0; i < sign; i++)
+        fp_char(s);
+      if (pad && zero)
+        padn(s, L_ZEROES, pad);
+      for (size_t i = sign; i < (size_t)(len > 0 ? len : 0); i++)
+        fp_char(s);
+      if (pad && left)
+        padn(s, L_BLANKS, pad);
     } else if (len > 0) {
       uint64_t src;
       if (conv == 's' && v.u) {
@@ -405,9 +452,25 @@ static void do_putc(pf *s) {
   ROWS(s, t_putc_exit, s->C, 0);
 }
 
+/* fwrite(buf, size, count, stdout): its frame and the lock around one
+ * _IO_file_xsputn of size * count bytes (frame base C - 0x50); a zero
+ * request returns before them */
+static void do_fwrite(pf *s, uint64_t buf, uint64_t bytes) {
+  if (!bytes)
+    return;
+  ROWS(s, t_fwrite, s->C, 0);
+  xsputn(s, s->C - 0x50, buf, bytes);
+  ROWS(s, t_fwrite_exit, s->C, 0);
+}
+
 bool cb_libc_stdio_traffic_begin(cb_eng *e, uint32_t fn, const cb_value *a,
                                  cb_stdio_mark *mk) {
   bool to_stdout;
+  /* getc and fwrite themselves: their unlocked forms and __uflow have
+   * other frames (not measured) */
+  if (fn == CB_LIBC_GETC)
+    return e->lib_called == CB_LIBC_GETC && a[0].u == e->file_stdin &&
+           cb_libc_stdin_traffic_begin(e, mk);
   switch ((cb_libfn)fn) {
   case CB_LIBC_PRINTF:
   case CB_LIBC_PUTS:
@@ -420,6 +483,9 @@ bool cb_libc_stdio_traffic_begin(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_PUTC:
   case CB_LIBC_FPUTC:
     to_stdout = a[1].u == e->file_stdout;
+    break;
+  case CB_LIBC_FWRITE:
+    to_stdout = a[3].u == e->file_stdout && e->lib_called == CB_LIBC_FWRITE;
     break;
   default:
     to_stdout = false;
@@ -448,6 +514,10 @@ bool cb_libc_stdio_traffic_begin(cb_eng *e, uint32_t fn, const cb_value *a,
 void cb_libc_stdio_traffic_end(cb_eng *e, uint32_t fn, const cb_value *a,
                                const uint8_t *ty, uint32_t n,
                                const cb_stdio_mark *mk, cb_stop st) {
+  if (fn == CB_LIBC_GETC) {
+    cb_libc_stdin_traffic_end(e, mk, st);
+    return;
+  }
   e->lib_mute_stdout = false;
   e->lib_mute_lo = e->lib_mute_hi = 0;
   cb_lt m;
@@ -463,6 +533,9 @@ void cb_libc_stdio_traffic_end(cb_eng *e, uint32_t fn, const cb_value *a,
     break;
   case CB_LIBC_PUTS:
     do_puts(&s, a[0].u);
+    break;
+  case CB_LIBC_FWRITE:
+    do_fwrite(&s, a[0].u, a[1].u * a[2].u);
     break;
   default:
     do_putc(&s);

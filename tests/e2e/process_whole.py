@@ -7,7 +7,8 @@ and D1 misses of cachegrind's summary within max(1%, 20), for programs
 whose library calls cbana models completely: the allocator's and stdout's
 own traffic included (docs/process-model.md section 9). A case marked
 known-gap must stay outside: if it comes within, the mark is stale and the
-test fails.
+test fails; one marked "refs" must match in misses and stay outside in
+accesses.
 
   process_whole.py CBANA DATA_DIR [CORPUS_DIR] --cache-dir DIR
 """
@@ -45,12 +46,19 @@ def run_case(cbana, prog, args, workdir, known_gap):
     l1 = cache["levels"]["L1D"]
     s = ref["summary"]
     cg_acc, cg_miss = s["Dr"] + s["Dw"], s["D1mr"] + s["D1mw"]
-    ok = within(l1["misses"], cg_miss) and within(l1["accesses"], cg_acc)
+    ok_miss = within(l1["misses"], cg_miss)
+    ok = ok_miss and within(l1["accesses"], cg_acc)
     p = cache["process"]
     line = (f"{name} '{args}': D refs {l1['accesses']} (cachegrind {cg_acc}),"
             f" D1 misses {l1['misses']} (cachegrind {cg_miss}); start-up "
             f"{p['startup']['accesses']}/{p['startup']['misses']['L1D']}, "
             f"exit {p['exit']['accesses']}/{p['exit']['misses']['L1D']}")
+    if known_gap == "refs":
+        # the misses must match, the accesses stay outside
+        if not ok_miss:
+            return False, "FAIL " + line
+        return (not ok), ("XFAIL (refs) " if not ok else
+                          "XPASS (stale mark) ") + line
     if known_gap:
         return (not ok), ("XFAIL " if not ok else "XPASS (stale mark) ") + line
     return ok, ("ok " if ok else "FAIL ") + line
@@ -77,6 +85,15 @@ def main():
              # that does not keep the executable, libm's place in the map
              (os.path.join(a.data, "..", "libc", "strcmp_heap.c"), "60000",
               False)]
+    # stdio set up by a %f's padding or first char, fwrite, getchar.
+    # "%8.2f": __printf_fp's work by precision and value is one measured
+    # sequence (precision 6), 2.7 % more accesses than cachegrind's
+    # (docs/process-model.md 9.4): a known gap of the accesses only
+    sf = os.path.join(a.data, "stdio_first.c")
+    cases += [(sf, "f", "refs")]
+    cases += [(sf, m, False) for m in ("g", "w", "r")]
+    cases.append((sf, "r < " + os.path.join(a.data, "stdio_first.txt"),
+                  False))
     if a.corpus and os.path.isdir(a.corpus):
         cases.append((os.path.join(a.corpus, "stride_global.c"), "8 2", False))
     bad = 0

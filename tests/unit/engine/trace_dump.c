@@ -5,7 +5,8 @@
  * (tools/probe/libtrace.py's traces). The executable is built at EXE,
  * and the run is modelled as started as EXE from the current directory,
  * with the process's start-up and exit (analysis/process.h).
- * Usage: engine_trace EXE FILE.c [-- ARGS...] */
+ * Usage: [CB_TRACE_CFLAGS=...] [CB_TRACE_STDIN=FILE] engine_trace EXE FILE.c
+ * [-- ARGS...] */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +44,9 @@ int main(int argc, char **argv) {
   fo.cache_dir = cb_cli_cache_dir();
   fo.sources = srcs;
   fo.n_sources = 1;
-  fo.cflags = "-O2";
+  /* CB_TRACE_CFLAGS: other flags than -O2 (e.g. -DSMALL_PROBLEM_SIZE) */
+  const char *cf = getenv("CB_TRACE_CFLAGS");
+  fo.cflags = cf && *cf ? cf : "-O2";
   fo.exe_out = argv[1];
   cb_program *p = NULL;
   char err[4096];
@@ -64,7 +67,22 @@ int main(int argc, char **argv) {
   cb_engine_options opt;
   cb_engine_options_default(&opt);
   opt.cwd = cwd;
-  cb_run_input in = {pargc, pargv, NULL, 0};
+  /* CB_TRACE_STDIN: a file as the program's standard input (else
+   * /dev/null) */
+  const char *sin = getenv("CB_TRACE_STDIN");
+  unsigned char *data = NULL;
+  size_t len = 0;
+  if (sin && *sin) {
+    FILE *fi = fopen(sin, "rb");
+    if (!fi || fseek(fi, 0, SEEK_END) || (len = (size_t)ftell(fi), 0) ||
+        fseek(fi, 0, SEEK_SET) || !(data = malloc(len + 1)) ||
+        fread(data, 1, len, fi) != len) {
+      fprintf(stderr, "cannot read %s\n", sin);
+      return 1;
+    }
+    fclose(fi);
+  }
+  cb_run_input in = {pargc, pargv, data, len};
   /* start-up and exit from the process probes, as cbana analyze has them */
   cb_process_state ps;
   if (cb_process_prepare(&ps, p, fo.cache_dir, pargc, pargv, cwd))
@@ -79,5 +97,6 @@ int main(int argc, char **argv) {
   cb_process_release(&ps);
   cb_program_free(p);
   free(pargv);
+  free(data);
   return rc ? 1 : 0;
 }
