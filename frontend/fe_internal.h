@@ -183,6 +183,15 @@ typedef struct fe_unknown_call {
   uint32_t file, line;
 } fe_unknown_call;
 
+/* A constant global that a function's inline copies read (lower_memop.c):
+ * the machine code's loads of it may sit outside the copy's block
+ * (MachineLICM hoists them out of loops), so machine.c takes them where
+ * the machine code has them. [lo, hi): modelled addresses. */
+typedef struct fe_copy_src {
+  uint32_t func;
+  uint64_t lo, hi;
+} fe_copy_src;
+
 typedef struct fe_dbgval {
   LLVMMetadataRef var;
   uint32_t next; /* index of the next for the same value, or CB_NONE */
@@ -265,6 +274,7 @@ typedef struct fe {
   LLVMMetadataRef cur_sp;
 
   FE_VEC(fe_unknown_call) unknown;
+  FE_VEC(fe_copy_src) copy_srcs;
 
   /* machine.c */
   FE_VEC(cb_mach_access) mach;

@@ -186,6 +186,16 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       m.file = fn->file;
     if (l)
       fe_mc_classify(c, &m, text, 0);
+    /* a load of a constant global that an inline copy reads
+       (lower_memop.c): no IR load stands for it, and it may have been
+       hoisted out of the copy's block; taken where it is */
+    if (m.kind == MK_MEM && !m.write && m.target)
+      for (uint32_t k = 0; k < f->copy_srcs.n; k++) {
+        const fe_copy_src *cs = &f->copy_srcs.v[k];
+        if (cs->func == fi && m.target + c->base >= cs->lo &&
+            m.target + c->base < cs->hi)
+          m.kind = MK_CONST;
+      }
     FE_PUSH(ins, m);
     at += m.len;
     /* valgrind runs bt/bts/btr/btc of a register on a copy at rsp - 288:
