@@ -192,6 +192,14 @@ typedef struct fe_copy_src {
   uint64_t lo, hi;
 } fe_copy_src;
 
+/* The loads and stores of one inline copy (lower_memop.c): ops [first,
+ * first + n) of function func, all on file:line, their addresses the
+ * copy's pointers or computed by the n_addr GEPs just before them;
+ * machine.c orders them as the machine code does. */
+typedef struct fe_copy_grp {
+  uint32_t func, first, n, file, line, n_addr;
+} fe_copy_grp;
+
 typedef struct fe_dbgval {
   LLVMMetadataRef var;
   uint32_t next; /* index of the next for the same value, or CB_NONE */
@@ -275,6 +283,7 @@ typedef struct fe {
 
   FE_VEC(fe_unknown_call) unknown;
   FE_VEC(fe_copy_src) copy_srcs;
+  FE_VEC(fe_copy_grp) copy_grps;
 
   /* machine.c */
   FE_VEC(cb_mach_access) mach;

@@ -181,12 +181,12 @@ static cb_operand addr_at(fe *f, cb_operand base, uint64_t off) {
 
 /* A load of the piece p of ptr (operand base) into new slots. */
 static cb_operand emit_load(fe *f, LLVMValueRef I, LLVMValueRef ptr,
-                            cb_operand base, piece p) {
+                            cb_operand addr, piece p) {
   cb_ty ty;
   unsigned lanes;
   piece_ty(p.size, &ty, &lanes);
   cb_op o = fe_new_op(CB_OP_LOAD);
-  o.a = addr_at(f, base, p.off);
+  o.a = addr;
   o.ty = (uint8_t)ty;
   o.lanes = (uint8_t)lanes;
   o.dst = f->n_slots;
@@ -196,14 +196,14 @@ static cb_operand emit_load(fe *f, LLVMValueRef I, LLVMValueRef ptr,
   return o.dst;
 }
 
-static void emit_store(fe *f, LLVMValueRef I, LLVMValueRef ptr, cb_operand base,
+static void emit_store(fe *f, LLVMValueRef I, LLVMValueRef ptr, cb_operand addr,
                        piece p, cb_operand val) {
   cb_ty ty;
   unsigned lanes;
   piece_ty(p.size, &ty, &lanes);
   cb_op o = fe_new_op(CB_OP_STORE);
   o.a = val;
-  o.b = addr_at(f, base, p.off);
+  o.b = addr;
   o.ty = (uint8_t)ty;
   o.lanes = (uint8_t)lanes;
   o.aux = fe_new_site_at(f, I, ptr, (int64_t)p.off, p.size, true, false);
@@ -362,33 +362,41 @@ int fe_lower_memop(fe *f, LLVMValueRef I, int id, int64_t *kind,
     }
   }
   LLVMValueRef dptr = LLVMGetOperand(I, 0), sval = LLVMGetOperand(I, 1);
-  cb_operand d, s;
+  cb_operand d, s = CB_NONE;
   if (!fe_operand_of(f, dptr, I, &d))
     return 0;
+  if (is_set && !LLVMIsAConstantInt(sval))
+    return -1; /* a splat computed at run time */
+  if (!is_set && !fe_operand_of(f, sval, I, &s))
+    return 0;
+  uint64_t goff = 0;
+  const cb_global *g =
+      fast || is_set || is_move ? NULL : const_source(f, s, &goff);
+  /* the addresses first: the accesses stay together, in an order
+     machine.c may change to the machine code's */
+  cb_operand da[MAX_PIECES], sa[MAX_PIECES];
+  uint32_t addr_ops = f->ops.n;
+  for (int i = 0; i < np; i++) {
+    da[i] = addr_at(f, d, pc[i].off);
+    sa[i] = is_set || g ? CB_NONE : addr_at(f, s, pc[i].off);
+  }
+  fe_copy_grp grp = {f->cur_func, f->ops.n, 0, 0, 0, f->ops.n - addr_ops};
+  uint32_t col;
+  fe_loc_of(f, I, &grp.file, &grp.line, &col, NULL);
   if (is_set) {
-    if (!LLVMIsAConstantInt(sval))
-      return -1; /* a splat computed at run time */
     uint8_t b[64];
     memset(b, (int)(LLVMConstIntGetZExtValue(sval) & 0xff), sizeof b);
     for (int i = 0; i < np; i++) {
       cb_operand v;
       if (!const_bytes(f, I, b, pc[i].size, &v))
         return 0;
-      emit_store(f, I, dptr, d, pc[i], v);
+      emit_store(f, I, dptr, da[i], pc[i], v);
     }
-    return 1;
-  }
-  if (!fe_operand_of(f, sval, I, &s))
-    return 0;
-  uint64_t goff = 0;
-  const cb_global *g = fast ? NULL : const_source(f, s, &goff);
-  if (fast && !is_move) {
+  } else if (fast && !is_move) {
     /* interleaved, as TryEmitSmallMemcpy emits them */
     for (int i = 0; i < np; i++)
-      emit_store(f, I, dptr, d, pc[i], emit_load(f, I, sval, s, pc[i]));
-    return 1;
-  }
-  if (g && !is_move) {
+      emit_store(f, I, dptr, da[i], pc[i], emit_load(f, I, sval, sa[i], pc[i]));
+  } else if (g) {
     /* a constant source: immediates, or loads the machine code places */
     bool zero = false;
     uint64_t slen = 0;
@@ -409,16 +417,19 @@ int fe_lower_memop(fe *f, LLVMValueRef I, int id, int64_t *kind,
       cb_operand v;
       if (!const_bytes(f, I, b, pc[i].size, &v))
         return 0;
-      emit_store(f, I, dptr, d, pc[i], v);
+      emit_store(f, I, dptr, da[i], pc[i], v);
     }
     if (loads)
       note_copy_src(f, g);
-    return 1;
+  } else {
+    cb_operand vals[MAX_PIECES];
+    for (int i = 0; i < np; i++)
+      vals[i] = emit_load(f, I, sval, sa[i], pc[i]);
+    for (int i = 0; i < np; i++)
+      emit_store(f, I, dptr, da[i], pc[i], vals[i]);
   }
-  cb_operand vals[MAX_PIECES];
-  for (int i = 0; i < np; i++)
-    vals[i] = emit_load(f, I, sval, s, pc[i]);
-  for (int i = 0; i < np; i++)
-    emit_store(f, I, dptr, d, pc[i], vals[i]);
+  grp.n = f->ops.n - grp.first;
+  if (grp.n > 1)
+    FE_PUSH(f->copy_grps, grp);
   return 1;
 }
