@@ -221,31 +221,37 @@ void fe_mc_order_copies(mctx *c, uint32_t fi, const minst *ins, uint32_t n_mb,
     cp_acc m[64], r[64];
     int32_t key[64];
     uint32_t nm = 0;
-    /* the accesses on its line, in one machine block paired with b */
-    uint32_t from_blk = CB_NONE, seen = 0;
-    for (uint32_t mbi = 0; mbi < n_mb && nm <= 64; mbi++) {
-      if (mir[mbi] != b)
-        continue;
-      for (uint32_t k = mfirst[mbi]; k < mfirst[mbi] + mcount[mbi]; k++) {
-        const minst *x = &ins[k];
-        if (x->file != g->file || x->line != g->line ||
-            (x->kind != MK_MEM && x->kind != MK_STACK))
+    /* the accesses on its line, in one machine block paired with b;
+       without the frame's when those are more (-O0 reloads the
+       variables an address is computed from on the copy's line) */
+    uint32_t seen = 0;
+    for (int pass = 0; pass < 2; pass++) {
+      uint32_t from_blk = CB_NONE;
+      nm = seen = 0;
+      for (uint32_t mbi = 0; mbi < n_mb && nm <= 64; mbi++) {
+        if (mir[mbi] != b)
           continue;
-        if (from_blk != CB_NONE && from_blk != mbi) {
-          nm = 65;
-          break;
+        for (uint32_t k = mfirst[mbi]; k < mfirst[mbi] + mcount[mbi]; k++) {
+          const minst *x = &ins[k];
+          if (x->file != g->file || x->line != g->line ||
+              (x->kind != MK_MEM && (x->kind != MK_STACK || pass)))
+            continue;
+          if (from_blk != CB_NONE && from_blk != mbi) {
+            nm = 65;
+            break;
+          }
+          from_blk = mbi;
+          if (seen++ < rank || nm >= g->n)
+            continue;
+          m[nm] = (cp_acc){x->write != 0, x->size,
+                           x->kind == MK_STACK ? x->cfa_off : x->disp};
+          key[nm++] = x->kind == MK_STACK ? -1 : x->areg;
         }
-        from_blk = mbi;
-        if (seen++ < rank || nm >= g->n)
-          continue;
-        m[nm] = (cp_acc){x->write != 0, x->size,
-                         x->kind == MK_STACK ? x->cfa_off : x->disp};
-        key[nm++] = x->kind == MK_STACK ? -1 : x->areg;
       }
+      if (seen == total && nm == g->n)
+        break;
     }
-    if (seen != total)
-      continue;
-    if (nm != g->n)
+    if (seen != total || nm != g->n)
       continue;
     uint32_t span = g->n_addr;
     for (uint32_t j = 0; j < g->n; j++) {
