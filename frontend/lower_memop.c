@@ -39,8 +39,8 @@
  * and SelectionDAG expands it as above.
  *
  * Left intrinsics, with the engine's older model (glibc's traffic at the
- * call, without the call itself, up to 128 bytes): volatile copies, a
- * memset of a byte not known at compile time, llvm.memcpy.inline, the
+ * call, without the call itself, up to 128 bytes): volatile copies,
+ * llvm.memcpy.inline, the
  * `rep movs`/`rep stos` cases, and targets other than the generic
  * x86-64 (another target-cpu or tune-cpu tunes the choices above). */
 #include "lower_internal.h"
@@ -365,10 +365,61 @@ int fe_lower_memop(fe *f, LLVMValueRef I, int id, int64_t *kind,
   cb_operand d, s = CB_NONE;
   if (!fe_operand_of(f, dptr, I, &d))
     return 0;
-  if (is_set && !LLVMIsAConstantInt(sval))
-    return -1; /* a splat computed at run time */
-  if (!is_set && !fe_operand_of(f, sval, I, &s))
+  if (!fe_operand_of(f, sval, I, &s))
     return 0;
+  /* a byte known at run time only: its splat, b * 0x0101010101010101
+     (getMemsetValue), truncated or repeated in lanes per piece */
+  cb_operand splat[65] = {0};
+  if (is_set && !LLVMIsAConstantInt(sval)) {
+    cb_op z = fe_new_op(CB_OP_ZEXT);
+    z.ty = CB_TY_I64;
+    z.ty2 = CB_TY_I8;
+    z.lanes = 1;
+    z.a = s;
+    z.dst = f->n_slots++;
+    FE_PUSH(f->ops, z);
+    cb_operand k;
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(f->ctx);
+    if (!fe_const_operand(f, LLVMConstInt(i64, 0x0101010101010101ull, false), I,
+                          &k))
+      return 0;
+    cb_op m = fe_new_op(CB_OP_MUL);
+    m.ty = CB_TY_I64;
+    m.lanes = 1;
+    m.a = z.dst;
+    m.b = k;
+    m.dst = f->n_slots++;
+    FE_PUSH(f->ops, m);
+    for (int i = 0; i < np; i++) {
+      unsigned sz = pc[i].size;
+      if (splat[sz])
+        continue;
+      if (sz == 8) {
+        splat[sz] = m.dst;
+      } else if (sz < 8) {
+        cb_op t = fe_new_op(CB_OP_TRUNC);
+        t.ty = sz == 4 ? CB_TY_I32 : sz == 2 ? CB_TY_I16 : CB_TY_I8;
+        t.ty2 = CB_TY_I64;
+        t.lanes = 1;
+        t.a = m.dst;
+        t.dst = f->n_slots++;
+        FE_PUSH(f->ops, t);
+        splat[sz] = t.dst;
+      } else {
+        uint32_t base = f->n_slots;
+        f->n_slots += sz / 8;
+        for (unsigned l = 0; l < sz / 8; l++) {
+          cb_op v = fe_new_op(CB_OP_MOV);
+          v.ty = CB_TY_I64;
+          v.lanes = 1;
+          v.a = m.dst;
+          v.dst = base + l;
+          FE_PUSH(f->ops, v);
+        }
+        splat[sz] = base;
+      }
+    }
+  }
   uint64_t goff = 0;
   const cb_global *g =
       fast || is_set || is_move ? NULL : const_source(f, s, &goff);
@@ -383,7 +434,10 @@ int fe_lower_memop(fe *f, LLVMValueRef I, int id, int64_t *kind,
   fe_copy_grp grp = {f->cur_func, f->ops.n, 0, 0, 0, f->ops.n - addr_ops};
   uint32_t col;
   fe_loc_of(f, I, &grp.file, &grp.line, &col, NULL);
-  if (is_set) {
+  if (is_set && np && splat[pc[0].size]) {
+    for (int i = 0; i < np; i++)
+      emit_store(f, I, dptr, da[i], pc[i], splat[pc[i].size]);
+  } else if (is_set) {
     uint8_t b[64];
     memset(b, (int)(LLVMConstIntGetZExtValue(sval) & 0xff), sizeof b);
     for (int i = 0; i < np; i++) {
