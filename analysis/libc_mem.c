@@ -80,10 +80,24 @@ cb_stop cb_libc_mem_call(cb_eng *e, uint32_t fn, const cb_value *a,
     return CB_GO;
   }
   case CB_LIBC_STRLEN: {
-    char *s;
+    /* __strlen_avx2's first load is 32 bytes at s itself, unaligned,
+     * unless they would cross a page (docs/process-model.md section 4);
+     * then aligned vectors. The line past s & ~31 it may touch is the
+     * one a program's next store there finds (strcat's append). */
     size_t len;
-    if (str_arg(e, a[0].u, &s, &len) != CB_GO)
+    char *s = cb_eng_read_str(e, a[0].u, MAX_STR, &len);
+    if (!s)
       return CB_FAIL;
+    uint64_t p = a[0].u;
+    if ((p & 4095) <= 4096 - 32) {
+      cb_eng_emit(e, p, 32, e->cur_site, false);
+      e->out->lib_reads++;
+      uint64_t next = (p & ~31ull) + 32;
+      if (p + len + 1 > p + 32)
+        cb_libc_scan(e, next, p + len + 1 - next);
+    } else {
+      cb_libc_scan(e, p, len + 1);
+    }
     free(s);
     ret[0].u = len;
     return CB_GO;

@@ -372,6 +372,8 @@ void fe_mc_classify(mctx *c, minst *m, const char *text, uint64_t frame) {
   m->size = (uint8_t)(size > 255 ? 255 : size);
   m->write = is_write;
   m->kind = MK_MEM;
+  m->disp = disp;
+  m->areg = (base + 1) * 128 + (index + 1);
   if (is_write)
     m->src_arg = arg_register(s);
   if (base == 16 && index < 0) {

@@ -183,6 +183,23 @@ typedef struct fe_unknown_call {
   uint32_t file, line;
 } fe_unknown_call;
 
+/* A constant global that a function's inline copies read (lower_memop.c):
+ * the machine code's loads of it may sit outside the copy's block
+ * (MachineLICM hoists them out of loops), so machine.c takes them where
+ * the machine code has them. [lo, hi): modelled addresses. */
+typedef struct fe_copy_src {
+  uint32_t func;
+  uint64_t lo, hi;
+} fe_copy_src;
+
+/* The loads and stores of one inline copy (lower_memop.c): ops [first,
+ * first + n) of function func, all on file:line, their addresses the
+ * copy's pointers or computed by the n_addr GEPs just before them;
+ * machine.c orders them as the machine code does. */
+typedef struct fe_copy_grp {
+  uint32_t func, first, n, file, line, n_addr;
+} fe_copy_grp;
+
 typedef struct fe_dbgval {
   LLVMMetadataRef var;
   uint32_t next; /* index of the next for the same value, or CB_NONE */
@@ -265,6 +282,8 @@ typedef struct fe {
   LLVMMetadataRef cur_sp;
 
   FE_VEC(fe_unknown_call) unknown;
+  FE_VEC(fe_copy_src) copy_srcs;
+  FE_VEC(fe_copy_grp) copy_grps;
 
   /* machine.c */
   FE_VEC(cb_mach_access) mach;

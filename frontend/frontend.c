@@ -109,6 +109,8 @@ static void fe_free(fe *f) {
   free(f->var_md.v);
   free(f->dbgvals.v);
   free(f->unknown.v);
+  free(f->copy_srcs.v);
+  free(f->copy_grps.v);
   free(f->mach.v);
   free(f->fn_mach_v);
   free(f->ra_site_v);

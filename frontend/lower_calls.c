@@ -204,7 +204,19 @@ bool fe_lower_call(fe *f, LLVMValueRef I) {
         target = id;
         callee_name = iname; /* llvm.memcpy.p0i8... reads as memcpy... */
         callee_len = strcspn(iname, ".");
-        int lib = LLVMGetNumArgOperands(I) ? intrinsic_libcall(I, id) : -1;
+        if (id == CB_INTR_MEMCPY || id == CB_INTR_MEMMOVE ||
+            id == CB_INTR_MEMSET) {
+          int m = fe_lower_memop(f, I, id, &kind, &target);
+          if (m == 0 || m == 1)
+            return m == 1;
+          if (m == 2) {
+            callee_name = libc_names[target];
+            callee_len = strlen(callee_name);
+          }
+        }
+        int lib = kind == CB_CALL_INTRINSIC && LLVMGetNumArgOperands(I)
+                      ? intrinsic_libcall(I, id)
+                      : -1;
         if (lib >= 0) {
           kind = CB_CALL_LIBC;
           target = lib;

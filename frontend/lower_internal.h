@@ -31,6 +31,9 @@ uint64_t fe_block_address(fe *f, LLVMValueRef ba);
 /* sites.c */
 uint32_t fe_new_site(fe *f, LLVMValueRef I, LLVMValueRef addr, uint32_t size,
                      bool write, bool call);
+/* The same for the bytes at addr + at (a piece of a copy). */
+uint32_t fe_new_site_at(fe *f, LLVMValueRef I, LLVMValueRef addr, int64_t at,
+                        uint32_t size, bool write, bool call);
 
 /* lower_calls.c */
 unsigned fe_byval_kind(void);
@@ -59,6 +62,13 @@ bool fe_wide_call_check(fe *f, LLVMValueRef I, int64_t kind, int64_t target);
 /* lower_varargs.c: llvm.va_start and llvm.va_copy. */
 bool fe_lower_va_start(fe *f, LLVMValueRef I);
 bool fe_lower_va_copy(fe *f, LLVMValueRef I);
+
+/* lower_memop.c: llvm.memcpy, llvm.memmove and llvm.memset as x86-64's
+ * code generator emits them: 1 lowered into the loads and stores of its
+ * inline expansion, 2 a call of the library (*kind, *target set), -1 left
+ * an intrinsic (see there), 0 error. */
+int fe_lower_memop(fe *f, LLVMValueRef I, int id, int64_t *kind,
+                   int64_t *target);
 
 /* lower_ops.c */
 bool fe_lower_inst(fe *f, LLVMValueRef I, uint32_t bi, cb_block *blk);

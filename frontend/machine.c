@@ -225,6 +225,16 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       m.file = fn->file;
     if (l)
       fe_mc_classify(c, &m, text, 0);
+    /* a load of a constant global that an inline copy reads
+       (lower_memop.c): no IR load stands for it, and it may have been
+       hoisted out of the copy's block; taken where it is */
+    if (m.kind == MK_MEM && !m.write && m.target)
+      for (uint32_t k = 0; k < f->copy_srcs.n; k++) {
+        const fe_copy_src *cs = &f->copy_srcs.v[k];
+        if (cs->func == fi && m.target + c->base >= cs->lo &&
+            m.target + c->base < cs->hi)
+          m.kind = MK_CONST;
+      }
     FE_PUSH(ins, m);
     at += m.len;
     /* valgrind runs bt/bts/btr/btc of a register on a copy at rsp - 288:
@@ -914,6 +924,21 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
      row and only branch targets cut the machine code, so a loop's body
      and its increment come as one, and the increment's loads and stores
      of its counter are the IR's own too. */
+  if (f->copy_grps.n) {
+    /* inline copies in the machine code's order */
+    uint32_t *mir = malloc((mb.n + 1) * sizeof *mir);
+    uint32_t *mfirst = malloc((mb.n + 1) * sizeof *mfirst);
+    uint32_t *mcount = malloc((mb.n + 1) * sizeof *mcount);
+    for (uint32_t i = 0; i < mb.n; i++) {
+      mir[i] = mb.v[i].from == CB_NONE ? mb.v[i].ir : CB_NONE;
+      mfirst[i] = mb.v[i].first;
+      mcount[i] = mb.v[i].n;
+    }
+    fe_mc_order_copies(c, fi, ins.v, mb.n, mir, mfirst, mcount);
+    free(mir);
+    free(mfirst);
+    free(mcount);
+  }
   uint8_t *ir_paired = calloc(fn->n_blocks + 1, 1);
   for (uint32_t i = 0; i < mb.n; i++)
     if (mb.v[i].ir != CB_NONE)

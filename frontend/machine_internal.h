@@ -57,6 +57,10 @@ typedef struct minst {
      guest_amd64_toIR.c, dis_bt_G_E); size: the register's */
   uint8_t vex_bt;
   bool wrapped; /* a push or pop of a shrink-wrapped prologue (MK_STACK) */
+  /* MK_MEM: the displacement, and the base and index registers as one
+     number (equal numbers: the same registers) */
+  int64_t disp;
+  int32_t areg;
 } minst;
 
 typedef struct mctx {
@@ -77,6 +81,13 @@ typedef struct mctx {
   uint8_t *fo_bad;
 } mctx;
 
+/* machine_ir.c: each inline copy of function fi (lower_memop.c) in the
+ * order of the machine code's accesses; the machine blocks: IR block
+ * paired with each (CB_NONE: none, or on an edge), first instruction and
+ * count. */
+void fe_mc_order_copies(mctx *c, uint32_t fi, const minst *ins, uint32_t n_mb,
+                        const uint32_t *mir, const uint32_t *mfirst,
+                        const uint32_t *mcount);
 /* disasm.c */
 void fe_mc_read_lines(fe *f, Dwarf *dw, lrows *rows);
 /* The row in effect at pc (file address), or NULL. */

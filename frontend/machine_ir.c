@@ -4,7 +4,9 @@
  * from the machine accesses matched with the IR's accesses of them. */
 #include "machine_internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Stack objects' slots of function fi: true for slots holding an address
  * derived from an alloca (through GEPs, casts, phis and selects). */
@@ -130,4 +132,163 @@ void fe_mc_derive_offset(mctx *c, uint32_t opi, const minst *m,
     c->fo_new[fo] = at;
   else if (c->fo_new[fo] != at)
     c->fo_bad[fo] = 1;
+}
+
+/* One access of an inline copy: direction, bytes, and where it lies from
+   the lowest of its direction's (the machine code's displacements; the
+   IR's piece offsets). */
+typedef struct cp_acc {
+  bool write;
+  uint32_t size;
+  int64_t rel;
+} cp_acc;
+
+/* The offset an access's address operand adds to the copy's pointer: the
+   GEP among the copy's n address ops (just before `first`) that defines
+   it, else 0 (the pointer itself). */
+static int64_t piece_offset(fe *f, uint32_t first, uint32_t n,
+                            cb_operand addr) {
+  for (uint32_t k = first > n ? first - n : 0; k < first; k++) {
+    const cb_op *g = &f->ops.v[k];
+    if (g->code == CB_OP_GEP && g->dst == addr)
+      return f->extra.v[g->aux];
+  }
+  return 0;
+}
+
+/* Rebases each direction's offsets on its lowest; false when a direction's
+   machine accesses go through different registers. */
+static bool rebase(cp_acc *a, const int32_t *key, uint32_t n) {
+  for (int w = 0; w < 2; w++) {
+    int64_t lo = INT64_MAX;
+    int32_t k0 = 0;
+    bool first = true;
+    for (uint32_t i = 0; i < n; i++) {
+      if (a[i].write != w)
+        continue;
+      if (key && !first && key[i] != k0)
+        return false;
+      if (first && key)
+        k0 = key[i];
+      first = false;
+      if (a[i].rel < lo)
+        lo = a[i].rel;
+    }
+    for (uint32_t i = 0; i < n; i++)
+      if (a[i].write == w)
+        a[i].rel -= lo;
+  }
+  return true;
+}
+
+/* The code generator's scheduler orders a copy's loads and stores (the
+   last piece's first, the stores in reverse...), and cachegrind counts
+   an access that straddles two missing lines as one miss: the order the
+   machine code has is the one counted. A copy is reordered only when the
+   machine instructions on its line in the paired block are exactly its
+   accesses (same directions, sizes and relative offsets). */
+void fe_mc_order_copies(mctx *c, uint32_t fi, const minst *ins, uint32_t n_mb,
+                        const uint32_t *mir, const uint32_t *mfirst,
+                        const uint32_t *mcount) {
+  fe *f = c->f;
+  const cb_function *fn = &f->functions.v[fi];
+  for (uint32_t gi = 0; gi < f->copy_grps.n; gi++) {
+    const fe_copy_grp *g = &f->copy_grps.v[gi];
+    if (g->func != fi || g->n > 64)
+      continue;
+    uint32_t b = CB_NONE;
+    for (uint32_t j = 0; j < fn->n_blocks && b == CB_NONE; j++) {
+      const cb_block *bl = &f->blocks.v[fn->first_block + j];
+      if (g->first >= bl->first_op && g->first < bl->first_op + bl->n_ops)
+        b = j;
+    }
+    if (b == CB_NONE)
+      continue;
+    /* other copies on this line in the block (an unrolled loop's): the
+       machine accesses on the line are taken as theirs in turn, the
+       rank-th chunk this copy's */
+    uint32_t rank = 0, total = 0;
+    const cb_block *bl = &f->blocks.v[fn->first_block + b];
+    for (uint32_t gj = 0; gj < f->copy_grps.n; gj++) {
+      const fe_copy_grp *h = &f->copy_grps.v[gj];
+      if (h->func != fi || h->line != g->line || h->file != g->file ||
+          h->first < bl->first_op || h->first >= bl->first_op + bl->n_ops)
+        continue;
+      total += h->n;
+      if (h->first < g->first)
+        rank += h->n;
+    }
+    cp_acc m[64], r[64];
+    int32_t key[64];
+    uint32_t nm = 0;
+    /* the accesses on its line, in one machine block paired with b;
+       without the frame's when those are more (-O0 reloads the
+       variables an address is computed from on the copy's line) */
+    uint32_t seen = 0;
+    for (int pass = 0; pass < 2; pass++) {
+      uint32_t from_blk = CB_NONE;
+      nm = seen = 0;
+      for (uint32_t mbi = 0; mbi < n_mb && nm <= 64; mbi++) {
+        if (mir[mbi] != b)
+          continue;
+        for (uint32_t k = mfirst[mbi]; k < mfirst[mbi] + mcount[mbi]; k++) {
+          const minst *x = &ins[k];
+          if (x->file != g->file || x->line != g->line ||
+              (x->kind != MK_MEM && (x->kind != MK_STACK || pass)))
+            continue;
+          if (from_blk != CB_NONE && from_blk != mbi) {
+            nm = 65;
+            break;
+          }
+          from_blk = mbi;
+          if (seen++ < rank || nm >= g->n)
+            continue;
+          m[nm] = (cp_acc){x->write != 0, x->size,
+                           x->kind == MK_STACK ? x->cfa_off : x->disp};
+          key[nm++] = x->kind == MK_STACK ? -1 : x->areg;
+        }
+      }
+      if (seen == total && nm == g->n)
+        break;
+    }
+    if (seen != total || nm != g->n)
+      continue;
+    uint32_t span = g->n_addr;
+    for (uint32_t j = 0; j < g->n; j++) {
+      const cb_op *op = &f->ops.v[g->first + j];
+      bool w = op->code == CB_OP_STORE;
+      unsigned lanes = op->lanes ? op->lanes : 1;
+      r[j] = (cp_acc){w, cb_ty_bytes(op->ty) * lanes,
+                      piece_offset(f, g->first, span, w ? op->b : op->a)};
+    }
+    if (!rebase(m, key, nm) || !rebase(r, NULL, g->n))
+      continue;
+    uint32_t order[64];
+    bool used[64] = {0}, ok = true;
+    for (uint32_t i = 0; i < nm && ok; i++) {
+      ok = false;
+      for (uint32_t j = 0; j < g->n && !ok; j++)
+        if (!used[j] && r[j].write == m[i].write && r[j].size == m[i].size &&
+            r[j].rel == m[i].rel) {
+          used[j] = true;
+          order[i] = j;
+          ok = true;
+        }
+    }
+    /* a store after the load of its value */
+    for (uint32_t i = 0; i < nm && ok; i++) {
+      const cb_op *st = &f->ops.v[g->first + order[i]];
+      if (st->code != CB_OP_STORE || (st->a & CB_OPND_CONST))
+        continue;
+      for (uint32_t k = i + 1; k < nm; k++)
+        if (f->ops.v[g->first + order[k]].dst == st->a)
+          ok = false;
+    }
+    if (!ok)
+      continue;
+    cb_op tmp[64];
+    for (uint32_t i = 0; i < nm; i++)
+      tmp[i] = f->ops.v[g->first + order[i]];
+    memcpy(&f->ops.v[g->first], tmp, nm * sizeof *tmp);
+  }
 }

@@ -308,6 +308,11 @@ static const char *site_text(fe *f, LLVMValueRef addr, uint32_t var,
 
 uint32_t fe_new_site(fe *f, LLVMValueRef I, LLVMValueRef addr, uint32_t size,
                      bool write, bool call) {
+  return fe_new_site_at(f, I, addr, 0, size, write, call);
+}
+
+uint32_t fe_new_site_at(fe *f, LLVMValueRef I, LLVMValueRef addr, int64_t at,
+                        uint32_t size, bool write, bool call) {
   cb_site s;
   memset(&s, 0, sizeof s);
   LLVMMetadataRef scope = NULL;
@@ -325,6 +330,7 @@ uint32_t fe_new_site(fe *f, LLVMValueRef I, LLVMValueRef addr, uint32_t size,
     int64_t off = 0;
     if (resolve_base(f, addr, sp, 0, phis, 0, &var, &object, &off)) {
       s.var = var;
+      off += at;
       if (!call) {
         fe_resolve_access(f, var, object, off, size, &s.type, &s.field);
         s.text = site_text(f, addr, var, object, sp);
