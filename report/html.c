@@ -6,13 +6,14 @@
  * block; a small script draws the variables table and the curves for the
  * input chosen, so the page works as a file opened from disk. */
 #include "cbana/report.h"
+#include "html_page.h"
 
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void esc(FILE *out, const char *s) {
+void cb_html_esc(FILE *out, const char *s) {
   for (; s && *s; s++) {
     switch (*s) {
     case '<':
@@ -37,15 +38,15 @@ static void input_text(FILE *out, const cb_run_result *run) {
   for (unsigned a = 0; a < run->n_args; a++) {
     if (a)
       fputc(' ', out);
-    esc(out, run->args[a]);
+    cb_html_esc(out, run->args[a]);
   }
   if (run->stdin_path) {
     fputs(" &lt; ", out);
-    esc(out, run->stdin_path);
+    cb_html_esc(out, run->stdin_path);
   }
 }
 
-static const char *style =
+const char cb_html_style[] =
     "body{font-family:sans-serif;margin:1.5em;color:#222}"
     "table{border-collapse:collapse;margin:.5em 0}"
     "td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}"
@@ -235,7 +236,7 @@ static void heat_source(FILE *out, const cb_program *p,
         max = miss[site->line];
     }
     fprintf(out, "<h3>");
-    esc(out, p->files[f]);
+    cb_html_esc(out, p->files[f]);
     fprintf(out, "</h3>\n<pre class=\"src\" data-file=\"%u\">", f);
     for (uint32_t ln = 1; ln <= src[f].n_lines; ln++) {
       double heat = max ? (double)miss[ln] / (double)max : 0.0;
@@ -246,7 +247,7 @@ static void heat_source(FILE *out, const cb_program *p,
       if (acc[ln])
         fprintf(out, "%" PRIu64, miss[ln]);
       fprintf(out, "</i>");
-      esc(out, cb_source_line(&src[f], ln));
+      cb_html_esc(out, cb_source_line(&src[f], ln));
       fprintf(out, "</span>");
     }
     fprintf(out, "</pre>\n");
@@ -280,9 +281,9 @@ static void state_graph(FILE *out, const cb_results *r) {
     const char *file = br->file < p->n_files ? p->files[br->file] : "?";
     const char *base = strrchr(file, '/');
     fprintf(out, "<tr><td>");
-    esc(out, base ? base + 1 : file);
+    cb_html_esc(out, base ? base + 1 : file);
     fprintf(out, ":%u</td><td><code>", br->line);
-    esc(out, br->text ? br->text : "?");
+    cb_html_esc(out, br->text ? br->text : "?");
     fprintf(out, "</code></td>");
     for (unsigned k = 1; k <= r->n_path_classes && k < 64; k++) {
       bool t = bits[k] & CB_BRANCH_TRUE, fl = bits[k] & CB_BRANCH_FALSE;
@@ -305,9 +306,10 @@ int cb_report_html(FILE *out, const cb_results *r,
                                         : "cbana";
   fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta "
                "charset=\"utf-8\"><title>cbana: ");
-  esc(out, title);
-  fprintf(out, "</title>\n<style>%s</style></head><body>\n<h1>cbana: ", style);
-  esc(out, title);
+  cb_html_esc(out, title);
+  fprintf(out, "</title>\n<style>%s</style></head><body>\n<h1>cbana: ",
+          cb_html_style);
+  cb_html_esc(out, title);
   fprintf(out, "</h1>\n");
 
   /* Summary and inputs. */
@@ -331,13 +333,13 @@ int cb_report_html(FILE *out, const cb_results *r,
         fprintf(out, "exit %d", run->exit_code);
       else {
         fprintf(out, "stopped: ");
-        esc(out, run->error_message);
+        cb_html_esc(out, run->error_message);
       }
       fprintf(out, "</td>");
       if (k < run->n_caches) {
         const cb_cache_result *c = &run->caches[k];
         fprintf(out, "<td>");
-        esc(out, c->name);
+        cb_html_esc(out, c->name);
         fprintf(out, "</td>");
         for (unsigned l = 0; l < c->n_levels && l < nl; l++)
           fprintf(out,
@@ -380,14 +382,14 @@ int cb_report_html(FILE *out, const cb_results *r,
     cb_finding *f;
     size_t n = cb_report_findings(p, c, &f);
     fprintf(out, "<h2 id=\"findings\">Findings (input 1, cache ");
-    esc(out, c->name);
+    cb_html_esc(out, c->name);
     fprintf(out, ")</h2>\n<ul>\n");
     for (size_t i = 0; i < n; i++) {
       fprintf(out, "<li class=\"finding\"><b>%s</b>: ", cb_finding_rule(&f[i]));
-      esc(out, f[i].message);
+      cb_html_esc(out, f[i].message);
       if (f[i].advice[0]) {
         fprintf(out, ".<br><span class=\"advice\">");
-        esc(out, f[i].advice);
+        cb_html_esc(out, f[i].advice);
         fprintf(out, "</span>");
       }
       fprintf(out, "</li>\n");

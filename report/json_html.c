@@ -5,53 +5,19 @@
  * shows what the JSON holds, so a report joined by `cbana merge` renders
  * like any other; the views of report/html.c that need more (the state
  * graph, the curves per input) are not there. */
+#include "html_page.h"
 #include "json_render.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void esc(FILE *out, const char *s) {
-  for (; s && *s; s++) {
-    switch (*s) {
-    case '<':
-      fputs("&lt;", out);
-      break;
-    case '>':
-      fputs("&gt;", out);
-      break;
-    case '&':
-      fputs("&amp;", out);
-      break;
-    case '"':
-      fputs("&quot;", out);
-      break;
-    default:
-      fputc(*s, out);
-    }
-  }
-}
-
-static const char *style =
-    "body{font-family:sans-serif;margin:1.5em;color:#222}"
-    "table{border-collapse:collapse;margin:.5em 0}"
-    "td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}"
-    "td.n{text-align:right;font-family:monospace}"
-    "h2{border-bottom:1px solid #ddd;margin-top:1.5em}"
-    "pre.src{font-size:12px;line-height:1.35}"
-    ".src span.l{display:block;white-space:pre}"
-    ".src b{display:inline-block;width:4em;text-align:right;color:#888;"
-    "font-weight:normal;margin-right:1em}"
-    ".src i{display:inline-block;width:7em;text-align:right;color:#555;"
-    "font-style:normal;margin-right:1em}"
-    ".advice{color:#064;}";
-
 static void head_row(FILE *out, const char **ln, unsigned nl,
                      const char *what) {
   fputs("<tr><th>accesses</th>", out);
   for (unsigned l = 0; l < nl; l++) {
     fputs("<th>", out);
-    esc(out, ln[l]);
+    cb_html_esc(out, ln[l]);
     fputs(" misses</th>", out);
   }
   fprintf(out, "<th>%s</th></tr>\n", what);
@@ -80,27 +46,27 @@ static void table(FILE *out, json_object *rows, const char **ln, unsigned nl,
     const char *kind = cb_jr_str(row, "kind");
     if (is_line) {
       if (cb_jr_str(row, "callee")) {
-        esc(out, cb_jr_str(row, "callee"));
+        cb_html_esc(out, cb_jr_str(row, "callee"));
         fputs(" from ", out);
       }
-      esc(out, cb_jr_base(cb_jr_str(row, "file")));
+      cb_html_esc(out, cb_jr_base(cb_jr_str(row, "file")));
       fprintf(out, ":%" PRIu64 " ", cb_jr_u64(row, "line"));
-      esc(out, cb_jr_str(row, "function"));
+      cb_html_esc(out, cb_jr_str(row, "function"));
     } else if (kind && strcmp(kind, "heap") == 0) {
       char name[320];
       cb_jr_heap_name(row, name, sizeof name);
-      esc(out, name);
+      cb_html_esc(out, name);
       fputs(" (heap)", out);
     } else {
-      esc(out, cb_jr_str(row, "name") ? cb_jr_str(row, "name") : "?");
+      cb_html_esc(out, cb_jr_str(row, "name") ? cb_jr_str(row, "name") : "?");
       if (kind && strcmp(kind, "global") != 0 && cb_jr_str(row, "function")) {
         fputs(" (in ", out);
-        esc(out, cb_jr_str(row, "function"));
+        cb_html_esc(out, cb_jr_str(row, "function"));
         fputs(")", out);
       }
       if (cb_jr_str(row, "type")) {
         fputs(" ", out);
-        esc(out, cb_jr_str(row, "type"));
+        cb_html_esc(out, cb_jr_str(row, "type"));
       }
     }
     fputs("</td></tr>\n", out);
@@ -117,7 +83,7 @@ static void levels_table(FILE *out, json_object *c, const char **ln,
   for (unsigned l = 0; l < nl; l++) {
     json_object *lc = cb_jr_get(cb_jr_get(c, "levels"), ln[l]);
     fputs("<tr><td>", out);
-    esc(out, ln[l]);
+    cb_html_esc(out, ln[l]);
     fprintf(out,
             "</td><td class=n>%" PRIu64 "</td><td class=n>%" PRIu64
             "</td><td class=n>%" PRIu64 "</td><td class=n>%" PRIu64 "</td>",
@@ -142,13 +108,13 @@ static void findings(FILE *out, json_object *c) {
   for (size_t i = 0; i < cb_jr_len(f); i++) {
     json_object *x = cb_jr_at(f, i);
     fputs("<li>[", out);
-    esc(out, cb_jr_str(x, "rule"));
+    cb_html_esc(out, cb_jr_str(x, "rule"));
     fputs("] ", out);
-    esc(out, cb_jr_str(x, "message"));
+    cb_html_esc(out, cb_jr_str(x, "message"));
     fputs(".", out);
     if (cb_jr_str(x, "advice")) {
       fputs(" <span class=advice>", out);
-      esc(out, cb_jr_str(x, "advice"));
+      cb_html_esc(out, cb_jr_str(x, "advice"));
       fputs("</span>", out);
     }
     fputs("</li>\n", out);
@@ -190,7 +156,7 @@ static void heat_source(FILE *out, json_object *doc) {
         fputs("<h2>sources (first input and cache)</h2>\n", out);
       heading = true;
       fputs("<h3>", out);
-      esc(out, path);
+      cb_html_esc(out, path);
       fputs("</h3>\n<pre class=src>", out);
       for (uint32_t l = 1; l <= src.n_lines; l++) {
         double heat = max ? (double)miss[l] / (double)max : 0.0;
@@ -201,7 +167,7 @@ static void heat_source(FILE *out, json_object *doc) {
         if (acc[l])
           fprintf(out, "%" PRIu64, miss[l]);
         fputs("</i>", out);
-        esc(out, cb_source_line(&src, l));
+        cb_html_esc(out, cb_source_line(&src, l));
         fputs("</span>", out);
       }
       fputs("</pre>\n", out);
@@ -222,9 +188,10 @@ int cb_jr_html(FILE *out, json_object *doc, const cb_report_options *opt) {
                           : "cbana";
   fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>cbana: ",
         out);
-  esc(out, title);
-  fprintf(out, "</title><style>%s</style></head><body>\n<h1>cbana: ", style);
-  esc(out, title);
+  cb_html_esc(out, title);
+  fprintf(out,
+          "</title><style>%s</style></head><body>\n<h1>cbana: ", cb_html_style);
+  cb_html_esc(out, title);
   fputs("</h1>\n", out);
   json_object *runs = cb_jr_get(doc, "runs");
   for (size_t i = 0; i < cb_jr_len(runs); i++) {
@@ -233,27 +200,27 @@ int cb_jr_html(FILE *out, json_object *doc, const cb_report_options *opt) {
     char prog[1024];
     fputs("<h2>", out);
     if (cb_jr_program_name(doc, run, prog, sizeof prog)) {
-      esc(out, prog);
+      cb_html_esc(out, prog);
       fputs(", ", out);
     }
     fprintf(out, "input %" PRIu64 ":", cb_jr_u64(in, "index"));
     json_object *args = cb_jr_get(in, "args");
     for (size_t a = 0; a < cb_jr_len(args); a++) {
       fputc(' ', out);
-      esc(out, json_object_get_string(cb_jr_at(args, a)));
+      cb_html_esc(out, json_object_get_string(cb_jr_at(args, a)));
     }
     if (cb_jr_str(in, "stdin")) {
       fputs(" &lt; ", out);
-      esc(out, cb_jr_str(in, "stdin"));
+      cb_html_esc(out, cb_jr_str(in, "stdin"));
     }
     fputs(" [", out);
-    esc(out, cb_jr_str(run, "path"));
+    cb_html_esc(out, cb_jr_str(run, "path"));
     fputs(", ", out);
-    esc(out, cb_jr_str(run, "status"));
+    cb_html_esc(out, cb_jr_str(run, "status"));
     fputs("]</h2>\n", out);
     if (cb_jr_get(run, "error")) {
       fputs("<p>stopped: ", out);
-      esc(out, cb_jr_str(cb_jr_get(run, "error"), "message"));
+      cb_html_esc(out, cb_jr_str(cb_jr_get(run, "error"), "message"));
       fputs("</p>\n", out);
     }
     json_object *caches = cb_jr_get(run, "caches");
@@ -262,7 +229,7 @@ int cb_jr_html(FILE *out, json_object *doc, const cb_report_options *opt) {
       const char *ln[CB_RESULT_LEVELS];
       unsigned nl = cb_jr_levels(c, ln, CB_RESULT_LEVELS);
       fputs("<h3>cache ", out);
-      esc(out, cb_jr_str(c, "name"));
+      cb_html_esc(out, cb_jr_str(c, "name"));
       fputs("</h3>\n", out);
       levels_table(out, c, ln, nl);
       table(out, cb_jr_get(c, "lines"), ln, nl, "heaviest lines",
@@ -282,7 +249,7 @@ int cb_jr_html(FILE *out, json_object *doc, const cb_report_options *opt) {
     for (size_t k = 0; k < cb_jr_len(paths); k++) {
       json_object *pc = cb_jr_at(paths, k);
       fputs("<tr><td>", out);
-      esc(out, cb_jr_str(pc, "path"));
+      cb_html_esc(out, cb_jr_str(pc, "path"));
       fputs("</td><td>", out);
       json_object *ins = cb_jr_get(pc, "inputs");
       for (size_t i = 0; i < cb_jr_len(ins); i++)
