@@ -14,6 +14,8 @@
 #include "commands.h"
 #include "compare.h"
 
+#include "cbana/report.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -346,10 +348,7 @@ static int write_joined(m_group *groups, size_t ng, const char *library_note,
     fprintf(stderr, "cbana merge: %s: cannot write the report\n", out_path);
     rc = 2;
   } else {
-    const char *text = json_object_to_json_string_ext(
-        root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                  JSON_C_TO_STRING_NOSLASHESCAPE);
-    if (fputs(text, out) < 0 || fputc('\n', out) == EOF)
+    if (cb_report_json_put(out, root) != 0)
       rc = 2;
     if (out != stdout && fclose(out) != 0)
       rc = 2;

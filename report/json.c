@@ -441,6 +441,13 @@ static void add_batch(json_object *root, const cb_report_batch *b,
   json_object_object_add(root, "shard", sh);
 }
 
+int cb_report_json_put(FILE *out, struct json_object *doc) {
+  const char *text = json_object_to_json_string_ext(
+      doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+               JSON_C_TO_STRING_NOSLASHESCAPE);
+  return fputs(text, out) < 0 || fputc('\n', out) == EOF ? -1 : 0;
+}
+
 int cb_report_json(FILE *out, const cb_results *r,
                    const cb_report_options *opt) {
   json_object *root = json_object_new_object();
@@ -457,10 +464,7 @@ int cb_report_json(FILE *out, const cb_results *r,
   json_object_object_add(root, "library_note", str_or_null(r->library_note));
   if (opt && opt->batch)
     add_batch(root, opt->batch, r->program);
-  const char *text = json_object_to_json_string_ext(
-      root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                JSON_C_TO_STRING_NOSLASHESCAPE);
-  int rc = fputs(text, out) < 0 || fputc('\n', out) == EOF ? -1 : 0;
+  int rc = cb_report_json_put(out, root);
   json_object_put(root);
   return rc;
 }

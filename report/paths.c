@@ -217,10 +217,7 @@ int cb_report_paths_json(FILE *out, const cb_results *r,
     json_object_array_add(classes, cls);
   }
   json_object_object_add(root, "classes", classes);
-  const char *text = json_object_to_json_string_ext(
-      root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                JSON_C_TO_STRING_NOSLASHESCAPE);
-  int rc = fputs(text, out) < 0 || fputc('\n', out) == EOF ? -1 : 0;
+  int rc = cb_report_json_put(out, root);
   json_object_put(root);
   return rc;
 }

@@ -93,10 +93,7 @@ json_object *cb_sarif_result(const char *rule, const char *text,
 }
 
 int cb_sarif_end(FILE *out, json_object *root) {
-  const char *text = json_object_to_json_string_ext(
-      root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                JSON_C_TO_STRING_NOSLASHESCAPE);
-  int rc = fputs(text, out) < 0 || fputc('\n', out) == EOF ? -1 : 0;
+  int rc = cb_report_json_put(out, root);
   json_object_put(root);
   return rc;
 }

@@ -218,6 +218,9 @@ struct json_object;
 int cb_report_render_json(FILE *out, struct json_object *doc,
                           const cb_report_options *opt, const char *format);
 extern const char *const cb_report_json_formats[];
+/* doc as every JSON document of cbana is written (indented, spaced,
+ * slashes unescaped) and a newline; -1 on a write failure. */
+int cb_report_json_put(FILE *out, struct json_object *doc);
 
 /* Misses a fully associative LRU cache of `lines` lines would take at a
  * level, from the distance histogram (UINT64_MAX when there is none). */
