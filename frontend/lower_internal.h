@@ -72,6 +72,11 @@ int fe_lower_memop(fe *f, LLVMValueRef I, int id, int64_t *kind,
 
 /* lower_ops.c */
 bool fe_lower_inst(fe *f, LLVMValueRef I, uint32_t bi, cb_block *blk);
+/* dst = base + off bytes (a GEP op). */
+void fe_emit_gep_const(fe *f, uint32_t dst, cb_operand base, int64_t off);
+/* base + off bytes: base itself when off is 0, else a GEP into a new
+ * slot. */
+cb_operand fe_addr_at(fe *f, cb_operand base, uint64_t off);
 bool fe_lower_load_relative(fe *f, LLVMValueRef I);
 
 #endif

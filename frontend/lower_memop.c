@@ -164,21 +164,6 @@ static void piece_ty(unsigned size, cb_ty *ty, unsigned *lanes) {
                     : CB_TY_I8;
 }
 
-/* The address base + off (a GEP into a new slot, unless off is 0). */
-static cb_operand addr_at(fe *f, cb_operand base, uint64_t off) {
-  if (!off)
-    return base;
-  cb_op g = fe_new_op(CB_OP_GEP);
-  g.ty = CB_TY_PTR;
-  g.dst = f->n_slots++;
-  g.a = base;
-  g.aux = f->extra.n;
-  FE_PUSH(f->extra, (int64_t)off);
-  FE_PUSH(f->extra, 0);
-  FE_PUSH(f->ops, g);
-  return g.dst;
-}
-
 /* A load of the piece p of ptr (operand base) into new slots. */
 static cb_operand emit_load(fe *f, LLVMValueRef I, LLVMValueRef ptr,
                             cb_operand addr, piece p) {
@@ -428,8 +413,8 @@ int fe_lower_memop(fe *f, LLVMValueRef I, int id, int64_t *kind,
   cb_operand da[MAX_PIECES], sa[MAX_PIECES];
   uint32_t addr_ops = f->ops.n;
   for (int i = 0; i < np; i++) {
-    da[i] = addr_at(f, d, pc[i].off);
-    sa[i] = is_set || g ? CB_NONE : addr_at(f, s, pc[i].off);
+    da[i] = fe_addr_at(f, d, pc[i].off);
+    sa[i] = is_set || g ? CB_NONE : fe_addr_at(f, s, pc[i].off);
   }
   fe_copy_grp grp = {f->cur_func, f->ops.n, 0, 0, 0, f->ops.n - addr_ops};
   uint32_t col;

@@ -125,6 +125,18 @@ static void emit_gep(fe *f, uint32_t dst, cb_operand base, int64_t off,
   FE_PUSH(f->ops, g);
 }
 
+void fe_emit_gep_const(fe *f, uint32_t dst, cb_operand base, int64_t off) {
+  emit_gep(f, dst, base, off, CB_NONE, 0, 0);
+}
+
+cb_operand fe_addr_at(fe *f, cb_operand base, uint64_t off) {
+  if (!off)
+    return base;
+  uint32_t a = temp_slot(f);
+  emit_gep(f, a, base, (int64_t)off, CB_NONE, 0, 0);
+  return a;
+}
+
 /* A load or store of a struct or array value: one access per scalar or
  * vector member, as the machine code does it. */
 static bool agg_members(fe *f, LLVMValueRef I, bool st, LLVMValueRef addr,
@@ -149,11 +161,7 @@ static bool agg_members(fe *f, LLVMValueRef I, bool st, LLVMValueRef addr,
   uint32_t lanes = fe_type_slots(t, &ty);
   if (lanes == UINT32_MAX || lanes == 0)
     return fe_unsupported(f, I, "memory access of this aggregate type");
-  cb_operand a = base;
-  if (off) {
-    a = temp_slot(f);
-    emit_gep(f, a, base, (int64_t)off, CB_NONE, 0, 0);
-  }
+  cb_operand a = fe_addr_at(f, base, off);
   if (fe_wide_ty(t))
     return fe_wide_access(f, I, st, addr, a, val + slot, t);
   cb_op o = fe_new_op(st ? CB_OP_STORE : CB_OP_LOAD);

@@ -81,25 +81,13 @@ static void push_alloca(fe *f, uint32_t dst, uint32_t obj) {
   FE_PUSH(f->ops, o);
 }
 
-/* dst = base + off. */
-static void push_gep(fe *f, uint32_t dst, cb_operand base, int64_t off) {
-  cb_op g = fe_new_op(CB_OP_GEP);
-  g.ty = CB_TY_PTR;
-  g.dst = dst;
-  g.a = base;
-  g.aux = f->extra.n;
-  FE_PUSH(f->extra, off);
-  FE_PUSH(f->extra, 0);
-  FE_PUSH(f->ops, g);
-}
-
 /* A load (dst) or store (of val) of lanes x ty at base + off; site of I,
  * attributed through the va_list `ap`. */
 static void push_access(fe *f, LLVMValueRef I, LLVMValueRef ap, bool store,
                         cb_operand base, int64_t off, cb_ty ty, unsigned lanes,
                         cb_operand val_or_dst) {
   uint32_t addr = f->n_slots++;
-  push_gep(f, addr, base, off);
+  fe_emit_gep_const(f, addr, base, off);
   cb_op o = fe_new_op(store ? CB_OP_STORE : CB_OP_LOAD);
   o.ty = (uint8_t)ty;
   o.lanes = (uint8_t)lanes;

@@ -153,21 +153,6 @@ static cb_ty piece_ty(unsigned bytes) {
                       : CB_TY_I8;
 }
 
-static cb_operand piece_addr(fe *f, cb_operand base, uint64_t off) {
-  if (!off)
-    return base;
-  uint32_t a = temp(f);
-  cb_op g = fe_new_op(CB_OP_GEP);
-  g.ty = CB_TY_PTR;
-  g.dst = a;
-  g.a = base;
-  g.aux = f->extra.n;
-  FE_PUSH(f->extra, (int64_t)off);
-  FE_PUSH(f->extra, 0);
-  FE_PUSH(f->ops, g);
-  return a;
-}
-
 bool fe_wide_access(fe *f, LLVMValueRef I, bool st, LLVMValueRef addr,
                     cb_operand base, cb_operand val, LLVMTypeRef t) {
   uint64_t bytes = LLVMStoreSizeOfType(f->td, t);
@@ -196,7 +181,7 @@ bool fe_wide_access(fe *f, LLVMValueRef I, bool st, LLVMValueRef addr,
     for (; off < end;) {
       unsigned pb = piece_at(end - off);
       unsigned shift = (unsigned)(off % 8) * 8;
-      cb_operand at = piece_addr(f, base, off);
+      cb_operand at = fe_addr_at(f, base, off);
       uint32_t site = fe_new_site(f, I, addr, pb, st, false);
       cb_op o = fe_new_op(st ? CB_OP_STORE : CB_OP_LOAD);
       o.ty = (uint8_t)piece_ty(pb);
