@@ -123,6 +123,8 @@ static void eng_destroy(cb_eng *e) {
   free(e->mach_mid);
   free(e->kstop);
   free(e->kflags);
+  free(e->kentry);
+  free(e->kheat);
   cb_phi_edges_free(&e->pe);
   cb_tpl_free(e->tpl);
   free(e->fo_off);
@@ -231,6 +233,7 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
       e->opt.budget < CB_ENGINE_CHECK_OPS ? e->opt.budget : CB_ENGINE_CHECK_OPS;
   e->budget_rest = e->opt.budget - e->budget_left;
   e->cur_site = CB_NONE;
+  e->mach_made_at = CB_NONE;
   e->in_data = in->stdin_data;
   e->in_len = in->stdin_data ? in->stdin_len : 0;
   e->file_stdin = 0x7ff0000008a0ull;

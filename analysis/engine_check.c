@@ -9,6 +9,7 @@
 
 #include "engine_frames.h"
 #include "engine_internal.h"
+#include "engine_kernel.h"
 #include "fastops.h"
 #include "template.h"
 
@@ -397,17 +398,7 @@ void eng_precompute(cb_eng *e) {
   e->phi_cap = maxl;
   if (e->opt.mode == CB_ENGINE_FAST && cb_phi_edges_build(p, e->nphis, &e->pe))
     e->tpl = cb_tpl_build(p, e->rmw, e->nphis); /* template.h */
-  if (e->fk && p->kernels) {
-    e->kstop = calloc(p->n_blocks + 1, 1);
-    e->kflags = calloc(p->n_ops + 1, 1);
-  }
-  if (e->kstop && e->kflags) {
-    for (uint32_t b = 0; e->tpl && b < p->n_blocks; b++)
-      e->kstop[b] = cb_tpl_of(e->tpl, b) >= 0;
-    for (uint32_t i = 0; i < p->n_ops; i++)
-      e->kflags[i] = (e->rmw[i] & 1) ? CB_KERNEL_OP_FOLDED : 0;
-    e->kernels = p->kernels;
-  }
+  eng_kernel_setup(e);
   e->phi_tmp = malloc(maxl * sizeof *e->phi_tmp);
   e->fn_by_addr = malloc((p->n_functions + 1) * sizeof *e->fn_by_addr);
   for (uint32_t f = 0; f < p->n_functions; f++)

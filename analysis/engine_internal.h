@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "cbana/engine.h"
+#include "cbana/kernel.h"
 #include "cbana/program.h"
 #include "fastops.h"
 #include "heap.h"
@@ -83,12 +84,21 @@ typedef struct cb_eng {
   cb_phi_edges pe; /* the fast engine's phi moves per edge (fastops.h) */
   struct cb_tpl_set *tpl; /* the fast engine's loop templates (template.h);
                              NULL: none */
-  /* the frontend's native kernels (program.h) the fast engine runs, and
+  /* the frontend's native kernels (kernel.h) the fast engine runs, and
    * per global block 1 where they must stop (a loop template's header,
    * which the template runs); NULL: none */
   const cb_kernel_fn *kernels;
   uint8_t *kstop;
-  uint8_t *kflags;      /* per op: CB_KERNEL_OP_* */
+  uint8_t *kflags; /* per op: CB_KERNEL_OP_* */
+  uint8_t *kentry; /* per op: 1 where a kernel may be entered (a block's
+                      first op after its phis) */
+  uint64_t *kheat; /* per function: ops run before its kernel was asked
+                      for (engine_kernel.c); UINT64_MAX once asked */
+  uint32_t kernel_nest; /* calls run for kernels, one inside another */
+  cb_stop kernel_stop;  /* a call run for a kernel ended the run */
+  uint32_t ret_lanes;   /* slots of the value the last `ret` returned */
+  uint32_t mach_made_at; /* a kernel left before this op, having made the
+                            machine-code accesses before it; CB_NONE */
   int64_t *fo_off;      /* per frame object: offset from the CFA */
   uint64_t *frame_size; /* per function: CFA - rsp in the body */
   uint32_t *fn_by_addr; /* function indexes sorted by addr */

@@ -29,6 +29,7 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
   uint32_t target = 0;
   const uint8_t *FK = e->fk; /* fast engine: pre-decoded kinds */
   const uint8_t *MM = e->mach_mid;
+  const uint8_t *KE = e->kentry; /* where a native kernel may start */
   const cb_phi_edges *PE = e->pe.first ? &e->pe : NULL;
 
 #define V(o) ((o)&CB_OPND_CONST ? &K[(o) & ~CB_OPND_CONST] : &S[o])
@@ -43,8 +44,17 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
      * returns before an op it cannot finish (an unmapped or page-crossing
      * access, a zero divisor, a block with machine-code accesses), which
      * the reference cases below then run. */
-    if (FK && FK[ip] != FK_NONE && budget != 0)
+    if (FK && (FK[ip] != FK_NONE || (KE && KE[ip])) && budget != 0) {
       cb_fast_loop(e, F, S, &ip, &budget); /* fastloop.h */
+      RELOAD(); /* a kernel's calls may move frames and slots */
+      if (__builtin_expect(e->kernel_stop != CB_GO, 0)) {
+        st = e->kernel_stop; /* a call a kernel ran ended the run */
+        e->kernel_stop = CB_GO;
+        F->ip = ip;
+        e->budget_left = budget;
+        return st;
+      }
+    }
     if (__builtin_expect(budget == 0, 0)) {
       e->budget_left = 0;
       F->ip = ip;
@@ -55,8 +65,12 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
     }
     budget--;
     const cb_op *op = &ops[ip++];
-    if (__builtin_expect(MM != NULL, 0) && MM[ip - 1])
-      eng_emit_mach_at(e, &B[F->block], F->cfa, ip - 1);
+    if (__builtin_expect(MM != NULL, 0) && MM[ip - 1]) {
+      if (e->mach_made_at == ip - 1)
+        e->mach_made_at = CB_NONE; /* a kernel made them, then left */
+      else
+        eng_emit_mach_at(e, &B[F->block], F->cfa, ip - 1);
+    }
     switch ((cb_opcode)op->code) {
     case CB_OP_ADD:
     case CB_OP_SUB:
@@ -425,6 +439,7 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
         l = 0;
       }
       uint32_t call_op = F->call_op;
+      e->ret_lanes = l;
       eng_pop_frame(e);
       e->budget_left = budget;
       if (e->depth == stop_depth) {

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "engine_kernel.h"
 #include "engine_scalar.h"
 #include "fastloop.h"
 #include "template.h"
@@ -43,21 +44,24 @@ _Static_assert(sizeof(((cb_mem *)0)->tlb[0]) == sizeof(cb_kernel_page) &&
                    offsetof(cb_kernel_page, data) == 8,
                "translation cache");
 
-/* Runs the function's native kernel (program.h, "Native kernels") when
- * frame F is at the start of its block, after the phis, and the block is
- * not a template's; it goes on as far as it can, and leaves ip, F->block,
- * F->prev, the budget, the batch and the counters as the interpreter
- * would have. */
-static inline void fl_kernel(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip,
-                             uint64_t *budget, uint64_t *loads,
+/* Runs the function's native kernel (kernel.h) when frame *F is at the
+ * start of its block, after the phis, and the block is not a template's;
+ * it goes on as far as it can, and leaves ip, the frame's block and prev,
+ * the budget, the batch and the counters as the interpreter would have.
+ * A function without a kernel yet is asked for once hot (engine_kernel.h).
+ * The kernel's calls may move the frames and the slots: *F and *S are the
+ * top frame's again after. True when a call it ran ended the run. */
+static inline bool fl_kernel(cb_eng *e, cb_frame **Fp, cb_value **Sp,
+                             uint32_t *ip, uint64_t *budget, uint64_t *loads,
                              uint64_t *stores) {
+  cb_frame *F = *Fp;
+  if (!e->kentry[*ip] || e->kstop[F->block])
+    return false;
   /* the frontend's compile may still be filling the table */
   cb_kernel_fn k = __atomic_load_n(&e->kernels[F->func], __ATOMIC_ACQUIRE);
-  const cb_program *p = e->p;
-  if (!k || e->kstop[F->block] ||
-      *ip != p->blocks[F->block].first_op + e->nphis[F->block])
-    return;
-  cb_kernel_io io = {.slots = S,
+  if (!k && !(k = eng_kernel_warm(e, F)))
+    return false;
+  cb_kernel_io io = {.slots = *Sp,
                      .tlb = (const cb_kernel_page *)(const void *)e->mem.tlb,
                      .stop = e->kstop,
                      .op_flags = e->kflags,
@@ -70,11 +74,17 @@ static inline void fl_kernel(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip,
                      .sig_v = e->sig_v,
                      .sig_n = e->sig_n,
                      .path_signature = e->out->path_signature,
+                     .cfa = F->cfa,
+                     .engine = e,
+                     .call = eng_kernel_call,
                      .ip = *ip,
                      .block = F->block,
                      .prev = F->prev};
+  uint64_t done0 = eng_ops_done(e, *budget);
   k(&io);
-  e->out->kernel_ops += *budget - io.budget;
+  e->out->kernel_ops += eng_ops_done(e, io.budget) - done0;
+  F = *Fp = &e->frames[e->depth - 1];
+  *Sp = e->slots + F->slot_base;
   e->nbatch = io.nbatch;
   e->sig_v = io.sig_v;
   e->sig_n = io.sig_n;
@@ -83,9 +93,26 @@ static inline void fl_kernel(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip,
   *loads += io.loads;
   *stores += io.stores;
   *budget = io.budget;
-  *ip = io.ip;
+  if (e->kernel_stop != CB_GO)
+    return true;
+  *ip = io.ip & ~CB_KERNEL_IP_MACH_MADE;
+  if (io.ip & CB_KERNEL_IP_MACH_MADE)
+    e->mach_made_at = *ip;
   F->block = io.block;
   F->prev = io.prev;
+  /* left at a loop template's header, entered from outside: the
+   * template runs the iterations it can (template.h) */
+  int32_t ti;
+  if (e->tpl && e->kstop[F->block] && *budget != 0 &&
+      F->prev + e->p->functions[F->func].first_block != F->block &&
+      *ip == e->p->blocks[F->block].first_op + e->nphis[F->block] &&
+      (ti = cb_tpl_of(e->tpl, F->block)) >= 0) {
+    e->out->loads += *loads;
+    e->out->stores += *stores;
+    *loads = *stores = 0;
+    cb_tpl_run(e, F, *Sp, ti, budget);
+  }
+  return false;
 }
 
 void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
@@ -111,8 +138,9 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
         F->prev + fn->first_block != F->block)
       cb_tpl_run(e, F, S, ti, &budget);
   }
-  if (e->kernels && budget != 0)
-    fl_kernel(e, F, S, &ip, &budget, &loads, &stores);
+  if (e->kernels && budget != 0 &&
+      fl_kernel(e, &F, &S, &ip, &budget, &loads, &stores))
+    goto leave;
 
 #define V(o) ((o)&CB_OPND_CONST ? &K[(o) & ~CB_OPND_CONST] : &S[o])
   while (budget != 0) {
@@ -518,8 +546,8 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
           }
         }
       }
-      if (e->kernels)
-        fl_kernel(e, F, S, &ip, &budget, &loads, &stores);
+      if (e->kernels && fl_kernel(e, &F, &S, &ip, &budget, &loads, &stores))
+        goto leave;
       continue; /* ip and budget are already the target's */
     }
     default:

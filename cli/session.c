@@ -180,6 +180,7 @@ int cb_session_open(cb_session *s, const cb_analyze_args *a,
   fo.exe_out = s->exe_out;
   /* the reference interpreter runs no kernels */
   fo.no_kernels = s->args->no_kernels || s->args->exact_engine;
+  fo.eager_kernels = s->args->wait_kernels;
   fo.cache_dir = cb_cli_cache_dir();
   size_t err_size = 1 << 16;
   char *err = malloc(err_size);
@@ -189,8 +190,6 @@ int cb_session_open(cb_session *s, const cb_analyze_args *a,
   double t0 = now_s(), c0 = cpu_s(RUSAGE_CHILDREN), l0 = cpu_s(RUSAGE_SELF);
   cb_fe_status fst = cb_frontend_load(&fo, &s->program, err, err_size);
   s->stats.compile_s = cpu_s(RUSAGE_CHILDREN) - c0;
-  if (fst == CB_FE_OK && s->args->wait_kernels)
-    cb_program_wait_kernels(s->program);
   s->stats.lowering_s = cpu_s(RUSAGE_SELF) - l0;
   s->stats.frontend_wall_s = now_s() - t0;
   if (fst != CB_FE_OK) {

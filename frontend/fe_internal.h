@@ -331,7 +331,7 @@ void fe_scans_free(fe_scans *s);
 /* jit.c: the native kernels of a finished Program (p->kernels, p->jit;
  * left NULL when no function wants one or LLVM's JIT fails) and their
  * release */
-void fe_jit_compile(cb_program *p);
+void fe_jit_compile(cb_program *p, bool eager);
 void fe_jit_free(void *jit);
 /* Waits for the kernels' compile (cb_program_wait_kernels). */
 void fe_jit_wait(cb_program *p);

@@ -1,42 +1,23 @@
-/* jit.c: native kernels (program.h, "Native kernels"): which functions get
- * one, the kernel's frame (entry, exit, the counters it keeps), and the
- * compilation with LLVM's ORC JIT. The ops themselves are jit_ops.c's.
+/* jit.c: a native kernel's frame (kernel.h): its entry, the locals it
+ * keeps the engine's counters in, its exits, and which blocks get code.
+ * The ops are jit_ops.c's and jit_mem.c's, the calls jit_call.c's; the
+ * compile with LLVM's ORC JIT, on a thread beside the engine, is
+ * jit_compile.c's.
  *
- * Why. Where addresses come from loaded data no loop template applies,
- * and the interpreter runs every op: about 4.7 ns an op on pr and tc
- * (bench/results/fast.md), where cachegrind runs the program's own machine
- * code. A kernel is that machine code for the lowered ops, working on the
- * interpreter's state (its slots, its page translation cache, its access
- * batch), so what it computes and emits is what the interpreter would;
- * anything unusual it leaves to the interpreter by returning before the
- * op. The identity tests (tests/e2e/fast_identity.py) compare both
- * engines counter for counter.
- *
- * Which loops: jit_region.c's (addresses from loaded or scrambled data);
- * the rest run as loop templates, and compiling them would only cost
- * time. The compile runs on a thread beside the engine (below). */
+ * Why. The interpreter runs an op in 5 to 30 ns (bench/results/
+ * fast.md); the program's own machine code, which cachegrind runs, in
+ * well under one. A kernel is that machine code for the lowered ops,
+ * working on the interpreter's state (its slots, its page translation
+ * cache, its access batch), so what it computes and emits is what the
+ * interpreter would; anything it does not compile it leaves to the
+ * interpreter by returning before the op. The identity tests
+ * (tests/e2e/fast_identity.py) compare both engines counter for
+ * counter. */
 #include "fe_internal.h"
 #include "jit_gen.h"
 
-#include <llvm-c/LLJIT.h>
-#include <llvm-c/Orc.h>
-#include <llvm-c/TargetMachine.h>
-#include <llvm-c/Transforms/InstCombine.h>
-#include <llvm-c/Transforms/Scalar.h>
-#include <llvm-c/Transforms/Utils.h>
-
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-
-/* Functions of more ops are not compiled (the time would grow past what
- * they could save on the inputs cbana is run on). */
-#define JIT_MAX_OPS 20000
-/* Nor more ops in all regions together: a run that ends before the
- * compile waits for it, and the compile takes 0.6 to 1 ms an op (pr's
- * 249: 0.24 s; kernel_cases' 295: 0.18 s), so at most about a second. */
-#define JIT_MAX_REGION_OPS 1000
 
 LLVMValueRef jit_load(jit_gen *g, LLVMTypeRef ty, LLVMValueRef ptr, int tb) {
   LLVMValueRef v = LLVMBuildLoad2(g->B, ty, ptr, "");
@@ -53,9 +34,21 @@ void jit_store(jit_gen *g, LLVMValueRef v, LLVMValueRef ptr, int tb) {
     LLVMSetAlignment(s, 1);
 }
 
+static LLVMTypeRef lv_type(jit_gen *g, int which) {
+  switch (which) {
+  case LV_PREV:
+    return g->i32;
+  case LV_SLOTS:
+    return g->p64;
+  case LV_BATCH:
+    return g->p8;
+  default:
+    return g->i64;
+  }
+}
+
 LLVMValueRef jit_lv(jit_gen *g, int which) {
-  LLVMTypeRef t = which == LV_PREV ? g->i32 : g->i64;
-  return LLVMBuildLoad2(g->B, t, g->lv[which], "");
+  return LLVMBuildLoad2(g->B, lv_type(g, which), g->lv[which], "");
 }
 
 void jit_set_lv(jit_gen *g, int which, LLVMValueRef v) {
@@ -63,14 +56,17 @@ void jit_set_lv(jit_gen *g, int which, LLVMValueRef v) {
 }
 
 LLVMBasicBlockRef jit_exit_before(jit_gen *g, uint32_t ip, uint32_t block) {
-  uint32_t k = ip - g->first_op;
+  /* after the machine-code accesses made before ip: the exit says so */
+  bool made = ip == g->mach_made_ip;
+  uint32_t k = ip - g->first_op + (made ? g->n_ops + 1 : 0);
   if (g->exits[k])
     return g->exits[k];
   LLVMBasicBlockRef here = LLVMGetInsertBlock(g->B);
   LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(g->C, g->F, "exit");
   LLVMPositionBuilderAtEnd(g->B, bb);
   LLVMBuildBr(g->B, g->exit_bb);
-  LLVMValueRef ipv = LLVMConstInt(g->i32, ip, 0);
+  LLVMValueRef ipv =
+      LLVMConstInt(g->i32, made ? ip | CB_KERNEL_IP_MACH_MADE : ip, 0);
   LLVMValueRef bv = LLVMConstInt(g->i32, block, 0);
   LLVMAddIncoming(g->exit_ip, &ipv, &bb, 1);
   LLVMAddIncoming(g->exit_block, &bv, &bb, 1);
@@ -79,16 +75,37 @@ LLVMBasicBlockRef jit_exit_before(jit_gen *g, uint32_t ip, uint32_t block) {
   return bb;
 }
 
-static LLVMValueRef io_field(jit_gen *g, unsigned f) {
+LLVMValueRef jit_io_field(jit_gen *g, unsigned f) {
   return LLVMBuildStructGEP2(g->B, g->io_ty, g->io, f, "");
 }
 
 /* The io fields each local mirrors. */
-static const unsigned lv_field[LV_COUNT] = {IO_NBATCH,   IO_BUDGET, IO_STORES,
-                                            IO_BRANCHES, IO_SIG_V,  IO_SIG_N,
-                                            IO_PATH_SIG, IO_PREV};
+static const unsigned lv_field[LV_COUNT] = {[LV_NBATCH] = IO_NBATCH,
+                                            [LV_BUDGET] = IO_BUDGET,
+                                            [LV_STORES] = IO_STORES,
+                                            [LV_BRANCHES] = IO_BRANCHES,
+                                            [LV_SIG_V] = IO_SIG_V,
+                                            [LV_SIG_N] = IO_SIG_N,
+                                            [LV_PATH_SIG] = IO_PATH_SIG,
+                                            [LV_PREV] = IO_PREV,
+                                            [LV_LOADS] = IO_LOADS,
+                                            [LV_CFA] = IO_CFA,
+                                            [LV_SLOTS] = IO_SLOTS,
+                                            [LV_BATCH] = IO_BATCH,
+                                            [LV_CAP] = IO_CAP};
 
-static void make_types(jit_gen *g) {
+void jit_save_locals(jit_gen *g) {
+  for (int k = 0; k < LV_WRITTEN; k++)
+    jit_store(g, jit_lv(g, k), jit_io_field(g, lv_field[k]), TB_IO);
+}
+
+void jit_load_locals(jit_gen *g) {
+  for (int k = 0; k < LV_COUNT; k++)
+    jit_set_lv(g, k,
+               jit_load(g, lv_type(g, k), jit_io_field(g, lv_field[k]), TB_IO));
+}
+
+void jit_make_types(jit_gen *g) {
   g->i1 = LLVMInt1TypeInContext(g->C);
   g->i8 = LLVMInt8TypeInContext(g->C);
   g->i16 = LLVMInt16TypeInContext(g->C);
@@ -106,7 +123,14 @@ static void make_types(jit_gen *g) {
   f[IO_OP_FLAGS] = g->p8;
   f[IO_COUNTS] = g->p64;
   f[IO_BATCH] = g->p8;
-  g->io_ty = LLVMStructTypeInContext(g->C, f, IO_NFIELDS, 0);
+  f[IO_ENGINE] = g->p8;
+  /* named: the call field's type points back at it */
+  g->io_ty = LLVMStructCreateNamed(g->C, "cb_kernel_io");
+  LLVMTypeRef pio = LLVMPointerType(g->io_ty, 0);
+  g->kernel_ty = LLVMFunctionType(g->i32, &pio, 1, 0);
+  g->call_ty = g->kernel_ty;
+  f[IO_CALL] = LLVMPointerType(g->call_ty, 0);
+  LLVMStructSetBody(g->io_ty, f, IO_NFIELDS, 0);
   /* scalar type-based alias metadata: a root and one type per kind */
   static const char *const names[TB_COUNT] = {"slot", "mem",   "io",
                                               "tlb",  "table", "batch"};
@@ -142,9 +166,22 @@ static void gen_free(jit_gen *g) {
   g->need_ops = g->need_acc = NULL;
 }
 
-/* Which blocks get code (those of the region without machine-code
- * accesses) and where they check their room; false when out of memory. */
-static bool plan_blocks(jit_gen *g, const bool *region) {
+/* Whether block gb's machine-code accesses are ones a kernel makes: not
+ * a vararg prologue's vector spills nor an inline sqrt's path, which
+ * depend on state only the interpreter keeps. */
+static bool mach_compiled(const cb_program *p, uint32_t gb) {
+  const cb_block *b = &p->blocks[gb];
+  for (uint32_t i = 0; i < b->n_mach && b->first_mach + i < p->n_mach; i++) {
+    const cb_mach_access *m = &p->mach[b->first_mach + i];
+    if (m->va_xmm || m->sqrt_path)
+      return false;
+  }
+  return true;
+}
+
+/* Which blocks get code (all but those mach_compiled refuses) and where
+ * they check their room; false when out of memory. */
+static bool plan_blocks(jit_gen *g) {
   const cb_function *fn = g->fn;
   uint32_t n = fn->n_blocks;
   bool *has_body = calloc(n + 1, sizeof *has_body);
@@ -155,38 +192,28 @@ static bool plan_blocks(jit_gen *g, const bool *region) {
     free(has_body);
     return false;
   }
-  for (uint32_t lb = 0; lb < n; lb++) {
-    const cb_block *b = &g->p->blocks[fn->first_block + lb];
-    if (region[lb] && b->n_mach == 0) {
+  for (uint32_t lb = 0; lb < n; lb++)
+    if (mach_compiled(g->p, fn->first_block + lb)) {
       g->body[lb] = LLVMAppendBasicBlockInContext(g->C, g->F, "b");
       has_body[lb] = true;
     }
-  }
   jit_check_points(g->p, fn, g->nphis, has_body, g->head, g->need_ops,
                    g->need_acc);
   free(has_body);
   return true;
 }
 
-/* The exit: the locals back into io, io->loads as records minus stores,
- * and where the interpreter goes on (the phis every exit adds to). */
-static void build_leave(jit_gen *g, LLVMValueRef *start, LLVMValueRef loads0) {
+/* The exit: the locals back into io, and where the interpreter goes on
+ * (the phis every exit adds to). */
+static void build_leave(jit_gen *g) {
   LLVMBuilderRef B = g->B;
   LLVMPositionBuilderAtEnd(B, g->exit_bb);
   g->exit_ip = LLVMBuildPhi(B, g->i32, "ip");
   g->exit_block = LLVMBuildPhi(B, g->i32, "block");
-  for (int k = 0; k < LV_COUNT; k++)
-    jit_store(g, jit_lv(g, k), io_field(g, lv_field[k]), TB_IO);
-  LLVMValueRef emitted =
-      LLVMBuildSub(B, jit_lv(g, LV_NBATCH), start[LV_NBATCH], "");
-  LLVMValueRef stored =
-      LLVMBuildSub(B, jit_lv(g, LV_STORES), start[LV_STORES], "");
-  jit_store(g,
-            LLVMBuildAdd(B, loads0, LLVMBuildSub(B, emitted, stored, ""), ""),
-            io_field(g, IO_LOADS), TB_IO);
-  jit_store(g, g->exit_ip, io_field(g, IO_IP), TB_IO);
-  jit_store(g, g->exit_block, io_field(g, IO_BLOCK), TB_IO);
-  LLVMBuildRetVoid(B);
+  jit_save_locals(g);
+  jit_store(g, g->exit_ip, jit_io_field(g, IO_IP), TB_IO);
+  jit_store(g, g->exit_block, jit_io_field(g, IO_BLOCK), TB_IO);
+  LLVMBuildRet(B, LLVMConstInt(g->i32, 0, 0));
 }
 
 /* The entry: a switch on the block to start at; a block that does not
@@ -211,12 +238,10 @@ static void build_entries(jit_gen *g, LLVMValueRef blk) {
     LLVMAddCase(sw, LLVMConstInt(g->i32, fn->first_block + lb, 0), in);
   }
   LLVMPositionBuilderAtEnd(g->B, none);
-  LLVMBuildRetVoid(g->B);
+  LLVMBuildRet(g->B, LLVMConstInt(g->i32, 0, 0));
 }
 
-/* The kernel of function fi into g->M, with code for the blocks of
- * `region`; false if it has nothing to run. */
-static bool gen_kernel(jit_gen *g, uint32_t fi, const bool *region) {
+bool jit_gen_kernel(jit_gen *g, uint32_t fi) {
   const cb_program *p = g->p;
   const cb_function *fn = &p->functions[fi];
   g->fn = fn;
@@ -224,49 +249,38 @@ static bool gen_kernel(jit_gen *g, uint32_t fi, const bool *region) {
   const cb_block *bl = &p->blocks[fn->first_block + fn->n_blocks - 1];
   uint32_t n_ops = bl->first_op + bl->n_ops - g->first_op;
   g->body = calloc(fn->n_blocks, sizeof *g->body);
-  g->exits = calloc(n_ops + 1, sizeof *g->exits);
+  g->n_ops = n_ops;
+  g->mach_made_ip = CB_NONE;
+  g->exits = calloc(2 * (n_ops + 1), sizeof *g->exits);
   if (!g->body || !g->exits) {
     gen_free(g);
     return false;
   }
   char name[32];
   snprintf(name, sizeof name, "cbk%u", fi);
-  LLVMTypeRef pio = LLVMPointerType(g->io_ty, 0);
-  g->F = LLVMAddFunction(
-      g->M, name, LLVMFunctionType(LLVMVoidTypeInContext(g->C), &pio, 1, 0));
+  g->F = LLVMAddFunction(g->M, name, g->kernel_ty);
   g->io = LLVMGetParam(g->F, 0);
   unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
   LLVMAddAttributeAtIndex(g->F, 1, LLVMCreateEnumAttribute(g->C, noalias, 0));
-  unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
-  LLVMAddAttributeAtIndex(g->F, LLVMAttributeFunctionIndex,
-                          LLVMCreateEnumAttribute(g->C, nounwind, 0));
 
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(g->C, g->F, "entry");
   g->exit_bb = LLVMAppendBasicBlockInContext(g->C, g->F, "leave");
   LLVMPositionBuilderAtEnd(g->B, entry);
-  g->slots = jit_load(g, g->p64, io_field(g, IO_SLOTS), TB_IO);
-  g->tlb = jit_load(g, g->p64, io_field(g, IO_TLB), TB_IO);
-  g->stop = jit_load(g, g->p8, io_field(g, IO_STOP), TB_IO);
-  g->op_flags = jit_load(g, g->p8, io_field(g, IO_OP_FLAGS), TB_IO);
-  g->counts = jit_load(g, g->p64, io_field(g, IO_COUNTS), TB_IO);
-  g->batch = jit_load(g, g->p8, io_field(g, IO_BATCH), TB_IO);
-  g->cap = jit_load(g, g->i64, io_field(g, IO_CAP), TB_IO);
-  g->stream = LLVMBuildICmp(g->B, LLVMIntNE,
-                            jit_load(g, g->i64, io_field(g, IO_STREAM), TB_IO),
-                            LLVMConstInt(g->i64, 0, 0), "");
-  LLVMValueRef start[LV_COUNT];
-  for (int k = 0; k < LV_COUNT; k++) {
-    LLVMTypeRef t = k == LV_PREV ? g->i32 : g->i64;
-    g->lv[k] = LLVMBuildAlloca(g->B, t, "");
-    start[k] = jit_load(g, t, io_field(g, lv_field[k]), TB_IO);
-    LLVMBuildStore(g->B, start[k], g->lv[k]);
-  }
-  LLVMValueRef loads0 = jit_load(g, g->i64, io_field(g, IO_LOADS), TB_IO);
-  LLVMValueRef blk = jit_load(g, g->i32, io_field(g, IO_BLOCK), TB_IO);
+  g->tlb = jit_load(g, g->p64, jit_io_field(g, IO_TLB), TB_IO);
+  g->stop = jit_load(g, g->p8, jit_io_field(g, IO_STOP), TB_IO);
+  g->op_flags = jit_load(g, g->p8, jit_io_field(g, IO_OP_FLAGS), TB_IO);
+  g->counts = jit_load(g, g->p64, jit_io_field(g, IO_COUNTS), TB_IO);
+  g->stream = LLVMBuildICmp(
+      g->B, LLVMIntNE, jit_load(g, g->i64, jit_io_field(g, IO_STREAM), TB_IO),
+      LLVMConstInt(g->i64, 0, 0), "");
+  for (int k = 0; k < LV_COUNT; k++)
+    g->lv[k] = LLVMBuildAlloca(g->B, lv_type(g, k), "");
+  jit_load_locals(g);
+  LLVMValueRef blk = jit_load(g, g->i32, jit_io_field(g, IO_BLOCK), TB_IO);
 
-  bool ok = plan_blocks(g, region);
+  bool ok = plan_blocks(g);
   if (ok) {
-    build_leave(g, start, loads0);
+    build_leave(g);
     LLVMPositionBuilderAtEnd(g->B, entry);
     build_entries(g, blk);
     for (uint32_t lb = 0; lb < fn->n_blocks; lb++)
@@ -279,256 +293,4 @@ static bool gen_kernel(jit_gen *g, uint32_t fi, const bool *region) {
   }
   gen_free(g);
   return ok;
-}
-
-static uint32_t *count_phis(const cb_program *p) {
-  uint32_t *np = calloc(p->n_blocks + 1, sizeof *np);
-  if (!np)
-    return NULL;
-  for (uint32_t b = 0; b < p->n_blocks; b++) {
-    const cb_block *bl = &p->blocks[b];
-    while (np[b] < bl->n_ops && p->ops[bl->first_op + np[b]].code == CB_OP_PHI)
-      np[b]++;
-  }
-  return np;
-}
-
-static void jit_fail(LLVMErrorRef err) {
-  char *m = LLVMGetErrorMessage(err);
-  fprintf(stderr,
-          "cbana: native kernels not compiled (the interpreter "
-          "runs them): %s\n",
-          m);
-  LLVMDisposeErrorMessage(m);
-}
-
-/* LLJIT for the host's CPU, its code generator at -O1. On pr (bench/
- * workloads, 10^8 accesses) -O0's fast instruction selection compiled in
- * 0.02 s but its code took the engine 2.06 s instead of 1.26; -O1 and -O2
- * both compile in 0.15 s, to code equally fast. */
-static LLVMErrorRef create_jit(LLVMOrcLLJITRef *jit) {
-  char *triple = LLVMGetDefaultTargetTriple();
-  char *cpu = LLVMGetHostCPUName();
-  char *features = LLVMGetHostCPUFeatures();
-  LLVMTargetRef target = NULL;
-  char *msg = NULL;
-  LLVMErrorRef err = NULL;
-  if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
-    err = LLVMCreateStringError(msg ? msg : "no target for the host");
-  } else {
-    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(
-        target, triple, cpu, features, LLVMCodeGenLevelLess, LLVMRelocDefault,
-        LLVMCodeModelJITDefault);
-    LLVMOrcLLJITBuilderRef b = LLVMOrcCreateLLJITBuilder();
-    LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
-        b, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
-    err = LLVMOrcCreateLLJIT(jit, b);
-  }
-  LLVMDisposeMessage(msg);
-  LLVMDisposeMessage(triple);
-  LLVMDisposeMessage(cpu);
-  LLVMDisposeMessage(features);
-  return err;
-}
-
-/* Optimises the kernels' module: the counters kept in locals to
- * registers, common loads and expressions once (the type-based alias
- * metadata lets slot values live across stores to the program's memory),
- * the guards' blocks merged. LLVM's whole -O2 module pipeline took 0.17 s
- * on pr for code no faster than these passes' (0.02 s). */
-static void optimise(LLVMModuleRef m) {
-  LLVMPassManagerRef pm = LLVMCreatePassManager();
-  LLVMAddTypeBasedAliasAnalysisPass(pm);
-  LLVMAddBasicAliasAnalysisPass(pm);
-  LLVMAddPromoteMemoryToRegisterPass(pm);
-  LLVMAddEarlyCSEMemSSAPass(pm);
-  LLVMAddInstructionCombiningPass(pm);
-  LLVMAddCFGSimplificationPass(pm);
-  LLVMRunPassManager(pm, m);
-  LLVMDisposePassManager(pm);
-}
-
-/* Compiles the kernels of the functions with a region into jit; false
- * (and a message) if LLVM failed. */
-static bool compile(cb_program *p, bool **region, LLVMOrcLLJITRef jit,
-                    cb_kernel_fn *k) {
-  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
-  jit_gen g = {.p = p};
-  g.C = LLVMOrcThreadSafeContextGetContext(tsc);
-  g.M = LLVMModuleCreateWithNameInContext("cbana-kernels", g.C);
-  LLVMSetTarget(g.M, LLVMOrcLLJITGetTripleString(jit));
-  LLVMSetDataLayout(g.M, LLVMOrcLLJITGetDataLayoutStr(jit));
-  g.B = LLVMCreateBuilderInContext(g.C);
-  uint32_t *nphis = count_phis(p);
-  g.nphis = nphis;
-  make_types(&g);
-  for (uint32_t fi = 0; nphis && fi < p->n_functions; fi++)
-    if (region[fi] && !gen_kernel(&g, fi, region[fi])) {
-      free(region[fi]);
-      region[fi] = NULL;
-    }
-  free(nphis);
-  LLVMDisposeBuilder(g.B);
-  optimise(g.M);
-  LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(g.M, tsc);
-  LLVMOrcDisposeThreadSafeContext(tsc);
-  LLVMErrorRef err =
-      LLVMOrcLLJITAddLLVMIRModule(jit, LLVMOrcLLJITGetMainJITDylib(jit), tsm);
-  if (err) {
-    LLVMOrcDisposeThreadSafeModule(tsm);
-    jit_fail(err);
-    return false;
-  }
-  for (uint32_t fi = 0; fi < p->n_functions; fi++) {
-    if (!region[fi])
-      continue;
-    char name[32];
-    snprintf(name, sizeof name, "cbk%u", fi);
-    LLVMOrcExecutorAddress addr = 0;
-    err = LLVMOrcLLJITLookup(jit, &addr, name);
-    if (err) {
-      jit_fail(err);
-      return false;
-    }
-    /* the engine may be running: it reads each entry atomically */
-    __atomic_store_n(&k[fi], (cb_kernel_fn)(uintptr_t)addr, __ATOMIC_RELEASE);
-  }
-  return true;
-}
-
-/* The compile runs on a thread of its own while the engine starts
- * (interpreting until a kernel appears), and every thread is joined
- * before the Program is freed or the process exits (LLVM's own statics
- * are destroyed at exit). On pr and tc (bench/workloads) it takes 0.2 s,
- * which in line was an eighth of cachegrind's whole run. */
-typedef struct jit_owned {
-  cb_program *p;
-  bool **region;       /* per function, freed by the thread */
-  LLVMOrcLLJITRef jit; /* owns the kernels' code */
-  pthread_t thread;
-  bool running; /* started and not yet joined */
-  uint32_t n_kernels;
-  double seconds;         /* the thread's CPU time */
-  struct jit_owned *next; /* the running compiles, for exit */
-} jit_owned;
-
-static pthread_mutex_t running_lock = PTHREAD_MUTEX_INITIALIZER;
-static jit_owned *running_list;
-
-static void *compile_thread(void *arg) {
-  jit_owned *o = arg;
-  cb_program *p = o->p;
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-  LLVMInitializeNativeTarget();
-  LLVMInitializeNativeAsmPrinter();
-  LLVMErrorRef err = create_jit(&o->jit);
-  if (err)
-    jit_fail(err);
-  else
-    compile(p, o->region, o->jit, p->kernels);
-  for (uint32_t fi = 0; fi < p->n_functions; fi++) {
-    o->n_kernels += __atomic_load_n(&p->kernels[fi], __ATOMIC_ACQUIRE) != NULL;
-    free(o->region[fi]);
-  }
-  free(o->region);
-  o->region = NULL;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-  o->seconds = (double)(t1.tv_sec - t0.tv_sec) +
-               1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-  return NULL;
-}
-
-static void join(jit_owned *o) {
-  pthread_mutex_lock(&running_lock);
-  bool was = o->running;
-  o->running = false;
-  for (jit_owned **q = &running_list; *q; q = &(*q)->next)
-    if (*q == o) {
-      *q = o->next;
-      break;
-    }
-  pthread_mutex_unlock(&running_lock);
-  if (was)
-    pthread_join(o->thread, NULL);
-  o->p->n_kernels = o->n_kernels;
-  o->p->kernel_compile_s = o->seconds;
-}
-
-static void join_all_at_exit(void) {
-  for (;;) {
-    pthread_mutex_lock(&running_lock);
-    jit_owned *o = running_list;
-    pthread_mutex_unlock(&running_lock);
-    if (!o)
-      return;
-    join(o);
-  }
-}
-
-void fe_jit_free(void *owned) {
-  jit_owned *o = owned;
-  if (!o)
-    return;
-  join(o);
-  if (o->jit)
-    LLVMOrcDisposeLLJIT(o->jit);
-  free(o);
-}
-
-void fe_jit_wait(cb_program *p) {
-  if (p && p->jit)
-    join(p->jit);
-}
-
-void fe_jit_compile(cb_program *p) {
-  bool **region = calloc(p->n_functions + 1, sizeof *region);
-  uint32_t n = 0, total = 0;
-  for (uint32_t fi = 0; region && fi < p->n_functions; fi++) {
-    const cb_function *fn = &p->functions[fi];
-    if (fn->n_blocks == 0)
-      continue;
-    const cb_block *bl = &p->blocks[fn->first_block + fn->n_blocks - 1];
-    uint32_t n_ops =
-        bl->first_op + bl->n_ops - p->blocks[fn->first_block].first_op;
-    if (n_ops > JIT_MAX_OPS || !(region[fi] = jit_region(p, fn)))
-      continue;
-    uint32_t r_ops = 0;
-    for (uint32_t lb = 0; lb < fn->n_blocks; lb++)
-      if (region[fi][lb])
-        r_ops += p->blocks[fn->first_block + lb].n_ops;
-    if (total + r_ops > JIT_MAX_REGION_OPS) {
-      free(region[fi]);
-      region[fi] = NULL;
-      continue;
-    }
-    total += r_ops;
-    n++;
-  }
-  cb_kernel_fn *k = n ? calloc(p->n_functions, sizeof *k) : NULL;
-  jit_owned *o = n ? calloc(1, sizeof *o) : NULL;
-  if (!k || !o) {
-    for (uint32_t fi = 0; region && fi < p->n_functions; fi++)
-      free(region[fi]);
-    free(region);
-    free(k);
-    free(o);
-    return;
-  }
-  o->p = p;
-  o->region = region;
-  p->kernels = k; /* NULL entries until the thread fills them */
-  p->jit = o;
-  pthread_mutex_lock(&running_lock);
-  static bool registered;
-  if (!registered)
-    registered = atexit(join_all_at_exit) == 0;
-  o->running = pthread_create(&o->thread, NULL, compile_thread, o) == 0;
-  if (o->running) {
-    o->next = running_list;
-    running_list = o;
-  }
-  pthread_mutex_unlock(&running_lock);
-  if (!o->running)
-    compile_thread(o); /* no thread: in line */
 }

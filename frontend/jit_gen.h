@@ -10,9 +10,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cbana/kernel.h"
 #include "cbana/program.h"
 
-/* Fields of cb_kernel_io, in order (program.h). */
+/* Fields of cb_kernel_io, in order (kernel.h). */
 enum {
   IO_SLOTS,
   IO_TLB,
@@ -30,6 +31,9 @@ enum {
   IO_SIG_V,
   IO_SIG_N,
   IO_PATH_SIG,
+  IO_CFA,
+  IO_ENGINE,
+  IO_CALL,
   IO_IP,
   IO_BLOCK,
   IO_PREV,
@@ -42,9 +46,9 @@ enum {
 enum { TB_SLOT, TB_MEM, TB_IO, TB_TLB, TB_TABLE, TB_BATCH, TB_COUNT };
 
 /* The counters and registers a kernel keeps in locals (allocas, promoted
- * to registers), written back to io on every exit. io->loads is not one:
- * every record emitted is a load or a store, so the exit writes
- * loads = records - stores. */
+ * to registers), written back to io on every exit and before a call, and
+ * read again after the call. The last three are only read: a call may
+ * move the slot stack and hand the batch over. */
 enum {
   LV_NBATCH,
   LV_BUDGET,
@@ -54,8 +58,15 @@ enum {
   LV_SIG_N,
   LV_PATH_SIG,
   LV_PREV,
+  LV_LOADS,
+  LV_CFA,
+  LV_SLOTS,
+  LV_BATCH,
+  LV_CAP,
   LV_COUNT
 };
+/* The locals written back to io. */
+#define LV_WRITTEN LV_CFA
 
 typedef struct jit_gen {
   const cb_program *p;
@@ -66,8 +77,9 @@ typedef struct jit_gen {
   LLVMBuilderRef B;
   LLVMValueRef F;
   LLVMTypeRef i1, i8, i16, i32, i64, f64, p8, p64, io_ty;
+  LLVMTypeRef kernel_ty, call_ty; /* int (cb_kernel_io *) */
   LLVMValueRef io;
-  LLVMValueRef slots, tlb, stop, op_flags, counts, batch, cap;
+  LLVMValueRef tlb, stop, op_flags, counts;
   LLVMValueRef stream;  /* io->stream_records != 0 */
   unsigned nt_kind;     /* !nontemporal */
   LLVMValueRef nt_node; /* its operand, i32 1 */
@@ -79,10 +91,22 @@ typedef struct jit_gen {
   LLVMBasicBlockRef *body;          /* per local block, NULL: not entered */
   bool *head;                       /* per local block: checks room */
   uint64_t *need_ops, *need_acc;    /* the room it checks for */
-  LLVMBasicBlockRef *exits;         /* per op of the function, lazily */
-  uint32_t first_op;                /* of the function */
-  LLVMValueRef fma;                 /* llvm.fma.f64 */
+  LLVMBasicBlockRef *exits;         /* per op of the function, lazily;
+                                       then the same after mach_made_ip's
+                                       machine-code accesses */
+  uint32_t first_op, n_ops;         /* of the function */
+  uint32_t mach_made_ip; /* the op whose machine-code accesses the code
+                            being made has made, CB_NONE: none */
+  LLVMValueRef fma;      /* llvm.fma.f64 */
 } jit_gen;
+
+/* jit.c: the types every kernel of module g->M uses (g->C, g->M set);
+ * function fi's kernel into g->M (g->nphis set), false if it has none. */
+void jit_make_types(jit_gen *g);
+bool jit_gen_kernel(jit_gen *g, uint32_t fi);
+/* jit.c: the locals into io (before a call, on exit), and back. */
+void jit_save_locals(jit_gen *g);
+void jit_load_locals(jit_gen *g);
 
 /* jit_ops.c: the code of local block lb, at g->body[lb] (already made),
  * and the check of room for the way ahead of it (leaving at its start). */
@@ -92,11 +116,7 @@ void jit_check(jit_gen *g, uint32_t lb);
  * kinds run, analysis/fastops.c). */
 bool jit_op_covered(const cb_program *p, const cb_op *op);
 
-/* jit_region.c: the blocks of function fn a kernel covers (per local
- * block, malloc'ed), or NULL for none. */
-bool *jit_region(const cb_program *p, const cb_function *fn);
-
-/* jit_region.c: where a kernel checks its budget and batch room. Each
+/* jit_checks.c: where a kernel checks its budget and batch room. Each
  * check covers the longest way the code can go before the next one, so
  * only blocks a cycle returns to (and the blocks ahead of a long way)
  * check: head[lb], with need_ops[lb] operations and need_acc[lb]
@@ -107,8 +127,14 @@ bool *jit_region(const cb_program *p, const cb_function *fn);
 void jit_check_points(const cb_program *p, const cb_function *fn,
                       const uint32_t *nphis, const bool *body, bool *head,
                       uint64_t *need_ops, uint64_t *need_acc);
+/* jit_checks.c: the room the way from op ip of local block lb on needs,
+ * up to the next check (after a call, which used up budget and batch). */
+void jit_need_from(const jit_gen *g, uint32_t lb, uint32_t ip, uint64_t *ops,
+                   uint64_t *acc);
 
-/* jit.c helpers for jit_ops.c. */
+/* jit.c helpers for jit_ops.c: io's field f (IO_*), loads and stores
+ * with their alias class (TB_*), the locals (LV_*). */
+LLVMValueRef jit_io_field(jit_gen *g, unsigned f);
 LLVMValueRef jit_load(jit_gen *g, LLVMTypeRef ty, LLVMValueRef ptr, int tb);
 void jit_store(jit_gen *g, LLVMValueRef v, LLVMValueRef ptr, int tb);
 LLVMValueRef jit_lv(jit_gen *g, int which);
@@ -117,9 +143,19 @@ void jit_set_lv(jit_gen *g, int which, LLVMValueRef v);
  * `block` (global). */
 LLVMBasicBlockRef jit_exit_before(jit_gen *g, uint32_t ip, uint32_t block);
 
-/* jit_mem.c: a load's or store's code (op ip of global block gb). */
+/* jit_mem.c: a load's or store's code (op ip of global block gb); one
+ * record into the batch (room checked); the machine code's own accesses
+ * of global block gb made before op `at` (its first op: on entry from
+ * local block `from`, CB_NONE: any), which jit_check_points counted. */
 void jit_load_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb);
 void jit_store_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb);
+void jit_emit(jit_gen *g, LLVMValueRef addr, unsigned size, uint32_t site,
+              bool is_write);
+void jit_mach(jit_gen *g, uint32_t gb, uint32_t at, uint32_t from);
+
+/* jit_call.c: a call op's code (op ip of global block gb): the engine
+ * runs it (io->call). */
+void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb);
 
 /* Small builders jit_ops.c and jit_mem.c share: a 64-bit constant, an
  * operand's slot word (or constant), a slot's new value, an exit, a
@@ -130,7 +166,7 @@ static inline LLVMValueRef jit_c64(jit_gen *g, uint64_t v) {
 
 static inline LLVMValueRef jit_slot_ptr(jit_gen *g, uint32_t slot) {
   LLVMValueRef idx = jit_c64(g, slot);
-  return LLVMBuildGEP2(g->B, g->i64, g->slots, &idx, 1, "");
+  return LLVMBuildGEP2(g->B, g->i64, jit_lv(g, LV_SLOTS), &idx, 1, "");
 }
 
 static inline LLVMValueRef jit_val(jit_gen *g, cb_operand o) {

@@ -70,12 +70,12 @@ static void store_record(jit_gen *g, LLVMValueRef w0, LLVMValueRef addr,
  * session 14). Records this thread simulates itself stay plain (in its
  * cache: 0.72 s, non-temporal 0.82). The branch goes the same way all
  * through a run. */
-static void emit(jit_gen *g, LLVMValueRef addr, unsigned size, uint32_t site,
-                 bool is_write) {
+void jit_emit(jit_gen *g, LLVMValueRef addr, unsigned size, uint32_t site,
+              bool is_write) {
   LLVMBuilderRef B = g->B;
   LLVMValueRef n = jit_lv(g, LV_NBATCH);
   LLVMValueRef at = LLVMBuildShl(B, n, jit_c64(g, 4), "");
-  LLVMValueRef rec = LLVMBuildGEP2(B, g->i8, g->batch, &at, 1, "");
+  LLVMValueRef rec = LLVMBuildGEP2(B, g->i8, jit_lv(g, LV_BATCH), &at, 1, "");
   LLVMValueRef w0 = LLVMBuildBitCast(B, rec, g->p64, "");
   uint64_t word = (uint64_t)site | ((uint64_t)size << 32) |
                   ((uint64_t)(is_write ? 1 : 0) << 48);
@@ -120,7 +120,8 @@ void jit_load_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
   if (op->ty == CB_TY_I1)
     v = LLVMBuildAnd(B, v, jit_c64(g, 1), "");
   jit_set(g, op->dst, v);
-  emit(g, addr, size, op->aux, false);
+  jit_emit(g, addr, size, op->aux, false);
+  jit_add_lv(g, LV_LOADS, 1);
 }
 
 void jit_store_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
@@ -140,8 +141,43 @@ void jit_store_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBuildCondBr(B, folded, done, yes);
   LLVMPositionBuilderAtEnd(B, yes);
-  emit(g, addr, size, op->aux, true);
+  jit_emit(g, addr, size, op->aux, true);
   jit_add_lv(g, LV_STORES, 1);
   LLVMBuildBr(B, done);
   LLVMPositionBuilderAtEnd(B, done);
+}
+
+/* engine_frames.h's eng_emit_mach_at: an access on entry or before op
+ * `at`; one of an edge (from1) only when control came over that edge. */
+void jit_mach(jit_gen *g, uint32_t gb, uint32_t at, uint32_t from) {
+  const cb_program *p = g->p;
+  const cb_block *b = &p->blocks[gb];
+  LLVMBuilderRef B = g->B;
+  for (uint32_t i = 0; i < b->n_mach && b->first_mach + i < p->n_mach; i++) {
+    const cb_mach_access *m = &p->mach[b->first_mach + i];
+    if (m->op > b->first_op ? m->op != at : at != b->first_op)
+      continue;
+    if (m->from1 && from != CB_NONE && m->from1 - 1 != from)
+      continue;
+    LLVMBasicBlockRef done = NULL;
+    if (m->from1 && from == CB_NONE) {
+      LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+      done = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+      LLVMValueRef on =
+          LLVMBuildICmp(B, LLVMIntEQ, jit_lv(g, LV_PREV),
+                        LLVMConstInt(g->i32, m->from1 - 1, 0), "");
+      LLVMBuildCondBr(B, on, yes, done);
+      LLVMPositionBuilderAtEnd(B, yes);
+    }
+    LLVMValueRef a = m->cfa_offset
+                         ? LLVMBuildAdd(B, jit_lv(g, LV_CFA),
+                                        jit_c64(g, (uint64_t)m->cfa_offset), "")
+                         : jit_c64(g, m->addr);
+    jit_emit(g, a, m->size ? m->size : 8, m->site, m->is_write != 0);
+    jit_add_lv(g, m->is_write ? LV_STORES : LV_LOADS, 1);
+    if (done) {
+      LLVMBuildBr(B, done);
+      LLVMPositionBuilderAtEnd(B, done);
+    }
+  }
 }

@@ -359,6 +359,10 @@ static void gen_edge(jit_gen *g, uint32_t ip, uint32_t lb, uint32_t t, int c) {
       LLVMPositionBuilderAtEnd(B, done);
     }
   }
+  /* the machine code's accesses on entry to t, after the branch's
+   * counts (the interpreter's jump) */
+  if (tb->n_mach)
+    jit_mach(g, tgb, tb->first_op, lb);
   LLVMValueRef *v = np ? malloc(np * sizeof *v) : NULL;
   for (uint32_t k = 0; k < np; k++) {
     const cb_op *ph = &p->ops[first + k];
@@ -403,7 +407,8 @@ void jit_check(jit_gen *g, uint32_t lb) {
   uint32_t gb = g->fn->first_block + lb;
   uint32_t start = g->p->blocks[gb].first_op + g->nphis[gb];
   LLVMBuilderRef B = g->B;
-  LLVMValueRef room = LLVMBuildSub(B, g->cap, jit_lv(g, LV_NBATCH), "");
+  LLVMValueRef room =
+      LLVMBuildSub(B, jit_lv(g, LV_CAP), jit_lv(g, LV_NBATCH), "");
   jit_guard(g,
             LLVMBuildOr(B,
                         LLVMBuildICmp(B, LLVMIntULT, jit_lv(g, LV_BUDGET),
@@ -412,6 +417,18 @@ void jit_check(jit_gen *g, uint32_t lb) {
                                       jit_c64(g, g->need_acc[lb]), ""),
                         ""),
             start, gb);
+}
+
+/* Whether block b has machine-code accesses before op ip that the
+ * kernel makes: in the middle of the block, not after a call (the
+ * engine makes those when the call returns). */
+static bool mach_before(const cb_program *p, const cb_block *b, uint32_t ip) {
+  if (ip <= b->first_op || p->ops[ip - 1].code == CB_OP_CALL)
+    return false;
+  for (uint32_t i = 0; i < b->n_mach && b->first_mach + i < p->n_mach; i++)
+    if (p->mach[b->first_mach + i].op == ip)
+      return true;
+  return false;
 }
 
 void jit_block(jit_gen *g, uint32_t lb) {
@@ -425,9 +442,18 @@ void jit_block(jit_gen *g, uint32_t lb) {
     jit_check(g, lb);
   for (uint32_t ip = start; ip < end; ip++) {
     const cb_op *op = &p->ops[ip];
+    g->mach_made_ip = CB_NONE;
+    if (mach_before(p, b, ip)) {
+      jit_mach(g, gb, ip, CB_NONE);
+      g->mach_made_ip = ip;
+    }
     if (op->code == CB_OP_BR) {
       gen_br(g, ip, lb);
       return;
+    }
+    if (op->code == CB_OP_CALL && !jit_op_covered(p, op)) {
+      jit_call_op(g, ip, gb);
+      continue;
     }
     if (!jit_op_covered(p, op)) {
       LLVMBuildBr(B, jit_exit_before(g, ip, gb));

@@ -54,6 +54,10 @@ typedef struct cb_frontend_options {
   /* Compile no native kernels (program.h): the engine interprets every
    * loop. */
   bool no_kernels;
+  /* Compile a function's kernel when it first runs, and wait for it,
+   * instead of once it is hot, beside the engine: every run then takes
+   * the same kernels (the identity tests). */
+  bool eager_kernels;
   /* cbana's cache directory, which the caller made (cli/cache_dir.c):
    * link lines and the process probes are kept there. NULL: nothing is
    * kept; the link line is asked of clang's driver each time and the

@@ -502,56 +502,10 @@ typedef struct cb_mach_stats {
   uint32_t accesses_dropped; /* hidden accesses of unmatched blocks */
 } cb_mach_stats;
 
-/* Native kernels (issue 7). For functions whose addresses come from loaded
- * data (CSR gathers, hashing, pointer chasing: no loop template applies),
- * the frontend compiles the lowered ops to machine code with LLVM's JIT
- * (frontend/jit.c). A kernel does what the interpreter does for the ops it
- * covers, bit for bit, on the interpreter's own state, described here:
- * entered at the start of a block (after its phis), it runs blocks and
- * takes branches inside the function until an op it does not cover, a
- * block marked in `stop`, an access whose page is not in the translation
- * cache or that crosses a page, a zero divisor, a path-signature run that
- * ends, or too little budget or batch room for the next block; it then
- * returns with ip, block and prev where the interpreter goes on, the op
- * at ip not started. */
-#define CB_KERNEL_PAGE_BITS 12
-#define CB_KERNEL_PAGE_SIZE (1ull << CB_KERNEL_PAGE_BITS)
-/* Entries of the translation cache (a power of two). */
-#define CB_KERNEL_TLB_N 4096u
-
-typedef struct cb_kernel_page {
-  uint64_t pno; /* page number (address >> CB_KERNEL_PAGE_BITS) */
-  uint8_t *data;
-} cb_kernel_page;
-
-typedef struct cb_kernel_io {
-  cb_value *slots;           /* the frame's value slots */
-  const cb_kernel_page *tlb; /* CB_KERNEL_TLB_N, by pno modulo it */
-  const uint8_t *stop;       /* per global block: 1 = left to the
-                                interpreter (a loop template's header);
-                                only a block that is its own successor
-                                is marked, and only jumps to such a
-                                block look */
-  const uint8_t *op_flags;   /* per op: CB_KERNEL_OP_* */
-  uint64_t *branch_counts;   /* cb_run_outcome's, or NULL */
-  uint8_t *batch;            /* 16-byte records laid out as cb_access
-                                (stream.h): addr, site, size, is_write */
-  uint64_t nbatch, cap;
-  uint64_t stream_records; /* 1: write the records with
-                              non-temporal stores (another core
-                              reads them) */
-  uint64_t budget, loads, stores, branches;
-  uint64_t sig_v, sig_n;    /* the path signature's run (sig_add) */
-  uint64_t path_signature;  /* cb_run_outcome's, runs mixed in by
-                               cb_path_sig_run */
-  uint32_t ip, block, prev; /* in: block (global) and prev; out: all */
-} cb_kernel_io;
-
-/* op_flags: a store folded into its load (x86 read-modify-write), which
- * makes no access. */
-#define CB_KERNEL_OP_FOLDED 1u
-
-typedef void (*cb_kernel_fn)(cb_kernel_io *io);
+/* Native kernels: the contract between the frontend's JIT and the
+ * engine is cbana/kernel.h. */
+typedef struct cb_kernel_io cb_kernel_io;
+typedef int (*cb_kernel_fn)(cb_kernel_io *io);
 
 /* The path signature's mix of one run of equal branch outcomes (outcome
  * word v, length n) into h, here because the kernels mix runs too. The
@@ -634,10 +588,16 @@ typedef struct cb_program {
    * an add, two roundings, and so must an engine, to print what the
    * program prints. */
   bool fmuladd_fused;
-  /* Appended (issue 7): per function, its native kernel or NULL; NULL
-   * when none was compiled. `jit` owns their code (cb_program_free). */
+  /* Per function, its native kernel or NULL (cbana/kernel.h): filled by
+   * the frontend's compile thread while the engine runs, each entry
+   * read atomically. `jit` owns their code (cb_program_free). The engine
+   * asks for a function's kernel through kernel_request once the
+   * function is hot. */
   cb_kernel_fn *kernels;
   void *jit;
+  void (*kernel_request)(const struct cb_program *p, uint32_t fi);
+  bool kernel_eager; /* ask at a function's first block; the compile is
+                        waited for (the frontend's eager_kernels) */
   uint32_t n_kernels;      /* functions with a kernel */
   double kernel_compile_s; /* the compile's CPU time */
   /* Appended: the process's start-up and exit, from cbana's own probes;

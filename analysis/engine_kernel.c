@@ -1,0 +1,120 @@
+/* engine_kernel.c: the engine's side of the native kernels
+ * (engine_kernel.h, kernel.h). */
+#include "engine_kernel.h"
+
+#include <stdlib.h>
+
+#include "engine_frames.h"
+#include "template.h"
+
+/* A function's kernel is asked for once the function has run, outside
+ * any kernel, this many ops per op of its own (and at least
+ * KERNEL_HOT_MIN): the compile takes 0.6 to 1 ms an op, about what the
+ * interpreter takes for 20000 ops, so a function that never runs that
+ * much more than its size never pays for its compile (the rule of
+ * renting skis; the compile runs beside the engine, and the engine runs
+ * on meanwhile). */
+#define KERNEL_HOT_PER_OP 20000u
+#define KERNEL_HOT_MIN 100000u
+/* Calls run for kernels one inside another (each a few KiB of the native
+ * stack) before the interpreter runs the next call itself. */
+#define KERNEL_NEST_MAX 64u
+
+void eng_kernel_setup(cb_eng *e) {
+  const cb_program *p = e->p;
+  if (!e->fk || !p->kernels)
+    return;
+  e->kstop = calloc(p->n_blocks + 1, 1);
+  e->kflags = calloc(p->n_ops + 1, 1);
+  e->kentry = calloc(p->n_ops + 1, 1);
+  e->kheat = calloc(p->n_functions + 1, sizeof *e->kheat);
+  if (!e->kstop || !e->kflags || !e->kentry || !e->kheat)
+    return; /* eng_destroy frees what was made */
+  for (uint32_t b = 0; b < p->n_blocks; b++) {
+    e->kstop[b] = e->tpl && cb_tpl_of(e->tpl, b) >= 0;
+    if (e->nphis[b] < p->blocks[b].n_ops)
+      e->kentry[p->blocks[b].first_op + e->nphis[b]] = 1;
+  }
+  for (uint32_t i = 0; i < p->n_ops; i++)
+    e->kflags[i] = (e->rmw[i] & 1) ? CB_KERNEL_OP_FOLDED : 0;
+  for (uint32_t f = 0; f < p->n_functions; f++) {
+    const cb_function *fn = &p->functions[f];
+    if (!p->kernel_request || fn->n_blocks == 0)
+      continue;
+    const cb_block *last = &p->blocks[fn->first_block + fn->n_blocks - 1];
+    uint64_t ops =
+        last->first_op + last->n_ops - p->blocks[fn->first_block].first_op;
+    uint64_t hot = KERNEL_HOT_PER_OP * ops;
+    e->kheat[f] = p->kernel_eager        ? 1
+                  : hot > KERNEL_HOT_MIN ? hot
+                                         : KERNEL_HOT_MIN;
+  }
+  e->kernels = p->kernels;
+}
+
+cb_kernel_fn eng_kernel_cold(cb_eng *e, const cb_frame *F) {
+  e->kheat[F->func] = 0;
+  e->p->kernel_request(e->p, F->func);
+  return __atomic_load_n(&e->kernels[F->func], __ATOMIC_ACQUIRE);
+}
+
+/* The call op at io->ip, as eng_run's CB_OP_CALL and, for the program's
+ * own callee, its run to the `ret` and the value written back (eng_run's
+ * CB_OP_RET), on the engine's state the kernel hands over and takes back.
+ * Its ops, the callee's included, are not the calling kernel's: the
+ * callee's kernel counts its own. */
+int eng_kernel_call(cb_kernel_io *io) {
+  cb_eng *e = io->engine;
+  if (e->kernel_nest >= KERNEL_NEST_MAX)
+    return CB_KCALL_LEAVE;
+  const cb_program *p = e->p;
+  cb_run_outcome *out = e->out;
+  cb_frame *F = &e->frames[e->depth - 1];
+  uint32_t ip = io->ip;
+  e->nbatch = io->nbatch;
+  e->sig_v = io->sig_v;
+  e->sig_n = io->sig_n;
+  out->path_signature = io->path_signature;
+  out->branches += io->branches;
+  out->loads += io->loads;
+  out->stores += io->stores;
+  e->budget_left = io->budget;
+  F->block = io->block;
+  F->prev = io->prev;
+  F->ip = ip + 1;
+  uint64_t done0 = eng_ops_done(e, e->budget_left);
+  uint32_t d0 = e->depth;
+  const cb_op *op = &p->ops[ip];
+  e->kernel_nest++;
+  cb_stop st = eng_do_call(e, op, ip + 1);
+  if (st == CB_GO && e->depth != d0) {
+    cb_value rv[256];
+    st = eng_run(e, d0, rv);
+    if (st == CB_RETURNED) {
+      st = CB_GO;
+      F = &e->frames[e->depth - 1];
+      if (op->dst != CB_NONE)
+        for (uint32_t i = 0; i < e->ret_lanes && i < 256; i++)
+          e->slots[F->slot_base + op->dst + i] = rv[i];
+    }
+  }
+  e->kernel_nest--;
+  F = &e->frames[e->depth - 1];
+  if (st == CB_GO && p->blocks[F->block].n_mach)
+    eng_emit_mach_at(e, &p->blocks[F->block], F->cfa, ip + 1);
+  out->kernel_ops -= eng_ops_done(e, e->budget_left) - done0;
+  io->slots = e->slots + F->slot_base;
+  io->batch = (uint8_t *)e->batch;
+  io->nbatch = e->nbatch;
+  io->cap = e->cap;
+  io->budget = e->budget_left;
+  io->sig_v = e->sig_v;
+  io->sig_n = e->sig_n;
+  io->path_signature = out->path_signature;
+  io->loads = io->stores = io->branches = 0;
+  if (st != CB_GO) {
+    e->kernel_stop = st;
+    return CB_KCALL_STOP;
+  }
+  return CB_KCALL_DONE;
+}

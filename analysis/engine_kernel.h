@@ -1,0 +1,28 @@
+/* engine_kernel.h: the engine's side of the native kernels (kernel.h):
+ * when a function is hot enough to ask the frontend for its kernel, and
+ * the calls a kernel hands back to the engine. Internal to analysis/. */
+#ifndef CBANA_ANALYSIS_ENGINE_KERNEL_H
+#define CBANA_ANALYSIS_ENGINE_KERNEL_H
+
+#include "engine_internal.h"
+
+/* Sets up the kernels' tables for a run (e->kentry, kheat, kstop,
+ * kflags); leaves e->kernels NULL when there are none. */
+void eng_kernel_setup(cb_eng *e);
+/* Frame F's function has no kernel yet: counts its block's ops towards
+ * asking for one, and returns the kernel when it is there at once (the
+ * eager compile), else NULL. */
+cb_kernel_fn eng_kernel_cold(cb_eng *e, const cb_frame *F);
+static inline cb_kernel_fn eng_kernel_warm(cb_eng *e, const cb_frame *F) {
+  uint64_t *h = &e->kheat[F->func];
+  uint32_t n = e->p->blocks[F->block].n_ops;
+  if (*h > n) {
+    *h -= n;
+    return NULL;
+  }
+  return *h ? eng_kernel_cold(e, F) : NULL;
+}
+/* cb_kernel_io.call */
+int eng_kernel_call(cb_kernel_io *io);
+
+#endif

@@ -1,0 +1,44 @@
+/* jit_call.c: a kernel's call op (jit_gen.h). The engine runs the call
+ * in full (kernel.h, io->call): the program's own callee, with its frame,
+ * arguments and machine-code accesses, and in it the callee's own kernel;
+ * the C library model; an intrinsic. The kernel's locals go to io before
+ * and come back after, since the call spends budget, fills and hands
+ * over the batch and may move the slot stack. */
+#include "jit_gen.h"
+
+void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb) {
+  LLVMBuilderRef B = g->B;
+  uint32_t lb = gb - g->fn->first_block;
+  /* the call is one op of the budget, as in the interpreter's loop */
+  jit_save_locals(g);
+  jit_store(g, LLVMBuildSub(B, jit_lv(g, LV_BUDGET), jit_c64(g, 1), ""),
+            jit_io_field(g, IO_BUDGET), TB_IO);
+  jit_store(g, LLVMConstInt(g->i32, ip, 0), jit_io_field(g, IO_IP), TB_IO);
+  jit_store(g, LLVMConstInt(g->i32, gb, 0), jit_io_field(g, IO_BLOCK), TB_IO);
+  LLVMValueRef fn = jit_load(g, LLVMPointerType(g->call_ty, 0),
+                             jit_io_field(g, IO_CALL), TB_IO);
+  LLVMValueRef r = LLVMBuildCall2(B, g->call_ty, fn, &g->io, 1, "");
+  LLVMBasicBlockRef ran = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  LLVMBuildCondBr(B,
+                  LLVMBuildICmp(B, LLVMIntEQ, r,
+                                LLVMConstInt(g->i32, CB_KCALL_LEAVE, 0), ""),
+                  jit_exit_before(g, ip, gb), ran);
+  LLVMPositionBuilderAtEnd(B, ran);
+  jit_load_locals(g);
+  jit_guard(g,
+            LLVMBuildICmp(B, LLVMIntNE, r,
+                          LLVMConstInt(g->i32, CB_KCALL_DONE, 0), ""),
+            ip + 1, gb);
+  /* room for the way on to the next check */
+  uint64_t ops, acc;
+  jit_need_from(g, lb, ip + 1, &ops, &acc);
+  LLVMValueRef room =
+      LLVMBuildSub(B, jit_lv(g, LV_CAP), jit_lv(g, LV_NBATCH), "");
+  jit_guard(g,
+            LLVMBuildOr(B,
+                        LLVMBuildICmp(B, LLVMIntULT, jit_lv(g, LV_BUDGET),
+                                      jit_c64(g, ops), ""),
+                        LLVMBuildICmp(B, LLVMIntULT, room, jit_c64(g, acc), ""),
+                        ""),
+            ip + 1, gb);
+}

@@ -1,0 +1,79 @@
+/* The engine's state as the native kernels see it: the contract between
+ * the frontend's JIT (frontend/jit*.c), which compiles the lowered ops
+ * of a function to machine code, and the engine (analysis/fastloop.c,
+ * analysis/engine_kernel.c), which runs it. A kernel does what the
+ * reference interpreter does for the ops it runs, bit for bit, on the
+ * interpreter's own state: the top frame's slots, the memory's page
+ * translation cache, the access batch, the budget and the path
+ * signature. It is entered at the start of a block (after its phis) and
+ * runs blocks and branches of its function. A call it hands to the
+ * engine (io->call), which runs it in full, callee included. It leaves
+ * before an op it does not compile, at a `ret`, at a jump to a block
+ * marked in `stop`, at an access whose page is not in the translation
+ * cache or that crosses a page, at a zero divisor, or when the budget or
+ * the batch has too little room for the way ahead; it then returns with
+ * ip, block and prev where the interpreter goes on, the op at ip not
+ * started. */
+#ifndef CBANA_KERNEL_H
+#define CBANA_KERNEL_H
+
+#include <stdint.h>
+
+#include "cbana/program.h"
+
+#define CB_KERNEL_PAGE_BITS 12
+#define CB_KERNEL_PAGE_SIZE (1ull << CB_KERNEL_PAGE_BITS)
+/* Entries of the translation cache (a power of two). */
+#define CB_KERNEL_TLB_N 4096u
+
+typedef struct cb_kernel_page {
+  uint64_t pno; /* page number (address >> CB_KERNEL_PAGE_BITS) */
+  uint8_t *data;
+} cb_kernel_page;
+
+struct cb_kernel_io {
+  cb_value *slots;           /* the top frame's value slots */
+  const cb_kernel_page *tlb; /* CB_KERNEL_TLB_N, by pno modulo it */
+  const uint8_t *stop;       /* per global block: 1 = left to the
+                                interpreter (a loop template's header);
+                                only a block that is its own successor
+                                is marked, and only jumps to such a
+                                block look */
+  const uint8_t *op_flags;   /* per op: CB_KERNEL_OP_* */
+  uint64_t *branch_counts;   /* cb_run_outcome's, or NULL */
+  uint8_t *batch;            /* 16-byte records laid out as cb_access
+                                (stream.h): addr, site, size, is_write */
+  uint64_t nbatch, cap;
+  uint64_t stream_records; /* 1: write the records with
+                              non-temporal stores (another core
+                              reads them) */
+  /* the budget left; the loads, stores and branches made since entry or
+   * since the last call (which hands them to the engine) */
+  uint64_t budget, loads, stores, branches;
+  uint64_t sig_v, sig_n;   /* the path signature's run (sig_add) */
+  uint64_t path_signature; /* cb_run_outcome's, runs mixed in by
+                              cb_path_sig_run */
+  uint64_t cfa;            /* the top frame's: machine-code accesses */
+  void *engine;            /* the engine's, for call */
+  /* Runs the call op at ip of block `block` (prev, the counters and the
+   * batch are written to io first): CB_KCALL_DONE with slots, batch,
+   * cap, nbatch, budget and the signature's run new in io, and the
+   * counters handed over (0); CB_KCALL_LEAVE, not started (the kernel
+   * leaves before it); CB_KCALL_STOP, the run ends (the kernel leaves,
+   * the engine knows why). */
+  int (*call)(cb_kernel_io *io);
+  uint32_t ip, block, prev; /* in: block (global) and prev; out: all */
+};
+
+enum { CB_KCALL_DONE, CB_KCALL_LEAVE, CB_KCALL_STOP };
+
+/* In the ip a kernel leaves with: the machine-code accesses made just
+ * before the op (in the middle of its block, engine_internal.h's
+ * mach_mid) are made already. */
+#define CB_KERNEL_IP_MACH_MADE 0x80000000u
+
+/* op_flags: a store folded into its load (x86 read-modify-write), which
+ * makes no access. */
+#define CB_KERNEL_OP_FOLDED 1u
+
+#endif
