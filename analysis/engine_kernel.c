@@ -19,6 +19,54 @@
 /* Calls run for kernels one inside another (each a few KiB of the native
  * stack) before the interpreter runs the next call itself. */
 #define KERNEL_NEST_MAX 64u
+/* Kernels called by kernels, one inside another (a native frame each,
+ * some hundred bytes), before a call is left to the interpreter. */
+#define KERNEL_NATIVE_NEST_MAX 1024u
+
+static int leave_at_once(cb_kernel_io *io) {
+  (void)io;
+  return CB_KERNEL_LEFT;
+}
+
+/* The engine's state into io for the kernel of the top frame. The
+ * engine's fields are read one by one (volatile), as io_to_state's below
+ * says why. */
+static void state_to_io(const volatile cb_eng *e, cb_kernel_io *io) {
+  const volatile cb_frame *F = &e->frames[e->depth - 1];
+  io->slots = e->slots + F->slot_base;
+  io->batch = (uint8_t *)e->batch;
+  io->nbatch = e->nbatch;
+  io->cap = e->cap;
+  io->budget = e->budget_left;
+  io->sig_v = e->sig_v;
+  io->sig_n = e->sig_n;
+  io->path_signature = e->out->path_signature;
+  io->cfa = F->cfa;
+  io->prev = F->prev;
+  io->loads = io->stores = io->branches = 0;
+}
+
+/* io's state into the engine's, the top frame at op ip of io->block.
+ * Each field is read on its own (volatile): the kernel has just stored
+ * them one by one, and a wider load over two of those stores would wait
+ * for both to reach the cache (a failed store forwarding: a third of
+ * methcall's engine time). */
+static void io_to_state(cb_eng *e, const volatile cb_kernel_io *io,
+                        uint32_t ip) {
+  cb_frame *F = &e->frames[e->depth - 1];
+  cb_run_outcome *out = e->out;
+  e->nbatch = io->nbatch;
+  e->sig_v = io->sig_v;
+  e->sig_n = io->sig_n;
+  out->path_signature = io->path_signature;
+  out->branches += io->branches;
+  out->loads += io->loads;
+  out->stores += io->stores;
+  e->budget_left = io->budget;
+  F->block = io->block;
+  F->prev = io->prev;
+  F->ip = ip;
+}
 
 void eng_kernel_setup(cb_eng *e) {
   const cb_program *p = e->p;
@@ -65,28 +113,32 @@ cb_kernel_fn eng_kernel_cold(cb_eng *e, const cb_frame *F) {
  * callee's kernel counts its own. */
 int eng_kernel_call(cb_kernel_io *io) {
   cb_eng *e = io->engine;
-  if (e->kernel_nest >= KERNEL_NEST_MAX)
-    return CB_KCALL_LEAVE;
   const cb_program *p = e->p;
   cb_run_outcome *out = e->out;
-  cb_frame *F = &e->frames[e->depth - 1];
   uint32_t ip = io->ip;
-  e->nbatch = io->nbatch;
-  e->sig_v = io->sig_v;
-  e->sig_n = io->sig_n;
-  out->path_signature = io->path_signature;
-  out->branches += io->branches;
-  out->loads += io->loads;
-  out->stores += io->stores;
-  e->budget_left = io->budget;
-  F->block = io->block;
-  F->prev = io->prev;
-  F->ip = ip + 1;
+  io_to_state(e, io, ip + 1);
   uint64_t done0 = eng_ops_done(e, e->budget_left);
   uint32_t d0 = e->depth;
   const cb_op *op = &p->ops[ip];
-  e->kernel_nest++;
   cb_stop st = eng_do_call(e, op, ip + 1);
+  cb_frame *F = &e->frames[e->depth - 1];
+  if (st == CB_GO && e->depth != d0) {
+    cb_kernel_fn k =
+        io->nest < KERNEL_NATIVE_NEST_MAX && e->kentry[F->ip] &&
+                !e->kstop[F->block]
+            ? __atomic_load_n(&e->kernels[F->func], __ATOMIC_ACQUIRE)
+            : NULL;
+    if (k || e->kernel_nest >= KERNEL_NEST_MAX) {
+      /* the callee's kernel, which the calling kernel runs; or none,
+       * and the kernels leave to the interpreter at the callee's start */
+      state_to_io(e, io);
+      io->ip = F->ip;
+      io->block = F->block;
+      io->callee = k ? k : leave_at_once;
+      return CB_KCALL_ENTERED;
+    }
+  }
+  e->kernel_nest++;
   if (st == CB_GO && e->depth != d0) {
     cb_value rv[256];
     st = eng_run(e, d0, rv);
@@ -103,18 +155,46 @@ int eng_kernel_call(cb_kernel_io *io) {
   if (st == CB_GO && p->blocks[F->block].n_mach)
     eng_emit_mach_at(e, &p->blocks[F->block], F->cfa, ip + 1);
   out->kernel_ops -= eng_ops_done(e, e->budget_left) - done0;
-  io->slots = e->slots + F->slot_base;
-  io->batch = (uint8_t *)e->batch;
-  io->nbatch = e->nbatch;
-  io->cap = e->cap;
-  io->budget = e->budget_left;
-  io->sig_v = e->sig_v;
-  io->sig_n = e->sig_n;
-  io->path_signature = out->path_signature;
-  io->loads = io->stores = io->branches = 0;
+  state_to_io(e, io);
   if (st != CB_GO) {
     e->kernel_stop = st;
     return CB_KCALL_STOP;
   }
+  return CB_KCALL_DONE;
+}
+
+/* eng_run's CB_OP_RET for a frame whose caller is a kernel: the callee's
+ * value into the call's slots, the frame popped, and after the call the
+ * caller block's machine-code accesses. */
+int eng_kernel_ret(cb_kernel_io *io) {
+  cb_eng *e = io->engine;
+  const cb_program *p = e->p;
+  uint32_t ip = io->ip;
+  io_to_state(e, io, ip + 1);
+  cb_frame *F = &e->frames[e->depth - 1];
+  const cb_op *op = &p->ops[ip];
+  const cb_function *fn = &p->functions[F->func];
+  const cb_value *S = e->slots + F->slot_base;
+  unsigned l = fn->ret_lanes ? fn->ret_lanes : 1;
+  cb_value rv[256];
+  if (op->a != CB_NONE && fn->ret_ty != CB_TY_VOID) {
+    const cb_value *a = (op->a & CB_OPND_CONST)
+                            ? &p->consts[op->a & ~CB_OPND_CONST]
+                            : &S[op->a];
+    for (unsigned i = 0; i < l && i < 256; i++)
+      rv[i] = a[i];
+  } else {
+    l = 0;
+  }
+  uint32_t call_op = F->call_op;
+  e->ret_lanes = l;
+  eng_pop_frame(e);
+  F = &e->frames[e->depth - 1];
+  if (call_op != CB_NONE && p->ops[call_op].dst != CB_NONE)
+    for (unsigned i = 0; i < l && i < 256; i++)
+      e->slots[F->slot_base + p->ops[call_op].dst + i] = rv[i];
+  if (p->blocks[F->block].n_mach)
+    eng_emit_mach_at(e, &p->blocks[F->block], F->cfa, F->ip);
+  state_to_io(e, io);
   return CB_KCALL_DONE;
 }

@@ -22,7 +22,8 @@ static inline cb_kernel_fn eng_kernel_warm(cb_eng *e, const cb_frame *F) {
   }
   return *h ? eng_kernel_cold(e, F) : NULL;
 }
-/* cb_kernel_io.call */
+/* cb_kernel_io.call and ret */
 int eng_kernel_call(cb_kernel_io *io);
+int eng_kernel_ret(cb_kernel_io *io);
 
 #endif

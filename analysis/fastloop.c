@@ -77,29 +77,32 @@ static inline bool fl_kernel(cb_eng *e, cb_frame **Fp, cb_value **Sp,
                      .cfa = F->cfa,
                      .engine = e,
                      .call = eng_kernel_call,
+                     .ret = eng_kernel_ret,
                      .ip = *ip,
                      .block = F->block,
                      .prev = F->prev};
   uint64_t done0 = eng_ops_done(e, *budget);
   k(&io);
-  e->out->kernel_ops += eng_ops_done(e, io.budget) - done0;
+  /* read field by field (engine_kernel.c, io_to_state, says why) */
+  const volatile cb_kernel_io *vo = &io;
+  e->out->kernel_ops += eng_ops_done(e, vo->budget) - done0;
   F = *Fp = &e->frames[e->depth - 1];
   *Sp = e->slots + F->slot_base;
-  e->nbatch = io.nbatch;
-  e->sig_v = io.sig_v;
-  e->sig_n = io.sig_n;
-  e->out->path_signature = io.path_signature;
-  e->out->branches += io.branches;
-  *loads += io.loads;
-  *stores += io.stores;
-  *budget = io.budget;
+  e->nbatch = vo->nbatch;
+  e->sig_v = vo->sig_v;
+  e->sig_n = vo->sig_n;
+  e->out->path_signature = vo->path_signature;
+  e->out->branches += vo->branches;
+  *loads += vo->loads;
+  *stores += vo->stores;
+  *budget = vo->budget;
   if (e->kernel_stop != CB_GO)
     return true;
-  *ip = io.ip & ~CB_KERNEL_IP_MACH_MADE;
-  if (io.ip & CB_KERNEL_IP_MACH_MADE)
+  *ip = vo->ip & ~CB_KERNEL_IP_MACH_MADE;
+  if (vo->ip & CB_KERNEL_IP_MACH_MADE)
     e->mach_made_at = *ip;
-  F->block = io.block;
-  F->prev = io.prev;
+  F->block = vo->block;
+  F->prev = vo->prev;
   /* left at a loop template's header, entered from outside: the
    * template runs the iterations it can (template.h) */
   int32_t ti;

@@ -130,6 +130,8 @@ void jit_make_types(jit_gen *g) {
   g->kernel_ty = LLVMFunctionType(g->i32, &pio, 1, 0);
   g->call_ty = g->kernel_ty;
   f[IO_CALL] = LLVMPointerType(g->call_ty, 0);
+  f[IO_RET] = f[IO_CALL];
+  f[IO_CALLEE] = LLVMPointerType(g->kernel_ty, 0);
   LLVMStructSetBody(g->io_ty, f, IO_NFIELDS, 0);
   /* scalar type-based alias metadata: a root and one type per kind */
   static const char *const names[TB_COUNT] = {"slot", "mem",   "io",

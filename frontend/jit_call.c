@@ -18,12 +18,42 @@ void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb) {
   LLVMValueRef fn = jit_load(g, LLVMPointerType(g->call_ty, 0),
                              jit_io_field(g, IO_CALL), TB_IO);
   LLVMValueRef r = LLVMBuildCall2(B, g->call_ty, fn, &g->io, 1, "");
+  LLVMBasicBlockRef started = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  LLVMBasicBlockRef enter = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  LLVMBasicBlockRef left = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBasicBlockRef ran = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBuildCondBr(B,
                   LLVMBuildICmp(B, LLVMIntEQ, r,
                                 LLVMConstInt(g->i32, CB_KCALL_LEAVE, 0), ""),
-                  jit_exit_before(g, ip, gb), ran);
+                  jit_exit_before(g, ip, gb), started);
+  LLVMPositionBuilderAtEnd(B, started);
+  LLVMBuildCondBr(B,
+                  LLVMBuildICmp(B, LLVMIntEQ, r,
+                                LLVMConstInt(g->i32, CB_KCALL_ENTERED, 0), ""),
+                  enter, ran);
+  /* the callee's kernel, called from here: it returns after its `ret`,
+   * or leaves, and then so does this one, at once: io is the callee's,
+   * and the engine has this frame's place (ip + 1) */
+  LLVMPositionBuilderAtEnd(B, enter);
+  LLVMValueRef nest = jit_load(g, g->i32, jit_io_field(g, IO_NEST), TB_IO);
+  jit_store(g, LLVMBuildAdd(B, nest, LLVMConstInt(g->i32, 1, 0), ""),
+            jit_io_field(g, IO_NEST), TB_IO);
+  LLVMValueRef k = jit_load(g, LLVMPointerType(g->kernel_ty, 0),
+                            jit_io_field(g, IO_CALLEE), TB_IO);
+  LLVMValueRef r2 = LLVMBuildCall2(B, g->kernel_ty, k, &g->io, 1, "");
+  jit_store(g, nest, jit_io_field(g, IO_NEST), TB_IO);
+  LLVMBuildCondBr(B,
+                  LLVMBuildICmp(B, LLVMIntEQ, r2,
+                                LLVMConstInt(g->i32, CB_KERNEL_LEFT, 0), ""),
+                  left, ran);
+  LLVMPositionBuilderAtEnd(B, left);
+  LLVMBuildRet(B, LLVMConstInt(g->i32, CB_KERNEL_LEFT, 0));
   LLVMPositionBuilderAtEnd(B, ran);
+  LLVMValueRef rr = LLVMBuildPhi(B, g->i32, "");
+  LLVMValueRef done = LLVMConstInt(g->i32, CB_KCALL_DONE, 0);
+  LLVMAddIncoming(rr, &r, &started, 1);
+  LLVMAddIncoming(rr, &done, &enter, 1);
+  r = rr;
   jit_load_locals(g);
   jit_guard(g,
             LLVMBuildICmp(B, LLVMIntNE, r,
@@ -41,4 +71,24 @@ void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb) {
                         LLVMBuildICmp(B, LLVMIntULT, room, jit_c64(g, acc), ""),
                         ""),
             ip + 1, gb);
+}
+
+void jit_ret_op(jit_gen *g, uint32_t ip, uint32_t gb) {
+  LLVMBuilderRef B = g->B;
+  LLVMValueRef nest = jit_load(g, g->i32, jit_io_field(g, IO_NEST), TB_IO);
+  LLVMBasicBlockRef back = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  /* entered by the interpreter: its loop makes the return */
+  LLVMBuildCondBr(
+      B, LLVMBuildICmp(B, LLVMIntEQ, nest, LLVMConstInt(g->i32, 0, 0), ""),
+      jit_exit_before(g, ip, gb), back);
+  LLVMPositionBuilderAtEnd(B, back);
+  jit_save_locals(g);
+  jit_store(g, LLVMBuildSub(B, jit_lv(g, LV_BUDGET), jit_c64(g, 1), ""),
+            jit_io_field(g, IO_BUDGET), TB_IO);
+  jit_store(g, LLVMConstInt(g->i32, ip, 0), jit_io_field(g, IO_IP), TB_IO);
+  jit_store(g, LLVMConstInt(g->i32, gb, 0), jit_io_field(g, IO_BLOCK), TB_IO);
+  LLVMValueRef fn = jit_load(g, LLVMPointerType(g->call_ty, 0),
+                             jit_io_field(g, IO_RET), TB_IO);
+  LLVMBuildCall2(B, g->call_ty, fn, &g->io, 1, "");
+  LLVMBuildRet(B, LLVMConstInt(g->i32, CB_KERNEL_RETURNED, 0));
 }

@@ -34,9 +34,12 @@ enum {
   IO_CFA,
   IO_ENGINE,
   IO_CALL,
+  IO_RET,
+  IO_CALLEE,
   IO_IP,
   IO_BLOCK,
   IO_PREV,
+  IO_NEST,
   IO_NFIELDS
 };
 
@@ -156,6 +159,9 @@ void jit_mach(jit_gen *g, uint32_t gb, uint32_t at, uint32_t from);
 /* jit_call.c: a call op's code (op ip of global block gb): the engine
  * runs it (io->call). */
 void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb);
+/* jit_call.c: a `ret` (op ip of global block gb), which returns to the
+ * calling kernel (io->ret) or leaves to the interpreter. */
+void jit_ret_op(jit_gen *g, uint32_t ip, uint32_t gb);
 
 /* Small builders jit_ops.c and jit_mem.c share: a 64-bit constant, an
  * operand's slot word (or constant), a slot's new value, an exit, a

@@ -451,6 +451,10 @@ void jit_block(jit_gen *g, uint32_t lb) {
       gen_br(g, ip, lb);
       return;
     }
+    if (op->code == CB_OP_RET) {
+      jit_ret_op(g, ip, gb);
+      return;
+    }
     if (op->code == CB_OP_CALL && !jit_op_covered(p, op)) {
       jit_call_op(g, ip, gb);
       continue;

@@ -62,10 +62,22 @@ struct cb_kernel_io {
    * leaves before it); CB_KCALL_STOP, the run ends (the kernel leaves,
    * the engine knows why). */
   int (*call)(cb_kernel_io *io);
+  /* The `ret` op at ip of a kernel its caller's kernel called (nest > 0):
+   * pops the frame, writes the value into the caller's slots, and leaves
+   * io as the caller's (slots, cfa, prev); CB_KCALL_DONE. */
+  int (*ret)(cb_kernel_io *io);
+  cb_kernel_fn callee;      /* after CB_KCALL_ENTERED: the callee's kernel */
   uint32_t ip, block, prev; /* in: block (global) and prev; out: all */
+  uint32_t nest;            /* kernels called by kernels, running */
 };
 
-enum { CB_KCALL_DONE, CB_KCALL_LEAVE, CB_KCALL_STOP };
+/* What call returns. CB_KCALL_ENTERED: the callee's frame is pushed and
+ * io is the callee's at its first block; the caller runs io->callee. */
+enum { CB_KCALL_DONE, CB_KCALL_LEAVE, CB_KCALL_STOP, CB_KCALL_ENTERED };
+
+/* What a kernel returns: it left (io says where the top frame goes on,
+ * which may be a callee's), or it ran its `ret` for a calling kernel. */
+enum { CB_KERNEL_LEFT, CB_KERNEL_RETURNED };
 
 /* In the ip a kernel leaves with: the machine-code accesses made just
  * before the op (in the middle of its block, engine_internal.h's
