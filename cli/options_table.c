@@ -1,7 +1,10 @@
 /* The analysis commands' options, one entry each (the fields are described
  * in options.h). Their order is the order of --help and of the man page;
  * entries under one heading stay together. An entry's help text is what
- * `cbana COMMAND --help` prints, its man text the man page's paragraph. */
+ * `cbana COMMAND --help` prints, its man text the man page's paragraph.
+ * A new option is an entry here, the field it sets in cb_analyze_args, and
+ * its accepted and refused values in tests/unit/cli/test_options.c (which
+ * fails until they are there); the build then rewrites docs/cbana.1. */
 #include "options.h"
 
 #include <errno.h>
