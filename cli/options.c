@@ -28,7 +28,7 @@ static void help_label(const cb_option *o, char *buf, size_t n) {
     snprintf(buf, n, "--%s%s%s", o->name, sep, arg);
 }
 
-/* The column where the texts start, as the hand-written lists had it. */
+/* The column where the texts start in --help. */
 #define HELP_COLUMN 22
 
 void cb_options_help(FILE *out, unsigned command) {

@@ -1,6 +1,6 @@
-/* The option table (cli/options_table.c) against what the command line
- * promised before it existed: every option parses each good value into its
- * field and refuses each bad one with the same text, every option is
+/* The option table (cli/options_table.c) against the command line's
+ * contract: every option parses each good value into its field and
+ * refuses each bad one with the error text users know, every option is
  * listed in the --help of the commands its entry names (the real cbana's
  * output) and in the man page, and the man page's option list is the one
  * the table writes.
