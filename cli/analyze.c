@@ -9,7 +9,7 @@
 #include <string.h>
 
 void cb_cmd_analyze_usage(void) {
-  cb_analyze_args_usage("analyze", "");
+  cb_analyze_args_usage("analyze", NULL, NULL);
 }
 
 int cb_cmd_analyze_run(int argc, char **argv) {

@@ -1,6 +1,7 @@
-/* The command line shared by `analyze`, `validate` and `check`: sources,
- * compile flags, inputs, caches, output. Parsing only; each subcommand
- * decides what to do with it. */
+/* The command line shared by `analyze`, `validate`, `check`, `annotate`
+ * and `paths`: sources, compile flags, inputs, caches, output. Parsing
+ * only, from the option table (options.h); each subcommand decides what
+ * to do with it. */
 #ifndef CBANA_CLI_ANALYZE_ARGS_H
 #define CBANA_CLI_ANALYZE_ARGS_H
 
@@ -23,6 +24,7 @@ typedef struct cb_analyze_args {
   const char *output;                      /* -o FILE, NULL: stdout */
   const char *argv0;      /* --argv0 PATH: the program path given to it */
   unsigned top;           /* --top N */
+  unsigned input;         /* --input N (annotate), 0: the first */
   unsigned jobs;          /* --jobs N, 0: number of cores */
   unsigned sim_threads;   /* --sim-threads N, 0 or 1: no split */
   uint64_t split_epoch;   /* --split-epoch N, 0: the default */
@@ -38,8 +40,8 @@ typedef struct cb_analyze_args {
   bool no_process;        /* --no-process: no start-up and exit traffic */
   bool no_memo;           /* --no-memo: simulate every input */
   bool no_split;          /* --no-split: one simulation thread an input */
-  bool no_kernels;   /* --no-kernels: no native kernels compiled */
-  bool wait_kernels; /* --wait-kernels: compiled before the run */
+  bool no_kernels;        /* --no-kernels: no native kernels compiled */
+  bool wait_kernels;      /* --wait-kernels: compiled before the run */
   /* check and validate */
   const char *baseline; /* --baseline FILE */
   double tolerance;     /* --tolerance PCT (validate), --max-increase */
@@ -54,7 +56,10 @@ bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
 
 void cb_analyze_args_free(cb_analyze_args *a);
 
-/* Prints the options common to the three commands. */
-void cb_analyze_args_usage(const char *command, const char *extra);
+/* Prints a command's --help: the usage line ending in synopsis (NULL for
+ * none), the prose (NULL for none), and the options the table lists for
+ * the command. */
+void cb_analyze_args_usage(const char *command, const char *synopsis,
+                           const char *prose);
 
 #endif

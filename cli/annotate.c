@@ -6,12 +6,10 @@
 
 #include "cbana/report.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 void cb_cmd_annotate_usage(void) {
-  cb_analyze_args_usage("annotate",
-                        " [--input N]\n\n"
+  cb_analyze_args_usage("annotate", " [--input N]",
                         "Prints every source line with its accesses, misses "
                         "per level (the\nfirst level split into compulsory, "
                         "capacity, conflict) and the variables\nit touches, "
@@ -19,38 +17,10 @@ void cb_cmd_annotate_usage(void) {
 }
 
 int cb_cmd_annotate_run(int argc, char **argv) {
-  /* --input N is annotate's own; the rest is analyze's. */
-  unsigned input = 0;
-  char **rest = calloc((size_t)argc + 1, sizeof *rest);
-  int n = 0;
-  if (!rest)
-    return 2;
-  for (int i = 0; i < argc; i++) {
-    if (strcmp(argv[i], "--input") == 0 ||
-        strncmp(argv[i], "--input=", 8) == 0) {
-      const char *v = argv[i][7] == '=' ? argv[i] + 8
-                      : i + 1 < argc    ? argv[++i]
-                                        : "";
-      char *end;
-      unsigned long k = strtoul(v, &end, 10);
-      if (!*v || *end || k == 0) {
-        fprintf(stderr,
-                "cbana annotate: --input needs an input number (1, 2, ...), "
-                "not '%s'\n",
-                v);
-        free(rest);
-        return 2;
-      }
-      input = (unsigned)k;
-    } else {
-      rest[n++] = argv[i];
-    }
-  }
   cb_analyze_args a;
-  if (!cb_analyze_args_parse(n, rest, &a, "annotate")) {
-    free(rest);
+  if (!cb_analyze_args_parse(argc, argv, &a, "annotate"))
     return 2;
-  }
+  unsigned input = a.input;
   cb_session s;
   memset(&s, 0, sizeof s);
   s.args = &a;
@@ -83,6 +53,5 @@ int cb_cmd_annotate_run(int argc, char **argv) {
   }
   cb_session_close(&s);
   cb_analyze_args_free(&a);
-  free(rest);
   return rc;
 }

@@ -18,19 +18,10 @@
 
 void cb_cmd_check_usage(void) {
   cb_analyze_args_usage(
-      "check", " --baseline FILE [--update]\n\n"
-               "Fails (exit 1) when, for any input, the misses of a level "
-               "exceed the\nbaseline's by more than --max-increase percent.\n\n"
-               "gate:\n"
-               "  --baseline FILE     the JSON report to compare with "
-               "(required)\n"
-               "  --update            write the current report to FILE "
-               "instead\n"
-               "  --max-increase PCT  allowed growth in percent (default 1)\n"
-               "  --level NAME        the level compared (default: the "
-               "first, L1D)\n"
-               "exit status: 0 pass, 1 regression, 2 error, 3 an input "
-               "stopped\n");
+      "check", " --baseline FILE [--update]",
+      "Fails (exit 1) when, for any input, the misses of a level exceed "
+      "the\nbaseline's by more than --max-increase percent.\n"
+      "exit status: 0 pass, 1 regression, 2 error, 3 an input stopped\n");
 }
 
 /* The report of the current analysis, as JSON text. */

@@ -10,8 +10,8 @@
 #include <string.h>
 
 void cb_cmd_paths_usage(void) {
-  cb_analyze_args_usage("paths",
-                        "\n\nPrints the program-state graph: branch points "
+  cb_analyze_args_usage("paths", NULL,
+                        "Prints the program-state graph: branch points "
                         "and their conditions,\nthe path classes of the "
                         "inputs, each class's outcome at each branch,\nits "
                         "inputs and their misses. --format text (default), "

@@ -25,11 +25,11 @@
 #include <unistd.h>
 
 void cb_cmd_validate_usage(void) {
-  cb_analyze_args_usage("validate", " [--tolerance PCT]");
-  printf("\nRuns every input under cachegrind with the same cache and "
-         "compares the\nprogram's own L1D misses; exits 1 when a gap "
-         "exceeds --tolerance percent\n(default: 1%% or 20 misses, "
-         "whichever is larger).\n");
+  cb_analyze_args_usage(
+      "validate", " [--tolerance PCT]",
+      "Runs every input under cachegrind with the same cache and compares "
+      "the\nprogram's own L1D misses; exits 1 when a gap exceeds --tolerance "
+      "percent\n(default: 1% or 20 misses, whichever is larger).\n");
 }
 
 /* Cachegrind simulates LRU, write-allocate, one L1D and one LL. */
