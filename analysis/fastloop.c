@@ -103,6 +103,7 @@ static inline bool fl_kernel(cb_eng *e, cb_frame **Fp, cb_value **Sp,
     e->mach_made_at = *ip;
   F->block = vo->block;
   F->prev = vo->prev;
+  e->out->kernel_left[e->p->ops[*ip].code]++; /* --stats */
   /* left at a loop template's header, entered from outside: the
    * template runs the iterations it can (template.h) */
   int32_t ti;

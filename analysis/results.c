@@ -81,8 +81,9 @@ void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
     fprintf(f,
             "  native kernels: %u functions compiled in %.3f s (beside the "
             "engine), "
-            "%llu operations run by them\n",
-            s->kernels, s->kernel_compile_s, (unsigned long long)s->kernel_ops);
+            "%llu operations run by them (%.1f%%)\n",
+            s->kernels, s->kernel_compile_s, (unsigned long long)s->kernel_ops,
+            s->ops ? 100.0 * (double)s->kernel_ops / (double)s->ops : 0.0);
   if (s->sim_blocks)
     fprintf(f,
             "  affine blocks simulated: %llu, of which %llu repeated their "

@@ -432,25 +432,26 @@ const cb_option cb_options[] = {
      .takes = ALL,
      .lists = ALL,
      .group = "engine",
-     .help = "interpret every loop (no native kernels)",
-     .man = "Interpret every loop: compile no native kernels (by default, "
-            "loops whose\n"
-            "addresses come from loaded or scrambled data are compiled to "
-            "machine code\n"
-            "with LLVM, on a thread beside the engine, which takes each "
-            "kernel up when\n"
-            "it is ready)."},
+     .help = "interpret every function (no native kernels)",
+     .man = "Interpret every function: compile no native kernels (by "
+            "default, a\n"
+            "function that runs long enough is compiled to machine code "
+            "with LLVM, on a\n"
+            "thread beside the engine, which takes its kernel up when it "
+            "is ready)."},
     {.name = "wait-kernels",
      .kind = CB_OPT_FLAG,
      .field = F(wait_kernels),
      .takes = ALL,
      .lists = ALL,
      .group = "engine",
-     .help = "compile the native kernels before the run, not\n"
-             "beside it (short runs then use them too)",
-     .man = "Compile the native kernels before the run starts, not beside "
-            "it, so that\n"
-            "a short run uses them too (the tests do)."},
+     .help = "compile each function's kernel when it first runs,\n"
+             "and wait for it (every run then uses the same kernels)",
+     .man = "Compile each function's native kernel when the function "
+            "first runs, and\n"
+            "wait for the compile, instead of once it is hot, beside the "
+            "engine: every\n"
+            "run then uses the same kernels (the tests do)."},
     {.name = "quiet",
      .kind = CB_OPT_FLAG,
      .field = F(quiet),

@@ -17,6 +17,28 @@
 #include <time.h>
 #include <unistd.h>
 
+/* --stats: the ops the native kernels left to the interpreter most
+ * often (the engine counts them per opcode). */
+static void print_kernel_left(const cb_analysis_stats *st) {
+  bool shown[CB_OP_COUNT] = {false};
+  unsigned n = 0;
+  for (; n < 8; n++) {
+    unsigned best = CB_OP_COUNT;
+    for (unsigned k = 0; k < CB_OP_COUNT; k++)
+      if (!shown[k] && st->kernel_left[k] &&
+          (best == CB_OP_COUNT || st->kernel_left[k] > st->kernel_left[best]))
+        best = k;
+    if (best == CB_OP_COUNT)
+      break;
+    shown[best] = true;
+    fprintf(stderr, "%s%s %llu", n ? ", " : "  kernels left before: ",
+            cb_opcode_name((cb_opcode)best),
+            (unsigned long long)st->kernel_left[best]);
+  }
+  if (n)
+    fputc('\n', stderr);
+}
+
 static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -271,6 +293,7 @@ int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
     s->stats.kernels = s->program->n_kernels;
     s->stats.kernel_compile_s = s->program->kernel_compile_s;
     cb_analysis_stats_print(stderr, &s->stats);
+    print_kernel_left(&s->stats);
   }
   if (r->library_note && !a->quiet)
     fprintf(stderr, "cbana %s: note: %s\n", command, r->library_note);

@@ -49,6 +49,14 @@ void fe_map_put(fe_map *m, const void *key, uint64_t val);
 void fe_map_clear(fe_map *m);
 void fe_map_free(fe_map *m);
 
+/* ---- keys of what the cache directory keeps ------------------------------ */
+
+/* FNV-1a over n bytes at p, from h (0xcbf29ce484222325 to start); a
+ * string with its NUL, NULL as the empty string. */
+#define FE_FNV_START 0xcbf29ce484222325ull
+uint64_t fe_fnv(uint64_t h, const void *p, size_t n);
+uint64_t fe_fnv_str(uint64_t h, const char *s);
+
 /* ---- string pool owned by the Program ---------------------------------- */
 
 typedef struct fe_pool fe_pool;
@@ -331,7 +339,7 @@ void fe_scans_free(fe_scans *s);
 /* jit.c: the native kernels of a finished Program (p->kernels, p->jit;
  * left NULL when no function wants one or LLVM's JIT fails) and their
  * release */
-void fe_jit_compile(cb_program *p, bool eager);
+void fe_jit_compile(cb_program *p, bool eager, const char *cache_dir);
 void fe_jit_free(void *jit);
 /* Waits for the kernels' compile (cb_program_wait_kernels). */
 void fe_jit_wait(cb_program *p);

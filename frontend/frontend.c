@@ -236,7 +236,7 @@ static cb_fe_status load_built(const char *const *bitcode, size_t n,
   p->dl = exe && f.elf.loaded ? fe_dynlink(exe) : NULL;
   p->fmuladd_fused = f.fmuladd_fused;
   if (!o || !o->no_kernels)
-    fe_jit_compile(p, o && o->eager_kernels);
+    fe_jit_compile(p, o && o->eager_kernels, o ? o->cache_dir : NULL);
   p->owned = f.pool;
   f.pool = NULL;
   fe_free(&f);

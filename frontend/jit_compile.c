@@ -1,12 +1,14 @@
 /* jit_compile.c: native kernels (kernel.h) compiled with LLVM's ORC JIT
  * when the engine asks for them (cb_program.kernel_request): on a thread
  * of its own, beside the engine, which interprets a function until its
- * kernel appears; every request waiting when the thread wakes goes into
- * one module. A function is asked for once it is hot (the engine's
- * rule), so a program pays for compiling only the code it runs much: the
- * compile takes 0.6 to 1 ms an op. With eager kernels (the frontend's
- * option, for the identity tests) the engine asks at a function's first
- * block and the compile runs in its own thread, waited for. */
+ * kernel appears. Each function is a module of its own, so that its
+ * object can be kept in the cache directory and loaded again by the next
+ * run of the same program (jit_cache.c). A function is asked for once it
+ * is hot (the engine's rule), so a program pays for compiling only the
+ * code it runs much: the compile takes 0.6 to 1 ms an op. With eager
+ * kernels (the frontend's option, for the identity tests) the engine
+ * asks at a function's first block and the compile runs in its thread,
+ * waited for. */
 #include "fe_internal.h"
 #include "jit_gen.h"
 
@@ -48,32 +50,40 @@ static void jit_fail(LLVMErrorRef err) {
   LLVMDisposeErrorMessage(m);
 }
 
-/* LLJIT for the host's CPU, its code generator at -O1. On pr (bench/
+/* The host's target machine, its code generator at -O1: the JIT's and
+ * the one that makes the objects it loads (same settings). On pr (bench/
  * workloads, 10^8 accesses) -O0's fast instruction selection compiled in
  * 0.02 s but its code took the engine 2.06 s instead of 1.26; -O1 and -O2
  * both compile in 0.15 s, to code equally fast. */
-static LLVMErrorRef create_jit(LLVMOrcLLJITRef *jit) {
+static LLVMTargetMachineRef host_machine(char **err) {
   char *triple = LLVMGetDefaultTargetTriple();
   char *cpu = LLVMGetHostCPUName();
   char *features = LLVMGetHostCPUFeatures();
   LLVMTargetRef target = NULL;
+  LLVMTargetMachineRef tm = NULL;
+  if (!LLVMGetTargetFromTriple(triple, &target, err))
+    tm = LLVMCreateTargetMachine(target, triple, cpu, features,
+                                 LLVMCodeGenLevelLess, LLVMRelocDefault,
+                                 LLVMCodeModelJITDefault);
+  LLVMDisposeMessage(triple);
+  LLVMDisposeMessage(cpu);
+  LLVMDisposeMessage(features);
+  return tm;
+}
+
+static LLVMErrorRef create_jit(LLVMOrcLLJITRef *jit) {
   char *msg = NULL;
+  LLVMTargetMachineRef tm = host_machine(&msg);
   LLVMErrorRef err = NULL;
-  if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
+  if (!tm) {
     err = LLVMCreateStringError(msg ? msg : "no target for the host");
   } else {
-    LLVMTargetMachineRef tm = LLVMCreateTargetMachine(
-        target, triple, cpu, features, LLVMCodeGenLevelLess, LLVMRelocDefault,
-        LLVMCodeModelJITDefault);
     LLVMOrcLLJITBuilderRef b = LLVMOrcCreateLLJITBuilder();
     LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(
         b, LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm));
     err = LLVMOrcCreateLLJIT(jit, b);
   }
   LLVMDisposeMessage(msg);
-  LLVMDisposeMessage(triple);
-  LLVMDisposeMessage(cpu);
-  LLVMDisposeMessage(features);
   return err;
 }
 
@@ -94,54 +104,6 @@ static void optimise(LLVMModuleRef m) {
   LLVMDisposePassManager(pm);
 }
 
-/* Compiles the kernels of functions fis[0..n) into jit and publishes
- * them in k; false (and a message) if LLVM failed. */
-static bool compile(const cb_program *p, const uint32_t *nphis,
-                    const uint32_t *fis, uint32_t n, LLVMOrcLLJITRef jit,
-                    cb_kernel_fn *k) {
-  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
-  jit_gen g = {.p = p, .nphis = nphis};
-  g.C = LLVMOrcThreadSafeContextGetContext(tsc);
-  g.M = LLVMModuleCreateWithNameInContext("cbana-kernels", g.C);
-  LLVMSetTarget(g.M, LLVMOrcLLJITGetTripleString(jit));
-  LLVMSetDataLayout(g.M, LLVMOrcLLJITGetDataLayoutStr(jit));
-  g.B = LLVMCreateBuilderInContext(g.C);
-  jit_make_types(&g);
-  bool *made = calloc(n + 1, sizeof *made);
-  for (uint32_t i = 0; made && i < n; i++)
-    made[i] = jit_gen_kernel(&g, fis[i]);
-  LLVMDisposeBuilder(g.B);
-  optimise(g.M);
-  LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(g.M, tsc);
-  LLVMOrcDisposeThreadSafeContext(tsc);
-  LLVMErrorRef err =
-      LLVMOrcLLJITAddLLVMIRModule(jit, LLVMOrcLLJITGetMainJITDylib(jit), tsm);
-  if (err) {
-    LLVMOrcDisposeThreadSafeModule(tsm);
-    jit_fail(err);
-    free(made);
-    return false;
-  }
-  for (uint32_t i = 0; made && i < n; i++) {
-    if (!made[i])
-      continue;
-    char name[32];
-    snprintf(name, sizeof name, "cbk%u", fis[i]);
-    LLVMOrcExecutorAddress addr = 0;
-    err = LLVMOrcLLJITLookup(jit, &addr, name);
-    if (err) {
-      jit_fail(err);
-      free(made);
-      return false;
-    }
-    /* the engine may be running: it reads each entry atomically */
-    __atomic_store_n(&k[fis[i]], (cb_kernel_fn)(uintptr_t)addr,
-                     __ATOMIC_RELEASE);
-  }
-  free(made);
-  return true;
-}
-
 /* The compiler's state, owned by the Program (cb_program.jit). Requests
  * queue under `lock`; the thread takes all that wait, compiles them
  * together and publishes each kernel in p->kernels. Every thread is
@@ -150,13 +112,18 @@ static bool compile(const cb_program *p, const uint32_t *nphis,
 typedef struct jit_owned {
   cb_program *p;
   uint32_t *nphis;
-  LLVMOrcLLJITRef jit; /* owns the kernels' code */
-  bool broken;         /* LLVM failed: no more requests taken */
-  bool eager;          /* compile in the asking thread */
+  LLVMOrcLLJITRef jit;     /* owns the kernels' code */
+  LLVMTargetMachineRef tm; /* makes the objects jit loads */
+  char *cpu, *features;    /* the host's, in the cache's keys */
+  char *cache_dir;         /* NULL: nothing kept between runs */
+  bool broken;             /* LLVM failed: no more requests taken */
+  bool eager;              /* compile in the asking thread */
   pthread_mutex_t lock;
   pthread_cond_t wake, idle;
   uint32_t *queue, n_queued;
-  uint8_t *asked; /* per function */
+  uint8_t *asked;  /* per function: asked for, or never to be */
+  uint8_t *wanted; /* per function: asked for by the engine */
+  uint64_t program_key;
   bool busy, quit;
   pthread_t thread;
   bool running; /* started and not yet joined */
@@ -180,22 +147,89 @@ static double thread_cpu_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* Function fi's kernel: its module made and optimised, its object taken
+ * from the cache or made (and kept), loaded into the JIT and published;
+ * false if LLVM failed (the message said why). */
+static bool compile_one(jit_owned *o, uint32_t fi) {
+  LLVMContextRef C = LLVMContextCreate();
+  jit_gen g = {.p = o->p, .nphis = o->nphis, .C = C};
+  g.M = LLVMModuleCreateWithNameInContext("cbana-kernel", C);
+  LLVMSetTarget(g.M, LLVMOrcLLJITGetTripleString(o->jit));
+  LLVMSetDataLayout(g.M, LLVMOrcLLJITGetDataLayoutStr(o->jit));
+  g.B = LLVMCreateBuilderInContext(C);
+  jit_make_types(&g);
+  bool made = jit_gen_kernel(&g, fi);
+  LLVMDisposeBuilder(g.B);
+  LLVMMemoryBufferRef obj = NULL;
+  bool ok = true;
+  if (made) {
+    optimise(g.M);
+    char *text = LLVMPrintModuleToString(g.M);
+    obj = o->cache_dir ? jit_cache_get(o->cache_dir, text, o->cpu, o->features)
+                       : NULL;
+    char *msg = NULL;
+    if (!obj && LLVMTargetMachineEmitToMemoryBuffer(o->tm, g.M, LLVMObjectFile,
+                                                    &msg, &obj)) {
+      fprintf(stderr,
+              "cbana: native kernels not compiled (the interpreter "
+              "runs them): %s\n",
+              msg ? msg : "no object");
+      obj = NULL;
+      ok = false;
+    } else if (o->cache_dir && obj) {
+      jit_cache_put(o->cache_dir, text, o->cpu, o->features, obj);
+    }
+    LLVMDisposeMessage(msg);
+    LLVMDisposeMessage(text);
+  }
+  LLVMDisposeModule(g.M);
+  LLVMContextDispose(C);
+  if (!obj)
+    return ok;
+  LLVMErrorRef err = LLVMOrcLLJITAddObjectFile(
+      o->jit, LLVMOrcLLJITGetMainJITDylib(o->jit), obj);
+  if (err) {
+    jit_fail(err);
+    return false;
+  }
+  char name[32];
+  snprintf(name, sizeof name, "cbk%u", fi);
+  LLVMOrcExecutorAddress addr = 0;
+  if ((err = LLVMOrcLLJITLookup(o->jit, &addr, name))) {
+    jit_fail(err);
+    return false;
+  }
+  /* the engine may be running: it reads each entry atomically */
+  __atomic_store_n(&o->p->kernels[fi], (cb_kernel_fn)(uintptr_t)addr,
+                   __ATOMIC_RELEASE);
+  return true;
+}
+
 /* Compiles fis[0..n); o->lock not held. */
 static void compile_batch(jit_owned *o, const uint32_t *fis, uint32_t n) {
   double t0 = thread_cpu_s();
   pthread_once(&llvm_once, llvm_init);
   if (!o->jit && !o->broken) {
+    char *msg = NULL;
     LLVMErrorRef err = create_jit(&o->jit);
     if (err) {
       jit_fail(err);
       o->broken = true;
+    } else if (!(o->tm = host_machine(&msg))) {
+      fprintf(stderr, "cbana: native kernels not compiled: %s\n",
+              msg ? msg : "no target for the host");
+      o->broken = true;
+    } else {
+      o->cpu = LLVMGetHostCPUName();
+      o->features = LLVMGetHostCPUFeatures();
     }
+    LLVMDisposeMessage(msg);
   }
-  if (!o->broken && !compile(o->p, o->nphis, fis, n, o->jit, o->p->kernels))
-    o->broken = true;
   uint32_t made = 0;
-  for (uint32_t i = 0; i < n; i++)
+  for (uint32_t i = 0; i < n && !o->broken; i++) {
+    o->broken = !compile_one(o, fis[i]);
     made += __atomic_load_n(&o->p->kernels[fis[i]], __ATOMIC_ACQUIRE) != NULL;
+  }
   double t1 = thread_cpu_s();
   pthread_mutex_lock(&o->lock);
   o->n_kernels += made;
@@ -244,6 +278,7 @@ static void request(const cb_program *cp, uint32_t fi) {
   pthread_mutex_lock(&o->lock);
   bool take = !o->asked[fi] && !o->broken && !o->quit;
   o->asked[fi] = 1;
+  o->wanted[fi] |= take;
   if (take && o->eager) {
     /* one compile at a time: LLJIT's module adds are serialised here */
     while (o->busy)
@@ -323,28 +358,39 @@ void fe_jit_free(void *owned) {
   if (!o)
     return;
   stop_thread(o);
+  if (o->cache_dir && !o->eager)
+    jit_cache_index_write(o->cache_dir, o->program_key, o->wanted,
+                          o->p->n_functions);
   if (o->jit)
     LLVMOrcDisposeLLJIT(o->jit);
+  if (o->tm)
+    LLVMDisposeTargetMachine(o->tm);
+  LLVMDisposeMessage(o->cpu);
+  LLVMDisposeMessage(o->features);
+  free(o->cache_dir);
   pthread_mutex_destroy(&o->lock);
   pthread_cond_destroy(&o->wake);
   pthread_cond_destroy(&o->idle);
   free(o->nphis);
   free(o->queue);
   free(o->asked);
+  free(o->wanted);
   free(o);
 }
 
-void fe_jit_compile(cb_program *p, bool eager) {
+void fe_jit_compile(cb_program *p, bool eager, const char *cache_dir) {
   jit_owned *o = calloc(1, sizeof *o);
   cb_kernel_fn *k = calloc(p->n_functions + 1, sizeof *k);
   uint32_t *queue = calloc(p->n_functions + 1, sizeof *queue);
   uint8_t *asked = calloc(p->n_functions + 1, 1);
+  uint8_t *wanted = calloc(p->n_functions + 1, 1);
   uint32_t *nphis = count_phis(p);
-  if (!o || !k || !queue || !asked || !nphis) {
+  if (!o || !k || !queue || !asked || !wanted || !nphis) {
     free(o);
     free(k);
     free(queue);
     free(asked);
+    free(wanted);
     free(nphis);
     return;
   }
@@ -364,7 +410,9 @@ void fe_jit_compile(cb_program *p, bool eager) {
   o->nphis = nphis;
   o->queue = queue;
   o->asked = asked;
+  o->wanted = wanted;
   o->eager = eager;
+  o->cache_dir = cache_dir ? strdup(cache_dir) : NULL;
   pthread_mutex_init(&o->lock, NULL);
   pthread_cond_init(&o->wake, NULL);
   pthread_cond_init(&o->idle, NULL);
@@ -377,4 +425,17 @@ void fe_jit_compile(cb_program *p, bool eager) {
   if (!registered)
     registered = atexit(join_all_at_exit) == 0;
   pthread_mutex_unlock(&running_lock);
+  /* the functions the last run of this program asked for are asked for
+   * at once: their objects are in the cache, and the run has its kernels
+   * from the start */
+  if (o->cache_dir && !eager) {
+    uint8_t *last = calloc(p->n_functions + 1, 1);
+    o->program_key = jit_cache_program_key(p);
+    if (last)
+      jit_cache_index_read(o->cache_dir, o->program_key, last, p->n_functions);
+    for (uint32_t fi = 0; last && fi < p->n_functions; fi++)
+      if (last[fi])
+        request(p, fi);
+    free(last);
+  }
 }

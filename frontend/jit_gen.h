@@ -156,6 +156,22 @@ void jit_emit(jit_gen *g, LLVMValueRef addr, unsigned size, uint32_t site,
               bool is_write);
 void jit_mach(jit_gen *g, uint32_t gb, uint32_t at, uint32_t from);
 
+/* jit_cache.c: the object kept for a kernel module's text on this CPU
+ * (NULL: none, or another text), and keeping one. */
+LLVMMemoryBufferRef jit_cache_get(const char *dir, const char *text,
+                                  const char *cpu, const char *features);
+void jit_cache_put(const char *dir, const char *text, const char *cpu,
+                   const char *features, LLVMMemoryBufferRef obj);
+
+/* jit_cache.c: a key for the Program's content; the functions whose
+ * kernels the last run of a Program with that key asked for (want[fi]
+ * set), and keeping them for the next. */
+uint64_t jit_cache_program_key(const cb_program *p);
+void jit_cache_index_read(const char *dir, uint64_t key, uint8_t *want,
+                          uint32_t n);
+void jit_cache_index_write(const char *dir, uint64_t key, const uint8_t *want,
+                           uint32_t n);
+
 /* jit_call.c: a call op's code (op ip of global block gb): the engine
  * runs it (io->call). */
 void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb);

@@ -28,40 +28,32 @@
 #define OBJ_MARK "@CBANA_OBJ@"
 #define MAX_ARGS 512
 
-static uint64_t fnv(uint64_t h, const char *s) {
-  for (; s && *s; s++)
-    h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-  return (h ^ 0xff) * 0x100000001b3ull; /* a separator */
-}
-
 static uint64_t fnv_u64(uint64_t h, uint64_t v) {
-  char buf[24];
-  snprintf(buf, sizeof buf, "%llx", (unsigned long long)v);
-  return fnv(h, buf);
+  return fe_fnv(h, &v, sizeof v);
 }
 
 /* The key: the driver's binary (path and identity), the flags, the
  * number of objects, the environment it reads, the working directory. */
 static uint64_t line_key(const char *clang, char **flags, size_t n_objs) {
-  uint64_t h = fnv(0xcbf29ce484222325ull, "cbana link line 1");
-  h = fnv(h, clang);
+  uint64_t h = fe_fnv_str(FE_FNV_START, "cbana link line 1");
+  h = fe_fnv_str(h, clang);
   char real[PATH_MAX];
   struct stat st;
   if (realpath(clang, real) && stat(real, &st) == 0) {
-    h = fnv(h, real);
+    h = fe_fnv_str(h, real);
     h = fnv_u64(h, (uint64_t)st.st_ino);
     h = fnv_u64(h, (uint64_t)st.st_size);
     h = fnv_u64(h, (uint64_t)st.st_mtime);
   }
   for (char **f = flags; f && *f; f++)
-    h = fnv(h, *f);
+    h = fe_fnv_str(h, *f);
   h = fnv_u64(h, n_objs);
   static const char *const env[] = {"PATH", "LIBRARY_PATH", "COMPILER_PATH",
                                     "GCC_EXEC_PREFIX"};
   for (size_t i = 0; i < sizeof env / sizeof *env; i++)
-    h = fnv(fnv(h, env[i]), getenv(env[i]));
+    h = fe_fnv_str(fe_fnv_str(h, env[i]), getenv(env[i]));
   char cwd[PATH_MAX];
-  h = fnv(h, getcwd(cwd, sizeof cwd) ? cwd : "");
+  h = fe_fnv_str(h, getcwd(cwd, sizeof cwd) ? cwd : "");
   return h;
 }
 

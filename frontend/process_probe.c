@@ -61,17 +61,6 @@ static void sb_printf(sbuf *b, const char *fmt, ...) {
   }
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n) {
-  const unsigned char *s = p;
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ s[i]) * 0x100000001b3ull;
-  return h;
-}
-
-static uint64_t fnv_str(uint64_t h, const char *s) {
-  return fnv(h, s ? s : "", s ? strlen(s) + 1 : 1);
-}
-
 /* The symbols crt1.o and crtbegin.o import themselves: every probe has
  * them already. */
 static bool crt_symbol(const char *n) {
@@ -189,18 +178,18 @@ static bool build(const char *root, const char *kind, const char *src,
     snprintf(why, nw, "no cache directory to keep its probes in");
     return false;
   }
-  uint64_t h = fnv_str(0xcbf29ce484222325ull, "cbana process probe 1");
-  h = fnv_str(h, src);
-  h = fnv_str(h, clang);
+  uint64_t h = fe_fnv_str(FE_FNV_START, "cbana process probe 1");
+  h = fe_fnv_str(h, src);
+  h = fe_fnv_str(h, clang);
   char real[PATH_MAX];
   struct stat st;
   if (realpath(clang, real) && stat(real, &st) == 0) {
     uint64_t id[3] = {(uint64_t)st.st_ino, (uint64_t)st.st_size,
                       (uint64_t)st.st_mtime};
-    h = fnv(h, id, sizeof id);
+    h = fe_fnv(h, id, sizeof id);
   }
   for (char **f = flags; f && *f; f++)
-    h = fnv_str(h, *f);
+    h = fe_fnv_str(h, *f);
   if ((size_t)snprintf(out, n, "%s/%s-%016llx", dir, kind,
                        (unsigned long long)h) >= n) {
     snprintf(why, nw, "the cache directory's path is too long");

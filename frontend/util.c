@@ -1,5 +1,5 @@
-/* util.c: growable arrays, a pointer-keyed hash map, the string pool that
- * a Program owns, and error text. */
+/* util.c: growable arrays, the cache's keys, a pointer-keyed hash map,
+ * the string pool that a Program owns, and error text. */
 #include "fe_internal.h"
 
 #include <stdio.h>
@@ -16,6 +16,17 @@ void *fe_grow(void *v, uint32_t *cap, uint32_t need, size_t elem) {
   }
   *cap = c;
   return n;
+}
+
+uint64_t fe_fnv(uint64_t h, const void *p, size_t n) {
+  const unsigned char *s = p;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ s[i]) * 0x100000001b3ull;
+  return h;
+}
+
+uint64_t fe_fnv_str(uint64_t h, const char *s) {
+  return fe_fnv(h, s ? s : "", s ? strlen(s) + 1 : 1);
 }
 
 /* ---- map ---- */

@@ -218,9 +218,13 @@ typedef struct cb_run_outcome {
    * through one, the iterations run from templates, and the accesses they
    * emitted. Always 0 with --exact-engine. */
   uint64_t tpl_loops, tpl_iters, tpl_accesses;
-  /* Operations the frontend's native kernels ran (program.h); always 0
-   * with --exact-engine. */
+  /* Operations the frontend's native kernels ran (kernel.h), and per
+   * opcode the times a kernel left before such an op to the interpreter
+   * (the op not compiled; or a loop template's header, a page not yet
+   * translated, too little budget or batch room); always 0 with
+   * --exact-engine. */
   uint64_t kernel_ops;
+  uint64_t kernel_left[CB_OP_COUNT];
 } cb_run_outcome;
 
 void cb_engine_options_default(cb_engine_options *opt);

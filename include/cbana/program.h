@@ -596,8 +596,8 @@ typedef struct cb_program {
   cb_kernel_fn *kernels;
   void *jit;
   void (*kernel_request)(const struct cb_program *p, uint32_t fi);
-  bool kernel_eager; /* ask at a function's first block; the compile is
-                        waited for (the frontend's eager_kernels) */
+  bool kernel_eager;       /* ask at a function's first block; the compile is
+                              waited for (the frontend's eager_kernels) */
   uint32_t n_kernels;      /* functions with a kernel */
   double kernel_compile_s; /* the compile's CPU time */
   /* Appended: the process's start-up and exit, from cbana's own probes;
