@@ -89,19 +89,20 @@ typedef struct cb_eng {
    * which the template runs); NULL: none */
   const cb_kernel_fn *kernels;
   uint8_t *kstop;
-  uint8_t *kflags;       /* per op: CB_KERNEL_OP_* */
-  uint8_t *kentry;       /* per op: 1 where a kernel may be entered (a block's
-                            first op after its phis) */
-  uint64_t *kheat;       /* per function: ops run before its kernel was asked
-                            for (engine_kernel.c); UINT64_MAX once asked */
-  uint32_t kernel_nest;  /* calls run for kernels, one inside another */
-  cb_stop kernel_stop;   /* a call run for a kernel ended the run */
-  uint32_t ret_lanes;    /* slots of the value the last `ret` returned */
-  uint32_t mach_made_at; /* a kernel left before this op, having made the
-                            machine-code accesses before it; CB_NONE */
-  int64_t *fo_off;       /* per frame object: offset from the CFA */
-  uint64_t *frame_size;  /* per function: CFA - rsp in the body */
-  uint32_t *fn_by_addr;  /* function indexes sorted by addr */
+  uint8_t *kflags;        /* per op: CB_KERNEL_OP_* */
+  uint8_t *kentry;        /* per op: 1 where a kernel may be entered (a block's
+                             first op after its phis) */
+  uint64_t *kheat;        /* per function: ops run before its kernel was asked
+                             for (engine_kernel.c); UINT64_MAX once asked */
+  uint32_t kernel_nest;   /* calls run for kernels, one inside another */
+  uint32_t kernel_frames; /* kernels running that kernels called */
+  cb_stop kernel_stop;    /* a call run for a kernel ended the run */
+  uint32_t ret_lanes;     /* slots of the value the last `ret` returned */
+  uint32_t mach_made_at;  /* a kernel left before this op, having made the
+                             machine-code accesses before it; CB_NONE */
+  int64_t *fo_off;        /* per frame object: offset from the CFA */
+  uint64_t *frame_size;   /* per function: CFA - rsp in the body */
+  uint32_t *fn_by_addr;   /* function indexes sorted by addr */
   uint32_t n_fn_by_addr;
 
   cb_value *slots;

@@ -19,9 +19,10 @@
 /* Calls run for kernels one inside another (each a few KiB of the native
  * stack) before the interpreter runs the next call itself. */
 #define KERNEL_NEST_MAX 64u
-/* Kernels called by kernels, one inside another (a native frame each,
- * some hundred bytes), before a call is left to the interpreter. */
-#define KERNEL_NATIVE_NEST_MAX 1024u
+/* Kernels called by kernels, one inside another, in all (a native frame
+ * each, up to a few KiB for a long function), before a call is left to
+ * the interpreter, whose frames are its own. */
+#define KERNEL_NATIVE_NEST_MAX 256u
 
 static int leave_at_once(cb_kernel_io *io) {
   (void)io;
@@ -124,7 +125,7 @@ int eng_kernel_call(cb_kernel_io *io) {
   cb_frame *F = &e->frames[e->depth - 1];
   if (st == CB_GO && e->depth != d0) {
     cb_kernel_fn k =
-        io->nest < KERNEL_NATIVE_NEST_MAX && e->kentry[F->ip] &&
+        e->kernel_frames < KERNEL_NATIVE_NEST_MAX && e->kentry[F->ip] &&
                 !e->kstop[F->block]
             ? __atomic_load_n(&e->kernels[F->func], __ATOMIC_ACQUIRE)
             : NULL;
@@ -135,6 +136,7 @@ int eng_kernel_call(cb_kernel_io *io) {
       io->ip = F->ip;
       io->block = F->block;
       io->callee = k ? k : leave_at_once;
+      e->kernel_frames += k != NULL; /* fl_kernel takes them back */
       return CB_KCALL_ENTERED;
     }
   }
@@ -188,6 +190,7 @@ int eng_kernel_ret(cb_kernel_io *io) {
   }
   uint32_t call_op = F->call_op;
   e->ret_lanes = l;
+  e->kernel_frames--;
   eng_pop_frame(e);
   F = &e->frames[e->depth - 1];
   if (call_op != CB_NONE && p->ops[call_op].dst != CB_NONE)

@@ -21,10 +21,10 @@ import tempfile
 import time
 
 
-def run(binary, src, cflags, args, extra, timeout):
+def run(binary, srcs, cflags, args, extra, timeout):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "r.json")
-        cmd = [binary, "analyze", src, "--cflags", cflags, "--stats",
+        cmd = [binary, "analyze"] + srcs + ["--cflags", cflags, "--stats",
                "--quiet", "--format", "json", "-o", out] + extra
         if args:
             cmd += ["--args", args]
@@ -79,7 +79,7 @@ def programs_from_tsv(path, lts, min_cg):
             if cg < min_cg or row.get("finished") != "1":
                 continue
             src = os.path.join(lts, row["name"] + ".c")
-            rows.append((row["name"], src, row["cflags"], "", cg))
+            rows.append((row["name"], [src], row["cflags"], "", cg))
     return rows
 
 
@@ -92,11 +92,13 @@ def programs_from_polybench(root, size, names):
             name = fn[:-2]
             if names and name not in names:
                 continue
-            src = os.path.join(dirpath, fn)
+            if name.endswith(".orig"):
+                continue
+            srcs = [os.path.join(dirpath, fn),
+                    os.path.join(root, "utilities", "polybench.c")]
             cflags = (f"-O2 -I{os.path.join(root, 'utilities')} -I{dirpath} "
-                      f"-D{size}_DATASET -DPOLYBENCH_DUMP_ARRAYS "
-                      f"{os.path.join(root, 'utilities', 'polybench.c')}")
-            rows.append((name, src, cflags, "", None))
+                      f"-D{size}_DATASET")
+            rows.append((name, srcs, cflags, "", None))
     return sorted(rows)
 
 
