@@ -125,6 +125,7 @@ static void eng_destroy(cb_eng *e) {
   free(e->kflags);
   free(e->kentry);
   free(e->kheat);
+  free(e->ktpl);
   cb_phi_edges_free(&e->pe);
   cb_tpl_free(e->tpl);
   free(e->fo_off);

@@ -49,6 +49,8 @@ typedef struct cb_textbuf {
 /* glibc's static block of exit functions holds 32, one of them _dl_fini */
 #define CB_EXIT_FNS 31u
 
+typedef struct cb_kernel_tpl_use cb_kernel_tpl_use;
+
 typedef struct cb_eng {
   const cb_program *p;
   cb_engine_options opt;
@@ -89,9 +91,15 @@ typedef struct cb_eng {
    * which the template runs); NULL: none */
   const cb_kernel_fn *kernels;
   uint8_t *kstop;
-  uint8_t *kflags;        /* per op: CB_KERNEL_OP_* */
-  uint8_t *kentry;        /* per op: 1 where a kernel may be entered (a block's
-                             first op after its phis) */
+  uint8_t *kflags; /* per op: CB_KERNEL_OP_* */
+  uint8_t *kentry; /* per op: 1 where a kernel may be entered (a block's
+                      first op after its phis) */
+  /* per global block: a loop template's use from kernels
+   * (engine_kernel.c, eng_kernel_tpl_ran) */
+  struct cb_kernel_tpl_use {
+    uint32_t entries; /* from kernels, into the template's loop */
+    uint64_t iters;   /* the template ran */
+  } * ktpl;
   uint64_t *kheat;        /* per function: ops run before its kernel was asked
                              for (engine_kernel.c); UINT64_MAX once asked */
   uint32_t kernel_nest;   /* calls run for kernels, one inside another */

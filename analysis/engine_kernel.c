@@ -69,6 +69,12 @@ static void io_to_state(cb_eng *e, const volatile cb_kernel_io *io,
   F->ip = ip;
 }
 
+/* A loop template's header stays a kernel's stop while its template runs
+ * at least this many iterations an entry, on average, judged after the
+ * first KERNEL_TPL_TRIAL entries. */
+#define KERNEL_TPL_MIN_ITERS 16u
+#define KERNEL_TPL_TRIAL 8u
+
 void eng_kernel_setup(cb_eng *e) {
   const cb_program *p = e->p;
   if (!e->fk || !p->kernels)
@@ -77,7 +83,8 @@ void eng_kernel_setup(cb_eng *e) {
   e->kflags = calloc(p->n_ops + 1, 1);
   e->kentry = calloc(p->n_ops + 1, 1);
   e->kheat = calloc(p->n_functions + 1, sizeof *e->kheat);
-  if (!e->kstop || !e->kflags || !e->kentry || !e->kheat)
+  e->ktpl = calloc(p->n_blocks + 1, sizeof *e->ktpl);
+  if (!e->kstop || !e->kflags || !e->kentry || !e->kheat || !e->ktpl)
     return; /* eng_destroy frees what was made */
   for (uint32_t b = 0; b < p->n_blocks; b++) {
     e->kstop[b] = e->tpl && cb_tpl_of(e->tpl, b) >= 0;
@@ -99,6 +106,15 @@ void eng_kernel_setup(cb_eng *e) {
                                          : KERNEL_HOT_MIN;
   }
   e->kernels = p->kernels;
+}
+
+void eng_kernel_tpl_ran(cb_eng *e, uint32_t gb, uint64_t iters) {
+  cb_kernel_tpl_use *u = &e->ktpl[gb];
+  u->entries++;
+  u->iters += iters;
+  if (u->entries >= KERNEL_TPL_TRIAL &&
+      u->iters < KERNEL_TPL_MIN_ITERS * u->entries)
+    e->kstop[gb] = 0;
 }
 
 cb_kernel_fn eng_kernel_cold(cb_eng *e, const cb_frame *F) {

@@ -106,18 +106,6 @@ static inline bool fl_kernel(cb_eng *e, cb_frame **Fp, cb_value **Sp,
   F->block = vo->block;
   F->prev = vo->prev;
   e->out->kernel_left[e->p->ops[*ip].code]++; /* --stats */
-  /* left at a loop template's header, entered from outside: the
-   * template runs the iterations it can (template.h) */
-  int32_t ti;
-  if (e->tpl && e->kstop[F->block] && *budget != 0 &&
-      F->prev + e->p->functions[F->func].first_block != F->block &&
-      *ip == e->p->blocks[F->block].first_op + e->nphis[F->block] &&
-      (ti = cb_tpl_of(e->tpl, F->block)) >= 0) {
-    e->out->loads += *loads;
-    e->out->stores += *stores;
-    *loads = *stores = 0;
-    cb_tpl_run(e, F, *Sp, ti, budget);
-  }
   return false;
 }
 
@@ -141,8 +129,11 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     int32_t ti = cb_tpl_of(e->tpl, F->block);
     const cb_function *fn = &p->functions[F->func];
     if (ti >= 0 && ip == p->blocks[F->block].first_op + e->nphis[F->block] &&
-        F->prev + fn->first_block != F->block)
-      cb_tpl_run(e, F, S, ti, &budget);
+        F->prev + fn->first_block != F->block) {
+      uint64_t it = cb_tpl_run(e, F, S, ti, &budget);
+      if (e->ktpl)
+        eng_kernel_tpl_ran(e, F->block, it);
+    }
   }
   if (e->kernels && budget != 0 &&
       fl_kernel(e, &F, &S, &ip, &budget, &loads, &stores))
@@ -548,7 +539,9 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
             out->loads += loads;
             out->stores += stores;
             loads = stores = 0;
-            cb_tpl_run(e, F, S, ti, &budget);
+            uint64_t it = cb_tpl_run(e, F, S, ti, &budget);
+            if (e->ktpl)
+              eng_kernel_tpl_ran(e, gb, it);
           }
         }
       }
