@@ -405,7 +405,8 @@ void eng_precompute(cb_eng *e) {
     for (uint32_t b = 0; e->tpl && b < p->n_blocks; b++)
       e->kstop[b] = cb_tpl_of(e->tpl, b) >= 0;
     for (uint32_t i = 0; i < p->n_ops; i++)
-      e->kflags[i] = (e->rmw[i] & 1) ? CB_KERNEL_OP_FOLDED : 0;
+      e->kflags[i] = (uint8_t)(((e->rmw[i] & 1) ? CB_KERNEL_OP_FOLDED : 0) |
+                               ((e->rmw[i] & 2) ? CB_KERNEL_OP_LANESEL : 0));
     e->kernels = p->kernels;
   }
   e->phi_tmp = malloc(maxl * sizeof *e->phi_tmp);

@@ -550,6 +550,9 @@ typedef struct cb_kernel_io {
 /* op_flags: a store folded into its load (x86 read-modify-write), which
  * makes no access. */
 #define CB_KERNEL_OP_FOLDED 1u
+/* op_flags: a vector select that picks lane by lane by its condition's
+ * lanes (else every lane by the condition's first lane). */
+#define CB_KERNEL_OP_LANESEL 2u
 
 typedef void (*cb_kernel_fn)(cb_kernel_io *io);
 
