@@ -1,6 +1,7 @@
 /* jit_gen.h: the state of one kernel's code generation, shared by jit.c
- * (which functions get a kernel, the ORC JIT), jit_ops.c (the ops) and
- * jit_mem.c (the loads and stores).
+ * (which functions get a kernel, the ORC JIT), jit_ops.c (the ops; more
+ * forms in jit_ops_fp.c, jit_ops_vec.c, jit_ops_intr.c) and jit_mem.c
+ * (the loads and stores).
  * Never installed. */
 #ifndef CBANA_FE_JIT_GEN_H
 #define CBANA_FE_JIT_GEN_H
@@ -88,8 +89,8 @@ typedef struct jit_gen {
  * and the check of room for the way ahead of it (leaving at its start). */
 void jit_block(jit_gen *g, uint32_t lb);
 void jit_check(jit_gen *g, uint32_t lb);
-/* Whether jit_ops.c covers the op (a scalar form the interpreter's fast
- * kinds run, analysis/fastops.c). */
+/* Whether a kernel computes the op (jit_ops.c's forms, the forms of the
+ * files below, a lane-wise vector op as its scalar form). */
 bool jit_op_covered(const cb_program *p, const cb_op *op);
 
 /* jit_region.c: the blocks of function fn a kernel covers (per local

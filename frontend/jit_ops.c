@@ -275,7 +275,12 @@ static void gen_edge(jit_gen *g, uint32_t ip, uint32_t lb, uint32_t t,
   uint32_t gb = g->fn->first_block + lb, tgb = g->fn->first_block + t;
   uint32_t np = g->nphis[tgb], first = p->blocks[tgb].first_op;
   LLVMBasicBlockRef out = jit_exit_before(g, ip, gb);
-  if (g->body[t] == NULL) {
+  uint32_t nl = 0; /* the phis' lanes */
+  for (uint32_t k = 0; k < np; k++)
+    nl += p->ops[first + k].lanes > 1 ? p->ops[first + k].lanes : 1;
+  LLVMValueRef *val = nl ? malloc(nl * sizeof *val) : NULL;
+  if (g->body[t] == NULL || (nl && !val)) {
+    free(val);
     LLVMBuildBr(B, out);
     return;
   }
@@ -311,12 +316,8 @@ static void gen_edge(jit_gen *g, uint32_t ip, uint32_t lb, uint32_t t,
       LLVMPositionBuilderAtEnd(B, done);
     }
   }
-  uint32_t nl = 0;
-  for (uint32_t k = 0; k < np; k++)
-    nl += p->ops[first + k].lanes > 1 ? p->ops[first + k].lanes : 1;
-  LLVMValueRef *val = nl ? malloc(nl * sizeof *val) : NULL;
   uint32_t at = 0;
-  for (uint32_t k = 0; k < np && val; k++) {
+  for (uint32_t k = 0; k < np; k++) {
     const cb_op *ph = &p->ops[first + k];
     const int64_t *x = &p->extra[ph->aux];
     unsigned l = ph->lanes > 1 ? ph->lanes : 1;
@@ -331,7 +332,7 @@ static void gen_edge(jit_gen *g, uint32_t ip, uint32_t lb, uint32_t t,
           src == CB_NONE ? jit_c64(g, 0) : jit_val(g, (cb_operand)(src + i));
   }
   at = 0;
-  for (uint32_t k = 0; k < np && val; k++) {
+  for (uint32_t k = 0; k < np; k++) {
     const cb_op *ph = &p->ops[first + k];
     unsigned l = ph->lanes > 1 ? ph->lanes : 1;
     for (unsigned i = 0; i < l; i++)

@@ -10,7 +10,6 @@
 #include "jit_gen.h"
 
 #include <math.h>
-#include <stdlib.h>
 
 #include "cbana/libc_names.h"
 
@@ -556,9 +555,7 @@ void jit_intr_op(jit_gen *g, const cb_op *op) {
   /* libc_intr_ext.c's intrinsics read the first operand's lane as the
    * others (a scalar one is shared); libc.c's read lane i of it */
   bool ext = id >= CB_INTR_SADD_SAT && id <= CB_INTR_LLRINT;
-  LLVMValueRef *v = malloc(l * sizeof *v);
-  if (!v)
-    return;
+  LLVMValueRef v[INTR_MAX_LANES];
   for (unsigned i = 0; i < l; i++) {
     unsigned i0 = !ext || arg_lanes(c, 0) > 1 ? i : 0;
     LLVMValueRef x = jit_val(g, (cb_operand)(arg(c, 0) + i0));
@@ -576,5 +573,4 @@ void jit_intr_op(jit_gen *g, const cb_op *op) {
   }
   for (unsigned i = 0; i < l; i++)
     jit_set(g, op->dst + i, v[i]);
-  free(v);
 }

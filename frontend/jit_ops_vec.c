@@ -10,8 +10,6 @@
  * makes them lane by lane as their scalar forms. */
 #include "jit_gen.h"
 
-#include <stdlib.h>
-
 /* Lanes an op here may have: the interpreter's own buffers hold 256
  * (SHUFFLE's tmp, a call's results), and a select chain over a dynamic
  * index grows with the lanes. */
@@ -95,9 +93,11 @@ bool jit_vec_covered(const cb_program *p, const cb_op *op) {
   case CB_OP_INSERTVAL:
     return operands_ok(p, op);
   case CB_OP_BITCAST:
-    /* the interpreter's buffer holds 2048 bytes */
+    /* at most as many source lanes as result lanes allowed (and within
+     * the interpreter's 2048-byte buffer) */
     return plain_ty(op->ty) && plain_ty(op->ty2) &&
-           (bitcast_copies(op) || ty_bits(op->ty) * l <= 2048 * 8) &&
+           (bitcast_copies(op) ||
+            ty_bits(op->ty) * l / ty_bits(op->ty2) <= VEC_MAX_LANES) &&
            operands_ok(p, op);
   case CB_OP_SELECT:
     return l > 1 && operands_ok(p, op);
@@ -114,13 +114,7 @@ static void bitcast(jit_gen *g, const cb_op *op, unsigned l) {
   LLVMBuilderRef B = g->B;
   unsigned ob = ty_bits(op->ty), ib = ty_bits(op->ty2);
   unsigned total = ob * l, in_lanes = total / ib;
-  LLVMValueRef *in = malloc((in_lanes + 1) * sizeof *in);
-  LLVMValueRef *out = malloc(l * sizeof *out);
-  if (!in || !out) {
-    free(in);
-    free(out);
-    return;
-  }
+  LLVMValueRef in[VEC_MAX_LANES], out[VEC_MAX_LANES];
   for (unsigned i = 0; i < in_lanes; i++) {
     LLVMValueRef v = lane(g, op->a, i);
     in[i] = ib >= 64 ? v : LLVMBuildAnd(B, v, jit_c64(g, (1ull << ib) - 1), "");
@@ -148,8 +142,6 @@ static void bitcast(jit_gen *g, const cb_op *op, unsigned l) {
   }
   for (unsigned j = 0; j < l; j++)
     jit_set(g, op->dst + j, out[j]);
-  free(in);
-  free(out);
 }
 
 /* A vector select: lane by lane on the condition's lanes, or every lane
@@ -169,9 +161,7 @@ static void select_op(jit_gen *g, const cb_op *op, uint32_t ip, unsigned l) {
   LLVMBasicBlockRef one = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBuildCondBr(B, per_lane, each, one);
-  LLVMValueRef *v = malloc(l * sizeof *v);
-  if (!v)
-    return;
+  LLVMValueRef v[VEC_MAX_LANES];
   for (int pass = 0; pass < 2; pass++) {
     LLVMPositionBuilderAtEnd(B, pass == 0 ? each : one);
     LLVMValueRef c0 =
@@ -185,7 +175,6 @@ static void select_op(jit_gen *g, const cb_op *op, uint32_t ip, unsigned l) {
       jit_set(g, op->dst + i, v[i]);
     LLVMBuildBr(B, done);
   }
-  free(v);
   LLVMPositionBuilderAtEnd(B, done);
 }
 
@@ -206,25 +195,20 @@ void jit_vec_op(jit_gen *g, const cb_op *op, uint32_t ip) {
   }
   case CB_OP_INSERTELT: {
     LLVMValueRef idx = jit_val(g, op->c), b = jit_val(g, op->b);
-    LLVMValueRef *v = malloc(l * sizeof *v);
-    if (!v)
-      return;
+    LLVMValueRef v[VEC_MAX_LANES];
     for (unsigned i = 0; i < l; i++)
       v[i] = LLVMBuildSelect(
           B, LLVMBuildICmp(B, LLVMIntEQ, idx, jit_c64(g, i), ""), b,
           lane(g, op->a, i), "");
     for (unsigned i = 0; i < l; i++)
       jit_set(g, op->dst + i, v[i]);
-    free(v);
     return;
   }
   case CB_OP_SHUFFLE: {
     /* concat(a, b)[mask[i]]; an undefined (-1) or out-of-range mask
      * lane is 0 */
     uint64_t src = (uint64_t)x[0];
-    LLVMValueRef *v = malloc(l * sizeof *v);
-    if (!v)
-      return;
+    LLVMValueRef v[VEC_MAX_LANES];
     for (unsigned i = 0; i < l; i++) {
       int64_t m = x[1 + i];
       v[i] = m < 0                   ? jit_c64(g, 0)
@@ -234,7 +218,6 @@ void jit_vec_op(jit_gen *g, const cb_op *op, uint32_t ip) {
     }
     for (unsigned i = 0; i < l; i++)
       jit_set(g, op->dst + i, v[i]);
-    free(v);
     return;
   }
   case CB_OP_EXTRACTVAL:
@@ -243,9 +226,7 @@ void jit_vec_op(jit_gen *g, const cb_op *op, uint32_t ip) {
     return;
   case CB_OP_INSERTVAL: {
     uint64_t n = (uint64_t)x[0], at = (uint64_t)x[1];
-    LLVMValueRef *v = malloc((n + l) * sizeof *v);
-    if (!v)
-      return;
+    LLVMValueRef v[2 * VEC_MAX_LANES];
     for (uint64_t i = 0; i < n; i++)
       v[i] = lane(g, op->a, (unsigned)i);
     for (unsigned i = 0; i < l; i++)
@@ -254,7 +235,6 @@ void jit_vec_op(jit_gen *g, const cb_op *op, uint32_t ip) {
       jit_set(g, op->dst + (uint32_t)i, v[i]);
     for (unsigned i = 0; i < l; i++)
       jit_set(g, op->dst + (uint32_t)(at + i), v[n + i]);
-    free(v);
     return;
   }
   case CB_OP_BITCAST:
