@@ -184,9 +184,9 @@ void jit_vec_op(jit_gen *g, const cb_op *op, uint32_t ip) {
   unsigned l = lanes_of(op);
   switch ((cb_opcode)op->code) {
   case CB_OP_EXTRACTELT: {
-    /* a[b], or 0 past the lanes */
+    /* a[b], or 0 past the lanes (op->lanes itself: none when 0) */
     LLVMValueRef idx = jit_val(g, op->b), r = jit_c64(g, 0);
-    for (unsigned i = 0; i < l; i++)
+    for (unsigned i = 0; i < op->lanes; i++)
       r = LLVMBuildSelect(B,
                           LLVMBuildICmp(B, LLVMIntEQ, idx, jit_c64(g, i), ""),
                           lane(g, op->a, i), r, "");

@@ -12,6 +12,9 @@
  *          of a gathered scalar
  * mixed    int rows converted to double and float, double rows to int,
  *          bytes widened and narrowed
+ * lanes    GCC vector types: lanes read and written at a gathered index,
+ *          shuffles, reinterpretation between lane types (bitcasts
+ *          across lanes), conversions and compare masks
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -124,6 +127,35 @@ __attribute__((noinline)) static uint64_t mixed(long n) {
   return mix(h, ab, sizeof ab);
 }
 
+typedef int v8i __attribute__((vector_size(32)));
+typedef long long v4l __attribute__((vector_size(32)));
+typedef float v8f __attribute__((vector_size(32)));
+typedef short v16s __attribute__((vector_size(32)));
+
+__attribute__((noinline)) static uint64_t lanes(long n) {
+  v8i acc = {1, 2, 3, 4, 5, 6, 7, 8};
+  v8f facc = {0};
+  v4l lacc = {0};
+  for (long r = 0; r < n; r++) {
+    int p = perm[r & 4095];
+    v8i row;
+    memcpy(&row, ti[p], sizeof row);
+    int k = perm[(r + 7) & 4095];
+    acc[k & 7] += row[(k >> 3) & 7];
+    v8i sh = __builtin_shufflevector(row, acc, 7, 9, 2, 11, 4, 13, 0, 15);
+    acc ^= sh >> 1;
+    v8i m = row > acc;
+    acc += m & 3;
+    facc += __builtin_convertvector(sh, v8f);
+    lacc += (v4l)acc;
+    v16s hs = (v16s)row;
+    acc -= (v8i)(hs + hs);
+  }
+  uint64_t h = mix(4, &acc, sizeof acc);
+  h = mix(h, &facc, sizeof facc);
+  return mix(h, &lacc, sizeof lacc);
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "f32";
   long n = argc > 2 ? atol(argv[2]) : 4000;
@@ -135,6 +167,8 @@ int main(int argc, char **argv) {
     h = i32(n);
   else if (!strcmp(mode, "mixed"))
     h = mixed(n);
+  else if (!strcmp(mode, "lanes"))
+    h = lanes(n);
   else
     return 2;
   printf("%s %016llx\n", mode, (unsigned long long)h);
