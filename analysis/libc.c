@@ -765,11 +765,16 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
       break;
     }
     case CB_INTR_MAXNUM:
-      put_d(&r[i], ty, fmax(dx, lane_d(y, ty)));
+    case CB_INTR_MINNUM: {
+      /* x86-64's lowering (LLVM's combineFMinNumFMaxNum): maxss/minss
+       * with x as the operand passed through, y picked when x is a NaN;
+       * so a NaN y gives x, equal zeros give x, both NaNs y, and the
+       * chosen value's bits are kept (no conversion through double) */
+      double dy = lane_d(y, ty);
+      bool pick_y = isnan(dx) || (id == CB_INTR_MAXNUM ? dy > dx : dy < dx);
+      r[i].u = (pick_y ? y->u : x->u) & imask[ty];
       break;
-    case CB_INTR_MINNUM:
-      put_d(&r[i], ty, fmin(dx, lane_d(y, ty)));
-      break;
+    }
     case CB_INTR_COPYSIGN:
       /* bit operations, as FABS */
       if (ty == CB_TY_F32)

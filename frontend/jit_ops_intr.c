@@ -323,11 +323,16 @@ static LLVMValueRef lane_value(jit_gen *g, unsigned id, unsigned ty,
     return f ? jit_word_f32(g, r) : jit_word_f64(g, r);
   }
   case CB_INTR_MAXNUM:
-  case CB_INTR_MINNUM:
-    return jit_put_d(g,
-                     fmax_min(g, id == CB_INTR_MAXNUM, jit_lane_d(g, x, ty),
-                              jit_lane_d(g, y, ty)),
-                     ty);
+  case CB_INTR_MINNUM: {
+    /* libc.c: y when x is a NaN or y is beyond x, else x; the bits */
+    LLVMValueRef fx = f ? jit_f32_of(g, x) : jit_f64_of(g, x);
+    LLVMValueRef fy = f ? jit_f32_of(g, y) : jit_f64_of(g, y);
+    LLVMValueRef beyond = LLVMBuildFCmp(
+        B, id == CB_INTR_MAXNUM ? LLVMRealOGT : LLVMRealOLT, fy, fx, "");
+    LLVMValueRef pick_y =
+        LLVMBuildOr(B, LLVMBuildFCmp(B, LLVMRealUNO, fx, fx, ""), beyond, "");
+    return jit_mask(g, sel(g, pick_y, y, x), ty);
+  }
   case CB_INTR_MINIMUM:
   case CB_INTR_MAXIMUM:
     return jit_put_d(g,

@@ -256,22 +256,18 @@ __attribute__((noinline)) static uint64_t intr_fp(const int *idx, long n) {
   return h;
 }
 
-/* fmin and fmax of values without signed zeros and NaNs (x86's minss
- * and glibc's fmin differ on those) */
+/* fmin and fmax (LLVM's minnum and maxnum: x86's minss and maxss with
+ * the NaN cases selected around them), with NaNs and signed zeros */
 __attribute__((noinline)) static uint64_t intr_minmax(const int *idx, long n) {
   uint64_t h = 3;
   for (long k = 0; k + 1 < n; k++) {
     float a = fv[idx[k]], b = fv[idx[k + 1]];
     double c = dv[idx[k]], d = dv[idx[k + 1]];
-    if (a == a && b == b && a != 0 && b != 0) {
-      h = mix(h, bits_f(fmaxf(a, b)));
-      h = mix(h, bits_f(fminf(a, b)));
-      h = mix(h, bits_f(roundf(b)));
-    }
-    if (c == c && d == d && c != 0 && d != 0) {
-      h = mix(h, bits_d(fmax(c, d)));
-      h = mix(h, bits_d(fmin(c, d)));
-    }
+    h = mix(h, bits_f(fmaxf(a, b)));
+    h = mix(h, bits_f(fminf(a, b)));
+    h = mix(h, bits_d(fmax(c, d)));
+    h = mix(h, bits_d(fmin(c, d)));
+    h = mix(h, bits_f(roundf(b)));
   }
   return h;
 }
