@@ -92,7 +92,8 @@ void eng_kernel_setup(cb_eng *e) {
       e->kentry[p->blocks[b].first_op + e->nphis[b]] = 1;
   }
   for (uint32_t i = 0; i < p->n_ops; i++)
-    e->kflags[i] = (e->rmw[i] & 1) ? CB_KERNEL_OP_FOLDED : 0;
+    e->kflags[i] = (uint8_t)(((e->rmw[i] & 1) ? CB_KERNEL_OP_FOLDED : 0) |
+                             ((e->rmw[i] & 2) ? CB_KERNEL_OP_LANESEL : 0));
   for (uint32_t f = 0; f < p->n_functions; f++) {
     const cb_function *fn = &p->functions[f];
     if (!p->kernel_request || fn->n_blocks == 0)

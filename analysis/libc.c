@@ -707,7 +707,12 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
     unsigned b = ibits(ty);
     switch ((cb_intrinsic)id) {
     case CB_INTR_FABS:
-      put_d(&r[i], ty, fabs(dx));
+      /* andps/andpd with the sign mask: a NaN keeps its bits, a
+       * signalling one too (a round trip through double would quiet it) */
+      if (ty == CB_TY_F32)
+        r[i].u = x->u & 0x7fffffffu;
+      else
+        r[i].d = fabs(dx);
       break;
     case CB_INTR_SQRT:
       if (ty == CB_TY_F32)
@@ -732,20 +737,23 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
     case CB_INTR_COS:
       put_d(&r[i], ty, ty == CB_TY_F32 ? (double)cosf(x->f) : cos(dx));
       break;
+    /* A NaN comes back quiet, as from roundsd and from glibc's
+     * functions, explicitly: GCC expands floor, ceil, trunc and rint
+     * inline, and its expansion returns a NaN as it is. */
     case CB_INTR_FLOOR:
-      put_d(&r[i], ty, floor(dx));
+      put_d(&r[i], ty, isnan(dx) ? fp_quiet_d(dx) : floor(dx));
       break;
     case CB_INTR_CEIL:
-      put_d(&r[i], ty, ceil(dx));
+      put_d(&r[i], ty, isnan(dx) ? fp_quiet_d(dx) : ceil(dx));
       break;
     case CB_INTR_ROUND:
-      put_d(&r[i], ty, round(dx));
+      put_d(&r[i], ty, isnan(dx) ? fp_quiet_d(dx) : round(dx));
       break;
     case CB_INTR_TRUNC:
-      put_d(&r[i], ty, trunc(dx));
+      put_d(&r[i], ty, isnan(dx) ? fp_quiet_d(dx) : trunc(dx));
       break;
     case CB_INTR_RINT:
-      put_d(&r[i], ty, rint(dx));
+      put_d(&r[i], ty, isnan(dx) ? fp_quiet_d(dx) : rint(dx));
       break;
     case CB_INTR_FMA:
     case CB_INTR_FMULADD: {
@@ -757,13 +765,22 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
       break;
     }
     case CB_INTR_MAXNUM:
-      put_d(&r[i], ty, fmax(dx, lane_d(y, ty)));
+    case CB_INTR_MINNUM: {
+      /* x86-64's lowering (LLVM's combineFMinNumFMaxNum): maxss/minss
+       * with x as the operand passed through, y picked when x is a NaN;
+       * so a NaN y gives x, equal zeros give x, both NaNs y, and the
+       * chosen value's bits are kept (no conversion through double) */
+      double dy = lane_d(y, ty);
+      bool pick_y = isnan(dx) || (id == CB_INTR_MAXNUM ? dy > dx : dy < dx);
+      r[i].u = (pick_y ? y->u : x->u) & imask[ty];
       break;
-    case CB_INTR_MINNUM:
-      put_d(&r[i], ty, fmin(dx, lane_d(y, ty)));
-      break;
+    }
     case CB_INTR_COPYSIGN:
-      put_d(&r[i], ty, copysign(dx, lane_d(y, ty)));
+      /* bit operations, as FABS */
+      if (ty == CB_TY_F32)
+        r[i].u = (x->u & 0x7fffffffu) | (y->u & 0x80000000u);
+      else
+        r[i].d = copysign(dx, lane_d(y, ty));
       break;
     case CB_INTR_SMAX:
       r[i].u = isx(ux, ty) > isx(uy, ty) ? ux : uy;

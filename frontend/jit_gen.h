@@ -1,6 +1,7 @@
 /* jit_gen.h: the state of one kernel's code generation, shared by jit.c
- * (which functions get a kernel, the ORC JIT), jit_ops.c (the ops) and
- * jit_mem.c (the loads and stores).
+ * (which functions get a kernel, the ORC JIT), jit_ops.c (the ops; more
+ * forms in jit_ops_fp.c, jit_ops_vec.c, jit_ops_intr.c) and jit_mem.c
+ * (the loads and stores).
  * Never installed. */
 #ifndef CBANA_FE_JIT_GEN_H
 #define CBANA_FE_JIT_GEN_H
@@ -115,8 +116,8 @@ void jit_load_locals(jit_gen *g);
  * and the check of room for the way ahead of it (leaving at its start). */
 void jit_block(jit_gen *g, uint32_t lb);
 void jit_check(jit_gen *g, uint32_t lb);
-/* Whether jit_ops.c covers the op (a scalar form the interpreter's fast
- * kinds run, analysis/fastops.c). */
+/* Whether a kernel computes the op (jit_ops.c's forms, the forms of the
+ * files below, a lane-wise vector op as its scalar form). */
 bool jit_op_covered(const cb_program *p, const cb_op *op);
 
 /* jit_checks.c: where a kernel checks its budget and batch room. Each
@@ -214,5 +215,72 @@ static inline LLVMValueRef jit_add_lv(jit_gen *g, int which, uint64_t n) {
   jit_set_lv(g, which, v);
   return v;
 }
+
+/* ---- Forms beyond the scalar integer set: floating point, vectors,
+ * aggregates, value intrinsics (jit_ops_fp.c, jit_ops_vec.c,
+ * jit_ops_intr.c). Each computes what the interpreter's reference case
+ * computes (analysis/engine_interp.c, engine_scalar.h, libc.c's
+ * cb_intrinsic_call), bit for bit. ---- */
+
+/* Whether one of those files makes op's code (jit_ext_op); a vector op
+ * of a lane-wise form (jit_lanewise) is instead made lane by lane as its
+ * scalar form, in the interpreter's order. */
+bool jit_ext_covered(const cb_program *p, const cb_op *op);
+void jit_ext_op(jit_gen *g, const cb_op *op, uint32_t ip);
+bool jit_lanewise(const cb_program *p, const cb_op *op);
+
+/* jit_ops_fp.c: scalar floating-point arithmetic, negation, comparison
+ * and the casts to and from floating point, on slot words. */
+bool jit_fp_covered(const cb_op *op);
+void jit_fp_op(jit_gen *g, const cb_op *op);
+/* jit_ops_vec.c: lanes moved, picked or reinterpreted. */
+bool jit_vec_covered(const cb_program *p, const cb_op *op);
+void jit_vec_op(jit_gen *g, const cb_op *op, uint32_t ip);
+/* jit_ops_intr.c: calls of value intrinsics. */
+bool jit_intr_covered(const cb_program *p, const cb_op *op);
+void jit_intr_op(jit_gen *g, const cb_op *op);
+
+/* Slot words of f32 (a float in the low half, the rest zero) and f64. */
+static inline LLVMValueRef jit_f32_of(jit_gen *g, LLVMValueRef w) {
+  return LLVMBuildBitCast(g->B, LLVMBuildTrunc(g->B, w, g->i32, ""),
+                          LLVMFloatTypeInContext(g->C), "");
+}
+static inline LLVMValueRef jit_word_f32(jit_gen *g, LLVMValueRef f) {
+  return LLVMBuildZExt(g->B, LLVMBuildBitCast(g->B, f, g->i32, ""), g->i64, "");
+}
+static inline LLVMValueRef jit_f64_of(jit_gen *g, LLVMValueRef w) {
+  return LLVMBuildBitCast(g->B, w, g->f64, "");
+}
+static inline LLVMValueRef jit_word_f64(jit_gen *g, LLVMValueRef d) {
+  return LLVMBuildBitCast(g->B, d, g->i64, "");
+}
+/* An integer of type ty masked to its width, and sign-extended from it
+ * (engine_scalar.h's cb_ty_mask and sx). */
+static inline LLVMValueRef jit_mask(jit_gen *g, LLVMValueRef v, unsigned ty) {
+  uint64_t m = cb_ty_mask((cb_ty)ty);
+  return m == ~0ull ? v : LLVMBuildAnd(g->B, v, jit_c64(g, m), "");
+}
+static inline LLVMValueRef jit_sx(jit_gen *g, LLVMValueRef v, unsigned ty) {
+  unsigned s = ty < CB_TY_COUNT ? cb_ty_sx_shift((cb_ty)ty) : 0;
+  if (s == 0)
+    return v;
+  return LLVMBuildAShr(g->B, LLVMBuildShl(g->B, v, jit_c64(g, s), ""),
+                       jit_c64(g, s), "");
+}
+/* A call of the host's C library function at addr (the same glibc whose
+ * values the interpreter takes), of type ret(args). */
+LLVMValueRef jit_host_call(jit_gen *g, const void *addr, LLVMTypeRef ret,
+                           LLVMValueRef *args, unsigned n);
+/* A slot word of type ty (f32 or f64) from a double, as the interpreter's
+ * put_d ((float)d for f32), and a lane read as a double (lane_d). */
+LLVMValueRef jit_put_d(jit_gen *g, LLVMValueRef d, unsigned ty);
+LLVMValueRef jit_lane_d(jit_gen *g, LLVMValueRef w, unsigned ty);
+/* x with the quiet bit set if it is a NaN (engine_scalar.h's
+ * fp_quiet_d/f), on slot words of type ty. */
+LLVMValueRef jit_quiet(jit_gen *g, LLVMValueRef w, unsigned ty);
+/* engine_scalar.h's fbin on slot words, for f32 or f64. */
+LLVMValueRef jit_fbin(jit_gen *g, unsigned code, unsigned ty, LLVMValueRef a,
+                      LLVMValueRef b);
+/* ---- end of the forms beyond the scalar integer set ---- */
 
 #endif

@@ -101,39 +101,54 @@ static LLVMTypeRef mem_type(jit_gen *g, unsigned ty) {
   case CB_TY_I16:
     return g->i16;
   case CB_TY_I32:
+  case CB_TY_F32: /* its bits: the low half of the slot word */
     return g->i32;
   default:
     return g->i64;
   }
 }
 
+/* A scalar, or a vector's lanes one after another, as one access of
+ * lanes x bytes (engine_interp.c's CB_OP_LOAD and CB_OP_STORE). */
 void jit_load_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
   LLVMBuilderRef B = g->B;
-  unsigned size = cb_ty_bytes((cb_ty)op->ty);
+  unsigned l = op->lanes ? op->lanes : 1;
+  unsigned bytes = cb_ty_bytes((cb_ty)op->ty), size = bytes * l;
   LLVMValueRef addr = jit_val(g, op->a);
   LLVMValueRef pp = translate(g, addr, size, ip, gb);
   LLVMTypeRef mt = mem_type(g, op->ty);
-  LLVMValueRef ptr = LLVMBuildBitCast(B, pp, LLVMPointerType(mt, 0), "");
-  LLVMValueRef v = jit_load(g, mt, ptr, TB_MEM);
-  if (mt != g->i64)
-    v = LLVMBuildZExt(B, v, g->i64, "");
-  if (op->ty == CB_TY_I1)
-    v = LLVMBuildAnd(B, v, jit_c64(g, 1), "");
-  jit_set(g, op->dst, v);
+  for (unsigned i = 0; i < l; i++) {
+    LLVMValueRef off = jit_c64(g, (uint64_t)i * bytes);
+    LLVMValueRef ptr =
+        LLVMBuildBitCast(B, LLVMBuildGEP2(B, g->i8, pp, &off, 1, ""),
+                         LLVMPointerType(mt, 0), "");
+    LLVMValueRef v = jit_load(g, mt, ptr, TB_MEM);
+    if (mt != g->i64)
+      v = LLVMBuildZExt(B, v, g->i64, "");
+    if (op->ty == CB_TY_I1)
+      v = LLVMBuildAnd(B, v, jit_c64(g, 1), "");
+    jit_set(g, op->dst + i, v);
+  }
   jit_emit(g, addr, size, op->aux, false);
   jit_add_lv(g, LV_LOADS, 1);
 }
 
 void jit_store_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
   LLVMBuilderRef B = g->B;
-  unsigned size = cb_ty_bytes((cb_ty)op->ty);
+  unsigned l = op->lanes ? op->lanes : 1;
+  unsigned bytes = cb_ty_bytes((cb_ty)op->ty), size = bytes * l;
   LLVMValueRef addr = jit_val(g, op->b);
-  LLVMValueRef v = jit_val(g, op->a);
   LLVMValueRef pp = translate(g, addr, size, ip, gb);
   LLVMValueRef f = op_flags(g, ip);
   LLVMTypeRef mt = mem_type(g, op->ty);
-  LLVMValueRef ptr = LLVMBuildBitCast(B, pp, LLVMPointerType(mt, 0), "");
-  jit_store(g, mt == g->i64 ? v : LLVMBuildTrunc(B, v, mt, ""), ptr, TB_MEM);
+  for (unsigned i = 0; i < l; i++) {
+    LLVMValueRef v = jit_val(g, (cb_operand)(op->a + i));
+    LLVMValueRef off = jit_c64(g, (uint64_t)i * bytes);
+    LLVMValueRef ptr =
+        LLVMBuildBitCast(B, LLVMBuildGEP2(B, g->i8, pp, &off, 1, ""),
+                         LLVMPointerType(mt, 0), "");
+    jit_store(g, mt == g->i64 ? v : LLVMBuildTrunc(B, v, mt, ""), ptr, TB_MEM);
+  }
   /* a store folded into its load (x86 read-modify-write) is no access of
    * its own (the interpreter's rule; the flags are the run's) */
   LLVMValueRef folded = flag_set(g, f, CB_KERNEL_OP_FOLDED);

@@ -1,20 +1,27 @@
 /* jit_ops.c: a native kernel's code for one block (jit_gen.h): each op as
  * the interpreter's reference case computes it (analysis/engine_interp.c
- * and engine_scalar.h, the same forms as the fast kinds of
- * analysis/fastops.c; the loads and stores in jit_mem.c), and the branch
- * with its path-signature run, branch counts and phi moves.
+ * and engine_scalar.h): the scalar integer forms here, the floating-point,
+ * vector and intrinsic forms in jit_ops_fp.c, jit_ops_vec.c and
+ * jit_ops_intr.c, a lane-wise vector op lane by lane as its scalar form,
+ * the loads and stores in jit_mem.c; and the branch or switch with its
+ * path-signature run, branch counts and phi moves.
  * Values are the interpreter's 64-bit slot words: integers masked to
  * their type, doubles as their bits. */
 #include "jit_gen.h"
 
 #include <stdlib.h>
 
-#include "cbana/libc_names.h"
-
 bool jit_op_covered(const cb_program *p, const cb_op *op) {
+  if (jit_ext_covered(p, op))
+    return true;
+  if (jit_lanewise(p, op)) {
+    cb_op one = *op;
+    one.lanes = 1;
+    return jit_op_covered(p, &one);
+  }
   unsigned lanes = op->lanes ? op->lanes : 1;
   bool fp = op->ty == CB_TY_F32 || op->ty == CB_TY_F64;
-  if (lanes != 1 || op->ty >= CB_TY_COUNT)
+  if (op->ty >= CB_TY_COUNT)
     return false;
   switch ((cb_opcode)op->code) {
   case CB_OP_ADD:
@@ -24,7 +31,7 @@ bool jit_op_covered(const cb_program *p, const cb_op *op) {
   case CB_OP_OR:
   case CB_OP_XOR:
   case CB_OP_ICMP:
-    return !fp;
+    return !fp && lanes == 1;
   case CB_OP_SHL:
   case CB_OP_LSHR:
   case CB_OP_ASHR:
@@ -32,17 +39,9 @@ bool jit_op_covered(const cb_program *p, const cb_op *op) {
   case CB_OP_UREM:
   case CB_OP_SDIV:
   case CB_OP_SREM:
-    return op->ty >= CB_TY_I1 && op->ty <= CB_TY_I64;
-  case CB_OP_FADD:
-  case CB_OP_FSUB:
-  case CB_OP_FMUL:
-  case CB_OP_FDIV:
-  case CB_OP_FCMP:
-    return op->ty == CB_TY_F64;
-  case CB_OP_SITOFP:
-    return op->ty == CB_TY_F64 && op->ty2 < CB_TY_COUNT;
+    return op->ty >= CB_TY_I1 && op->ty <= CB_TY_I64 && lanes == 1;
   case CB_OP_SEXT:
-    return op->ty2 < CB_TY_COUNT;
+    return op->ty2 < CB_TY_COUNT && lanes == 1;
   case CB_OP_TRUNC:
   case CB_OP_ZEXT:
   case CB_OP_PTRTOINT:
@@ -50,27 +49,15 @@ bool jit_op_covered(const cb_program *p, const cb_op *op) {
   case CB_OP_SELECT:
   case CB_OP_MOV:
   case CB_OP_GEP:
-    return true;
+    return lanes == 1;
   case CB_OP_LOAD:
   case CB_OP_STORE:
-    return op->ty >= CB_TY_I1 && op->ty != CB_TY_F32 && op->ty != CB_TY_F80;
-  case CB_OP_CALL: {
-    const int64_t *x = &p->extra[op->aux];
-    return x[0] == CB_CALL_INTRINSIC &&
-           (x[1] == CB_INTR_FMULADD || x[1] == CB_INTR_FMA) && x[3] == 3 &&
-           op->ty == CB_TY_F64 && op->dst != CB_NONE;
-  }
+    /* a vector's lanes are one access (engine_interp.c) */
+    return op->ty >= CB_TY_I1 && op->ty != CB_TY_F80 &&
+           (uint64_t)lanes * cb_ty_bytes((cb_ty)op->ty) <= 2048;
   default:
     return false;
   }
-}
-
-static LLVMValueRef as_f(jit_gen *g, LLVMValueRef v) {
-  return LLVMBuildBitCast(g->B, v, g->f64, "");
-}
-
-static LLVMValueRef as_u(jit_gen *g, LLVMValueRef v) {
-  return LLVMBuildBitCast(g->B, v, g->i64, "");
 }
 
 /* engine_scalar.h's sx and sxbits */
@@ -174,44 +161,26 @@ static void gep_op(jit_gen *g, const cb_op *op) {
   jit_set(g, op->dst, addr);
 }
 
-static void fma_op(jit_gen *g, const cb_op *op) {
-  const int64_t *x = &g->p->extra[op->aux];
-  LLVMValueRef a[3];
-  for (int k = 0; k < 3; k++)
-    a[k] = as_f(g, jit_val(g, CB_CALL_ARG_OPERAND((uint64_t)x[4 + k])));
-  LLVMValueRef r;
-  if (x[1] == CB_INTR_FMA || g->p->fmuladd_fused) {
-    LLVMTypeRef fty =
-        LLVMFunctionType(g->f64, (LLVMTypeRef[]){g->f64, g->f64, g->f64}, 3, 0);
-    r = LLVMBuildCall2(g->B, fty, g->fma, a, 3, "");
-  } else {
-    /* two roundings, as x86-64's backend without FMA (no contraction:
-     * the instructions carry no fast-math flags) */
-    r = LLVMBuildFAdd(g->B, LLVMBuildFMul(g->B, a[0], a[1], ""), a[2], "");
-  }
-  jit_set(g, op->dst, as_u(g, r));
-}
-
 static void gen_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
   LLVMBuilderRef B = g->B;
-  switch ((cb_opcode)op->code) {
-  case CB_OP_FADD:
-  case CB_OP_FSUB:
-  case CB_OP_FMUL:
-  case CB_OP_FDIV: {
-    LLVMValueRef a = as_f(g, jit_val(g, op->a)), b = as_f(g, jit_val(g, op->b)),
-                 r;
-    if (op->code == CB_OP_FADD)
-      r = LLVMBuildFAdd(B, a, b, "");
-    else if (op->code == CB_OP_FSUB)
-      r = LLVMBuildFSub(B, a, b, "");
-    else if (op->code == CB_OP_FMUL)
-      r = LLVMBuildFMul(B, a, b, "");
-    else
-      r = LLVMBuildFDiv(B, a, b, "");
-    jit_set(g, op->dst, as_u(g, r));
+  if (jit_ext_covered(g->p, op)) {
+    jit_ext_op(g, op, ip);
     return;
   }
+  if (jit_lanewise(g->p, op)) {
+    /* lane by lane, in the interpreter's order */
+    for (unsigned i = 0; i < op->lanes; i++) {
+      cb_op one = *op;
+      one.lanes = 1;
+      one.dst = op->dst + i;
+      one.a = op->a + i;
+      if (op->b != CB_NONE)
+        one.b = op->b + i;
+      gen_op(g, &one, ip, gb);
+    }
+    return;
+  }
+  switch ((cb_opcode)op->code) {
   case CB_OP_ICMP: {
     unsigned pred = op->aux;
     LLVMValueRef a = mask(g, jit_val(g, op->a), op->ty);
@@ -222,13 +191,6 @@ static void gen_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
     }
     LLVMValueRef c =
         LLVMBuildICmp(B, (LLVMIntPredicate)(LLVMIntEQ + (int)pred), a, b, "");
-    jit_set(g, op->dst, LLVMBuildZExt(B, c, g->i64, ""));
-    return;
-  }
-  case CB_OP_FCMP: {
-    LLVMValueRef c =
-        LLVMBuildFCmp(B, (LLVMRealPredicate)op->aux, as_f(g, jit_val(g, op->a)),
-                      as_f(g, jit_val(g, op->b)), "");
     jit_set(g, op->dst, LLVMBuildZExt(B, c, g->i64, ""));
     return;
   }
@@ -247,11 +209,6 @@ static void gen_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
   case CB_OP_SEXT:
     jit_set(g, op->dst, mask(g, sx(g, jit_val(g, op->a), op->ty2), op->ty));
     return;
-  case CB_OP_SITOFP:
-    jit_set(g, op->dst,
-            as_u(g, LLVMBuildSIToFP(B, sx(g, jit_val(g, op->a), op->ty2),
-                                    g->f64, "")));
-    return;
   case CB_OP_MOV:
     jit_set(g, op->dst, jit_val(g, op->a));
     return;
@@ -263,9 +220,6 @@ static void gen_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
     return;
   case CB_OP_STORE:
     jit_store_op(g, op, ip, gb);
-    return;
-  case CB_OP_CALL:
-    fma_op(g, op);
     return;
   default:
     int_op(g, op, ip, gb);
@@ -308,21 +262,25 @@ static void sig_add(jit_gen *g, uint64_t v) {
              LLVMBuildAdd(B, jit_lv(g, LV_SIG_N), jit_c64(g, 1), ""));
 }
 
-/* The jump from local block lb to local block t over the branch at ip,
- * c its outcome (-1: unconditional), as eng_run()'s CB_OP_BR and jump:
- * the path signature's run, the branch counts, the phi moves (parallel),
- * one operation for the branch and one per phi. */
-static void gen_edge(jit_gen *g, uint32_t ip, uint32_t lb, uint32_t t, int c) {
+/* The jump from local block lb to local block t over the branch or switch
+ * at ip, as eng_run()'s CB_OP_BR, CB_OP_SWITCH and jump: the path
+ * signature's run (outcome word v of branch point bp; CB_NONE: none),
+ * the branch counts (taken: the true side or a case), the phi moves
+ * (parallel, every lane), one operation for the branch and one per
+ * phi. */
+static void gen_edge(jit_gen *g, uint32_t ip, uint32_t lb, uint32_t t,
+                     uint32_t bp, uint64_t v, bool taken) {
   const cb_program *p = g->p;
-  const cb_op *op = &p->ops[ip];
   LLVMBuilderRef B = g->B;
   uint32_t gb = g->fn->first_block + lb, tgb = g->fn->first_block + t;
   uint32_t np = g->nphis[tgb], first = p->blocks[tgb].first_op;
   LLVMBasicBlockRef out = jit_exit_before(g, ip, gb);
-  bool ok = g->body[t] != NULL;
-  for (uint32_t k = 0; k < np && ok; k++)
-    ok = p->ops[first + k].lanes <= 1;
-  if (!ok) {
+  uint32_t nl = 0; /* the phis' lanes */
+  for (uint32_t k = 0; k < np; k++)
+    nl += p->ops[first + k].lanes > 1 ? p->ops[first + k].lanes : 1;
+  LLVMValueRef *val = nl ? malloc(nl * sizeof *val) : NULL;
+  if (g->body[t] == NULL || (nl && !val)) {
+    free(val);
     LLVMBuildBr(B, out);
     return;
   }
@@ -339,17 +297,16 @@ static void gen_edge(jit_gen *g, uint32_t ip, uint32_t lb, uint32_t t, int c) {
     jit_guard(g, LLVMBuildICmp(B, LLVMIntNE, st, LLVMConstInt(g->i8, 0, 0), ""),
               ip, gb);
   }
-  if (c >= 0 && op->aux != CB_NONE) {
-    uint64_t v = ((uint64_t)op->aux << 8) | (unsigned)c;
+  if (bp != CB_NONE) {
     sig_add(g, v);
     jit_add_lv(g, LV_BRANCHES, 1);
-    if (op->aux < p->n_branches) {
+    if (bp < p->n_branches) {
       LLVMValueRef have = LLVMBuildIsNotNull(B, g->counts, "");
       LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(g->C, g->F, "");
       LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->C, g->F, "");
       LLVMBuildCondBr(B, have, yes, done);
       LLVMPositionBuilderAtEnd(B, yes);
-      LLVMValueRef k = jit_c64(g, 2 * (uint64_t)op->aux + (c ? 0 : 1));
+      LLVMValueRef k = jit_c64(g, 2 * (uint64_t)bp + (taken ? 0 : 1));
       LLVMValueRef cp = LLVMBuildGEP2(B, g->i64, g->counts, &k, 1, "");
       jit_store(
           g,
@@ -363,20 +320,29 @@ static void gen_edge(jit_gen *g, uint32_t ip, uint32_t lb, uint32_t t, int c) {
    * counts (the interpreter's jump) */
   if (tb->n_mach)
     jit_mach(g, tgb, tb->first_op, lb);
-  LLVMValueRef *v = np ? malloc(np * sizeof *v) : NULL;
+  uint32_t at = 0;
   for (uint32_t k = 0; k < np; k++) {
     const cb_op *ph = &p->ops[first + k];
     const int64_t *x = &p->extra[ph->aux];
-    v[k] = jit_c64(g, 0); /* an edge the phi does not name reads 0 */
+    unsigned l = ph->lanes > 1 ? ph->lanes : 1;
+    cb_operand src = CB_NONE; /* an edge the phi does not name reads 0 */
     for (int64_t j = 0; j < x[0]; j++)
       if ((uint32_t)x[1 + 2 * j] == lb) {
-        v[k] = jit_val(g, (cb_operand)x[2 + 2 * j]);
+        src = (cb_operand)x[2 + 2 * j];
         break;
       }
+    for (unsigned i = 0; i < l; i++)
+      val[at++] =
+          src == CB_NONE ? jit_c64(g, 0) : jit_val(g, (cb_operand)(src + i));
   }
-  for (uint32_t k = 0; k < np; k++)
-    jit_set(g, p->ops[first + k].dst, v[k]);
-  free(v);
+  at = 0;
+  for (uint32_t k = 0; k < np; k++) {
+    const cb_op *ph = &p->ops[first + k];
+    unsigned l = ph->lanes > 1 ? ph->lanes : 1;
+    for (unsigned i = 0; i < l; i++)
+      jit_set(g, ph->dst + i, val[at++]);
+  }
+  free(val);
   jit_set_lv(
       g, LV_BUDGET,
       LLVMBuildSub(B, jit_lv(g, LV_BUDGET), jit_c64(g, 1 + (uint64_t)np), ""));
@@ -390,7 +356,7 @@ static void gen_br(jit_gen *g, uint32_t ip, uint32_t lb) {
   const cb_block *blk = &p->blocks[g->fn->first_block + lb];
   const uint32_t *su = &p->succs[blk->first_succ];
   if (op->a == CB_NONE) {
-    gen_edge(g, ip, lb, su[0], -1);
+    gen_edge(g, ip, lb, su[0], CB_NONE, 0, false);
     return;
   }
   LLVMValueRef c = LLVMBuildTrunc(g->B, jit_val(g, op->a), g->i1, "");
@@ -398,9 +364,57 @@ static void gen_br(jit_gen *g, uint32_t ip, uint32_t lb) {
   LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBuildCondBr(g->B, c, yes, no);
   LLVMPositionBuilderAtEnd(g->B, yes);
-  gen_edge(g, ip, lb, su[0], 1);
+  gen_edge(g, ip, lb, su[0], op->aux, ((uint64_t)op->aux << 8) | 1, true);
   LLVMPositionBuilderAtEnd(g->B, no);
-  gen_edge(g, ip, lb, su[1], 0);
+  gen_edge(g, ip, lb, su[1], op->aux, (uint64_t)op->aux << 8, false);
+}
+
+/* eng_run()'s CB_OP_SWITCH: the value masked to its type, the first case
+ * equal to it (else successor 0, the default), the outcome word
+ * bp << 8 | (successor index & 0xff). One edge per successor index. */
+static void gen_switch(jit_gen *g, uint32_t ip, uint32_t lb) {
+  const cb_program *p = g->p;
+  const cb_op *op = &p->ops[ip];
+  const cb_block *blk = &p->blocks[g->fn->first_block + lb];
+  const uint32_t *su = &p->succs[blk->first_succ];
+  const int64_t *x = &p->extra[op->aux];
+  uint64_t n = (uint64_t)x[0], m = cb_ty_mask((cb_ty)op->ty);
+  uint32_t bp = (uint32_t)x[1 + 2 * n];
+  LLVMBasicBlockRef *to = calloc(blk->n_succ + 1, sizeof *to);
+  uint64_t *seen = malloc((n + 1) * sizeof *seen);
+  bool sane = blk->n_succ > 0 && op->ty >= CB_TY_I1 && op->ty <= CB_TY_I64;
+  for (uint64_t k = 0; k < n && sane; k++)
+    sane = (uint64_t)x[2 + 2 * k] < blk->n_succ;
+  if (!to || !seen || !sane) {
+    free(to);
+    free(seen);
+    LLVMBuildBr(g->B, jit_exit_before(g, ip, g->fn->first_block + lb));
+    return;
+  }
+  LLVMValueRef v = jit_mask(g, jit_val(g, op->a), op->ty);
+  to[0] = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  LLVMValueRef sw = LLVMBuildSwitch(g->B, v, to[0], (unsigned)n);
+  uint64_t n_seen = 0;
+  for (uint64_t k = 0; k < n; k++) {
+    uint64_t cv = (uint64_t)x[1 + 2 * k] & m, si = (uint64_t)x[2 + 2 * k];
+    bool dup = false; /* a later equal case is never taken */
+    for (uint64_t j = 0; j < n_seen && !dup; j++)
+      dup = seen[j] == cv;
+    if (dup)
+      continue;
+    seen[n_seen++] = cv;
+    if (!to[si])
+      to[si] = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+    LLVMAddCase(sw, jit_c64(g, cv), to[si]);
+  }
+  for (uint32_t si = 0; si < blk->n_succ; si++) {
+    if (!to[si])
+      continue;
+    LLVMPositionBuilderAtEnd(g->B, to[si]);
+    gen_edge(g, ip, lb, su[si], bp, ((uint64_t)bp << 8) | (si & 0xff), si != 0);
+  }
+  free(to);
+  free(seen);
 }
 
 void jit_check(jit_gen *g, uint32_t lb) {
@@ -449,6 +463,10 @@ void jit_block(jit_gen *g, uint32_t lb) {
     }
     if (op->code == CB_OP_BR) {
       gen_br(g, ip, lb);
+      return;
+    }
+    if (op->code == CB_OP_SWITCH) {
+      gen_switch(g, ip, lb);
       return;
     }
     if (op->code == CB_OP_RET) {

@@ -112,14 +112,18 @@ static bool const_scalar(fe *f, LLVMValueRef c, cb_value *out) {
     return true;
   }
   if (LLVMIsAConstantFP(c)) {
-    LLVMBool loses;
-    double d = LLVMConstRealGetDouble(c, &loses);
-    if (LLVMGetTypeKind(t) == LLVMFloatTypeKind)
-      out->f = (float)d;
-    else if (LLVMGetTypeKind(t) == LLVMDoubleTypeKind)
-      out->d = d;
-    else
+    /* the constant's bits, folded as an integer: through a double
+     * (LLVMConstRealGetDouble) a signalling NaN comes back quiet */
+    LLVMTypeKind k = LLVMGetTypeKind(t);
+    if (k != LLVMFloatTypeKind && k != LLVMDoubleTypeKind)
       return false;
+    LLVMValueRef bits = LLVMConstBitCast(
+        c, k == LLVMFloatTypeKind
+               ? LLVMInt32TypeInContext(LLVMGetTypeContext(t))
+               : LLVMInt64TypeInContext(LLVMGetTypeContext(t)));
+    if (!LLVMIsAConstantInt(bits))
+      return false;
+    out->u = LLVMConstIntGetZExtValue(bits);
     return true;
   }
   if (LLVMIsAConstantPointerNull(c) || LLVMIsAUndefValue(c) ||

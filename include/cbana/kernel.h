@@ -87,5 +87,8 @@ enum { CB_KERNEL_LEFT, CB_KERNEL_RETURNED };
 /* op_flags: a store folded into its load (x86 read-modify-write), which
  * makes no access. */
 #define CB_KERNEL_OP_FOLDED 1u
+/* op_flags: a vector select that picks lane by lane by its condition's
+ * lanes (else every lane by the condition's first lane). */
+#define CB_KERNEL_OP_LANESEL 2u
 
 #endif
