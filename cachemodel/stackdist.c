@@ -342,3 +342,40 @@ uint64_t cb_stackdist_refs(const cb_stackdist *sd) {
     r += sd->hist[d];
   return r;
 }
+
+typedef struct line_time {
+  uint32_t time;
+  uint64_t line;
+} line_time;
+
+static int by_time(const void *a, const void *b) {
+  uint32_t x = ((const line_time *)a)->time, y = ((const line_time *)b)->time;
+  return (x > y) - (x < y);
+}
+
+bool cb_stackdist_keep(cb_stackdist *sd, bool (*keep)(uint64_t, const void *),
+                       const void *ctx) {
+  line_time *kept = malloc((sd->distinct ? sd->distinct : 1) * sizeof *kept);
+  if (!kept)
+    return false;
+  size_t n = 0;
+  for (size_t g = 0; g < sd->n_groups; g++) {
+    if (!sd->keys[g])
+      continue;
+    for (int k = 0; k < SD_GROUP_LINES; k++) {
+      uint64_t line = (sd->keys[g] - 1) * SD_GROUP_LINES + (uint64_t)k;
+      if (sd->times[g].time[k] && keep(line, ctx))
+        kept[n++] = (line_time){sd->times[g].time[k], line};
+    }
+  }
+  qsort(kept, n, sizeof *kept, by_time);
+  /* The same lines referenced again in their order: the same LRU stack. */
+  cb_stackdist_reset(sd);
+  for (size_t i = 0; i < n; i++)
+    cb_stackdist_ref(sd, kept[i].line);
+  free(kept);
+  memset(sd->hist, 0, sd->hist_cap * sizeof *sd->hist);
+  sd->hist_len = 1;
+  sd->cold = 0;
+  return true;
+}

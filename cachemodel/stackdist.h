@@ -95,6 +95,13 @@ static inline uint64_t cb_stackdist_ref(cb_stackdist *sd, uint64_t line) {
  * would come out the same (affine.c's warps). */
 void cb_stackdist_add_refs(cb_stackdist *sd, uint64_t d, uint64_t count);
 
+/* Forgets every line for which keep(line, ctx) is false, the others
+ * keeping their order (a sampler that lowers its rate, shadow.c). The
+ * histogram and the cold count restart from zero. False if memory runs
+ * out. */
+bool cb_stackdist_keep(cb_stackdist *sd, bool (*keep)(uint64_t, const void *),
+                       const void *ctx);
+
 /* Misses of a fully associative LRU cache of `lines` lines. */
 uint64_t cb_stackdist_fa_misses(const cb_stackdist *sd, uint64_t lines);
 /* All references recorded. */
