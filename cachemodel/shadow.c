@@ -27,6 +27,9 @@ bool cb_shadow_init(cb_shadow *s, uint64_t lines, uint32_t max_sampled) {
   ok = cb_lineset_init(&s->seen) && ok;
   ok = cb_stackdist_init(&s->sd, 1u << 12) && ok;
   s->max_sampled = max_sampled;
+  s->near = !max_sampled          ? 1
+            : lines < SHADOW_NEAR ? (uint32_t)lines
+                                  : SHADOW_NEAR;
   if (!ok) {
     cb_shadow_free(s);
     return false;
@@ -39,8 +42,9 @@ void cb_shadow_free(cb_shadow *s) {
   cb_falru_free(&s->fa);
   cb_lineset_free(&s->seen);
   cb_stackdist_free(&s->sd);
-  for (int k = 0; k < SHADOW_SHIFTS; k++)
-    free(s->whist[k]);
+  for (int f = 0; f < 2; f++)
+    for (int k = 0; k < SHADOW_SHIFTS; k++)
+      free(s->whist[f][k]);
   free(s->est);
   memset(s, 0, sizeof *s);
 }
@@ -49,10 +53,14 @@ void cb_shadow_reset(cb_shadow *s) {
   cb_falru_reset(&s->fa);
   cb_lineset_reset(&s->seen);
   cb_stackdist_reset(&s->sd);
-  for (int k = 0; k < SHADOW_SHIFTS; k++)
-    if (s->whist[k])
-      memset(s->whist[k], 0, s->whist_cap[k] * sizeof *s->whist[k]);
+  for (int f = 0; f < 2; f++)
+    for (int k = 0; k < SHADOW_SHIFTS; k++)
+      if (s->whist[f][k])
+        memset(s->whist[f][k], 0, s->whist_cap[f][k] * sizeof(uint64_t));
   memset(s->whist_len, 0, sizeof s->whist_len);
+  memset(s->top, 0xff, sizeof s->top); /* no line */
+  memset(s->near_refs, 0, sizeof s->near_refs);
+  s->top_head = 0;
   s->last_line = UINT64_MAX;
   s->repeats = s->others = s->cold = s->fa_misses = 0;
   s->shift = 0;
@@ -62,30 +70,35 @@ void cb_shadow_reset(cb_shadow *s) {
 }
 
 /* count more sampled references at sampled distance d, at the current
- * rate. */
-static void sampled_add(cb_shadow *s, uint64_t d, uint64_t count) {
+ * rate, that the cache of C lines missed (far) or hit. */
+static void sampled_add(cb_shadow *s, bool far, uint64_t d, uint64_t count) {
   uint32_t k = s->shift;
-  if (d >= s->whist_cap[k]) {
-    size_t cap = s->whist_cap[k] ? s->whist_cap[k] : 64;
-    while (cap <= d)
-      cap *= 2;
-    uint64_t *h = realloc(s->whist[k], cap * sizeof *h);
-    if (!h)
+  uint64_t **h = &s->whist[far][k];
+  size_t *cap = &s->whist_cap[far][k], *len = &s->whist_len[far][k];
+  if (d >= *cap) {
+    size_t n = *cap ? *cap : 64;
+    while (n <= d)
+      n *= 2;
+    uint64_t *nh = realloc(*h, n * sizeof *nh);
+    if (!nh)
       abort(); /* no partial answer to give, as in stackdist.c */
-    memset(h + s->whist_cap[k], 0, (cap - s->whist_cap[k]) * sizeof *h);
-    s->whist[k] = h;
-    s->whist_cap[k] = cap;
+    memset(nh + *cap, 0, (n - *cap) * sizeof *nh);
+    *h = nh;
+    *cap = n;
   }
-  if (d >= s->whist_len[k])
-    s->whist_len[k] = (size_t)d + 1;
-  s->whist[k][d] += count;
+  if (d >= *len)
+    *len = (size_t)d + 1;
+  (*h)[d] += count;
 }
 
-/* A reference to a sampled line that is not a repeat. */
-static void sample_ref(cb_shadow *s, uint64_t line) {
+/* A reference to a sampled line that is not a repeat, at a distance of
+ * `near` lines or more (count: its sampled stack distance), or not
+ * (only the sample's order). */
+static void sample_ref(cb_shadow *s, uint64_t line, bool count, bool far) {
   uint64_t d = cb_stackdist_ref(&s->sd, line);
   if (d != SD_COLD) {
-    sampled_add(s, d, 1);
+    if (count)
+      sampled_add(s, far, d, 1);
     return;
   }
   /* A new line in the sample: halve the rate while it is too big. */
@@ -98,11 +111,33 @@ static void sample_ref(cb_shadow *s, uint64_t line) {
   }
 }
 
+/* The distance of a reference to `line` if below s->near (0 if not), the
+ * list of the most recent lines brought up to date. Searched only when
+ * the cache of C >= near lines hit: a miss is at distance C or more. */
+static inline uint32_t near_ref(cb_shadow *s, uint64_t line, bool fa_hit) {
+  const uint32_t mask = SHADOW_NEAR - 1;
+  uint32_t p = 1;
+  if (fa_hit)
+    while (p < s->near && s->top[(s->top_head + p) & mask] != line)
+      p++;
+  if (!fa_hit || p == s->near) {
+    /* on top; the line at position near - 1 leaves the list */
+    s->top_head = (s->top_head - 1) & mask;
+    s->top[s->top_head] = line;
+    return 0;
+  }
+  for (uint32_t q = p; q > 0; q--)
+    s->top[(s->top_head + q) & mask] = s->top[(s->top_head + q - 1) & mask];
+  s->top[s->top_head] = line;
+  return p;
+}
+
 unsigned cb_shadow_ref_new(cb_shadow *s, uint64_t line) {
   s->last_line = line;
   s->others++;
   unsigned cls;
-  if (cb_falru_ref(&s->fa, line)) {
+  const bool fa_hit = cb_falru_ref(&s->fa, line);
+  if (fa_hit) {
     cls = CB_MISS_CONFLICT;
   } else if (cb_lineset_add(&s->seen, line)) {
     s->cold++;
@@ -111,14 +146,18 @@ unsigned cb_shadow_ref_new(cb_shadow *s, uint64_t line) {
     s->fa_misses++;
     cls = CB_MISS_CAPACITY;
   }
+  uint32_t d = 0;
+  if (s->near > 1 && (d = near_ref(s, line, fa_hit)) != 0)
+    s->near_refs[d]++;
   if (sample_hash(line) <= s->limit)
-    sample_ref(s, line);
+    sample_ref(s, line, d == 0 && cls != CB_MISS_COMPULSORY,
+               cls == CB_MISS_CAPACITY);
   return cls;
 }
 
 /* The stack distances of a second pass over seq, after a first one, on a
- * move-to-front list (n is small); keep:
- * only the lines it says yes to, the others absent from the stream. */
+ * move-to-front list (n is small); keep: only the lines it says yes to,
+ * the others absent from the stream. */
 static void mtf_distances(const uint64_t *seq, uint32_t n, const bool *keep,
                           uint32_t *dist) {
   uint64_t stack[SHADOW_WARP_REFS];
@@ -153,24 +192,33 @@ void cb_shadow_warp(cb_shadow *s, const uint64_t *seq, uint32_t n, uint64_t m) {
     any |= keep[i] = sample_hash(seq[i]) <= s->limit;
   if (any)
     mtf_distances(seq, n, keep, sampled);
+  /* The list of the most recent lines and the sample's order are as the
+   * iteration before left them: only counts change. */
   for (uint32_t i = 0; i < n; i++) {
     if (full[i] == 0) {
       s->repeats += m;
       continue;
     }
     s->others += m;
-    if (full[i] >= s->fa.cap)
-      s->fa_misses += m;
-    if (keep[i])
-      sampled_add(s, sampled[i], m);
+    bool far = full[i] >= s->fa.cap;
+    s->fa_misses += far ? m : 0;
+    if (full[i] < s->near)
+      s->near_refs[full[i]] += m;
+    else if (keep[i])
+      sampled_add(s, far, sampled[i], m);
   }
 }
 
 /* est[lo..hi) := total spread in proportion to the weights in
  * est[lo..hi), whose sum is `weights`, rounding so that the parts sum
- * to total exactly. */
+ * to total exactly; all of it at lo if there are no weights. */
 static void spread(uint64_t *est, size_t lo, size_t hi, uint64_t weights,
                    uint64_t total) {
+  if (!weights) {
+    if (total)
+      est[lo] += total;
+    return;
+  }
   unsigned __int128 cum = 0;
   uint64_t given = 0;
   for (size_t d = lo; d < hi; d++) {
@@ -185,42 +233,43 @@ bool cb_shadow_histogram(cb_shadow *s, const uint64_t **hist, size_t *len,
                          uint64_t *cold) {
   const uint64_t refs = cb_shadow_refs(s);
   if (s->est_refs != refs || !s->est) {
-    const uint64_t cap = s->fa.cap;
-    /* The sampled references' weights by estimated distance: d / R,
-     * at least 1 (the repeats are counted apart). */
-    size_t n = 2;
+    const uint64_t cap = s->fa.cap, near = s->near;
+    /* The sampled references' weights at their estimated distances d/R,
+     * kept between near and C - 1 for the hits of the cache of C lines,
+     * at C or more for its misses. */
+    size_t n = cap + 1;
     for (uint32_t k = 0; k < SHADOW_SHIFTS; k++)
-      if (s->whist_len[k] && ((s->whist_len[k] - 1) << k) + 1 > n)
-        n = ((s->whist_len[k] - 1) << k) + 1;
-    if (n < cap + 1)
-      n = cap + 1;
+      if (s->whist_len[1][k] && ((s->whist_len[1][k] - 1) << k) + 1 > n)
+        n = ((s->whist_len[1][k] - 1) << k) + 1;
     free(s->est);
     s->est = calloc(n, sizeof *s->est);
     if (!s->est)
       return false;
-    unsigned __int128 below = 0, above = 0;
-    for (uint32_t k = 0; k < SHADOW_SHIFTS; k++)
-      for (size_t ds = 0; ds < s->whist_len[k]; ds++) {
-        uint64_t c = s->whist[k][ds], d = ds ? (uint64_t)ds << k : 1;
-        if (!c)
-          continue;
-        s->est[d] += c << k;
-        if (d < cap)
-          below += c << k;
-        else
-          above += c << k;
-      }
-    /* Exactly known: the others that were no first reference, and how
-     * many of them the cache of C lines missed (distance >= C). */
-    const uint64_t warm = s->others - s->cold, far = s->fa_misses;
-    if (below)
-      spread(s->est, 1, cap, (uint64_t)below, warm - far);
-    else
-      s->est[1] += warm - far; /* cap > 1 here: a hit at distance >= 1 */
-    if (above)
-      spread(s->est, cap, n, (uint64_t)above, far);
-    else
-      s->est[cap] += far;
+    uint64_t weights[2] = {0, 0};
+    for (int f = 0; f < 2; f++)
+      for (uint32_t k = 0; k < SHADOW_SHIFTS; k++)
+        for (size_t ds = 0; ds < s->whist_len[f][k]; ds++) {
+          uint64_t c = s->whist[f][k][ds] << k, d = (uint64_t)ds << k;
+          if (!c)
+            continue;
+          if (f)
+            d = d < cap ? cap : d;
+          else
+            d = d < near ? near : d >= cap ? cap - 1 : d;
+          s->est[d] += c;
+          weights[f] += c;
+        }
+    /* Exactly known: the references below near by distance, the others
+     * that were no first reference, and how many of them the cache of C
+     * lines missed (distance >= C). */
+    uint64_t warm = s->others - s->cold, far = s->fa_misses, mid = warm - far;
+    for (uint32_t d = 1; d < near; d++)
+      mid -= s->near_refs[d];
+    if (near < cap)
+      spread(s->est, near, cap, weights[0], mid);
+    spread(s->est, cap, n, weights[1], far);
+    for (uint32_t d = 1; d < near; d++)
+      s->est[d] = s->near_refs[d];
     s->est[0] = s->repeats;
     while (n > 1 && !s->est[n - 1])
       n--;
