@@ -41,6 +41,7 @@ enum {
   OPT_NO_KERNELS,
   OPT_WAIT_KERNELS,
   OPT_SHARD,
+  OPT_MRC,
 };
 
 static const struct option long_options[] = {
@@ -76,6 +77,7 @@ static const struct option long_options[] = {
     {"no-kernels", no_argument, NULL, OPT_NO_KERNELS},
     {"wait-kernels", no_argument, NULL, OPT_WAIT_KERNELS},
     {"shard", required_argument, NULL, OPT_SHARD},
+    {"mrc", required_argument, NULL, OPT_MRC},
     {NULL, 0, NULL, 0},
 };
 
@@ -225,6 +227,17 @@ bool cb_analyze_args_parse(int argc, char **argv, cb_analyze_args *a,
     case OPT_NO_CLASSIFY:
       a->no_classify = true;
       break;
+    /* --mrc: which miss-ratio curve (cachemodel/shadow.h) */
+    case OPT_MRC:
+      if (strcmp(optarg, "exact") == 0 || strcmp(optarg, "sampled") == 0) {
+        a->mrc_exact = strcmp(optarg, "exact") == 0;
+      } else {
+        fprintf(stderr,
+                "cbana %s: --mrc takes 'sampled' or 'exact', not '%s'\n",
+                command, optarg);
+        ok = false;
+      }
+      break;
     case OPT_QUIET:
       a->quiet = true;
       break;
@@ -344,6 +357,9 @@ void cb_analyze_args_usage(const char *command, const char *extra) {
       "  --D1=S,A,L --L2=S,A,L --LL=S,A,L\n"
       "                      cachegrind-style levels (size, ways, line), LRU\n"
       "  --no-classify       skip the compulsory/capacity/conflict classes\n"
+      "  --mrc sampled|exact the miss-ratio curve from a sample of the lines\n"
+      "                      (default; exact at the level's capacity) or\n"
+      "                      every line's stack distance (slower)\n"
       "output:\n"
       "  --format FORMAT     text (default), json (docs/report-json.md),\n"
       "                      annotate, html, sarif, dot "
