@@ -39,8 +39,8 @@ typedef struct cb_analyze_args {
   bool no_process;        /* --no-process: no start-up and exit traffic */
   bool no_memo;           /* --no-memo: simulate every input */
   bool no_split;          /* --no-split: one simulation thread an input */
-  bool no_kernels;   /* --no-kernels: no native kernels compiled */
-  bool wait_kernels; /* --wait-kernels: compiled before the run */
+  bool no_kernels;        /* --no-kernels: no native kernels compiled */
+  bool wait_kernels;      /* --wait-kernels: compiled before the run */
   /* check and validate */
   const char *baseline; /* --baseline FILE */
   double tolerance;     /* --tolerance PCT (validate), --max-increase */
