@@ -15,6 +15,11 @@ static inline uint64_t sample_hash(uint64_t x) {
   return x ^ (x >> 33);
 }
 
+/* The near list's entries: a line, and a flag for a sampled line whose
+ * latest reference the sample's stack has not seen yet (near_flush). */
+#define NEAR_DIRTY (1ull << 63)
+#define NEAR_NONE (UINT64_MAX >> 1) /* no line (lines are below 2^58) */
+
 static bool in_sample(uint64_t line, const void *limit) {
   return sample_hash(line) <= *(const uint64_t *)limit;
 }
@@ -58,7 +63,8 @@ void cb_shadow_reset(cb_shadow *s) {
       if (s->whist[f][k])
         memset(s->whist[f][k], 0, s->whist_cap[f][k] * sizeof(uint64_t));
   memset(s->whist_len, 0, sizeof s->whist_len);
-  memset(s->top, 0xff, sizeof s->top); /* no line */
+  for (int i = 0; i < SHADOW_NEAR; i++)
+    s->top[i] = NEAR_NONE;
   memset(s->near_refs, 0, sizeof s->near_refs);
   s->top_head = 0;
   s->last_line = UINT64_MAX;
@@ -111,24 +117,58 @@ static void sample_ref(cb_shadow *s, uint64_t line, bool count, bool far) {
   }
 }
 
+/* The near list defers the sample's work: a reference to a sampled line
+ * found there only flags it, and the flagged lines are referenced in the
+ * sample's stack, oldest first, before the stack is asked a distance or
+ * a flagged line leaves the list. Their deferred references are all
+ * later than every reference the stack saw (a flush precedes each of
+ * those), so the stack's order after a flush is the true one, and the
+ * distances it gives are exact. A hot working set of up to SHADOW_NEAR
+ * lines costs the sample nothing between misses of the near list. */
+static void near_flush(cb_shadow *s) {
+  const uint32_t mask = SHADOW_NEAR - 1;
+  for (uint32_t p = s->near; p-- > 0;) {
+    uint64_t *e = &s->top[(s->top_head + p) & mask];
+    if (!(*e & NEAR_DIRTY))
+      continue;
+    *e &= ~NEAR_DIRTY;
+    /* the rate may have dropped since: the line is no longer sampled */
+    if (sample_hash(*e) <= s->limit)
+      cb_stackdist_ref(&s->sd, *e);
+  }
+  s->n_dirty = 0;
+}
+
 /* The distance of a reference to `line` if below s->near (0 if not), the
  * list of the most recent lines brought up to date. Searched only when
  * the cache of C >= near lines hit: a miss is at distance C or more. */
-static inline uint32_t near_ref(cb_shadow *s, uint64_t line, bool fa_hit) {
+static inline uint32_t near_ref(cb_shadow *s, uint64_t line, bool fa_hit,
+                                bool sampled) {
   const uint32_t mask = SHADOW_NEAR - 1;
   uint32_t p = 1;
   if (fa_hit)
-    while (p < s->near && s->top[(s->top_head + p) & mask] != line)
+    while (p < s->near &&
+           (s->top[(s->top_head + p) & mask] & ~NEAR_DIRTY) != line)
       p++;
   if (!fa_hit || p == s->near) {
-    /* on top; the line at position near - 1 leaves the list */
+    /* on top, the line at position near - 1 leaving the list: the
+     * sample's stack is asked a distance (sampled) or may lose a
+     * deferred reference */
+    if (s->n_dirty &&
+        (sampled || (s->top[(s->top_head + s->near - 1) & mask] & NEAR_DIRTY)))
+      near_flush(s);
     s->top_head = (s->top_head - 1) & mask;
     s->top[s->top_head] = line;
     return 0;
   }
+  uint64_t e = s->top[(s->top_head + p) & mask];
+  if (sampled && !(e & NEAR_DIRTY)) {
+    e |= NEAR_DIRTY;
+    s->n_dirty++;
+  }
   for (uint32_t q = p; q > 0; q--)
     s->top[(s->top_head + q) & mask] = s->top[(s->top_head + q - 1) & mask];
-  s->top[s->top_head] = line;
+  s->top[s->top_head] = e;
   return p;
 }
 
@@ -146,12 +186,12 @@ unsigned cb_shadow_ref_new(cb_shadow *s, uint64_t line) {
     s->fa_misses++;
     cls = CB_MISS_CAPACITY;
   }
+  const bool sampled = sample_hash(line) <= s->limit;
   uint32_t d = 0;
-  if (s->near > 1 && (d = near_ref(s, line, fa_hit)) != 0)
+  if (s->near > 1 && (d = near_ref(s, line, fa_hit, sampled)) != 0)
     s->near_refs[d]++;
-  if (sample_hash(line) <= s->limit)
-    sample_ref(s, line, d == 0 && cls != CB_MISS_COMPULSORY,
-               cls == CB_MISS_CAPACITY);
+  else if (sampled)
+    sample_ref(s, line, cls != CB_MISS_COMPULSORY, cls == CB_MISS_CAPACITY);
   return cls;
 }
 

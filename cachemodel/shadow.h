@@ -56,6 +56,7 @@ typedef struct cb_shadow {
    * (top_head + p) % SHADOW_NEAR; the references found there, by
    * distance. */
   uint32_t near, top_head;
+  uint32_t n_dirty; /* entries whose sample reference waits (shadow.c) */
   uint64_t top[SHADOW_NEAR];
   uint64_t near_refs[SHADOW_NEAR];
   /* The sample: its stack distances, the rate 2^-shift, the limit
