@@ -32,9 +32,8 @@ bool cb_shadow_init(cb_shadow *s, uint64_t lines, uint32_t max_sampled) {
   ok = cb_lineset_init(&s->seen) && ok;
   ok = cb_stackdist_init(&s->sd, 1u << 12) && ok;
   s->max_sampled = max_sampled;
-  s->near = !max_sampled          ? 1
-            : lines < SHADOW_NEAR ? (uint32_t)lines
-                                  : SHADOW_NEAR;
+  s->near = lines < SHADOW_NEAR ? (uint32_t)lines : SHADOW_NEAR;
+  s->defer = lines >= 2 * SHADOW_NEAR;
   if (!ok) {
     cb_shadow_free(s);
     return false;
@@ -65,6 +64,8 @@ void cb_shadow_reset(cb_shadow *s) {
   memset(s->whist_len, 0, sizeof s->whist_len);
   for (int i = 0; i < SHADOW_NEAR; i++)
     s->top[i] = NEAR_NONE;
+  memset(s->top_count, 0, sizeof s->top_count);
+  s->n_dirty = 0;
   memset(s->near_refs, 0, sizeof s->near_refs);
   s->top_head = 0;
   s->last_line = UINT64_MAX;
@@ -117,64 +118,110 @@ static void sample_ref(cb_shadow *s, uint64_t line, bool count, bool far) {
   }
 }
 
-/* The near list defers the sample's work: a reference to a sampled line
- * found there only flags it, and the flagged lines are referenced in the
- * sample's stack, oldest first, before the stack is asked a distance or
- * a flagged line leaves the list. Their deferred references are all
- * later than every reference the stack saw (a flush precedes each of
- * those), so the stack's order after a flush is the true one, and the
- * distances it gives are exact. A hot working set of up to SHADOW_NEAR
- * lines costs the sample nothing between misses of the near list. */
+/* The near list defers work: a reference found there only flags its
+ * entry, and the flagged lines are referenced again, oldest first, in
+ * the sample's stack (sampled lines) and, with `defer`, in the fully
+ * associative cache, before either is asked anything (a reference not
+ * found in the list) or a flagged line leaves the list. A flush precedes
+ * every reference those structures see, so the deferred references are
+ * later than all of theirs, and the flagged entries are the front of
+ * the list: after a flush both hold the true LRU order, and every answer
+ * they give is exact. The cache's order matters only for its victim, its
+ * least recent line, which is never in the list (C >= 2 SHADOW_NEAR). A
+ * hot working set of up to SHADOW_NEAR lines costs neither anything
+ * between references that leave it. */
 static void near_flush(cb_shadow *s) {
   const uint32_t mask = SHADOW_NEAR - 1;
   for (uint32_t p = s->near; p-- > 0;) {
-    uint64_t *e = &s->top[(s->top_head + p) & mask];
-    if (!(*e & NEAR_DIRTY))
+    const uint32_t at = (s->top_head + p) & mask;
+    if (!(s->top[at] & NEAR_DIRTY))
       continue;
-    *e &= ~NEAR_DIRTY;
+    const uint64_t line = s->top[at] &= ~NEAR_DIRTY;
+    if (s->defer && s->top_node[at] != s->fa.head) {
+      fa_unlink(&s->fa, s->top_node[at]);
+      fa_push_front(&s->fa, s->top_node[at]);
+    }
     /* the rate may have dropped since: the line is no longer sampled */
-    if (sample_hash(*e) <= s->limit)
-      cb_stackdist_ref(&s->sd, *e);
+    if (sample_hash(line) <= s->limit)
+      cb_stackdist_ref(&s->sd, line);
   }
   s->n_dirty = 0;
 }
 
-/* The distance of a reference to `line` if below s->near (0 if not), the
- * list of the most recent lines brought up to date. Searched only when
- * the cache of C >= near lines hit: a miss is at distance C or more. */
-static inline uint32_t near_ref(cb_shadow *s, uint64_t line, bool fa_hit,
-                                bool sampled) {
+static inline uint32_t near_tag(uint64_t line) {
+  return (uint32_t)((line * 0x9E3779B97F4A7C15ull) >> 56);
+}
+
+/* Moves the entry at position p (0 < p < near) to the front, flagged. */
+static inline void near_to_front(cb_shadow *s, uint32_t p) {
   const uint32_t mask = SHADOW_NEAR - 1;
-  uint32_t p = 1;
-  if (fa_hit)
-    while (p < s->near &&
-           (s->top[(s->top_head + p) & mask] & ~NEAR_DIRTY) != line)
-      p++;
-  if (!fa_hit || p == s->near) {
-    /* on top, the line at position near - 1 leaving the list: the
-     * sample's stack is asked a distance (sampled) or may lose a
-     * deferred reference */
-    if (s->n_dirty &&
-        (sampled || (s->top[(s->top_head + s->near - 1) & mask] & NEAR_DIRTY)))
-      near_flush(s);
+  uint32_t at = (s->top_head + p) & mask;
+  uint64_t e = s->top[at];
+  uint32_t node = s->top_node[at];
+  if (!(e & NEAR_DIRTY)) {
+    e |= NEAR_DIRTY;
+    s->n_dirty++;
+  }
+  for (uint32_t q = p; q > 0; q--) {
+    uint32_t to = (s->top_head + q) & mask, from = (to - 1) & mask;
+    s->top[to] = s->top[from];
+    s->top_node[to] = s->top_node[from];
+  }
+  s->top[s->top_head] = e;
+  s->top_node[s->top_head] = node;
+}
+
+/* A line on top of the list, the one at position SHADOW_NEAR - 1 leaving
+ * it (the list clean: flushed). */
+static inline void near_push(cb_shadow *s, uint64_t line, uint32_t node) {
+  const uint32_t mask = SHADOW_NEAR - 1;
+  s->top_head = (s->top_head - 1) & mask;
+  if (s->top[s->top_head] != NEAR_NONE)
+    s->top_count[near_tag(s->top[s->top_head])]--;
+  s->top[s->top_head] = line;
+  s->top_node[s->top_head] = node;
+  s->top_count[near_tag(line)]++;
+}
+
+/* The position of `line` in the list, 0 if absent. */
+static inline uint32_t near_find(const cb_shadow *s, uint64_t line) {
+  const uint32_t mask = SHADOW_NEAR - 1;
+  for (uint32_t p = 1; p < s->near; p++)
+    if ((s->top[(s->top_head + p) & mask] & ~NEAR_DIRTY) == line)
+      return p;
+  return 0;
+}
+
+/* The distance of a reference to `line` if below s->near (0 if not), the
+ * list brought up to date, for caches of fewer than 2 SHADOW_NEAR lines
+ * (no deferral of the cache's work; its verdict is in: searched only
+ * when it hit, as a miss is at distance C or more). */
+static inline uint32_t near_ref(cb_shadow *s, uint64_t line, bool fa_hit) {
+  const uint32_t mask = SHADOW_NEAR - 1;
+  uint32_t p = fa_hit ? near_find(s, line) : 0;
+  if (!p) {
     s->top_head = (s->top_head - 1) & mask;
     s->top[s->top_head] = line;
     return 0;
   }
-  uint64_t e = s->top[(s->top_head + p) & mask];
-  if (sampled && !(e & NEAR_DIRTY)) {
-    e |= NEAR_DIRTY;
-    s->n_dirty++;
-  }
-  for (uint32_t q = p; q > 0; q--)
-    s->top[(s->top_head + q) & mask] = s->top[(s->top_head + q - 1) & mask];
-  s->top[s->top_head] = e;
+  near_to_front(s, p);
   return p;
 }
 
 unsigned cb_shadow_ref_new(cb_shadow *s, uint64_t line) {
   s->last_line = line;
   s->others++;
+  const bool sampled = sample_hash(line) <= s->limit;
+  if (s->defer && s->top_count[near_tag(line)]) {
+    uint32_t p = near_find(s, line);
+    if (p) { /* distance p < C: a hit, counted, the work deferred */
+      near_to_front(s, p);
+      s->near_refs[p]++;
+      return CB_MISS_CONFLICT;
+    }
+  }
+  if (s->n_dirty)
+    near_flush(s);
   unsigned cls;
   const bool fa_hit = cb_falru_ref(&s->fa, line);
   if (fa_hit) {
@@ -186,11 +233,12 @@ unsigned cb_shadow_ref_new(cb_shadow *s, uint64_t line) {
     s->fa_misses++;
     cls = CB_MISS_CAPACITY;
   }
-  const bool sampled = sample_hash(line) <= s->limit;
   uint32_t d = 0;
-  if (s->near > 1 && (d = near_ref(s, line, fa_hit, sampled)) != 0)
+  if (s->defer)
+    near_push(s, line, s->fa.head); /* the line's node is the front */
+  else if (s->near > 1 && (d = near_ref(s, line, fa_hit)) != 0)
     s->near_refs[d]++;
-  else if (sampled)
+  if (sampled && d == 0)
     sample_ref(s, line, cls != CB_MISS_COMPULSORY, cls == CB_MISS_CAPACITY);
   return cls;
 }

@@ -7,7 +7,9 @@
  * misses (falru.c, O(1) a reference), compulsory on the line's first
  * reference, conflict otherwise. A reference to the line referenced just
  * before at this level is a hit of that cache that changes nothing: it is
- * counted and nothing else.
+ * counted and nothing else. A reference to one of the SHADOW_NEAR most
+ * recent lines (the near list below) is a hit too, at a known distance:
+ * it is counted, and the cache's update waits (shadow.c, near_flush).
  *
  * The miss-ratio curve (misses of such caches of every capacity) comes
  * from LRU stack distances (stackdist.c), computed for a spatial sample
@@ -19,8 +21,8 @@
  * fixed-size variant of SHARDS), dropping the lines the new threshold
  * leaves out. What is known exactly is used as is: the references at
  * distance 0 (the repeats above), those at distances below SHADOW_NEAR
- * (a move-to-front list of the most recent lines, searched only when the
- * cache of C lines hit), the first references, and how many of the
+ * (a move-to-front list of the most recent lines), the first
+ * references, and how many of the
  * others miss at capacity C; the sample only spreads the others between
  * the distances from SHADOW_NEAR to C - 1, and those from C on
  * (shadow.c). The hash is fixed, so the curve is a function of the
@@ -51,13 +53,15 @@ typedef struct cb_shadow {
   uint64_t repeats, others, cold, fa_misses;
   cb_falru fa;
   cb_lineset seen;
-  /* The sampled mode's exact part: the `near` most recent lines
-   * (min(SHADOW_NEAR, C), 1 in the exact mode), a ring, position p at
-   * (top_head + p) % SHADOW_NEAR; the references found there, by
-   * distance. */
+  /* The exact part: the `near` most recent lines (min(SHADOW_NEAR,
+   * C)), a ring, position p at (top_head + p) % SHADOW_NEAR; the
+   * references found there, by distance. */
   uint32_t near, top_head;
-  uint32_t n_dirty; /* entries whose sample reference waits (shadow.c) */
+  uint32_t n_dirty; /* flagged entries, whose work waits (shadow.c) */
+  bool defer;       /* the cache's work deferred too (C >= 2 near) */
   uint64_t top[SHADOW_NEAR];
+  uint32_t top_node[SHADOW_NEAR]; /* the line's node in fa */
+  uint8_t top_count[256];         /* entries by near_tag: a filter */
   uint64_t near_refs[SHADOW_NEAR];
   /* The sample: its stack distances, the rate 2^-shift, the limit
    * (0: none); per rate, the sampled references at distance near or
