@@ -278,15 +278,6 @@ COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
   return d;
 }
 
-void cb_stackdist_add_refs(cb_stackdist *sd, uint64_t d, uint64_t count) {
-  if (d >= sd->hist_len) {
-    if (d >= sd->hist_cap && !hist_grow(sd, (size_t)d + 1))
-      out_of_memory();
-    sd->hist_len = (size_t)d + 1;
-  }
-  sd->hist[d] += count;
-}
-
 bool cb_stackdist_init(cb_stackdist *sd, uint32_t initial_cap) {
   memset(sd, 0, sizeof *sd);
   sd->initial_cap = round_cap(initial_cap ? initial_cap : 1);
@@ -327,13 +318,6 @@ void cb_stackdist_reset(cb_stackdist *sd) {
   memset(sd->recent_key, 0, sizeof sd->recent_key);
   sd->cold = sd->distinct = 0;
   sd->last_line = NO_LINE;
-}
-
-uint64_t cb_stackdist_fa_misses(const cb_stackdist *sd, uint64_t lines) {
-  uint64_t m = sd->cold;
-  for (size_t d = lines; d < sd->hist_len; d++)
-    m += sd->hist[d];
-  return m;
 }
 
 uint64_t cb_stackdist_refs(const cb_stackdist *sd) {
