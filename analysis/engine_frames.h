@@ -73,6 +73,23 @@ static inline void eng_emit_mach(cb_eng *e, const cb_block *b, uint64_t cfa) {
   eng_emit_mach_at(e, b, cfa, b->first_op);
 }
 
+/* The value `ret` op `op` of frame F returns, into rv (256 slots at
+ * most); the slots it takes, 0 for none. */
+static inline unsigned eng_ret_value(const cb_eng *e, const cb_frame *F,
+                                     const cb_op *op, cb_value *rv) {
+  const cb_program *p = e->p;
+  const cb_function *fn = &p->functions[F->func];
+  if (op->a == CB_NONE || fn->ret_ty == CB_TY_VOID)
+    return 0;
+  unsigned l = fn->ret_lanes ? fn->ret_lanes : 1;
+  const cb_value *a = (op->a & CB_OPND_CONST)
+                          ? &p->consts[op->a & ~CB_OPND_CONST]
+                          : &e->slots[F->slot_base + op->a];
+  for (unsigned i = 0; i < l && i < 256; i++)
+    rv[i] = a[i];
+  return l;
+}
+
 static inline void eng_pop_frame(cb_eng *e) {
   cb_frame *F = &e->frames[e->depth - 1];
   const cb_program *p = e->p;

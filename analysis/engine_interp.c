@@ -428,16 +428,8 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
       goto jump;
     }
     case CB_OP_RET: {
-      const cb_function *fn = &p->functions[F->func];
-      unsigned l = fn->ret_lanes ? fn->ret_lanes : 1;
       cb_value rv[256];
-      if (op->a != CB_NONE && fn->ret_ty != CB_TY_VOID) {
-        const cb_value *a = V(op->a);
-        for (unsigned i = 0; i < l && i < 256; i++)
-          rv[i] = a[i];
-      } else {
-        l = 0;
-      }
+      unsigned l = eng_ret_value(e, F, op, rv);
       uint32_t call_op = F->call_op;
       e->ret_lanes = l;
       eng_pop_frame(e);

@@ -191,20 +191,8 @@ int eng_kernel_ret(cb_kernel_io *io) {
   uint32_t ip = io->ip;
   io_to_state(e, io, ip + 1);
   cb_frame *F = &e->frames[e->depth - 1];
-  const cb_op *op = &p->ops[ip];
-  const cb_function *fn = &p->functions[F->func];
-  const cb_value *S = e->slots + F->slot_base;
-  unsigned l = fn->ret_lanes ? fn->ret_lanes : 1;
   cb_value rv[256];
-  if (op->a != CB_NONE && fn->ret_ty != CB_TY_VOID) {
-    const cb_value *a = (op->a & CB_OPND_CONST)
-                            ? &p->consts[op->a & ~CB_OPND_CONST]
-                            : &S[op->a];
-    for (unsigned i = 0; i < l && i < 256; i++)
-      rv[i] = a[i];
-  } else {
-    l = 0;
-  }
+  unsigned l = eng_ret_value(e, F, &p->ops[ip], rv);
   uint32_t call_op = F->call_op;
   e->ret_lanes = l;
   e->kernel_frames--;

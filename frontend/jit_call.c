@@ -6,18 +6,26 @@
  * over the batch and may move the slot stack. */
 #include "jit_gen.h"
 
-void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb) {
+/* The engine's io->call or io->ret (field) for op ip of global block gb,
+ * with the locals handed over; the op is one of the budget, as in the
+ * interpreter's loop. */
+static LLVMValueRef call_engine(jit_gen *g, uint32_t ip, uint32_t gb,
+                                unsigned field) {
   LLVMBuilderRef B = g->B;
-  uint32_t lb = gb - g->fn->first_block;
-  /* the call is one op of the budget, as in the interpreter's loop */
   jit_save_locals(g);
   jit_store(g, LLVMBuildSub(B, jit_lv(g, LV_BUDGET), jit_c64(g, 1), ""),
             jit_io_field(g, IO_BUDGET), TB_IO);
   jit_store(g, LLVMConstInt(g->i32, ip, 0), jit_io_field(g, IO_IP), TB_IO);
   jit_store(g, LLVMConstInt(g->i32, gb, 0), jit_io_field(g, IO_BLOCK), TB_IO);
   LLVMValueRef fn = jit_load(g, LLVMPointerType(g->call_ty, 0),
-                             jit_io_field(g, IO_CALL), TB_IO);
-  LLVMValueRef r = LLVMBuildCall2(B, g->call_ty, fn, &g->io, 1, "");
+                             jit_io_field(g, field), TB_IO);
+  return LLVMBuildCall2(B, g->call_ty, fn, &g->io, 1, "");
+}
+
+void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb) {
+  LLVMBuilderRef B = g->B;
+  uint32_t lb = gb - g->fn->first_block;
+  LLVMValueRef r = call_engine(g, ip, gb, IO_CALL);
   LLVMBasicBlockRef started = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBasicBlockRef enter = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBasicBlockRef left = LLVMAppendBasicBlockInContext(g->C, g->F, "");
@@ -82,13 +90,6 @@ void jit_ret_op(jit_gen *g, uint32_t ip, uint32_t gb) {
       B, LLVMBuildICmp(B, LLVMIntEQ, nest, LLVMConstInt(g->i32, 0, 0), ""),
       jit_exit_before(g, ip, gb), back);
   LLVMPositionBuilderAtEnd(B, back);
-  jit_save_locals(g);
-  jit_store(g, LLVMBuildSub(B, jit_lv(g, LV_BUDGET), jit_c64(g, 1), ""),
-            jit_io_field(g, IO_BUDGET), TB_IO);
-  jit_store(g, LLVMConstInt(g->i32, ip, 0), jit_io_field(g, IO_IP), TB_IO);
-  jit_store(g, LLVMConstInt(g->i32, gb, 0), jit_io_field(g, IO_BLOCK), TB_IO);
-  LLVMValueRef fn = jit_load(g, LLVMPointerType(g->call_ty, 0),
-                             jit_io_field(g, IO_RET), TB_IO);
-  LLVMBuildCall2(B, g->call_ty, fn, &g->io, 1, "");
+  call_engine(g, ip, gb, IO_RET);
   LLVMBuildRet(B, LLVMConstInt(g->i32, CB_KERNEL_RETURNED, 0));
 }
