@@ -21,7 +21,7 @@ import tempfile
 import time
 
 
-def run(binary, srcs, cflags, args, extra, timeout):
+def run(binary, srcs, cflags, args, extra, timeout, cache_home=None):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "r.json")
         cmd = [binary, "analyze"] + srcs + ["--cflags", cflags, "--stats",
@@ -29,9 +29,12 @@ def run(binary, srcs, cflags, args, extra, timeout):
         if args:
             cmd += ["--args", args]
         t0 = time.time()
+        env = dict(os.environ)
+        if cache_home:
+            env["XDG_CACHE_HOME"] = cache_home
         try:
             p = subprocess.run(cmd, capture_output=True, text=True,
-                               timeout=timeout)
+                               timeout=timeout, env=env)
         except subprocess.TimeoutExpired:
             return {"status": "timeout", "wall": timeout}
         wall = time.time() - t0
@@ -120,6 +123,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--extra", default="", help="options for both runs")
     ap.add_argument("--out", required=True, help="prefix of .md and .tsv")
+    ap.add_argument("--cache-a", help="XDG_CACHE_HOME of A's runs")
+    ap.add_argument("--cache-b", help="XDG_CACHE_HOME of B's runs")
     o = ap.parse_args()
     if o.polybench:
         progs = programs_from_polybench(o.polybench, o.size, o.only)
@@ -134,8 +139,8 @@ def main():
               "b_kfn\tb_kcpu\tequal\tb_left\n")
     gen_ratio, wall_ratio, shares, worse = [], [], [], []
     for name, src, cflags, args, cg in progs:
-        ra = run(o.a, src, cflags, args, extra, o.timeout)
-        rb = run(o.b, src, cflags, args, extra, o.timeout)
+        ra = run(o.a, src, cflags, args, extra, o.timeout, o.cache_a)
+        rb = run(o.b, src, cflags, args, extra, o.timeout, o.cache_b)
         eq = ra.get("report") is not None and ra.get("report") == rb.get("report")
         share = (rb["kops"] / rb["ops"]) if rb.get("ops") else None
         if ra.get("gen") and rb.get("gen"):
