@@ -57,10 +57,21 @@ def run(binary, srcs, cflags, args, extra, timeout, cache_home=None):
             j.pop("stats", None)
             for run_ in j.get("runs", []):
                 run_.pop("stats", None)
-            r["report"] = json.dumps(j, sort_keys=True)
+            r["report"] = json.dumps(strip_curves(j), sort_keys=True)
         except (OSError, ValueError):
             r["report"] = None
         return r
+
+
+def strip_curves(j):
+    """The report without its miss-ratio curves, which a build may sample
+    (--mrc): every count and class stays."""
+    if isinstance(j, dict):
+        return {k: strip_curves(v) for k, v in j.items()
+                if not k.startswith("miss_ratio_curve")}
+    if isinstance(j, list):
+        return [strip_curves(v) for v in j]
+    return j
 
 
 def programs_from_tsv(path, lts, min_cg):
