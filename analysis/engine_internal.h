@@ -100,17 +100,17 @@ typedef struct cb_eng {
     uint32_t entries; /* from kernels, into the template's loop */
     uint64_t iters;   /* the template ran */
   } * ktpl;
-  uint64_t *kheat;        /* per function: ops run before its kernel was asked
-                             for (engine_kernel.c); UINT64_MAX once asked */
-  uint32_t kernel_nest;   /* calls run for kernels, one inside another */
-  uint32_t kernel_frames; /* kernels running that kernels called */
-  cb_stop kernel_stop;    /* a call run for a kernel ended the run */
-  uint32_t ret_lanes;     /* slots of the value the last `ret` returned */
-  uint32_t mach_made_at;  /* a kernel left before this op, having made the
-                             machine-code accesses before it; CB_NONE */
-  int64_t *fo_off;        /* per frame object: offset from the CFA */
-  uint64_t *frame_size;   /* per function: CFA - rsp in the body */
-  uint32_t *fn_by_addr;   /* function indexes sorted by addr */
+  uint64_t *kheat;       /* per function: ops run before its kernel was asked
+                            for (engine_kernel.c); UINT64_MAX once asked */
+  uint32_t kernel_nest;  /* calls run for kernels, one inside another */
+  uintptr_t kstack_lo;   /* a kernel calls a kernel above this stack address */
+  cb_stop kernel_stop;   /* a call run for a kernel ended the run */
+  uint32_t ret_lanes;    /* slots of the value the last `ret` returned */
+  uint32_t mach_made_at; /* a kernel left before this op, having made the
+                            machine-code accesses before it; CB_NONE */
+  int64_t *fo_off;       /* per frame object: offset from the CFA */
+  uint64_t *frame_size;  /* per function: CFA - rsp in the body */
+  uint32_t *fn_by_addr;  /* function indexes sorted by addr */
   uint32_t n_fn_by_addr;
 
   cb_value *slots;

@@ -2,6 +2,8 @@
  * (engine_kernel.h, kernel.h). */
 #include "engine_kernel.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "engine_frames.h"
@@ -19,10 +21,10 @@
 /* Calls run for kernels one inside another (each a few KiB of the native
  * stack) before the interpreter runs the next call itself. */
 #define KERNEL_NEST_MAX 64u
-/* Kernels called by kernels, one inside another, in all (a native frame
- * each, up to a few KiB for a long function), before a call is left to
- * the interpreter, whose frames are its own. */
-#define KERNEL_NATIVE_NEST_MAX 256u
+/* Native stack kept free below a kernel that calls another kernel (a
+ * native frame each, up to a few KiB for a long function): past it, the
+ * call is left to the interpreter, whose frames are its own. */
+#define KERNEL_STACK_MARGIN (512u << 10)
 
 static int leave_at_once(cb_kernel_io *io) {
   (void)io;
@@ -38,6 +40,7 @@ static void state_to_io(const volatile cb_eng *e, cb_kernel_io *io) {
   io->batch = (uint8_t *)e->batch;
   io->nbatch = e->nbatch;
   io->cap = e->cap;
+  io->stream_records = e->stream_records;
   io->budget = e->budget_left;
   io->sig_v = e->sig_v;
   io->sig_n = e->sig_n;
@@ -106,6 +109,18 @@ void eng_kernel_setup(cb_eng *e) {
                   : hot > KERNEL_HOT_MIN ? hot
                                          : KERNEL_HOT_MIN;
   }
+  /* this thread's stack, which kernels calling kernels grow */
+  pthread_attr_t attr;
+  void *lo = NULL;
+  size_t size = 0;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    if (pthread_attr_getstack(&attr, &lo, &size) != 0)
+      lo = NULL;
+    pthread_attr_destroy(&attr);
+  }
+  e->kstack_lo = lo && size > 2 * KERNEL_STACK_MARGIN
+                     ? (uintptr_t)lo + KERNEL_STACK_MARGIN
+                     : UINTPTR_MAX; /* unknown: no kernel calls a kernel */
   e->kernels = p->kernels;
 }
 
@@ -142,8 +157,8 @@ int eng_kernel_call(cb_kernel_io *io) {
   cb_frame *F = &e->frames[e->depth - 1];
   if (st == CB_GO && e->depth != d0) {
     cb_kernel_fn k =
-        e->kernel_frames < KERNEL_NATIVE_NEST_MAX && e->kentry[F->ip] &&
-                !e->kstop[F->block]
+        (uintptr_t)__builtin_frame_address(0) > e->kstack_lo &&
+                e->kentry[F->ip] && !e->kstop[F->block]
             ? __atomic_load_n(&e->kernels[F->func], __ATOMIC_ACQUIRE)
             : NULL;
     if (k || e->kernel_nest >= KERNEL_NEST_MAX) {
@@ -153,7 +168,6 @@ int eng_kernel_call(cb_kernel_io *io) {
       io->ip = F->ip;
       io->block = F->block;
       io->callee = k ? k : leave_at_once;
-      e->kernel_frames += k != NULL; /* fl_kernel takes them back */
       return CB_KCALL_ENTERED;
     }
   }
@@ -182,6 +196,17 @@ int eng_kernel_call(cb_kernel_io *io) {
   return CB_KCALL_DONE;
 }
 
+int eng_kernel_flush(cb_kernel_io *io) {
+  cb_eng *e = io->engine;
+  e->nbatch = io->nbatch;
+  cb_eng_next_batch(e);
+  io->batch = (uint8_t *)e->batch;
+  io->nbatch = e->nbatch;
+  io->cap = e->cap;
+  io->stream_records = e->stream_records;
+  return CB_KCALL_DONE;
+}
+
 /* eng_run's CB_OP_RET for a frame whose caller is a kernel: the callee's
  * value into the call's slots, the frame popped, and after the call the
  * caller block's machine-code accesses. */
@@ -195,7 +220,6 @@ int eng_kernel_ret(cb_kernel_io *io) {
   unsigned l = eng_ret_value(e, F, &p->ops[ip], rv);
   uint32_t call_op = F->call_op;
   e->ret_lanes = l;
-  e->kernel_frames--;
   eng_pop_frame(e);
   F = &e->frames[e->depth - 1];
   if (call_op != CB_NONE && p->ops[call_op].dst != CB_NONE)

@@ -78,13 +78,12 @@ static inline bool fl_kernel(cb_eng *e, cb_frame **Fp, cb_value **Sp,
                      .engine = e,
                      .call = eng_kernel_call,
                      .ret = eng_kernel_ret,
+                     .flush = eng_kernel_flush,
                      .ip = *ip,
                      .block = F->block,
                      .prev = F->prev};
   uint64_t done0 = eng_ops_done(e, *budget);
-  uint32_t frames0 = e->kernel_frames;
   k(&io);
-  e->kernel_frames = frames0; /* the kernels it called have returned */
   /* read field by field (engine_kernel.c, io_to_state, says why) */
   const volatile cb_kernel_io *vo = &io;
   e->out->kernel_ops += eng_ops_done(e, vo->budget) - done0;

@@ -80,29 +80,29 @@ LLVMValueRef jit_io_field(jit_gen *g, unsigned f) {
 }
 
 /* The io fields each local mirrors. */
-static const unsigned lv_field[LV_COUNT] = {[LV_NBATCH] = IO_NBATCH,
-                                            [LV_BUDGET] = IO_BUDGET,
-                                            [LV_STORES] = IO_STORES,
-                                            [LV_BRANCHES] = IO_BRANCHES,
-                                            [LV_SIG_V] = IO_SIG_V,
-                                            [LV_SIG_N] = IO_SIG_N,
-                                            [LV_PATH_SIG] = IO_PATH_SIG,
-                                            [LV_PREV] = IO_PREV,
-                                            [LV_LOADS] = IO_LOADS,
-                                            [LV_CFA] = IO_CFA,
-                                            [LV_SLOTS] = IO_SLOTS,
-                                            [LV_BATCH] = IO_BATCH,
-                                            [LV_CAP] = IO_CAP};
+static const unsigned lv_field[LV_COUNT] = {
+    [LV_NBATCH] = IO_NBATCH,     [LV_BUDGET] = IO_BUDGET,
+    [LV_STORES] = IO_STORES,     [LV_BRANCHES] = IO_BRANCHES,
+    [LV_SIG_V] = IO_SIG_V,       [LV_SIG_N] = IO_SIG_N,
+    [LV_PATH_SIG] = IO_PATH_SIG, [LV_PREV] = IO_PREV,
+    [LV_LOADS] = IO_LOADS,       [LV_CFA] = IO_CFA,
+    [LV_SLOTS] = IO_SLOTS,       [LV_BATCH] = IO_BATCH,
+    [LV_CAP] = IO_CAP,           [LV_STREAM] = IO_STREAM};
 
 void jit_save_locals(jit_gen *g) {
   for (int k = 0; k < LV_WRITTEN; k++)
     jit_store(g, jit_lv(g, k), jit_io_field(g, lv_field[k]), TB_IO);
 }
 
+void jit_load_local(jit_gen *g, int which) {
+  jit_set_lv(
+      g, which,
+      jit_load(g, lv_type(g, which), jit_io_field(g, lv_field[which]), TB_IO));
+}
+
 void jit_load_locals(jit_gen *g) {
   for (int k = 0; k < LV_COUNT; k++)
-    jit_set_lv(g, k,
-               jit_load(g, lv_type(g, k), jit_io_field(g, lv_field[k]), TB_IO));
+    jit_load_local(g, k);
 }
 
 void jit_make_types(jit_gen *g) {
@@ -131,6 +131,7 @@ void jit_make_types(jit_gen *g) {
   g->call_ty = g->kernel_ty;
   f[IO_CALL] = LLVMPointerType(g->call_ty, 0);
   f[IO_RET] = f[IO_CALL];
+  f[IO_FLUSH] = f[IO_CALL];
   f[IO_CALLEE] = LLVMPointerType(g->kernel_ty, 0);
   LLVMStructSetBody(g->io_ty, f, IO_NFIELDS, 0);
   /* scalar type-based alias metadata: a root and one type per kind */
@@ -272,9 +273,6 @@ bool jit_gen_kernel(jit_gen *g, uint32_t fi) {
   g->stop = jit_load(g, g->p8, jit_io_field(g, IO_STOP), TB_IO);
   g->op_flags = jit_load(g, g->p8, jit_io_field(g, IO_OP_FLAGS), TB_IO);
   g->counts = jit_load(g, g->p64, jit_io_field(g, IO_COUNTS), TB_IO);
-  g->stream = LLVMBuildICmp(
-      g->B, LLVMIntNE, jit_load(g, g->i64, jit_io_field(g, IO_STREAM), TB_IO),
-      LLVMConstInt(g->i64, 0, 0), "");
   for (int k = 0; k < LV_COUNT; k++)
     g->lv[k] = LLVMBuildAlloca(g->B, lv_type(g, k), "");
   jit_load_locals(g);

@@ -70,15 +70,39 @@ void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb) {
   /* room for the way on to the next check */
   uint64_t ops, acc;
   jit_need_from(g, lb, ip + 1, &ops, &acc);
+  jit_room(g, ops, acc, ip + 1, gb);
+}
+
+void jit_room(jit_gen *g, uint64_t ops, uint64_t acc, uint32_t ip,
+              uint32_t gb) {
+  LLVMBuilderRef B = g->B;
+  jit_guard(
+      g,
+      LLVMBuildICmp(B, LLVMIntULT, jit_lv(g, LV_BUDGET), jit_c64(g, ops), ""),
+      ip, gb);
+  LLVMBasicBlockRef flush = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMValueRef room =
       LLVMBuildSub(B, jit_lv(g, LV_CAP), jit_lv(g, LV_NBATCH), "");
+  LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, room, jit_c64(g, acc), ""),
+                  flush, ok);
+  LLVMPositionBuilderAtEnd(B, flush);
+  jit_store(g, jit_lv(g, LV_NBATCH), jit_io_field(g, IO_NBATCH), TB_IO);
+  LLVMValueRef fn = jit_load(g, LLVMPointerType(g->call_ty, 0),
+                             jit_io_field(g, IO_FLUSH), TB_IO);
+  LLVMBuildCall2(B, g->call_ty, fn, &g->io, 1, "");
+  static const int again[] = {LV_NBATCH, LV_BATCH, LV_CAP, LV_STREAM};
+  for (unsigned k = 0; k < sizeof again / sizeof again[0]; k++)
+    jit_load_local(g, again[k]);
+  /* a batch area smaller than the way ahead: the interpreter goes on */
   jit_guard(g,
-            LLVMBuildOr(B,
-                        LLVMBuildICmp(B, LLVMIntULT, jit_lv(g, LV_BUDGET),
-                                      jit_c64(g, ops), ""),
-                        LLVMBuildICmp(B, LLVMIntULT, room, jit_c64(g, acc), ""),
-                        ""),
-            ip + 1, gb);
+            LLVMBuildICmp(
+                B, LLVMIntULT,
+                LLVMBuildSub(B, jit_lv(g, LV_CAP), jit_lv(g, LV_NBATCH), ""),
+                jit_c64(g, acc), ""),
+            ip, gb);
+  LLVMBuildBr(B, ok);
+  LLVMPositionBuilderAtEnd(B, ok);
 }
 
 void jit_ret_op(jit_gen *g, uint32_t ip, uint32_t gb) {

@@ -36,6 +36,7 @@ enum {
   IO_ENGINE,
   IO_CALL,
   IO_RET,
+  IO_FLUSH,
   IO_CALLEE,
   IO_IP,
   IO_BLOCK,
@@ -67,6 +68,7 @@ enum {
   LV_SLOTS,
   LV_BATCH,
   LV_CAP,
+  LV_STREAM,
   LV_COUNT
 };
 /* The locals written back to io. */
@@ -84,7 +86,6 @@ typedef struct jit_gen {
   LLVMTypeRef kernel_ty, call_ty; /* int (cb_kernel_io *) */
   LLVMValueRef io;
   LLVMValueRef tlb, stop, op_flags, counts;
-  LLVMValueRef stream;  /* io->stream_records != 0 */
   unsigned nt_kind;     /* !nontemporal */
   LLVMValueRef nt_node; /* its operand, i32 1 */
   LLVMValueRef lv[LV_COUNT];
@@ -111,6 +112,7 @@ bool jit_gen_kernel(jit_gen *g, uint32_t fi);
 /* jit.c: the locals into io (before a call, on exit), and back. */
 void jit_save_locals(jit_gen *g);
 void jit_load_locals(jit_gen *g);
+void jit_load_local(jit_gen *g, int which);
 
 /* jit_ops.c: the code of local block lb, at g->body[lb] (already made),
  * and the check of room for the way ahead of it (leaving at its start). */
@@ -179,6 +181,10 @@ void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb);
 /* jit_call.c: a `ret` (op ip of global block gb), which returns to the
  * calling kernel (io->ret) or leaves to the interpreter. */
 void jit_ret_op(jit_gen *g, uint32_t ip, uint32_t gb);
+/* jit_call.c: room for `ops` operations and `acc` accesses, else leave
+ * before op ip of global block gb; a full batch is handed over first
+ * (io->flush), so only the budget makes the kernel leave. */
+void jit_room(jit_gen *g, uint64_t ops, uint64_t acc, uint32_t ip, uint32_t gb);
 
 /* Small builders jit_ops.c and jit_mem.c share: a 64-bit constant, an
  * operand's slot word (or constant), a slot's new value, an exit, a

@@ -82,7 +82,9 @@ void jit_emit(jit_gen *g, LLVMValueRef addr, unsigned size, uint32_t site,
   LLVMBasicBlockRef nt = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBasicBlockRef plain = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->C, g->F, "");
-  LLVMBuildCondBr(B, g->stream, nt, plain);
+  LLVMBuildCondBr(
+      B, LLVMBuildICmp(B, LLVMIntNE, jit_lv(g, LV_STREAM), jit_c64(g, 0), ""),
+      nt, plain);
   LLVMPositionBuilderAtEnd(B, nt);
   store_record(g, w0, addr, word, true);
   LLVMBuildBr(B, done);

@@ -420,17 +420,7 @@ static void gen_switch(jit_gen *g, uint32_t ip, uint32_t lb) {
 void jit_check(jit_gen *g, uint32_t lb) {
   uint32_t gb = g->fn->first_block + lb;
   uint32_t start = g->p->blocks[gb].first_op + g->nphis[gb];
-  LLVMBuilderRef B = g->B;
-  LLVMValueRef room =
-      LLVMBuildSub(B, jit_lv(g, LV_CAP), jit_lv(g, LV_NBATCH), "");
-  jit_guard(g,
-            LLVMBuildOr(B,
-                        LLVMBuildICmp(B, LLVMIntULT, jit_lv(g, LV_BUDGET),
-                                      jit_c64(g, g->need_ops[lb]), ""),
-                        LLVMBuildICmp(B, LLVMIntULT, room,
-                                      jit_c64(g, g->need_acc[lb]), ""),
-                        ""),
-            start, gb);
+  jit_room(g, g->need_ops[lb], g->need_acc[lb], start, gb);
 }
 
 /* Whether block b has machine-code accesses before op ip that the

@@ -66,6 +66,9 @@ struct cb_kernel_io {
    * pops the frame, writes the value into the caller's slots, and leaves
    * io as the caller's (slots, cfa, prev); CB_KCALL_DONE. */
   int (*ret)(cb_kernel_io *io);
+  /* Hands the batch (nbatch records) to the cache model and takes the
+   * next: batch, nbatch, cap and stream_records new in io. */
+  int (*flush)(cb_kernel_io *io);
   cb_kernel_fn callee;      /* after CB_KCALL_ENTERED: the callee's kernel */
   uint32_t ip, block, prev; /* in: block (global) and prev; out: all */
   uint32_t nest;            /* kernels called by kernels, running */
