@@ -55,13 +55,12 @@
  * that referenced S, hit or not.
  *
  * With classification (CB_CLASSIFY) the first level also feeds its fully
- * associative LRU shadow (shadow.c) every line reference, hits
+ * associative LRU shadow (stackdist.c) every line reference, hits
  * included, and the skipped iterations must add their stack distances to
- * its counts and histogram (cb_shadow_warp; its caches' state is left
- * as it is, for the reason below). They repeat: after an iteration that
- * referenced the sequence S, the top of the shadow's LRU stack holds S's
- * distinct lines in the order of their last reference in S (each was referenced
- * in it; every other line is below them, in its old order). So in the next
+ * its histogram. They repeat: after an iteration that referenced the
+ * sequence S, the top of the shadow's LRU stack holds S's distinct lines
+ * in the order of their last reference in S (each was referenced in it;
+ * every other line is below them, in its old order). So in the next
  * iteration with the same S, a reference to line x at position i of S has
  * as distance the distinct lines referenced since x's previous reference,
  * which lies either earlier in the same S or in the previous S: a
@@ -289,7 +288,7 @@ count:;
   /* The fast-path hits of the iterations run (distance 0 in the shadow);
    * shadow_warp counted the warped ones. */
   if (l1->shadow)
-    l1->shadow->repeats += total - r.slow - r.warped * b->n_acc;
+    l1->shadow->hist[0] += total - r.slow - r.warped * b->n_acc;
   h->affine.warped_iterations += r.warped;
   h->affine.warps += r.warps;
 }

@@ -51,7 +51,7 @@ void cb_records_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
   l1->accesses += n;
   l1->writes += writes;
   if (l1->shadow)
-    l1->shadow->repeats += n - (h->slow_accesses - slow_before);
+    l1->shadow->hist[0] += n - (h->slow_accesses - slow_before);
 }
 
 /* Records between two blocks wait for the second (memo.h); others go
@@ -94,7 +94,7 @@ unsigned cb_hierarchy_access_outcome(cb_hierarchy *h, uint64_t addr,
   if (addr >> l1->line_shift == l1->last_line &&
       end >> l1->line_shift == l1->last_line) {
     if (l1->shadow)
-      l1->shadow->repeats++;
+      l1->shadow->hist[0]++;
     return 0;
   }
   /* The counters before: a missed level counts one miss, and with
@@ -162,17 +162,15 @@ cb_hierarchy *cb_hierarchy_create(const cb_cache_config *cfg, uint32_t n_sites,
       goto oom;
   }
   for (unsigned i = 0; i < cfg->n_levels; i++) {
-    cb_shadow *shadow = NULL;
+    cb_stackdist *shadow = NULL;
     if (h->classify) {
       shadow = &h->shadows[i];
-      const cb_level_config *lc = &cfg->levels[i];
-      if (!cb_shadow_init(shadow, lc->size / lc->line,
-                          flags & CB_MRC_EXACT ? 0 : SHADOW_SAMPLED_LINES))
+      if (!cb_stackdist_init(shadow, 1u << 16))
         goto oom;
     }
     if (!cb_level_init(&h->levels[i], &cfg->levels[i], shadow)) {
       if (shadow)
-        cb_shadow_free(shadow);
+        cb_stackdist_free(shadow);
       goto oom;
     }
     h->n_levels = i + 1;
@@ -212,7 +210,7 @@ void cb_hierarchy_destroy(cb_hierarchy *h) {
   for (unsigned i = 0; i < h->n_levels; i++) {
     cb_level_free(&h->levels[i]);
     if (h->classify)
-      cb_shadow_free(&h->shadows[i]);
+      cb_stackdist_free(&h->shadows[i]);
   }
   if (h->memo) {
     memo_long_free(h->memo->lng);
@@ -229,7 +227,7 @@ void cb_hierarchy_reset(cb_hierarchy *h) {
   for (unsigned i = 0; i < h->n_levels; i++) {
     cb_level_reset(&h->levels[i]);
     if (h->classify)
-      cb_shadow_reset(&h->shadows[i]);
+      cb_stackdist_reset(&h->shadows[i]);
   }
   if (h->sites)
     memset(h->sites, 0, (size_t)h->n_sites * h->n_levels * sizeof *h->sites);
@@ -281,33 +279,22 @@ bool cb_hierarchy_distance_histogram(const cb_hierarchy *h, unsigned level,
                                      uint64_t *cold) {
   if (!h->classify || level >= h->n_levels)
     return false;
-  /* the estimate is built when first asked for (the object is not
-   * const) */
-  return cb_shadow_histogram((cb_shadow *)&h->shadows[level], hist, len, cold);
+  const cb_stackdist *sd = &h->shadows[level];
+  *hist = sd->hist;
+  *len = sd->hist_len;
+  *cold = sd->cold;
+  return true;
 }
 
 uint64_t cb_hierarchy_fa_lru_misses(const cb_hierarchy *h, unsigned level,
                                     uint64_t lines) {
   if (!h->classify || level >= h->n_levels)
     return UINT64_MAX;
-  const uint64_t *hist;
-  size_t len;
-  uint64_t m;
-  if (!cb_hierarchy_distance_histogram(h, level, &hist, &len, &m))
-    return UINT64_MAX;
-  for (uint64_t d = lines; d < len; d++)
-    m += hist[d];
-  return m;
+  return cb_stackdist_fa_misses(&h->shadows[level], lines);
 }
 
 uint64_t cb_hierarchy_line_refs(const cb_hierarchy *h, unsigned level) {
   if (!h->classify || level >= h->n_levels)
     return 0;
-  return cb_shadow_refs(&h->shadows[level]);
-}
-
-uint64_t cb_hierarchy_mrc_sampling(const cb_hierarchy *h, unsigned level) {
-  if (!h->classify || level >= h->n_levels)
-    return 0;
-  return cb_shadow_rate_inverse(&h->shadows[level]);
+  return cb_stackdist_refs(&h->shadows[level]);
 }

@@ -278,6 +278,15 @@ COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
   return d;
 }
 
+void cb_stackdist_add_refs(cb_stackdist *sd, uint64_t d, uint64_t count) {
+  if (d >= sd->hist_len) {
+    if (d >= sd->hist_cap && !hist_grow(sd, (size_t)d + 1))
+      out_of_memory();
+    sd->hist_len = (size_t)d + 1;
+  }
+  sd->hist[d] += count;
+}
+
 bool cb_stackdist_init(cb_stackdist *sd, uint32_t initial_cap) {
   memset(sd, 0, sizeof *sd);
   sd->initial_cap = round_cap(initial_cap ? initial_cap : 1);
@@ -320,46 +329,16 @@ void cb_stackdist_reset(cb_stackdist *sd) {
   sd->last_line = NO_LINE;
 }
 
+uint64_t cb_stackdist_fa_misses(const cb_stackdist *sd, uint64_t lines) {
+  uint64_t m = sd->cold;
+  for (size_t d = lines; d < sd->hist_len; d++)
+    m += sd->hist[d];
+  return m;
+}
+
 uint64_t cb_stackdist_refs(const cb_stackdist *sd) {
   uint64_t r = sd->cold;
   for (size_t d = 0; d < sd->hist_len; d++)
     r += sd->hist[d];
   return r;
-}
-
-typedef struct line_time {
-  uint32_t time;
-  uint64_t line;
-} line_time;
-
-static int by_time(const void *a, const void *b) {
-  uint32_t x = ((const line_time *)a)->time, y = ((const line_time *)b)->time;
-  return (x > y) - (x < y);
-}
-
-bool cb_stackdist_keep(cb_stackdist *sd, bool (*keep)(uint64_t, const void *),
-                       const void *ctx) {
-  line_time *kept = malloc((sd->distinct ? sd->distinct : 1) * sizeof *kept);
-  if (!kept)
-    return false;
-  size_t n = 0;
-  for (size_t g = 0; g < sd->n_groups; g++) {
-    if (!sd->keys[g])
-      continue;
-    for (int k = 0; k < SD_GROUP_LINES; k++) {
-      uint64_t line = (sd->keys[g] - 1) * SD_GROUP_LINES + (uint64_t)k;
-      if (sd->times[g].time[k] && keep(line, ctx))
-        kept[n++] = (line_time){sd->times[g].time[k], line};
-    }
-  }
-  qsort(kept, n, sizeof *kept, by_time);
-  /* The same lines referenced again in their order: the same LRU stack. */
-  cb_stackdist_reset(sd);
-  for (size_t i = 0; i < n; i++)
-    cb_stackdist_ref(sd, kept[i].line);
-  free(kept);
-  memset(sd->hist, 0, sd->hist_cap * sizeof *sd->hist);
-  sd->hist_len = 1;
-  sd->cold = 0;
-  return true;
 }

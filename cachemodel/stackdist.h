@@ -12,10 +12,10 @@
  * Times are renumbered densely when the bitmap fills, so memory follows
  * the distinct lines, not the length of the stream.
  *
- * A cache of C lines misses on a reference exactly when its distance is
- * >= C or the line is cold (the inclusion property of LRU, Mattson et
- * al. 1970): the distances give the miss-ratio curve (shadow.c, which
- * feeds this a sample of the lines). Internal to cachemodel. */
+ * The distance is also the fully associative LRU shadow used for miss
+ * classification: a cache of C lines misses on a reference exactly when
+ * its distance is >= C or the line is cold (the inclusion property of
+ * LRU, Mattson et al. 1970). Internal to cachemodel. */
 #ifndef CBANA_CACHEMODEL_STACKDIST_H
 #define CBANA_CACHEMODEL_STACKDIST_H
 
@@ -90,13 +90,13 @@ static inline uint64_t cb_stackdist_ref(cb_stackdist *sd, uint64_t line) {
   return cb_stackdist_ref_new(sd, line);
 }
 
-/* Forgets every line for which keep(line, ctx) is false, the others
- * keeping their order (a sampler that lowers its rate, shadow.c). The
- * histogram and the cold count restart from zero. False if memory runs
- * out. */
-bool cb_stackdist_keep(cb_stackdist *sd, bool (*keep)(uint64_t, const void *),
-                       const void *ctx);
+/* Adds `count` references at distance d to the histogram without
+ * touching the last-reference order: for callers that know the order
+ * would come out the same (affine.c's warps). */
+void cb_stackdist_add_refs(cb_stackdist *sd, uint64_t d, uint64_t count);
 
+/* Misses of a fully associative LRU cache of `lines` lines. */
+uint64_t cb_stackdist_fa_misses(const cb_stackdist *sd, uint64_t lines);
 /* All references recorded. */
 uint64_t cb_stackdist_refs(const cb_stackdist *sd);
 

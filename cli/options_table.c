@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #define F(field) offsetof(cb_analyze_args, field)
 
@@ -35,17 +34,6 @@ static bool parse_timeout(cb_analyze_args *a, const char *v,
             command, v);
     return false;
   }
-  return true;
-}
-
-/* --mrc: which miss-ratio curve (cachemodel/shadow.h). */
-static bool parse_mrc(cb_analyze_args *a, const char *v, const char *command) {
-  if (strcmp(v, "exact") != 0 && strcmp(v, "sampled") != 0) {
-    fprintf(stderr, "cbana %s: --mrc takes 'sampled' or 'exact', not '%s'\n",
-            command, v);
-    return false;
-  }
-  a->mrc_exact = strcmp(v, "exact") == 0;
   return true;
 }
 
@@ -199,25 +187,6 @@ const cb_option cb_options[] = {
      .help = "skip the compulsory/capacity/conflict classes",
      .man = "Skip the miss classes (and the data view, findings and "
             "curves)."},
-    {.name = "mrc",
-     .arg = "sampled|exact",
-     .kind = CB_OPT_CUSTOM,
-     .parse = parse_mrc,
-     .takes = ALL,
-     .lists = ALL,
-     .group = "caches",
-     .help = "the miss-ratio curve from a sample of the lines\n"
-             "(default; exact at the level's capacity) or\n"
-             "every line's stack distance (slower)",
-     .man = "The miss-ratio curves: from a spatial sample of at most 16384 "
-            "lines per\n"
-            "level (the default; exact at the level's capacity, below 32 "
-            "lines, and\n"
-            "for a level that sees no more lines than that; elsewhere within "
-            "0.02 of\n"
-            "the exact miss ratio on the streams the tests use), or from "
-            "every line's\n"
-            "stack distance (exact; slower on streams of many lines)."},
     /* output */
     {.name = "format",
      .arg = "FORMAT",

@@ -261,7 +261,6 @@ int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
   opt.engine.timeout_s = a->timeout;
   opt.engine.interrupt = &interrupted;
   opt.classify = !a->no_classify;
-  opt.mrc_exact = a->mrc_exact;
   opt.jobs = a->jobs;
   opt.sim_threads = a->sim_threads;
   opt.split = !a->no_split;

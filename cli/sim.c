@@ -18,7 +18,7 @@ void cb_cmd_sim_usage(void) {
   printf(
       "usage: cbana sim [--cache FILE|PRESET] [--D1=S,A,L] [--L2=S,A,L]\n"
       "                 [--LL=S,A,L] [--format text|json] [--no-classify]\n"
-      "                 [--mrc[=exact]] TRACE\n\n"
+      "                 [--mrc] TRACE\n\n"
       "Runs TRACE (din format: 'LABEL HEXADDR [SIZE]' per line, label 0\n"
       "read, 1 write, 2 instruction fetch (skipped); '-' reads stdin)\n"
       "through a cache hierarchy and prints accesses and misses per level,\n"
@@ -32,14 +32,13 @@ void cb_cmd_sim_usage(void) {
       "  --format text|json   output (default text)\n"
       "  --no-classify        skip miss classes and stack distances (faster)\n"
       "  --mrc                text: also print each level's miss-ratio curve\n"
-      "                       (JSON always has it under \"mrc\"); sampled\n"
-      "                       past 16384 lines a level, =exact: never\n");
+      "                       (JSON always has it under \"mrc\")\n");
 }
 
 typedef struct sim_opts {
   const char *cache;
   cb_cache_flags flags;
-  bool json, classify, mrc, mrc_exact;
+  bool json, classify, mrc;
   const char *trace;
 } sim_opts;
 
@@ -80,8 +79,6 @@ static int parse_args(int argc, char **argv, sim_opts *o) {
       o->classify = false;
     } else if (strcmp(a, "--mrc") == 0) {
       o->mrc = true;
-    } else if (strcmp(a, "--mrc=exact") == 0) {
-      o->mrc = o->mrc_exact = true;
     } else if (a[0] == '-' && a[1] != '\0') {
       return usage_error("unknown option '%s'", a);
     } else if (o->trace) {
@@ -355,10 +352,8 @@ int cb_cmd_sim_run(int argc, char **argv) {
     fprintf(stderr, "cbana sim: %s\n", err);
     return 2;
   }
-  unsigned flags = o.classify ? CB_CLASSIFY : 0;
-  if (o.classify && o.mrc_exact)
-    flags |= CB_MRC_EXACT;
-  cb_hierarchy *h = cb_hierarchy_create(&cfg, 0, flags, err, sizeof err);
+  cb_hierarchy *h = cb_hierarchy_create(&cfg, 0, o.classify ? CB_CLASSIFY : 0,
+                                        err, sizeof err);
   if (!h) {
     fprintf(stderr, "cbana sim: %s\n", err);
     return 2;

@@ -82,8 +82,6 @@ typedef struct cb_analysis_stats {
 typedef struct cb_analysis_options {
   cb_engine_options engine;
   bool classify; /* 3C classes and stack distances */
-  /* the exact stack-distance histograms (CB_MRC_EXACT), not sampled */
-  bool mrc_exact;
   unsigned jobs; /* threads; 0: the number of cores */
   /* threads that split long affine blocks by cache set (the cache
    * model's cb_hierarchy_set_threads); 0 or 1: none */

@@ -98,14 +98,10 @@ typedef struct cb_hierarchy cb_hierarchy;
 
 enum cb_hierarchy_flags {
   /* Keep the fully associative LRU shadow of every level: classifies
-   * misses (3C, by membership in a fully associative LRU cache of the
-   * level's capacity: O(1) per line reference) and fills the
-   * stack-distance histograms, estimated from a spatial sample of the
-   * lines once more than 16384 are sampled (cachemodel/shadow.h). */
+   * misses (3C) and fills the stack-distance histograms. Costs memory
+   * proportional to the distinct lines touched and O(log n) per line
+   * reference. */
   CB_CLASSIFY = 1u << 0,
-  /* With CB_CLASSIFY: the exact histograms, every line's stack distance
-   * (O(log n) per line reference, memory per distinct line). */
-  CB_MRC_EXACT = 1u << 1,
 };
 
 /* Builds a hierarchy for a configuration that passed the checks above.
@@ -194,11 +190,7 @@ const cb_site_stats *cb_hierarchy_site_stats(const cb_hierarchy *h,
  * level's line references (a straddling access makes one per line)
  * counted by the number of distinct other lines referenced at that level
  * since the line's previous reference. hist[d] for d < *len; *cold counts
- * first references. Exact with CB_MRC_EXACT or while the level's sample
- * holds every line (cb_hierarchy_mrc_sampling); else estimated from the
- * sample, with hist[0], *cold, the total and the sum from d = the level's
- * capacity on still exact. The array is the hierarchy's, valid until it
- * runs more. Returns false without CB_CLASSIFY. */
+ * first references. Returns false without CB_CLASSIFY. */
 bool cb_hierarchy_distance_histogram(const cb_hierarchy *h, unsigned level,
                                      const uint64_t **hist, size_t *len,
                                      uint64_t *cold);
@@ -209,9 +201,6 @@ uint64_t cb_hierarchy_fa_lru_misses(const cb_hierarchy *h, unsigned level,
                                     uint64_t lines);
 /* Line references seen by a level's shadow (the histogram's total). */
 uint64_t cb_hierarchy_line_refs(const cb_hierarchy *h, unsigned level);
-/* 1/R for the level's histogram, R the share of its lines sampled: 1
- * while it is exact; 0 without CB_CLASSIFY. */
-uint64_t cb_hierarchy_mrc_sampling(const cb_hierarchy *h, unsigned level);
 
 /* ---- Large buffers ------------------------------------------------------ */
 

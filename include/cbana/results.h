@@ -86,9 +86,6 @@ typedef struct cb_cache_result {
   uint64_t *distance_hist[CB_RESULT_LEVELS];
   uint64_t distance_len[CB_RESULT_LEVELS];
   uint64_t distance_cold[CB_RESULT_LEVELS];
-  /* 1/R of the sample the histogram was estimated from (cachemodel's
-   * shadow.h): 1 when it is exact. */
-  uint64_t mrc_sampling[CB_RESULT_LEVELS];
   /* Misses and conflict misses per set of each level (geometry[l].sets
    * entries; accesses without a site are counted too). */
   uint64_t *set_misses[CB_RESULT_LEVELS];

@@ -212,7 +212,7 @@ static uint64_t warped_by_policy[5][2];
 
 static void random_case(const cb_cache_config *cfg, bool classify,
                         uint64_t region, const char *what) {
-  unsigned flags = classify ? CB_CLASSIFY | CB_MRC_EXACT : 0;
+  unsigned flags = classify ? CB_CLASSIFY : 0;
   cb_hierarchy *ha, *he;
   ref_model m;
   if (!open_three(cfg, flags, &ha, &he, &m))
@@ -251,7 +251,7 @@ static void long_case(cb_policy p, bool wa, bool classify) {
       2,
       {lvl("L1D", 4096, 4, 64, p, wa, 3),
        lvl("LL", 65536, 8, 64, (cb_policy)((p + 1) % 5), true, 4)}};
-  unsigned flags = classify ? CB_CLASSIFY | CB_MRC_EXACT : 0;
+  unsigned flags = classify ? CB_CLASSIFY : 0;
   cb_hierarchy *ha, *he;
   ref_model m;
   if (!open_three(&cfg, flags, &ha, &he, &m))

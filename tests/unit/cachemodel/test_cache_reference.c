@@ -171,14 +171,14 @@ int main(void) {
                                     (cb_policy)p, wa, (uint64_t)g * 11 + 3)}};
         snprintf(what, sizeof what, "geometry %d policy %s wa %d", g,
                  cb_policy_name((cb_policy)p), wa);
-        run_both(&one, t, N, CB_CLASSIFY | CB_MRC_EXACT, what);
+        run_both(&one, t, N, CB_CLASSIFY, what);
         run_both(&one, t, N, 0, what);
         cb_cache_config two = one;
         two.n_levels = 2;
         two.levels[1] = lvl("L2", 4 * (uint64_t)geo[g][0], 4, 64,
                             (cb_policy)((p + 1 + g) % 5), !wa, 99);
         strcat(what, " +L2");
-        run_both(&two, t, N, CB_CLASSIFY | CB_MRC_EXACT, what);
+        run_both(&two, t, N, CB_CLASSIFY, what);
         run_both(&two, t, N, 0, what);
       }
   /* Same-line runs through cachegrind-like hierarchies (8- and 16-way,
@@ -201,7 +201,7 @@ int main(void) {
         snprintf(what, sizeof what, "runs %d policy %s wa %d", g,
                  cb_policy_name((cb_policy)p), wa);
         run_both(&two, t, N, 0, what);
-        run_both(&two, t, N, CB_CLASSIFY | CB_MRC_EXACT, what);
+        run_both(&two, t, N, CB_CLASSIFY, what);
       }
   /* Three levels with mixed lines and policies, on a bigger region. */
   for (int k = 0; k < 10; k++) {
@@ -212,7 +212,7 @@ int main(void) {
          lvl("L2", 2048, 4, 32, (cb_policy)((k + 2) % 5), true, 5),
          lvl("L3", 8192, 0, 64, (cb_policy)((k + 4) % 5), k & 2, 6)}};
     snprintf(what, sizeof what, "three levels %d", k);
-    run_both(&three, t, N, CB_CLASSIFY | CB_MRC_EXACT, what);
+    run_both(&three, t, N, CB_CLASSIFY, what);
     run_both(&three, t, N, 0, what);
   }
   free(t);

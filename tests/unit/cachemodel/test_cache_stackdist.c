@@ -124,8 +124,7 @@ static void test_mrc(void) {
                            .policy = CB_POLICY_LRU,
                            .write_allocate = true}}};
   char err[CB_ERR_MAX];
-  cb_hierarchy *h = cb_hierarchy_create(&cfg, 0, CB_CLASSIFY | CB_MRC_EXACT, err,
-                                     sizeof err);
+  cb_hierarchy *h = cb_hierarchy_create(&cfg, 0, CB_CLASSIFY, err, sizeof err);
   uint64_t *lines = malloc(2 * N * sizeof *lines);
   size_t n_lines = 0;
   for (int i = 0; i < N; i++) {
