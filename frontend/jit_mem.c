@@ -61,15 +61,15 @@ static void store_record(jit_gen *g, LLVMValueRef w0, LLVMValueRef addr,
   }
 }
 
-/* One record into the batch (room was checked at the block's start):
+/* One record into the batch (room was checked before):
  * cb_access's words, addr then site | size << 32 | is_write << 48.
  * Records another core reads (io->stream_records: the simulation's
  * thread) go with non-temporal stores: written plainly, each line of the
  * ring was fetched back from that core's cache before the write, and pr's
- * engine took 1.06 s instead of 0.82 (bench/results/fast_notes.md,
- * session 14). Records this thread simulates itself stay plain (in its
- * cache: 0.72 s, non-temporal 0.82). The branch goes the same way all
- * through a run. */
+ * engine took 1.06 s instead of 0.82 (bench/results/fast_notes.md).
+ * Records this thread simulates itself stay plain (in its cache: 0.72 s,
+ * non-temporal 0.82). The branch goes the same way all through a run,
+ * but for a batch handed over inside the kernel (io->flush). */
 void jit_emit(jit_gen *g, LLVMValueRef addr, unsigned size, uint32_t site,
               bool is_write) {
   LLVMBuilderRef B = g->B;
