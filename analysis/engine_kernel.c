@@ -196,6 +196,24 @@ int eng_kernel_call(cb_kernel_io *io) {
   return CB_KCALL_DONE;
 }
 
+int eng_kernel_tpl(cb_kernel_io *io) {
+  cb_eng *e = io->engine;
+  io_to_state(e, io, io->ip);
+  cb_frame *F = &e->frames[e->depth - 1];
+  int32_t ti = e->tpl ? cb_tpl_of(e->tpl, F->block) : -1;
+  if (ti >= 0 && e->budget_left != 0) {
+    uint64_t done0 = eng_ops_done(e, e->budget_left);
+    uint64_t budget = e->budget_left;
+    uint64_t it = cb_tpl_run(e, F, e->slots + F->slot_base, ti, &budget);
+    e->budget_left = budget;
+    eng_kernel_tpl_ran(e, F->block, it);
+    /* the template's operations are not the kernel's */
+    e->out->kernel_ops -= eng_ops_done(e, e->budget_left) - done0;
+  }
+  state_to_io(e, io);
+  return CB_KCALL_DONE;
+}
+
 int eng_kernel_flush(cb_kernel_io *io) {
   cb_eng *e = io->engine;
   e->nbatch = io->nbatch;

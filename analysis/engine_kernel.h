@@ -31,5 +31,6 @@ void eng_kernel_tpl_ran(cb_eng *e, uint32_t gb, uint64_t iters);
 int eng_kernel_call(cb_kernel_io *io);
 int eng_kernel_ret(cb_kernel_io *io);
 int eng_kernel_flush(cb_kernel_io *io);
+int eng_kernel_tpl(cb_kernel_io *io);
 
 #endif

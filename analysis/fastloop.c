@@ -79,6 +79,7 @@ static inline bool fl_kernel(cb_eng *e, cb_frame **Fp, cb_value **Sp,
                      .call = eng_kernel_call,
                      .ret = eng_kernel_ret,
                      .flush = eng_kernel_flush,
+                     .tpl = eng_kernel_tpl,
                      .ip = *ip,
                      .block = F->block,
                      .prev = F->prev};

@@ -132,6 +132,7 @@ void jit_make_types(jit_gen *g) {
   f[IO_CALL] = LLVMPointerType(g->call_ty, 0);
   f[IO_RET] = f[IO_CALL];
   f[IO_FLUSH] = f[IO_CALL];
+  f[IO_TPL] = f[IO_CALL];
   f[IO_CALLEE] = LLVMPointerType(g->kernel_ty, 0);
   LLVMStructSetBody(g->io_ty, f, IO_NFIELDS, 0);
   /* scalar type-based alias metadata: a root and one type per kind */

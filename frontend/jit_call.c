@@ -6,15 +6,13 @@
  * over the batch and may move the slot stack. */
 #include "jit_gen.h"
 
-/* The engine's io->call or io->ret (field) for op ip of global block gb,
- * with the locals handed over; the op is one of the budget, as in the
- * interpreter's loop. */
-static LLVMValueRef call_engine(jit_gen *g, uint32_t ip, uint32_t gb,
-                                unsigned field) {
+LLVMValueRef jit_call_engine(jit_gen *g, uint32_t ip, uint32_t gb,
+                             unsigned field) {
   LLVMBuilderRef B = g->B;
   jit_save_locals(g);
-  jit_store(g, LLVMBuildSub(B, jit_lv(g, LV_BUDGET), jit_c64(g, 1), ""),
-            jit_io_field(g, IO_BUDGET), TB_IO);
+  if (field != IO_TPL)
+    jit_store(g, LLVMBuildSub(B, jit_lv(g, LV_BUDGET), jit_c64(g, 1), ""),
+              jit_io_field(g, IO_BUDGET), TB_IO);
   jit_store(g, LLVMConstInt(g->i32, ip, 0), jit_io_field(g, IO_IP), TB_IO);
   jit_store(g, LLVMConstInt(g->i32, gb, 0), jit_io_field(g, IO_BLOCK), TB_IO);
   LLVMValueRef fn = jit_load(g, LLVMPointerType(g->call_ty, 0),
@@ -25,7 +23,7 @@ static LLVMValueRef call_engine(jit_gen *g, uint32_t ip, uint32_t gb,
 void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb) {
   LLVMBuilderRef B = g->B;
   uint32_t lb = gb - g->fn->first_block;
-  LLVMValueRef r = call_engine(g, ip, gb, IO_CALL);
+  LLVMValueRef r = jit_call_engine(g, ip, gb, IO_CALL);
   LLVMBasicBlockRef started = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBasicBlockRef enter = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBasicBlockRef left = LLVMAppendBasicBlockInContext(g->C, g->F, "");
@@ -114,6 +112,6 @@ void jit_ret_op(jit_gen *g, uint32_t ip, uint32_t gb) {
       B, LLVMBuildICmp(B, LLVMIntEQ, nest, LLVMConstInt(g->i32, 0, 0), ""),
       jit_exit_before(g, ip, gb), back);
   LLVMPositionBuilderAtEnd(B, back);
-  call_engine(g, ip, gb, IO_RET);
+  jit_call_engine(g, ip, gb, IO_RET);
   LLVMBuildRet(B, LLVMConstInt(g->i32, CB_KERNEL_RETURNED, 0));
 }

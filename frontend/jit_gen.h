@@ -37,6 +37,7 @@ enum {
   IO_CALL,
   IO_RET,
   IO_FLUSH,
+  IO_TPL,
   IO_CALLEE,
   IO_IP,
   IO_BLOCK,
@@ -178,6 +179,11 @@ void jit_cache_index_write(const char *dir, uint64_t key, const uint8_t *want,
 /* jit_call.c: a call op's code (op ip of global block gb): the engine
  * runs it (io->call). */
 void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb);
+/* jit_call.c: the engine's io->call, io->ret or io->tpl (field) for op
+ * ip of global block gb, with the locals handed over and one op of the
+ * budget spent (none for io->tpl: the ip's op has not run). */
+LLVMValueRef jit_call_engine(jit_gen *g, uint32_t ip, uint32_t gb,
+                             unsigned field);
 /* jit_call.c: a `ret` (op ip of global block gb), which returns to the
  * calling kernel (io->ret) or leaves to the interpreter. */
 void jit_ret_op(jit_gen *g, uint32_t ip, uint32_t gb);

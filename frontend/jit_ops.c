@@ -290,13 +290,6 @@ static void gen_edge(jit_gen *g, uint32_t ip, uint32_t lb, uint32_t t,
   bool self = false;
   for (uint32_t k = 0; k < tb->n_succ && !self; k++)
     self = p->succs[tb->first_succ + k] == t;
-  if (self) {
-    LLVMValueRef tv = jit_c64(g, tgb);
-    LLVMValueRef st = jit_load(
-        g, g->i8, LLVMBuildGEP2(B, g->i8, g->stop, &tv, 1, ""), TB_TABLE);
-    jit_guard(g, LLVMBuildICmp(B, LLVMIntNE, st, LLVMConstInt(g->i8, 0, 0), ""),
-              ip, gb);
-  }
   if (bp != CB_NONE) {
     sig_add(g, v);
     jit_add_lv(g, LV_BRANCHES, 1);
@@ -347,6 +340,20 @@ static void gen_edge(jit_gen *g, uint32_t ip, uint32_t lb, uint32_t t,
       g, LV_BUDGET,
       LLVMBuildSub(B, jit_lv(g, LV_BUDGET), jit_c64(g, 1 + (uint64_t)np), ""));
   jit_set_lv(g, LV_PREV, LLVMConstInt(g->i32, lb, 0));
+  /* entering a loop whose template runs it (template.h): the engine runs
+   * the template's iterations, and the kernel goes on with the rest */
+  if (self && t != lb) {
+    LLVMValueRef tv = jit_c64(g, tgb);
+    LLVMValueRef st = jit_load(
+        g, g->i8, LLVMBuildGEP2(B, g->i8, g->stop, &tv, 1, ""), TB_TABLE);
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+    LLVMBuildCondBr(
+        B, LLVMBuildICmp(B, LLVMIntNE, st, LLVMConstInt(g->i8, 0, 0), ""), run,
+        g->body[t]);
+    LLVMPositionBuilderAtEnd(B, run);
+    jit_call_engine(g, first + np, tgb, IO_TPL);
+    jit_load_locals(g);
+  }
   LLVMBuildBr(B, g->body[t]);
 }
 

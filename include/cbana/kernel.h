@@ -34,11 +34,10 @@ typedef struct cb_kernel_page {
 struct cb_kernel_io {
   cb_value *slots;           /* the top frame's value slots */
   const cb_kernel_page *tlb; /* CB_KERNEL_TLB_N, by pno modulo it */
-  const uint8_t *stop;       /* per global block: 1 = left to the
-                                interpreter (a loop template's header);
-                                only a block that is its own successor
-                                is marked, and only jumps to such a
-                                block look */
+  const uint8_t *stop;       /* per global block: 1 = a loop template's
+                                header, whose template io->tpl runs when
+                                the kernel enters the loop; only a block
+                                that is its own successor is marked */
   const uint8_t *op_flags;   /* per op: CB_KERNEL_OP_* */
   uint64_t *branch_counts;   /* cb_run_outcome's, or NULL */
   uint8_t *batch;            /* 16-byte records laid out as cb_access
@@ -69,6 +68,10 @@ struct cb_kernel_io {
   /* Hands the batch (nbatch records) to the cache model and takes the
    * next: batch, nbatch, cap and stream_records new in io. */
   int (*flush)(cb_kernel_io *io);
+  /* The loop template of block `block` (marked in stop), just entered
+   * from prev with its phis moved, at op ip: runs the iterations it can
+   * (analysis/template.h), the state new in io; CB_KCALL_DONE. */
+  int (*tpl)(cb_kernel_io *io);
   cb_kernel_fn callee;      /* after CB_KCALL_ENTERED: the callee's kernel */
   uint32_t ip, block, prev; /* in: block (global) and prev; out: all */
   uint32_t nest;            /* kernels called by kernels, running */
