@@ -49,9 +49,8 @@ static void find_rmw(cb_eng *e) {
       continue; /* -O0: FastISel folds no store (program.h) */
     uint32_t ns = fn->n_slots + 1;
     uint32_t *uses = calloc(ns, sizeof *uses);
-    const cb_block *b0 = &p->blocks[fn->first_block];
-    const cb_block *bl = &p->blocks[fn->first_block + fn->n_blocks - 1];
-    uint32_t o0 = b0->first_op, o1 = bl->first_op + bl->n_ops;
+    uint32_t o0, o1;
+    cb_function_ops(p, fn, &o0, &o1);
     for (uint32_t i = o0; i < o1; i++) {
       const cb_op *op = &p->ops[i];
       const int64_t *g = &p->extra[op->aux];
@@ -325,9 +324,8 @@ static void find_vector_selects(cb_eng *e) {
       if (pa->slot < fn->n_slots)
         lanes[pa->slot] = pa->lanes;
     }
-    const cb_block *b0 = &p->blocks[fn->first_block];
-    const cb_block *bl = &p->blocks[fn->first_block + fn->n_blocks - 1];
-    uint32_t o0 = b0->first_op, o1 = bl->first_op + bl->n_ops;
+    uint32_t o0, o1;
+    cb_function_ops(p, fn, &o0, &o1);
     for (uint32_t i = o0; i < o1; i++)
       if (p->ops[i].dst < fn->n_slots)
         lanes[p->ops[i].dst] = p->ops[i].lanes;

@@ -87,21 +87,21 @@ typedef struct cb_eng {
   struct cb_tpl_set *tpl; /* the fast engine's loop templates (template.h);
                              NULL: none */
   /* the frontend's native kernels (kernel.h) the fast engine runs, and
-   * per global block 1 where they must stop (a loop template's header,
-   * which the template runs); NULL: none */
+   * per global block 1 at a loop template's header, whose template the
+   * kernels have the engine run (io->tpl); NULL: none */
   const cb_kernel_fn *kernels;
   uint8_t *kstop;
   uint8_t *kflags; /* per op: CB_KERNEL_OP_* */
   uint8_t *kentry; /* per op: 1 where a kernel may be entered (a block's
                       first op after its phis) */
   /* per global block: a loop template's use from kernels
-   * (engine_kernel.c, eng_kernel_tpl_ran) */
+   * (engine_kernel.c, eng_tpl_run) */
   struct cb_kernel_tpl_use {
     uint32_t entries; /* from kernels, into the template's loop */
     uint64_t iters;   /* the template ran */
   } * ktpl;
-  uint64_t *kheat;       /* per function: ops run before its kernel was asked
-                            for (engine_kernel.c); UINT64_MAX once asked */
+  uint64_t *kheat;       /* per function: the ops it may still run outside a
+                            kernel before its kernel is asked for; 0 once asked */
   uint32_t kernel_nest;  /* calls run for kernels, one inside another */
   uintptr_t kstack_lo;   /* a kernel calls a kernel above this stack address */
   cb_stop kernel_stop;   /* a call run for a kernel ended the run */

@@ -101,10 +101,9 @@ void eng_kernel_setup(cb_eng *e) {
     const cb_function *fn = &p->functions[f];
     if (!p->kernel_request || fn->n_blocks == 0)
       continue;
-    const cb_block *last = &p->blocks[fn->first_block + fn->n_blocks - 1];
-    uint64_t ops =
-        last->first_op + last->n_ops - p->blocks[fn->first_block].first_op;
-    uint64_t hot = KERNEL_HOT_PER_OP * ops;
+    uint32_t o0, o1;
+    cb_function_ops(p, fn, &o0, &o1);
+    uint64_t hot = KERNEL_HOT_PER_OP * (uint64_t)(o1 - o0);
     e->kheat[f] = p->kernel_eager        ? 1
                   : hot > KERNEL_HOT_MIN ? hot
                                          : KERNEL_HOT_MIN;
@@ -124,13 +123,18 @@ void eng_kernel_setup(cb_eng *e) {
   e->kernels = p->kernels;
 }
 
-void eng_kernel_tpl_ran(cb_eng *e, uint32_t gb, uint64_t iters) {
-  cb_kernel_tpl_use *u = &e->ktpl[gb];
-  u->entries++;
-  u->iters += iters;
-  if (u->entries >= KERNEL_TPL_TRIAL &&
-      u->iters < KERNEL_TPL_MIN_ITERS * u->entries)
-    e->kstop[gb] = 0;
+uint64_t eng_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
+                     uint64_t *budget) {
+  uint64_t iters = cb_tpl_run(e, F, S, ti, budget);
+  if (e->ktpl) {
+    cb_kernel_tpl_use *u = &e->ktpl[F->block];
+    u->entries++;
+    u->iters += iters;
+    if (u->entries >= KERNEL_TPL_TRIAL &&
+        u->iters < KERNEL_TPL_MIN_ITERS * u->entries)
+      e->kstop[F->block] = 0;
+  }
+  return iters;
 }
 
 cb_kernel_fn eng_kernel_cold(cb_eng *e, const cb_frame *F) {
@@ -204,9 +208,8 @@ int eng_kernel_tpl(cb_kernel_io *io) {
   if (ti >= 0 && e->budget_left != 0) {
     uint64_t done0 = eng_ops_done(e, e->budget_left);
     uint64_t budget = e->budget_left;
-    uint64_t it = cb_tpl_run(e, F, e->slots + F->slot_base, ti, &budget);
+    eng_tpl_run(e, F, e->slots + F->slot_base, ti, &budget);
     e->budget_left = budget;
-    eng_kernel_tpl_ran(e, F->block, it);
     /* the template's operations are not the kernel's */
     e->out->kernel_ops -= eng_ops_done(e, e->budget_left) - done0;
   }

@@ -22,11 +22,12 @@ static inline cb_kernel_fn eng_kernel_warm(cb_eng *e, const cb_frame *F) {
   }
   return *h ? eng_kernel_cold(e, F) : NULL;
 }
-/* The template of loop header gb ran `iters` iterations on an entry: a
- * header whose template runs few on average is left to the kernels from
- * then on (e->kstop): they run a short loop faster than the template's
- * setup and the interpreter's last iteration. */
-void eng_kernel_tpl_ran(cb_eng *e, uint32_t gb, uint64_t iters);
+/* cb_tpl_run (template.h) of template ti at frame F's block, and what
+ * it ran counted: a header whose template runs few iterations an entry on
+ * average is left to the kernels from then on (e->kstop), which run a
+ * short loop faster than the template's setup. Returns the iterations. */
+uint64_t eng_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
+                     uint64_t *budget);
 /* cb_kernel_io.call and ret */
 int eng_kernel_call(cb_kernel_io *io);
 int eng_kernel_ret(cb_kernel_io *io);

@@ -129,11 +129,8 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     int32_t ti = cb_tpl_of(e->tpl, F->block);
     const cb_function *fn = &p->functions[F->func];
     if (ti >= 0 && ip == p->blocks[F->block].first_op + e->nphis[F->block] &&
-        F->prev + fn->first_block != F->block) {
-      uint64_t it = cb_tpl_run(e, F, S, ti, &budget);
-      if (e->ktpl)
-        eng_kernel_tpl_ran(e, F->block, it);
-    }
+        F->prev + fn->first_block != F->block)
+      eng_tpl_run(e, F, S, ti, &budget);
   }
   if (e->kernels && budget != 0 &&
       fl_kernel(e, &F, &S, &ip, &budget, &loads, &stores))
@@ -539,9 +536,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
             out->loads += loads;
             out->stores += stores;
             loads = stores = 0;
-            uint64_t it = cb_tpl_run(e, F, S, ti, &budget);
-            if (e->ktpl)
-              eng_kernel_tpl_ran(e, gb, it);
+            eng_tpl_run(e, F, S, ti, &budget);
           }
         }
       }

@@ -249,9 +249,9 @@ bool jit_gen_kernel(jit_gen *g, uint32_t fi) {
   const cb_program *p = g->p;
   const cb_function *fn = &p->functions[fi];
   g->fn = fn;
-  g->first_op = p->blocks[fn->first_block].first_op;
-  const cb_block *bl = &p->blocks[fn->first_block + fn->n_blocks - 1];
-  uint32_t n_ops = bl->first_op + bl->n_ops - g->first_op;
+  uint32_t end;
+  cb_function_ops(p, fn, &g->first_op, &end);
+  uint32_t n_ops = end - g->first_op;
   g->body = calloc(fn->n_blocks, sizeof *g->body);
   g->n_ops = n_ops;
   g->mach_made_ip = CB_NONE;

@@ -401,9 +401,9 @@ void fe_jit_compile(cb_program *p, bool eager, const char *cache_dir) {
       asked[fi] = 1;
       continue;
     }
-    const cb_block *bl = &p->blocks[fn->first_block + fn->n_blocks - 1];
-    if (bl->first_op + bl->n_ops - p->blocks[fn->first_block].first_op >
-        JIT_MAX_OPS)
+    uint32_t o0, o1;
+    cb_function_ops(p, fn, &o0, &o1);
+    if (o1 - o0 > JIT_MAX_OPS)
       asked[fi] = 1;
   }
   o->p = p;

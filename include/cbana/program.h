@@ -605,6 +605,19 @@ typedef struct cb_program {
   struct cb_process_info *process;
 } cb_program;
 
+/* The ops of function fn, [*first, *end) in program->ops (its blocks'
+ * ops are consecutive); none for a function without a body. */
+static inline void cb_function_ops(const cb_program *p, const cb_function *fn,
+                                   uint32_t *first, uint32_t *end) {
+  if (fn->n_blocks == 0) {
+    *first = *end = 0;
+    return;
+  }
+  const cb_block *last = &p->blocks[fn->first_block + fn->n_blocks - 1];
+  *first = p->blocks[fn->first_block].first_op;
+  *end = last->first_op + last->n_ops;
+}
+
 /* The start-up and exit traffic of ld.so and libc (docs/process-model.md
  * section 8): what runs before main's first instruction (ld.so's
  * relocation and symbol lookups, libc's initialisation, _start up to
