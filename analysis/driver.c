@@ -697,7 +697,7 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
   /* Splitting blocks by set (--sim-threads) is off unless asked for: on
    * this project's 2-vCPU machines it ran 1.2 to 1.4 times faster in
    * most runs and no faster, at twice the CPU, in some
-   * (bench/results/fast_notes.md, session 8). */
+   * (bench/results/fast_notes.md). */
   d.sim_threads = opt->sim_threads;
   unsigned sim_cores = d.sim_threads > 1 ? d.sim_threads : 1;
   if (jobs > n_inputs) {
@@ -710,7 +710,7 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
                  jobs >= (1 + sim_cores) * n_inputs;
     /* The time split's second simulation thread shares the engine's
      * core: the engine is a fifth to a third of the simulation's CPU on
-     * the long runs it is for (bench/results/fast_notes.md, session 20). */
+     * the long runs it is for (bench/results/fast_notes.md). */
     d.split = d.pipeline && opt->split && !opt->classify && sim_cores == 1;
     jobs = n_inputs ? n_inputs : 1;
   }

@@ -6,14 +6,14 @@
  * Why: each clang process pays about 0.08 s to start (libLLVM's and
  * libclang-cpp's relocations), and the link is on the frontend's critical
  * path, after the compiles: on the project's 2-vCPU machines the driver
- * took 0.16 s of wall where its ld took 0.06 (bench/results/fast_notes.md,
- * session 28). The line is what `clang FLAGS -### -o EXE OBJS -lm` prints
- * (its one job), with the executable and the objects put back in for
- * placeholders; it depends on the clang binary, the flags, the environment
- * the driver reads (PATH, LIBRARY_PATH, COMPILER_PATH, GCC_EXEC_PREFIX) and
- * the working directory (relative -L paths), which make its key. A line
- * whose files are gone is not used, and the caller falls back to the
- * driver whenever the ld it ran fails (for the driver's own messages). */
+ * took 0.16 s of wall where its ld took 0.06 (bench/results/fast_notes.md). The
+ * line is what `clang FLAGS -### -o EXE OBJS -lm` prints (its one job), with
+ * the executable and the objects put back in for placeholders; it depends on
+ * the clang binary, the flags, the environment the driver reads (PATH,
+ * LIBRARY_PATH, COMPILER_PATH, GCC_EXEC_PREFIX) and the working directory
+ * (relative -L paths), which make its key. A line whose files are gone is not
+ * used, and the caller falls back to the driver whenever the ld it ran fails
+ * (for the driver's own messages). */
 #include "fe_internal.h"
 
 #include <errno.h>

@@ -302,7 +302,7 @@ typedef struct cb_mach_access {
   uint32_t site;      /* program->sites (its line) */
   uint8_t size;
   uint8_t is_write;
-  /* Appended (issue 6): where in the block the access happens. 0 or the
+  /* Where in the block the access happens. 0 or the
    * block's first op: on entry, before the block's own accesses. Else the
    * op just after a call op of the block (program->ops index): made when
    * that call returns, so that what the machine code does after a call
@@ -387,7 +387,7 @@ typedef struct cb_site {
   uint8_t is_write;
   uint8_t is_call;  /* a call site (library traffic attributed here) */
   const char *text; /* the access as written when known: "grid[i][j]" */
-  /* Appended (issue 6): an access of the machine code that the IR does
+  /* an access of the machine code that the IR does
    * not show (a spill or reload, a constant-pool or GOT load, a call's
    * return address, the prologue's pushes, the epilogue's pops and ret);
    * the program's own traffic, which reports may show or hide. */
@@ -513,7 +513,7 @@ typedef int (*cb_kernel_fn)(cb_kernel_io *io);
  * itself is an xor, a multiply and a rotation (murmur3's multiplier),
  * so that a branchy loop's kernel does not wait on it: two mixes in a
  * row, as this was before, cost pr's and tc's kernels 15 % of their
- * time (bench/results/fast_notes.md, session 17). */
+ * time (bench/results/fast_notes.md). */
 #define CB_SIG_RUN_MUL 0x9e3779b97f4a7c15ull
 #define CB_SIG_MIX_MUL 0xff51afd7ed558ccdull
 #define CB_SIG_MIX_ROT 29
@@ -571,18 +571,18 @@ typedef struct cb_program {
   void *owned;        /* the frontend's storage for strings and initial
                          bytes (freed by cb_program_free; NULL in a
                          hand-built Program) */
-  /* Appended (issue 6): the machine code's view, NULL when the frontend
+  /* the machine code's view, NULL when the frontend
    * had no executable. fn_mach: per function (n_functions). ra_site: per
    * site (n_sites); for a call site, the site (is_mach, same line) of the
    * `call`'s 8-byte return-address write, else CB_NONE. */
   cb_fn_mach *fn_mach;
   uint32_t *ra_site;
   cb_mach_stats mach_stats;
-  /* Appended (issue 6): the tables ld.so reads when it binds each PLT
+  /* the tables ld.so reads when it binds each PLT
    * function on its first call; NULL when the frontend had no executable
    * or could not read the libraries. */
   struct cb_dl_info *dl;
-  /* Appended (issue 7): the target fuses llvm.fmuladd into one FMA
+  /* the target fuses llvm.fmuladd into one FMA
    * instruction (a function's target features have +fma: -mfma,
    * -march=haswell ...). Without, x86-64's backend emits a multiply and
    * an add, two roundings, and so must an engine, to print what the
