@@ -88,6 +88,86 @@ static bool too_wide(fe *f, LLVMValueRef I, unsigned bits) {
   return !fe_unsupported(f, I, buf);
 }
 
+/* ---- vector masks ----------------------------------------------------- */
+
+static bool is_bool_vector(LLVMTypeRef t, unsigned n) {
+  return LLVMGetTypeKind(t) == LLVMVectorTypeKind &&
+         LLVMGetVectorSize(t) == n &&
+         LLVMGetTypeKind(LLVMGetElementType(t)) == LLVMIntegerTypeKind &&
+         LLVMGetIntTypeWidth(LLVMGetElementType(t)) == 1;
+}
+
+/* A vector of n i1 lanes and an n-bit integer, n < 64 and not a width of
+ * its own (the loop vectorizer's any-of and all-of reductions: `bitcast
+ * <4 x i1> %c to i4`, then a compare with 0). The integer is one slot,
+ * zero-extended; the bit cast of a vector of p = 8, 16 or 32 lanes to ip
+ * is the engine's own (lane k is bit k, lower_ops.c), so the n lanes are
+ * first padded to p with zero lanes, or cut from p after. 1: lowered,
+ * 0: error reported, -1: not this case. */
+static int lower_mask_cast(fe *f, LLVMValueRef I, LLVMTypeRef dst_t,
+                           LLVMTypeRef src_t) {
+  unsigned n = fe_wide_int_bits(dst_t);
+  bool to_int = n && is_bool_vector(src_t, n);
+  if (!to_int) {
+    n = fe_wide_int_bits(src_t);
+    if (!n || !is_bool_vector(dst_t, n))
+      return -1;
+  }
+  if (n >= 32)
+    return -1;
+  unsigned p = n < 8 ? 8 : n < 16 ? 16 : 32;
+  cb_ty ity = p == 8 ? CB_TY_I8 : p == 16 ? CB_TY_I16 : CB_TY_I32;
+  cb_operand src, zero, dst;
+  if (!fe_opnd(f, I, 0, &src) || !fe_slot_of(f, I, NULL, &dst))
+    return 0;
+  uint32_t tmp = f->n_slots;
+  f->n_slots += p;
+  cb_op sh = fe_new_op(CB_OP_SHUFFLE), bc = fe_new_op(CB_OP_BITCAST);
+  bc.lanes = 1;
+  if (to_int) {
+    /* tmp = <p x i1> (v's lanes, then zeros); dst = bitcast tmp to ip */
+    if (!fe_const_operand(f, LLVMConstNull(src_t), I, &zero))
+      return 0;
+    sh.ty = CB_TY_I1;
+    sh.lanes = (uint8_t)p;
+    sh.dst = tmp;
+    sh.a = src;
+    sh.b = zero;
+    sh.aux = f->extra.n;
+    FE_RESERVE(f->extra, p + 1);
+    f->extra.v[f->extra.n++] = n;
+    for (unsigned i = 0; i < p; i++)
+      f->extra.v[f->extra.n++] = i < n ? (int64_t)i : (int64_t)n;
+    bc.ty = (uint8_t)ity;
+    bc.ty2 = CB_TY_I1;
+    bc.dst = dst;
+    bc.a = tmp;
+    FE_PUSH(f->ops, sh);
+    FE_PUSH(f->ops, bc);
+  } else {
+    /* tmp = bitcast v (zero-extended to ip) to <p x i1>; dst = its first
+     * n lanes */
+    bc.ty = CB_TY_I1;
+    bc.lanes = (uint8_t)p;
+    bc.ty2 = (uint8_t)ity;
+    bc.dst = tmp;
+    bc.a = src;
+    sh.ty = CB_TY_I1;
+    sh.lanes = (uint8_t)n;
+    sh.dst = dst;
+    sh.a = tmp;
+    sh.b = tmp;
+    sh.aux = f->extra.n;
+    FE_RESERVE(f->extra, n + 1);
+    f->extra.v[f->extra.n++] = p;
+    for (unsigned i = 0; i < n; i++)
+      f->extra.v[f->extra.n++] = i;
+    FE_PUSH(f->ops, bc);
+    FE_PUSH(f->ops, sh);
+  }
+  return 1;
+}
+
 /* ---- constants -------------------------------------------------------- */
 
 bool fe_wide_const(fe *f, LLVMValueRef c, cb_value *out, uint32_t n) {
@@ -458,6 +538,9 @@ int fe_lower_wide(fe *f, LLVMValueRef I) {
       return -1;
     if (fe_alias_source(I)) /* x86_fp80 and i80: one layout (lower.c) */
       return -1;
+    int m = lower_mask_cast(f, I, a, b);
+    if (m >= 0)
+      return m;
     return fe_unsupported(f, I, "bit cast of a wide value") ? 1 : 0;
   }
   case LLVMPtrToInt:

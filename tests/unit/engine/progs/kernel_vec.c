@@ -156,6 +156,45 @@ __attribute__((noinline)) static uint64_t lanes(long n) {
   return mix(h, &lacc, sizeof lacc);
 }
 
+/* any-of and all-of reductions: the vectorizer's `bitcast <4 x i1> to
+ * i4` of a compare's lanes, then a compare of that integer with 0 */
+__attribute__((noinline)) static int any_above(const double *x, int n,
+                                               double v) {
+  int found = 0;
+  for (int i = 0; i < n; i++)
+    if (x[i] > v)
+      found = 1;
+  return found;
+}
+
+__attribute__((noinline)) static int all_below(const long long *x, int n,
+                                               long long v) {
+  int ok = 1;
+  for (int i = 0; i < n; i++)
+    if (x[i] >= v)
+      ok = 0;
+  return ok;
+}
+
+#define MASK_N 256
+static long long tl[MASK_N];
+static double tm[MASK_N];
+
+__attribute__((noinline)) static uint64_t masks(long n) {
+  for (int j = 0; j < MASK_N; j++) {
+    tl[j] = (long long)((j * 53) % 257) * 40 - 5000;
+    tm[j] = (double)((j * 37) % 101) / 100.0;
+  }
+  uint64_t h = 5;
+  for (long r = 0; r < n; r++) {
+    int len = 1 + (int)((perm[(r + 3) & 4095] * 4 + r) % (MASK_N - 1));
+    h = h * 31 + (uint64_t)any_above(tm, len, 0.9 + (double)(r % 97) * 0.001);
+    h = h * 31 + (uint64_t)all_below(tl, len, (long long)(r % 10000) - 4000);
+    tm[r & (MASK_N - 1)] += 0.0001;
+  }
+  return h;
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "f32";
   long n = argc > 2 ? atol(argv[2]) : 4000;
@@ -169,6 +208,8 @@ int main(int argc, char **argv) {
     h = mixed(n);
   else if (!strcmp(mode, "lanes"))
     h = lanes(n);
+  else if (!strcmp(mode, "masks"))
+    h = masks(n);
   else
     return 2;
   printf("%s %016llx\n", mode, (unsigned long long)h);
