@@ -413,6 +413,13 @@ void fe_mc_classify(mctx *c, minst *m, const char *text, uint64_t frame) {
 
 uint32_t fe_mc_src_func(fe *f, uint32_t fi) {
   const cb_function *fn = &f->functions.v[fi];
+  /* the function's own DISubprogram: a function whose IR makes no access
+   * (a leaf on registers) has only its machine code's, and none of its
+   * sites has named it yet */
+  LLVMValueRef fv = f->mod ? LLVMGetNamedFunction(f->mod, fn->name) : NULL;
+  LLVMMetadataRef sp = fv ? LLVMGetSubprogram(fv) : NULL;
+  if (sp)
+    return fe_src_func(f, sp);
   for (uint32_t i = 0; i < f->src_funcs.n; i++)
     if (strcmp(f->src_funcs.v[i].name, fn->name) == 0)
       return i;

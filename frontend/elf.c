@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -139,6 +140,20 @@ const fe_sym *fe_elf_find(const fe_elf *elf, const char *name, bool func,
       return s;
   }
   return best;
+}
+
+const fe_sym *fe_elf_find_linked(const fe_elf *elf, const char *name, bool func,
+                                 const char *file) {
+  const fe_sym *s = fe_elf_find(elf, name, func, file);
+  const char *dot = strrchr(name, '.');
+  if (s || !dot || dot[1] < '0' || dot[1] > '9')
+    return s;
+  /* LLVMLinkModules2 renames a static that clashes with another module's
+   * symbol to name.N; the object file kept the C name, beside its file's
+   * STT_FILE symbol */
+  char buf[512];
+  snprintf(buf, sizeof buf, "%.*s", (int)(dot - name), name);
+  return fe_elf_find(elf, buf, func, file);
 }
 
 uint64_t fe_elf_find_bytes(const fe_elf *elf, const uint8_t *bytes, size_t n,

@@ -114,6 +114,10 @@ void fe_elf_free(fe_elf *elf);
 /* The symbol for a name (a local one from `file` preferred when given). */
 const fe_sym *fe_elf_find(const fe_elf *elf, const char *name, bool func,
                           const char *file);
+/* The same for a name of the linked module: a static renamed name.N
+ * there is found under its C name. */
+const fe_sym *fe_elf_find_linked(const fe_elf *elf, const char *name, bool func,
+                                 const char *file);
 /* An address in a read-only allocated section holding these bytes at the
  * alignment, or 0. */
 uint64_t fe_elf_find_bytes(const fe_elf *elf, const uint8_t *bytes, size_t n,

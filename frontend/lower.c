@@ -530,9 +530,9 @@ bool fe_lower_module(fe *f) {
     }
     bool local = LLVMGetLinkage(fn) == LLVMInternalLinkage ||
                  LLVMGetLinkage(fn) == LLVMPrivateLinkage;
-    const fe_sym *s =
-        fe_elf_find(&f->elf, cf.name, true,
-                    local && cf.file != CB_NONE ? f->files.v[cf.file] : NULL);
+    const fe_sym *s = fe_elf_find_linked(
+        &f->elf, cf.name, true,
+        local && cf.file != CB_NONE ? f->files.v[cf.file] : NULL);
     cf.addr = s ? s->value : 0;
     cf.optnone = LLVMGetEnumAttributeAtIndex(
                      fn, LLVMAttributeFunctionIndex,

@@ -475,15 +475,7 @@ bool fe_place_globals(fe *f) {
     const char *file = cg->var != CB_NONE && f->vars.v[cg->var].file != CB_NONE
                            ? f->files.v[f->vars.v[cg->var].file]
                            : NULL;
-    const fe_sym *s = fe_elf_find(&f->elf, cg->name, false, file);
-    if (!s) { /* LLVMLinkModules2 renames clashing statics: name.N */
-      const char *dot = strrchr(cg->name, '.');
-      if (dot && dot[1] >= '0' && dot[1] <= '9') {
-        char buf[512];
-        snprintf(buf, sizeof buf, "%.*s", (int)(dot - cg->name), cg->name);
-        s = fe_elf_find(&f->elf, buf, false, file);
-      }
-    }
+    const fe_sym *s = fe_elf_find_linked(&f->elf, cg->name, false, file);
     if (s) {
       cg->addr = s->value;
       cg->section = fe_pool_str(f->pool, s->section);

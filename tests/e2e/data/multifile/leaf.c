@@ -1,0 +1,1 @@
+__attribute__((noinline)) int leaf(int x) { return x * 2 + 1; }
