@@ -202,6 +202,30 @@ def discover(suite):
     return progs, excluded
 
 
+def discover_multi(suite, full):
+    """MultiSource/Benchmarks: one program a folder that builds a C one
+    with llvm_multisource() (bench/testsuite_cmake.py reads its
+    CMakeLists.txt); its data files are copied beside the run."""
+    import testsuite_cmake
+    bench = os.path.join(suite, "MultiSource", "Benchmarks")
+    progs, excluded = [], []
+    for d, subdirs, files in os.walk(bench):
+        subdirs.sort()
+        if "CMakeLists.txt" not in files:
+            continue
+        rel = os.path.relpath(d, bench)
+        try:
+            p = testsuite_cmake.read_multisource(d, full)
+        except testsuite_cmake.Unsupported as e:
+            excluded.append((rel + "/", f"CMakeLists.txt uses {e}"))
+            continue
+        if p is None:
+            continue
+        p.update(name=rel, src=p["srcs"][0], dir=d)
+        progs.append(p)
+    return progs, excluded
+
+
 # ---- running, timed, with a time limit ----
 
 def timed(cmd, cwd, stdin=None, stdout=None, stderr=None, timeout=600):
@@ -240,11 +264,17 @@ def build(prog, flags, work):
     """The executable, as cbana's frontend builds it (frontend/compile.c:
     clang FLAGS -gdwarf-4 -c, then clang FLAGS -o EXE OBJ -lm)."""
     exe = os.path.join(work, "prog")
-    obj = os.path.join(work, "prog.o")
-    cc = ["clang", *flags, "-g", "-gdwarf-4", "-c", "-o", obj, prog["src"]]
-    r = subprocess.run(cc, cwd=prog["dir"], capture_output=True, text=True)
+    objs = []
+    r = None
+    for i, src in enumerate(prog.get("srcs") or [prog["src"]]):
+        objs.append(os.path.join(work, f"prog{i}.o"))
+        cc = ["clang", *flags, "-g", "-gdwarf-4", "-c", "-o", objs[-1], src]
+        r = subprocess.run(cc, cwd=prog["dir"], capture_output=True,
+                           text=True)
+        if r.returncode != 0:
+            break
     if r.returncode == 0:
-        r = subprocess.run(["clang", *flags, "-o", exe, obj, "-lm"],
+        r = subprocess.run(["clang", *flags, "-o", exe, *objs, "-lm"],
                            cwd=work, capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError("native build failed: " +
@@ -331,7 +361,8 @@ def run_cachegrind(prog, exe, work, timeout):
 def run_cbana(cbana, prog, exe, work, flags, timeout):
     out = os.path.join(work, "cbana.json")
     err = os.path.join(work, "cbana.err")
-    cmd = [cbana, "analyze", prog["src"], "--cflags", shlex.join(flags),
+    cmd = [cbana, "analyze", *(prog.get("srcs") or [prog["src"]]),
+           "--cflags", shlex.join(flags),
            "--format", "json", "--argv0", exe, "--quiet"]
     if prog["stdin"]:
         # one input set: the arguments and `< FILE` (docs/inputs-format.md)
@@ -381,6 +412,13 @@ def measure(cbana, prog, flags, timeout, keep):
     row = {"name": prog["name"]}
     work = tempfile.mkdtemp(prefix="rp-", dir=keep)
     try:
+        for d in prog.get("data", []):
+            src = os.path.join(prog["dir"], d)
+            dst = os.path.join(work, os.path.basename(d))
+            if os.path.isdir(src):
+                shutil.copytree(src, dst)
+            else:
+                shutil.copy2(src, dst)
         exe = build(prog, flags, work)
         rc, sig, wall, to, out = run_native(prog, exe, work, timeout)
         row.update(native_status=rc if rc is not None else f"signal {sig}",
@@ -421,7 +459,8 @@ def measure(cbana, prog, flags, timeout, keep):
             row["cb_whole"] = int(cache["levels"]["L1D"]["misses"])
         if parsed:
             rows, summary = parsed
-            files = (report or {}).get("files") or [prog["src"]]
+            files = ((report or {}).get("files") or prog.get("srcs") or
+                     [prog["src"]])
             row["cg_own"] = own_misses(rows, files, work)
             row["cg_whole"] = summary.get("D1mr", 0) + summary.get("D1mw", 0)
     except Exception as e:  # a build failure, a crash of this script's part
@@ -446,6 +485,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("suite", help="test-suite checkout (holds SingleSource)")
     ap.add_argument("-j", "--jobs", type=int, default=1)
+    ap.add_argument("--multisource", action="store_true",
+                    help="MultiSource/Benchmarks' C programs instead")
     ap.add_argument("--full", action="store_true",
                     help="without -DSMALL_PROBLEM_SIZE")
     ap.add_argument("--opt", default="-O2")
@@ -464,7 +505,10 @@ def main():
     ap.add_argument("--list", action="store_true",
                     help="print the programs and exclusions, run nothing")
     a = ap.parse_args()
-    progs, excluded = discover(os.path.abspath(a.suite))
+    if a.multisource:
+        progs, excluded = discover_multi(os.path.abspath(a.suite), a.full)
+    else:
+        progs, excluded = discover(os.path.abspath(a.suite))
     if a.only:
         progs = [p for p in progs if any(o == p["name"] or o in p["name"]
                                          for o in a.only)]
@@ -477,7 +521,8 @@ def main():
             print(f"excluded {f}: {why}")
         return 0
     prefix = a.out or os.path.join(
-        HERE, "results", "realprogs-full" if a.full else "realprogs")
+        HERE, "results", ("multisource" if a.multisource else "realprogs") +
+        ("-full" if a.full else ""))
     os.makedirs(os.path.dirname(os.path.abspath(prefix)), exist_ok=True)
     tsv = prefix + ".tsv"
     done = set()
@@ -485,7 +530,8 @@ def main():
         redo = {p["name"] for p in progs} if a.only else set()
         realprogs_report.drop_rows(tsv, redo)
         done = {r["name"] for r in realprogs_report.read_tsv(tsv)}
-    meta = {"flags": " ".join([a.opt, *size]), "timeout": a.timeout,
+    meta = {"part": ("MultiSource" if a.multisource else "SingleSource"),
+            "flags": " ".join([a.opt, *size]), "timeout": a.timeout,
             "jobs": a.jobs, "excluded": excluded,
             "load_start": os.getloadavg()[0]}
     if not done:

@@ -37,7 +37,8 @@ def tsv_line(row):
 
 
 def meta_lines(meta):
-    out = [f"# flags: {meta['flags']}",
+    out = [f"# part: {meta.get('part', 'SingleSource')}",
+           f"# flags: {meta['flags']}",
            f"# timeout: {meta['timeout']}",
            f"# jobs: {meta['jobs']}"]
     for f, why in meta.get("excluded", []):
@@ -171,7 +172,8 @@ def write_markdown(path, tsv, meta, root):
     except OSError:
         commit = "?"
     s = summarize(rows)
-    out = ["# cbana on LLVM test-suite SingleSource/Benchmarks (C programs)",
+    part = m.get("part", "SingleSource")
+    out = [f"# cbana on LLVM test-suite {part}/Benchmarks (C programs)",
            "",
            f"Made by `bench/realprogs.sh` at commit {commit}; flags "
            f"`{m.get('flags')}` (plus each folder's CMakeLists.txt flags and "
