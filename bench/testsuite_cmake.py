@@ -24,6 +24,15 @@ def _expand(text, env):
                   text)
 
 
+def _split(args):
+    """CMake's arguments: a quoted argument loses its quotes; quotes inside
+    an unquoted one stay (-DNAME="text" is a string macro)."""
+    out = []
+    for m in re.finditer(r'"((?:[^"\\]|\\.)*)"|(\S+)', args):
+        out.append(m.group(1) if m.group(1) is not None else m.group(2))
+    return out
+
+
 def _truth(word, env):
     if word.upper() in ("ON", "YES", "TRUE", "1"):
         return True
@@ -120,7 +129,7 @@ def read_multisource(folder, full=False):
             continue
         if not all(s[0] for s in stack):
             continue
-        words = shlex.split(_expand(args, env))
+        words = _split(_expand(args, env))
         if name == "set" and words:
             env[words[0]] = words[1:]
         elif name == "list" and len(words) >= 2 and words[0] == "APPEND":
@@ -130,7 +139,7 @@ def read_multisource(folder, full=False):
                              if w not in words[2:]]
         elif name == "llvm_multisource" and words:
             prog = words[0]
-            sources = env.get("Source")
+            sources = words[1:] or env.get("Source")
         elif name == "llvm_test_data" and words:
             data += [w for w in words[1:] if w not in ("SOURCE_DIR",
                                                        "MUST_COPY")]
