@@ -70,6 +70,9 @@ bool fe_lower_va_copy(fe *f, LLVMValueRef I);
 int fe_lower_memop(fe *f, LLVMValueRef I, int id, int64_t *kind,
                    int64_t *target);
 
+/* lower_vecgep.c: a getelementptr whose result is a vector of pointers. */
+bool fe_lower_vector_gep(fe *f, LLVMValueRef I);
+
 /* lower_ops.c */
 bool fe_lower_inst(fe *f, LLVMValueRef I, uint32_t bi, cb_block *blk);
 /* dst = base + off bytes (a GEP op). */

@@ -321,8 +321,8 @@ bool fe_lower_inst(fe *f, LLVMValueRef I, uint32_t bi, cb_block *blk) {
       cb_operand dummy;
       return fe_slot_of(f, I, NULL, &dummy);
     }
-    if (LLVMGetTypeKind(LLVMTypeOf(I)) != LLVMPointerTypeKind)
-      return fe_unsupported(f, I, "vector of pointers (vector getelementptr)");
+    if (LLVMGetTypeKind(LLVMTypeOf(I)) == LLVMVectorTypeKind)
+      return fe_lower_vector_gep(f, I);
     o = fe_new_op(CB_OP_GEP);
     if (!fe_set_dst(f, &o, I) || !fe_opnd(f, I, 0, &o.a))
       return false;

@@ -195,6 +195,41 @@ __attribute__((noinline)) static uint64_t masks(long n) {
   return h;
 }
 
+/* vectors of pointers: `getelementptr T, T* %base, <4 x i64> %index`
+ * and struct-field forms, stored as vectors */
+struct item {
+  int key;
+  float w[3];
+};
+static double *vptr[MASK_N];
+static struct item *iptr[MASK_N];
+static float *fptr[MASK_N];
+static struct item items[2 * MASK_N];
+
+__attribute__((noinline)) static void make_ptrs(int n, long stride, int off) {
+  for (int i = 0; i < n; i++) {
+    vptr[i] = tm + ((long)i * stride & (MASK_N - 1));
+    iptr[i] = &items[i + off];
+    fptr[i] = &items[i].w[2];
+  }
+}
+
+__attribute__((noinline)) static uint64_t ptrs(long n) {
+  for (int j = 0; j < 2 * MASK_N; j++) {
+    items[j].key = j * 3;
+    items[j].w[2] = (float)j * 0.25f;
+  }
+  uint64_t h = 6;
+  for (long r = 0; r < n; r++) {
+    int len = 1 + (int)((perm[r & 4095] * 4 + r) % (MASK_N - 1));
+    make_ptrs(len, 1 + r % 7, (int)(r % MASK_N));
+    int i = (int)(r % len);
+    h = h * 31 + (uint64_t)(vptr[i] - tm) + (uint64_t)iptr[i]->key +
+        (uint64_t)*fptr[i];
+  }
+  return h;
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "f32";
   long n = argc > 2 ? atol(argv[2]) : 4000;
@@ -210,6 +245,8 @@ int main(int argc, char **argv) {
     h = lanes(n);
   else if (!strcmp(mode, "masks"))
     h = masks(n);
+  else if (!strcmp(mode, "ptrs"))
+    h = ptrs(n);
   else
     return 2;
   printf("%s %016llx\n", mode, (unsigned long long)h);
