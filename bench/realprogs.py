@@ -415,6 +415,8 @@ def measure(cbana, prog, flags, timeout, keep):
         for d in prog.get("data", []):
             src = os.path.join(prog["dir"], d)
             dst = os.path.join(work, os.path.basename(d))
+            if not os.path.exists(src):
+                raise RuntimeError(f"data file {d} is not in the checkout")
             if os.path.isdir(src):
                 shutil.copytree(src, dst)
             else:
