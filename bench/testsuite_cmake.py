@@ -137,6 +137,8 @@ def read_multisource(folder, full=False):
         elif name == "list" and len(words) >= 2 and words[0] == "REMOVE_ITEM":
             env[words[1]] = [w for w in env.get(words[1], [])
                              if w not in words[2:]]
+        elif name == "add_definitions":
+            env.setdefault("CPPFLAGS", []).extend(words)
         elif name == "llvm_multisource" and words:
             prog = words[0]
             sources = words[1:] or env.get("Source")

@@ -48,6 +48,7 @@ kernel_vec mixed 0 1
 kernel_vec lanes 0 1
 kernel_vec masks 40 1
 kernel_vec ptrs 40 1
+kernel_vec popcnt 40 1
 kernel_switch vm 40 1
 kernel_switch bytes 40 1"
 

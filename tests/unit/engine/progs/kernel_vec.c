@@ -230,6 +230,20 @@ __attribute__((noinline)) static uint64_t ptrs(long n) {
   return h;
 }
 
+/* a count of true compares: the SLP vectorizer's `ctpop(bitcast <4 x i1>
+ * to i4)` (GSM's RPE quantizer) */
+__attribute__((noinline)) static int level(unsigned short x) {
+  return (x > 511) + (x > 1023) + (x > 2047) + (x > 4095) + (x > 8191) +
+         (x > 16383);
+}
+
+__attribute__((noinline)) static uint64_t popcnt(long n) {
+  uint64_t h = 7;
+  for (long r = 0; r < n; r++)
+    h = h * 31 + (uint64_t)level((unsigned short)((uint64_t)r * 40503u));
+  return h;
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "f32";
   long n = argc > 2 ? atol(argv[2]) : 4000;
@@ -247,6 +261,8 @@ int main(int argc, char **argv) {
     h = masks(n);
   else if (!strcmp(mode, "ptrs"))
     h = ptrs(n);
+  else if (!strcmp(mode, "popcnt"))
+    h = popcnt(n);
   else
     return 2;
   printf("%s %016llx\n", mode, (unsigned long long)h);
