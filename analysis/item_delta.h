@@ -17,8 +17,8 @@
  * hosts that hand freed pages back to their hypervisor (3 ms a MiB on
  * this project's). gemm LARGE's chunks took 80 MiB of 160-byte blocks;
  * syr2k's took 160 MiB even with its blocks coded, for its records
- * (peak RSS 308 -> 194 MiB with both coded: bench/results/fast_notes.md,
- * session 32). Internal to analysis/. */
+ * (peak RSS 308 -> 194 MiB with both coded: bench/results/fast_notes.md).
+ * Internal to analysis/. */
 #ifndef CBANA_ANALYSIS_ITEM_DELTA_H
 #define CBANA_ANALYSIS_ITEM_DELTA_H
 

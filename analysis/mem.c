@@ -175,7 +175,7 @@ static bool page_is_zero(const uint8_t *pg) {
  * and often not even backed, and PolyBench frees its arrays at its end.
  * Writing its zeros would fault it in fresh for nothing: on a host
  * that hands freed memory back to its hypervisor, about 3 ms a MiB
- * (bench/results/fast_notes.md, session 28), gemm LARGE 64 ms of
+ * (bench/results/fast_notes.md), gemm LARGE 64 ms of
  * cb_mem_unmap's page faults a run. Reading it maps the kernel's zero
  * page instead. */
 static void page_drop(cb_mem *m, size_t i) {

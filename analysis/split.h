@@ -21,7 +21,7 @@
  * the simulation's wall time nearly halves where it was the whole run:
  * the states of PolyBench LARGE's kernels meet 0.2 to 0.8 M accesses
  * into epochs of 256 M (doitgen: 51 M, and it stops guessing;
- * bench/results/fast_notes.md, session 20).
+ * bench/results/fast_notes.md).
  *
  * Only for hierarchies whose state a snapshot holds whole
  * (cb_hierarchy_snapshots) and without collection. Internal to

@@ -28,8 +28,7 @@
  * hypervisor each fresh MiB costs 2.5 to 3.3 ms to fault in: 0.7 to 1.6
  * s of system time a run. Bounded here, its guessing stops after
  * SPLIT_FAILS, 0.31 GiB peak, 0.2 to 0.4 s of system time, and the same
- * wall time within this host's noise (bench/results/fast_notes.md,
- * session 31). */
+ * wall time within this host's noise (bench/results/fast_notes.md). */
 #define SPLIT_EPOCH_BYTES ((size_t)64 << 20)
 /* Epochs in memory: the truth's and the guess's. The producer, the
  * faster by far, fills the next while the truth meets the guess. */
@@ -54,7 +53,7 @@
  * (cb_huge_map): doitgen LARGE buffered 214 MiB of chunks, 55 K page
  * faults of 4 KiB, and each epoch's snapshots (16 MiB for cachegrind's
  * caches) were mapped anew and faulted in again; at about 10 us a fault
- * that was a fifth of its CPU (bench/results/fast_notes.md, session 28).
+ * that was a fifth of its CPU (bench/results/fast_notes.md).
  * Slabs of chunks: */
 #define SPLIT_SLAB ((size_t)16 << 20)
 

@@ -4,7 +4,7 @@
 # simulation thread each (--no-split --jobs 1), then again with the cores
 # swapped, so that the host's phase and each core's speed reach both
 # alike. Runs one after the other misled in both directions here
-# (fast_notes.md, session 30: nussinov LARGE gave one build 0.66 of the
+# (fast_notes.md: nussinov LARGE gave one build 0.66 of the
 # other's time alternated, then 1.14 a few minutes later).
 #
 #   bench/ab_pinned.sh [-r ROUNDS] "[ENV=V ...] CBANA_A" "[ENV=V ...] CBANA_B" \

@@ -338,7 +338,7 @@ KNOWN_CAUSES = [
     (r"^load_loop array \w+ rand 10000 100",
      "library traffic around every rand() call (see load_loop aos rand); "
      "own accesses match cachegrind since the machine code's accesses of "
-     "loop-exit and preheader blocks are modelled (issue 6); a gap of "
+     "loop-exit and preheader blocks are modelled; a gap of "
      "about 1% (-0.94% at SMALL)"),
     (r"^durbin$",
      "start-up traffic not modelled, at MEDIUM: the stack array z[400] "

@@ -84,7 +84,7 @@ run_once() {
 # median_run TIMEFILE: the line of TIMEFILE.runs with the median wall
 # time, into TIMEFILE: on this project's shared 2-vCPU machines one run
 # of the same binary moves by 10 % to 60 % (cachegrind on load_loop: 8.4,
-# 13.3 and 10.1 s in a row; bench/results/fast_notes.md, session 14).
+# 13.3 and 10.1 s in a row; bench/results/fast_notes.md).
 median_run() {
   local tf=$1 n
   n=$(wc -l < "$tf.runs")
@@ -98,7 +98,7 @@ median_run() {
 # machines an LL of 256 MiB, direct-mapped (a 320 MiB "L3" rounded down),
 # and the two tools timed different caches (cachegrind's pr 1.33 s on
 # that LL, 1.78 s on cbana's; load_loop 13.0 s and 11.6 s:
-# fast_notes.md, session 18).
+# fast_notes.md).
 # shellcheck disable=SC2054 # the commas are cachegrind's
 cg_caches=(--I1=32768,8,64 --D1=32768,8,64 --LL=1048576,16,64)
 
@@ -184,7 +184,7 @@ polybench() {
 # Irregular: NAME ARGS, sized near 10^8 data references. A few seconds
 # a run: RUNS (default 5) of each tool, cachegrind and cbana in turn, so
 # that the host's drift (minutes apart, cachegrind on load_loop took 7.8
-# and 10.7 s: fast_notes.md, session 17) reaches both alike; each line is
+# and 10.7 s: fast_notes.md) reaches both alike; each line is
 # its tool's median. Both are measured each time (CB_ONLY=1, CG_ONLY=1:
 # one alone).
 irregular() {

@@ -57,7 +57,7 @@ static inline void regs_store(lvl_regs *r, cb_level *lv) {
  * set index needs no multiply, where the generic copy reloaded them from
  * the stack (the register allocator had spilled them): simulation CPU
  * 0.83 of the generic copy's on nussinov LARGE, 0.78 on gemm LARGE
- * (pinned pairs, bench/results/fast_notes.md, session 31). */
+ * (pinned pairs, bench/results/fast_notes.md). */
 static inline bool lru2_is_cachegrinds(const cb_hierarchy *h) {
   const cb_level *l1 = &h->levels[0], *l2 = &h->levels[1];
   return l1->assoc == 8 && l2->assoc == 16 && l1->line_shift == LRU2_CG_SHIFT &&

@@ -11,7 +11,7 @@
  * associativity a constant where it is cachegrind's (8 and 16 ways).
  * load_loop's random gathers at 10^8 accesses, nearly all missing both
  * levels: 15.7 -> 11.6 ns an access; sim_bench's record rows 4 % to 37 %
- * faster (bench/results/fast_notes.md, session 13). Affine blocks'
+ * faster (bench/results/fast_notes.md). Affine blocks'
  * iterations (affine.c) take the same steps (lru2_regs.h): inline, the
  * state in locals for the whole block, for cachegrind's ways; out of
  * line for one access (access_lean_lru2) for others. The loop itself is

@@ -5,7 +5,7 @@
  * Why a shared object. A process linked with libLLVM-14 and libclang
  * spends about 0.06 s before main runs, relocating them (564 K relative
  * relocations and the page faults they take; `perf record cbana
- * --version`, fast_notes.md session 29), and clang could start only
+ * --version`, bench/results/fast_notes.md), and clang could start only
  * after that. The compile (compile.c, link_cmd.c) needs neither library,
  * so the executable links neither: it starts clang at once, and a thread
  * loads cbana-frontend.so (dlopen) while clang compiles, on the core

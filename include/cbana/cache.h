@@ -207,8 +207,8 @@ uint64_t cb_hierarchy_line_refs(const cb_hierarchy *h, unsigned level);
 /* len bytes (rounded up to 2 MiB), 2 MiB aligned, zeroed, reserved but
  * committed only as touched, and advised to be transparent huge pages:
  * one page fault per 2 MiB instead of 512, where a fault costs the
- * project's virtual machines about 10 us (bench/results/fast_notes.md,
- * session 28). For the memos' arenas, and lent to analysis/ for the
+ * project's virtual machines about 10 us (bench/results/fast_notes.md).
+ * For the memos' arenas, and lent to analysis/ for the
  * modelled memory and the time split's buffers. NULL when the address
  * space is short. */
 void *cb_huge_map(size_t len);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Heap blocks by allocation site (issues 4 and 8) and exact branch
+# Heap blocks by allocation site and exact branch
 # outcomes in `cbana paths`, checked against counts derived by hand from
 # the programs (tests/e2e/data/alloc_sites.c, branch_counts.c) and the
 # corpus programs with heap data.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The views of issue 8 as a user gets them: annotate, paths (text, JSON,
+# The views as a user gets them: annotate, paths (text, JSON,
 # DOT), the data view in JSON, and the HTML page rendered by headless
 # Chromium (the DOM after its scripts ran). Numbers are checked against
 # the JSON report of the same analysis.
