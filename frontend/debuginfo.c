@@ -418,7 +418,7 @@ uint32_t fe_var(fe *f, LLVMMetadataRef md) {
   if (k == LLVMDIGlobalVariableMetadataKind) {
     v.kind = CB_VAR_GLOBAL;
   } else {
-    v.kind = fe_md_print_field(f, md, "arg") > 0 ? CB_VAR_PARAM : CB_VAR_LOCAL;
+    v.kind = fe_md_var_arg(f, md) > 0 ? CB_VAR_PARAM : CB_VAR_LOCAL;
     v.src_func = fe_src_func(f, fe_md_op(f, md, 0)); /* [0] scope */
   }
   LLVMMetadataRef file = LLVMDIVariableGetFile(md);

@@ -282,6 +282,8 @@ typedef struct fe {
   fe_map md_type;      /* DIType -> types */
   fe_map md_tag;       /* DINode -> DWARF tag (cache) */
   fe_map md_file;      /* DIFile -> files */
+  fe_map var_arg;      /* interned variable key -> arg + 1 (debuginfo_args.c) */
+  bool var_arg_read;
 
   /* per function */
   fe_map vals;       /* LLVMValueRef -> operand */
@@ -328,6 +330,8 @@ LLVMValueRef fe_md_op_value(fe *f, LLVMMetadataRef md, unsigned i);
 const char *fe_md_op_str(fe *f, LLVMMetadataRef md, unsigned i, size_t *len);
 unsigned fe_md_tag(fe *f, LLVMMetadataRef md);
 long fe_md_print_field(fe *f, LLVMMetadataRef md, const char *field);
+/* debuginfo_args.c: a DILocalVariable's `arg:` (0 for a local). */
+long fe_md_var_arg(fe *f, LLVMMetadataRef md);
 /* frame.c */
 void fe_frame_offsets(fe *f, const char *exe);
 /* machine.c: hidden accesses, prologues, entry/exit and return-address

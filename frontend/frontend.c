@@ -118,7 +118,7 @@ static void fe_free(fe *f) {
                     &f->file_index, &f->md_srcfunc,   &f->md_var,
                     &f->md_type,    &f->md_tag,       &f->md_file,
                     &f->vals,       &f->blockmap,     &f->dbgval,
-                    &f->alloca_var, &f->block_addr};
+                    &f->alloca_var, &f->block_addr,   &f->var_arg};
   for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
     fe_map_free(maps[i]);
   fe_elf_free(&f->elf);
