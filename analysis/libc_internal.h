@@ -43,6 +43,9 @@ void cb_libc_stdio_traffic_end(cb_eng *e, uint32_t fn, const cb_value *a,
 /* libc_mem.c */
 /* glibc's AVX2 string functions read whole aligned 32-byte vectors. */
 void cb_libc_scan(cb_eng *e, uint64_t addr, uint64_t len);
+/* __strlen_avx2's loads over the len bytes at p and their NUL (and
+ * __rawmemchr_avx2's for a NUL, the same steps) */
+void cb_libc_strlen_traffic(cb_eng *e, uint64_t p, uint64_t len);
 /* memmove/memcpy and memset: the bytes and glibc's traffic. */
 cb_stop cb_libc_memmove(cb_eng *e, uint64_t dst, uint64_t src, uint64_t n);
 cb_stop cb_libc_memset(cb_eng *e, uint64_t dst, int c, uint64_t n);

@@ -20,6 +20,39 @@ void cb_libc_scan(cb_eng *e, uint64_t addr, uint64_t len) {
   e->out->lib_reads += (end - (addr & ~31ull) + 31) / 32;
 }
 
+static void vec_load(cb_eng *e, uint64_t a) {
+  cb_eng_emit(e, a, 32, e->cur_site, false);
+  e->out->lib_reads++;
+}
+
+void cb_libc_strlen_traffic(cb_eng *e, uint64_t p, uint64_t len) {
+  /* __strlen_avx2 (and __rawmemchr_avx2, the same loads), as Debian 12's
+   * libc.so.6 has it (sysdeps/x86_64/multiarch/strlen-avx2.S): the 32
+   * bytes at s, unaligned, or the aligned vector holding s when those
+   * would cross a page; then the four aligned vectors from A = (s | 31) +
+   * 1, one at a time; then blocks of four from the next multiple of 128
+   * above A, whole, until the block holding the NUL (so bytes are read
+   * twice where the blocks overlap the four, and up to three vectors past
+   * the NUL's). */
+  uint64_t z = p + len; /* the NUL */
+  uint64_t first = (p & 4095) > 4096 - 32 ? p & ~31ull : p;
+  vec_load(e, first);
+  if (z < first + 32)
+    return;
+  uint64_t A = (p | 31) + 1;
+  for (unsigned k = 0; k < 4; k++) {
+    vec_load(e, A + 32 * k);
+    if (z < A + 32 * (k + 1))
+      return;
+  }
+  for (uint64_t C = (A | 127) + 1;; C += 128) {
+    for (unsigned k = 0; k < 4; k++)
+      vec_load(e, C + 32 * k);
+    if (z < C + 128)
+      return;
+  }
+}
+
 cb_stop cb_libc_memmove(cb_eng *e, uint64_t dst, uint64_t src, uint64_t n) {
   if (!n)
     return CB_GO;
@@ -80,24 +113,11 @@ cb_stop cb_libc_mem_call(cb_eng *e, uint32_t fn, const cb_value *a,
     return CB_GO;
   }
   case CB_LIBC_STRLEN: {
-    /* __strlen_avx2's first load is 32 bytes at s itself, unaligned,
-     * unless they would cross a page (docs/process-model.md section 4);
-     * then aligned vectors. The line past s & ~31 it may touch is the
-     * one a program's next store there finds (strcat's append). */
     size_t len;
     char *s = cb_eng_read_str(e, a[0].u, MAX_STR, &len);
     if (!s)
       return CB_FAIL;
-    uint64_t p = a[0].u;
-    if ((p & 4095) <= 4096 - 32) {
-      cb_eng_emit(e, p, 32, e->cur_site, false);
-      e->out->lib_reads++;
-      uint64_t next = (p & ~31ull) + 32;
-      if (p + len + 1 > p + 32)
-        cb_libc_scan(e, next, p + len + 1 - next);
-    } else {
-      cb_libc_scan(e, p, len + 1);
-    }
+    cb_libc_strlen_traffic(e, a[0].u, len);
     free(s);
     ret[0].u = len;
     return CB_GO;

@@ -777,6 +777,9 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
     char *s = cb_eng_read_str(e, a[0].u, MAX_STR, &len);
     if (!s)
       return CB_FAIL;
+    /* the string's end first: _IO_str_init_static_internal with size 0
+     * (libio/strops.c) calls __rawmemchr (s, 0) */
+    cb_libc_strlen_traffic(e, a[0].u, len);
     scan_src src = {(const unsigned char *)s, len, 0, false, false};
     bool v = fn == CB_LIBC_VSSCANF || fn == CB_LIBC_ISOC99_VSSCANF;
     argcur ac = {a, ty, n, 2, v ? a[2].u : 0, 0, false};
