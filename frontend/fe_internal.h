@@ -293,6 +293,7 @@ typedef struct fe {
   FE_VEC(fe_dbgval) dbgvals;
   uint32_t n_slots;
   uint32_t cur_func;
+  unsigned vec_bytes; /* the function's widest vector register (lower.c) */
   LLVMMetadataRef cur_sp;
 
   FE_VEC(fe_unknown_call) unknown;

@@ -370,10 +370,45 @@ static void collect_debug_intrinsics(fe *f, LLVMValueRef fn) {
     }
 }
 
+static bool has_feature(const char *feat, unsigned len, const char *name) {
+  size_t n = strlen(name);
+  for (unsigned k = 0; feat && k + n <= len; k++)
+    if (!memcmp(feat + k, name, n) && (k == 0 || feat[k - 1] == ',') &&
+        (k + n == len || feat[k + n] == ','))
+      return true;
+  return false;
+}
+
+static long int_attr(LLVMValueRef fn, const char *name) {
+  LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(
+      fn, LLVMAttributeFunctionIndex, name, (unsigned)strlen(name));
+  unsigned l = 0;
+  const char *v = a ? LLVMGetStringAttributeValue(a, &l) : NULL;
+  return v && l ? strtol(v, NULL, 10) : 0;
+}
+
+/* The widest vector register the x86 backend keeps a vector value in for
+ * this function (X86ISelLowering's legal types): 16 bytes with SSE, 32
+ * with AVX, 64 with AVX-512 where the function may use 512-bit vectors
+ * ("prefer-vector-width" or "min-legal-vector-width" 512). A wider load
+ * or store is split into accesses of this size. */
+static unsigned vector_bytes(LLVMValueRef fn) {
+  LLVMAttributeRef tf = LLVMGetStringAttributeAtIndex(
+      fn, LLVMAttributeFunctionIndex, "target-features", 15);
+  unsigned tl = 0;
+  const char *feat = tf ? LLVMGetStringAttributeValue(tf, &tl) : NULL;
+  if (has_feature(feat, tl, "+avx512f") &&
+      (int_attr(fn, "prefer-vector-width") >= 512 ||
+       int_attr(fn, "min-legal-vector-width") >= 512))
+    return 64;
+  return has_feature(feat, tl, "+avx") ? 32 : 16;
+}
+
 static bool lower_function(fe *f, LLVMValueRef fn, uint32_t fi) {
   cb_function *cf = &f->functions.v[fi];
   f->cur_func = fi;
   f->cur_sp = LLVMGetSubprogram(fn);
+  f->vec_bytes = vector_bytes(fn);
   fe_map_clear(&f->vals);
   fe_map_clear(&f->blockmap);
   fe_map_clear(&f->dbgval);

@@ -137,6 +137,41 @@ cb_operand fe_addr_at(fe *f, cb_operand base, uint64_t off) {
   return a;
 }
 
+/* A load or store of a vector wider than the function's vector registers:
+ * the x86 backend splits it into accesses of a register's width, the
+ * lowest first (type legalization), each one an access of its own under
+ * cachegrind. */
+static bool lower_split_vector_access(fe *f, LLVMValueRef I, const cb_op *like,
+                                      bool st, LLVMValueRef addr,
+                                      uint32_t size) {
+  unsigned w = f->vec_bytes, n = size / w, part = like->lanes / n;
+  cb_operand base, val = CB_NONE, dst = CB_NONE;
+  if (st) {
+    if (!fe_opnd(f, I, 0, &val) || !fe_opnd(f, I, 1, &base))
+      return false;
+  } else {
+    cb_op d = *like;
+    if (!fe_set_dst(f, &d, I) || !fe_opnd(f, I, 0, &base))
+      return false;
+    dst = d.dst;
+  }
+  for (unsigned i = 0; i < n; i++) {
+    cb_op o = *like;
+    o.lanes = (uint8_t)part;
+    cb_operand at = fe_addr_at(f, base, (uint64_t)i * w);
+    if (st) {
+      o.a = val + i * part;
+      o.b = at;
+    } else {
+      o.dst = dst + i * part;
+      o.a = at;
+    }
+    o.aux = fe_new_site_at(f, I, addr, (int64_t)i * w, w, st, false);
+    FE_PUSH(f->ops, o);
+  }
+  return true;
+}
+
 /* A load or store of a struct or array value: one access per scalar or
  * vector member, as the machine code does it. */
 static bool agg_members(fe *f, LLVMValueRef I, bool st, LLVMValueRef addr,
@@ -394,6 +429,10 @@ bool fe_lower_inst(fe *f, LLVMValueRef I, uint32_t bi, cb_block *blk) {
     o.ty = (uint8_t)ty;
     o.lanes = (uint8_t)lanes;
     uint32_t size = (uint32_t)LLVMStoreSizeOfType(f->td, t);
+    if (k == LLVMVectorTypeKind && size > f->vec_bytes &&
+        size % f->vec_bytes == 0 && size == lanes * cb_ty_bytes(ty) &&
+        lanes % (size / f->vec_bytes) == 0)
+      return lower_split_vector_access(f, I, &o, st, addr, size);
     if (st) {
       if (!fe_opnd(f, I, 0, &o.a) || !fe_opnd(f, I, 1, &o.b))
         return false;
