@@ -34,6 +34,8 @@ enum {
   IO_PATH_SIG,
   IO_CFA,
   IO_ENGINE,
+  IO_STACK,
+  IO_KERNELS,
   IO_CALL,
   IO_RET,
   IO_FLUSH,
@@ -114,6 +116,12 @@ bool jit_gen_kernel(jit_gen *g, uint32_t fi);
 void jit_save_locals(jit_gen *g);
 void jit_load_locals(jit_gen *g);
 void jit_load_local(jit_gen *g, int which);
+/* The same after a call returned: the frame's own cfa and prev stay. */
+void jit_load_locals_after_call(jit_gen *g);
+/* jit.c: whether block gb's machine-code accesses are ones a kernel
+ * makes (not a vararg prologue's vector spills nor an inline sqrt's
+ * path); a block whose are not gets no code. */
+bool jit_mach_compiled(const cb_program *p, uint32_t gb);
 
 /* jit_ops.c: the code of local block lb, at g->body[lb] (already made),
  * and the check of room for the way ahead of it (leaving at its start). */
