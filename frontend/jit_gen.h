@@ -184,8 +184,10 @@ void jit_cache_index_read(const char *dir, uint64_t key, uint8_t *want,
 void jit_cache_index_write(const char *dir, uint64_t key, const uint8_t *want,
                            uint32_t n);
 
-/* jit_call.c: a call op's code (op ip of global block gb): the engine
- * runs it (io->call). */
+/* jit_call.c: a call op's code (op ip of global block gb): a direct
+ * call of the program's own function made natively (the frame pushed on
+ * io->stack, the callee's kernel called), else the engine runs it
+ * (io->call). */
 void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb);
 /* jit_call.c: the engine's io->call, io->ret or io->tpl (field) for op
  * ip of global block gb, with the locals handed over and one op of the
@@ -193,7 +195,8 @@ void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb);
 LLVMValueRef jit_call_engine(jit_gen *g, uint32_t ip, uint32_t gb,
                              unsigned field);
 /* jit_call.c: a `ret` (op ip of global block gb), which returns to the
- * calling kernel (io->ret) or leaves to the interpreter. */
+ * calling kernel (the frame popped natively, or by io->ret) or leaves to
+ * the interpreter. */
 void jit_ret_op(jit_gen *g, uint32_t ip, uint32_t gb);
 /* jit_call.c: room for `ops` operations and `acc` accesses, else leave
  * before op ip of global block gb; a full batch is handed over first
