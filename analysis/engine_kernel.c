@@ -179,14 +179,17 @@ int eng_kernel_call(cb_kernel_io *io) {
   cb_frame *F = &e->frames[e->depth - 1];
   if (st == CB_GO && e->depth != d0) {
     out->kernel_engine_calls++;
+    /* the native stack's room for another kernel, or for the
+     * interpreter's frames run inside this call */
+    bool room = (uintptr_t)__builtin_frame_address(0) > e->kstack_lo;
     cb_kernel_fn k =
-        (uintptr_t)__builtin_frame_address(0) > e->kstack_lo &&
-                e->kentry[F->ip] && !e->kstop[F->block]
+        room && e->kentry[F->ip] && !e->kstop[F->block]
             ? __atomic_load_n(&e->kernels[F->func], __ATOMIC_ACQUIRE)
             : NULL;
-    if (k || e->kernel_nest >= KERNEL_NEST_MAX) {
+    if (k || !room || e->kernel_nest >= KERNEL_NEST_MAX) {
       /* the callee's kernel, which the calling kernel runs; or none,
-       * and the kernels leave to the interpreter at the callee's start */
+       * and the kernels leave to the interpreter at the callee's start
+       * (its frames are its own, off the native stack) */
       state_to_io(e, io);
       io->ip = F->ip;
       io->block = F->block;
