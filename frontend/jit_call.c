@@ -7,10 +7,11 @@
  * (analysis/engine_frames.c) on the engine's frame stack (kernel.h,
  * cb_kernel_stack), then the callee's kernel called directly. Its `ret`
  * pops the frame as eng_pop_frame does and writes the value into the
- * caller's slots. Why: a call through the engine cost about 8 ns of C
- * (the locals handed over and back, the argument copies, the frame push
- * in general form), which bound call-heavy programs (BenchmarkGame/
- * recursive, Shootout/fib2; bench/results/engine.md).
+ * caller's slots. Why: a call through the engine's C (the locals handed
+ * over and back, the argument copies, the frame pushed in general form)
+ * bound call-heavy programs: kernel_calls' fib 34 took 45 ns a call and
+ * return that way, 20 ns natively; BenchmarkGame/recursive's engine
+ * 22.8 s, 8.2 s natively (bench/results/engine.md).
  *
  * Every check that the engine would answer otherwise (a stack overflow,
  * the frame or slot stack to grow, a return address's page not in the
