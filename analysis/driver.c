@@ -541,6 +541,7 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col,
     d->stats.tpl_iters += o.tpl_iters;
     d->stats.tpl_accesses += o.tpl_accesses;
     d->stats.kernel_ops += o.kernel_ops;
+    d->stats.kernel_engine_calls += o.kernel_engine_calls;
     for (unsigned k = 0; k < CB_OP_COUNT; k++)
       d->stats.kernel_left[k] += o.kernel_left[k];
     d->stats.accesses += f.sh.n;
@@ -750,6 +751,7 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
     st->tpl_iters = d.stats.tpl_iters;
     st->tpl_accesses = d.stats.tpl_accesses;
     st->kernel_ops = d.stats.kernel_ops;
+    st->kernel_engine_calls = d.stats.kernel_engine_calls;
     memcpy(st->kernel_left, d.stats.kernel_left, sizeof st->kernel_left);
     st->sim_blocks = d.stats.sim_blocks;
     st->sim_blocks_skipped = d.stats.sim_blocks_skipped;

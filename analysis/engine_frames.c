@@ -9,9 +9,6 @@
 #include "engine_frames.h"
 #include "engine_internal.h"
 
-#define RET_ADDR_VALUE 0x109000ull /* what a pushed return address holds */
-#define MAX_DEPTH 1000000u
-
 uint32_t cb_eng_function_at(const cb_eng *e, uint64_t addr) {
   uint32_t lo = 0, hi = e->n_fn_by_addr;
   while (lo < hi) {
@@ -85,7 +82,7 @@ cb_stop eng_push_frame(cb_eng *e, uint32_t f, uint64_t sp, uint32_t call_op,
                        uint32_t call_site) {
   const cb_program *p = e->p;
   const cb_function *fn = &p->functions[f];
-  if (e->depth >= MAX_DEPTH || sp - e->frame_size[f] < e->stack_lo)
+  if (e->depth >= CB_KERNEL_MAX_DEPTH || sp - e->frame_size[f] < e->stack_lo)
     return cb_eng_fail(e, CB_RUN_ERROR, call_site,
                        "stack overflow calling %s (depth %u)", fn->name,
                        e->depth);
@@ -106,6 +103,7 @@ cb_stop eng_push_frame(cb_eng *e, uint32_t f, uint64_t sp, uint32_t call_op,
   F->ip = p->blocks[fn->first_block].first_op;
   F->call_op = call_op;
   F->call_site = call_site;
+  F->ret_dst = call_op != CB_NONE ? p->ops[call_op].dst : CB_NONE;
   F->cfa = sp;
   F->sp = sp - e->frame_size[f];
   F->va_al = e->va_al_next;
@@ -113,7 +111,7 @@ cb_stop eng_push_frame(cb_eng *e, uint32_t f, uint64_t sp, uint32_t call_op,
   /* call pushes the return address: the caller's own access on the
    * call's line when the caller is the program's code; a tail call's
    * jump pushes none (the caller's own return address is the callee's) */
-  uint64_t ra = RET_ADDR_VALUE;
+  uint64_t ra = CB_KERNEL_RET_ADDR;
   cb_mem_write(&e->mem, sp - 8, &ra, 8, NULL);
   uint32_t ra_site = call_op != CB_NONE && p->ra_site && call_site < p->n_sites
                          ? p->ra_site[call_site]

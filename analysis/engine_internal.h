@@ -16,21 +16,7 @@
 #include "mem.h"
 #include "rand.h"
 
-typedef struct cb_frame {
-  uint32_t func;
-  uint32_t slot_base; /* into eng.slots */
-  uint32_t ip;        /* next op (global index) while a callee runs */
-  uint32_t block;     /* current block, global index */
-  uint32_t prev;      /* block control came from, within the function */
-  uint32_t call_op;   /* the caller's call op (global), CB_NONE for main */
-  uint32_t call_site; /* site of the call that made this frame */
-  uint64_t cfa;       /* the caller's rsp before the call */
-  uint64_t sp;        /* lowest address in use by this frame */
-  uint8_t va_al;      /* a vararg callee's %al: vector registers passed */
-  /* a tail call left: the epilogue's pops are made, and the callee's
-   * `ret` is this frame's (cb_site.is_tail) */
-  uint8_t tail_done;
-} cb_frame;
+/* cb_frame is kernel.h's: the native kernels push and pop frames. */
 
 /* Why the interpreter loop stopped. */
 typedef enum cb_stop {
@@ -103,20 +89,30 @@ typedef struct cb_eng {
   uint64_t *kheat;       /* per function: the ops it may still run outside a
                             kernel before its kernel is asked for; 0 once asked */
   uint32_t kernel_nest;  /* calls run for kernels, one inside another */
-  uintptr_t kstack_lo;   /* a kernel calls a kernel above this stack address */
   cb_stop kernel_stop;   /* a call run for a kernel ended the run */
   uint32_t ret_lanes;    /* slots of the value the last `ret` returned */
   uint32_t mach_made_at; /* a kernel left before this op, having made the
                             machine-code accesses before it; CB_NONE */
   int64_t *fo_off;       /* per frame object: offset from the CFA */
-  uint64_t *frame_size;  /* per function: CFA - rsp in the body */
   uint32_t *fn_by_addr;  /* function indexes sorted by addr */
   uint32_t n_fn_by_addr;
 
-  cb_value *slots;
-  size_t nslots, capslots;
-  cb_frame *frames;
-  uint32_t depth, capframes;
+  /* The frame and slot stacks, which kernels' native calls push and pop
+   * as ks (kernel.h's cb_kernel_stack, the same members in the same
+   * order: engine_kernel.c checks the layouts agree) */
+  union {
+    cb_kernel_stack ks;
+    struct {
+      cb_value *slots;
+      size_t nslots, capslots;
+      cb_frame *frames;
+      uint32_t depth, capframes;
+      uint64_t stack_lo;    /* lowest stack address allowed */
+      uint64_t *frame_size; /* per function: CFA - rsp in the body */
+      uintptr_t kstack_lo;  /* a kernel calls a kernel above this stack
+                               address */
+    };
+  };
   uint8_t va_al_next; /* the next frame's va_al (engine_varargs.c) */
   bool sqrt_called;   /* the last sqrt or sqrtf called the library */
 
@@ -127,7 +123,6 @@ typedef struct cb_eng {
   uint64_t budget_left, budget_rest;
   /* the path signature's current run of equal branch outcomes (sig_add) */
   uint64_t sig_v, sig_n;
-  uint64_t stack_lo; /* lowest stack address allowed */
   uint64_t main_cfa;
 
   /* stdio */

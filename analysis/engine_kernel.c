@@ -3,6 +3,7 @@
 #include "engine_kernel.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -25,6 +26,23 @@
  * native frame each, up to a few KiB for a long function): past it, the
  * call is left to the interpreter, whose frames are its own. */
 #define KERNEL_STACK_MARGIN (512u << 10)
+
+/* cb_eng's members are ks's (engine_internal.h's union). */
+#define SAME_AS_KS(m)                                                          \
+  _Static_assert(offsetof(cb_eng, m) == offsetof(cb_eng, ks) +                 \
+                                            offsetof(cb_kernel_stack, m) &&    \
+                     sizeof(((cb_eng *)0)->m) ==                               \
+                         sizeof(((cb_kernel_stack *)0)->m),                    \
+                 "cb_eng." #m)
+SAME_AS_KS(slots);
+SAME_AS_KS(nslots);
+SAME_AS_KS(capslots);
+SAME_AS_KS(frames);
+SAME_AS_KS(depth);
+SAME_AS_KS(capframes);
+SAME_AS_KS(stack_lo);
+SAME_AS_KS(frame_size);
+SAME_AS_KS(kstack_lo);
 
 static int leave_at_once(cb_kernel_io *io) {
   (void)io;
@@ -160,14 +178,18 @@ int eng_kernel_call(cb_kernel_io *io) {
   cb_stop st = eng_do_call(e, op, ip + 1);
   cb_frame *F = &e->frames[e->depth - 1];
   if (st == CB_GO && e->depth != d0) {
+    out->kernel_engine_calls++;
+    /* the native stack's room for another kernel, or for the
+     * interpreter's frames run inside this call */
+    bool room = (uintptr_t)__builtin_frame_address(0) > e->kstack_lo;
     cb_kernel_fn k =
-        (uintptr_t)__builtin_frame_address(0) > e->kstack_lo &&
-                e->kentry[F->ip] && !e->kstop[F->block]
+        room && e->kentry[F->ip] && !e->kstop[F->block]
             ? __atomic_load_n(&e->kernels[F->func], __ATOMIC_ACQUIRE)
             : NULL;
-    if (k || e->kernel_nest >= KERNEL_NEST_MAX) {
+    if (k || !room || e->kernel_nest >= KERNEL_NEST_MAX) {
       /* the callee's kernel, which the calling kernel runs; or none,
-       * and the kernels leave to the interpreter at the callee's start */
+       * and the kernels leave to the interpreter at the callee's start
+       * (its frames are its own, off the native stack) */
       state_to_io(e, io);
       io->ip = F->ip;
       io->block = F->block;
@@ -229,8 +251,8 @@ int eng_kernel_flush(cb_kernel_io *io) {
 }
 
 /* eng_run's CB_OP_RET for a frame whose caller is a kernel: the callee's
- * value into the call's slots, the frame popped, and after the call the
- * caller block's machine-code accesses. */
+ * value into the call's slots, the frame popped; the caller's kernel
+ * makes its block's machine-code accesses after the call. */
 int eng_kernel_ret(cb_kernel_io *io) {
   cb_eng *e = io->engine;
   const cb_program *p = e->p;
@@ -246,8 +268,6 @@ int eng_kernel_ret(cb_kernel_io *io) {
   if (call_op != CB_NONE && p->ops[call_op].dst != CB_NONE)
     for (unsigned i = 0; i < l && i < 256; i++)
       e->slots[F->slot_base + p->ops[call_op].dst + i] = rv[i];
-  if (p->blocks[F->block].n_mach)
-    eng_emit_mach_at(e, &p->blocks[F->block], F->cfa, F->ip);
   state_to_io(e, io);
   return CB_KCALL_DONE;
 }

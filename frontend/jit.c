@@ -105,6 +105,12 @@ void jit_load_locals(jit_gen *g) {
     jit_load_local(g, k);
 }
 
+void jit_load_locals_after_call(jit_gen *g) {
+  for (int k = 0; k < LV_COUNT; k++)
+    if (k != LV_PREV && k != LV_CFA)
+      jit_load_local(g, k);
+}
+
 void jit_make_types(jit_gen *g) {
   g->i1 = LLVMInt1TypeInContext(g->C);
   g->i8 = LLVMInt8TypeInContext(g->C);
@@ -124,6 +130,8 @@ void jit_make_types(jit_gen *g) {
   f[IO_COUNTS] = g->p64;
   f[IO_BATCH] = g->p8;
   f[IO_ENGINE] = g->p8;
+  f[IO_STACK] = g->p8; /* cb_kernel_stack, by offsetof (jit_call.c) */
+  f[IO_KERNELS] = g->p8;
   /* named: the call field's type points back at it */
   g->io_ty = LLVMStructCreateNamed(g->C, "cb_kernel_io");
   LLVMTypeRef pio = LLVMPointerType(g->io_ty, 0);
@@ -173,7 +181,7 @@ static void gen_free(jit_gen *g) {
 /* Whether block gb's machine-code accesses are ones a kernel makes: not
  * a vararg prologue's vector spills nor an inline sqrt's path, which
  * depend on state only the interpreter keeps. */
-static bool mach_compiled(const cb_program *p, uint32_t gb) {
+bool jit_mach_compiled(const cb_program *p, uint32_t gb) {
   const cb_block *b = &p->blocks[gb];
   for (uint32_t i = 0; i < b->n_mach && b->first_mach + i < p->n_mach; i++) {
     const cb_mach_access *m = &p->mach[b->first_mach + i];
@@ -183,7 +191,7 @@ static bool mach_compiled(const cb_program *p, uint32_t gb) {
   return true;
 }
 
-/* Which blocks get code (all but those mach_compiled refuses) and where
+/* Which blocks get code (all but those jit_mach_compiled refuses) and where
  * they check their room; false when out of memory. */
 static bool plan_blocks(jit_gen *g) {
   const cb_function *fn = g->fn;
@@ -197,7 +205,7 @@ static bool plan_blocks(jit_gen *g) {
     return false;
   }
   for (uint32_t lb = 0; lb < n; lb++)
-    if (mach_compiled(g->p, fn->first_block + lb)) {
+    if (jit_mach_compiled(g->p, fn->first_block + lb)) {
       g->body[lb] = LLVMAppendBasicBlockInContext(g->C, g->F, "b");
       has_body[lb] = true;
     }
@@ -266,6 +274,11 @@ bool jit_gen_kernel(jit_gen *g, uint32_t fi) {
   g->io = LLVMGetParam(g->F, 0);
   unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
   LLVMAddAttributeAtIndex(g->F, 1, LLVMCreateEnumAttribute(g->C, noalias, 0));
+  /* no call of memset made up from a loop of stores (jit_call.c's
+   * zeroing of a callee's slots): the JIT resolves no C library symbols */
+  LLVMAddAttributeAtIndex(
+      g->F, LLVMAttributeFunctionIndex,
+      LLVMCreateStringAttribute(g->C, "no-builtin-memset", 17, "", 0));
 
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(g->C, g->F, "entry");
   g->exit_bb = LLVMAppendBasicBlockInContext(g->C, g->F, "leave");

@@ -34,6 +34,8 @@ enum {
   IO_PATH_SIG,
   IO_CFA,
   IO_ENGINE,
+  IO_STACK,
+  IO_KERNELS,
   IO_CALL,
   IO_RET,
   IO_FLUSH,
@@ -114,6 +116,12 @@ bool jit_gen_kernel(jit_gen *g, uint32_t fi);
 void jit_save_locals(jit_gen *g);
 void jit_load_locals(jit_gen *g);
 void jit_load_local(jit_gen *g, int which);
+/* The same after a call returned: the frame's own cfa and prev stay. */
+void jit_load_locals_after_call(jit_gen *g);
+/* jit.c: whether block gb's machine-code accesses are ones a kernel
+ * makes (not a vararg prologue's vector spills nor an inline sqrt's
+ * path); a block whose are not gets no code. */
+bool jit_mach_compiled(const cb_program *p, uint32_t gb);
 
 /* jit_ops.c: the code of local block lb, at g->body[lb] (already made),
  * and the check of room for the way ahead of it (leaving at its start). */
@@ -176,8 +184,10 @@ void jit_cache_index_read(const char *dir, uint64_t key, uint8_t *want,
 void jit_cache_index_write(const char *dir, uint64_t key, const uint8_t *want,
                            uint32_t n);
 
-/* jit_call.c: a call op's code (op ip of global block gb): the engine
- * runs it (io->call). */
+/* jit_call.c: a call op's code (op ip of global block gb): a direct
+ * call of the program's own function made natively (the frame pushed on
+ * io->stack, the callee's kernel called), else the engine runs it
+ * (io->call). */
 void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb);
 /* jit_call.c: the engine's io->call, io->ret or io->tpl (field) for op
  * ip of global block gb, with the locals handed over and one op of the
@@ -185,7 +195,8 @@ void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb);
 LLVMValueRef jit_call_engine(jit_gen *g, uint32_t ip, uint32_t gb,
                              unsigned field);
 /* jit_call.c: a `ret` (op ip of global block gb), which returns to the
- * calling kernel (io->ret) or leaves to the interpreter. */
+ * calling kernel (the frame popped natively, or by io->ret) or leaves to
+ * the interpreter. */
 void jit_ret_op(jit_gen *g, uint32_t ip, uint32_t gb);
 /* jit_call.c: room for `ops` operations and `acc` accesses, else leave
  * before op ip of global block gb; a full batch is handed over first

@@ -57,6 +57,7 @@ typedef struct cb_analysis_stats {
   double kernel_compile_s;
   uint64_t kernel_ops;
   uint64_t kernel_left[CB_OP_COUNT]; /* cb_run_outcome's, summed */
+  uint64_t kernel_engine_calls;      /* cb_run_outcome's, summed */
   /* blocks the cache model received, and of those, the ones counted
    * without running them and the ones split by set over sim_threads
    * threads (cb_affine_stats), over every cache */

@@ -225,6 +225,9 @@ typedef struct cb_run_outcome {
    * --exact-engine. */
   uint64_t kernel_ops;
   uint64_t kernel_left[CB_OP_COUNT];
+  /* calls of the program's own functions that kernels handed to the
+   * engine (io->call) rather than making them natively; --stats */
+  uint64_t kernel_engine_calls;
 } cb_run_outcome;
 
 void cb_engine_options_default(cb_engine_options *opt);

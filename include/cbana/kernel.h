@@ -6,8 +6,11 @@
  * interpreter's own state: the top frame's slots, the memory's page
  * translation cache, the access batch, the budget and the path
  * signature. It is entered at the start of a block (after its phis) and
- * runs blocks and branches of its function. A call it hands to the
- * engine (io->call), which runs it in full, callee included. It leaves
+ * runs blocks and branches of its function. A direct call of a function
+ * of the program that has a kernel it makes itself (the frame pushed on
+ * cb_kernel_stack, the callee's kernel called, the frame popped at its
+ * `ret`); any other call it hands to the engine (io->call), which runs
+ * it in full, callee included, or pushes its frame. It leaves
  * before an op it does not compile, at a `ret`, at a jump to a block
  * marked in `stop`, at an access whose page is not in the translation
  * cache or that crosses a page, at a zero divisor, or when the budget or
@@ -31,6 +34,49 @@ typedef struct cb_kernel_page {
   uint8_t *data;
 } cb_kernel_page;
 
+/* An engine frame (one active call of a Program function). Its layout is
+ * here, not in the engine's own headers, because a kernel pushes and
+ * pops frames itself for the calls it makes natively (kernel.h's
+ * opening paragraph): it writes the records the interpreter reads when
+ * it takes over, and reads the ones the interpreter wrote. */
+typedef struct cb_frame {
+  uint32_t func;
+  uint32_t slot_base; /* into the slot stack (cb_kernel_stack.slots) */
+  uint32_t ip;        /* next op (global index) while a callee runs */
+  uint32_t block;     /* current block, global index */
+  uint32_t prev;      /* block control came from, within the function */
+  uint32_t call_op;   /* the caller's call op (global), CB_NONE for main */
+  uint32_t call_site; /* site of the call that made this frame */
+  uint32_t ret_dst;   /* the call op's dst in the caller's slots, which
+                         the `ret` writes (CB_NONE: none) */
+  uint64_t cfa;       /* the caller's rsp before the call */
+  uint64_t sp;        /* lowest address in use by this frame */
+  uint8_t va_al;      /* a vararg callee's %al: vector registers passed */
+  /* a tail call left: the epilogue's pops are made, and the callee's
+   * `ret` is this frame's (cb_site.is_tail) */
+  uint8_t tail_done;
+} cb_frame;
+
+/* The engine's frame stack and slot stack, which a kernel's native call
+ * grows and its native `ret` shrinks (only within the capacities: a
+ * call that needs more leaves the growing to the engine, io->call). */
+typedef struct cb_kernel_stack {
+  cb_value *slots;           /* every frame's value slots */
+  uint64_t nslots, capslots; /* in use (the top frame's end), allocated */
+  cb_frame *frames;
+  uint32_t depth, capframes;
+  uint64_t stack_lo;          /* lowest modelled stack address allowed */
+  const uint64_t *frame_size; /* per function: CFA - rsp in its body */
+  /* a kernel calls a kernel only while its native stack pointer is above
+   * this address (each nested call takes a native frame) */
+  uintptr_t kstack_lo;
+} cb_kernel_stack;
+
+/* Frames at most: a deeper call is the engine's stack overflow. */
+#define CB_KERNEL_MAX_DEPTH 1000000u
+/* What a pushed return address holds in the modelled memory. */
+#define CB_KERNEL_RET_ADDR 0x109000ull
+
 struct cb_kernel_io {
   cb_value *slots;           /* the top frame's value slots */
   const cb_kernel_page *tlb; /* CB_KERNEL_TLB_N, by pno modulo it */
@@ -49,11 +95,13 @@ struct cb_kernel_io {
   /* the budget left; the loads, stores and branches made since entry or
    * since the last call (which hands them to the engine) */
   uint64_t budget, loads, stores, branches;
-  uint64_t sig_v, sig_n;   /* the path signature's run (sig_add) */
-  uint64_t path_signature; /* cb_run_outcome's, runs mixed in by
-                              cb_path_sig_run */
-  uint64_t cfa;            /* the top frame's: machine-code accesses */
-  void *engine;            /* the engine's, for call */
+  uint64_t sig_v, sig_n;       /* the path signature's run (sig_add) */
+  uint64_t path_signature;     /* cb_run_outcome's, runs mixed in by
+                                  cb_path_sig_run */
+  uint64_t cfa;                /* the top frame's: machine-code accesses */
+  void *engine;                /* the engine's, for call */
+  cb_kernel_stack *stack;      /* the engine's frames, for native calls */
+  const cb_kernel_fn *kernels; /* per function, NULL: none (yet) */
   /* Runs the call op at ip of block `block` (prev, the counters and the
    * batch are written to io first): CB_KCALL_DONE with slots, batch,
    * cap, nbatch, budget and the signature's run new in io, and the
@@ -62,8 +110,10 @@ struct cb_kernel_io {
    * the engine knows why). */
   int (*call)(cb_kernel_io *io);
   /* The `ret` op at ip of a kernel its caller's kernel called (nest > 0):
-   * pops the frame, writes the value into the caller's slots, and leaves
-   * io as the caller's (slots, cfa, prev); CB_KCALL_DONE. */
+   * pops the frame, writes the value into the caller's slots (the frame's
+   * ret_dst), and leaves io as the caller's (slots, cfa, prev);
+   * CB_KCALL_DONE. The machine-code accesses after the call are the
+   * caller's to make (a native `ret` does the same). */
   int (*ret)(cb_kernel_io *io);
   /* Hands the batch (nbatch records) to the cache model and takes the
    * next: batch, nbatch, cap and stream_records new in io. */
