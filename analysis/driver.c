@@ -554,7 +554,13 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col,
   r->path_hash = o.path_signature;
   r->branch_counts = o.branch_counts; /* the run's own, even for a twin */
   o.branch_counts = NULL;
-  r->output = o.out ? strdup(o.out) : NULL;
+  r->output = NULL;
+  r->output_len = 0;
+  if (o.out && (r->output = malloc(o.out_len + 1))) {
+    memcpy(r->output, o.out, o.out_len);
+    r->output[o.out_len] = 0;
+    r->output_len = o.out_len;
+  }
   r->errors = o.err ? strdup(o.err) : NULL;
   r->files = o.files;
   r->n_files = o.n_files;

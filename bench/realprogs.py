@@ -44,6 +44,7 @@ from the TSV at the end (bench/realprogs_report.py). The default PREFIX is
 bench/results/realprogs (realprogs-full with --full).
 """
 import argparse
+import base64
 import concurrent.futures
 import json
 import os
@@ -440,9 +441,10 @@ def measure(cbana, prog, flags, timeout, keep):
                                     f":{loc['line']})")
         if run:
             row["operations"] = run.get("operations")
-            row["output_equal"] = (row["finished"] and
-                                   run.get("output", "").encode(
-                                       "utf-8", "surrogateescape") == out)
+            got = (base64.b64decode(run["output_base64"])
+                   if "output_base64" in run else
+                   (run.get("output") or "").encode("utf-8"))
+            row["output_equal"] = row["finished"] and got == out
             if row["finished"] and not row["output_equal"]:
                 row["output_diff"] = first_line_difference(
                     run.get("output", ""), out.decode(errors="replace"))

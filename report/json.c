@@ -3,6 +3,7 @@
 #include "cbana/report.h"
 
 #include <json-c/json.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,85 @@ static json_object *u64(uint64_t v) {
 
 static json_object *str_or_null(const char *s) {
   return s ? json_object_new_string(s) : NULL;
+}
+
+/* The length of the valid UTF-8 sequence at s (1 to 4), 0 if none. */
+static size_t utf8_seq(const unsigned char *s, size_t n) {
+  unsigned c = s[0];
+  size_t len = c < 0x80             ? 1
+               : (c & 0xe0) == 0xc0 ? 2
+               : (c & 0xf0) == 0xe0 ? 3
+               : (c & 0xf8) == 0xf0 ? 4
+                                    : 0;
+  if (!len || len > n)
+    return 0;
+  uint32_t cp = len == 1 ? c : c & (0x7f >> len);
+  for (size_t i = 1; i < len; i++) {
+    if ((s[i] & 0xc0) != 0x80)
+      return 0;
+    cp = cp << 6 | (s[i] & 0x3f);
+  }
+  static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < least[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+    return 0;
+  return len;
+}
+
+static const char b64[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* Bytes a program wrote, as a JSON string: as they are when they are UTF-8
+ * (JSON's text), else with each invalid byte as U+FFFD, and then their
+ * exact bytes in base64 as `<name>_base64` too (RFC 4648). */
+static void add_bytes(json_object *o, const char *name, const char *s,
+                      size_t n) {
+  if (!s) {
+    json_object_object_add(o, name, NULL);
+    return;
+  }
+  const unsigned char *u = (const unsigned char *)s;
+  size_t i = 0;
+  while (i < n && utf8_seq(u + i, n - i))
+    i += utf8_seq(u + i, n - i);
+  if (i == n) {
+    json_object_object_add(o, name, json_object_new_string_len(s, (int)n));
+    return;
+  }
+  char *t = malloc(3 * n + 1), *b = malloc(4 * (n / 3 + 1) + 1);
+  if (!t || !b) {
+    free(t);
+    free(b);
+    return;
+  }
+  size_t k = 0;
+  for (i = 0; i < n;) {
+    size_t l = utf8_seq(u + i, n - i);
+    if (l) {
+      memcpy(t + k, u + i, l);
+      k += l;
+      i += l;
+    } else {
+      memcpy(t + k, "\xef\xbf\xbd", 3);
+      k += 3;
+      i++;
+    }
+  }
+  json_object_object_add(o, name, json_object_new_string_len(t, (int)k));
+  k = 0;
+  for (i = 0; i < n; i += 3) {
+    uint32_t v = (uint32_t)u[i] << 16 |
+                 (i + 1 < n ? (uint32_t)u[i + 1] << 8 : 0) |
+                 (i + 2 < n ? u[i + 2] : 0);
+    b[k++] = b64[v >> 18 & 63];
+    b[k++] = b64[v >> 12 & 63];
+    b[k++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
+    b[k++] = i + 2 < n ? b64[v & 63] : '=';
+  }
+  char key[64];
+  snprintf(key, sizeof key, "%s_base64", name);
+  json_object_object_add(o, key, json_object_new_string_len(b, (int)k));
+  free(t);
+  free(b);
 }
 
 static json_object *level_totals(const cb_level_counts *lc, bool classified) {
@@ -376,9 +456,11 @@ static json_object *run_object(const cb_program *p, const cb_run_result *r) {
   snprintf(path, sizeof path, "%016llx", (unsigned long long)r->path_hash);
   json_object_object_add(o, "path_hash", json_object_new_string(path));
   json_object_object_add(o, "operations", u64(r->operations));
-  json_object_object_add(o, "output", str_or_null(r->output));
+  add_bytes(o, "output", r->output,
+            r->output_len ? r->output_len
+                          : (r->output ? strlen(r->output) : 0));
   json_object_object_add(o, "process_note", str_or_null(r->process_note));
-  json_object_object_add(o, "stderr", str_or_null(r->errors));
+  add_bytes(o, "stderr", r->errors, r->errors ? strlen(r->errors) : 0);
   json_object *files = json_object_new_array();
   for (unsigned i = 0; i < r->n_files; i++) {
     json_object *f = json_object_new_object();

@@ -148,7 +148,8 @@ typedef struct cb_run_result {
 
   bool exited; /* the program finished (exit_code is meaningful) */
   int exit_code;
-  char *output;       /* what the program printed on stdout */
+  char *output;       /* what the program printed on stdout (NUL ended) */
+  size_t output_len;  /* its bytes, which may include NULs */
   char *errors;       /* what it printed on stderr */
   cb_file_out *files; /* the files it wrote, in order of first write */
   unsigned n_files;
