@@ -342,6 +342,7 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_STRERROR:
   case CB_LIBC_STPCPY:
   case CB_LIBC_STRNLEN:
+  case CB_LIBC_STRCASECMP:
     return cb_libc_string_call(e, fn, a, ty, n, ret);
   case CB_LIBC_BSEARCH:
   case CB_LIBC_LLABS:

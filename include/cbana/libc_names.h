@@ -213,6 +213,7 @@
   X(STRERROR, "strerror")                                                      \
   X(STPCPY, "stpcpy")                                                          \
   X(STRNLEN, "strnlen")                                                        \
+  X(STRCASECMP, "strcasecmp")                                                  \
   X(DRAND48, "drand48")                                                        \
   X(ERAND48, "erand48")                                                        \
   X(LRAND48, "lrand48")                                                        \
