@@ -27,6 +27,7 @@ typedef struct cb_vfile {
   bool written;  /* the run created, wrote, truncated or removed it */
   uint64_t writes;
   bool on_disk; /* it was there at analysis time: st holds its stat */
+  bool devnull; /* /dev/null: reads at its end, writes discarded */
   struct stat st;
 } cb_vfile;
 
