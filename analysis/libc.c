@@ -485,6 +485,8 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_FTELL:
   case CB_LIBC_FTELLO:
   case CB_LIBC_REWIND:
+  case CB_LIBC_FGETPOS:
+  case CB_LIBC_FSETPOS:
   case CB_LIBC_FEOF:
   case CB_LIBC_FERROR:
   case CB_LIBC_CLEARERR:
@@ -551,6 +553,9 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
     ret[0].u = 0;
     return CB_GO;
   }
+  case CB_LIBC_SLEEP:
+  case CB_LIBC_GETRUSAGE:
+    return cb_libc_proc_call(e, fn, a, ret);
   case CB_LIBC_QSORT:
     return do_qsort(e, a[0].u, a[1].u, a[2].u, a[3].u);
   case CB_LIBC_ABS: {

@@ -95,6 +95,10 @@ cb_stop cb_libc_getdelim(cb_eng *e, uint64_t lineptr, uint64_t np, int delim,
 cb_stop cb_libc_exit_register(cb_eng *e, uint32_t fn, const cb_value *a,
                               cb_value *ret);
 
+/* libc_proc.c: sleep and getrusage. */
+cb_stop cb_libc_proc_call(cb_eng *e, uint32_t fn, const cb_value *a,
+                          cb_value *ret);
+
 /* libc_rand.c */
 /* One library access of exactly n bytes. */
 void cb_libc_acc(cb_eng *e, uint64_t a, uint32_t n, bool w);

@@ -166,6 +166,8 @@
   X(TIME, "time")                                                              \
   X(GETTIMEOFDAY, "gettimeofday")                                              \
   X(CLOCK_GETTIME, "clock_gettime")                                            \
+  X(SLEEP, "sleep")                                                            \
+  X(GETRUSAGE, "getrusage")                                                    \
   X(QSORT, "qsort")                                                            \
   X(ABS, "abs")                                                                \
   X(LABS, "labs")                                                              \
@@ -193,6 +195,8 @@
   X(FMOD, "fmod")                                                              \
   X(FMAX, "fmax")                                                              \
   X(FMIN, "fmin")                                                              \
+  X(CABS, "cabs")                                                              \
+  X(CEXP, "cexp")                                                              \
   X(PUTC, "putc")                                                              \
   X(GETC, "getc")                                                              \
   X(FGETC, "fgetc")                                                            \
@@ -335,6 +339,8 @@
   X(FTELL, "ftell")                                                            \
   X(FTELLO, "ftello")                                                          \
   X(REWIND, "rewind")                                                          \
+  X(FGETPOS, "fgetpos")                                                        \
+  X(FSETPOS, "fsetpos")                                                        \
   X(FEOF, "feof")                                                              \
   X(FERROR, "ferror")                                                          \
   X(CLEARERR, "clearerr")                                                      \
