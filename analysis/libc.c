@@ -555,6 +555,8 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   }
   case CB_LIBC_SLEEP:
   case CB_LIBC_GETRUSAGE:
+  case CB_LIBC_ISATTY:
+  case CB_LIBC_SIGNAL:
     return cb_libc_proc_call(e, fn, a, ret);
   case CB_LIBC_QSORT:
     return do_qsort(e, a[0].u, a[1].u, a[2].u, a[3].u);

@@ -556,9 +556,12 @@ cb_stop cb_libc_fd_call(cb_eng *e, uint32_t fn, const cb_value *a,
     return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
   switch ((cb_libfn)fn) {
   case CB_LIBC_ERRNO_LOCATION: {
-    /* `mov errno's TLS offset, %rax; add %fs:0, %rax`: the thread
-     * pointer's self word is read */
+    /* `mov errno's TLS offset(%rip), %rax; add %fs:0, %rax`: libc's GOT
+     * slot (+0x1d2de0) and the thread pointer's self word are read
+     * (lackey) */
     uint64_t at = errno_addr(e);
+    if (e->libc_base)
+      cb_eng_lib(e, e->libc_base + 0x1d2de0, 8, false);
     cb_eng_lib(e, at + 0x80, 8, false);
     ret[0].u = at;
     return CB_GO;

@@ -123,6 +123,8 @@ typedef struct cb_files {
   unsigned char stdin_pb[128];
   uint32_t stdin_npb;
   uint64_t stdin_backup;
+  /* signal()'s handlers, by signal number (SIG_DFL 0 at the start) */
+  uint64_t sig_handler[65];
 } cb_files;
 
 /* libc_files.c: the streams' machinery, shared with libc_files_calls.c. */

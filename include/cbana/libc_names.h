@@ -168,6 +168,8 @@
   X(CLOCK_GETTIME, "clock_gettime")                                            \
   X(SLEEP, "sleep")                                                            \
   X(GETRUSAGE, "getrusage")                                                    \
+  X(ISATTY, "isatty")                                                          \
+  X(SIGNAL, "signal")                                                          \
   X(QSORT, "qsort")                                                            \
   X(ABS, "abs")                                                                \
   X(LABS, "labs")                                                              \
