@@ -217,6 +217,8 @@ uint64_t cb_libc_strcmp_traffic(cb_eng *e, uint64_t s, uint64_t t, uint64_t k) {
 uint64_t cb_libc_strcasecmp_traffic(cb_eng *e, uint64_t s, uint64_t t,
                                     uint64_t k) {
   uint64_t L = e->libc_base, tp = cb_libc_canary(e) - 0x28;
+  if (!L) /* no libc in the address space: the strings' loads only */
+    return strcmp_paths(e, s, t, k, 0);
   /* __strcasecmp_avx2: the locale; __strcasecmp_l_avx2: its LC_CTYPE's
    * NONASCII_CASE word, then the vector tolower's constants */
   cb_libc_acc(e, L + LIBC_GOT_TSD_LOCALE, 8, false);
