@@ -19,7 +19,7 @@
 #include "libc_internal.h"
 
 void cb_libc_init(cb_eng *e) {
-  (void)e;
+  cb_libc_getopt_init(e);
 }
 
 /* ---- qsort: glibc 2.36's merge sort (msort_with_tmp) ---- */
@@ -553,6 +553,8 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
     ret[0].u = 0;
     return CB_GO;
   }
+  case CB_LIBC_GETOPT:
+    return cb_libc_getopt(e, a, ret);
   case CB_LIBC_SLEEP:
   case CB_LIBC_GETRUSAGE:
   case CB_LIBC_ISATTY:

@@ -95,7 +95,11 @@ cb_stop cb_libc_getdelim(cb_eng *e, uint64_t lineptr, uint64_t np, int delim,
 cb_stop cb_libc_exit_register(cb_eng *e, uint32_t fn, const cb_value *a,
                               cb_value *ret);
 
-/* libc_proc.c: sleep and getrusage. */
+/* libc_getopt.c: getopt; the initial values of optind, opterr, optopt. */
+cb_stop cb_libc_getopt(cb_eng *e, const cb_value *a, cb_value *ret);
+void cb_libc_getopt_init(cb_eng *e);
+
+/* libc_proc.c: sleep, getrusage, isatty, signal. */
 cb_stop cb_libc_proc_call(cb_eng *e, uint32_t fn, const cb_value *a,
                           cb_value *ret);
 

@@ -170,6 +170,7 @@
   X(GETRUSAGE, "getrusage")                                                    \
   X(ISATTY, "isatty")                                                          \
   X(SIGNAL, "signal")                                                          \
+  X(GETOPT, "getopt")                                                          \
   X(QSORT, "qsort")                                                            \
   X(ABS, "abs")                                                                \
   X(LABS, "labs")                                                              \

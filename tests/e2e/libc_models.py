@@ -25,7 +25,7 @@ import sys
 import tempfile
 
 PROGRAMS = ["strcasecmp", "devnull", "sleep_rusage", "file_pos",
-            "complex_abs_exp", "signal_isatty"]
+            "complex_abs_exp", "signal_isatty", "getopt_args"]
 # complex_abs_exp: one spill a call is on line 0 for cachegrind and on
 # the call's line for cbana (the machine code's line table), so only its
 # totals are compared
