@@ -19,7 +19,7 @@
 #include "libc_internal.h"
 
 void cb_libc_init(cb_eng *e) {
-  (void)e;
+  cb_libc_getopt_init(e);
 }
 
 /* ---- qsort: glibc 2.36's merge sort (msort_with_tmp) ---- */
@@ -342,6 +342,7 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_STRERROR:
   case CB_LIBC_STPCPY:
   case CB_LIBC_STRNLEN:
+  case CB_LIBC_STRCASECMP:
     return cb_libc_string_call(e, fn, a, ty, n, ret);
   case CB_LIBC_BSEARCH:
   case CB_LIBC_LLABS:
@@ -484,6 +485,8 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_FTELL:
   case CB_LIBC_FTELLO:
   case CB_LIBC_REWIND:
+  case CB_LIBC_FGETPOS:
+  case CB_LIBC_FSETPOS:
   case CB_LIBC_FEOF:
   case CB_LIBC_FERROR:
   case CB_LIBC_CLEARERR:
@@ -550,6 +553,13 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
     ret[0].u = 0;
     return CB_GO;
   }
+  case CB_LIBC_GETOPT:
+    return cb_libc_getopt(e, a, ret);
+  case CB_LIBC_SLEEP:
+  case CB_LIBC_GETRUSAGE:
+  case CB_LIBC_ISATTY:
+  case CB_LIBC_SIGNAL:
+    return cb_libc_proc_call(e, fn, a, ret);
   case CB_LIBC_QSORT:
     return do_qsort(e, a[0].u, a[1].u, a[2].u, a[3].u);
   case CB_LIBC_ABS: {

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "libc_files.h"
@@ -159,6 +160,19 @@ static cb_vfile *vf_find(cb_eng *e, const char *path, const char *name,
   struct stat st;
   if (stat(path, &st) != 0)
     return NULL;
+  if (S_ISCHR(st.st_mode) && major(st.st_rdev) == 1 && minor(st.st_rdev) == 3) {
+    /* /dev/null (Linux's memory device 1:3, whatever its name): the
+     * kernel's null device reads nothing and takes every write; fstat
+     * gives the real device's stat (a character device, st_blksize 4096:
+     * glibc's _IO_file_doallocate then mallocs a 4096-byte buffer and
+     * keeps the stream fully buffered, isatty being false) */
+    cb_vfile *v = vf_new(f, path, name);
+    if (!v)
+      return NULL;
+    v->exists = v->on_disk = v->devnull = true;
+    v->st = st;
+    return v;
+  }
   if (!S_ISREG(st.st_mode)) {
     *fail = true;
     cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
@@ -412,6 +426,8 @@ int64_t cb_fd_write(cb_eng *e, int fd, uint64_t addr, const void *host,
     if (o->acc == O_RDONLY) {
       *err = EBADF;
       r = -1;
+    } else if (v->devnull) {
+      /* discarded; the file stays empty and is not the run's output */
     } else {
       uint64_t at = o->append ? v->len : o->pos;
       if (!vf_reserve(v, at + n)) {
@@ -440,6 +456,11 @@ int64_t cb_fd_seek(cb_eng *e, int fd, int64_t off, int whence, int *err) {
   if (!o) {
     *err = EBADF;
     return -1;
+  }
+  if (e->files->vf[o->vf].devnull) {
+    /* Linux's null_lseek: the offset is 0 whatever was asked */
+    o->pos = 0;
+    return 0;
   }
   int64_t base = whence == SEEK_SET   ? 0
                  : whence == SEEK_CUR ? (int64_t)o->pos
@@ -474,6 +495,7 @@ static void fill_stat(const cb_vfile *v, uint8_t out[144]) {
   PUT4(24, v->st.st_mode);
   PUT4(28, v->st.st_uid);
   PUT4(32, v->st.st_gid);
+  PUT8(40, v->devnull ? v->st.st_rdev : 0);
   PUT8(48, v->len);
   PUT8(56, v->st.st_blksize > 0 ? v->st.st_blksize : 4096);
   PUT8(64, (v->len + 4095) / 4096 * 8);
@@ -482,7 +504,7 @@ static void fill_stat(const cb_vfile *v, uint8_t out[144]) {
                                          : 1700000000ull;
   PUT8(72, v->on_disk ? (uint64_t)v->st.st_atim.tv_sec : t);
   PUT8(88, t);
-  PUT8(104, t);
+  PUT8(104, v->devnull ? (uint64_t)v->st.st_ctim.tv_sec : t);
 #undef PUT8
 #undef PUT4
 }
@@ -534,9 +556,12 @@ cb_stop cb_libc_fd_call(cb_eng *e, uint32_t fn, const cb_value *a,
     return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
   switch ((cb_libfn)fn) {
   case CB_LIBC_ERRNO_LOCATION: {
-    /* `mov errno's TLS offset, %rax; add %fs:0, %rax`: the thread
-     * pointer's self word is read */
+    /* `mov errno's TLS offset(%rip), %rax; add %fs:0, %rax`: libc's GOT
+     * slot (+0x1d2de0) and the thread pointer's self word are read
+     * (lackey) */
     uint64_t at = errno_addr(e);
+    if (e->libc_base)
+      cb_eng_lib(e, e->libc_base + 0x1d2de0, 8, false);
     cb_eng_lib(e, at + 0x80, 8, false);
     ret[0].u = at;
     return CB_GO;
@@ -639,6 +664,10 @@ cb_stop cb_libc_fd_call(cb_eng *e, uint32_t fn, const cb_value *a,
       return CB_FAIL;
     if (!v)
       return ret_int(e, ret, -1, err, false);
+    if (v->devnull)
+      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                         "removing `%s` (the null device) is not modelled",
+                         v->name);
     v->exists = false;
     v->unlinked = true;
     v->written = true;

@@ -27,6 +27,7 @@ typedef struct cb_vfile {
   bool written;  /* the run created, wrote, truncated or removed it */
   uint64_t writes;
   bool on_disk; /* it was there at analysis time: st holds its stat */
+  bool devnull; /* /dev/null: reads at its end, writes discarded */
   struct stat st;
 } cb_vfile;
 
@@ -106,6 +107,15 @@ typedef struct cb_stream {
   uint64_t pub_rp, pub_wp;
 } cb_stream;
 
+/* getopt's getopt_data (posix/getopt_int.h): optind and opterr as the
+ * globals last held them, the rest its own (libc_getopt.c) */
+typedef struct cb_getopt_state {
+  int optind, opterr, optopt;
+  uint64_t nextchar;
+  int ordering, first_nonopt, last_nonopt;
+  bool initialized;
+} cb_getopt_state;
+
 typedef struct cb_files {
   cb_vfile *vf;
   uint32_t nvf, capvf;
@@ -122,6 +132,9 @@ typedef struct cb_files {
   unsigned char stdin_pb[128];
   uint32_t stdin_npb;
   uint64_t stdin_backup;
+  /* signal()'s handlers, by signal number (SIG_DFL 0 at the start) */
+  uint64_t sig_handler[65];
+  cb_getopt_state getopt;
 } cb_files;
 
 /* libc_files.c: the streams' machinery, shared with libc_files_calls.c. */

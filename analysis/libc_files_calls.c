@@ -353,7 +353,7 @@ static cb_stop do_seek(cb_eng *e, uint64_t fp, int64_t off, int whence,
     ret[0].u = (uint64_t)(uint32_t)-1;
     return CB_GO;
   }
-  o->pos = (uint64_t)(base + off);
+  o->pos = e->files->vf[o->vf].devnull ? 0 : (uint64_t)(base + off);
   s->rlen = s->rpos = 0;
   cb_st_drop_backup(e, s);
   s->eof = false;
@@ -488,6 +488,33 @@ cb_stop cb_libc_files_call(cb_eng *e, uint32_t fn, const cb_value *a,
     cb_st_touch(e, s, CB_ACC_TELL);
     ret[0].u = cb_st_tell(e, s);
     return CB_GO;
+  }
+  case CB_LIBC_FGETPOS: {
+    /* libio/iofgetpos.c: ftell's position into the fpos_t's __pos (its
+     * __state is only written for wide streams) */
+    if (cb_st_is_std(e, a[0].u))
+      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                         "fgetpos on a standard stream is not modelled");
+    cb_stream *s = cb_st_get(e, a[0].u, "fgetpos");
+    if (!s)
+      return CB_FAIL;
+    cb_st_touch(e, s, CB_ACC_TELL);
+    uint64_t pos = cb_st_tell(e, s);
+    if (!cb_eng_write(e, a[1].u, &pos, 8))
+      return CB_FAIL;
+    cb_eng_lib(e, a[1].u, 8, true);
+    return ret_int(ret, 0);
+  }
+  case CB_LIBC_FSETPOS: {
+    /* libio/iofsetpos.c: fseek(fp, pos->__pos, SEEK_SET)'s work */
+    if (cb_st_is_std(e, a[0].u))
+      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                         "fsetpos on a standard stream is not modelled");
+    int64_t pos;
+    if (!cb_eng_read(e, a[1].u, &pos, 8))
+      return CB_FAIL;
+    cb_eng_lib(e, a[1].u, 8, false);
+    return do_seek(e, a[0].u, pos, SEEK_SET, ret, false);
   }
   case CB_LIBC_FEOF:
   case CB_LIBC_FERROR:

@@ -56,6 +56,10 @@ cb_stop cb_libc_mem_call(cb_eng *e, uint32_t fn, const cb_value *a,
 /* libc_strcmp.c: glibc's strcmp loads for strings s and t whose first
  * difference or NUL is at index k; returns how many. */
 uint64_t cb_libc_strcmp_traffic(cb_eng *e, uint64_t s, uint64_t t, uint64_t k);
+/* The same for __strcasecmp_avx2 (k: the first index whose bytes differ
+ * after the C locale's tolower, or whose byte of s is NUL). */
+uint64_t cb_libc_strcasecmp_traffic(cb_eng *e, uint64_t s, uint64_t t,
+                                    uint64_t k);
 
 /* libc_math.c: whether fn is one of <math.h>'s functions, and its call. */
 bool cb_libc_is_libm(uint32_t fn);
@@ -93,6 +97,14 @@ cb_stop cb_libc_getdelim(cb_eng *e, uint64_t lineptr, uint64_t np, int delim,
  * cb_libc_exit, engine_internal.h). */
 cb_stop cb_libc_exit_register(cb_eng *e, uint32_t fn, const cb_value *a,
                               cb_value *ret);
+
+/* libc_getopt.c: getopt; the initial values of optind, opterr, optopt. */
+cb_stop cb_libc_getopt(cb_eng *e, const cb_value *a, cb_value *ret);
+void cb_libc_getopt_init(cb_eng *e);
+
+/* libc_proc.c: sleep, getrusage, isatty, signal. */
+cb_stop cb_libc_proc_call(cb_eng *e, uint32_t fn, const cb_value *a,
+                          cb_value *ret);
 
 /* libc_rand.c */
 /* One library access of exactly n bytes. */

@@ -1686,6 +1686,30 @@ static const cb_lm_row lm_fmod_0[] = {R(M, 0x84290, 16, 0),
                                       R(M, 0x842a8, 8, 0)};
 static const cb_lm_row lm_fmod_1[] = {R(M, 0x84290, 16, 0), R(M, 0x842a8, 8, 0),
                                       R(X0, 0x0, 8, 0)};
+static const cb_lm_row lm_hypot_0[] = {R(M, 0x84290, 8, 0), R(M, 0x842a8, 8, 0),
+                                       R(M, 0x90690, 8, 0), R(M, 0x906b0, 8, 0),
+                                       R(M, 0x90698, 8, 0)};
+static const cb_lm_row lm_hypot_1[] = {R(M, 0x84290, 8, 0), R(M, 0x842a8, 8, 0),
+                                       R(M, 0x90690, 8, 0), R(M, 0x906b0, 8, 0),
+                                       R(M, 0x90698, 8, 0)};
+static const cb_lm_row lm_hypot_2[] = {
+    R(M, 0x84290, 8, 0), R(M, 0x842a8, 8, 0), R(M, 0x90690, 8, 0),
+    R(M, 0x906b0, 8, 0), R(M, 0x90698, 8, 0), R(M, 0x86190, 8, 0)};
+static const cb_lm_row lm_hypot_3[] = {R(M, 0x84290, 8, 0), R(M, 0x842a8, 8, 0),
+                                       R(M, 0x90690, 8, 0), R(M, 0x906b0, 8, 0),
+                                       R(M, 0x906b8, 8, 0)};
+static const cb_lm_row lm_hypot_4[] = {
+    R(M, 0x84290, 8, 0), R(M, 0x842a8, 8, 0), R(M, 0x90690, 8, 0),
+    R(M, 0x906b0, 8, 0), R(M, 0x906b8, 8, 0), R(M, 0x906a8, 8, 0),
+    R(M, 0x906a0, 8, 0), R(M, 0x8d090, 8, 0)};
+static const cb_lm_row lm_hypot_5[] = {
+    R(M, 0x84290, 8, 0), R(M, 0x842a8, 8, 0), R(M, 0x90690, 8, 0),
+    R(M, 0x906b0, 8, 0), R(M, 0x906b8, 8, 0), R(M, 0x906a8, 8, 0),
+    R(M, 0x86190, 8, 0), R(M, 0x906a0, 8, 0), R(M, 0x8d090, 8, 0)};
+static const cb_lm_row lm_hypot_6[] = {R(M, 0x84290, 8, 0),
+                                       R(M, 0x842a8, 8, 0)};
+static const cb_lm_row lm_hypot_7[] = {R(M, 0x84290, 8, 0), R(M, 0x842a8, 8, 0),
+                                       R(M, 0x84270, 8, 0)};
 #undef R
 typedef struct lm_path {
   const cb_lm_row *rows;
@@ -1792,6 +1816,10 @@ static const lm_path lm_atan2_paths[2193] = {
     [2192] = {lm_atan2_2192, 30}};
 static const lm_path lm_fmod_paths[2] = {
     [0] = {lm_fmod_0, 2}, [1] = {lm_fmod_1, 3}};
+static const lm_path lm_hypot_paths[8] = {
+    [0] = {lm_hypot_0, 5}, [1] = {lm_hypot_1, 5}, [2] = {lm_hypot_2, 6},
+    [3] = {lm_hypot_3, 5}, [4] = {lm_hypot_4, 8}, [5] = {lm_hypot_5, 9},
+    [6] = {lm_hypot_6, 2}, [7] = {lm_hypot_7, 3}};
 static const lm_path *lm_fn_paths(uint32_t fn, size_t *n) {
   switch (fn) {
   case CB_LIBC_SIN:
@@ -1824,6 +1852,9 @@ static const lm_path *lm_fn_paths(uint32_t fn, size_t *n) {
   case CB_LIBC_FMOD:
     *n = sizeof lm_fmod_paths / sizeof lm_fmod_paths[0];
     return lm_fmod_paths;
+  case CB_LIBC_HYPOT:
+    *n = sizeof lm_hypot_paths / sizeof lm_hypot_paths[0];
+    return lm_hypot_paths;
   default:
     *n = 0;
     return NULL;

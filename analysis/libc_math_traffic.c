@@ -512,6 +512,48 @@ static int fmod_(double x, double y, double ret, uint32_t *idx) {
   return 1; /* Zero[sign of x] */
 }
 
+/* ---- hypot (sysdeps/ieee754/dbl-64/e_hypot.c, no wrapper since 2.35;
+ * cabs jumps to it): a leaf that loads its constants (LARGE_VAL 0x1p511,
+ * TINY_VAL 0x1p-459, EPS 0x1p-54, SCALE 0x1p-600 read in libm's .rodata).
+ * Finite arguments, ax the larger magnitude: with ax <= LARGE_VAL and
+ * ay >= TINY_VAL, ax + ay when ay <= ax * EPS (path 0), else the kernel,
+ * whose h > 2 ay branch loads 4.0 (path 2; path 1 without); with ay tiny,
+ * ax + ay when ax >= ay / EPS (path 3), else the kernel on the scaled
+ * values (paths 4 and 5, 5 with 4.0). Not finite: 7 when x or y is an
+ * infinity and x is not a signalling NaN (INFINITY's load), else 6. The
+ * huge paths (ax > LARGE_VAL) are not modelled. ---- */
+static int hypot_kernel_far(double ax, double ay) {
+  /* the kernel's sum of squares as the code computes it: two products,
+   * one sum, no fused step */
+  volatile double p = ax * ax, q = ay * ay;
+  double h = sqrt(p + q);
+  return ay + ay < h;
+}
+
+static int hypot_(double x, double y) {
+  if (!finite_(x) || !finite_(y)) {
+    uint64_t bx = bits(x);
+    bool snan_x = isnan(x) && !(bx & 0x8000000000000ull);
+    return (isinf(x) || isinf(y)) && !snan_x ? 7 : 6;
+  }
+  double ax = fabs(x), ay = fabs(y);
+  if (ay > ax) {
+    double t = ax;
+    ax = ay;
+    ay = t;
+  }
+  if (ax > 0x1p511)
+    return -1;
+  if (ay < 0x1p-459) {
+    if (ax >= ay * 0x1p54)
+      return 3;
+    return 4 + hypot_kernel_far(ax * 0x1p600, ay * 0x1p600);
+  }
+  if (ax * 0x1p-54 >= ay)
+    return 0;
+  return 1 + hypot_kernel_far(ax, ay);
+}
+
 int cb_libm_path(uint32_t fn, const double *a, double ret,
                  uint32_t idx[CB_LM_NIDX]) {
   memset(idx, 0, CB_LM_NIDX * sizeof *idx);
@@ -536,6 +578,9 @@ int cb_libm_path(uint32_t fn, const double *a, double ret,
     return fmod_(a[0], a[1], ret, idx);
   case CB_LIBC_POW:
     return 3 * pow_inner(a[0], a[1], ret, idx) + wrap_pow(a[0], a[1], ret);
+  case CB_LIBC_HYPOT:
+  case CB_LIBC_CABS:
+    return hypot_(a[0], a[1]);
   default:
     return -1;
   }
@@ -576,6 +621,8 @@ void cb_libm_traffic(cb_eng *e, uint32_t fn, const double *a, double ret) {
     e->libm_base = libm_base(e, &e->libm_tp);
   uint64_t L = e->libm_base, C = cb_libc_caller_sp(e);
   uint32_t idx[CB_LM_NIDX];
+  if (fn == CB_LIBC_CABS)
+    fn = CB_LIBC_HYPOT; /* cabs: jmp __hypot */
   int path = cb_libm_path(fn, a, ret, idx);
   size_t n;
   const cb_lm_row *r = path >= 0 ? cb_libm_rows(fn, path, &n) : NULL;

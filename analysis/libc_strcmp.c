@@ -15,19 +15,48 @@
  *   would cross a page (cross_loop);
  * - at the vector that holds k, the two bytes at k (movzbl), from the
  *   string read first.
+ *
+ * __strcasecmp_avx2 is the same file built with USE_AS_STRCASECMP_L, and
+ * its disassembly has the same paths and loads; besides, it reads the
+ * thread's locale (libc's GOT slot of __libc_tsd_LOCALE, the TLS word,
+ * the locale's LC_CTYPE data and its _NL_CTYPE_NONASCII_CASE word) and
+ * the three 32-byte constants of its vector tolower, and every byte it
+ * compares as a byte (the movzbl pair at k, the page-cross byte loop) is
+ * looked up in _nl_C_LC_CTYPE_tolower (4 bytes an entry). Offsets from
+ * libc's base in Debian 12's libc.so.6 (libc6-dbg symbols, checked
+ * against lackey traces).
  */
 #include "libc_internal.h"
+
+#define LIBC_GOT_TSD_LOCALE 0x1d2f48ull /* the TLS offset's GOT slot */
+#define TLS_LOCALE 0x90ull /* __libc_tsd_LOCALE, below the thread pointer */
+#define NL_GLOBAL_LOCALE 0x1d4560ull    /* _nl_global_locale */
+#define NL_C_CTYPE_NONASCII 0x1d0a70ull /* _nl_C_LC_CTYPE + 0x270 */
+#define CASECMP_CONSTS 0x1a18c0ull      /* three 32-byte vectors */
+#define TOLOWER_0 0x17d4c0ull /* _nl_C_LC_CTYPE_tolower's entry for 0 */
 
 typedef struct sc {
   cb_eng *e;
   uint64_t a, b; /* the string loaded first (rdi) and second (rsi) */
   uint64_t k;
-  uint64_t n; /* loads emitted */
+  uint64_t n;     /* loads emitted */
+  uint64_t lower; /* strcasecmp: the tolower table's entry 0, else 0 */
 } sc;
 
 static void ld(sc *c, uint64_t addr, uint32_t size) {
   cb_eng_emit(c->e, addr, size, c->e->cur_site, false);
   c->n++;
+}
+
+/* strcasecmp's table look-ups of the bytes at a + i and b + i */
+static void lower2(sc *c, uint64_t i) {
+  if (!c->lower)
+    return;
+  uint8_t x = 0, y = 0;
+  cb_mem_read(&c->e->mem, c->a + i, &x, 1, NULL);
+  cb_mem_read(&c->e->mem, c->b + i, &y, 1, NULL);
+  ld(c, c->lower + 4 * (uint64_t)x, 4);
+  ld(c, c->lower + 4 * (uint64_t)y, 4);
 }
 
 /* one vector compare of width w at index i; true: k is in it */
@@ -41,6 +70,7 @@ static bool vec(sc *c, uint64_t i, uint32_t w) {
 static void tail(sc *c) {
   ld(c, c->a + c->k, 1);
   ld(c, c->b + c->k, 1);
+  lower2(c, c->k);
 }
 
 /* four vectors of a then four of b at index i (L(loop) and after) */
@@ -130,6 +160,7 @@ static void cross_entry(sc *c, uint64_t off) {
     for (;;) {
       ld(c, c->a + i, 1);
       ld(c, c->b + i, 1);
+      lower2(c, i);
       if (c->k == i)
         return;
       i++;
@@ -155,8 +186,9 @@ static void cross_entry(sc *c, uint64_t off) {
   block_loop(c, j + w - 128);
 }
 
-uint64_t cb_libc_strcmp_traffic(cb_eng *e, uint64_t s, uint64_t t, uint64_t k) {
-  sc c = {e, s, t, k, 0};
+static uint64_t strcmp_paths(cb_eng *e, uint64_t s, uint64_t t, uint64_t k,
+                             uint64_t lower) {
+  sc c = {e, s, t, k, 0, lower};
   uint64_t os = s & 0xfff, ot = t & 0xfff;
   if ((os | ot) > 0xf80 && ((s | t) & 31) && (os > 0xf80 || ot > 0xf80)) {
     if (ot > os) { /* t is read first */
@@ -176,4 +208,24 @@ uint64_t cb_libc_strcmp_traffic(cb_eng *e, uint64_t s, uint64_t t, uint64_t k) {
   }
   e->out->lib_reads += c.n;
   return c.n;
+}
+
+uint64_t cb_libc_strcmp_traffic(cb_eng *e, uint64_t s, uint64_t t, uint64_t k) {
+  return strcmp_paths(e, s, t, k, 0);
+}
+
+uint64_t cb_libc_strcasecmp_traffic(cb_eng *e, uint64_t s, uint64_t t,
+                                    uint64_t k) {
+  uint64_t L = e->libc_base, tp = cb_libc_canary(e) - 0x28;
+  if (!L) /* no libc in the address space: the strings' loads only */
+    return strcmp_paths(e, s, t, k, 0);
+  /* __strcasecmp_avx2: the locale; __strcasecmp_l_avx2: its LC_CTYPE's
+   * NONASCII_CASE word, then the vector tolower's constants */
+  cb_libc_acc(e, L + LIBC_GOT_TSD_LOCALE, 8, false);
+  cb_libc_acc(e, tp - TLS_LOCALE, 8, false);
+  cb_libc_acc(e, L + NL_GLOBAL_LOCALE, 8, false);
+  cb_libc_acc(e, L + NL_C_CTYPE_NONASCII, 4, false);
+  for (unsigned i = 0; i < 3; i++)
+    cb_libc_acc(e, L + CASECMP_CONSTS + 32 * i, 32, false);
+  return 7 + strcmp_paths(e, s, t, k, L + TOLOWER_0);
 }

@@ -1,7 +1,7 @@
 /* libc_string.c: the C library model's <string.h> functions beyond
  * libc_mem.c's (bcmp, memchr, memrchr, strcat, strncat, strrchr, strstr,
  * strspn, strcspn, strpbrk, strdup, strndup, strtok, strcoll, strerror,
- * stpcpy, strnlen): what they do to the modelled memory, and their
+ * stpcpy, strnlen, strcasecmp): what they do to the modelled memory, and their
  * traffic as libc_mem.c models glibc's AVX2 string functions: aligned
  * 32-byte vector reads over the bytes they examine (cb_libc_scan), the
  * bytes they write in 32-byte pieces. strdup and strndup allocate through
@@ -173,6 +173,33 @@ static cb_stop strerror_call(cb_eng *e, const cb_value *a, cb_value *ret) {
   return CB_GO;
 }
 
+/* strcasecmp in the C locale (the model has no setlocale): bytes compared
+ * after tolower of 'A' to 'Z' only (_nl_C_LC_CTYPE_tolower), the result
+ * the difference of the first pair that differs, as glibc's
+ * __strcasecmp_avx2 returns it (sysdeps/x86_64/multiarch/strcmp-avx2.S). */
+static int c_lower(unsigned char b) {
+  return b >= 'A' && b <= 'Z' ? b + 32 : b;
+}
+
+static cb_stop strcasecmp_call(cb_eng *e, const cb_value *a, cb_value *ret) {
+  size_t ls, lt;
+  char *s = cb_eng_read_str(e, a[0].u, MAX_STR, &ls);
+  char *t = s ? cb_eng_read_str(e, a[1].u, MAX_STR, &lt) : NULL;
+  if (!t) {
+    free(s);
+    return CB_FAIL;
+  }
+  size_t i = 0;
+  while (s[i] && c_lower((unsigned char)s[i]) == c_lower((unsigned char)t[i]))
+    i++;
+  int r = c_lower((unsigned char)s[i]) - c_lower((unsigned char)t[i]);
+  cb_libc_strcasecmp_traffic(e, a[0].u, a[1].u, i);
+  free(s);
+  free(t);
+  ret[0].u = (uint64_t)(uint32_t)r;
+  return CB_GO;
+}
+
 cb_stop cb_libc_string_call(cb_eng *e, uint32_t fn, const cb_value *a,
                             const uint8_t *ty, uint32_t n, cb_value *ret) {
   size_t ls, lt;
@@ -272,6 +299,8 @@ cb_stop cb_libc_string_call(cb_eng *e, uint32_t fn, const cb_value *a,
     return cb_libc_mem_call(e, CB_LIBC_STRCMP, a, ty, n, ret);
   case CB_LIBC_STRERROR:
     return strerror_call(e, a, ret);
+  case CB_LIBC_STRCASECMP:
+    return strcasecmp_call(e, a, ret);
   default:
     return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
                        "library function #%u is not modelled", fn);

@@ -166,6 +166,11 @@
   X(TIME, "time")                                                              \
   X(GETTIMEOFDAY, "gettimeofday")                                              \
   X(CLOCK_GETTIME, "clock_gettime")                                            \
+  X(SLEEP, "sleep")                                                            \
+  X(GETRUSAGE, "getrusage")                                                    \
+  X(ISATTY, "isatty")                                                          \
+  X(SIGNAL, "signal")                                                          \
+  X(GETOPT, "getopt")                                                          \
   X(QSORT, "qsort")                                                            \
   X(ABS, "abs")                                                                \
   X(LABS, "labs")                                                              \
@@ -193,6 +198,8 @@
   X(FMOD, "fmod")                                                              \
   X(FMAX, "fmax")                                                              \
   X(FMIN, "fmin")                                                              \
+  X(CABS, "cabs")                                                              \
+  X(CEXP, "cexp")                                                              \
   X(PUTC, "putc")                                                              \
   X(GETC, "getc")                                                              \
   X(FGETC, "fgetc")                                                            \
@@ -213,6 +220,7 @@
   X(STRERROR, "strerror")                                                      \
   X(STPCPY, "stpcpy")                                                          \
   X(STRNLEN, "strnlen")                                                        \
+  X(STRCASECMP, "strcasecmp")                                                  \
   X(DRAND48, "drand48")                                                        \
   X(ERAND48, "erand48")                                                        \
   X(LRAND48, "lrand48")                                                        \
@@ -334,6 +342,8 @@
   X(FTELL, "ftell")                                                            \
   X(FTELLO, "ftello")                                                          \
   X(REWIND, "rewind")                                                          \
+  X(FGETPOS, "fgetpos")                                                        \
+  X(FSETPOS, "fsetpos")                                                        \
   X(FEOF, "feof")                                                              \
   X(FERROR, "ferror")                                                          \
   X(CLEARERR, "clearerr")                                                      \

@@ -112,6 +112,16 @@ def g_fmod(rng):
     return logu(rng, 1e-300, 1e300), logu(rng, 1e-300, 1e300)
 
 
+def g_hypot(rng):
+    c = rng.random()
+    if c < 0.8:
+        return logu(rng, 1e-3, 1e3), logu(rng, 1e-3, 1e3)
+    if c < 0.95:
+        x = logu(rng, 1e-3, 1e3)
+        return x, x * logu(rng, 1e-20, 1e-15)
+    return logu(rng, 1e-300, 1e300), logu(rng, 1e-300, 1e300)
+
+
 # name, arity, CB_LIBC id, argument generator
 FUNCS = [
     ("sin", 1, "SIN", g_sincos),
@@ -124,6 +134,7 @@ FUNCS = [
     ("asin", 1, "ASIN", g_asin),
     ("atan2", 2, "ATAN2", g_atan2),
     ("fmod", 2, "FMOD", g_fmod),
+    ("hypot", 2, "HYPOT", g_hypot),
 ]
 SPECIAL = [0.0, -0.0, float("inf"), float("-inf"), float("nan"), 5e-324,
            2.2250738585072014e-308, 1e-310, 1.0, -1.0, 0.5, 2.0, 1e300,

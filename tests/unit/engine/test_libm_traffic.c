@@ -122,6 +122,20 @@ static void g_fmod(double *a) {
   }
 }
 
+static void g_hypot(double *a) {
+  double c = unit();
+  if (c < 0.8) {
+    a[0] = one(1e-3, 1e3);
+    a[1] = one(1e-3, 1e3);
+  } else if (c < 0.95) { /* one part negligible */
+    a[0] = one(1e-3, 1e3);
+    a[1] = a[0] * one(1e-20, 1e-15);
+  } else {
+    a[0] = one(1e-300, 1e300);
+    a[1] = one(1e-300, 1e300);
+  }
+}
+
 static const lmfn fns[] = {
     {"sin", CB_LIBC_SIN, 1, sin, NULL, g_sincos},
     {"cos", CB_LIBC_COS, 1, cos, NULL, g_sincos},
@@ -133,6 +147,7 @@ static const lmfn fns[] = {
     {"asin", CB_LIBC_ASIN, 1, asin, NULL, g_asin},
     {"atan2", CB_LIBC_ATAN2, 2, NULL, atan2, g_atan2},
     {"fmod", CB_LIBC_FMOD, 2, NULL, fmod, g_fmod},
+    {"hypot", CB_LIBC_HYPOT, 2, NULL, hypot, g_hypot},
 };
 #define NFNS (sizeof fns / sizeof fns[0])
 

@@ -1,0 +1,266 @@
+/* libc_getopt.c: getopt, as glibc 2.36's posix/getopt.c computes it: its
+ * state (getopt_data: the next character, the ordering, the bounds of the
+ * non-options it skipped), the globals optind, opterr, optopt and optarg
+ * (libc's variables, copied into the executable by its copy relocations:
+ * the Program's extern declarations of the same names), GNU's permutation
+ * of argv (non-options moved behind the options, `exchange`), "--", a
+ * leading '+', '-' or ':' in the option string, options with a required
+ * or an optional argument, and the messages on stderr. The environment
+ * of the run (docs/process-model.md 2) has no POSIXLY_CORRECT, so the
+ * ordering is PERMUTE unless the string asks otherwise.
+ *
+ * Traffic: the wrapper's loads of optind and opterr and its stores of
+ * optind, optarg and optopt (_getopt_internal), and argv's element
+ * stores when it permutes; getopt's own frames, its getopt_data and its
+ * reads of argv's strings and of the option string are not modelled. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libc_files.h"
+
+/* The Program's variable of that name without an initializer (libc's,
+ * which the executable's copy relocation places in its .bss), 0 when the
+ * program does not refer to it. */
+static uint64_t libc_var(cb_eng *e, const char *name, uint32_t size) {
+  const cb_program *p = e->p;
+  for (uint32_t i = 0; i < p->n_globals; i++) {
+    const cb_global *g = &p->globals[i];
+    if (g->name && g->size == size && !g->init && !strcmp(g->name, name))
+      return g->addr;
+  }
+  return 0;
+}
+
+/* libc's initial values: optind 1, opterr 1, optopt '?' (posix/getopt.c) */
+void cb_libc_getopt_init(cb_eng *e) {
+  int32_t one = 1, q = '?';
+  uint64_t a;
+  if ((a = libc_var(e, "optind", 4)))
+    cb_mem_write(&e->mem, a, &one, 4, NULL);
+  if ((a = libc_var(e, "opterr", 4)))
+    cb_mem_write(&e->mem, a, &one, 4, NULL);
+  if ((a = libc_var(e, "optopt", 4)))
+    cb_mem_write(&e->mem, a, &q, 4, NULL);
+}
+
+static int32_t get_int(cb_eng *e, const char *name, int32_t dflt) {
+  uint64_t a = libc_var(e, name, 4);
+  int32_t v = dflt;
+  if (a) {
+    cb_mem_read(&e->mem, a, &v, 4, NULL);
+    cb_libc_acc(e, a, 4, false);
+  }
+  return v;
+}
+
+static void put_var(cb_eng *e, const char *name, const void *v, uint32_t n) {
+  uint64_t a = libc_var(e, name, n);
+  if (a) {
+    cb_mem_write(&e->mem, a, v, n, NULL);
+    cb_libc_acc(e, a, n, true);
+  }
+}
+
+enum { REQUIRE_ORDER, PERMUTE, RETURN_IN_ORDER };
+
+typedef struct go {
+  cb_eng *e;
+  uint64_t argv;
+  bool bad;
+} go;
+
+static uint64_t arg_at(go *g, int i) {
+  uint64_t v = 0;
+  if (!cb_eng_read(g->e, g->argv + 8 * (uint64_t)i, &v, 8))
+    g->bad = true;
+  return v;
+}
+
+static void arg_put(go *g, int i, uint64_t v) {
+  if (!cb_eng_write(g->e, g->argv + 8 * (uint64_t)i, &v, 8))
+    g->bad = true;
+  cb_libc_acc(g->e, g->argv + 8 * (uint64_t)i, 8, true);
+}
+
+static int byte_at(go *g, uint64_t a) {
+  uint8_t b = 0;
+  if (!cb_eng_read(g->e, a, &b, 1))
+    g->bad = true;
+  return b;
+}
+
+/* NONOPTION_P: argv[optind] is not "-x...", or is "-" alone */
+static bool nonoption(go *g, int i) {
+  uint64_t s = arg_at(g, i);
+  return byte_at(g, s) != '-' || byte_at(g, s + 1) == 0;
+}
+
+/* posix/getopt.c's exchange: the non-options [first, last) behind the
+ * options [last, optind) */
+static void exchange(go *g, cb_getopt_state *d) {
+  int bottom = d->first_nonopt, middle = d->last_nonopt, top = d->optind;
+  while (top > middle && middle > bottom) {
+    if (top - middle > middle - bottom) {
+      int len = middle - bottom;
+      for (int i = 0; i < len; i++) {
+        uint64_t t = arg_at(g, bottom + i);
+        arg_put(g, bottom + i, arg_at(g, top - (middle - bottom) + i));
+        arg_put(g, top - (middle - bottom) + i, t);
+      }
+      top -= len;
+    } else {
+      int len = top - middle;
+      for (int i = 0; i < len; i++) {
+        uint64_t t = arg_at(g, bottom + i);
+        arg_put(g, bottom + i, arg_at(g, middle + i));
+        arg_put(g, middle + i, t);
+      }
+      bottom += len;
+    }
+  }
+  d->first_nonopt += d->optind - d->last_nonopt;
+  d->last_nonopt = d->optind;
+}
+
+static void message(go *g, uint64_t argv0, const char *what, int c) {
+  char *prog = cb_eng_read_str(g->e, argv0, 4096, NULL);
+  char buf[4200];
+  int n =
+      snprintf(buf, sizeof buf, "%s: %s -- '%c'\n", prog ? prog : "", what, c);
+  free(prog);
+  cb_textbuf_put(&g->e->err_text, buf, (size_t)n);
+  cb_files *f = cb_files_get(g->e);
+  if (f)
+    f->stderr_oriented = true;
+}
+
+/* _getopt_internal_r without long options; the result, optarg in *arg */
+static int getopt_r(go *g, cb_getopt_state *d, int argc, uint64_t optstring,
+                    uint64_t *arg) {
+  *arg = 0;
+  if (argc < 1)
+    return -1;
+  uint64_t os = optstring;
+  if (d->optind == 0 || !d->initialized) {
+    if (d->optind == 0)
+      d->optind = 1;
+    d->first_nonopt = d->last_nonopt = d->optind;
+    d->nextchar = 0;
+    int c0 = byte_at(g, os);
+    if (c0 == '-') {
+      d->ordering = RETURN_IN_ORDER;
+      os++;
+    } else if (c0 == '+') {
+      d->ordering = REQUIRE_ORDER;
+      os++;
+    } else {
+      d->ordering = PERMUTE; /* no POSIXLY_CORRECT in the environment */
+    }
+    d->initialized = true;
+  } else if (byte_at(g, os) == '-' || byte_at(g, os) == '+') {
+    os++;
+  }
+  bool print_errors = d->opterr && byte_at(g, os) != ':';
+  if (!d->nextchar || byte_at(g, d->nextchar) == 0) {
+    if (d->last_nonopt > d->optind)
+      d->last_nonopt = d->optind;
+    if (d->first_nonopt > d->optind)
+      d->first_nonopt = d->optind;
+    if (d->ordering == PERMUTE) {
+      if (d->first_nonopt != d->last_nonopt && d->last_nonopt != d->optind)
+        exchange(g, d);
+      else if (d->last_nonopt != d->optind)
+        d->first_nonopt = d->optind;
+      while (d->optind < argc && nonoption(g, d->optind) && !g->bad)
+        d->optind++;
+      d->last_nonopt = d->optind;
+    }
+    if (d->optind != argc) {
+      uint64_t s = arg_at(g, d->optind);
+      if (byte_at(g, s) == '-' && byte_at(g, s + 1) == '-' &&
+          byte_at(g, s + 2) == 0) {
+        d->optind++;
+        if (d->first_nonopt != d->last_nonopt && d->last_nonopt != d->optind)
+          exchange(g, d);
+        else if (d->first_nonopt == d->last_nonopt)
+          d->first_nonopt = d->optind;
+        d->last_nonopt = argc;
+        d->optind = argc;
+      }
+    }
+    if (d->optind == argc) {
+      if (d->first_nonopt != d->last_nonopt)
+        d->optind = d->first_nonopt;
+      return -1;
+    }
+    if (nonoption(g, d->optind)) {
+      if (d->ordering == REQUIRE_ORDER)
+        return -1;
+      *arg = arg_at(g, d->optind++);
+      return 1;
+    }
+    d->nextchar = arg_at(g, d->optind) + 1;
+  }
+  int c = byte_at(g, d->nextchar++);
+  /* strchr (optstring, c): c's first place in the string, NUL included */
+  uint64_t temp = 0;
+  for (uint64_t p = os;; p++) {
+    int b = byte_at(g, p);
+    if (b == c) {
+      temp = p;
+      break;
+    }
+    if (!b || g->bad)
+      break;
+  }
+  if (byte_at(g, d->nextchar) == 0)
+    d->optind++;
+  if (!temp || c == ':' || c == ';') {
+    if (print_errors)
+      message(g, arg_at(g, 0), "invalid option", c);
+    d->optopt = c;
+    return '?';
+  }
+  if (byte_at(g, temp + 1) == ':') {
+    if (byte_at(g, temp + 2) == ':') {
+      if (byte_at(g, d->nextchar) != 0) {
+        *arg = d->nextchar;
+        d->optind++;
+      }
+    } else if (byte_at(g, d->nextchar) != 0) {
+      *arg = d->nextchar;
+      d->optind++;
+    } else if (d->optind == argc) {
+      if (print_errors)
+        message(g, arg_at(g, 0), "option requires an argument", c);
+      d->optopt = c;
+      c = byte_at(g, os) == ':' ? ':' : '?';
+    } else {
+      *arg = arg_at(g, d->optind++);
+    }
+    d->nextchar = 0;
+  }
+  return c;
+}
+
+cb_stop cb_libc_getopt(cb_eng *e, const cb_value *a, cb_value *ret) {
+  cb_files *f = cb_files_get(e);
+  if (!f)
+    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
+  cb_getopt_state *d = &f->getopt;
+  /* _getopt_internal: the globals in, the state's out */
+  d->optind = get_int(e, "optind", d->optind ? d->optind : 1);
+  d->opterr = get_int(e, "opterr", 1);
+  go g = {e, a[1].u, false};
+  uint64_t arg = 0;
+  int r = getopt_r(&g, d, (int)(uint32_t)a[0].u, a[2].u, &arg);
+  if (g.bad)
+    return CB_FAIL;
+  int32_t oi = d->optind, oo = d->optopt;
+  put_var(e, "optind", &oi, 4);
+  put_var(e, "optarg", &arg, 8);
+  put_var(e, "optopt", &oo, 4);
+  ret[0].u = (uint64_t)(uint32_t)r;
+  return CB_GO;
+}

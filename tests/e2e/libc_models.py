@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""End-to-end: C library functions of the model on their test programs
+(tests/e2e/data/libc): strcasecmp, /dev/null as a file, sleep and
+getrusage, fgetpos and fsetpos, cabs and cexp, signal and isatty.
+
+For every program and input line of its .inputs file:
+  - the output of `cbana analyze` equals the native executable's, and
+    /dev/null is not reported as a file written (file_pos's temporary
+    file is, removed at the end);
+  - the JSON report of the default engine equals --exact-engine's;
+  - with valgrind: `cbana validate` passes, own-code accesses equal
+    cachegrind's, and, for the programs listed in PER_LINE, every line's
+    accesses equal cachegrind's and its L1D misses within one.
+
+  libc_models.py CBANA DATA_DIR [--only NAME ...]
+"""
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+PROGRAMS = ["strcasecmp", "devnull", "sleep_rusage", "file_pos",
+            "complex_abs_exp", "signal_isatty", "getopt_args"]
+# complex_abs_exp: one spill a call is on line 0 for cachegrind and on
+# the call's line for cbana (the machine code's line table), so only its
+# totals are compared
+PER_LINE = {"strcasecmp", "devnull", "sleep_rusage", "file_pos",
+            "signal_isatty"}
+# A line's L1D misses may differ by one: the library traffic around the
+# functions tested is not all exact (aligned_alloc's, the FILE streams'
+# internals, docs/process-model.md 9.4), and moves a line's eviction.
+MISS_SLACK = 1
+
+
+def inputs_of(path):
+    out = []
+    for line in open(path):
+        line = line.split("#", 1)[0].strip()
+        if line:
+            out.append(shlex.split(line))
+    return out
+
+
+def validate_blocks(text):
+    """[(own_acc_cbana, own_acc_cg, {line: (acc, cg_acc, l1, cg_l1)})]"""
+    blocks = []
+    for part in re.split(r"\ninput \d+:", text)[1:]:
+        m = re.search(r"own code.*?\n\s+accesses\s+(\d+)\s+(\d+)", part, re.S)
+        lines = {}
+        for lm in re.finditer(r"^\s+(\S+\.[ch]):(\d+)\s+(\d+)\s+(\d+)\s+(\d+)"
+                              r"\s+(\d+)\s*$", part, re.M):
+            lines[(lm.group(1), lm.group(2))] = tuple(
+                int(lm.group(k)) for k in range(3, 7))
+        blocks.append((int(m.group(1)), int(m.group(2)), lines) if m else
+                      None)
+    return blocks
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("cbana")
+    ap.add_argument("data")
+    ap.add_argument("--only", nargs="*")
+    o = ap.parse_args()
+    cbana = os.path.abspath(o.cbana)
+    passed = failed = 0
+
+    def check(cond, what):
+        nonlocal passed, failed
+        if cond:
+            passed += 1
+        else:
+            failed += 1
+            print("FAIL:", what)
+
+    tmp = tempfile.mkdtemp(prefix="libc-models-")
+    try:
+        for name in PROGRAMS:
+            if o.only and name not in o.only:
+                continue
+            src = os.path.abspath(os.path.join(o.data, name + ".c"))
+            inp = os.path.abspath(os.path.join(o.data, name + ".inputs"))
+            exe = os.path.join(tmp, name)
+            subprocess.run(["clang", "-O2", "-o", exe, src, "-lm"],
+                           check=True, capture_output=True)
+            reports = {}
+            for eng in ("default", "exact"):
+                cmd = [cbana, "analyze", src, "--inputs", inp, "--format",
+                       "json", "--quiet"]
+                if eng == "exact":
+                    cmd.append("--exact-engine")
+                r = subprocess.run(cmd, cwd=tmp, capture_output=True,
+                                   text=True, timeout=900)
+                check(r.returncode == 0,
+                      f"{name}: analyze ({eng}) exit {r.returncode}: "
+                      f"{r.stderr[-500:]}")
+                reports[eng] = r.stdout
+            check(reports["default"] == reports["exact"],
+                  f"{name}: default and exact engines' reports differ")
+            runs = json.loads(reports["default"])["runs"]
+            for i, args in enumerate(inputs_of(inp)):
+                nat = subprocess.run([exe, *args], cwd=tmp,
+                                     capture_output=True, text=True,
+                                     timeout=120)
+                run = runs[i]
+                check(run["output"] == nat.stdout,
+                      f"{name} {args}: output differs from the native run's")
+                check(run.get("exit_code", 0) == nat.returncode,
+                      f"{name} {args}: exit {run.get('exit_code')} against "
+                      f"{nat.returncode}")
+                written = [w["path"] for w in run.get("files_written") or []]
+                check("/dev/null" not in written and
+                      all(not w.get("bytes")
+                          for w in run.get("files_written") or []),
+                      f"{name} {args}: files reported written: {written}")
+            if not shutil.which("valgrind"):
+                continue
+            r = subprocess.run([cbana, "validate", src, "--inputs", inp],
+                               cwd=tmp, capture_output=True, text=True,
+                               timeout=1800)
+            check(r.returncode == 0, f"{name}: validate exit {r.returncode}")
+            for i, b in enumerate(validate_blocks(r.stdout)):
+                if b is None:
+                    check(False, f"{name} input {i + 1}: no own-code rows")
+                    continue
+                acc, cg_acc, lines = b
+                check(acc == cg_acc,
+                      f"{name} input {i + 1}: own accesses {acc}, "
+                      f"cachegrind {cg_acc}")
+                if name not in PER_LINE:
+                    continue
+                check(len(lines) >= 5, f"{name}: only {len(lines)} lines")
+                for (f, ln), (a, ca, m, cm) in lines.items():
+                    check(a == ca and abs(m - cm) <= MISS_SLACK,
+                          f"{name} input {i + 1} {f}:{ln}: accesses {a} "
+                          f"({ca}), L1D misses {m} ({cm})")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
