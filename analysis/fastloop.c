@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "engine_kblocks.h"
 #include "engine_kernel.h"
 #include "engine_scalar.h"
 #include "fastloop.h"
@@ -55,11 +56,12 @@ static inline bool fl_kernel(cb_eng *e, cb_frame **Fp, cb_value **Sp,
                              uint32_t *ip, uint64_t *budget, uint64_t *loads,
                              uint64_t *stores) {
   cb_frame *F = *Fp;
-  if (!e->kentry[*ip] || e->kstop[F->block])
+  if (!e->kentry[*ip])
     return false;
   /* the frontend's compile may still be filling the table */
   cb_kernel_fn k = __atomic_load_n(&e->kernels[F->func], __ATOMIC_ACQUIRE);
-  if (!k && !(k = eng_kernel_warm(e, F)))
+  if ((!k || e->kstop[F->block] || !e->p->kernel_code[F->block]) &&
+      !(k = eng_kernel_outside(e, F, k)))
     return false;
   cb_kernel_io io = {.slots = *Sp,
                      .tlb = (const cb_kernel_page *)(const void *)e->mem.tlb,

@@ -84,6 +84,12 @@ void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
             "%llu operations run by them (%.1f%%)\n",
             s->kernels, s->kernel_compile_s, (unsigned long long)s->kernel_ops,
             s->ops ? 100.0 * (double)s->kernel_ops / (double)s->ops : 0.0);
+  if (s->kernels)
+    fprintf(f,
+            "  kernels' ops compiled: %llu of their functions' %llu, "
+            "%u compiles again with more blocks\n",
+            (unsigned long long)s->kernel_ops_compiled,
+            (unsigned long long)s->kernel_ops_whole, s->kernel_recompiles);
   if (s->sim_blocks)
     fprintf(f,
             "  affine blocks simulated: %llu, of which %llu repeated their "
