@@ -39,4 +39,19 @@ static inline cb_kernel_fn eng_kernel_outside(cb_eng *e, const cb_frame *F,
   return k && p->kernel_code[F->block] ? k : NULL;
 }
 
+/* Function f's kernel, entered from the interpreter, has run n ops (the
+ * kernels it called included): counted towards asking for it again
+ * (kernel_up). */
+static inline void eng_kernel_ran(cb_eng *e, uint32_t f, uint64_t n) {
+  const cb_program *p = e->p;
+  uint64_t *up = &p->kernel_up[f];
+  uint64_t u = __atomic_load_n(up, __ATOMIC_RELAXED);
+  if (u > n) {
+    __atomic_store_n(up, u - n, __ATOMIC_RELAXED);
+  } else if (u) {
+    __atomic_store_n(up, 0, __ATOMIC_RELAXED);
+    p->kernel_request(p, f);
+  }
+}
+
 #endif

@@ -85,11 +85,14 @@ static inline bool fl_kernel(cb_eng *e, cb_frame **Fp, cb_value **Sp,
                      .ip = *ip,
                      .block = F->block,
                      .prev = F->prev};
-  uint64_t done0 = eng_ops_done(e, *budget);
+  uint64_t done0 = eng_ops_done(e, *budget), kops0 = e->out->kernel_ops;
+  uint32_t func = F->func;
   k(&io);
   /* read field by field (engine_kernel.c, io_to_state, says why) */
   const volatile cb_kernel_io *vo = &io;
   e->out->kernel_ops += eng_ops_done(e, vo->budget) - done0;
+  /* the kernels' own: without the calls and templates the engine ran */
+  eng_kernel_ran(e, func, e->out->kernel_ops - kops0);
   F = *Fp = &e->frames[e->depth - 1];
   *Sp = e->slots + F->slot_base;
   e->nbatch = vo->nbatch;

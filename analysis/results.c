@@ -87,9 +87,10 @@ void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
   if (s->kernels)
     fprintf(f,
             "  kernels' ops compiled: %llu of their functions' %llu, "
-            "%u compiles again with more blocks\n",
+            "%u compiles again with more blocks, %u to faster code\n",
             (unsigned long long)s->kernel_ops_compiled,
-            (unsigned long long)s->kernel_ops_whole, s->kernel_recompiles);
+            (unsigned long long)s->kernel_ops_whole, s->kernel_recompiles,
+            s->kernel_tier_ups);
   if (s->sim_blocks)
     fprintf(f,
             "  affine blocks simulated: %llu, of which %llu repeated their "

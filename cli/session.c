@@ -295,6 +295,7 @@ int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
     s->stats.kernel_ops_compiled = s->program->kernel_ops_compiled;
     s->stats.kernel_ops_whole = s->program->kernel_ops_whole;
     s->stats.kernel_recompiles = s->program->kernel_recompiles;
+    s->stats.kernel_tier_ups = s->program->kernel_tier_ups;
     cb_analysis_stats_print(stderr, &s->stats);
     print_kernel_left(&s->stats);
   }

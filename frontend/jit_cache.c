@@ -125,8 +125,9 @@ uint64_t jit_cache_program_key(const cb_program *p) {
   return fe_fnv(h, &p->n_functions, sizeof p->n_functions);
 }
 
-/* The index: a line per function, its number, then the local blocks its
- * kernel had code for when not all. */
+/* The index: a line per function, its number (then ":0" when its kernel
+ * was made at -O0), then the local blocks its kernel had code for when
+ * not all. */
 void jit_cache_index_read(const char *dir, uint64_t key, const cb_program *p,
                           uint8_t *want, uint8_t *blocks) {
   char path[PATH_MAX];
@@ -138,6 +139,10 @@ void jit_cache_index_read(const char *dir, uint64_t key, const cb_program *p,
     unsigned long fi = strtoul(s, &end, 10);
     if (end == s)
       break;
+    unsigned tier = 1;
+    if (*end == ':') {
+      tier = (unsigned)strtoul(end + 1, &end, 10) != 0;
+    }
     char *eol = strchr(end, '\n');
     if (!eol)
       eol = end + strlen(end);
@@ -155,14 +160,15 @@ void jit_cache_index_read(const char *dir, uint64_t key, const cb_program *p,
     for (uint32_t lb = 0; fn && !some && lb < fn->n_blocks; lb++)
       blocks[fn->first_block + lb] = 1;
     if (fn)
-      want[fi] = 1;
+      want[fi] = (uint8_t)(1 + tier);
     end = *eol ? eol + 1 : eol;
   }
   free(text);
 }
 
 void jit_cache_index_write(const char *dir, uint64_t key, const cb_program *p,
-                           const uint8_t *want, const uint8_t *blocks) {
+                           const uint8_t *want, const uint8_t *tier,
+                           const uint8_t *blocks) {
   char path[PATH_MAX];
   if (!cache_path(path, sizeof path, dir, key, "idx"))
     return;
@@ -176,7 +182,8 @@ void jit_cache_index_write(const char *dir, uint64_t key, const cb_program *p,
     /* asked for and compiled: the blocks, unless every one */
     if (!want[fi] || in == 0)
       continue;
-    len += (size_t)snprintf(text + len, cap - len, "%u", fi);
+    len +=
+        (size_t)snprintf(text + len, cap - len, tier[fi] ? "%u" : "%u:0", fi);
     for (uint32_t lb = 0; in < fn->n_blocks && lb < fn->n_blocks; lb++)
       if (blocks[fn->first_block + lb])
         len += (size_t)snprintf(text + len, cap - len, " %u", lb);

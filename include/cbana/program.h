@@ -613,10 +613,14 @@ typedef struct cb_program {
   uint8_t *kernel_ran;
   const uint8_t *kernel_code;
   uint64_t *kernel_more;
-  /* the kernels' ops compiled, their functions' ops, and the compiles
-   * that replaced a kernel (--stats), set with n_kernels */
+  /* Per function: the ops its kernel, compiled quickly to slower code,
+   * may still run (counted from its entries) before the engine asks for
+   * it again, to be compiled to faster code; 0 once asked or never. */
+  uint64_t *kernel_up; /* the kernels' ops compiled, their functions' ops, and
+                        * the compiles that replaced a kernel with more blocks
+                        * or with faster code (--stats), set with n_kernels */
   uint64_t kernel_ops_compiled, kernel_ops_whole;
-  uint32_t kernel_recompiles;
+  uint32_t kernel_recompiles, kernel_tier_ups;
   /* Appended: the process's start-up and exit, from cbana's own probes;
    * NULL when the frontend had no executable. */
   struct cb_process_info *process;
