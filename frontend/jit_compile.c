@@ -40,8 +40,10 @@
 /* A kernel made at -O0 of c ops is made again at -O1 once it has run
  * JIT_UP_PER_OP * c ops (at least JIT_UP_MIN): -O1 takes about 1 ms more
  * an op, and its code saves about 2 ns an op run (ReedSolomon: 5.4 s of
- * engine over 3.1e9 ops). */
-#define JIT_UP_PER_OP 500000u
+ * engine over 3.1e9 ops), so that it pays off after 500000; earlier,
+ * since a kernel that has run that much mostly runs on (ReedSolomon,
+ * huffbench: 1.7 and 1.3 s of engine more at 500000). */
+#define JIT_UP_PER_OP 100000u
 #define JIT_UP_MIN 10000000u
 /* A function whose kernel has code for c ops is compiled again once its
  * blocks without code have run JIT_AGAIN_PER_OP * c ops at -O0, or
@@ -235,8 +237,11 @@ static uint8_t *pick_blocks(jit_owned *o, uint32_t fi, jit_made *m,
       in++;
       m->ops += p->blocks[gb].n_ops;
     }
-  }
-  if (in == n) {
+  } /* at -O1, a function most of whose blocks have run is compiled whole,
+     * rather than again at -O1's cost when the rest runs */
+  if (in == n ||
+      (m->tier == 1 && 2 * m->ops >= m->fn_ops && m->fn_ops <= JIT_MAX_OPS)) {
+    m->ops = m->fn_ops;
     free(only);
     return NULL;
   }
@@ -250,7 +255,6 @@ static uint8_t *pick_blocks(jit_owned *o, uint32_t fi, jit_made *m,
  * said why). */
 static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
   bool fail;
-  uint8_t *only = pick_blocks(o, fi, m, &fail);
   /* -O1 when eager, as the last run's was, once the -O0 kernel has run
    * enough (kernel_up counted down), and ever after */
   if (o->eager)
@@ -259,6 +263,7 @@ static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
     m->tier = o->pin && o->pin[fi] == 2;
   else
     m->tier = o->tier[fi] || __atomic_load_n(&o->up[fi], __ATOMIC_RELAXED) == 0;
+  uint8_t *only = pick_blocks(o, fi, m, &fail);
   if (fail || m->ops > JIT_MAX_OPS) {
     m->partial = false;
     free(only);
