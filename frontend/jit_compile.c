@@ -249,6 +249,21 @@ static uint8_t *pick_blocks(jit_owned *o, uint32_t fi, jit_made *m,
   return only;
 }
 
+/* The kernel's non-temporal stores (the batch's records, for another
+ * core) made plain, for -O0: its code spills between a record's two
+ * words, and the write-combining buffers then flush part lines (Dhrystone
+ * with the simulation on its own thread: 3.6 s of engine instead of
+ * 0.1). The records are the same. */
+static void plain_stores(jit_gen *g) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(g->F); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i))
+      if (LLVMGetInstructionOpcode(i) == LLVMStore &&
+          LLVMGetMetadata(i, g->nt_kind))
+        LLVMSetMetadata(i, g->nt_kind, NULL);
+}
+
 /* Function fi's kernel: its module made and optimised, its object taken
  * from the cache or made (and kept), loaded into the JIT and published
  * with the blocks it has code for; false if LLVM failed (the message
@@ -295,6 +310,8 @@ static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
     LLVMSetValueName2(g.F, name, (size_t)len);
   LLVMMemoryBufferRef obj = NULL;
   bool ok = true;
+  if (made && m->tier == 0)
+    plain_stores(&g);
   if (made) {
     optimise(g.M);
     char *text = LLVMPrintModuleToString(g.M);
