@@ -18,10 +18,24 @@ static unsigned step(unsigned *t, unsigned round, unsigned rounds) {
   for (unsigned i = 0; i < N; i++) {
     unsigned v = t[i];
     if (round * 4 >= rounds * 3) {
-      /* late: scattered read-modify-writes */
+      /* late: hashing and scattered read-modify-writes, more code than
+       * the rest of the function, so that a kernel of the rest is not
+       * compiled whole */
       v = v * 2654435761u ^ (v >> 13);
       t[(v ^ i) & (N - 1)] += s;
-      s += v & 0xff;
+      v += (v << 7) ^ (v >> 3);
+      v ^= v * 0x9e3779b1u;
+      v = (v << 11) | (v >> 21);
+      v += t[(v ^ (17 * i)) & (N - 1)];
+      v ^= (v >> 9) * 31u;
+      v = v * 0x85ebca6bu ^ (v >> 16);
+      t[(v + i) & (N - 1)] ^= v >> 3;
+      v += (v >> 5) * 0xc2b2ae35u;
+      v ^= t[(v >> 7) & (N - 1)] * 13u;
+      v = (v << 3) - (v >> 29) + i;
+      t[(v * 5u) & (N - 1)] -= v & 0xffff;
+      v ^= (v << 13) ^ (v >> 17) ^ (v << 5);
+      s += (v & 0xff) + (v >> 24);
     } else {
       s += v ^ i;
     }
