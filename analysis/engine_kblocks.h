@@ -1,10 +1,12 @@
 /* engine_kblocks.h: the blocks of a function the interpreter runs
- * outside its native kernel (program.h's kernel_ran, kernel_code,
- * kernel_more). The frontend compiles a kernel only for the blocks that
- * have run, so that a large function whose hot part is a few loops pays
- * for compiling those alone; a kernel leaves to the interpreter where a
- * block has no code, and a function whose blocks without code then run
- * much is asked for again, with them. Internal to analysis/. */
+ * outside its native kernel, and the ops its kernel runs (program.h's
+ * kernel_ran, kernel_code, kernel_more, kernel_up). The frontend
+ * compiles a kernel only for the blocks that have run, so that a large
+ * function whose hot part is a few loops pays for compiling those alone;
+ * a kernel leaves to the interpreter where a block has no code, and a
+ * function whose blocks without code then run much is asked for again,
+ * with them. A kernel made quickly to slower code is asked for again
+ * once it has run long. Internal to analysis/. */
 #ifndef CBANA_ANALYSIS_ENGINE_KBLOCKS_H
 #define CBANA_ANALYSIS_ENGINE_KBLOCKS_H
 
