@@ -5,16 +5,18 @@
  * object can be kept in the cache directory and loaded again by the next
  * run of the same program (jit_cache.c). A function is asked for once it
  * is hot (the engine's rule), so a program pays for compiling only the
- * code it runs much: the compile takes 0.6 to 1 ms an op. Of a function,
- * only the blocks that have run by then get code (program.h's
- * kernel_ran); the kernel leaves to the interpreter at the others, and
- * when those run much the engine asks again, and the function is * compiled
- * again with every block run so far, a few times, then whole. A kernel is first
- * made by LLVM's quick code generator (-O0: a fifth of the time, code half as
- * fast), and made again at -O1 once it has run long enough to pay for that.
- * With eager kernels (the frontend's option, for the identity tests) the engine
- * asks at a function's first block and the whole function is compiled in its
- * thread, waited for. */
+ * code it runs much: the compile takes 0.6 to 1 ms an op at -O1.
+ *
+ * Of a function, only the blocks that have run by then get code
+ * (program.h's kernel_ran); the kernel leaves to the interpreter at the
+ * others, and when those run much the engine asks again, and the
+ * function is compiled again with every block run so far, a few times,
+ * then whole. A kernel is first made by LLVM's quick code generator
+ * (-O0: a fifth of the time, code half as fast), and made again at -O1
+ * once it has run long enough to pay for that. With eager kernels (the
+ * frontend's option, for the identity tests) the engine asks at a
+ * function's first block and the whole function is compiled at -O1 in
+ * its thread, waited for. */
 #include "fe_internal.h"
 #include "jit_gen.h"
 
@@ -39,10 +41,10 @@
 #define JIT_PARTIAL_COMPILES 3
 /* A kernel made at -O0 of c ops is made again at -O1 once it has run
  * JIT_UP_PER_OP * c ops (at least JIT_UP_MIN): -O1 takes about 1 ms more
- * an op, and its code saves about 2 ns an op run (ReedSolomon: 5.4 s of
- * engine over 3.1e9 ops), so that it pays off after 500000; earlier,
- * since a kernel that has run that much mostly runs on (ReedSolomon,
- * huffbench: 1.7 and 1.3 s of engine more at 500000). */
+ * an op, and its code saves 1 to 2 ns an op run (ReedSolomon: 3.6 s of
+ * engine over 3.1e9 ops), so it pays off after some 500000; earlier,
+ * since a kernel that has run that much mostly runs on (at 500000
+ * ReedSolomon's engine took 1.7 s longer, huffbench's 1.3 s). */
 #define JIT_UP_PER_OP 100000u
 #define JIT_UP_MIN 10000000u
 /* A function whose kernel has code for c ops is compiled again once its
