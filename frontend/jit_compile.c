@@ -153,19 +153,19 @@ typedef struct jit_owned {
   pthread_mutex_t lock;
   pthread_cond_t wake, idle;
   uint32_t *queue, n_queued;
-  uint8_t *state;      /* per function: JS_* */
-  uint8_t *wanted;     /* per function: asked for by the engine */
-  uint8_t *nth;        /* per function: its compiles so far */
-  uint8_t *nmore;      /* per function: of those, with more blocks */
-  uint8_t *ran;        /* per global block: p->kernel_ran */
-  uint8_t *code;       /* per global block: p->kernel_code */
-  uint64_t *more;      /* per function: p->kernel_more */
-  uint64_t *up;        /* per function: p->kernel_up */
-  uint8_t *tier;       /* per function: its kernel's, 0 -O0, 1 -O1 */
-  uint8_t *pin;        /* per function, NULL: none; to compile first with the
-blocks of pin_blocks (the last run's): 1 at -O0, 2 at
--O1 */
-  uint8_t *pin_blocks; /* per global block */
+  uint8_t *state;  /* per function: JS_* */
+  uint8_t *wanted; /* per function: asked for by the engine */
+  uint8_t *nth;    /* per function: its compiles so far */
+  uint8_t *nmore;  /* per function: of those, with more blocks */
+  uint8_t *ran;    /* per global block: p->kernel_ran */
+  uint8_t *code;   /* per global block: p->kernel_code */
+  uint64_t *more;  /* per function: p->kernel_more */
+  uint64_t *up;    /* per function: p->kernel_up */
+  uint8_t *tier;   /* per function: its kernel's, 0 -O0, 1 -O1 */
+  /* per function, NULL: none; to compile first with the blocks of
+   * pin_blocks (the last run's): 1 at -O0, 2 at -O1 */
+  uint8_t *pin;
+  uint8_t *pin_blocks;              /* per global block */
   uint64_t ops_compiled, ops_whole; /* over every compile; their
                                        functions' */
   uint32_t recompiles, tier_ups;
@@ -294,11 +294,10 @@ static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
   g.B = LLVMCreateBuilderInContext(C);
   jit_make_types(&g);
   bool made = jit_gen_kernel(&g, fi);
-  LLVMDisposeBuilder(
-      g.B); /* a kernel of some blocks is named for them, one at -O0 for that:
-             * each compile of a function adds a symbol of its own to the JIT,
-             * and the same blocks give the same module (the cache's key) in the
-             * next run */
+  LLVMDisposeBuilder(g.B);
+  /* a kernel of some blocks is named for them, one at -O0 for that: each
+   * compile of a function adds a symbol of its own to the JIT, and the
+   * same blocks give the same module (the cache's key) in the next run */
   const cb_function *fn = &o->p->functions[fi];
   char name[64];
   int len = snprintf(name, sizeof name, "cbk%u", fi);
