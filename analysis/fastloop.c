@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "engine_kblocks.h"
 #include "engine_kernel.h"
 #include "engine_scalar.h"
 #include "fastloop.h"
@@ -55,11 +56,12 @@ static inline bool fl_kernel(cb_eng *e, cb_frame **Fp, cb_value **Sp,
                              uint32_t *ip, uint64_t *budget, uint64_t *loads,
                              uint64_t *stores) {
   cb_frame *F = *Fp;
-  if (!e->kentry[*ip] || e->kstop[F->block])
+  if (!e->kentry[*ip])
     return false;
   /* the frontend's compile may still be filling the table */
   cb_kernel_fn k = __atomic_load_n(&e->kernels[F->func], __ATOMIC_ACQUIRE);
-  if (!k && !(k = eng_kernel_warm(e, F)))
+  if ((!k || e->kstop[F->block] || !e->p->kernel_code[F->block]) &&
+      !(k = eng_kernel_outside(e, F, k)))
     return false;
   cb_kernel_io io = {.slots = *Sp,
                      .tlb = (const cb_kernel_page *)(const void *)e->mem.tlb,
@@ -85,11 +87,14 @@ static inline bool fl_kernel(cb_eng *e, cb_frame **Fp, cb_value **Sp,
                      .ip = *ip,
                      .block = F->block,
                      .prev = F->prev};
-  uint64_t done0 = eng_ops_done(e, *budget);
+  uint64_t done0 = eng_ops_done(e, *budget), kops0 = e->out->kernel_ops;
+  uint32_t func = F->func;
   k(&io);
   /* read field by field (engine_kernel.c, io_to_state, says why) */
   const volatile cb_kernel_io *vo = &io;
   e->out->kernel_ops += eng_ops_done(e, vo->budget) - done0;
+  /* the kernels' own: without the calls and templates the engine ran */
+  eng_kernel_ran(e, func, e->out->kernel_ops - kops0);
   F = *Fp = &e->frames[e->depth - 1];
   *Sp = e->slots + F->slot_base;
   e->nbatch = vo->nbatch;

@@ -89,6 +89,13 @@ void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
             "  calls of the program's functions kernels left to the engine: "
             "%llu\n",
             (unsigned long long)s->kernel_engine_calls);
+  if (s->kernels)
+    fprintf(f,
+            "  kernels' ops compiled: %llu of their functions' %llu, "
+            "%u compiles again with more blocks, %u to faster code\n",
+            (unsigned long long)s->kernel_ops_compiled,
+            (unsigned long long)s->kernel_ops_whole, s->kernel_recompiles,
+            s->kernel_tier_ups);
   if (s->sim_blocks)
     fprintf(f,
             "  affine blocks simulated: %llu, of which %llu repeated their "

@@ -292,6 +292,10 @@ int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
     cb_program_wait_kernels(s->program);
     s->stats.kernels = s->program->n_kernels;
     s->stats.kernel_compile_s = s->program->kernel_compile_s;
+    s->stats.kernel_ops_compiled = s->program->kernel_ops_compiled;
+    s->stats.kernel_ops_whole = s->program->kernel_ops_whole;
+    s->stats.kernel_recompiles = s->program->kernel_recompiles;
+    s->stats.kernel_tier_ups = s->program->kernel_tier_ups;
     cb_analysis_stats_print(stderr, &s->stats);
     print_kernel_left(&s->stats);
   }

@@ -191,8 +191,8 @@ bool jit_mach_compiled(const cb_program *p, uint32_t gb) {
   return true;
 }
 
-/* Which blocks get code (all but those jit_mach_compiled refuses) and where
- * they check their room; false when out of memory. */
+/* Which blocks get code (those in g->only, but for those jit_mach_compiled
+ * refuses) and where they check their room; false when out of memory. */
 static bool plan_blocks(jit_gen *g) {
   const cb_function *fn = g->fn;
   uint32_t n = fn->n_blocks;
@@ -205,7 +205,8 @@ static bool plan_blocks(jit_gen *g) {
     return false;
   }
   for (uint32_t lb = 0; lb < n; lb++)
-    if (jit_mach_compiled(g->p, fn->first_block + lb)) {
+    if ((!g->only || g->only[lb]) &&
+        jit_mach_compiled(g->p, fn->first_block + lb)) {
       g->body[lb] = LLVMAppendBasicBlockInContext(g->C, g->F, "b");
       has_body[lb] = true;
     }

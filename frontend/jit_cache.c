@@ -125,8 +125,11 @@ uint64_t jit_cache_program_key(const cb_program *p) {
   return fe_fnv(h, &p->n_functions, sizeof p->n_functions);
 }
 
-void jit_cache_index_read(const char *dir, uint64_t key, uint8_t *want,
-                          uint32_t n) {
+/* The index: a line per function, its number (then ":0" when its kernel
+ * was made at -O0), then the local blocks its kernel had code for when
+ * not all. */
+void jit_cache_index_read(const char *dir, uint64_t key, const cb_program *p,
+                          uint8_t *want, uint8_t *blocks) {
   char path[PATH_MAX];
   size_t len = 0;
   if (!cache_path(path, sizeof path, dir, key, "idx"))
@@ -136,22 +139,56 @@ void jit_cache_index_read(const char *dir, uint64_t key, uint8_t *want,
     unsigned long fi = strtoul(s, &end, 10);
     if (end == s)
       break;
-    if (fi < n)
-      want[fi] = 1;
+    unsigned tier = 1;
+    if (*end == ':') {
+      tier = (unsigned)strtoul(end + 1, &end, 10) != 0;
+    }
+    char *eol = strchr(end, '\n');
+    if (!eol)
+      eol = end + strlen(end);
+    const cb_function *fn = fi < p->n_functions ? &p->functions[fi] : NULL;
+    bool some = false;
+    for (char *t = end, *te; fn && t < eol; t = te) {
+      unsigned long lb = strtoul(t, &te, 10);
+      if (te == t)
+        break;
+      if (lb < fn->n_blocks) {
+        blocks[fn->first_block + lb] = 1;
+        some = true;
+      }
+    }
+    for (uint32_t lb = 0; fn && !some && lb < fn->n_blocks; lb++)
+      blocks[fn->first_block + lb] = 1;
+    if (fn)
+      want[fi] = (uint8_t)(1 + tier);
+    end = *eol ? eol + 1 : eol;
   }
   free(text);
 }
 
-void jit_cache_index_write(const char *dir, uint64_t key, const uint8_t *want,
-                           uint32_t n) {
+void jit_cache_index_write(const char *dir, uint64_t key, const cb_program *p,
+                           const uint8_t *want, const uint8_t *tier,
+                           const uint8_t *blocks) {
   char path[PATH_MAX];
   if (!cache_path(path, sizeof path, dir, key, "idx"))
     return;
-  size_t cap = 16 * (size_t)n + 1, len = 0;
+  size_t cap = 16 * ((size_t)p->n_functions + p->n_blocks) + 1, len = 0;
   char *text = malloc(cap);
-  for (uint32_t fi = 0; text && fi < n; fi++)
-    if (want[fi])
-      len += (size_t)snprintf(text + len, cap - len, "%u\n", fi);
+  for (uint32_t fi = 0; text && fi < p->n_functions; fi++) {
+    const cb_function *fn = &p->functions[fi];
+    uint32_t in = 0;
+    for (uint32_t lb = 0; lb < fn->n_blocks; lb++)
+      in += blocks[fn->first_block + lb] != 0;
+    /* asked for and compiled: the blocks, unless every one */
+    if (!want[fi] || in == 0)
+      continue;
+    len +=
+        (size_t)snprintf(text + len, cap - len, tier[fi] ? "%u" : "%u:0", fi);
+    for (uint32_t lb = 0; in < fn->n_blocks && lb < fn->n_blocks; lb++)
+      if (blocks[fn->first_block + lb])
+        len += (size_t)snprintf(text + len, cap - len, " %u", lb);
+    len += (size_t)snprintf(text + len, cap - len, "\n");
+  }
   if (text && len)
     write_all(path, text, len);
   free(text);

@@ -5,10 +5,18 @@
  * object can be kept in the cache directory and loaded again by the next
  * run of the same program (jit_cache.c). A function is asked for once it
  * is hot (the engine's rule), so a program pays for compiling only the
- * code it runs much: the compile takes 0.6 to 1 ms an op. With eager
- * kernels (the frontend's option, for the identity tests) the engine
- * asks at a function's first block and the compile runs in its thread,
- * waited for. */
+ * code it runs much: the compile takes 0.6 to 1 ms an op at -O1.
+ *
+ * Of a function, only the blocks that have run by then get code
+ * (program.h's kernel_ran); the kernel leaves to the interpreter at the
+ * others, and when those run much the engine asks again, and the
+ * function is compiled again with every block run so far, a few times,
+ * then whole. A kernel is first made by LLVM's quick code generator
+ * (-O0: a fifth of the time, code half as fast), and made again at -O1
+ * once it has run long enough to pay for that. With eager kernels (the
+ * frontend's option, for the identity tests) the engine asks at a
+ * function's first block and the whole function is compiled at -O1 in
+ * its thread, waited for. */
 #include "fe_internal.h"
 #include "jit_gen.h"
 
@@ -25,9 +33,29 @@
 #include <string.h>
 #include <time.h>
 
-/* Functions of more ops are not compiled (the time would grow past what
+/* Kernels of more ops are not compiled (the time would grow past what
  * they could save on the inputs cbana is run on). */
 #define JIT_MAX_OPS 20000
+/* Compiles of a function again with more of the blocks run; the next
+ * one is whole. */
+#define JIT_PARTIAL_COMPILES 3
+/* A kernel made at -O0 of c ops is made again at -O1 once it has run
+ * JIT_UP_PER_OP * c ops (at least JIT_UP_MIN): -O1 takes about 1 ms more
+ * an op, and its code saves 1 to 2 ns an op run (ReedSolomon: 3.6 s of
+ * engine over 3.1e9 ops), so it pays off after some 500000; earlier,
+ * since a kernel that has run that much mostly runs on (at 500000
+ * ReedSolomon's engine took 1.7 s longer, huffbench's 1.3 s). */
+#define JIT_UP_PER_OP 100000u
+#define JIT_UP_MIN 10000000u
+/* A function whose kernel has code for c ops is compiled again once its
+ * blocks without code have run JIT_AGAIN_PER_OP * c ops at -O0, or
+ * JIT_AGAIN_PER_OP_O1 * c at -O1 (at least JIT_AGAIN_MIN): what the
+ * interpreter takes for as long as the compile would (about 25 ns an
+ * op, with the kernel's exit and entry; 0.25 ms an op at -O0, 1.5 ms at
+ * -O1 for a long function, whose register allocation takes longer). */
+#define JIT_AGAIN_PER_OP 10000u
+#define JIT_AGAIN_PER_OP_O1 60000u
+#define JIT_AGAIN_MIN 100000u
 
 static uint32_t *count_phis(const cb_program *p) {
   uint32_t *np = calloc(p->n_blocks + 1, sizeof *np);
@@ -50,21 +78,24 @@ static void jit_fail(LLVMErrorRef err) {
   LLVMDisposeErrorMessage(m);
 }
 
-/* The host's target machine, its code generator at -O1: the JIT's and
- * the one that makes the objects it loads (same settings). On pr (bench/
- * workloads, 10^8 accesses) -O0's fast instruction selection compiled in
- * 0.02 s but its code took the engine 2.06 s instead of 1.26; -O1 and -O2
- * both compile in 0.15 s, to code equally fast. */
-static LLVMTargetMachineRef host_machine(char **err) {
+/* The host's target machine, its code generator at `level`: the JIT's
+ * and the ones that make the objects it loads. On pr (bench/workloads,
+ * 10^8 accesses) -O0's fast instruction selection compiled in 0.02 s but
+ * its code took the engine 2.06 s instead of 1.26; -O1 and -O2 both
+ * compile in 0.15 s, to code equally fast. On Misc/ReedSolomon's 1323
+ * ops -O1 took 2.3 s of CPU, -O0 0.43 s, for an engine of 4.6 s against
+ * 10.0 s; two thirds of -O1's time is its register allocator's (greedy
+ * allocation and coalescing, llc -time-passes). */
+static LLVMTargetMachineRef host_machine(LLVMCodeGenOptLevel level,
+                                         char **err) {
   char *triple = LLVMGetDefaultTargetTriple();
   char *cpu = LLVMGetHostCPUName();
   char *features = LLVMGetHostCPUFeatures();
   LLVMTargetRef target = NULL;
   LLVMTargetMachineRef tm = NULL;
   if (!LLVMGetTargetFromTriple(triple, &target, err))
-    tm = LLVMCreateTargetMachine(target, triple, cpu, features,
-                                 LLVMCodeGenLevelLess, LLVMRelocDefault,
-                                 LLVMCodeModelJITDefault);
+    tm = LLVMCreateTargetMachine(target, triple, cpu, features, level,
+                                 LLVMRelocDefault, LLVMCodeModelJITDefault);
   LLVMDisposeMessage(triple);
   LLVMDisposeMessage(cpu);
   LLVMDisposeMessage(features);
@@ -73,7 +104,7 @@ static LLVMTargetMachineRef host_machine(char **err) {
 
 static LLVMErrorRef create_jit(LLVMOrcLLJITRef *jit) {
   char *msg = NULL;
-  LLVMTargetMachineRef tm = host_machine(&msg);
+  LLVMTargetMachineRef tm = host_machine(LLVMCodeGenLevelLess, &msg);
   LLVMErrorRef err = NULL;
   if (!tm) {
     err = LLVMCreateStringError(msg ? msg : "no target for the host");
@@ -112,17 +143,32 @@ static void optimise(LLVMModuleRef m) {
 typedef struct jit_owned {
   cb_program *p;
   uint32_t *nphis;
-  LLVMOrcLLJITRef jit;     /* owns the kernels' code */
-  LLVMTargetMachineRef tm; /* makes the objects jit loads */
-  char *cpu, *features;    /* the host's, in the cache's keys */
-  char *cache_dir;         /* NULL: nothing kept between runs */
-  bool broken;             /* LLVM failed: no more requests taken */
-  bool eager;              /* compile in the asking thread */
+  LLVMOrcLLJITRef jit;      /* owns the kernels' code */
+  LLVMTargetMachineRef tm;  /* makes the objects jit loads, at -O1 */
+  LLVMTargetMachineRef tm0; /* the same at -O0 */
+  char *cpu, *features;     /* the host's, in the cache's keys */
+  char *cache_dir;          /* NULL: nothing kept between runs */
+  bool broken;              /* LLVM failed: no more requests taken */
+  bool eager;               /* compile in the asking thread */
   pthread_mutex_t lock;
   pthread_cond_t wake, idle;
   uint32_t *queue, n_queued;
-  uint8_t *asked;  /* per function: asked for, or never to be */
+  uint8_t *state;  /* per function: JS_* */
   uint8_t *wanted; /* per function: asked for by the engine */
+  uint8_t *nth;    /* per function: its compiles so far */
+  uint8_t *nmore;  /* per function: of those, with more blocks */
+  uint8_t *ran;    /* per global block: p->kernel_ran */
+  uint8_t *code;   /* per global block: p->kernel_code */
+  uint64_t *more;  /* per function: p->kernel_more */
+  uint64_t *up;    /* per function: p->kernel_up */
+  uint8_t *tier;   /* per function: its kernel's, 0 -O0, 1 -O1 */
+  /* per function, NULL: none; to compile first with the blocks of
+   * pin_blocks (the last run's): 1 at -O0, 2 at -O1 */
+  uint8_t *pin;
+  uint8_t *pin_blocks;              /* per global block */
+  uint64_t ops_compiled, ops_whole; /* over every compile; their
+                                       functions' */
+  uint32_t recompiles, tier_ups;
   uint64_t program_key;
   bool busy, quit;
   pthread_t thread;
@@ -131,6 +177,11 @@ typedef struct jit_owned {
   double seconds;         /* the compiles' CPU time */
   struct jit_owned *next; /* the running compiles, for exit */
 } jit_owned;
+
+/* A function's state (jit_owned.state): not asked for; queued or being
+ * compiled; with a kernel of the blocks run so far or at -O0, to be
+ * asked for again; with its whole kernel at -O1, or never to have one. */
+enum { JS_NEW, JS_QUEUED, JS_OPEN, JS_DONE };
 
 static pthread_mutex_t running_lock = PTHREAD_MUTEX_INITIALIZER;
 static jit_owned *running_list;
@@ -147,12 +198,96 @@ static double thread_cpu_s(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+/* What one compile made (compile_one). */
+typedef struct jit_made {
+  bool kernel;     /* a kernel published */
+  bool partial;    /* of the blocks run so far, not all */
+  uint8_t tier;    /* made at -O0 (0) or -O1 (1) */
+  uint64_t ops;    /* its ops */
+  uint64_t fn_ops; /* its function's */
+} jit_made;
+
+/* The blocks function fi's kernel is to have code for (per local block,
+ * 1 to have it), NULL for every one: the whole function when eager or
+ * after JIT_PARTIAL_COMPILES more, else those run so far (at least the
+ * first). m->ops: their ops; *fail when out of memory. */
+static uint8_t *pick_blocks(jit_owned *o, uint32_t fi, jit_made *m,
+                            bool *fail) {
+  const cb_program *p = o->p;
+  const cb_function *fn = &p->functions[fi];
+  uint32_t n = fn->n_blocks, o0, o1, in = 0;
+  cb_function_ops(p, fn, &o0, &o1);
+  m->fn_ops = o1 - o0;
+  m->ops = m->fn_ops;
+  *fail = false;
+  if (o->eager ||
+      (o->nmore[fi] >= JIT_PARTIAL_COMPILES && m->fn_ops <= JIT_MAX_OPS))
+    return NULL;
+  uint8_t *only = calloc(n + 1, 1);
+  if (!only) {
+    *fail = true;
+    return NULL;
+  }
+  m->ops = 0;
+  /* the last run's blocks, as its index says, for the same module */
+  const uint8_t *from =
+      o->pin && o->pin[fi] && o->nth[fi] == 0 ? o->pin_blocks : o->ran;
+  for (uint32_t lb = 0; lb < n; lb++) {
+    uint32_t gb = fn->first_block + lb;
+    only[lb] = lb == 0 || __atomic_load_n(&from[gb], __ATOMIC_RELAXED);
+    if (only[lb]) {
+      in++;
+      m->ops += p->blocks[gb].n_ops;
+    }
+  } /* at -O1, a function most of whose blocks have run is compiled whole,
+     * rather than again at -O1's cost when the rest runs */
+  if (in == n ||
+      (m->tier == 1 && 2 * m->ops >= m->fn_ops && m->fn_ops <= JIT_MAX_OPS)) {
+    m->ops = m->fn_ops;
+    free(only);
+    return NULL;
+  }
+  m->partial = true;
+  return only;
+}
+
+/* The kernel's non-temporal stores (the batch's records, for another
+ * core) made plain, for -O0: its code spills between a record's two
+ * words, and the write-combining buffers then flush part lines (Dhrystone
+ * with the simulation on its own thread: 3.6 s of engine instead of
+ * 0.1). The records are the same. */
+static void plain_stores(jit_gen *g) {
+  for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(g->F); bb;
+       bb = LLVMGetNextBasicBlock(bb))
+    for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+         i = LLVMGetNextInstruction(i))
+      if (LLVMGetInstructionOpcode(i) == LLVMStore &&
+          LLVMGetMetadata(i, g->nt_kind))
+        LLVMSetMetadata(i, g->nt_kind, NULL);
+}
+
 /* Function fi's kernel: its module made and optimised, its object taken
- * from the cache or made (and kept), loaded into the JIT and published;
- * false if LLVM failed (the message said why). */
-static bool compile_one(jit_owned *o, uint32_t fi) {
+ * from the cache or made (and kept), loaded into the JIT and published
+ * with the blocks it has code for; false if LLVM failed (the message
+ * said why). */
+static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
+  bool fail;
+  /* -O1 when eager, as the last run's was, once the -O0 kernel has run
+   * enough (kernel_up counted down), and ever after */
+  if (o->eager)
+    m->tier = 1;
+  else if (o->nth[fi] == 0)
+    m->tier = o->pin && o->pin[fi] == 2;
+  else
+    m->tier = o->tier[fi] || __atomic_load_n(&o->up[fi], __ATOMIC_RELAXED) == 0;
+  uint8_t *only = pick_blocks(o, fi, m, &fail);
+  if (fail || m->ops > JIT_MAX_OPS) {
+    m->partial = false;
+    free(only);
+    return true;
+  }
   LLVMContextRef C = LLVMContextCreate();
-  jit_gen g = {.p = o->p, .nphis = o->nphis, .C = C};
+  jit_gen g = {.p = o->p, .nphis = o->nphis, .only = only, .C = C};
   g.M = LLVMModuleCreateWithNameInContext("cbana-kernel", C);
   LLVMSetTarget(g.M, LLVMOrcLLJITGetTripleString(o->jit));
   LLVMSetDataLayout(g.M, LLVMOrcLLJITGetDataLayoutStr(o->jit));
@@ -160,16 +295,33 @@ static bool compile_one(jit_owned *o, uint32_t fi) {
   jit_make_types(&g);
   bool made = jit_gen_kernel(&g, fi);
   LLVMDisposeBuilder(g.B);
+  /* a kernel of some blocks is named for them, one at -O0 for that: each
+   * compile of a function adds a symbol of its own to the JIT, and the
+   * same blocks give the same module (the cache's key) in the next run */
+  const cb_function *fn = &o->p->functions[fi];
+  char name[64];
+  int len = snprintf(name, sizeof name, "cbk%u", fi);
+  if (made && only)
+    len +=
+        snprintf(name + len, sizeof name - (size_t)len, ".%016llx",
+                 (unsigned long long)fe_fnv(FE_FNV_START, only, fn->n_blocks));
+  if (made && m->tier == 0)
+    len += snprintf(name + len, sizeof name - (size_t)len, ".O0");
+  if (made && (only || m->tier == 0))
+    LLVMSetValueName2(g.F, name, (size_t)len);
   LLVMMemoryBufferRef obj = NULL;
   bool ok = true;
+  if (made && m->tier == 0)
+    plain_stores(&g);
   if (made) {
     optimise(g.M);
     char *text = LLVMPrintModuleToString(g.M);
     obj = o->cache_dir ? jit_cache_get(o->cache_dir, text, o->cpu, o->features)
                        : NULL;
     char *msg = NULL;
-    if (!obj && LLVMTargetMachineEmitToMemoryBuffer(o->tm, g.M, LLVMObjectFile,
-                                                    &msg, &obj)) {
+    if (!obj &&
+        LLVMTargetMachineEmitToMemoryBuffer(m->tier ? o->tm : o->tm0, g.M,
+                                            LLVMObjectFile, &msg, &obj)) {
       fprintf(stderr,
               "cbana: native kernels not compiled (the interpreter "
               "runs them): %s\n",
@@ -184,25 +336,47 @@ static bool compile_one(jit_owned *o, uint32_t fi) {
   }
   LLVMDisposeModule(g.M);
   LLVMContextDispose(C);
-  if (!obj)
-    return ok;
-  LLVMErrorRef err = LLVMOrcLLJITAddObjectFile(
-      o->jit, LLVMOrcLLJITGetMainJITDylib(o->jit), obj);
+  LLVMErrorRef err = NULL;
+  LLVMOrcExecutorAddress addr = 0;
+  if (obj && !(err = LLVMOrcLLJITAddObjectFile(
+                   o->jit, LLVMOrcLLJITGetMainJITDylib(o->jit), obj)))
+    err = LLVMOrcLLJITLookup(o->jit, &addr, name);
   if (err) {
     jit_fail(err);
-    return false;
+    ok = false;
   }
-  char name[32];
-  snprintf(name, sizeof name, "cbk%u", fi);
-  LLVMOrcExecutorAddress addr = 0;
-  if ((err = LLVMOrcLLJITLookup(o->jit, &addr, name))) {
-    jit_fail(err);
-    return false;
+  if (addr) {
+    for (uint32_t lb = 0; lb < fn->n_blocks; lb++)
+      __atomic_store_n(&o->code[fn->first_block + lb],
+                       (uint8_t)(!only || only[lb]), __ATOMIC_RELAXED);
+    /* the engine may be running: it reads each entry atomically */
+    __atomic_store_n(&o->p->kernels[fi], (cb_kernel_fn)(uintptr_t)addr,
+                     __ATOMIC_RELEASE);
+    m->kernel = true;
   }
-  /* the engine may be running: it reads each entry atomically */
-  __atomic_store_n(&o->p->kernels[fi], (cb_kernel_fn)(uintptr_t)addr,
-                   __ATOMIC_RELEASE);
-  return true;
+  m->partial = m->partial && m->kernel;
+  free(only);
+  return ok;
+}
+
+/* Queues the functions with kernels at -O0 that function fi calls
+ * directly, to be made at -O1; o->lock held. */
+static void up_callees(jit_owned *o, uint32_t fi) {
+  const cb_program *p = o->p;
+  uint32_t o0, o1;
+  cb_function_ops(p, &p->functions[fi], &o0, &o1);
+  for (uint32_t ip = o0; ip < o1; ip++) {
+    const cb_op *op = &p->ops[ip];
+    if (op->code != CB_OP_CALL || op->aux + 1 >= p->n_extra ||
+        p->extra[op->aux] != CB_CALL_DIRECT)
+      continue;
+    uint64_t c = (uint64_t)p->extra[op->aux + 1];
+    if (c >= p->n_functions || o->state[c] != JS_OPEN || o->tier[c] != 0)
+      continue;
+    __atomic_store_n(&o->up[c], 0, __ATOMIC_RELAXED);
+    o->state[c] = JS_QUEUED;
+    o->queue[o->n_queued++] = (uint32_t)c;
+  }
 }
 
 /* Compiles fis[0..n); o->lock not held. */
@@ -215,7 +389,8 @@ static void compile_batch(jit_owned *o, const uint32_t *fis, uint32_t n) {
     if (err) {
       jit_fail(err);
       o->broken = true;
-    } else if (!(o->tm = host_machine(&msg))) {
+    } else if (!(o->tm = host_machine(LLVMCodeGenLevelLess, &msg)) ||
+               !(o->tm0 = host_machine(LLVMCodeGenLevelNone, &msg))) {
       fprintf(stderr, "cbana: native kernels not compiled: %s\n",
               msg ? msg : "no target for the host");
       o->broken = true;
@@ -225,14 +400,48 @@ static void compile_batch(jit_owned *o, const uint32_t *fis, uint32_t n) {
     }
     LLVMDisposeMessage(msg);
   }
-  uint32_t made = 0;
-  for (uint32_t i = 0; i < n && !o->broken; i++) {
-    o->broken = !compile_one(o, fis[i]);
-    made += __atomic_load_n(&o->p->kernels[fis[i]], __ATOMIC_ACQUIRE) != NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t fi = fis[i];
+    jit_made m = {0};
+    if (!o->broken)
+      o->broken = !compile_one(o, fi, &m);
+    pthread_mutex_lock(&o->lock);
+    bool up = m.kernel && m.tier > o->tier[fi] && o->nth[fi] > 0;
+    if (m.kernel) {
+      o->n_kernels += o->nth[fi] == 0;
+      o->recompiles += o->nth[fi] != 0 && !up;
+      o->nmore[fi] += o->nth[fi] != 0 && !up;
+      o->tier_ups += up;
+      o->ops_whole += o->nth[fi] == 0 ? m.fn_ops : 0;
+      o->ops_compiled += m.ops;
+      o->nth[fi]++;
+      o->tier[fi] = m.tier;
+    }
+    /* a kernel of some blocks is asked for again once the others have
+     * run enough, one at -O0 once it has run enough itself
+     * (analysis/engine_kblocks.h counts both down) */
+    bool low = m.kernel && m.tier == 0;
+    o->state[fi] = m.partial || low ? JS_OPEN : JS_DONE;
+    uint64_t again = (m.tier ? JIT_AGAIN_PER_OP_O1 : JIT_AGAIN_PER_OP) * m.ops,
+             more = JIT_UP_PER_OP * m.ops;
+    __atomic_store_n(&o->more[fi],
+                     !m.partial              ? 0
+                     : again > JIT_AGAIN_MIN ? again
+                                             : JIT_AGAIN_MIN,
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&o->up[fi],
+                     !low                ? 0
+                     : more > JIT_UP_MIN ? more
+                                         : JIT_UP_MIN,
+                     __ATOMIC_RELAXED);
+    /* the -O0 kernels a kernel now at -O1 calls: their ops counted as
+     * its own (a kernel's calls of kernels), they are as hot */
+    if (up)
+      up_callees(o, fi);
+    pthread_mutex_unlock(&o->lock);
   }
   double t1 = thread_cpu_s();
   pthread_mutex_lock(&o->lock);
-  o->n_kernels += made;
   o->seconds += t1 - t0;
   pthread_mutex_unlock(&o->lock);
 }
@@ -270,14 +479,16 @@ static void *compile_thread(void *arg) {
   return NULL;
 }
 
-/* cb_program.kernel_request */
+/* cb_program.kernel_request: the first time, or again (JS_OPEN) */
 static void request(const cb_program *cp, uint32_t fi) {
   jit_owned *o = cp->jit;
   if (!o || fi >= cp->n_functions)
     return;
   pthread_mutex_lock(&o->lock);
-  bool take = !o->asked[fi] && !o->broken && !o->quit;
-  o->asked[fi] = 1;
+  bool take = (o->state[fi] == JS_NEW || o->state[fi] == JS_OPEN) &&
+              !o->broken && !o->quit;
+  if (take)
+    o->state[fi] = JS_QUEUED;
   o->wanted[fi] |= take;
   if (take && o->eager) {
     /* one compile at a time: LLJIT's module adds are serialised here */
@@ -320,6 +531,10 @@ void fe_jit_wait(cb_program *p) {
     pthread_cond_wait(&o->idle, &o->lock);
   p->n_kernels = o->n_kernels;
   p->kernel_compile_s = o->seconds;
+  p->kernel_ops_compiled = o->ops_compiled;
+  p->kernel_ops_whole = o->ops_whole;
+  p->kernel_recompiles = o->recompiles;
+  p->kernel_tier_ups = o->tier_ups;
   pthread_mutex_unlock(&o->lock);
 }
 
@@ -359,12 +574,14 @@ void fe_jit_free(void *owned) {
     return;
   stop_thread(o);
   if (o->cache_dir && !o->eager)
-    jit_cache_index_write(o->cache_dir, o->program_key, o->wanted,
-                          o->p->n_functions);
+    jit_cache_index_write(o->cache_dir, o->program_key, o->p, o->wanted,
+                          o->tier, o->code);
   if (o->jit)
     LLVMOrcDisposeLLJIT(o->jit);
   if (o->tm)
     LLVMDisposeTargetMachine(o->tm);
+  if (o->tm0)
+    LLVMDisposeTargetMachine(o->tm0);
   LLVMDisposeMessage(o->cpu);
   LLVMDisposeMessage(o->features);
   free(o->cache_dir);
@@ -373,50 +590,73 @@ void fe_jit_free(void *owned) {
   pthread_cond_destroy(&o->idle);
   free(o->nphis);
   free(o->queue);
-  free(o->asked);
+  free(o->state);
   free(o->wanted);
+  free(o->nth);
+  free(o->nmore);
+  free(o->ran);
+  free(o->code);
+  free(o->more);
+  free(o->up);
+  free(o->tier);
+  free(o->pin);
+  free(o->pin_blocks);
   free(o);
 }
 
 void fe_jit_compile(cb_program *p, bool eager, const char *cache_dir) {
   jit_owned *o = calloc(1, sizeof *o);
   cb_kernel_fn *k = calloc(p->n_functions + 1, sizeof *k);
-  uint32_t *queue = calloc(p->n_functions + 1, sizeof *queue);
-  uint8_t *asked = calloc(p->n_functions + 1, 1);
-  uint8_t *wanted = calloc(p->n_functions + 1, 1);
-  uint32_t *nphis = count_phis(p);
-  if (!o || !k || !queue || !asked || !wanted || !nphis) {
+  uint32_t nf = p->n_functions + 1, nb = p->n_blocks + 1;
+  if (o) {
+    o->queue = calloc(nf, sizeof *o->queue);
+    o->state = calloc(nf, 1);
+    o->wanted = calloc(nf, 1);
+    o->nth = calloc(nf, 1);
+    o->nmore = calloc(nf, 1);
+    o->more = calloc(nf, sizeof *o->more);
+    o->up = calloc(nf, sizeof *o->up);
+    o->tier = calloc(nf, 1);
+    o->ran = calloc(nb, 1);
+    o->code = calloc(nb, 1);
+    o->nphis = count_phis(p);
+  }
+  if (!o || !k || !o->queue || !o->state || !o->wanted || !o->nth ||
+      !o->nmore || !o->more || !o->up || !o->tier || !o->ran || !o->code ||
+      !o->nphis) {
+    if (o) {
+      free(o->queue);
+      free(o->state);
+      free(o->wanted);
+      free(o->nth);
+      free(o->nmore);
+      free(o->more);
+      free(o->up);
+      free(o->tier);
+      free(o->ran);
+      free(o->code);
+      free(o->nphis);
+    }
     free(o);
     free(k);
-    free(queue);
-    free(asked);
-    free(wanted);
-    free(nphis);
     return;
   }
-  /* functions without a body or too long to pay off are never asked */
-  for (uint32_t fi = 0; fi < p->n_functions; fi++) {
-    const cb_function *fn = &p->functions[fi];
-    if (fn->n_blocks == 0) {
-      asked[fi] = 1;
-      continue;
-    }
-    uint32_t o0, o1;
-    cb_function_ops(p, fn, &o0, &o1);
-    if (o1 - o0 > JIT_MAX_OPS)
-      asked[fi] = 1;
-  }
+  /* functions without a body are never asked for; one too long to pay
+   * off is found so when its blocks run are counted (compile_one) */
+  for (uint32_t fi = 0; fi < p->n_functions; fi++)
+    if (p->functions[fi].n_blocks == 0)
+      o->state[fi] = JS_DONE;
   o->p = p;
-  o->nphis = nphis;
-  o->queue = queue;
-  o->asked = asked;
-  o->wanted = wanted;
   o->eager = eager;
   o->cache_dir = cache_dir ? strdup(cache_dir) : NULL;
   pthread_mutex_init(&o->lock, NULL);
   pthread_cond_init(&o->wake, NULL);
   pthread_cond_init(&o->idle, NULL);
   p->kernels = k; /* NULL entries until compiled */
+  p->kernel_ran = o->ran;
+  p->kernel_code = o->code;
+  p->kernel_more = o->more;
+  p->kernel_up = o->up;
   p->jit = o;
   p->kernel_request = request;
   p->kernel_eager = eager;
@@ -426,16 +666,18 @@ void fe_jit_compile(cb_program *p, bool eager, const char *cache_dir) {
     registered = atexit(join_all_at_exit) == 0;
   pthread_mutex_unlock(&running_lock);
   /* the functions the last run of this program asked for are asked for
-   * at once: their objects are in the cache, and the run has its kernels
-   * from the start */
+   * at once, each with the blocks of its last compile (taken as run):
+   * their objects are in the cache, and the run has its kernels from
+   * the start */
   if (o->cache_dir && !eager) {
-    uint8_t *last = calloc(p->n_functions + 1, 1);
+    o->pin = calloc(nf, 1);
+    o->pin_blocks = calloc(nb, 1);
     o->program_key = jit_cache_program_key(p);
-    if (last)
-      jit_cache_index_read(o->cache_dir, o->program_key, last, p->n_functions);
-    for (uint32_t fi = 0; last && fi < p->n_functions; fi++)
-      if (last[fi])
+    if (o->pin && o->pin_blocks)
+      jit_cache_index_read(o->cache_dir, o->program_key, p, o->pin,
+                           o->pin_blocks);
+    for (uint32_t fi = 0; o->pin && o->pin_blocks && fi < p->n_functions; fi++)
+      if (o->pin[fi])
         request(p, fi);
-    free(last);
   }
 }

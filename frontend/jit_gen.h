@@ -81,6 +81,8 @@ typedef struct jit_gen {
   const cb_program *p;
   const cb_function *fn;
   const uint32_t *nphis; /* per global block */
+  const uint8_t *only;   /* per local block: 1 to get code (the others
+                            leave to the interpreter); NULL: every one */
   LLVMContextRef C;
   LLVMModuleRef M;
   LLVMBuilderRef B;
@@ -176,13 +178,16 @@ void jit_cache_put(const char *dir, const char *text, const char *cpu,
                    const char *features, LLVMMemoryBufferRef obj);
 
 /* jit_cache.c: a key for the Program's content; the functions whose
- * kernels the last run of a Program with that key asked for (want[fi]
- * set), and keeping them for the next. */
+ * kernels the last run of a Program with that key asked for (want[fi]:
+ * 1 made at -O0, 2 at -O1; tier[fi] 0 or 1 when written), with the
+ * blocks their last kernels had code for (blocks[gb] set, per global
+ * block), and keeping them for the next. */
 uint64_t jit_cache_program_key(const cb_program *p);
-void jit_cache_index_read(const char *dir, uint64_t key, uint8_t *want,
-                          uint32_t n);
-void jit_cache_index_write(const char *dir, uint64_t key, const uint8_t *want,
-                           uint32_t n);
+void jit_cache_index_read(const char *dir, uint64_t key, const cb_program *p,
+                          uint8_t *want, uint8_t *blocks);
+void jit_cache_index_write(const char *dir, uint64_t key, const cb_program *p,
+                           const uint8_t *want, const uint8_t *tier,
+                           const uint8_t *blocks);
 
 /* jit_call.c: a call op's code (op ip of global block gb): a direct
  * call of the program's own function made natively (the frame pushed on

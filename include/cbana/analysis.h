@@ -56,6 +56,11 @@ typedef struct cb_analysis_stats {
   uint32_t kernels;
   double kernel_compile_s;
   uint64_t kernel_ops;
+  /* ops compiled over every compile, their functions' ops, and the
+   * compiles that replaced a kernel with more blocks or with faster code
+   * (program.h) */
+  uint64_t kernel_ops_compiled, kernel_ops_whole;
+  uint32_t kernel_recompiles, kernel_tier_ups;
   uint64_t kernel_left[CB_OP_COUNT]; /* cb_run_outcome's, summed */
   uint64_t kernel_engine_calls;      /* cb_run_outcome's, summed */
   /* blocks the cache model received, and of those, the ones counted

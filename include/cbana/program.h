@@ -600,6 +600,29 @@ typedef struct cb_program {
                               waited for (the frontend's eager_kernels) */
   uint32_t n_kernels;      /* functions with a kernel */
   double kernel_compile_s; /* the compile's CPU time */
+  /* A kernel has code only for the blocks that have run before its
+   * compile, and leaves to the interpreter at the others; when those run
+   * much, the function is compiled again with them (frontend/
+   * jit_compile.c). kernel_ran, per global block: 1 once the engine has
+   * run it outside a kernel (the engine writes, the compile reads, byte
+   * by byte). kernel_code, per global block: 1 where the function's
+   * kernel was compiled with the block (it has code for it, or never
+   * compiles it: the engine calls it, and it leaves at once).
+   * kernel_more, per function: the ops the engine may still run in its
+   * blocks without code before it asks for the kernel again
+   * (kernel_request); 0 once asked. All NULL without kernels. */
+  uint8_t *kernel_ran;
+  const uint8_t *kernel_code;
+  uint64_t *kernel_more;
+  /* Per function: the ops its kernel, compiled quickly to slower code,
+   * may still run (counted from its entries) before the engine asks for
+   * it again, to be compiled to faster code; 0 once asked or never. */
+  uint64_t *kernel_up;
+  /* the kernels' ops compiled, their functions' ops, and the compiles
+   * that replaced a kernel with more blocks or with faster code
+   * (--stats), set with n_kernels */
+  uint64_t kernel_ops_compiled, kernel_ops_whole;
+  uint32_t kernel_recompiles, kernel_tier_ups;
   /* Appended: the process's start-up and exit, from cbana's own probes;
    * NULL when the frontend had no executable. */
   struct cb_process_info *process;
