@@ -4,6 +4,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define NO_LINE UINT64_MAX
 #define MIN_GROUPS 64 /* a multiple of RUN */
@@ -88,6 +91,16 @@ static bool groups_grow(cb_stackdist *sd) {
   sd->times = nt;
   sd->n_groups = n;
   memset(sd->recent_key, 0, sizeof sd->recent_key); /* the times moved */
+  /* and so did the front's lines' slots: their groups are in the table */
+  for (uint32_t p = 0; p < SD_FRONT; p++) {
+    if (!sd->front_slot[p])
+      continue;
+    uint64_t line = sd->front_line[p], key = line / SD_GROUP_LINES + 1;
+    size_t s = group_slot(key, n);
+    while (nk[s] != key)
+      s = (s + 1) & (n - 1);
+    sd->front_slot[p] = &nt[s].time[line % SD_GROUP_LINES];
+  }
   return true;
 }
 
@@ -206,9 +219,40 @@ static void out_of_memory(void) {
   abort();
 }
 
-COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
-  if (sd->now == sd->cap && !renumber(sd))
-    out_of_memory();
+/* The ring positions of the front whose tag is the line's low 32 bits,
+ * as a bit mask (a used position whose line differs may match too). */
+static inline uint32_t front_match(const cb_stackdist *sd, uint64_t line) {
+#if defined(__SSE2__) && SD_FRONT == 16
+  const __m128i k = _mm_set1_epi32((int)(uint32_t)line);
+  const __m128i *t = (const __m128i *)sd->front_tag;
+  __m128i a = _mm_cmpeq_epi32(_mm_load_si128(t), k);
+  __m128i b = _mm_cmpeq_epi32(_mm_load_si128(t + 1), k);
+  __m128i c = _mm_cmpeq_epi32(_mm_load_si128(t + 2), k);
+  __m128i d = _mm_cmpeq_epi32(_mm_load_si128(t + 3), k);
+  /* lanes of all ones stay all ones through the saturating packs */
+  __m128i ab = _mm_packs_epi32(a, b), cd = _mm_packs_epi32(c, d);
+  return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(ab, cd));
+#else
+  uint32_t m = 0;
+  for (uint32_t p = 0; p < SD_FRONT; p++)
+    m |= (uint32_t)(sd->front_tag[p] == (uint32_t)line) << p;
+  return m;
+#endif
+}
+
+static inline void hist_count(cb_stackdist *sd, uint64_t d) {
+  if (d >= sd->hist_len) {
+    if (d >= sd->hist_cap && !hist_grow(sd, (size_t)d + 1))
+      out_of_memory();
+    sd->hist_len = (size_t)d + 1;
+  }
+  sd->hist[d]++;
+}
+
+/* The time of `line` in the structure behind the front (0: none), by its
+ * group, and that group's slot for it as an index into `times`. */
+static inline __attribute__((always_inline)) uint32_t *
+group_time(cb_stackdist *sd, uint64_t line) {
   uint64_t key = line / SD_GROUP_LINES + 1;
   if (key != sd->recent_key[0]) {
     unsigned r = 1;
@@ -225,14 +269,29 @@ COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
         out_of_memory();
       r = SD_RECENT - 1;
     }
-    for (; r > 0; r--) { /* to the front */
-      sd->recent_key[r] = sd->recent_key[r - 1];
-      sd->recent[r] = sd->recent[r - 1];
+    /* to the front; unrolled, as GCC would call memmove for the loop */
+    _Static_assert(SD_RECENT == 4, "the moves below");
+    if (r == 3) {
+      sd->recent_key[3] = sd->recent_key[2];
+      sd->recent[3] = sd->recent[2];
     }
+    if (r >= 2) {
+      sd->recent_key[2] = sd->recent_key[1];
+      sd->recent[2] = sd->recent[1];
+    }
+    sd->recent_key[1] = sd->recent_key[0];
+    sd->recent[1] = sd->recent[0];
     sd->recent_key[0] = key;
     sd->recent[0] = t;
   }
-  uint32_t *slot = &sd->recent[0]->time[line % SD_GROUP_LINES];
+  return &sd->recent[0]->time[line % SD_GROUP_LINES];
+}
+
+/* The next time, live; renumbering first if the times ran out. */
+static inline __attribute__((always_inline)) uint32_t
+time_new(cb_stackdist *sd) {
+  if (sd->now == sd->cap && !renumber(sd))
+    out_of_memory();
   uint32_t t = ++sd->now;
   uint32_t w = (t - 1) / 64;
   if (w != sd->cur_word) { /* the newest word is full: into the tree */
@@ -241,19 +300,19 @@ COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
     sd->cur_word = w;
   }
   sd->live[w] |= 1ull << ((t - 1) % 64);
-  sd->last_line = line;
-  uint32_t old = *slot;
-  *slot = t;
-  if (!old) {
-    sd->distinct++;
-    sd->cold++;
-    return SD_COLD;
-  }
-  /* Live times now: one per line, and t. Those after `old` are the lines
-   * referenced since, and t: the ones above it in its word, and all in
-   * later words (every live time minus the words up to old's). */
+  return t;
+}
+
+/* Takes the time `old` out of the structure; returns how many of its
+ * lines have later times, given how many it holds (`lines`, the one of
+ * `old` among them). */
+static inline __attribute__((always_inline)) uint64_t
+time_pop(cb_stackdist *sd, uint32_t old, uint64_t lines) {
+  /* Those with later times: the ones above `old` in its word, and all in
+   * later words (all of them minus the words up to old's). */
   uint32_t ow = (old - 1) / 64, ob = (old - 1) % 64;
-  uint64_t after = popcount64((sd->live[ow] >> ob) >> 1);
+  uint64_t w = sd->live[ow];
+  uint64_t after = popcount64((w >> ob) >> 1);
   if (ow != sd->cur_word) {
     if (!sd->finger_valid || sd->finger_word != ow) {
       if (sd->pend_count)
@@ -264,17 +323,107 @@ COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
       sd->finger_valid = true;
     }
     /* The tree still counts the pending removals, all from word ow. */
-    after += sd->distinct + 1 - (sd->finger_prefix - sd->pend_count);
+    after += lines - (sd->finger_prefix - sd->pend_count);
     sd->pend_count++;
   }
-  sd->live[ow] &= ~(1ull << ob);
-  uint64_t d = after - 1;
-  if (d >= sd->hist_len) {
-    if (d >= sd->hist_cap && !hist_grow(sd, (size_t)d + 1))
-      out_of_memory();
-    sd->hist_len = (size_t)d + 1;
+  sd->live[ow] = w & ~(1ull << ob);
+  return after;
+}
+
+/* A line found in the front at ring position p, depth d >= 1 (depth 0 is
+ * last_line): to the top, the lines above it one deeper. */
+static inline __attribute__((always_inline)) uint64_t
+front_hit(cb_stackdist *sd, uint64_t line, uint32_t p) {
+  const uint32_t head = sd->front_head, d = (p - head) % SD_FRONT;
+  uint32_t *const slot = sd->front_slot[p];
+  for (uint32_t i = d; i > 0; i--) {
+    uint32_t to = (head + i) % SD_FRONT, from = (head + i - 1) % SD_FRONT;
+    sd->front_line[to] = sd->front_line[from];
+    sd->front_tag[to] = sd->front_tag[from];
+    sd->front_slot[to] = sd->front_slot[from];
   }
-  sd->hist[d]++;
+  sd->front_line[head] = line;
+  sd->front_tag[head] = (uint32_t)line;
+  sd->front_slot[head] = slot;
+  sd->last_line = line;
+  sd->front_run = 0;
+  hist_count(sd, d);
+  return d;
+}
+
+/* Every line of the front to the structure, the deepest first (the
+ * order of their last references): the front is empty after. */
+static void front_clear(cb_stackdist *sd);
+
+static void front_flush(cb_stackdist *sd) {
+  for (uint32_t i = sd->front_n; i-- > 0;)
+    *sd->front_slot[(sd->front_head + i) % SD_FRONT] = time_new(sd);
+  front_clear(sd);
+}
+
+COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
+  /* Lines are below 2^58: their difference fits. */
+  if ((int64_t)(line - sd->last_line) * sd->sweep > 0) {
+  sweep:;
+    uint32_t *const tp = group_time(sd, line);
+    const uint32_t t = time_new(sd); /* may renumber: then read *tp */
+    const uint32_t old = *tp;
+    *tp = t;
+    sd->last_line = line;
+    if (!old) {
+      sd->distinct++;
+      sd->cold++;
+      return SD_COLD;
+    }
+    /* its new time is one of the lines' later times */
+    uint64_t d = time_pop(sd, old, sd->distinct + 1) - 1;
+    hist_count(sd, d);
+    return d;
+  }
+  const bool up = line > sd->last_line;
+  const int64_t run = sd->front_run;
+  if (up ? run >= SD_FRONT - 1 : run <= 1 - SD_FRONT) {
+    /* The latest SD_FRONT - 1 lines came each beyond the one before in
+     * this direction, and so does this one: a sweep, which would pass
+     * every line through the front. Without the front, the structure
+     * takes each reference itself while the sweep goes on. */
+    front_flush(sd);
+    sd->sweep = up ? 1 : -1;
+    goto sweep;
+  }
+  sd->sweep = 0;
+  for (uint32_t m = front_match(sd, line); m; m &= m - 1) {
+    uint32_t p = (uint32_t)__builtin_ctz(m);
+    if (sd->front_line[p] == line)
+      return front_hit(sd, line, p);
+  }
+  /* Not in the front: every front line is newer, and so are the lines
+   * behind it with later times. */
+  uint32_t *const tp = group_time(sd, line);
+  const uint32_t old = *tp;
+  uint64_t d = SD_COLD;
+  if (old) {
+    d = sd->front_n + time_pop(sd, old, sd->distinct - sd->front_n);
+    *tp = 0;
+    hist_count(sd, d);
+  } else {
+    sd->distinct++;
+    sd->cold++;
+  }
+  /* The new top takes the ring position of the deepest line, which
+   * leaves the front if there is one (the front is full). */
+  const uint32_t top = (sd->front_head - 1) % SD_FRONT;
+  uint32_t *const out = sd->front_slot[top];
+  if (out)
+    *out = time_new(sd);
+  else
+    sd->front_n++;
+  sd->front_head = top;
+  sd->front_line[top] = line;
+  sd->front_tag[top] = (uint32_t)line;
+  sd->front_slot[top] = tp;
+  sd->last_line = line;
+  sd->front_run = up ? (run > 0 ? run : 0) + 1 : (run < 0 ? run : 0) - 1;
   return d;
 }
 
@@ -285,6 +434,18 @@ void cb_stackdist_add_refs(cb_stackdist *sd, uint64_t d, uint64_t count) {
     sd->hist_len = (size_t)d + 1;
   }
   sd->hist[d] += count;
+}
+
+/* An empty front: no tag matters then, its lines NO_LINE match none. */
+static void front_clear(cb_stackdist *sd) {
+  memset(sd->front_tag, 0, sizeof sd->front_tag);
+  memset(sd->front_slot, 0, sizeof sd->front_slot);
+  for (uint32_t p = 0; p < SD_FRONT; p++)
+    sd->front_line[p] = NO_LINE;
+  sd->front_head = 0;
+  sd->front_n = 0;
+  sd->front_run = 0;
+  sd->sweep = 0;
 }
 
 bool cb_stackdist_init(cb_stackdist *sd, uint32_t initial_cap) {
@@ -300,6 +461,7 @@ bool cb_stackdist_init(cb_stackdist *sd, uint32_t initial_cap) {
   sd->hist = calloc(sd->hist_cap, sizeof *sd->hist);
   sd->hist_len = 1;
   sd->last_line = NO_LINE;
+  front_clear(sd);
   if (!sd->live || !sd->tree || !sd->keys || !sd->times || !sd->hist) {
     cb_stackdist_free(sd);
     return false;
@@ -327,6 +489,7 @@ void cb_stackdist_reset(cb_stackdist *sd) {
   memset(sd->recent_key, 0, sizeof sd->recent_key);
   sd->cold = sd->distinct = 0;
   sd->last_line = NO_LINE;
+  front_clear(sd);
 }
 
 uint64_t cb_stackdist_fa_misses(const cb_stackdist *sd, uint64_t lines) {

@@ -12,6 +12,17 @@
  * Times are renumbered densely when the bitmap fills, so memory follows
  * the distinct lines, not the length of the stream.
  *
+ * In front of that structure, Mattson's stack itself for its top: the
+ * SD_FRONT most recently referenced distinct lines, in a ring kept in
+ * recency order (Mattson et al. 1970). A reference found there at depth
+ * d has distance d, with no hashing and no counting. Lines leave the
+ * front in the order of their last references, so the structure above
+ * learns of a line when the front pushes it out (it takes its time then)
+ * and when a line not in the front is referenced (its distance is
+ * SD_FRONT plus the lines the structure holds that are newer); a line in
+ * the front has no time there. Programs whose working set fits the front
+ * (an object or two and the stack) almost never reach the structure.
+ *
  * The distance is also the fully associative LRU shadow used for miss
  * classification: a cache of C lines misses on a reference exactly when
  * its distance is >= C or the line is cold (the inclusion property of
@@ -26,6 +37,7 @@
 #define SD_COLD UINT64_MAX /* distance of a first reference */
 #define SD_GROUP_LINES 16  /* consecutive lines sharing one hash entry */
 #define SD_RECENT 4        /* groups remembered without hashing */
+#define SD_FRONT 16        /* lines of the front, a power of two <= 64 */
 
 /* The last reference times of a group of lines, 0 = never: one cache
  * line, apart from the keys so that probing stays dense. */
@@ -68,6 +80,23 @@ typedef struct cb_stackdist {
    * object, a global) finds its group here without hashing. */
   uint64_t recent_key[SD_RECENT];
   sd_times *recent[SD_RECENT];
+  /* The front: depth i at ring position (front_head + i) % SD_FRONT,
+   * the first front_n depths used (the most recent line at depth 0, also
+   * last_line). front_tag holds each line's low 32 bits, compared all at
+   * once; front_slot points at its entry in `times` (0 while it is in
+   * the front), where it takes a time when pushed out; NULL for an
+   * unused position. */
+  _Alignas(64) uint32_t front_tag[SD_FRONT];
+  uint32_t *front_slot[SD_FRONT];
+  uint64_t front_line[SD_FRONT];
+  uint32_t front_head;
+  uint32_t front_n;
+  /* How many of the latest changes to the front were, in a row, new
+   * lines above the top (> 0) or below it (< 0). */
+  int64_t front_run;
+  /* 1 (-1): a sweep up (down) is under way, the front is empty and
+   * lines beyond last_line in that direction skip it; 0: none. */
+  int64_t sweep;
 } cb_stackdist;
 
 /* initial_cap: the first number of times (tests make it tiny to exercise
