@@ -9,6 +9,11 @@
 #endif
 
 #define NO_LINE UINT64_MAX
+#define FRONT_UNUSED INT32_MIN /* the stamp of an unused front position */
+/* Front misses in a row that turn the front off (cb_stackdist_ref_new):
+ * a sweep gets there soon, a random walk over more lines than the front
+ * holds now and then. */
+#define FRONT_MISSES_MAX SD_FRONT
 #define MIN_GROUPS 64 /* a multiple of RUN */
 
 static inline unsigned popcount64(uint64_t x) {
@@ -92,9 +97,7 @@ static bool groups_grow(cb_stackdist *sd) {
   sd->n_groups = n;
   memset(sd->recent_key, 0, sizeof sd->recent_key); /* the times moved */
   /* and so did the front's lines' slots: their groups are in the table */
-  for (uint32_t p = 0; p < SD_FRONT; p++) {
-    if (!sd->front_slot[p])
-      continue;
+  for (uint32_t p = 0; p < sd->front_n; p++) {
     uint64_t line = sd->front_line[p], key = line / SD_GROUP_LINES + 1;
     size_t s = group_slot(key, n);
     while (nk[s] != key)
@@ -219,25 +222,96 @@ static void out_of_memory(void) {
   abort();
 }
 
-/* The ring positions of the front whose tag is the line's low 32 bits,
- * as a bit mask (a used position whose line differs may match too). */
-static inline uint32_t front_match(const cb_stackdist *sd, uint64_t line) {
+/* Front positions as a bit mask, from 16 lanes of all ones or zeros. */
 #if defined(__SSE2__) && SD_FRONT == 16
-  const __m128i k = _mm_set1_epi32((int)(uint32_t)line);
-  const __m128i *t = (const __m128i *)sd->front_tag;
-  __m128i a = _mm_cmpeq_epi32(_mm_load_si128(t), k);
-  __m128i b = _mm_cmpeq_epi32(_mm_load_si128(t + 1), k);
-  __m128i c = _mm_cmpeq_epi32(_mm_load_si128(t + 2), k);
-  __m128i d = _mm_cmpeq_epi32(_mm_load_si128(t + 3), k);
+#define FRONT_SIMD 1
+static inline uint32_t lanes_mask(__m128i a, __m128i b, __m128i c, __m128i d) {
   /* lanes of all ones stay all ones through the saturating packs */
   __m128i ab = _mm_packs_epi32(a, b), cd = _mm_packs_epi32(c, d);
   return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(ab, cd));
+}
+#endif
+
+/* The positions whose tag is the line's low 32 bits (a used position
+ * whose line differs may match too). */
+static inline uint32_t front_match(const cb_stackdist *sd, uint64_t line) {
+#ifdef FRONT_SIMD
+  const __m128i k = _mm_set1_epi32((int)(uint32_t)line);
+  const __m128i *t = (const __m128i *)sd->front_tag;
+  return lanes_mask(_mm_cmpeq_epi32(_mm_load_si128(t), k),
+                    _mm_cmpeq_epi32(_mm_load_si128(t + 1), k),
+                    _mm_cmpeq_epi32(_mm_load_si128(t + 2), k),
+                    _mm_cmpeq_epi32(_mm_load_si128(t + 3), k));
 #else
   uint32_t m = 0;
   for (uint32_t p = 0; p < SD_FRONT; p++)
     m |= (uint32_t)(sd->front_tag[p] == (uint32_t)line) << p;
   return m;
 #endif
+}
+
+/* The depth of the front line stamped `stamp`: the lines stamped later. */
+static inline uint32_t front_depth(const cb_stackdist *sd, int32_t stamp) {
+#ifdef FRONT_SIMD
+  const __m128i k = _mm_set1_epi32(stamp);
+  const __m128i *t = (const __m128i *)sd->front_stamp;
+  return (uint32_t)__builtin_popcount(
+      lanes_mask(_mm_cmpgt_epi32(_mm_load_si128(t), k),
+                 _mm_cmpgt_epi32(_mm_load_si128(t + 1), k),
+                 _mm_cmpgt_epi32(_mm_load_si128(t + 2), k),
+                 _mm_cmpgt_epi32(_mm_load_si128(t + 3), k)));
+#else
+  uint32_t d = 0;
+  for (uint32_t p = 0; p < SD_FRONT; p++)
+    d += sd->front_stamp[p] > stamp;
+  return d;
+#endif
+}
+
+#ifdef FRONT_SIMD
+static inline __m128i min_epi32(__m128i a, __m128i b) { /* SSE2 has none */
+  return _mm_xor_si128(
+      a, _mm_and_si128(_mm_xor_si128(a, b), _mm_cmpgt_epi32(a, b)));
+}
+#endif
+
+/* The position of the least recent line of a full front. */
+static inline uint32_t front_oldest(const cb_stackdist *sd) {
+#ifdef FRONT_SIMD
+  const __m128i *t = (const __m128i *)sd->front_stamp;
+  const __m128i a = _mm_load_si128(t), b = _mm_load_si128(t + 1),
+                c = _mm_load_si128(t + 2), d = _mm_load_si128(t + 3);
+  __m128i m = min_epi32(min_epi32(a, b), min_epi32(c, d));
+  m = min_epi32(m, _mm_shuffle_epi32(m, 0x4E));
+  m = min_epi32(m, _mm_shuffle_epi32(m, 0xB1)); /* in every lane */
+  return (uint32_t)__builtin_ctz(
+      lanes_mask(_mm_cmpeq_epi32(a, m), _mm_cmpeq_epi32(b, m),
+                 _mm_cmpeq_epi32(c, m), _mm_cmpeq_epi32(d, m)));
+#else
+  uint32_t o = 0;
+  for (uint32_t p = 1; p < SD_FRONT; p++)
+    if (sd->front_stamp[p] < sd->front_stamp[o])
+      o = p;
+  return o;
+#endif
+}
+
+/* Stamps again from the lowest on, in the same order, when the clock
+ * reaches front_stamp_max; returns the next stamp. */
+static int32_t front_restamp(cb_stackdist *sd) {
+  int32_t st[SD_FRONT];
+  for (uint32_t p = 0; p < sd->front_n; p++)
+    st[p] = FRONT_UNUSED + 1 + (int32_t)(sd->front_n - 1) -
+            (int32_t)front_depth(sd, sd->front_stamp[p]);
+  memcpy(sd->front_stamp, st, sd->front_n * sizeof *st);
+  return sd->front_clock = FRONT_UNUSED + 1 + (int32_t)sd->front_n;
+}
+
+/* The stamp of a line referenced now: later than every other. */
+static inline int32_t front_tick(cb_stackdist *sd) {
+  if (sd->front_clock == sd->front_stamp_max)
+    return front_restamp(sd);
+  return ++sd->front_clock;
 }
 
 static inline void hist_count(cb_stackdist *sd, uint64_t d) {
@@ -330,23 +404,14 @@ time_pop(cb_stackdist *sd, uint32_t old, uint64_t lines) {
   return after;
 }
 
-/* A line found in the front at ring position p, depth d >= 1 (depth 0 is
- * last_line): to the top, the lines above it one deeper. */
+/* A line found in the front at position p: its depth is the lines
+ * stamped after it (d >= 1, depth 0 is last_line); stamped now, it is
+ * on top. */
 static inline __attribute__((always_inline)) uint64_t
 front_hit(cb_stackdist *sd, uint64_t line, uint32_t p) {
-  const uint32_t head = sd->front_head, d = (p - head) % SD_FRONT;
-  uint32_t *const slot = sd->front_slot[p];
-  for (uint32_t i = d; i > 0; i--) {
-    uint32_t to = (head + i) % SD_FRONT, from = (head + i - 1) % SD_FRONT;
-    sd->front_line[to] = sd->front_line[from];
-    sd->front_tag[to] = sd->front_tag[from];
-    sd->front_slot[to] = sd->front_slot[from];
-  }
-  sd->front_line[head] = line;
-  sd->front_tag[head] = (uint32_t)line;
-  sd->front_slot[head] = slot;
+  const uint32_t d = front_depth(sd, sd->front_stamp[p]);
+  sd->front_stamp[p] = front_tick(sd);
   sd->last_line = line;
-  sd->front_run = 0;
   hist_count(sd, d);
   return d;
 }
@@ -356,46 +421,47 @@ front_hit(cb_stackdist *sd, uint64_t line, uint32_t p) {
 static void front_clear(cb_stackdist *sd);
 
 static void front_flush(cb_stackdist *sd) {
+  uint32_t *by_depth[SD_FRONT];
+  for (uint32_t p = 0; p < sd->front_n; p++)
+    by_depth[front_depth(sd, sd->front_stamp[p])] = sd->front_slot[p];
   for (uint32_t i = sd->front_n; i-- > 0;)
-    *sd->front_slot[(sd->front_head + i) % SD_FRONT] = time_new(sd);
+    *by_depth[i] = time_new(sd);
   front_clear(sd);
 }
 
-COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
-  /* Lines are below 2^58: their difference fits. */
-  if ((int64_t)(line - sd->last_line) * sd->sweep > 0) {
-  sweep:;
-    uint32_t *const tp = group_time(sd, line);
-    const uint32_t t = time_new(sd); /* may renumber: then read *tp */
-    const uint32_t old = *tp;
-    *tp = t;
-    sd->last_line = line;
-    if (!old) {
-      sd->distinct++;
-      sd->cold++;
-      return SD_COLD;
-    }
-    /* its new time is one of the lines' later times */
-    uint64_t d = time_pop(sd, old, sd->distinct + 1) - 1;
-    hist_count(sd, d);
-    return d;
+/* A reference with the front off (empty): the structure alone. */
+static COUNTS_BITS __attribute__((noinline)) uint64_t
+ref_bypass(cb_stackdist *sd, uint64_t line) {
+  uint32_t *const tp = group_time(sd, line);
+  const uint32_t t = time_new(sd); /* may renumber: then read *tp */
+  const uint32_t old = *tp;
+  *tp = t;
+  sd->last_line = line;
+  if (!old) {
+    sd->distinct++;
+    sd->cold++;
+    return SD_COLD;
   }
-  const bool up = line > sd->last_line;
-  const int64_t run = sd->front_run;
-  if (up ? run >= SD_FRONT - 1 : run <= 1 - SD_FRONT) {
-    /* The latest SD_FRONT - 1 lines came each beyond the one before in
-     * this direction, and so does this one: a sweep, which would pass
-     * every line through the front. Without the front, the structure
-     * takes each reference itself while the sweep goes on. */
+  /* its new time is one of the lines' later times */
+  uint64_t d = time_pop(sd, old, sd->distinct + 1) - 1;
+  hist_count(sd, d);
+  /* a line the front would have held: the front again, from empty */
+  sd->bypass = d >= SD_FRONT;
+  return d;
+}
+
+/* A line not in the front. Out of line, as ref_bypass, so that a line
+ * found in the front (most calls, where the front helps) costs few
+ * registers. */
+static COUNTS_BITS __attribute__((noinline)) uint64_t
+ref_behind(cb_stackdist *sd, uint64_t line) {
+  if (++sd->front_misses == FRONT_MISSES_MAX) {
+    /* A sweep, or references spread too wide for the front, which only
+     * adds work then: without it, the structure takes each reference
+     * itself until one has a distance the front would have found. */
     front_flush(sd);
-    sd->sweep = up ? 1 : -1;
-    goto sweep;
-  }
-  sd->sweep = 0;
-  for (uint32_t m = front_match(sd, line); m; m &= m - 1) {
-    uint32_t p = (uint32_t)__builtin_ctz(m);
-    if (sd->front_line[p] == line)
-      return front_hit(sd, line, p);
+    sd->bypass = true;
+    return ref_bypass(sd, line);
   }
   /* Not in the front: every front line is newer, and so are the lines
    * behind it with later times. */
@@ -410,21 +476,34 @@ COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
     sd->distinct++;
     sd->cold++;
   }
-  /* The new top takes the ring position of the deepest line, which
-   * leaves the front if there is one (the front is full). */
-  const uint32_t top = (sd->front_head - 1) % SD_FRONT;
-  uint32_t *const out = sd->front_slot[top];
-  if (out)
-    *out = time_new(sd);
-  else
-    sd->front_n++;
-  sd->front_head = top;
-  sd->front_line[top] = line;
-  sd->front_tag[top] = (uint32_t)line;
-  sd->front_slot[top] = tp;
+  /* A free position, or the least recent line's, which leaves the
+   * front then. */
+  uint32_t p;
+  if (sd->front_n < SD_FRONT) {
+    p = sd->front_n++;
+  } else {
+    p = front_oldest(sd);
+    *sd->front_slot[p] = time_new(sd);
+  }
+  sd->front_line[p] = line;
+  sd->front_tag[p] = (uint32_t)line;
+  sd->front_slot[p] = tp;
+  sd->front_stamp[p] = front_tick(sd);
   sd->last_line = line;
-  sd->front_run = up ? (run > 0 ? run : 0) + 1 : (run < 0 ? run : 0) - 1;
   return d;
+}
+
+COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
+  if (sd->bypass)
+    return ref_bypass(sd, line);
+  for (uint32_t m = front_match(sd, line); m; m &= m - 1) {
+    uint32_t p = (uint32_t)__builtin_ctz(m);
+    if (sd->front_line[p] == line) {
+      sd->front_misses = 0;
+      return front_hit(sd, line, p);
+    }
+  }
+  return ref_behind(sd, line);
 }
 
 void cb_stackdist_add_refs(cb_stackdist *sd, uint64_t d, uint64_t count) {
@@ -440,12 +519,14 @@ void cb_stackdist_add_refs(cb_stackdist *sd, uint64_t d, uint64_t count) {
 static void front_clear(cb_stackdist *sd) {
   memset(sd->front_tag, 0, sizeof sd->front_tag);
   memset(sd->front_slot, 0, sizeof sd->front_slot);
-  for (uint32_t p = 0; p < SD_FRONT; p++)
+  for (uint32_t p = 0; p < SD_FRONT; p++) {
     sd->front_line[p] = NO_LINE;
-  sd->front_head = 0;
+    sd->front_stamp[p] = FRONT_UNUSED;
+  }
   sd->front_n = 0;
-  sd->front_run = 0;
-  sd->sweep = 0;
+  sd->front_clock = FRONT_UNUSED;
+  sd->front_misses = 0;
+  sd->bypass = false;
 }
 
 bool cb_stackdist_init(cb_stackdist *sd, uint32_t initial_cap) {
@@ -461,6 +542,7 @@ bool cb_stackdist_init(cb_stackdist *sd, uint32_t initial_cap) {
   sd->hist = calloc(sd->hist_cap, sizeof *sd->hist);
   sd->hist_len = 1;
   sd->last_line = NO_LINE;
+  sd->front_stamp_max = INT32_MAX;
   front_clear(sd);
   if (!sd->live || !sd->tree || !sd->keys || !sd->times || !sd->hist) {
     cb_stackdist_free(sd);

@@ -80,23 +80,26 @@ typedef struct cb_stackdist {
    * object, a global) finds its group here without hashing. */
   uint64_t recent_key[SD_RECENT];
   sd_times *recent[SD_RECENT];
-  /* The front: depth i at ring position (front_head + i) % SD_FRONT,
-   * the first front_n depths used (the most recent line at depth 0, also
-   * last_line). front_tag holds each line's low 32 bits, compared all at
-   * once; front_slot points at its entry in `times` (0 while it is in
-   * the front), where it takes a time when pushed out; NULL for an
-   * unused position. */
+  /* The front: positions 0 .. front_n - 1 hold its lines, unordered;
+   * a line's stamp says when it was referenced last (later, higher), so
+   * its depth is the number of higher stamps. front_tag holds each line's
+   * low 32 bits; tags and stamps are compared all at once. front_slot
+   * points at the line's entry in `times` (0 while it is in the front),
+   * where it takes a time when pushed out. */
   _Alignas(64) uint32_t front_tag[SD_FRONT];
+  _Alignas(64) int32_t front_stamp[SD_FRONT]; /* INT32_MIN: unused */
   uint32_t *front_slot[SD_FRONT];
   uint64_t front_line[SD_FRONT];
-  uint32_t front_head;
   uint32_t front_n;
-  /* How many of the latest changes to the front were, in a row, new
-   * lines above the top (> 0) or below it (< 0). */
-  int64_t front_run;
-  /* 1 (-1): a sweep up (down) is under way, the front is empty and
-   * lines beyond last_line in that direction skip it; 0: none. */
-  int64_t sweep;
+  int32_t front_clock; /* the latest stamp */
+  /* The stamps are renumbered when the clock gets there: INT32_MAX
+   * (tests lower it). */
+  int32_t front_stamp_max;
+  uint32_t front_misses; /* references in a row not found in the front */
+  /* The front is empty and off: every reference goes to the structure
+   * (a sweep, or lines spread wide), until one has a distance the front
+   * would have found. */
+  bool bypass;
 } cb_stackdist;
 
 /* initial_cap: the first number of times (tests make it tiny to exercise
