@@ -13,15 +13,20 @@
  * the distinct lines, not the length of the stream.
  *
  * In front of that structure, Mattson's stack itself for its top: the
- * SD_FRONT most recently referenced distinct lines, in a ring kept in
- * recency order (Mattson et al. 1970). A reference found there at depth
- * d has distance d, with no hashing and no counting. Lines leave the
- * front in the order of their last references, so the structure above
- * learns of a line when the front pushes it out (it takes its time then)
- * and when a line not in the front is referenced (its distance is
- * SD_FRONT plus the lines the structure holds that are newer); a line in
- * the front has no time there. Programs whose working set fits the front
- * (an object or two and the stack) almost never reach the structure.
+ * SD_FRONT most recently referenced distinct lines (Mattson et al.
+ * 1970), each with the stamp of its last reference, so that a line's
+ * depth is the number of later stamps, counted with one compare of all
+ * of them. A reference found there has that distance, with no hashing
+ * and no counting in the bitmap. Lines leave the front in the order of
+ * their last references, so the structure above learns of a line when
+ * the front pushes it out (it takes its time then) and when a line not
+ * in the front is referenced (its distance is the front's lines plus
+ * the lines the structure holds that are newer); a line in the front has
+ * no time there. Programs whose working set fits the front (an object
+ * or two and the stack) almost never reach the structure. A stream that
+ * misses the front SD_FRONT times in a row (a sweep, lines spread wide)
+ * turns it off: its lines go back to the structure in order, which then
+ * takes every reference alone, until one has a distance below SD_FRONT.
  *
  * The distance is also the fully associative LRU shadow used for miss
  * classification: a cache of C lines misses on a reference exactly when
