@@ -10,10 +10,17 @@
 
 #define NO_LINE UINT64_MAX
 #define FRONT_UNUSED INT32_MIN /* the stamp of an unused front position */
-/* Front misses in a row that turn the front off (cb_stackdist_ref_new):
- * a sweep gets there soon, a random walk over more lines than the front
- * holds now and then. */
-#define FRONT_MISSES_MAX SD_FRONT
+/* The front pays where nearly every reference is found in it: a miss
+ * costs its work on top of the structure's, and a stream that finds
+ * lines there now and then only (a random walk over 24 or 48 lines)
+ * also mispredicts the branch between the two, which made it 25% slower
+ * than without a front (sim_bench). So front_misses counts FRONT_MISS
+ * per miss and -1 per hit, and from FRONT_MISSES_MAX on (a hit rate
+ * under 8/9 for a while; a sweep's 16th reference) the front is off
+ * until FRONT_BACK references in a row have distances below SD_FRONT. */
+#define FRONT_MISS 8
+#define FRONT_MISSES_MAX (FRONT_MISS * SD_FRONT)
+#define FRONT_BACK 32
 #define MIN_GROUPS 64 /* a multiple of RUN */
 
 static inline unsigned popcount64(uint64_t x) {
@@ -445,8 +452,15 @@ ref_bypass(cb_stackdist *sd, uint64_t line) {
   /* its new time is one of the lines' later times */
   uint64_t d = time_pop(sd, old, sd->distinct + 1) - 1;
   hist_count(sd, d);
-  /* a line the front would have held: the front again, from empty */
-  sd->bypass = d >= SD_FRONT;
+  /* lines the front would have held: the front again, from empty */
+  if (d < SD_FRONT) {
+    if (++sd->front_misses == FRONT_BACK) {
+      sd->front_misses = 0;
+      sd->bypass = false;
+    }
+  } else {
+    sd->front_misses = 0;
+  }
   return d;
 }
 
@@ -455,10 +469,10 @@ ref_bypass(cb_stackdist *sd, uint64_t line) {
  * registers. */
 static COUNTS_BITS __attribute__((noinline)) uint64_t
 ref_behind(cb_stackdist *sd, uint64_t line) {
-  if (++sd->front_misses == FRONT_MISSES_MAX) {
+  if ((sd->front_misses += FRONT_MISS) >= FRONT_MISSES_MAX) {
     /* A sweep, or references spread too wide for the front, which only
      * adds work then: without it, the structure takes each reference
-     * itself until one has a distance the front would have found. */
+     * itself (FRONT_MISS). */
     front_flush(sd);
     sd->bypass = true;
     return ref_bypass(sd, line);
@@ -499,7 +513,7 @@ COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
   for (uint32_t m = front_match(sd, line); m; m &= m - 1) {
     uint32_t p = (uint32_t)__builtin_ctz(m);
     if (sd->front_line[p] == line) {
-      sd->front_misses = 0;
+      sd->front_misses -= sd->front_misses != 0;
       return front_hit(sd, line, p);
     }
   }

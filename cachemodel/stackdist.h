@@ -24,9 +24,9 @@
  * the lines the structure holds that are newer); a line in the front has
  * no time there. Programs whose working set fits the front (an object
  * or two and the stack) almost never reach the structure. A stream that
- * misses the front SD_FRONT times in a row (a sweep, lines spread wide)
- * turns it off: its lines go back to the structure in order, which then
- * takes every reference alone, until one has a distance below SD_FRONT.
+ * misses the front often (a sweep, lines spread wide) turns it off: its
+ * lines go back to the structure in order, which then takes every
+ * reference alone, until many in a row have distances below SD_FRONT.
  *
  * The distance is also the fully associative LRU shadow used for miss
  * classification: a cache of C lines misses on a reference exactly when
@@ -100,7 +100,9 @@ typedef struct cb_stackdist {
   /* The stamps are renumbered when the clock gets there: INT32_MAX
    * (tests lower it). */
   int32_t front_stamp_max;
-  uint32_t front_misses; /* references in a row not found in the front */
+  /* With the front on, misses weighed against hits; off, references in
+   * a row the front would have found (stackdist.c, FRONT_MISS). */
+  uint32_t front_misses;
   /* The front is empty and off: every reference goes to the structure
    * (a sweep, or lines spread wide), until one has a distance the front
    * would have found. */
