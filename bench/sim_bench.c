@@ -28,11 +28,19 @@
  *           a first-level miss and a last-level hit;
  * records made from the blocks outside the timing; each through
  * cb_hierarchy_run (records) and cb_hierarchy_run_affine (blocks).
+ * Then small working sets, as records: a loop body of 4 W accesses
+ * repeated, over W lines of three objects (half in an array of structs,
+ * a quarter each in a global table and a stack frame, far apart), each
+ * access a line of the set at random or, two times in five, the line of
+ * the access before; W = 6, 12, 24, 48 (the classification's stack
+ * distances are below W: n-body and Dhrystone have W of 6 to 9). Every
+ * access after the first loop hits the L1D.
  * Each figure is the best of a few runs, on one core.
  * usage: sim_bench [MILLION_ACCESSES [RUNS [CASE]]]  (defaults 32, 3, all;
  * the random stream runs a quarter of MILLION_ACCESSES)
  * CASE picks one figure: 0 sweep/off, 1 sweep/on, 2 random/off, 3
- * random/on, 4.. the affine table's rows in order (for profiling). */
+ * random/on, 4.. the affine table's rows in order, 28.. the small
+ * working sets' (for profiling). */
 #include "cbana/stream.h"
 
 #include <math.h>
@@ -301,6 +309,82 @@ static void affine_table(const cb_cache_config *cfg, uint64_t total, int runs,
       }
 }
 
+/* ---- Small working sets ---- */
+
+#define WS_BODY_MAX (4 * 48)
+
+/* The loop body over w lines (see the top). */
+static void ws_body(uint32_t w, uint64_t *addr) {
+  uint64_t lines[48];
+  for (uint32_t i = 0; i < w; i++) {
+    uint32_t q = i % 4;
+    uint64_t base = q < 2 ? 0x601000 : q == 2 ? 0x640000 : 0x7ffc0000f000;
+    lines[i] = base / 64 + (q < 2 ? i / 4 * 2 + q : i / 4);
+  }
+  uint64_t rng = 42 + w, line = lines[0];
+  for (uint32_t j = 0; j < 4 * w; j++) {
+    if (splitmix64(&rng) % 5 >= 2)
+      line = lines[splitmix64(&rng) % w];
+    addr[j] = line * 64 + (splitmix64(&rng) % 8) * 8;
+  }
+}
+
+static double run_ws(const cb_cache_config *cfg, uint32_t w, unsigned flags,
+                     uint64_t total, uint64_t *l1_misses) {
+  char err[CB_ERR_MAX];
+  cb_hierarchy *h = cb_hierarchy_create(cfg, 0, flags, err, sizeof err);
+  if (!h) {
+    fprintf(stderr, "sim_bench: %s\n", err);
+    exit(2);
+  }
+  uint64_t body[WS_BODY_MAX];
+  ws_body(w, body);
+  static cb_access batch[BATCH];
+  double spent = 0;
+  for (uint64_t k = 0; k < total; k += BATCH) {
+    size_t n = total - k < BATCH ? (size_t)(total - k) : BATCH;
+    for (size_t i = 0; i < n; i++)
+      batch[i] = (cb_access){.addr = body[(k + i) % (4 * w)],
+                             .size = 8,
+                             .is_write = (k + i) % 3 == 0,
+                             .site = CB_SITE_NONE};
+    double t0 = now();
+    cb_hierarchy_run(h, batch, n);
+    spent += now() - t0;
+  }
+  cb_level_stats s;
+  cb_hierarchy_level_stats(h, 0, &s);
+  *l1_misses = s.misses;
+  cb_hierarchy_destroy(h);
+  return spent;
+}
+
+static void ws_table(const cb_cache_config *cfg, uint64_t total, int runs,
+                     int only) {
+  static const uint32_t ws[] = {6, 12, 24, 48};
+  int row = 28;
+  for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++)
+    for (int classify = 0; classify < 2; classify++, row++) {
+      if (only >= 0 && only != row)
+        continue;
+      if (only < 0 && row == 28)
+        printf("\n| stream | classification | accesses | M accesses/s | L1D "
+               "misses |\n|---|---|---:|---:|---:|\n");
+      double best = 1e30;
+      uint64_t m1 = 0;
+      for (int r = 0; r < runs; r++) {
+        double t = run_ws(cfg, ws[i], classify ? CB_CLASSIFY : 0, total, &m1);
+        if (t < best)
+          best = t;
+      }
+      printf("| small working set, %u lines | %s | %llu M | %.1f | %llu |\n",
+             ws[i], classify ? "on" : "off",
+             (unsigned long long)(total / 1000000), (double)total / best / 1e6,
+             (unsigned long long)m1);
+      fflush(stdout);
+    }
+}
+
 int main(int argc, char **argv) {
   uint64_t millions = argc > 1 ? strtoull(argv[1], NULL, 10) : 32;
   int runs = argc > 2 ? atoi(argv[2]) : 3;
@@ -337,5 +421,6 @@ int main(int argc, char **argv) {
       fflush(stdout);
     }
   affine_table(&cfg, total, runs, only);
+  ws_table(&cfg, total, runs, only);
   return 0;
 }

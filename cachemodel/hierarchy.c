@@ -77,11 +77,31 @@ void cb_hierarchy_access(cb_hierarchy *h, uint64_t addr, uint32_t size,
   cb_hierarchy_access_outcome(h, addr, size, is_write, site, cls);
 }
 
-unsigned cb_hierarchy_access_outcome(cb_hierarchy *h, uint64_t addr,
-                                     uint32_t size, bool is_write,
-                                     uint32_t site,
-                                     uint8_t cls[CB_MAX_LEVELS]) {
-  memo_settle(h);
+/* cb_hierarchy_access_outcome past the first level's fast path. */
+static __attribute__((noinline)) unsigned
+access_outcome_slow(cb_hierarchy *h, uint64_t addr, uint64_t end, uint32_t size,
+                    bool is_write, uint32_t site, uint8_t cls[CB_MAX_LEVELS]) {
+  if (size > UINT16_MAX)
+    return access_levels_body(h, addr, end, is_write, site, cls);
+  h->slow_accesses++;
+  if (!(h->lean_mask && (addr & h->lean_mask) + size <= h->lean_mask + 1))
+    return access_levels_body(h, addr, end, is_write, site, cls);
+  /* access_lean counts no classes (there are none then): a missed level
+   * counted one miss */
+  uint64_t misses[CB_MAX_LEVELS];
+  for (unsigned l = 0; l < h->n_levels; l++)
+    misses[l] = h->levels[l].misses;
+  access_lean(h, addr, is_write, site);
+  unsigned n = 0;
+  for (; n < h->n_levels && h->levels[n].misses != misses[n]; n++)
+    cls[n] = CB_MISS_CLASSES;
+  return n;
+}
+
+/* cb_hierarchy_access_outcome with nothing held by the memo. */
+static inline __attribute__((always_inline)) unsigned
+access_outcome(cb_hierarchy *h, uint64_t addr, uint32_t size, bool is_write,
+               uint32_t site, uint8_t cls[CB_MAX_LEVELS]) {
   /* cb_records_run's steps for one record (and cb_hierarchy_access's for
    * a larger one, where the fast path never applies): counted at the
    * first level, then the fast path, then the levels. */
@@ -97,40 +117,26 @@ unsigned cb_hierarchy_access_outcome(cb_hierarchy *h, uint64_t addr,
       l1->shadow->hist[0]++;
     return 0;
   }
-  /* The counters before: a missed level counts one miss, and with
-   * classification one miss of its class (access_levels). */
-  uint64_t misses[CB_MAX_LEVELS], compulsory[CB_MAX_LEVELS],
-      conflict[CB_MAX_LEVELS];
-  for (unsigned l = 0; l < h->n_levels; l++) {
-    const cb_level *lv = &h->levels[l];
-    misses[l] = lv->misses;
-    compulsory[l] = lv->miss_class[CB_MISS_COMPULSORY];
-    conflict[l] = lv->miss_class[CB_MISS_CONFLICT];
-  }
-  if (size <= UINT16_MAX) {
-    h->slow_accesses++;
-    if (h->lean_mask && (addr & h->lean_mask) + size <= h->lean_mask + 1)
-      access_lean(h, addr, is_write, site);
-    else
-      access_levels(h, addr, end, is_write, site);
-  } else {
-    access_levels(h, addr, end, is_write, site);
-  }
-  unsigned n = 0;
-  for (; n < h->n_levels; n++) {
-    const cb_level *lv = &h->levels[n];
-    if (lv->misses == misses[n])
-      break;
-    if (!h->classify)
-      cls[n] = CB_MISS_CLASSES;
-    else if (lv->miss_class[CB_MISS_COMPULSORY] != compulsory[n])
-      cls[n] = CB_MISS_COMPULSORY;
-    else if (lv->miss_class[CB_MISS_CONFLICT] != conflict[n])
-      cls[n] = CB_MISS_CONFLICT;
-    else
-      cls[n] = CB_MISS_CAPACITY;
-  }
-  return n;
+  return access_outcome_slow(h, addr, end, size, is_write, site, cls);
+}
+
+static __attribute__((noinline)) unsigned
+access_outcome_settle(cb_hierarchy *h, uint64_t addr, uint32_t size,
+                      bool is_write, uint32_t site,
+                      uint8_t cls[CB_MAX_LEVELS]) {
+  memo_settle(h);
+  return access_outcome(h, addr, size, is_write, site, cls);
+}
+
+/* A lone access is called often (the collector's every access): the
+ * fast path calls nothing, so that it saves no registers. */
+unsigned cb_hierarchy_access_outcome(cb_hierarchy *h, uint64_t addr,
+                                     uint32_t size, bool is_write,
+                                     uint32_t site,
+                                     uint8_t cls[CB_MAX_LEVELS]) {
+  if (h->memo)
+    return access_outcome_settle(h, addr, size, is_write, site, cls);
+  return access_outcome(h, addr, size, is_write, site, cls);
 }
 
 static void set_err(char *err, size_t n, const char *msg, const char *name) {

@@ -97,8 +97,9 @@ static inline unsigned classify_line(const cb_level *lv, uint64_t distance) {
 
 /* All lines of an access at one level: true if any missed; *cls is the
  * worst class of the missed lines (the lowest enum value). */
-static inline bool level_ref_lines(cb_level *lv, uint64_t first, uint64_t last,
-                                   bool is_write, unsigned *cls) {
+static inline __attribute__((always_inline)) bool
+level_ref_lines(cb_level *lv, uint64_t first, uint64_t last, bool is_write,
+                unsigned *cls) {
   bool missed = false, hit;
   uint64_t line = first;
   for (;;) {
@@ -123,10 +124,13 @@ static inline bool level_ref_lines(cb_level *lv, uint64_t first, uint64_t last,
 }
 
 /* An access that missed the first level's fast path, from the first
- * level down; the first level's access counters are the caller's. */
-static void __attribute__((noinline, unused))
-access_levels(cb_hierarchy *h, uint64_t addr, uint64_t end, bool is_write,
-              uint32_t site) {
+ * level down; the first level's access counters are the caller's.
+ * Returns how many levels missed (the first ones); with `out`, the
+ * class of each such level's miss there (CB_MISS_CLASSES without
+ * classification). */
+static inline __attribute__((always_inline)) unsigned
+access_levels_body(cb_hierarchy *h, uint64_t addr, uint64_t end, bool is_write,
+                   uint32_t site, uint8_t *out) {
   cb_site_stats *ss =
       site < h->n_sites ? &h->sites[(size_t)site * h->n_levels] : NULL;
   const bool classify = h->classify;
@@ -135,7 +139,7 @@ access_levels(cb_hierarchy *h, uint64_t addr, uint64_t end, bool is_write,
     uint64_t first = addr >> lv->line_shift, last = end >> lv->line_shift;
     unsigned cls = CB_MISS_CONFLICT;
     if (!level_ref_lines(lv, first, last, is_write, &cls))
-      return;
+      return (unsigned)(lv - h->levels);
     lv->misses++;
     lv->write_misses += is_write;
     if (ss)
@@ -145,8 +149,10 @@ access_levels(cb_hierarchy *h, uint64_t addr, uint64_t end, bool is_write,
       if (ss)
         ss->miss_class[cls]++;
     }
+    if (out)
+      out[lv - h->levels] = (uint8_t)(classify ? cls : CB_MISS_CLASSES);
     if (lv + 1 == lv_end)
-      return;
+      return h->n_levels;
     /* Presented to the next level, with the first level's fast path. */
     lv[1].accesses++;
     lv[1].writes += is_write;
@@ -156,9 +162,15 @@ access_levels(cb_hierarchy *h, uint64_t addr, uint64_t end, bool is_write,
         end >> lv[1].line_shift == lv[1].last_line) {
       if (lv[1].shadow)
         lv[1].shadow->hist[0]++;
-      return;
+      return (unsigned)(lv + 1 - h->levels);
     }
   }
+}
+
+static void __attribute__((noinline, unused))
+access_levels(cb_hierarchy *h, uint64_t addr, uint64_t end, bool is_write,
+              uint32_t site) {
+  access_levels_body(h, addr, end, is_write, site, NULL);
 }
 
 /* access_levels for the common case, in fewer instructions: no

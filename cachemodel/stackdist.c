@@ -4,8 +4,23 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define NO_LINE UINT64_MAX
+#define FRONT_UNUSED INT32_MIN /* the stamp of an unused front position */
+/* The front pays where nearly every reference is found in it: a miss
+ * costs its work on top of the structure's, and a stream that finds
+ * lines there now and then only (a random walk over 24 or 48 lines)
+ * also mispredicts the branch between the two, which made it 25% slower
+ * than without a front (sim_bench). So front_misses counts FRONT_MISS
+ * per miss and -1 per hit, and from FRONT_MISSES_MAX on (a hit rate
+ * under 8/9 for a while; a sweep's 16th reference) the front is off
+ * until FRONT_BACK references in a row have distances below SD_FRONT. */
+#define FRONT_MISS 8
+#define FRONT_MISSES_MAX (FRONT_MISS * SD_FRONT)
+#define FRONT_BACK 32
 #define MIN_GROUPS 64 /* a multiple of RUN */
 
 static inline unsigned popcount64(uint64_t x) {
@@ -88,6 +103,14 @@ static bool groups_grow(cb_stackdist *sd) {
   sd->times = nt;
   sd->n_groups = n;
   memset(sd->recent_key, 0, sizeof sd->recent_key); /* the times moved */
+  /* and so did the front's lines' slots: their groups are in the table */
+  for (uint32_t p = 0; p < sd->front_n; p++) {
+    uint64_t line = sd->front_line[p], key = line / SD_GROUP_LINES + 1;
+    size_t s = group_slot(key, n);
+    while (nk[s] != key)
+      s = (s + 1) & (n - 1);
+    sd->front_slot[p] = &nt[s].time[line % SD_GROUP_LINES];
+  }
   return true;
 }
 
@@ -206,9 +229,111 @@ static void out_of_memory(void) {
   abort();
 }
 
-COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
-  if (sd->now == sd->cap && !renumber(sd))
-    out_of_memory();
+/* Front positions as a bit mask, from 16 lanes of all ones or zeros. */
+#if defined(__SSE2__) && SD_FRONT == 16
+#define FRONT_SIMD 1
+static inline uint32_t lanes_mask(__m128i a, __m128i b, __m128i c, __m128i d) {
+  /* lanes of all ones stay all ones through the saturating packs */
+  __m128i ab = _mm_packs_epi32(a, b), cd = _mm_packs_epi32(c, d);
+  return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(ab, cd));
+}
+#endif
+
+/* The positions whose tag is the line's low 32 bits (a used position
+ * whose line differs may match too). */
+static inline uint32_t front_match(const cb_stackdist *sd, uint64_t line) {
+#ifdef FRONT_SIMD
+  const __m128i k = _mm_set1_epi32((int)(uint32_t)line);
+  const __m128i *t = (const __m128i *)sd->front_tag;
+  return lanes_mask(_mm_cmpeq_epi32(_mm_load_si128(t), k),
+                    _mm_cmpeq_epi32(_mm_load_si128(t + 1), k),
+                    _mm_cmpeq_epi32(_mm_load_si128(t + 2), k),
+                    _mm_cmpeq_epi32(_mm_load_si128(t + 3), k));
+#else
+  uint32_t m = 0;
+  for (uint32_t p = 0; p < SD_FRONT; p++)
+    m |= (uint32_t)(sd->front_tag[p] == (uint32_t)line) << p;
+  return m;
+#endif
+}
+
+/* The depth of the front line stamped `stamp`: the lines stamped later. */
+static inline uint32_t front_depth(const cb_stackdist *sd, int32_t stamp) {
+#ifdef FRONT_SIMD
+  const __m128i k = _mm_set1_epi32(stamp);
+  const __m128i *t = (const __m128i *)sd->front_stamp;
+  return (uint32_t)__builtin_popcount(
+      lanes_mask(_mm_cmpgt_epi32(_mm_load_si128(t), k),
+                 _mm_cmpgt_epi32(_mm_load_si128(t + 1), k),
+                 _mm_cmpgt_epi32(_mm_load_si128(t + 2), k),
+                 _mm_cmpgt_epi32(_mm_load_si128(t + 3), k)));
+#else
+  uint32_t d = 0;
+  for (uint32_t p = 0; p < SD_FRONT; p++)
+    d += sd->front_stamp[p] > stamp;
+  return d;
+#endif
+}
+
+#ifdef FRONT_SIMD
+static inline __m128i min_epi32(__m128i a, __m128i b) { /* SSE2 has none */
+  return _mm_xor_si128(
+      a, _mm_and_si128(_mm_xor_si128(a, b), _mm_cmpgt_epi32(a, b)));
+}
+#endif
+
+/* The position of the least recent line of a full front. */
+static inline uint32_t front_oldest(const cb_stackdist *sd) {
+#ifdef FRONT_SIMD
+  const __m128i *t = (const __m128i *)sd->front_stamp;
+  const __m128i a = _mm_load_si128(t), b = _mm_load_si128(t + 1),
+                c = _mm_load_si128(t + 2), d = _mm_load_si128(t + 3);
+  __m128i m = min_epi32(min_epi32(a, b), min_epi32(c, d));
+  m = min_epi32(m, _mm_shuffle_epi32(m, 0x4E));
+  m = min_epi32(m, _mm_shuffle_epi32(m, 0xB1)); /* in every lane */
+  return (uint32_t)__builtin_ctz(
+      lanes_mask(_mm_cmpeq_epi32(a, m), _mm_cmpeq_epi32(b, m),
+                 _mm_cmpeq_epi32(c, m), _mm_cmpeq_epi32(d, m)));
+#else
+  uint32_t o = 0;
+  for (uint32_t p = 1; p < SD_FRONT; p++)
+    if (sd->front_stamp[p] < sd->front_stamp[o])
+      o = p;
+  return o;
+#endif
+}
+
+/* Stamps again from the lowest on, in the same order, when the clock
+ * reaches front_stamp_max; returns the next stamp. */
+static int32_t front_restamp(cb_stackdist *sd) {
+  int32_t st[SD_FRONT];
+  for (uint32_t p = 0; p < sd->front_n; p++)
+    st[p] = FRONT_UNUSED + 1 + (int32_t)(sd->front_n - 1) -
+            (int32_t)front_depth(sd, sd->front_stamp[p]);
+  memcpy(sd->front_stamp, st, sd->front_n * sizeof *st);
+  return sd->front_clock = FRONT_UNUSED + 1 + (int32_t)sd->front_n;
+}
+
+/* The stamp of a line referenced now: later than every other. */
+static inline int32_t front_tick(cb_stackdist *sd) {
+  if (sd->front_clock == sd->front_stamp_max)
+    return front_restamp(sd);
+  return ++sd->front_clock;
+}
+
+static inline void hist_count(cb_stackdist *sd, uint64_t d) {
+  if (d >= sd->hist_len) {
+    if (d >= sd->hist_cap && !hist_grow(sd, (size_t)d + 1))
+      out_of_memory();
+    sd->hist_len = (size_t)d + 1;
+  }
+  sd->hist[d]++;
+}
+
+/* The time of `line` in the structure behind the front (0: none), by its
+ * group, and that group's slot for it as an index into `times`. */
+static inline __attribute__((always_inline)) uint32_t *
+group_time(cb_stackdist *sd, uint64_t line) {
   uint64_t key = line / SD_GROUP_LINES + 1;
   if (key != sd->recent_key[0]) {
     unsigned r = 1;
@@ -225,14 +350,29 @@ COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
         out_of_memory();
       r = SD_RECENT - 1;
     }
-    for (; r > 0; r--) { /* to the front */
-      sd->recent_key[r] = sd->recent_key[r - 1];
-      sd->recent[r] = sd->recent[r - 1];
+    /* to the front; unrolled, as GCC would call memmove for the loop */
+    _Static_assert(SD_RECENT == 4, "the moves below");
+    if (r == 3) {
+      sd->recent_key[3] = sd->recent_key[2];
+      sd->recent[3] = sd->recent[2];
     }
+    if (r >= 2) {
+      sd->recent_key[2] = sd->recent_key[1];
+      sd->recent[2] = sd->recent[1];
+    }
+    sd->recent_key[1] = sd->recent_key[0];
+    sd->recent[1] = sd->recent[0];
     sd->recent_key[0] = key;
     sd->recent[0] = t;
   }
-  uint32_t *slot = &sd->recent[0]->time[line % SD_GROUP_LINES];
+  return &sd->recent[0]->time[line % SD_GROUP_LINES];
+}
+
+/* The next time, live; renumbering first if the times ran out. */
+static inline __attribute__((always_inline)) uint32_t
+time_new(cb_stackdist *sd) {
+  if (sd->now == sd->cap && !renumber(sd))
+    out_of_memory();
   uint32_t t = ++sd->now;
   uint32_t w = (t - 1) / 64;
   if (w != sd->cur_word) { /* the newest word is full: into the tree */
@@ -241,19 +381,19 @@ COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
     sd->cur_word = w;
   }
   sd->live[w] |= 1ull << ((t - 1) % 64);
-  sd->last_line = line;
-  uint32_t old = *slot;
-  *slot = t;
-  if (!old) {
-    sd->distinct++;
-    sd->cold++;
-    return SD_COLD;
-  }
-  /* Live times now: one per line, and t. Those after `old` are the lines
-   * referenced since, and t: the ones above it in its word, and all in
-   * later words (every live time minus the words up to old's). */
+  return t;
+}
+
+/* Takes the time `old` out of the structure; returns how many of its
+ * lines have later times, given how many it holds (`lines`, the one of
+ * `old` among them). */
+static inline __attribute__((always_inline)) uint64_t
+time_pop(cb_stackdist *sd, uint32_t old, uint64_t lines) {
+  /* Those with later times: the ones above `old` in its word, and all in
+   * later words (all of them minus the words up to old's). */
   uint32_t ow = (old - 1) / 64, ob = (old - 1) % 64;
-  uint64_t after = popcount64((sd->live[ow] >> ob) >> 1);
+  uint64_t w = sd->live[ow];
+  uint64_t after = popcount64((w >> ob) >> 1);
   if (ow != sd->cur_word) {
     if (!sd->finger_valid || sd->finger_word != ow) {
       if (sd->pend_count)
@@ -264,18 +404,120 @@ COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
       sd->finger_valid = true;
     }
     /* The tree still counts the pending removals, all from word ow. */
-    after += sd->distinct + 1 - (sd->finger_prefix - sd->pend_count);
+    after += lines - (sd->finger_prefix - sd->pend_count);
     sd->pend_count++;
   }
-  sd->live[ow] &= ~(1ull << ob);
-  uint64_t d = after - 1;
-  if (d >= sd->hist_len) {
-    if (d >= sd->hist_cap && !hist_grow(sd, (size_t)d + 1))
-      out_of_memory();
-    sd->hist_len = (size_t)d + 1;
-  }
-  sd->hist[d]++;
+  sd->live[ow] = w & ~(1ull << ob);
+  return after;
+}
+
+/* A line found in the front at position p: its depth is the lines
+ * stamped after it (d >= 1, depth 0 is last_line); stamped now, it is
+ * on top. */
+static inline __attribute__((always_inline)) uint64_t
+front_hit(cb_stackdist *sd, uint64_t line, uint32_t p) {
+  const uint32_t d = front_depth(sd, sd->front_stamp[p]);
+  sd->front_stamp[p] = front_tick(sd);
+  sd->last_line = line;
+  hist_count(sd, d);
   return d;
+}
+
+/* Every line of the front to the structure, the deepest first (the
+ * order of their last references): the front is empty after. */
+static void front_clear(cb_stackdist *sd);
+
+static void front_flush(cb_stackdist *sd) {
+  uint32_t *by_depth[SD_FRONT];
+  for (uint32_t p = 0; p < sd->front_n; p++)
+    by_depth[front_depth(sd, sd->front_stamp[p])] = sd->front_slot[p];
+  for (uint32_t i = sd->front_n; i-- > 0;)
+    *by_depth[i] = time_new(sd);
+  front_clear(sd);
+}
+
+/* A reference with the front off (empty): the structure alone. */
+static COUNTS_BITS __attribute__((noinline)) uint64_t
+ref_bypass(cb_stackdist *sd, uint64_t line) {
+  uint32_t *const tp = group_time(sd, line);
+  const uint32_t t = time_new(sd); /* may renumber: then read *tp */
+  const uint32_t old = *tp;
+  *tp = t;
+  sd->last_line = line;
+  if (!old) {
+    sd->distinct++;
+    sd->cold++;
+    return SD_COLD;
+  }
+  /* its new time is one of the lines' later times */
+  uint64_t d = time_pop(sd, old, sd->distinct + 1) - 1;
+  hist_count(sd, d);
+  /* lines the front would have held: the front again, from empty */
+  if (d < SD_FRONT) {
+    if (++sd->front_misses == FRONT_BACK) {
+      sd->front_misses = 0;
+      sd->bypass = false;
+    }
+  } else {
+    sd->front_misses = 0;
+  }
+  return d;
+}
+
+/* A line not in the front. Out of line, as ref_bypass, so that a line
+ * found in the front (most calls, where the front helps) costs few
+ * registers. */
+static COUNTS_BITS __attribute__((noinline)) uint64_t
+ref_behind(cb_stackdist *sd, uint64_t line) {
+  if ((sd->front_misses += FRONT_MISS) >= FRONT_MISSES_MAX) {
+    /* A sweep, or references spread too wide for the front, which only
+     * adds work then: without it, the structure takes each reference
+     * itself (FRONT_MISS). */
+    front_flush(sd);
+    sd->bypass = true;
+    return ref_bypass(sd, line);
+  }
+  /* Not in the front: every front line is newer, and so are the lines
+   * behind it with later times. */
+  uint32_t *const tp = group_time(sd, line);
+  const uint32_t old = *tp;
+  uint64_t d = SD_COLD;
+  if (old) {
+    d = sd->front_n + time_pop(sd, old, sd->distinct - sd->front_n);
+    *tp = 0;
+    hist_count(sd, d);
+  } else {
+    sd->distinct++;
+    sd->cold++;
+  }
+  /* A free position, or the least recent line's, which leaves the
+   * front then. */
+  uint32_t p;
+  if (sd->front_n < SD_FRONT) {
+    p = sd->front_n++;
+  } else {
+    p = front_oldest(sd);
+    *sd->front_slot[p] = time_new(sd);
+  }
+  sd->front_line[p] = line;
+  sd->front_tag[p] = (uint32_t)line;
+  sd->front_slot[p] = tp;
+  sd->front_stamp[p] = front_tick(sd);
+  sd->last_line = line;
+  return d;
+}
+
+COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
+  if (sd->bypass)
+    return ref_bypass(sd, line);
+  for (uint32_t m = front_match(sd, line); m; m &= m - 1) {
+    uint32_t p = (uint32_t)__builtin_ctz(m);
+    if (sd->front_line[p] == line) {
+      sd->front_misses -= sd->front_misses != 0;
+      return front_hit(sd, line, p);
+    }
+  }
+  return ref_behind(sd, line);
 }
 
 void cb_stackdist_add_refs(cb_stackdist *sd, uint64_t d, uint64_t count) {
@@ -285,6 +527,20 @@ void cb_stackdist_add_refs(cb_stackdist *sd, uint64_t d, uint64_t count) {
     sd->hist_len = (size_t)d + 1;
   }
   sd->hist[d] += count;
+}
+
+/* An empty front: no tag matters then, its lines NO_LINE match none. */
+static void front_clear(cb_stackdist *sd) {
+  memset(sd->front_tag, 0, sizeof sd->front_tag);
+  memset(sd->front_slot, 0, sizeof sd->front_slot);
+  for (uint32_t p = 0; p < SD_FRONT; p++) {
+    sd->front_line[p] = NO_LINE;
+    sd->front_stamp[p] = FRONT_UNUSED;
+  }
+  sd->front_n = 0;
+  sd->front_clock = FRONT_UNUSED;
+  sd->front_misses = 0;
+  sd->bypass = false;
 }
 
 bool cb_stackdist_init(cb_stackdist *sd, uint32_t initial_cap) {
@@ -300,6 +556,8 @@ bool cb_stackdist_init(cb_stackdist *sd, uint32_t initial_cap) {
   sd->hist = calloc(sd->hist_cap, sizeof *sd->hist);
   sd->hist_len = 1;
   sd->last_line = NO_LINE;
+  sd->front_stamp_max = INT32_MAX;
+  front_clear(sd);
   if (!sd->live || !sd->tree || !sd->keys || !sd->times || !sd->hist) {
     cb_stackdist_free(sd);
     return false;
@@ -327,6 +585,7 @@ void cb_stackdist_reset(cb_stackdist *sd) {
   memset(sd->recent_key, 0, sizeof sd->recent_key);
   sd->cold = sd->distinct = 0;
   sd->last_line = NO_LINE;
+  front_clear(sd);
 }
 
 uint64_t cb_stackdist_fa_misses(const cb_stackdist *sd, uint64_t lines) {

@@ -12,6 +12,22 @@
  * Times are renumbered densely when the bitmap fills, so memory follows
  * the distinct lines, not the length of the stream.
  *
+ * In front of that structure, Mattson's stack itself for its top: the
+ * SD_FRONT most recently referenced distinct lines (Mattson et al.
+ * 1970), each with the stamp of its last reference, so that a line's
+ * depth is the number of later stamps, counted with one compare of all
+ * of them. A reference found there has that distance, with no hashing
+ * and no counting in the bitmap. Lines leave the front in the order of
+ * their last references, so the structure above learns of a line when
+ * the front pushes it out (it takes its time then) and when a line not
+ * in the front is referenced (its distance is the front's lines plus
+ * the lines the structure holds that are newer); a line in the front has
+ * no time there. Programs whose working set fits the front (an object
+ * or two and the stack) almost never reach the structure. A stream that
+ * misses the front often (a sweep, lines spread wide) turns it off: its
+ * lines go back to the structure in order, which then takes every
+ * reference alone, until many in a row have distances below SD_FRONT.
+ *
  * The distance is also the fully associative LRU shadow used for miss
  * classification: a cache of C lines misses on a reference exactly when
  * its distance is >= C or the line is cold (the inclusion property of
@@ -26,6 +42,7 @@
 #define SD_COLD UINT64_MAX /* distance of a first reference */
 #define SD_GROUP_LINES 16  /* consecutive lines sharing one hash entry */
 #define SD_RECENT 4        /* groups remembered without hashing */
+#define SD_FRONT 16        /* lines of the front, a power of two <= 64 */
 
 /* The last reference times of a group of lines, 0 = never: one cache
  * line, apart from the keys so that probing stays dense. */
@@ -68,6 +85,28 @@ typedef struct cb_stackdist {
    * object, a global) finds its group here without hashing. */
   uint64_t recent_key[SD_RECENT];
   sd_times *recent[SD_RECENT];
+  /* The front: positions 0 .. front_n - 1 hold its lines, unordered;
+   * a line's stamp says when it was referenced last (later, higher), so
+   * its depth is the number of higher stamps. front_tag holds each line's
+   * low 32 bits; tags and stamps are compared all at once. front_slot
+   * points at the line's entry in `times` (0 while it is in the front),
+   * where it takes a time when pushed out. */
+  _Alignas(64) uint32_t front_tag[SD_FRONT];
+  _Alignas(64) int32_t front_stamp[SD_FRONT]; /* INT32_MIN: unused */
+  uint32_t *front_slot[SD_FRONT];
+  uint64_t front_line[SD_FRONT];
+  uint32_t front_n;
+  int32_t front_clock; /* the latest stamp */
+  /* The stamps are renumbered when the clock gets there: INT32_MAX
+   * (tests lower it). */
+  int32_t front_stamp_max;
+  /* With the front on, misses weighed against hits; off, references in
+   * a row the front would have found (stackdist.c, FRONT_MISS). */
+  uint32_t front_misses;
+  /* The front is empty and off: every reference goes to the structure
+   * (a sweep, or lines spread wide), until one has a distance the front
+   * would have found. */
+  bool bypass;
 } cb_stackdist;
 
 /* initial_cap: the first number of times (tests make it tiny to exercise

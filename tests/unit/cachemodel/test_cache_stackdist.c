@@ -41,23 +41,81 @@ static uint64_t sweep_line(int i) {
   return (uint64_t)(i % 700) * (i / 7000 % 2 ? 3 : 1);
 }
 
-static void test_distances(uint32_t initial_cap, bool sweep) {
-  enum { N = 30000, MAX = 8000 };
+/* The streams below aim at the front (SD_FRONT lines in recency order
+ * before the bitmap and tree): references at depths around its size,
+ * monotone runs that start and stop sweeps (which empty the front), and
+ * hot lines kept in the front while new groups grow the hash table
+ * (which moves the times the front points at). */
+enum { S_MIXED, S_SWEEP, S_DEPTH, S_RUNS, S_GROW };
+
+/* A line at a depth near the front's size, a line pushed out of it long
+ * ago, or a new one; `stack` is the brute-force LRU stack. */
+static uint64_t depth_line(const uint64_t *stack, size_t depth, int i) {
+  uint64_t r = rnd(16);
+  size_t d = r < 10   ? SD_FRONT - 3 + rnd(6) /* around the boundary */
+             : r < 13 ? rnd(SD_FRONT)         /* inside the front */
+             : r < 15 ? SD_FRONT + rnd(200)   /* behind it */
+                      : (size_t)-1;           /* new */
+  if (d < depth)
+    return stack[d];
+  return 100000 + (uint64_t)i * 7;
+}
+
+/* Runs of 1 to 2 SD_FRONT + 4 lines up or down by one line or a few,
+ * from anywhere in 400 lines, now and then a recent line: sweeps that
+ * start (a run reaches SD_FRONT - 1), go on and break. */
+static uint64_t runs_line(const uint64_t *stack, size_t depth) {
+  static uint64_t pos = 200, left;
+  static int64_t step = 1;
+  if (left == 0) {
+    left = 1 + rnd(2 * SD_FRONT + 4);
+    pos = rnd(400);
+    step = (rnd(2) ? 1 : -1) * (int64_t)(rnd(3) ? 1 : 1 + rnd(5));
+    if (rnd(4) == 0 && depth > 3)
+      return stack[rnd(depth < 24 ? depth : 24)];
+  }
+  left--;
+  pos += (uint64_t)step;
+  return pos + 1000;
+}
+
+/* Six hot lines in turn, every fifth reference a line of a new group
+ * far away (so the hash table grows under the front), now and then one
+ * of those again. */
+static uint64_t grow_line(int i) {
+  if (i % 5 == 4)
+    return ((uint64_t)i * 4099 + (rnd(8) == 0 ? rnd(i + 1) * 4099 : 0)) *
+               SD_GROUP_LINES +
+           (1ull << 36);
+  return (uint64_t)(i % 6) * 3;
+}
+
+static void test_distances(uint32_t initial_cap, int stream) {
+  enum { N = 30000, MAX = 20000 };
   uint64_t *stack = malloc(MAX * sizeof *stack);
   uint64_t *hist = calloc(MAX, sizeof *hist);
   size_t depth = 0;
-  uint64_t cold = 0;
+  uint64_t cold = 0, refs = 0;
   int wrong = 0;
+  rnd_state = 7 + (uint64_t)stream;
   cb_stackdist sd;
   CHECK(cb_stackdist_init(&sd, initial_cap));
+  /* the front's stamps renumbered every few dozen references */
+  if (initial_cap == 17)
+    sd.front_stamp_max = INT32_MIN + 40 + stream;
   for (int i = 0; i < N; i++) {
-    uint64_t line = sweep ? sweep_line(i) : pick_line();
+    uint64_t line = stream == S_MIXED   ? pick_line()
+                    : stream == S_SWEEP ? sweep_line(i)
+                    : stream == S_DEPTH ? depth_line(stack, depth, i)
+                    : stream == S_RUNS  ? runs_line(stack, depth)
+                                        : grow_line(i);
     size_t p = 0;
     while (p < depth && stack[p] != line)
       p++;
     uint64_t want = p < depth ? p : SD_COLD;
     if (p == depth)
       depth++;
+    CHECK(depth <= MAX);
     memmove(stack + 1, stack, p * sizeof *stack);
     stack[0] = line;
     if (want == SD_COLD)
@@ -66,9 +124,17 @@ static void test_distances(uint32_t initial_cap, bool sweep) {
       hist[want]++;
     uint64_t got = cb_stackdist_ref(&sd, line);
     if (got != want && wrong++ < 5)
-      fprintf(stderr, "cap %u ref %d line %llu: distance %llu, want %llu\n",
-              initial_cap, i, (unsigned long long)line, (unsigned long long)got,
-              (unsigned long long)want);
+      fprintf(stderr,
+              "cap %u stream %d ref %d line %llu: distance %llu, want %llu\n",
+              initial_cap, stream, i, (unsigned long long)line,
+              (unsigned long long)got, (unsigned long long)want);
+    /* affine.c's warps add to the histogram between references */
+    if (i % 97 == 0) {
+      uint64_t d = rnd(3) ? rnd(SD_FRONT + 2) : rnd(300), c = 1 + rnd(5);
+      cb_stackdist_add_refs(&sd, d, c);
+      hist[d] += c;
+      refs += c;
+    }
   }
   CHECK(wrong == 0);
   CHECK_EQ_U64(sd.cold, cold);
@@ -77,7 +143,7 @@ static void test_distances(uint32_t initial_cap, bool sweep) {
   for (size_t d = 0; same && d < MAX; d++)
     same = (d < sd.hist_len ? sd.hist[d] : 0) == hist[d];
   CHECK(same);
-  CHECK_EQ_U64(cb_stackdist_refs(&sd), N);
+  CHECK_EQ_U64(cb_stackdist_refs(&sd), N + refs);
   /* After a reset the same stream gives the same distances. */
   cb_stackdist_reset(&sd);
   CHECK_EQ_U64(cb_stackdist_refs(&sd), 0);
@@ -88,6 +154,50 @@ static void test_distances(uint32_t initial_cap, bool sweep) {
   cb_stackdist_free(&sd);
   free(stack);
   free(hist);
+}
+
+/* Cycles over n lines of a few groups, in an order that changes every
+ * few rounds, for n around the front's size: every reference of a round
+ * is at depth n - 1 when the order stays, so n = SD_FRONT and n =
+ * SD_FRONT + 1 sit on either side of the front's last depth. */
+static void test_cycles(void) {
+  for (uint32_t n = 2; n <= 2 * SD_FRONT + 2; n++) {
+    uint64_t lines[2 * SD_FRONT + 2], stack[2 * SD_FRONT + 2];
+    for (uint32_t k = 0; k < n; k++)
+      lines[k] = (k % 3) * 1000 + k; /* three groups, like objects */
+    cb_stackdist sd;
+    CHECK(cb_stackdist_init(&sd, n < 10 ? 3 : 1u << 16));
+    if (n % 3 == 0)
+      sd.front_stamp_max = INT32_MIN + 3 * (int32_t)n;
+    size_t depth = 0;
+    int wrong = 0;
+    for (int round = 0; round < 200; round++) {
+      if (round % 7 == 6) /* a new order: a Fisher-Yates shuffle */
+        for (uint32_t k = n - 1; k > 0; k--) {
+          uint32_t j = (uint32_t)rnd(k + 1);
+          uint64_t t = lines[k];
+          lines[k] = lines[j];
+          lines[j] = t;
+        }
+      for (uint32_t k = 0; k < n; k++) {
+        size_t p = 0;
+        while (p < depth && stack[p] != lines[k])
+          p++;
+        uint64_t want = p < depth ? p : SD_COLD;
+        if (p == depth)
+          depth++;
+        memmove(stack + 1, stack, p * sizeof *stack);
+        stack[0] = lines[k];
+        wrong += cb_stackdist_ref(&sd, lines[k]) != want;
+      }
+    }
+    if (wrong)
+      fprintf(stderr, "cycle of %u lines: %d distances wrong\n", n, wrong);
+    CHECK(wrong == 0);
+    CHECK_EQ_U64(sd.cold, n);
+    CHECK_EQ_U64(cb_stackdist_refs(&sd), 200 * (uint64_t)n);
+    cb_stackdist_free(&sd);
+  }
 }
 
 /* Misses of a fully associative LRU cache of `cap` lines, simulated. */
@@ -152,12 +262,11 @@ static void test_mrc(void) {
 }
 
 int main(void) {
-  test_distances(2, false);
-  test_distances(3, false);
-  test_distances(17, false);
-  test_distances(1u << 16, false);
-  test_distances(64, true);
-  test_distances(1u << 16, true);
+  static const uint32_t caps[] = {2, 3, 17, 64, 1u << 16};
+  for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++)
+    for (int stream = S_MIXED; stream <= S_GROW; stream++)
+      test_distances(caps[c], stream);
+  test_cycles();
   test_mrc();
   return check_done();
 }
