@@ -1,0 +1,302 @@
+/* machine_merge.c: loads and stores the x86 backend merged into one wider
+ * access, read from the machine code (program->op_access).
+ *
+ * LLVM's DAGCombiner (MergeConsecutiveStores, tryStoreMergeOfLoads) turns
+ * consecutive stores of consecutive loads (the copy or swap of two
+ * adjacent doubles, of a complex number's parts, of two fields) into one
+ * wider load and one wider store: a 16-byte movdqu or movupd where the IR
+ * has two 8-byte accesses. Whether it does depends on its heuristics
+ * (aliasing, the order of the chains, the types), so nothing here guesses
+ * it: in a machine block paired with an IR block (machine.c) that is its
+ * IR block's only one, the machine accesses that have an IR access of the
+ * same line, direction and size are that access; a remaining machine
+ * access k times as wide as an unmatched IR access A on its line, whose
+ * k - 1 neighbours above it (A's address plus the size, twice the size,
+ * ... as the IR computes them: the same base and index terms, constants
+ * apart) are unmatched IR accesses of the same direction and size after A
+ * with no call between, is that group: A accesses the group's bytes and
+ * the others none. Anything else stays as the IR has it and is counted
+ * in mach_stats.merges_unproven. */
+#include "machine_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct iracc {
+  uint32_t op;
+  uint32_t file, line;
+  uint32_t bytes;
+  bool write;
+  bool done; /* matched with a machine access, or merged into one */
+} iracc;
+
+typedef struct term {
+  cb_operand leaf; /* the index before constant additions and extensions */
+  uint8_t ext;     /* CB_OP_SEXT or CB_OP_ZEXT around it, else 0 */
+  uint32_t bits;   /* the GEP's index width */
+  int64_t scale;
+} term;
+
+enum { MAX_TERMS = 4 };
+
+typedef struct addr_form {
+  cb_operand root;
+  int64_t off;
+  term t[MAX_TERMS];
+  uint32_t n;
+  bool ok;
+} addr_form;
+
+typedef struct mg_ctx {
+  fe *f;
+  const cb_function *fn;
+  uint32_t *def; /* slot -> defining op (global index), or CB_NONE */
+} mg_ctx;
+
+static bool const_int(fe *f, cb_operand o, cb_ty ty, int64_t *v) {
+  if (!(o & CB_OPND_CONST) || (o & ~CB_OPND_CONST) >= f->consts.n)
+    return false;
+  if (ty == CB_TY_VOID || ty > CB_TY_I64)
+    return false;
+  unsigned sh = cb_ty_sx_shift(ty);
+  uint64_t u = f->consts.v[o & ~CB_OPND_CONST].u;
+  *v = (int64_t)(u << sh) >> sh;
+  return true;
+}
+
+static const cb_op *def_of(const mg_ctx *m, cb_operand o) {
+  if ((o & CB_OPND_CONST) || o >= m->fn->n_slots || m->def[o] == CB_NONE)
+    return NULL;
+  return &m->f->ops.v[m->def[o]];
+}
+
+/* An index as leaf + c, through integer additions of constants and one
+   sign or zero extension (a C index `j + 1`: sext(add nsw j, 1) or
+   add(sext j, 1)). */
+static term norm_index(const mg_ctx *m, cb_operand o, uint32_t bits,
+                       int64_t *c) {
+  term t = {o, 0, bits, 0};
+  for (int depth = 0; depth < 8; depth++) {
+    const cb_op *d = def_of(m, t.leaf);
+    if (!d || (d->lanes && d->lanes != 1))
+      break;
+    int64_t k;
+    if (d->code == CB_OP_ADD && const_int(m->f, d->b, (cb_ty)d->ty, &k)) {
+      *c += k;
+      t.leaf = d->a;
+    } else if (d->code == CB_OP_ADD &&
+               const_int(m->f, d->a, (cb_ty)d->ty, &k)) {
+      *c += k;
+      t.leaf = d->b;
+    } else if ((d->code == CB_OP_SEXT || d->code == CB_OP_ZEXT) && !t.ext) {
+      t.ext = d->code;
+      t.leaf = d->a;
+    } else {
+      break;
+    }
+  }
+  return t;
+}
+
+/* The address in operand o as root + off + sum(terms). */
+static addr_form resolve(const mg_ctx *m, cb_operand o) {
+  addr_form a = {o, 0, {{0}}, 0, true};
+  for (int depth = 0; depth < 16; depth++) {
+    const cb_op *d = def_of(m, a.root);
+    if (!d)
+      break;
+    if (d->code == CB_OP_MOV || (d->code == CB_OP_BITCAST && d->ty == d->ty2)) {
+      a.root = d->a;
+      continue;
+    }
+    if (d->code != CB_OP_GEP)
+      break;
+    const int64_t *g = &m->f->extra.v[d->aux];
+    a.off += g[0];
+    for (int64_t k = 0; k < g[1]; k++) {
+      uint64_t x = (uint64_t)g[2 + 2 * k];
+      cb_operand io = (cb_operand)(x & 0xffffffffu);
+      uint32_t bits = (uint32_t)(x >> 32);
+      int64_t scale = g[3 + 2 * k];
+      int64_t cv;
+      if (io & CB_OPND_CONST) {
+        uint64_t u = m->f->consts.v[io & ~CB_OPND_CONST].u;
+        unsigned sh = bits && bits < 64 ? 64 - bits : 0;
+        cv = (int64_t)(u << sh) >> sh;
+        a.off += cv * scale;
+        continue;
+      }
+      int64_t c = 0;
+      term t = norm_index(m, io, bits, &c);
+      t.scale = scale;
+      a.off += c * scale;
+      if (a.n == MAX_TERMS) {
+        a.ok = false;
+        return a;
+      }
+      a.t[a.n++] = t;
+    }
+    a.root = d->a;
+  }
+  return a;
+}
+
+static int term_cmp(const void *x, const void *y) {
+  const term *a = x, *b = y;
+  if (a->leaf != b->leaf)
+    return a->leaf < b->leaf ? -1 : 1;
+  if (a->ext != b->ext)
+    return a->ext < b->ext ? -1 : 1;
+  if (a->bits != b->bits)
+    return a->bits < b->bits ? -1 : 1;
+  return a->scale < b->scale ? -1 : a->scale > b->scale;
+}
+
+/* Is b's address a's plus d, as the IR computes them? */
+static bool at_distance(addr_form *a, addr_form *b, int64_t d) {
+  if (!a->ok || !b->ok || a->root != b->root || a->n != b->n ||
+      b->off - a->off != d)
+    return false;
+  qsort(a->t, a->n, sizeof *a->t, term_cmp);
+  qsort(b->t, b->n, sizeof *b->t, term_cmp);
+  for (uint32_t k = 0; k < a->n; k++)
+    if (term_cmp(&a->t[k], &b->t[k]) != 0)
+      return false;
+  return true;
+}
+
+static cb_operand addr_of(const cb_op *op) {
+  return op->code == CB_OP_LOAD ? op->a : op->b;
+}
+
+/* One machine block mb of IR block bl. */
+static void merge_block(mg_ctx *m, const cb_block *bl, const minst *ins,
+                        uint32_t first, uint32_t n) {
+  fe *f = m->f;
+  FE_VEC(iracc) ir = {0};
+  for (uint32_t o = bl->first_op; o < bl->first_op + bl->n_ops; o++) {
+    const cb_op *op = &f->ops.v[o];
+    if ((op->code != CB_OP_LOAD && op->code != CB_OP_STORE) ||
+        op->aux >= f->sites.n || op->ty == CB_TY_VOID || op->ty >= CB_TY_COUNT)
+      continue;
+    const cb_site *s = &f->sites.v[op->aux];
+    iracc a = {o,
+               s->file,
+               s->line,
+               cb_ty_bytes((cb_ty)op->ty) * (op->lanes ? op->lanes : 1),
+               op->code == CB_OP_STORE,
+               false};
+    FE_PUSH(ir, a);
+  }
+  uint8_t *used = calloc(n + 1, 1);
+  /* the accesses the machine code makes as the IR does */
+  for (uint32_t k = 0; k < n; k++) {
+    const minst *mi = &ins[first + k];
+    if (mi->kind != MK_MEM)
+      continue;
+    for (uint32_t q = 0; q < ir.n; q++) {
+      iracc *a = &ir.v[q];
+      if (!a->done && a->file == mi->file && a->line == mi->line &&
+          a->write == (mi->write != 0) && a->bytes == mi->size) {
+        a->done = true;
+        used[k] = 1;
+        break;
+      }
+    }
+  }
+  /* the wider ones left */
+  for (uint32_t k = 0; k < n; k++) {
+    const minst *mi = &ins[first + k];
+    if (mi->kind != MK_MEM || used[k])
+      continue;
+    bool wider = false, found = false;
+    for (uint32_t q = 0; q < ir.n && !found; q++) {
+      iracc *a = &ir.v[q];
+      if (a->done || a->file != mi->file || a->line != mi->line ||
+          a->write != (mi->write != 0) || !a->bytes || mi->size <= a->bytes ||
+          mi->size % a->bytes)
+        continue;
+      wider = true;
+      uint32_t g = mi->size / a->bytes;
+      if (g > 16)
+        continue;
+      const cb_op *aop = &f->ops.v[a->op];
+      addr_form af = resolve(m, addr_of(aop));
+      uint32_t members[16];
+      members[0] = q;
+      uint32_t got = 1;
+      for (uint32_t j = 1; j < g; j++) {
+        int64_t d = (int64_t)j * a->bytes;
+        for (uint32_t r = q + 1; r < ir.n; r++) {
+          iracc *b = &ir.v[r];
+          const cb_op *bop = &f->ops.v[b->op];
+          if (b->done || b->write != a->write || b->bytes != a->bytes ||
+              bop->ty != aop->ty || bop->lanes != aop->lanes)
+            continue;
+          addr_form bf = resolve(m, addr_of(bop));
+          if (!at_distance(&af, &bf, d))
+            continue;
+          bool call = false;
+          for (uint32_t o = a->op + 1; o < b->op && !call; o++)
+            call = f->ops.v[o].code == CB_OP_CALL;
+          if (!call)
+            members[got++] = r;
+          break;
+        }
+        if (got != j + 1)
+          break;
+      }
+      if (got != g)
+        continue;
+      found = true;
+      used[k] = 1;
+      if (!f->op_access) {
+        f->op_access = calloc(f->ops.n + 1, sizeof *f->op_access);
+        f->n_op_access = f->ops.n;
+      }
+      for (uint32_t j = 0; j < g; j++) {
+        ir.v[members[j]].done = true;
+        f->op_access[ir.v[members[j]].op] =
+            j == 0 ? (uint16_t)mi->size : (uint16_t)CB_ACCESS_NONE;
+      }
+      f->mach_stats.accesses_merged += g - 1;
+    }
+    if (wider && !found)
+      f->mach_stats.merges_unproven++;
+  }
+  free(used);
+  free(ir.v);
+}
+
+void fe_mc_merged(mctx *c, uint32_t fi, const minst *ins, uint32_t n_mb,
+                  const uint32_t *mir, const uint32_t *mfirst,
+                  const uint32_t *mcount) {
+  fe *f = c->f;
+  const cb_function *fn = &f->functions.v[fi];
+  if (!fn->n_blocks)
+    return;
+  uint32_t *nmb = calloc(fn->n_blocks + 1, sizeof *nmb);
+  for (uint32_t i = 0; i < n_mb; i++)
+    if (mir[i] != CB_NONE && mir[i] < fn->n_blocks)
+      nmb[mir[i]]++;
+  mg_ctx m = {f, fn, malloc((fn->n_slots + 1) * sizeof(uint32_t))};
+  for (uint32_t s = 0; s <= fn->n_slots; s++)
+    m.def[s] = CB_NONE;
+  const cb_block *b0 = &f->blocks.v[fn->first_block];
+  const cb_block *bn = &f->blocks.v[fn->first_block + fn->n_blocks - 1];
+  for (uint32_t o = b0->first_op; o < bn->first_op + bn->n_ops; o++) {
+    const cb_op *op = &f->ops.v[o];
+    if (op->dst < fn->n_slots)
+      m.def[op->dst] = m.def[op->dst] == CB_NONE ? o : CB_NONE - 1;
+  }
+  /* a slot written twice (a phi's copies) has no one definition */
+  for (uint32_t s = 0; s < fn->n_slots; s++)
+    if (m.def[s] == CB_NONE - 1)
+      m.def[s] = CB_NONE;
+  for (uint32_t i = 0; i < n_mb; i++)
+    if (mir[i] != CB_NONE && mir[i] < fn->n_blocks && nmb[mir[i]] == 1)
+      merge_block(&m, &f->blocks.v[fn->first_block + mir[i]], ins, mfirst[i],
+                  mcount[i]);
+  free(m.def);
+  free(nmb);
+}
