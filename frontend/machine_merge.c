@@ -2,21 +2,22 @@
  * access, read from the machine code (program->op_access).
  *
  * LLVM's DAGCombiner (MergeConsecutiveStores, tryStoreMergeOfLoads) turns
- * consecutive stores of consecutive loads (the copy or swap of two
- * adjacent doubles, of a complex number's parts, of two fields) into one
+ * consecutive stores of consecutive loads, or of constants (the copy or swap of
+ * two adjacent doubles, of a complex number's parts, of two fields) into one
  * wider load and one wider store: a 16-byte movdqu or movupd where the IR
  * has two 8-byte accesses. Whether it does depends on its heuristics
  * (aliasing, the order of the chains, the types), so nothing here guesses
  * it: in a machine block paired with an IR block (machine.c) that is its
  * IR block's only one, the machine accesses that have an IR access of the
  * same line, direction and size are that access; a remaining machine
- * access k times as wide as an unmatched IR access A on its line, whose
- * k - 1 neighbours above it (A's address plus the size, twice the size,
- * ... as the IR computes them: the same base and index terms, constants
- * apart) are unmatched IR accesses of the same direction and size after A
- * with no call between, is that group: A accesses the group's bytes and
- * the others none. Anything else stays as the IR has it and is counted
- * in mach_stats.merges_unproven. */
+ * access k times as wide as an unmatched IR access A on its line is the
+ * group of k unmatched IR accesses of A's direction, type and size at L,
+ * L + size, ... (A among them; the addresses as the IR computes them:
+ * the same base and index terms, constants apart), when exactly one such
+ * L exists and no call comes between them. The one at L accesses the
+ * group's bytes (it must come first among the block's accesses, but for
+ * other members of the group), the others none. Anything else stays as
+ * the IR has it and is counted in mach_stats.merges_unproven. */
 #include "machine_internal.h"
 
 #include <stdlib.h>
@@ -169,6 +170,91 @@ static cb_operand addr_of(const cb_op *op) {
   return op->code == CB_OP_LOAD ? op->a : op->b;
 }
 
+/* The g unmatched IR accesses at L, L + size, ... L + (g - 1) size
+ * (one of them ir[q], same direction, type and lanes), the one at L
+ * first in members[]; exactly one such L. The access happens at L's op,
+ * so when another member comes before it, no other access or call may
+ * come between. */
+static bool find_group(const mg_ctx *m, const iracc *ir, uint32_t n, uint32_t q,
+                       uint32_t g, uint32_t *members) {
+  fe *f = m->f;
+  const iracc *a = &ir[q];
+  const cb_op *aop = &f->ops.v[a->op];
+  addr_form af = resolve(m, addr_of(aop));
+  if (!af.ok)
+    return false;
+  /* the candidates' distances from a, in units of its size */
+  int64_t dist[64];
+  uint32_t cand[64], nc = 0;
+  for (uint32_t r = 0; r < n && nc < 64; r++) {
+    const iracc *b = &ir[r];
+    const cb_op *bop = &f->ops.v[b->op];
+    if (r == q || b->done || b->write != a->write || b->bytes != a->bytes ||
+        bop->ty != aop->ty || bop->lanes != aop->lanes)
+      continue;
+    addr_form bf = resolve(m, addr_of(bop));
+    int64_t d = bf.off - af.off;
+    if (d % (int64_t)a->bytes || d == 0)
+      continue;
+    d /= (int64_t)a->bytes;
+    if (d <= -(int64_t)g || d >= (int64_t)g)
+      continue;
+    addr_form a2 = af;
+    if (!at_distance(&a2, &bf, bf.off - af.off))
+      continue;
+    dist[nc] = d;
+    cand[nc++] = r;
+  }
+  uint32_t found = 0;
+  for (int64_t lo = -(int64_t)g + 1; lo <= 0; lo++) {
+    uint32_t got[16], ok = 1;
+    for (int64_t j = 0; j < (int64_t)g && ok; j++) {
+      int64_t d = lo + j;
+      uint32_t hit = CB_NONE, hits = 0;
+      if (d == 0) {
+        hit = q;
+        hits = 1;
+      }
+      for (uint32_t c = 0; c < nc; c++)
+        if (dist[c] == d) {
+          hit = cand[c];
+          hits++;
+        }
+      ok = hits == 1;
+      got[j] = hit;
+    }
+    if (!ok)
+      continue;
+    if (++found > 1)
+      return false;
+    memcpy(members, got, g * sizeof *got);
+  }
+  if (!found)
+    return false;
+  /* no call between the first and the last; no other access between the
+     first and the one at L */
+  uint32_t first = CB_NONE, last = 0;
+  for (uint32_t j = 0; j < g; j++) {
+    uint32_t o = ir[members[j]].op;
+    first = o < first ? o : first;
+    last = o > last ? o : last;
+  }
+  for (uint32_t o = first; o < last; o++)
+    if (f->ops.v[o].code == CB_OP_CALL)
+      return false;
+  for (uint32_t o = first; o < ir[members[0]].op; o++) {
+    const cb_op *op = &f->ops.v[o];
+    if (op->code != CB_OP_LOAD && op->code != CB_OP_STORE)
+      continue;
+    bool member = false;
+    for (uint32_t j = 0; j < g && !member; j++)
+      member = ir[members[j]].op == o;
+    if (!member)
+      return false;
+  }
+  return true;
+}
+
 /* One machine block mb of IR block bl. */
 static void merge_block(mg_ctx *m, const cb_block *bl, const minst *ins,
                         uint32_t first, uint32_t n) {
@@ -220,33 +306,8 @@ static void merge_block(mg_ctx *m, const cb_block *bl, const minst *ins,
       uint32_t g = mi->size / a->bytes;
       if (g > 16)
         continue;
-      const cb_op *aop = &f->ops.v[a->op];
-      addr_form af = resolve(m, addr_of(aop));
       uint32_t members[16];
-      members[0] = q;
-      uint32_t got = 1;
-      for (uint32_t j = 1; j < g; j++) {
-        int64_t d = (int64_t)j * a->bytes;
-        for (uint32_t r = q + 1; r < ir.n; r++) {
-          iracc *b = &ir.v[r];
-          const cb_op *bop = &f->ops.v[b->op];
-          if (b->done || b->write != a->write || b->bytes != a->bytes ||
-              bop->ty != aop->ty || bop->lanes != aop->lanes)
-            continue;
-          addr_form bf = resolve(m, addr_of(bop));
-          if (!at_distance(&af, &bf, d))
-            continue;
-          bool call = false;
-          for (uint32_t o = a->op + 1; o < b->op && !call; o++)
-            call = f->ops.v[o].code == CB_OP_CALL;
-          if (!call)
-            members[got++] = r;
-          break;
-        }
-        if (got != j + 1)
-          break;
-      }
-      if (got != g)
+      if (!find_group(m, ir.v, ir.n, q, g, members))
         continue;
       found = true;
       used[k] = 1;
