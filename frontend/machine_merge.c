@@ -123,6 +123,10 @@ static addr_form resolve(const mg_ctx *m, cb_operand o) {
       int64_t scale = g[3 + 2 * k];
       int64_t cv;
       if (io & CB_OPND_CONST) {
+        if ((io & ~CB_OPND_CONST) >= m->f->consts.n) {
+          a.ok = false;
+          return a;
+        }
         uint64_t u = m->f->consts.v[io & ~CB_OPND_CONST].u;
         unsigned sh = bits && bits < 64 ? 64 - bits : 0;
         cv = (int64_t)(u << sh) >> sh;
