@@ -259,8 +259,13 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
       else
         for (unsigned i = 0; i < l; i++)
           load_lane(&S[op->dst + i], pp + i * bytes, op->ty);
-      cb_eng_emit(e, addr, size, op->aux, false);
-      out->loads++;
+      /* the machine code may have merged it with its neighbours
+       * (program->op_access) */
+      unsigned acc = cb_op_access_bytes(e->p, ip - 1, size);
+      if (__builtin_expect(acc != 0, 1)) {
+        cb_eng_emit(e, addr, acc, op->aux, false);
+        out->loads++;
+      }
       continue;
     }
     case CB_OP_STORE: {
@@ -291,8 +296,9 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
         for (unsigned i = 0; i < l; i++)
           store_lane(pp + i * bytes, &v[i], op->ty);
       }
-      if (__builtin_expect(!(e->rmw[ip - 1] & 1), 1)) {
-        cb_eng_emit(e, addr, size, op->aux, true);
+      unsigned acc = cb_op_access_bytes(e->p, ip - 1, size);
+      if (__builtin_expect(!(e->rmw[ip - 1] & 1) && acc != 0, 1)) {
+        cb_eng_emit(e, addr, acc, op->aux, true);
         out->stores++;
       }
       continue;

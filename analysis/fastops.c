@@ -116,7 +116,11 @@ uint8_t *cb_fast_kinds(const cb_program *p, const uint8_t *rmw) {
   if (!k)
     return NULL;
   for (uint32_t i = 0; i < p->n_ops; i++)
-    k[i] = kind(p, &p->ops[i], rmw ? rmw[i] : 0);
+    /* a load or store the machine code merged (program->op_access):
+       the reference handler's */
+    k[i] = p->op_access && p->op_access[i]
+               ? FK_NONE
+               : kind(p, &p->ops[i], rmw ? rmw[i] : 0);
   /* gep + load/store pairs; a gep is never a block's last op, so the
    * next op is in the same block */
   for (uint32_t i = 0; i + 1 < p->n_ops; i++) {

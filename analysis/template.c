@@ -157,8 +157,11 @@ static bool vop_ok(const cb_program *p, const cb_op *op, const uint8_t *rmw,
                    uint32_t gi) {
   unsigned l = op->lanes ? op->lanes : 1;
   (void)rmw;
-  (void)gi;
   if (l > 64)
+    return false;
+  /* a load or store the machine code merged (program->op_access): the
+     engine's loop runs it */
+  if (p->op_access && p->op_access[gi])
     return false;
   switch ((cb_opcode)op->code) {
   case CB_OP_ADD:

@@ -228,6 +228,10 @@ static void dump_text(FILE *o, const cb_program *p, const cb_cfg_info *cfg,
           p->mach_stats.functions, p->mach_stats.blocks,
           p->mach_stats.blocks_unmatched, p->mach_stats.accesses,
           p->mach_stats.accesses_dropped);
+  fprintf(o,
+          "merged accesses: %u loads and stores merged into a neighbour's "
+          "wider access, %u wider accesses unproven (IR alone there)\n",
+          p->mach_stats.accesses_merged, p->mach_stats.merges_unproven);
   fprintf(o, "\nfiles:\n");
   for (uint32_t i = 0; i < p->n_files; i++)
     fprintf(o, "  f%u %s\n", i, p->files[i]);

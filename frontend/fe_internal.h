@@ -305,7 +305,9 @@ typedef struct fe {
   cb_fn_mach *fn_mach_v; /* per function */
   uint32_t *ra_site_v;   /* per site */
   cb_mach_stats mach_stats;
-  bool fmuladd_fused; /* cb_program's */
+  uint16_t *op_access;  /* cb_program's; NULL: no merged access */
+  uint32_t n_op_access; /* ops when it was made */
+  bool fmuladd_fused;   /* cb_program's */
 } fe;
 
 /* lower.c */

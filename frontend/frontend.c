@@ -38,6 +38,7 @@ static void program_free(cb_program *p) {
   free(p->mach);
   free(p->fn_mach);
   free(p->ra_site);
+  free(p->op_access);
   if (p->process) {
     free((char *)p->process->startup.exe);
     free((char *)p->process->exit.exe);
@@ -114,6 +115,7 @@ static void fe_free(fe *f) {
   free(f->mach.v);
   free(f->fn_mach_v);
   free(f->ra_site_v);
+  free(f->op_access);
   fe_map *maps[] = {&f->func_index, &f->global_index, &f->const_index,
                     &f->file_index, &f->md_srcfunc,   &f->md_var,
                     &f->md_type,    &f->md_tag,       &f->md_file,
@@ -203,6 +205,16 @@ static cb_fe_status load_built(const char *const *bitcode, size_t n,
   p->n_branches = f.branches.n;
   p->n_mach = f.mach.n;
   p->mach_stats = f.mach_stats;
+  if (f.op_access && f.n_op_access < f.ops.n) { /* ops added since */
+    uint16_t *a = realloc(f.op_access, (f.ops.n + 1) * sizeof *a);
+    if (a)
+      memset(a + f.n_op_access, 0, (f.ops.n - f.n_op_access) * sizeof *a);
+    else
+      free(f.op_access);
+    f.op_access = a;
+  }
+  p->op_access = f.op_access; /* machine_merge.c */
+  f.op_access = NULL;
   MOVE(p->files, f.files);
   MOVE(p->functions, f.functions);
   MOVE(p->blocks, f.blocks);

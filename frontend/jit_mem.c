@@ -131,8 +131,12 @@ void jit_load_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
       v = LLVMBuildAnd(B, v, jit_c64(g, 1), "");
     jit_set(g, op->dst + i, v);
   }
-  jit_emit(g, addr, size, op->aux, false);
-  jit_add_lv(g, LV_LOADS, 1);
+  /* merged with its neighbours by the backend (program->op_access) */
+  unsigned acc = cb_op_access_bytes(g->p, ip, size);
+  if (acc) {
+    jit_emit(g, addr, acc, op->aux, false);
+    jit_add_lv(g, LV_LOADS, 1);
+  }
 }
 
 void jit_store_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
@@ -151,6 +155,9 @@ void jit_store_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
                          LLVMPointerType(mt, 0), "");
     jit_store(g, mt == g->i64 ? v : LLVMBuildTrunc(B, v, mt, ""), ptr, TB_MEM);
   }
+  unsigned acc = cb_op_access_bytes(g->p, ip, size);
+  if (!acc)
+    return; /* merged into a neighbour's access (program->op_access) */
   /* a store folded into its load (x86 read-modify-write) is no access of
    * its own (the interpreter's rule; the flags are the run's) */
   LLVMValueRef folded = flag_set(g, f, CB_KERNEL_OP_FOLDED);
@@ -158,7 +165,7 @@ void jit_store_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBuildCondBr(B, folded, done, yes);
   LLVMPositionBuilderAtEnd(B, yes);
-  jit_emit(g, addr, size, op->aux, true);
+  jit_emit(g, addr, acc, op->aux, true);
   jit_add_lv(g, LV_STORES, 1);
   LLVMBuildBr(B, done);
   LLVMPositionBuilderAtEnd(B, done);

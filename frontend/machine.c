@@ -924,8 +924,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
      row and only branch targets cut the machine code, so a loop's body
      and its increment come as one, and the increment's loads and stores
      of its counter are the IR's own too. */
-  if (f->copy_grps.n) {
-    /* inline copies in the machine code's order */
+  {
     uint32_t *mir = malloc((mb.n + 1) * sizeof *mir);
     uint32_t *mfirst = malloc((mb.n + 1) * sizeof *mfirst);
     uint32_t *mcount = malloc((mb.n + 1) * sizeof *mcount);
@@ -934,7 +933,11 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       mfirst[i] = mb.v[i].first;
       mcount[i] = mb.v[i].n;
     }
-    fe_mc_order_copies(c, fi, ins.v, mb.n, mir, mfirst, mcount);
+    /* inline copies in the machine code's order */
+    if (f->copy_grps.n)
+      fe_mc_order_copies(c, fi, ins.v, mb.n, mir, mfirst, mcount);
+    /* adjacent loads and stores made one wider access */
+    fe_mc_merged(c, fi, ins.v, mb.n, mir, mfirst, mcount);
     free(mir);
     free(mfirst);
     free(mcount);

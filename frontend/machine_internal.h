@@ -88,6 +88,12 @@ typedef struct mctx {
 void fe_mc_order_copies(mctx *c, uint32_t fi, const minst *ins, uint32_t n_mb,
                         const uint32_t *mir, const uint32_t *mfirst,
                         const uint32_t *mcount);
+/* machine_merge.c: the loads and stores of function fi that the machine
+ * code merged into one wider access (fe.op_access); the machine blocks
+ * as for fe_mc_order_copies. */
+void fe_mc_merged(mctx *c, uint32_t fi, const minst *ins, uint32_t n_mb,
+                  const uint32_t *mir, const uint32_t *mfirst,
+                  const uint32_t *mcount);
 /* disasm.c */
 void fe_mc_read_lines(fe *f, Dwarf *dw, lrows *rows);
 /* The row in effect at pc (file address), or NULL. */

@@ -66,6 +66,9 @@ static inline unsigned cb_ty_bytes(cb_ty t) {
   return bytes[t];
 }
 
+/* cb_program.op_access: the op makes no data access of its own. */
+#define CB_ACCESS_NONE 0xffffu
+
 /* A value's bits in its 8-byte slot word (integers are kept masked to
  * their type), and the shift pair that sign-extends it ((v << s) >> s):
  * the engine's interpreter and the frontend's native kernels compute
@@ -500,6 +503,12 @@ typedef struct cb_mach_stats {
                                 their accesses are left out (IR alone) */
   uint32_t accesses;         /* hidden accesses attached to IR blocks */
   uint32_t accesses_dropped; /* hidden accesses of unmatched blocks */
+  /* Loads and stores the backend merged into one wider access of the
+   * first of them (program->op_access); and the IR accesses of paired
+   * blocks whose machine code made fewer, wider accesses that no group
+   * proven from it explains (left one for one, as the IR has them). */
+  uint32_t accesses_merged;
+  uint32_t merges_unproven;
 } cb_mach_stats;
 
 /* Native kernels: the contract between the frontend's JIT and the
@@ -578,6 +587,14 @@ typedef struct cb_program {
   cb_fn_mach *fn_mach;
   uint32_t *ra_site;
   cb_mach_stats mach_stats;
+  /* Per op (n_ops), NULL when every load and store accesses what it
+   * moves (its type x lanes): where the machine code merged adjacent
+   * loads or stores into one wider access (x86's DAGCombiner,
+   * MergeConsecutiveStores: a copy or swap of two adjacent doubles is one
+   * 16-byte load and one 16-byte store), the first of a group accesses
+   * the group's bytes and the others CB_ACCESS_NONE; each op still moves
+   * its own value. 0: as the op says. See cb_op_access_bytes. */
+  uint16_t *op_access;
   /* the tables ld.so reads when it binds each PLT
    * function on its first call; NULL when the frontend had no executable
    * or could not read the libraries. */
@@ -639,6 +656,15 @@ static inline void cb_function_ops(const cb_program *p, const cb_function *fn,
   const cb_block *last = &p->blocks[fn->first_block + fn->n_blocks - 1];
   *first = p->blocks[fn->first_block].first_op;
   *end = last->first_op + last->n_ops;
+}
+
+/* The bytes load or store op i accesses, `bytes` being what it moves
+ * (its type x lanes): 0 for none (program->op_access). */
+static inline unsigned cb_op_access_bytes(const cb_program *p, uint32_t i,
+                                          unsigned bytes) {
+  if (__builtin_expect(!p->op_access || !p->op_access[i], 1))
+    return bytes;
+  return p->op_access[i] == CB_ACCESS_NONE ? 0u : p->op_access[i];
 }
 
 /* The start-up and exit traffic of ld.so and libc (docs/process-model.md

@@ -1,0 +1,431 @@
+/* machine_merge.c: loads and stores the x86 backend merged into one wider
+ * access, read from the machine code (program->op_access).
+ *
+ * LLVM's DAGCombiner (MergeConsecutiveStores, tryStoreMergeOfLoads) turns
+ * consecutive stores of consecutive loads, or of constants (the copy or swap of
+ * two adjacent doubles, of a complex number's parts, of two fields) into one
+ * wider load and one wider store: a 16-byte movdqu or movupd where the IR
+ * has two 8-byte accesses. Whether it does depends on its heuristics
+ * (aliasing, the order of the chains, the types), so nothing here guesses
+ * it: in a machine block paired with an IR block (machine.c) that is its
+ * IR block's only one, the machine accesses that have an IR access of the
+ * same line, direction and size are that access; a remaining machine
+ * access k times as wide as an unmatched IR access A on its line is the
+ * group of k unmatched IR accesses of A's direction, type and size at L,
+ * L + size, ... (A among them; the addresses as the IR computes them:
+ * the same base and index terms, constants apart), when exactly one such
+ * L exists and no call comes between them. The one at L accesses the
+ * group's bytes (it must come first among the block's accesses, but for
+ * other members of the group), the others none. Anything else stays as
+ * the IR has it and is counted in mach_stats.merges_unproven. */
+#include "machine_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct iracc {
+  uint32_t op;
+  uint32_t file, line;
+  uint32_t bytes;
+  bool write;
+  bool done; /* matched with a machine access, or merged into one */
+} iracc;
+
+typedef struct term {
+  cb_operand leaf; /* the index before constant additions and extensions */
+  uint8_t ext;     /* CB_OP_SEXT or CB_OP_ZEXT around it, else 0 */
+  uint32_t bits;   /* the GEP's index width */
+  int64_t scale;
+} term;
+
+enum { MAX_TERMS = 4 };
+
+typedef struct addr_form {
+  cb_operand root;
+  int64_t off;
+  term t[MAX_TERMS];
+  uint32_t n;
+  bool ok;
+} addr_form;
+
+typedef struct mg_ctx {
+  fe *f;
+  const cb_function *fn;
+  uint32_t *def;      /* slot -> defining op (global index), or CB_NONE */
+  uint8_t *is_alloca; /* per slot: an address derived from an alloca */
+} mg_ctx;
+
+static bool const_int(fe *f, cb_operand o, cb_ty ty, int64_t *v) {
+  if (!(o & CB_OPND_CONST) || (o & ~CB_OPND_CONST) >= f->consts.n)
+    return false;
+  if (ty == CB_TY_VOID || ty > CB_TY_I64)
+    return false;
+  unsigned sh = cb_ty_sx_shift(ty);
+  uint64_t u = f->consts.v[o & ~CB_OPND_CONST].u;
+  *v = (int64_t)(u << sh) >> sh;
+  return true;
+}
+
+static const cb_op *def_of(const mg_ctx *m, cb_operand o) {
+  if ((o & CB_OPND_CONST) || o >= m->fn->n_slots || m->def[o] == CB_NONE)
+    return NULL;
+  return &m->f->ops.v[m->def[o]];
+}
+
+/* An index as leaf + c, through integer additions of constants and one
+   sign or zero extension (a C index `j + 1`: sext(add nsw j, 1) or
+   add(sext j, 1)). */
+static term norm_index(const mg_ctx *m, cb_operand o, uint32_t bits,
+                       int64_t *c) {
+  term t = {o, 0, bits, 0};
+  for (int depth = 0; depth < 8; depth++) {
+    const cb_op *d = def_of(m, t.leaf);
+    if (!d || (d->lanes && d->lanes != 1))
+      break;
+    int64_t k;
+    if (d->code == CB_OP_ADD && const_int(m->f, d->b, (cb_ty)d->ty, &k)) {
+      *c += k;
+      t.leaf = d->a;
+    } else if (d->code == CB_OP_ADD &&
+               const_int(m->f, d->a, (cb_ty)d->ty, &k)) {
+      *c += k;
+      t.leaf = d->b;
+    } else if ((d->code == CB_OP_SEXT || d->code == CB_OP_ZEXT) && !t.ext) {
+      t.ext = d->code;
+      t.leaf = d->a;
+    } else {
+      break;
+    }
+  }
+  return t;
+}
+
+/* The address in operand o as root + off + sum(terms). */
+static addr_form resolve(const mg_ctx *m, cb_operand o) {
+  addr_form a = {o, 0, {{0}}, 0, true};
+  for (int depth = 0; depth < 16; depth++) {
+    const cb_op *d = def_of(m, a.root);
+    if (!d)
+      break;
+    if (d->code == CB_OP_MOV || (d->code == CB_OP_BITCAST && d->ty == d->ty2)) {
+      a.root = d->a;
+      continue;
+    }
+    if (d->code != CB_OP_GEP)
+      break;
+    const int64_t *g = &m->f->extra.v[d->aux];
+    a.off += g[0];
+    for (int64_t k = 0; k < g[1]; k++) {
+      uint64_t x = (uint64_t)g[2 + 2 * k];
+      cb_operand io = (cb_operand)(x & 0xffffffffu);
+      uint32_t bits = (uint32_t)(x >> 32);
+      int64_t scale = g[3 + 2 * k];
+      int64_t cv;
+      if (io & CB_OPND_CONST) {
+        if ((io & ~CB_OPND_CONST) >= m->f->consts.n) {
+          a.ok = false;
+          return a;
+        }
+        uint64_t u = m->f->consts.v[io & ~CB_OPND_CONST].u;
+        unsigned sh = bits && bits < 64 ? 64 - bits : 0;
+        cv = (int64_t)(u << sh) >> sh;
+        a.off += cv * scale;
+        continue;
+      }
+      int64_t c = 0;
+      term t = norm_index(m, io, bits, &c);
+      t.scale = scale;
+      a.off += c * scale;
+      if (a.n == MAX_TERMS) {
+        a.ok = false;
+        return a;
+      }
+      a.t[a.n++] = t;
+    }
+    a.root = d->a;
+  }
+  /* a global's placed address: absolute */
+  if ((a.root & CB_OPND_CONST) && (a.root & ~CB_OPND_CONST) < m->f->consts.n) {
+    a.off += (int64_t)m->f->consts.v[a.root & ~CB_OPND_CONST].u;
+    a.root = CB_OPND_CONST;
+  }
+  return a;
+}
+
+static int term_cmp(const void *x, const void *y) {
+  const term *a = x, *b = y;
+  if (a->leaf != b->leaf)
+    return a->leaf < b->leaf ? -1 : 1;
+  if (a->ext != b->ext)
+    return a->ext < b->ext ? -1 : 1;
+  if (a->bits != b->bits)
+    return a->bits < b->bits ? -1 : 1;
+  return a->scale < b->scale ? -1 : a->scale > b->scale;
+}
+
+/* Is b's address a's plus d, as the IR computes them? */
+static bool at_distance(addr_form *a, addr_form *b, int64_t d) {
+  if (!a->ok || !b->ok || a->root != b->root || a->n != b->n ||
+      b->off - a->off != d)
+    return false;
+  qsort(a->t, a->n, sizeof *a->t, term_cmp);
+  qsort(b->t, b->n, sizeof *b->t, term_cmp);
+  for (uint32_t k = 0; k < a->n; k++)
+    if (term_cmp(&a->t[k], &b->t[k]) != 0)
+      return false;
+  return true;
+}
+
+static cb_operand addr_of(const cb_op *op) {
+  return op->code == CB_OP_LOAD ? op->a : op->b;
+}
+
+/* The g unmatched IR accesses at L, L + size, ... L + (g - 1) size
+ * (one of them ir[q], same direction, type and lanes), the one at L
+ * first in members[]; exactly one such L. The access happens at L's op,
+ * so when another member comes before it, no other access or call may
+ * come between. */
+static bool find_group(const mg_ctx *m, const iracc *ir, uint32_t n, uint32_t q,
+                       uint32_t g, uint32_t *members) {
+  fe *f = m->f;
+  const iracc *a = &ir[q];
+  const cb_op *aop = &f->ops.v[a->op];
+  addr_form af = resolve(m, addr_of(aop));
+  if (!af.ok)
+    return false;
+  /* the candidates' distances from a, in units of its size */
+  int64_t dist[64];
+  uint32_t cand[64], nc = 0;
+  for (uint32_t r = 0; r < n && nc < 64; r++) {
+    const iracc *b = &ir[r];
+    const cb_op *bop = &f->ops.v[b->op];
+    if (r == q || b->done || b->write != a->write || b->bytes != a->bytes ||
+        bop->ty != aop->ty || bop->lanes != aop->lanes)
+      continue;
+    addr_form bf = resolve(m, addr_of(bop));
+    int64_t d = bf.off - af.off;
+    if (d % (int64_t)a->bytes || d == 0)
+      continue;
+    d /= (int64_t)a->bytes;
+    if (d <= -(int64_t)g || d >= (int64_t)g)
+      continue;
+    addr_form a2 = af;
+    if (!at_distance(&a2, &bf, bf.off - af.off))
+      continue;
+    dist[nc] = d;
+    cand[nc++] = r;
+  }
+  uint32_t found = 0;
+  for (int64_t lo = -(int64_t)g + 1; lo <= 0; lo++) {
+    uint32_t got[16], ok = 1;
+    for (int64_t j = 0; j < (int64_t)g && ok; j++) {
+      int64_t d = lo + j;
+      uint32_t hit = CB_NONE, hits = 0;
+      if (d == 0) {
+        hit = q;
+        hits = 1;
+      }
+      for (uint32_t c = 0; c < nc; c++)
+        if (dist[c] == d) {
+          hit = cand[c];
+          hits++;
+        }
+      ok = hits == 1;
+      got[j] = hit;
+    }
+    if (!ok)
+      continue;
+    if (++found > 1)
+      return false;
+    memcpy(members, got, g * sizeof *got);
+  }
+  if (!found)
+    return false;
+  /* no call between the first and the last; no other access between the
+     first and the one at L */
+  uint32_t first = CB_NONE, last = 0;
+  for (uint32_t j = 0; j < g; j++) {
+    uint32_t o = ir[members[j]].op;
+    first = o < first ? o : first;
+    last = o > last ? o : last;
+  }
+  for (uint32_t o = first; o < last; o++)
+    if (f->ops.v[o].code == CB_OP_CALL)
+      return false;
+  for (uint32_t o = first; o < ir[members[0]].op; o++) {
+    const cb_op *op = &f->ops.v[o];
+    if (op->code != CB_OP_LOAD && op->code != CB_OP_STORE)
+      continue;
+    bool member = false;
+    for (uint32_t j = 0; j < g && !member; j++)
+      member = ir[members[j]].op == o;
+    if (!member)
+      return false;
+  }
+  return true;
+}
+
+/* One machine block mb of IR block bl. */
+static void merge_block(mg_ctx *m, const cb_block *bl, const minst *ins,
+                        uint32_t first, uint32_t n) {
+  fe *f = m->f;
+  FE_VEC(iracc) ir = {0};
+  for (uint32_t o = bl->first_op; o < bl->first_op + bl->n_ops; o++) {
+    const cb_op *op = &f->ops.v[o];
+    if ((op->code != CB_OP_LOAD && op->code != CB_OP_STORE) ||
+        op->aux >= f->sites.n || op->ty == CB_TY_VOID || op->ty >= CB_TY_COUNT)
+      continue;
+    const cb_site *s = &f->sites.v[op->aux];
+    iracc a = {o,
+               s->file,
+               s->line,
+               cb_ty_bytes((cb_ty)op->ty) * (op->lanes ? op->lanes : 1),
+               op->code == CB_OP_STORE,
+               false};
+    FE_PUSH(ir, a);
+  }
+  uint8_t *used = calloc(n + 1, 1);
+  FE_VEC(uint32_t) grp = {0}; /* pairs (op, access bytes) */
+  uint32_t n_merged = 0, n_groups = 0;
+  /* the accesses the machine code makes as the IR does */
+  for (uint32_t k = 0; k < n; k++) {
+    const minst *mi = &ins[first + k];
+    if (mi->kind != MK_MEM)
+      continue;
+    for (uint32_t q = 0; q < ir.n; q++) {
+      iracc *a = &ir.v[q];
+      if (!a->done && a->file == mi->file && a->line == mi->line &&
+          a->write == (mi->write != 0) && a->bytes == mi->size) {
+        a->done = true;
+        used[k] = 1;
+        break;
+      }
+    }
+  }
+  /* the wider ones left */
+  for (uint32_t k = 0; k < n; k++) {
+    const minst *mi = &ins[first + k];
+    if (mi->kind != MK_MEM || used[k])
+      continue;
+    bool wider = false, found = false;
+    for (uint32_t q = 0; q < ir.n && !found; q++) {
+      iracc *a = &ir.v[q];
+      if (a->done || a->file != mi->file || a->line != mi->line ||
+          a->write != (mi->write != 0) || !a->bytes || mi->size <= a->bytes ||
+          mi->size % a->bytes)
+        continue;
+      wider = true;
+      uint32_t g = mi->size / a->bytes;
+      if (g > 16)
+        continue;
+      uint32_t members[16];
+      if (!find_group(m, ir.v, ir.n, q, g, members))
+        continue;
+      found = true;
+      used[k] = 1;
+      for (uint32_t j = 0; j < g; j++) {
+        ir.v[members[j]].done = true;
+        uint32_t set[2] = {ir.v[members[j]].op,
+                           j == 0 ? mi->size : CB_ACCESS_NONE};
+        FE_PUSH(grp, set[0]);
+        FE_PUSH(grp, set[1]);
+      }
+      n_merged += g - 1;
+      n_groups++;
+    }
+    if (wider && !found) {
+      f->mach_stats.merges_unproven++;
+      if (getenv("CBANA_DEBUG_MACHINE"))
+        fprintf(stderr, "merge unproven: %s:%u %s of %u bytes at 0x%llx\n",
+                mi->file < f->files.n ? f->files.v[mi->file] : "?", mi->line,
+                mi->write ? "store" : "load", mi->size,
+                (unsigned long long)mi->pc);
+    }
+  }
+  /* Only when nearly all of the block's accesses pair up so: a machine
+     block paired with the wrong IR block (a vector body with its scalar
+     remainder) would otherwise make groups of accesses the machine code
+     never merged. A stray one or two (an IR access without a line, an
+     access the backend folded otherwise) do not make the pairing wrong
+     (test-suite's Dhrystone/dry.c: one such store beside a merged copy;
+     demanding none left its own accesses +20% against cachegrind). The IR's
+     accesses of stack objects may be hidden ones. */
+  uint32_t n_used = 0, n_stray = 0;
+  for (uint32_t k = 0; k < n; k++)
+    if (ins[first + k].kind == MK_MEM) {
+      n_used += used[k];
+      n_stray += !used[k];
+    }
+  for (uint32_t q = 0; q < ir.n; q++) {
+    cb_operand ad = addr_of(&f->ops.v[ir.v[q].op]);
+    n_stray += !ir.v[q].done && ((ad & CB_OPND_CONST) || ad >= m->fn->n_slots ||
+                                 !m->is_alloca[ad]);
+  }
+  bool balanced = n_stray * 4 <= n_used;
+  if (balanced && grp.n) {
+    if (!f->op_access) {
+      f->op_access = calloc(f->ops.n + 1, sizeof *f->op_access);
+      f->n_op_access = f->ops.n;
+    }
+    for (uint32_t j = 0; j + 1 < grp.n; j += 2)
+      f->op_access[grp.v[j]] = (uint16_t)grp.v[j + 1];
+    f->mach_stats.accesses_merged += n_merged;
+  } else if (grp.n) {
+    f->mach_stats.merges_unproven += n_groups;
+    if (getenv("CBANA_DEBUG_MACHINE")) {
+      fprintf(stderr,
+              "merges left: %u in a block at 0x%llx whose accesses "
+              "do not all pair:",
+              n_groups, (unsigned long long)ins[first].pc);
+      for (uint32_t k = 0; k < n; k++)
+        if (ins[first + k].kind == MK_MEM && !used[k])
+          fprintf(stderr, " machine 0x%llx line %u size %u%s",
+                  (unsigned long long)ins[first + k].pc, ins[first + k].line,
+                  ins[first + k].size, ins[first + k].write ? " w" : "");
+      for (uint32_t q = 0; q < ir.n; q++)
+        if (!ir.v[q].done)
+          fprintf(stderr, " ir op %u line %u size %u%s", ir.v[q].op,
+                  ir.v[q].line, ir.v[q].bytes, ir.v[q].write ? " w" : "");
+      fprintf(stderr, "\n");
+    }
+  }
+  free(grp.v);
+  free(used);
+  free(ir.v);
+}
+
+void fe_mc_merged(mctx *c, uint32_t fi, const minst *ins, uint32_t n_mb,
+                  const uint32_t *mir, const uint32_t *mfirst,
+                  const uint32_t *mcount) {
+  fe *f = c->f;
+  const cb_function *fn = &f->functions.v[fi];
+  if (!fn->n_blocks)
+    return;
+  uint32_t *nmb = calloc(fn->n_blocks + 1, sizeof *nmb);
+  for (uint32_t i = 0; i < n_mb; i++)
+    if (mir[i] != CB_NONE && mir[i] < fn->n_blocks)
+      nmb[mir[i]]++;
+  mg_ctx m = {f, fn, malloc((fn->n_slots + 1) * sizeof(uint32_t)),
+              fe_mc_alloca_slots(f, fi)};
+  for (uint32_t s = 0; s <= fn->n_slots; s++)
+    m.def[s] = CB_NONE;
+  const cb_block *b0 = &f->blocks.v[fn->first_block];
+  const cb_block *bn = &f->blocks.v[fn->first_block + fn->n_blocks - 1];
+  for (uint32_t o = b0->first_op; o < bn->first_op + bn->n_ops; o++) {
+    const cb_op *op = &f->ops.v[o];
+    if (op->dst < fn->n_slots)
+      m.def[op->dst] = m.def[op->dst] == CB_NONE ? o : CB_NONE - 1;
+  }
+  /* a slot written twice (a phi's copies) has no one definition */
+  for (uint32_t s = 0; s < fn->n_slots; s++)
+    if (m.def[s] == CB_NONE - 1)
+      m.def[s] = CB_NONE;
+  for (uint32_t i = 0; i < n_mb; i++)
+    if (mir[i] != CB_NONE && mir[i] < fn->n_blocks && nmb[mir[i]] == 1)
+      merge_block(&m, &f->blocks.v[fn->first_block + mir[i]], ins, mfirst[i],
+                  mcount[i]);
+  free(m.def);
+  free(m.is_alloca);
+  free(nmb);
+}
