@@ -11,3 +11,17 @@ has() { # has PATTERN FILE WHAT: FILE has a line matching PATTERN
 hasnt() { # hasnt PATTERN FILE WHAT: no line of FILE matches PATTERN
   if grep -qE -- "$1" "$2"; then bad "$3: /$1/ in:"; cat "$2"; else ok; fi
 }
+same() { # same FILE FILE WHAT: the two reports are equal byte for byte
+  if cmp -s "$1" "$2"; then ok; else bad "$3: reports differ"; diff "$1" "$2" | head -20; fi
+}
+# run NAME COMMAND ARGS...: cbana COMMAND ARGS with a JSON report in
+# $tmp/NAME.json, its messages and exit status in $tmp/NAME.err
+run() {
+  local name=$1
+  shift
+  "$cbana" "$@" --quiet --format json -o "$tmp/$name.json" \
+    >"$tmp/$name.err" 2>&1
+  echo "exit $?" >>"$tmp/$name.err"
+}
+output() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["output"], end="")' "$1"; }
+exit_code() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["exit_code"])' "$1"; }

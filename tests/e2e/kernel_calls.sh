@@ -14,17 +14,6 @@ cbana=$1
 src=$(cd "$(dirname "$0")/../unit/engine/progs" && pwd)/kernel_calls.c
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/checks.sh"
-same() { # same FILE FILE WHAT
-  if cmp -s "$1" "$2"; then ok; else bad "$3: reports differ"; diff "$1" "$2" | head -20; fi
-}
-run() { # run NAME COMMAND ARGS... (exit status appended to NAME.err)
-  local name=$1
-  shift
-  "$cbana" "$@" --quiet --format json -o "$tmp/$name.json" \
-    >"$tmp/$name.err" 2>&1
-  echo "exit $?" >>"$tmp/$name.err"
-}
-output() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["output"], end="")' "$1"; }
 # engine_calls NAME MAX: at most MAX calls left to the engine
 engine_calls() {
   local n

@@ -14,9 +14,6 @@ cbana=$1
 src=$(cd "$(dirname "$0")/../unit/engine/progs" && pwd)/kernel_late.c
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/checks.sh"
-same() { # same FILE FILE WHAT
-  if cmp -s "$1" "$2"; then ok; else bad "$3: reports differ"; diff "$1" "$2" | head -20; fi
-}
 run() { # run NAME ARGS... (exit status appended to NAME.err)
   local name=$1
   shift

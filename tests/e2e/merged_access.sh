@@ -13,9 +13,6 @@ cbana=$1
 src=$(cd "$(dirname "$0")/data/merged" && pwd)/merged_pairs.c
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/checks.sh"
-same() { # same FILE FILE WHAT
-  if cmp -s "$1" "$2"; then ok; else bad "$3: reports differ"; diff "$1" "$2" | head -20; fi
-}
 cd "$tmp" || exit 1
 
 # the merges: a 16-byte load and store of the swap's first pair (lines 20,
