@@ -534,7 +534,10 @@ def main():
         redo = {p["name"] for p in progs} if a.only else set()
         realprogs_report.drop_rows(tsv, redo)
         done = {r["name"] for r in realprogs_report.read_tsv(tsv)}
+    head = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
     meta = {"part": ("MultiSource" if a.multisource else "SingleSource"),
+            "commit": head or None,
             "flags": " ".join([a.opt, *size]), "timeout": a.timeout,
             "jobs": a.jobs, "excluded": excluded,
             "load_start": os.getloadavg()[0]}

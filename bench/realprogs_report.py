@@ -37,10 +37,11 @@ def tsv_line(row):
 
 
 def meta_lines(meta):
-    out = [f"# part: {meta.get('part', 'SingleSource')}",
-           f"# flags: {meta['flags']}",
-           f"# timeout: {meta['timeout']}",
-           f"# jobs: {meta['jobs']}"]
+    out = [f"# part: {meta.get('part', 'SingleSource')}"]
+    if meta.get("commit"):
+        out.append(f"# commit: {meta['commit']}")
+    out += [f"# flags: {meta['flags']}", f"# timeout: {meta['timeout']}",
+            f"# jobs: {meta['jobs']}"]
     for f, why in meta.get("excluded", []):
         out.append(f"# excluded: {f}: {why}")
     return out
@@ -171,6 +172,7 @@ def write_markdown(path, tsv, meta, root):
                                 text=True).stdout.strip()
     except OSError:
         commit = "?"
+    commit = m.get("commit") or commit  # the build measured, when recorded
     s = summarize(rows)
     part = m.get("part", "SingleSource")
     out = [f"# cbana on LLVM test-suite {part}/Benchmarks (C programs)",
