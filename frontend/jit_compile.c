@@ -165,9 +165,11 @@ typedef struct jit_owned {
   /* per function, NULL: none; to compile first with the blocks of
    * pin_blocks (the last run's): 1 at -O0, 2 at -O1 */
   uint8_t *pin;
-  uint8_t *pin_blocks;              /* per global block */
-  uint64_t ops_compiled, ops_whole; /* over every compile; their
-                                       functions' */
+  uint8_t *pin_blocks; /* per global block */
+  /* ops in the latest kernel of each function (a recompile replaces
+   * its function's count), and those functions' ops */
+  uint64_t ops_compiled, ops_whole;
+  uint64_t *ops_now; /* per function: its latest kernel's ops */
   uint32_t recompiles, tier_ups;
   uint64_t program_key;
   bool busy, quit;
@@ -413,7 +415,8 @@ static void compile_batch(jit_owned *o, const uint32_t *fis, uint32_t n) {
       o->nmore[fi] += o->nth[fi] != 0 && !up;
       o->tier_ups += up;
       o->ops_whole += o->nth[fi] == 0 ? m.fn_ops : 0;
-      o->ops_compiled += m.ops;
+      o->ops_compiled += m.ops - o->ops_now[fi];
+      o->ops_now[fi] = m.ops;
       o->nth[fi]++;
       o->tier[fi] = m.tier;
     }
@@ -594,6 +597,7 @@ void fe_jit_free(void *owned) {
   free(o->wanted);
   free(o->nth);
   free(o->nmore);
+  free(o->ops_now);
   free(o->ran);
   free(o->code);
   free(o->more);
@@ -614,6 +618,7 @@ void fe_jit_compile(cb_program *p, bool eager, const char *cache_dir) {
     o->wanted = calloc(nf, 1);
     o->nth = calloc(nf, 1);
     o->nmore = calloc(nf, 1);
+    o->ops_now = calloc(nf, sizeof *o->ops_now);
     o->more = calloc(nf, sizeof *o->more);
     o->up = calloc(nf, sizeof *o->up);
     o->tier = calloc(nf, 1);
@@ -622,14 +627,15 @@ void fe_jit_compile(cb_program *p, bool eager, const char *cache_dir) {
     o->nphis = count_phis(p);
   }
   if (!o || !k || !o->queue || !o->state || !o->wanted || !o->nth ||
-      !o->nmore || !o->more || !o->up || !o->tier || !o->ran || !o->code ||
-      !o->nphis) {
+      !o->nmore || !o->ops_now || !o->more || !o->up || !o->tier || !o->ran ||
+      !o->code || !o->nphis) {
     if (o) {
       free(o->queue);
       free(o->state);
       free(o->wanted);
       free(o->nth);
       free(o->nmore);
+      free(o->ops_now);
       free(o->more);
       free(o->up);
       free(o->tier);
