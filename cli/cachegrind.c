@@ -642,7 +642,10 @@ int cb_cg_run(const cb_cg_request *req, cb_cg_result *out, char *err,
     goto done;
   }
   sprintf(o_out, "--cachegrind-out-file=%s", outfile);
-  sprintf(o_log, "--log-file=%s", logfile);
+  /* valgrind's messages on the program's stderr (a file): --log-file
+   * would take the client's descriptor 3 (valgrind 3.19), and the
+   * program's first open() would return 4 where a real run gets 3 */
+  sprintf(o_log, "--log-fd=2");
   size_t k = 0;
   argv[k++] = vg;
   argv[k++] = "--tool=cachegrind";
@@ -673,6 +676,14 @@ int cb_cg_run(const cb_cg_request *req, cb_cg_result *out, char *err,
   if (pid == 0) {
     int e = 0;
     const char *what = "";
+    /* The program starts with stdin, stdout and stderr only, as from a
+     * shell: a descriptor of cbana's left open would take the number its
+     * first open() gets (the analysis models 3). */
+    if (close_range(3, (unsigned)pfd[1] - 1, 0) < 0 ||
+        close_range((unsigned)pfd[1] + 1, ~0u, 0) < 0)
+      for (int fd = 3; fd < 65536; fd++)
+        if (fd != pfd[1])
+          close(fd);
     if (req->cwd && chdir(req->cwd) < 0) {
       e = errno;
       what = req->cwd;
@@ -684,10 +695,10 @@ int cb_cg_run(const cb_cg_request *req, cb_cg_result *out, char *err,
                         O_WRONLY | O_CREAT | O_TRUNC) < 0) {
       e = errno;
       what = req->stdout_path ? req->stdout_path : "/dev/null";
-    } else if (redirect(2, req->stderr_path ? req->stderr_path : "/dev/null",
+    } else if (redirect(2, req->stderr_path ? req->stderr_path : logfile,
                         O_WRONLY | O_CREAT | O_TRUNC) < 0) {
       e = errno;
-      what = req->stderr_path ? req->stderr_path : "/dev/null";
+      what = req->stderr_path ? req->stderr_path : logfile;
     } else {
       char *const envp[] = {NULL};
       execve(vg, (char *const *)argv, envp);
@@ -741,7 +752,7 @@ int cb_cg_run(const cb_cg_request *req, cb_cg_result *out, char *err,
   struct stat st;
   if (stat(outfile, &st) < 0) {
     char tail[1024];
-    log_tail(logfile, tail, sizeof tail);
+    log_tail(req->stderr_path ? req->stderr_path : logfile, tail, sizeof tail);
     set_err(err, errlen, "cachegrind wrote no output for %s (%s): %s",
             req->program,
             WIFEXITED(status) ? "valgrind exited" : "valgrind was killed",

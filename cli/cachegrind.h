@@ -87,7 +87,8 @@ typedef struct cb_cg_request {
   const char *const *args; /* its arguments, NULL-terminated; may be NULL */
   const char *stdin_path;  /* NULL: /dev/null */
   const char *stdout_path; /* program's stdout to this file; NULL: discard */
-  const char *stderr_path; /* program's stderr to this file; NULL: discard */
+  const char *stderr_path; /* program's stderr, and valgrind's messages,
+                              to this file; NULL: discarded */
   const char *cwd;         /* working directory; NULL: the current one */
   cb_cg_cache d1;          /* required */
   cb_cg_cache ll;          /* size 0: CB_CG_NEUTRAL_LL_SIZE, 16-way, d1 line */

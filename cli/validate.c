@@ -7,8 +7,11 @@
  * process has the addresses the analysis assumed (docs/process-model.md).
  * Like is compared with like: the accesses and misses cachegrind
  * attributes to the program's own source files (line 0 included) against
- * cbana's own loads and stores. Exit 1 when an input's L1D gap exceeds the
- * tolerance (default: 1% or 20 misses, whichever is larger). The whole
+ * cbana's own loads and stores. Exit 1 when an input's own-code accesses
+ * or L1D misses differ by more than the tolerance (default: 1% or 20,
+ * whichever is larger), or when the program's standard output or exit
+ * status differs from the real run's: the model claims the program's
+ * exact stream and output, so either gap is a modelling error. The whole
  * process (own code, library calls, ld.so's and libc's start-up and exit)
  * is compared with cachegrind's summary line too, and reported. */
 #include "cachegrind.h"
@@ -28,8 +31,10 @@ void cb_cmd_validate_usage(void) {
   cb_analyze_args_usage(
       "validate", " [--tolerance PCT]",
       "Runs every input under cachegrind with the same cache and compares "
-      "the\nprogram's own L1D misses; exits 1 when a gap exceeds --tolerance "
-      "percent\n(default: 1% or 20 misses, whichever is larger).\n");
+      "the\nprogram's own accesses and L1D misses, its output and its exit "
+      "status;\nexits 1 when a gap exceeds --tolerance percent (default: 1% "
+      "or 20,\nwhichever is larger) or the output or exit status "
+      "differ.\n");
 }
 
 /* Cachegrind simulates LRU, write-allocate, one L1D and one LL. */
@@ -220,10 +225,85 @@ static void report_hardware_counters(void) {
            "the whole process on this machine's own caches; not compared\n");
 }
 
+/* Prints the line of `t` (n bytes) that holds byte `at`, escaped, cut at
+ * 60 bytes. */
+static void print_line_at(const char *who, const char *t, size_t n, size_t at) {
+  size_t from = at < n ? at : n;
+  while (from > 0 && t[from - 1] != '\n')
+    from--;
+  printf("    %-6s '", who);
+  for (size_t i = from; i < n && i < from + 60 && t[i] != '\n'; i++) {
+    unsigned char c = (unsigned char)t[i];
+    if (c >= 32 && c < 127 && c != '\\' && c != '\'')
+      putchar(c);
+    else
+      printf("\\x%02x", c);
+  }
+  printf("'\n");
+}
+
+/* The program's standard output under cachegrind (valgrind writes its
+ * own messages elsewhere) against the one the analysis computed, byte for
+ * byte; prints the first line where they differ. */
+static bool same_output(const char *path, const char *ours, size_t n) {
+  FILE *f = fopen(path, "rb");
+  char *real = NULL;
+  size_t rn = 0, cap = 0;
+  if (f) {
+    for (;;) {
+      if (rn == cap) {
+        cap = cap ? 2 * cap : 4096;
+        char *g = realloc(real, cap);
+        if (!g)
+          break;
+        real = g;
+      }
+      size_t got = fread(real + rn, 1, cap - rn, f);
+      if (got == 0)
+        break;
+      rn += got;
+    }
+    fclose(f);
+  }
+  if (!f || !real) {
+    printf("  output: the real run's is unreadable  DIFFERS\n");
+    free(real);
+    return false;
+  }
+  size_t at = 0;
+  while (at < n && at < rn && ours[at] == real[at])
+    at++;
+  bool same = at == n && at == rn;
+  if (same) {
+    printf("  output: %zu bytes, identical to the real run's\n", n);
+  } else {
+    printf("  output: %zu bytes, the real run's %zu; they differ from byte "
+           "%zu  DIFFERS\n",
+           n, rn, at);
+    print_line_at("cbana", ours, n, at);
+    print_line_at("real", real, rn, at);
+  }
+  free(real);
+  return same;
+}
+
+/* Valgrind runs x87 arithmetic in 64-bit precision (its manual, section
+ * "Limitations": "x87 ... 64 bits"), so a program computing in long double
+ * can print other digits under cachegrind than it does natively, where
+ * the analysis' values are the native ones. */
+static bool uses_x87(const cb_program *p) {
+  for (uint32_t i = 0; i < p->n_ops; i++)
+    if (p->ops[i].ty == CB_TY_F80 || p->ops[i].ty2 == CB_TY_F80)
+      return true;
+  return false;
+}
+
 static int validate_inputs(cb_session *s, const cb_results *r, const char *exe,
                            const cb_cache_config *cfg) {
   const cb_analyze_args *a = s->args;
   int status = 0;
+  char out_path[4096];
+  snprintf(out_path, sizeof out_path, "%s.stdout", exe);
   cb_cg_request req;
   memset(&req, 0, sizeof req);
   req.program = exe;
@@ -247,6 +327,7 @@ static int validate_inputs(cb_session *s, const cb_results *r, const char *exe,
       args[k] = run->args[k];
     req.args = args;
     req.stdin_path = run->stdin_path;
+    req.stdout_path = out_path;
     cb_cg_result cg;
     char err[512];
     int rc = cb_cg_run(&req, &cg, err, sizeof err);
@@ -265,10 +346,11 @@ static int validate_inputs(cb_session *s, const cb_results *r, const char *exe,
     uint64_t cg_l1 = own.v[CB_CG_D1MR] + own.v[CB_CG_D1MW];
     uint64_t cg_ll = own.v[CB_CG_DLMR] + own.v[CB_CG_DLMW];
     bool ok = within(ours.l1_misses, cg_l1, a->tolerance);
+    bool acc_ok = within(ours.accesses, cg_acc, a->tolerance);
     printf("  %-22s %14s %14s %9s\n", "own code", "cbana", "cachegrind", "gap");
-    printf("  %-22s %14llu %14llu %+8.2f%%\n", "accesses",
+    printf("  %-22s %14llu %14llu %+8.2f%%  %s\n", "accesses",
            (unsigned long long)ours.accesses, (unsigned long long)cg_acc,
-           pct_gap(ours.accesses, cg_acc));
+           pct_gap(ours.accesses, cg_acc), acc_ok ? "ok" : "OUT OF TOLERANCE");
     printf("  %-22s %14llu %14llu %+8.2f%%  %s\n", "L1D misses",
            (unsigned long long)ours.l1_misses, (unsigned long long)cg_l1,
            pct_gap(ours.l1_misses, cg_l1), ok ? "ok" : "OUT OF TOLERANCE");
@@ -302,13 +384,26 @@ static int validate_inputs(cb_session *s, const cb_results *r, const char *exe,
                pct_gap(ll->misses, cg_wll));
       }
     }
-    if (cg.exited && run->exited && cg.exit_code != run->exit_code)
-      printf("  exit code: cbana %d, real %d\n", run->exit_code, cg.exit_code);
+    bool same_exit = cg.exited == run->exited &&
+                     (!cg.exited || cg.exit_code == run->exit_code);
+    if (!same_exit)
+      printf("  exit status: cbana %s %d, real %s %d  DIFFERS\n",
+             run->exited ? "exit" : "no exit", run->exit_code,
+             cg.exited ? "exit" : "signal",
+             cg.exited ? cg.exit_code : cg.term_signal);
+    bool same_out = same_output(out_path, run->output, run->output_len);
+    if (!same_out && uses_x87(s->program)) {
+      printf("    (not counted: the program computes in long double, which "
+             "valgrind runs in\n    64-bit precision, so its output under "
+             "cachegrind is not the native one)\n");
+      same_out = true;
+    }
     print_lines(s->program, &run->caches[0], &cg, a->top);
-    if (!ok)
+    if (!ok || !acc_ok || !same_exit || !same_out)
       status = 1;
     cb_cg_result_free(&cg);
   }
+  unlink(out_path);
   return status;
 }
 
@@ -349,8 +444,10 @@ int cb_cmd_validate_run(int argc, char **argv) {
                s.caches[0].name);
         report_hardware_counters();
         rc = validate_inputs(&s, &r, exe, cfg);
-        printf("\n%s\n", rc ? "validate: some input is out of tolerance"
-                            : "validate: every input within tolerance");
+        printf("\n%s\n", rc ? "validate: some input is out of tolerance, "
+                              "or its output or exit status differs"
+                            : "validate: every input within tolerance, "
+                              "with the real run's output and exit status");
         cb_results_free(&r);
       }
     }

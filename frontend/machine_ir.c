@@ -9,10 +9,21 @@
 #include <string.h>
 
 /* Stack objects' slots of function fi: true for slots holding an address
- * derived from an alloca (through GEPs, casts, phis and selects). */
+ * derived from an alloca or a by-value parameter (through GEPs, casts,
+ * phis and selects). A by-value aggregate lies in the caller's argument
+ * area (SysV ABI 3.2.3: passed in memory, on the stack), so the callee's
+ * machine code reads it relative to %rsp: the IR's loads of it are those
+ * stack accesses, not accesses beside them. */
 uint8_t *fe_mc_alloca_slots(fe *f, uint32_t fi) {
   const cb_function *fn = &f->functions.v[fi];
   uint8_t *is = calloc(fn->n_slots + 1, 1);
+  if (!is)
+    return NULL;
+  for (uint32_t k = 0; k < fn->n_params; k++) {
+    const cb_param *pa = &f->params.v[fn->first_param + k];
+    if (pa->byval && pa->slot < fn->n_slots)
+      is[pa->slot] = 1;
+  }
   bool changed = true;
   while (changed) {
     changed = false;
