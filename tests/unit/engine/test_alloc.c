@@ -154,14 +154,18 @@ static void test_random(void) {
   CHECK(t != NULL);
   if (!t)
     return;
-  enum { SLOTS = 512 };
-  /* Address space in slots of 256 bytes; a block fills part of one. */
-  ref_blk live[SLOTS];
-  bool used[SLOTS];
+  /* Address space in slots of 256 bytes, a block filling part of one
+   * (starts 16-byte aligned, as glibc's, and some 8 bytes off), and
+   * BIG slots of 16 KiB further up for blocks up to 12000 bytes: the
+   * tracker's granule map holds the small blocks, its sorted array the
+   * big ones. */
+  enum { SLOTS = 512, BIG = 16, BIG_SLOT = 16384 };
+  ref_blk live[SLOTS + BIG];
+  bool used[SLOTS + BIG];
   memset(used, 0, sizeof used);
   uint64_t want_acc[N_SITES] = {0}, want_blocks[N_SITES] = {0};
   /* working sets: distinct 64-byte lines per site, from base - 256 */
-  enum { LINES = (256 * SLOTS + 1024) / 64 };
+  enum { LINES = (256 * SLOTS + 1024 + 4096 + BIG_SLOT * BIG) / 64 };
   static bool seen_line[N_SITES][LINES];
   uint64_t want_lines[N_SITES] = {0};
   uint64_t base = 0x4035000;
@@ -169,10 +173,30 @@ static void test_random(void) {
   for (int step = 0; step < 200000; step++) {
     unsigned op = rnd() % 10;
     unsigned k = rnd() % SLOTS;
-    if (op == 0 && !used[k]) {
+    if (op == 3 || op == 4)
+      k = SLOTS + (unsigned)(rnd() % BIG);
+    uint64_t big_base = base + 256ull * SLOTS + 4096;
+    if (op == 3 && !used[k]) {
+      uint32_t site = (uint32_t)(rnd() % 3);
+      uint64_t size = 1 + rnd() % 12000;
+      uint64_t start =
+          big_base + (uint64_t)BIG_SLOT * (k - SLOTS) + 16 * (rnd() % 8);
+      cb_alloc_event ev = {CB_ALLOC_NEW, site, CB_LIBC_MALLOC, start, 0, size};
+      cb_alloc_track_event(t, &ev);
+      live[k] = (ref_blk){start, start + size, site};
+      used[k] = true;
+      want_blocks[site]++;
+    } else if (op == 4 && used[k]) {
+      cb_alloc_event ev = {CB_ALLOC_FREE, 5, CB_LIBC_FREE, live[k].start, 0, 0};
+      cb_alloc_track_event(t, &ev);
+      used[k] = false;
+    } else if (op == 3 || op == 4) {
+      continue;
+    } else if (op == 0 && !used[k]) {
       uint32_t site = (uint32_t)(rnd() % 3);
       uint64_t size = 1 + rnd() % 190;
-      uint64_t start = base + 256ull * k + 16 * (rnd() % 4);
+      uint64_t start =
+          base + 256ull * k + 16 * (rnd() % 4) + (rnd() % 8 == 0 ? 8 : 0);
       cb_alloc_event ev = {CB_ALLOC_NEW, site, CB_LIBC_MALLOC, start, 0, size};
       cb_alloc_track_event(t, &ev);
       live[k] = (ref_blk){start, start + size, site};
@@ -188,7 +212,8 @@ static void test_random(void) {
       if (j != k && used[j])
         continue;
       uint64_t size = 1 + rnd() % 190;
-      uint64_t start = base + 256ull * j + 16 * (rnd() % 4);
+      uint64_t start =
+          base + 256ull * j + 16 * (rnd() % 4) + (rnd() % 8 == 0 ? 8 : 0);
       cb_alloc_event ev = {CB_ALLOC_REALLOC, 3,   CB_LIBC_REALLOC, start,
                            live[k].start,    size};
       cb_alloc_track_event(t, &ev);
@@ -197,10 +222,11 @@ static void test_random(void) {
       used[j] = true;
       want_blocks[3]++;
     } else {
-      uint64_t addr = base + rnd() % (256ull * SLOTS + 512) - 256;
+      uint64_t addr = rnd() % 4 ? base + rnd() % (256ull * SLOTS + 512) - 256
+                                : big_base + rnd() % ((uint64_t)BIG_SLOT * BIG);
       uint32_t site = 4 + (uint32_t)(rnd() % 2);
       uint32_t want = CB_NONE;
-      for (unsigned s = 0; s < SLOTS; s++) /* naive: every block */
+      for (unsigned s = 0; s < SLOTS + BIG; s++) /* naive: every block */
         if (used[s] && addr >= live[s].start && addr < live[s].end)
           want = live[s].site;
       if (want != CB_NONE) {
