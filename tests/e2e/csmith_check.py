@@ -10,13 +10,16 @@ benchmarks, not this check), and so is one whose native run dies of a
 signal. Otherwise cbana analyzes it twice, with the default engine and with
 --exact-engine, and both must finish with the native run's standard output
 and exit status; the fast engine's JSON report must also equal the
-reference interpreter's (fast_identity.py's comparison). A seed cbana
+reference interpreter's (fast_identity.py's comparison). With --validate,
+`cbana validate` runs it under cachegrind too and must pass: own-code
+accesses and L1D misses within max(1%, 20), the output and exit status
+the real run's. A seed cbana
 refuses (an unsupported construct, a library function it does not model)
 or stops (its operation budget) is a failure, with cbana's message.
 
   csmith_check.py CBANA [--seeds 1-100 | --seeds 3,7,12-15] [--opt=-O2]
                   [--jobs N] [--native-limit S] [--cbana-timeout S]
-                  [--summary FILE.md]
+                  [--validate] [--summary FILE.md]
 
 Prints a line per seed and "N passed, N failed, N skipped"; exits 1 when a
 seed failed or none passed. --summary writes the counts and the failures
@@ -94,7 +97,25 @@ def engine_problems(report, err, out, status, engine):
     return probs
 
 
-def make_check(opt, native_limit, cbana_timeout, keep):
+def validate_problems(cbana, src, args, work, timeout):
+    """`cbana validate`'s verdict: [] when it passed, else the lines of
+    its report that say what is out (accesses, misses, output)."""
+    try:
+        r = subprocess.run([cbana, "validate", src, *args, "--quiet"],
+                           cwd=work, capture_output=True, text=True,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return [f"validate: timed out after {timeout} s"]
+    if r.returncode == 0:
+        return []
+    bad = [ln.strip() for ln in r.stdout.splitlines()
+           if "OUT OF TOLERANCE" in ln or "DIFFERS" in ln or
+           "not compared" in ln or "failed" in ln]
+    return ["validate: " + ("; ".join(bad) if bad else
+                            f"exit {r.returncode}: {r.stderr.strip()[-200:]}")]
+
+
+def make_check(opt, native_limit, cbana_timeout, keep, validate=False):
     flags = [opt, "-w", f"-I{CSMITH_INCLUDE}"]
 
     def check(cbana, name, sources, extra, cwd):
@@ -120,6 +141,9 @@ def make_check(opt, native_limit, cbana_timeout, keep):
                 if d:
                     fails.append(f"fast report differs from the exact "
                                  f"one: {d}")
+            if validate and not fails:
+                fails += validate_problems(cbana, src, args, work,
+                                           cbana_timeout)
             ops = ((fast or exact or {}).get("runs") or [{}])[0].get(
                 "operations")
             return name, fails, f"native {secs:.2f} s, {ops} operations"
@@ -201,6 +225,8 @@ def main():
     ap.add_argument("--summary", default=None)
     ap.add_argument("--keep", default=None,
                     help="keep each seed's program and build here")
+    ap.add_argument("--validate", action="store_true",
+                    help="also `cbana validate` each seed against cachegrind")
     a = ap.parse_args()
     if shutil.which("csmith") is None:
         print("csmith is not installed (scripts/setup.sh installs it)")
@@ -209,7 +235,8 @@ def main():
         os.makedirs(a.keep, exist_ok=True)
     cbana = os.path.abspath(a.cbana)
     cases = [(f"seed {s}", [], [], None) for s in parse_seeds(a.seeds)]
-    check = make_check(a.opt, a.native_limit, a.cbana_timeout, a.keep)
+    check = make_check(a.opt, a.native_limit, a.cbana_timeout, a.keep,
+                       a.validate)
     passed, failed, results = run_cases(cbana, cases, check, a.jobs,
                                         note=lambda r: r[2])
     skipped = sum(1 for r in results if r[1] is None)
