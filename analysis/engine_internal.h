@@ -115,6 +115,7 @@ typedef struct cb_eng {
   };
   uint8_t va_al_next; /* the next frame's va_al (engine_varargs.c) */
   bool sqrt_called;   /* the last sqrt or sqrtf called the library */
+  uint64_t slept_ns;  /* what sleep() added to the virtual clock */
 
   /* The operations left: budget_left is the interpreter's allowance (a
    * local of eng_run while it runs), at most CB_ENGINE_CHECK_OPS;
@@ -288,6 +289,22 @@ static inline void eng_budget_spend_upto(cb_eng *e, uint64_t *budget,
 /* Operations executed so far, the allowance being `budget`. */
 static inline uint64_t eng_ops_done(const cb_eng *e, uint64_t budget) {
   return e->opt.budget - budget - e->budget_rest;
+}
+
+/* The virtual clock the program reads (clock, time, gettimeofday,
+ * clock_gettime, getrusage): nanoseconds since main began, one per
+ * executed operation, plus what sleep() slept (CPU time: without it). It
+ * runs with the program's
+ * work, so a loop that waits for time to pass ends, and every engine
+ * reads the same time at the same operation (the library is called with
+ * the allowance in e->budget_left); docs/process-model.md. */
+#define CB_CLOCK_EPOCH_S 1700000000u /* time() when main begins */
+#define CB_CLOCK_CPU0_US 1000u       /* clock() when main begins */
+static inline uint64_t eng_cpu_ns(const cb_eng *e) {
+  return eng_ops_done(e, e->budget_left);
+}
+static inline uint64_t eng_clock_ns(const cb_eng *e) {
+  return eng_cpu_ns(e) + e->slept_ns;
 }
 
 /* The allowance ran out (at the interpreter's `budget` 0, in function fn):

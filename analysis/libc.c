@@ -528,11 +528,11 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
     free(ex);
     return st;
   }
-  case CB_LIBC_CLOCK:
-    ret[0].u = 1000;
+  case CB_LIBC_CLOCK: /* CLOCKS_PER_SEC is 1000000 (POSIX) */
+    ret[0].u = CB_CLOCK_CPU0_US + eng_cpu_ns(e) / 1000;
     return CB_GO;
   case CB_LIBC_TIME: {
-    uint64_t t = 1700000000;
+    uint64_t t = CB_CLOCK_EPOCH_S + eng_clock_ns(e) / 1000000000;
     if (a[0].u) {
       if (!cb_eng_write(e, a[0].u, &t, 8))
         return CB_FAIL;
@@ -543,7 +543,10 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   }
   case CB_LIBC_GETTIMEOFDAY:
   case CB_LIBC_CLOCK_GETTIME: {
-    uint64_t tv[2] = {1700000000, 0};
+    uint64_t ns = eng_clock_ns(e);
+    uint64_t tv[2] = {CB_CLOCK_EPOCH_S + ns / 1000000000,
+                      ns % 1000000000 /
+                          (fn == CB_LIBC_GETTIMEOFDAY ? 1000 : 1)};
     uint64_t p = fn == CB_LIBC_GETTIMEOFDAY ? a[0].u : a[1].u;
     if (p) {
       if (!cb_eng_write(e, p, tv, 16))

@@ -501,7 +501,7 @@ static void fill_stat(const cb_vfile *v, uint8_t out[144]) {
   PUT8(64, (v->len + 4095) / 4096 * 8);
   /* the times of the disk's file; a file the run made: time()'s value */
   uint64_t t = v->on_disk && !v->written ? (uint64_t)v->st.st_mtim.tv_sec
-                                         : 1700000000ull;
+                                         : CB_CLOCK_EPOCH_S;
   PUT8(72, v->on_disk ? (uint64_t)v->st.st_atim.tv_sec : t);
   PUT8(88, t);
   PUT8(104, v->devnull ? (uint64_t)v->st.st_ctim.tv_sec : t);

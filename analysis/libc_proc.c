@@ -1,8 +1,8 @@
 /* libc_proc.c: the C library model's process calls outside stdio and
- * the heap: sleep, getrusage, isatty and signal. cbana never waits and its
- * clock stands still (clock() is 1000 microseconds of CPU time, time()
- * 1700000000 whenever they are called, libc.c), so sleep returns at once with
- * nothing left to sleep, and getrusage reports that same CPU time.
+ * the heap: sleep, getrusage, isatty and signal. cbana never waits: sleep
+ * returns at once with nothing left to sleep, having moved the virtual
+ * clock (eng_clock_ns) on by its seconds, and getrusage reports the
+ * clock's CPU time, as clock() does.
  *
  * Traffic: a lackey trace of each after its first call (Debian 12's
  * glibc 2.36, offsets from libc's base as libc_rand.c's), relative to
@@ -134,6 +134,7 @@ cb_stop cb_libc_proc_call(cb_eng *e, uint32_t fn, const cb_value *a,
   switch ((cb_libfn)fn) {
   case CB_LIBC_SLEEP:
     sleep_traffic(e);
+    e->slept_ns += (uint64_t)(uint32_t)a[0].u * 1000000000u;
     ret[0].u = 0; /* no second left to sleep */
     return CB_GO;
   case CB_LIBC_GETRUSAGE: {
@@ -143,13 +144,14 @@ cb_stop cb_libc_proc_call(cb_eng *e, uint32_t fn, const cb_value *a,
       ret[0].u = (uint32_t)-1;
       return CB_GO;
     }
-    /* the fixed clock's CPU time, all of it user time; no child ever
-     * ran; the kernel's counters (memory, faults, switches) are 0: the
-     * model keeps no such accounting */
+    /* the virtual clock's CPU time (clock()'s), all of it user time; no
+     * child ever ran; the kernel's counters (memory, faults, switches)
+     * are 0: the model keeps no such accounting */
     uint8_t ru[RUSAGE_BYTES];
     memset(ru, 0, sizeof ru);
-    int64_t usec = who == -1 ? 0 : 1000;
-    memcpy(ru + 8, &usec, 8);
+    uint64_t us = who == -1 ? 0 : CB_CLOCK_CPU0_US + eng_cpu_ns(e) / 1000;
+    int64_t tv[2] = {(int64_t)(us / 1000000), (int64_t)(us % 1000000)};
+    memcpy(ru, tv, sizeof tv);
     if (!cb_eng_write(e, a[1].u, ru, sizeof ru))
       return CB_FAIL;
     ret[0].u = 0;
