@@ -50,9 +50,13 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
       if (__builtin_expect(e->kernel_stop != CB_GO, 0)) {
         st = e->kernel_stop; /* a call a kernel ran ended the run */
         e->kernel_stop = CB_GO;
-        if (st == CB_LONGJMP && e->depth > stop_depth) {
-          ip = F->ip; /* after the setjmp call, in a frame of this loop */
-          continue;
+        if (st == CB_LONGJMP) {
+          if (e->depth > stop_depth) {
+            ip = F->ip; /* after the setjmp call, in a frame of this loop */
+            continue;
+          }
+          e->budget_left = budget; /* F is a frame of an outer loop's, */
+          return st;               /* its ip the setjmp's */
         }
         F->ip = ip;
         e->budget_left = budget;

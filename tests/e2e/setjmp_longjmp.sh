@@ -10,7 +10,8 @@
 # validate's tolerance, and the whole process's accesses grow from 20 to
 # 40 rounds by what cachegrind's grow (setjmp's and longjmp's own traffic
 # in libc, the pointer guard's reads, __pthread_cleanup_upto's); the
-# same with -D_FORTIFY_SOURCE=2 (__longjmp_chk). A jump to a function
+# same with -D_FORTIFY_SOURCE=2 (__longjmp_chk); at -O0 the own-code
+# lines (no spills after a call that never returns). A jump to a function
 # that returned, and a saved signal mask, stop the input with an error
 # naming the line.
 set -u
@@ -47,9 +48,10 @@ command -v valgrind >/dev/null || {
 }
 # whole NAME: the whole process's accesses, cbana's and cachegrind's
 whole() { awk '/^  whole process/ { w = 1 } w && $1 == "accesses" { print $2, $3; exit }' "$1"; }
-for mode in plain fortify; do
+for mode in plain fortify O0; do
   flags=-O2
   [ $mode = fortify ] && flags="-O2 -D_FORTIFY_SOURCE=2"
+  [ $mode = O0 ] && flags=-O0
   for n in 20 40; do
     v=$mode.$n
     "$cbana" validate --quiet "$src" --cflags "$flags" --args $n --top 200 \
@@ -62,6 +64,9 @@ for mode in plain fortify; do
     awk '$1 ~ /^jumps\.c:/ && NF == 5 { n++; if ($2 != $3) { print; bad = 1 } }
          END { exit bad || n < 30 }' $v.out && ok || bad "$v: a line's accesses differ"
   done
+  # (-O0's stdio calls leave the whole process a gap that moves with the
+  # digits printed, not with the rounds: not this model's)
+  [ $mode = O0 ] && continue
   read -r cb20 cg20 <<<"$(whole $mode.20.out)"
   read -r cb40 cg40 <<<"$(whole $mode.40.out)"
   [ -n "$cb20" ] && [ $((cb40 - cb20)) -eq $((cg40 - cg20)) ] && ok ||

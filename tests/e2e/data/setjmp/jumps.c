@@ -2,7 +2,8 @@
  * error recovery out of a recursion many frames deep, setjmp in a loop,
  * a longjmp from a callee of a callee with the value 0, a jump through a
  * copy of the jmp_buf (a shallow binding stack, as gawk keeps one), and
- * a longjmp out of hot functions that the engine runs as native kernels.
+ * a longjmp out of hot functions that the engine runs as native kernels,
+ * and out of a function the interpreter runs for a kernel.
  * `jumps N` runs every shape N times; `jumps returned` jumps to a
  * function that has returned (undefined in C: the analysis must refuse),
  * `jumps mask` saves the signal mask, which the model does not. */
@@ -71,6 +72,26 @@ __attribute__((noinline)) static void scan(int stop) {
     hot_sum += step(i, stop);
 }
 
+/* a kernel (driver) calls a function the interpreter runs (guarded: it
+ * calls setjmp), whose callee, a kernel, jumps past both to main */
+__attribute__((noinline)) static void thrower(int v) {
+  if (v > 2)
+    longjmp(err_buf, 2000 + v);
+}
+__attribute__((noinline)) static int guarded(int v) {
+  jmp_buf local;
+  if (setjmp(local))
+    return -1;
+  thrower(v);
+  return v;
+}
+__attribute__((noinline)) static long driver(int n) {
+  long s = 0;
+  for (int i = 0; i < n; i++)
+    s += guarded(i) + table[i];
+  return s;
+}
+
 /* text and a number without printf, which -D_FORTIFY_SOURCE=2 makes
  * __printf_chk (and longjmp __longjmp_chk) */
 static void put(const char *s, long v) {
@@ -129,6 +150,13 @@ int main(int argc, char **argv) {
     int v = setjmp(err_buf);
     if (v == 0)
       scan((k * 37) % 4000 + 50);
+    else
+      recovered += v;
+  }
+  for (int k = 0; k < n; k++) {
+    int v = setjmp(err_buf);
+    if (v == 0)
+      hot_sum += driver(k % 5 + 3);
     else
       recovered += v;
   }
