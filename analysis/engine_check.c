@@ -220,8 +220,11 @@ const char *eng_validate(const cb_program *p, char *buf, size_t n) {
         else if (last != term)
           why = last ? "the block does not end with a terminator"
                      : "a terminator inside the block";
+        /* extractelement's lanes are its vector's: it writes one slot */
         else if (op->dst != CB_NONE &&
-                 (uint64_t)op->dst + (l < 2 ? 2 : l) > ns + 1)
+                 (uint64_t)op->dst +
+                         (l < 2 || op->code == CB_OP_EXTRACTELT ? 2 : l) >
+                     ns + 1)
           why = "destination slot out of range";
         else if (!OPND_OK(op->a, 1) || !OPND_OK(op->b, 1) || !OPND_OK(op->c, 1))
           why = "operand out of range";

@@ -426,7 +426,7 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
     st = cb_intrinsic_call(e, callee, op, vals, tys, lanes, nargs, ret);
   }
   e->cur_site = keep;
-  if (tail)
+  if (tail && st != CB_LONGJMP)
     e->frames[e->depth - 1].sp = keep_sp;
   if (st != CB_GO)
     return st;
@@ -466,6 +466,9 @@ cb_stop cb_eng_call_at(cb_eng *e, uint32_t func, uint64_t cfa, uint32_t site,
   st = eng_run(e, d0, ret);
   if (st == CB_RETURNED)
     return CB_GO;
+  if (st == CB_LONGJMP) /* libc_setjmp.c stops such a jump before */
+    return cb_eng_fail(e, CB_RUN_ERROR, site,
+                       "longjmp out of a function the C library called");
   return st;
 }
 

@@ -23,7 +23,10 @@ typedef enum cb_stop {
   CB_GO = 0,   /* keep going */
   CB_RETURNED, /* the frame at the stop depth returned */
   CB_EXIT,     /* exit() or main returned */
-  CB_FAIL      /* error, budget, abort: see outcome */
+  CB_FAIL,     /* error, budget, abort: see outcome */
+  /* a longjmp dropped frames: the top frame goes on after its setjmp
+   * call (libc_setjmp.c); a loop whose frames are gone returns it */
+  CB_LONGJMP
 } cb_stop;
 
 typedef struct cb_textbuf {

@@ -50,6 +50,14 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
       if (__builtin_expect(e->kernel_stop != CB_GO, 0)) {
         st = e->kernel_stop; /* a call a kernel ran ended the run */
         e->kernel_stop = CB_GO;
+        if (st == CB_LONGJMP) {
+          if (e->depth > stop_depth) {
+            ip = F->ip; /* after the setjmp call, in a frame of this loop */
+            continue;
+          }
+          e->budget_left = budget; /* F is a frame of an outer loop's, */
+          return st;               /* its ip the setjmp's */
+        }
         F->ip = ip;
         e->budget_left = budget;
         return st;
@@ -386,6 +394,11 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
       uint32_t d0 = e->depth;
       st = eng_do_call(e, op, ip);
       budget = e->budget_left;
+      if (__builtin_expect(st == CB_LONGJMP, 0) && e->depth > stop_depth) {
+        RELOAD(); /* after the setjmp call, in a frame of this loop */
+        ip = F->ip;
+        continue;
+      }
       if (st != CB_GO)
         return st;
       RELOAD();

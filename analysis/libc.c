@@ -205,7 +205,7 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
   }
   cb_stop st = libc_dispatch(e, fn, a, ty, n, ret);
   /* the FILEs as glibc leaves them after the call */
-  if (st == CB_GO) {
+  if (st == CB_GO || st == CB_LONGJMP) {
     uint64_t sig = stdio_sig(e);
     if (sig != e->stdio_sig) {
       e->stdio_sig = sig;
@@ -518,6 +518,15 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_CXA_ATEXIT:
   case CB_LIBC_ON_EXIT:
     return cb_libc_exit_register(e, fn, a, ret);
+  case CB_LIBC_USETJMP:
+  case CB_LIBC_SETJMP:
+  case CB_LIBC_SIGSETJMP:
+    return cb_libc_setjmp(e, fn, a, n, ret);
+  case CB_LIBC_LONGJMP:
+  case CB_LIBC_ULONGJMP:
+  case CB_LIBC_SIGLONGJMP:
+  case CB_LIBC_LONGJMP_CHK:
+    return cb_libc_longjmp(e, fn, a);
   case CB_LIBC_ABORT:
     return cb_eng_fail(e, CB_RUN_ABORT, e->cur_site,
                        "the program called abort()");

@@ -95,6 +95,11 @@ cb_stop cb_libc_getdelim(cb_eng *e, uint64_t lineptr, uint64_t np, int delim,
 
 /* libc_exit.c: atexit, __cxa_atexit and on_exit (exit itself is
  * cb_libc_exit, engine_internal.h). */
+/* setjmp's and longjmp's (libc_setjmp.c); longjmp returns CB_LONGJMP
+ * with the frames dropped, or fails */
+cb_stop cb_libc_setjmp(cb_eng *e, uint32_t fn, const cb_value *a, uint32_t n,
+                       cb_value *ret);
+cb_stop cb_libc_longjmp(cb_eng *e, uint32_t fn, const cb_value *a);
 cb_stop cb_libc_exit_register(cb_eng *e, uint32_t fn, const cb_value *a,
                               cb_value *ret);
 

@@ -230,9 +230,6 @@ bool fe_lower_call(fe *f, LLVMValueRef I) {
     } else {
       int lib = find_libc(name);
       if (lib < 0) {
-        if (strcmp(name, "setjmp") == 0 || strcmp(name, "_setjmp") == 0 ||
-            strcmp(name, "longjmp") == 0 || strcmp(name, "__sigsetjmp") == 0)
-          return fe_unsupported(f, I, "setjmp/longjmp");
         if (strncmp(name, "pthread_", 8) == 0)
           return fe_unsupported(f, I, "threads");
         fe_unknown_call u;

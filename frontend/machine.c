@@ -197,6 +197,30 @@ typedef struct owed_t {
 
 typedef FE_VEC(cb_mach_access) machvec;
 
+/* A call the IR follows with `unreachable` (exit, longjmp, abort, a
+ * function of the program that never returns) on the line of machine
+ * call m: the code generator emits nothing after such a call, and the
+ * block the next instruction starts is no successor of m's (at -O0 it
+ * is the IR's next block: counted as reached, its spills and reloads
+ * were made before a longjmp or exit that never came back). */
+static bool noreturn_call_at(fe *f, const cb_function *fn, const minst *m) {
+  for (uint32_t b = fn->first_block; b < fn->first_block + fn->n_blocks; b++) {
+    const cb_block *bl = &f->blocks.v[b];
+    if (bl->n_ops < 2)
+      continue;
+    const cb_op *t = &f->ops.v[bl->first_op + bl->n_ops - 1];
+    const cb_op *op = t - 1;
+    if (t->code != CB_OP_UNREACHABLE || op->code != CB_OP_CALL ||
+        !fe_mc_real_call(f, op))
+      continue;
+    uint32_t site = (uint32_t)f->extra.v[op->aux + 2];
+    if (site < f->sites.n && f->sites.v[site].line == m->line &&
+        f->sites.v[site].file == m->file)
+      return true;
+  }
+  return false;
+}
+
 static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
                         uint64_t code_lo, uint64_t lo, uint64_t size,
                         machvec *per_block, uint32_t *n_hidden_in_block) {
@@ -423,6 +447,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     if (last->kind == MK_IJMP)
       b->unknown_succ = true;
     if (last->kind != MK_JMP && last->kind != MK_RET && last->kind != MK_IJMP &&
+        !(last->kind == MK_CALL && noreturn_call_at(f, fn, last)) &&
         bi + 1 < mb.n)
       b->succ[b->n_succ++] = bi + 1;
     /* keys and hidden accesses */

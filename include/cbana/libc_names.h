@@ -385,7 +385,17 @@
   X(OVERFLOW, "__overflow")                                                    \
   X(GETLINE, "getline")                                                        \
   X(GETDELIM, "getdelim")                                                      \
-  X(GETDELIM2, "__getdelim") /* bits/stdio.h's inline getline */
+  X(GETDELIM2, "__getdelim") /* bits/stdio.h's inline getline */               \
+  /* non-local jumps (analysis/libc_setjmp.c): <setjmp.h>'s setjmp is          \
+   * _setjmp, sigsetjmp is __sigsetjmp; -D_FORTIFY_SOURCE makes longjmp        \
+   * __longjmp_chk */                                                          \
+  X(USETJMP, "_setjmp")                                                        \
+  X(SETJMP, "setjmp")                                                          \
+  X(SIGSETJMP, "__sigsetjmp")                                                  \
+  X(LONGJMP, "longjmp")                                                        \
+  X(ULONGJMP, "_longjmp")                                                      \
+  X(SIGLONGJMP, "siglongjmp")                                                  \
+  X(LONGJMP_CHK, "__longjmp_chk")
 
 typedef enum cb_libfn {
 #define CB_LIBFN_ENUM(id, name) CB_LIBC_##id,
