@@ -555,6 +555,8 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   }
   case CB_LIBC_GETOPT:
     return cb_libc_getopt(e, a, ret);
+  case CB_LIBC_MKTEMP:
+    return cb_libc_mktemp(e, a, ret);
   case CB_LIBC_SLEEP:
   case CB_LIBC_GETRUSAGE:
   case CB_LIBC_ISATTY:

@@ -385,7 +385,8 @@
   X(OVERFLOW, "__overflow")                                                    \
   X(GETLINE, "getline")                                                        \
   X(GETDELIM, "getdelim")                                                      \
-  X(GETDELIM2, "__getdelim") /* bits/stdio.h's inline getline */
+  X(GETDELIM2, "__getdelim") /* bits/stdio.h's inline getline */               \
+  X(MKTEMP, "mktemp")
 
 typedef enum cb_libfn {
 #define CB_LIBFN_ENUM(id, name) CB_LIBC_##id,
