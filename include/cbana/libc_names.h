@@ -386,7 +386,9 @@
   X(GETLINE, "getline")                                                        \
   X(GETDELIM, "getdelim")                                                      \
   X(GETDELIM2, "__getdelim") /* bits/stdio.h's inline getline */               \
-  X(MKTEMP, "mktemp")
+  X(MKTEMP, "mktemp")                                                          \
+  X(INDEX, "index")   /* strchr's alias (BSD) */                               \
+  X(RINDEX, "rindex") /* strrchr's */
 
 typedef enum cb_libfn {
 #define CB_LIBFN_ENUM(id, name) CB_LIBC_##id,
