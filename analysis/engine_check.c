@@ -277,7 +277,9 @@ const char *eng_validate(const cb_program *p, char *buf, size_t n) {
                        (uint64_t)g[1] >= p->n_functions) ||
                       (g[0] == CB_CALL_LIBC && g[1] >= CB_LIBC_COUNT) ||
                       (g[0] == CB_CALL_INTRINSIC && g[1] >= CB_INTR_COUNT) ||
-                      g[0] > CB_CALL_INTRINSIC || g[3] > 64))
+                      (g[0] == CB_CALL_UNMODELLED &&
+                       (uint64_t)g[1] >= p->n_unmodelled) ||
+                      g[0] > CB_CALL_UNMODELLED || g[3] > 64))
               why = "call record out of range";
             else if (op->code == CB_OP_SWITCH)
               for (int64_t k = 0; k < g[0] && !why; k++)

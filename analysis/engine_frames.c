@@ -290,6 +290,12 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
     uint64_t addr =
         ((op->a & CB_OPND_CONST) ? &K[op->a & ~CB_OPND_CONST] : &S[op->a])->u;
     callee = cb_eng_function_at(e, addr);
+    for (uint32_t u = 0; callee == CB_NONE && addr && u < p->n_unmodelled; u++)
+      if (p->unmodelled_addr[u] == addr)
+        return cb_eng_fail(e, CB_RUN_ERROR, site,
+                           "call through a pointer to the C library function "
+                           "`%s`, which is not modelled",
+                           p->unmodelled[u]);
     if (callee == CB_NONE)
       return cb_eng_fail(e, CB_RUN_ERROR, site,
                          "call through a pointer to 0x%llx, which is no "
@@ -297,6 +303,13 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
                          (unsigned long long)addr);
     kind = CB_CALL_DIRECT;
   }
+  if (kind == CB_CALL_UNMODELLED)
+    /* the program links against it (the executable imports it), so it
+     * ran natively; its result and traffic are unknown here */
+    return cb_eng_fail(e, CB_RUN_ERROR, site,
+                       "call of the C library function `%s`, which is not "
+                       "modelled",
+                       callee < p->n_unmodelled ? p->unmodelled[callee] : "?");
   if (kind == CB_CALL_DIRECT) {
     if (callee >= p->n_functions)
       return cb_eng_fail(e, CB_RUN_ERROR, site, "call of function #%u", callee);

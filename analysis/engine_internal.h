@@ -176,8 +176,9 @@ typedef struct cb_eng {
   uint64_t dl_bound;
   uint64_t dl_ldso, dl_lmap, dl_tcb, dl_obj[CB_DL_MAX_OBJS];
   int exit_code;
-  uint32_t cur_site; /* call site of the library call running */
-  uint32_t cur_op;   /* its call op (program->ops) */
+  uint64_t tempname_calls; /* mktemp's so far (libc_tempname.c) */
+  uint32_t cur_site;       /* call site of the library call running */
+  uint32_t cur_op;         /* its call op (program->ops) */
   /* its arguments' slots, NULL outside a library call: a long double
    * argument (CB_TY_F80) spans two, where args[k] holds only the first */
   const cb_value *const *call_vals;

@@ -136,6 +136,13 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
  * model's traffic (the lock's words are not modelled for std streams) */
 static uint32_t locked_form(uint32_t fn) {
   switch ((cb_libfn)fn) {
+  /* libc.so.6 exports index and rindex at strchr's and strrchr's IFUNC
+   * resolvers (string/strchr.c: weak_alias): the same code; only their
+   * PLT slots, bound under their own names, are theirs */
+  case CB_LIBC_INDEX:
+    return CB_LIBC_STRCHR;
+  case CB_LIBC_RINDEX:
+    return CB_LIBC_STRRCHR;
   case CB_LIBC_GETC_UNLOCKED:
   case CB_LIBC_FGETC_UNLOCKED:
   case CB_LIBC_UFLOW: /* __uflow(fp): the next byte, the buffer refilled */
@@ -567,6 +574,8 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   }
   case CB_LIBC_GETOPT:
     return cb_libc_getopt(e, a, ret);
+  case CB_LIBC_MKTEMP:
+    return cb_libc_mktemp(e, a, ret);
   case CB_LIBC_SLEEP:
   case CB_LIBC_GETRUSAGE:
   case CB_LIBC_ISATTY:

@@ -21,12 +21,16 @@
 
 /* The Program's variable of that name without an initializer (libc's,
  * which the executable's copy relocation places in its .bss), 0 when the
- * program does not refer to it. */
+ * program does not refer to it. A program that defines the variable
+ * itself (with its own getopt: Prolangs-C/bison's `int optind = 0;`) has
+ * debug info for its definition, which a declaration of libc's has not:
+ * that one is the program's, and keeps its own initial value. */
 static uint64_t libc_var(cb_eng *e, const char *name, uint32_t size) {
   const cb_program *p = e->p;
   for (uint32_t i = 0; i < p->n_globals; i++) {
     const cb_global *g = &p->globals[i];
-    if (g->name && g->size == size && !g->init && !strcmp(g->name, name))
+    if (g->name && g->size == size && !g->init && g->var == CB_NONE &&
+        !strcmp(g->name, name))
       return g->addr;
   }
   return 0;

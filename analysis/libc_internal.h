@@ -107,6 +107,9 @@ cb_stop cb_libc_exit_register(cb_eng *e, uint32_t fn, const cb_value *a,
 cb_stop cb_libc_getopt(cb_eng *e, const cb_value *a, cb_value *ret);
 void cb_libc_getopt_init(cb_eng *e);
 
+/* libc_tempname.c: mktemp. */
+cb_stop cb_libc_mktemp(cb_eng *e, const cb_value *a, cb_value *ret);
+
 /* libc_proc.c: sleep, getrusage, isatty, signal. */
 cb_stop cb_libc_proc_call(cb_eng *e, uint32_t fn, const cb_value *a,
                           cb_value *ret);

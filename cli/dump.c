@@ -154,6 +154,10 @@ static void print_op(FILE *o, const cb_program *p, const cb_op *op) {
     case CB_CALL_INTRINSIC:
       fprintf(o, " llvm:%s", cb_intrinsic_name((cb_intrinsic)x[1]));
       break;
+    case CB_CALL_UNMODELLED:
+      fprintf(o, " unmodelled:%s",
+              (uint64_t)x[1] < p->n_unmodelled ? p->unmodelled[x[1]] : "?");
+      break;
     case CB_CALL_INDIRECT:
       fputs(" *", o);
       print_operand(o, p, op->a);

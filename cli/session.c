@@ -222,6 +222,19 @@ int cb_session_open(cb_session *s, const cb_analyze_args *a,
     return 2;
   }
   free(err);
+  const cb_program *p = s->program;
+  if (p->n_unmodelled) {
+    /* the program links, so each is a real library function: an input
+     * that calls one stops there (cb_eng's message names it) */
+    fprintf(stderr,
+            "cbana %s: warning: the program references C library "
+            "function%s that cbana does not model (an input that calls one "
+            "stops there):",
+            command, p->n_unmodelled > 1 ? "s" : "");
+    for (uint32_t i = 0; i < p->n_unmodelled; i++)
+      fprintf(stderr, "%s %s", i ? "," : "", p->unmodelled[i]);
+    fputc('\n', stderr);
+  }
   return 0;
 }
 

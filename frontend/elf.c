@@ -92,6 +92,13 @@ bool fe_elf_read(fe_elf *elf, const char *path, uint64_t load_base,
         file = nm ? fe_pool_str(elf->strings, nm) : NULL;
         continue;
       }
+      if (sym.st_shndx == SHN_UNDEF && nm && *nm &&
+          (type == STT_FUNC || type == STT_NOTYPE)) {
+        /* .symtab names an import with its version: sendto@GLIBC_2.2.5 */
+        size_t l = strcspn(nm, "@");
+        FE_PUSH(elf->imports, fe_pool_strn(elf->strings, nm, l));
+        continue;
+      }
       if ((type != STT_OBJECT && type != STT_FUNC) || !nm || !*nm ||
           sym.st_shndx == SHN_UNDEF || sym.st_shndx >= nsec)
         continue;
@@ -115,6 +122,7 @@ bool fe_elf_read(fe_elf *elf, const char *path, uint64_t load_base,
 
 void fe_elf_free(fe_elf *elf) {
   free(elf->syms.v);
+  free(elf->imports.v);
   free(elf->secs.v);
   fe_pool_free(elf->strings);
   memset(elf, 0, sizeof *elf);
@@ -140,6 +148,15 @@ const fe_sym *fe_elf_find(const fe_elf *elf, const char *name, bool func,
       return s;
   }
   return best;
+}
+
+bool fe_elf_links(const fe_elf *elf, const char *name) {
+  if (!elf->loaded)
+    return false;
+  for (uint32_t i = 0; i < elf->imports.n; i++)
+    if (strcmp(elf->imports.v[i], name) == 0)
+      return true;
+  return fe_elf_find(elf, name, true, NULL) != NULL;
 }
 
 const fe_sym *fe_elf_find_linked(const fe_elf *elf, const char *name, bool func,

@@ -102,6 +102,9 @@ typedef struct fe_elf {
   uint64_t base, image_end;
   FE_VEC(fe_sym) syms;
   FE_VEC(fe_elf_section) secs;
+  /* the functions it imports (undefined in its symbol table, bound by
+   * ld.so), without their version suffix */
+  FE_VEC(const char *) imports;
   fe_pool *strings;
 } fe_elf;
 
@@ -118,6 +121,8 @@ const fe_sym *fe_elf_find(const fe_elf *elf, const char *name, bool func,
  * there is found under its C name. */
 const fe_sym *fe_elf_find_linked(const fe_elf *elf, const char *name, bool func,
                                  const char *file);
+/* Whether the executable imports or defines function `name`. */
+bool fe_elf_links(const fe_elf *elf, const char *name);
 /* An address in a read-only allocated section holding these bytes at the
  * alignment, or 0. */
 uint64_t fe_elf_find_bytes(const fe_elf *elf, const uint8_t *bytes, size_t n,
@@ -297,6 +302,10 @@ typedef struct fe {
   LLVMMetadataRef cur_sp;
 
   FE_VEC(fe_unknown_call) unknown;
+  /* the library functions linked but not modelled (program.h's
+   * unmodelled), interned names, and their synthetic addresses */
+  FE_VEC(const char *) unmodelled;
+  FE_VEC(uint64_t) unmodelled_addr;
   FE_VEC(fe_copy_src) copy_srcs;
   FE_VEC(fe_copy_grp) copy_grps;
 

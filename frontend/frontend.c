@@ -47,6 +47,8 @@ static void program_free(cb_program *p) {
     free(p->process);
   }
   free(p->dl);
+  free(p->unmodelled);
+  free(p->unmodelled_addr);
   fe_pool_free((fe_pool *)p->owned);
   free(p);
 }
@@ -110,6 +112,8 @@ static void fe_free(fe *f) {
   free(f->var_md.v);
   free(f->dbgvals.v);
   free(f->unknown.v);
+  free(f->unmodelled.v);
+  free(f->unmodelled_addr.v);
   free(f->copy_srcs.v);
   free(f->copy_grps.v);
   free(f->mach.v);
@@ -233,6 +237,9 @@ static cb_fe_status load_built(const char *const *bitcode, size_t n,
   MOVE(p->frame_objs, f.frame_objs);
   MOVE(p->branches, f.branches);
   MOVE(p->mach, f.mach);
+  p->n_unmodelled = f.unmodelled.n;
+  MOVE(p->unmodelled, f.unmodelled);
+  MOVE(p->unmodelled_addr, f.unmodelled_addr);
   p->fn_mach = f.fn_mach_v;
   f.fn_mach_v = NULL;
   p->ra_site = f.ra_site_v;

@@ -470,6 +470,11 @@ void jit_block(jit_gen *g, uint32_t lb) {
       jit_ret_op(g, ip, gb);
       return;
     }
+    if (op->code == CB_OP_CALL && p->extra[op->aux] == CB_CALL_UNMODELLED) {
+      /* the engine stops the input there, with its message */
+      LLVMBuildBr(B, jit_exit_before(g, ip, gb));
+      return;
+    }
     if (op->code == CB_OP_CALL && !jit_op_covered(p, op)) {
       jit_call_op(g, ip, gb);
       continue;

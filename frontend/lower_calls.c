@@ -147,6 +147,19 @@ static uint32_t byval_bytes_call(fe *f, LLVMValueRef call, unsigned argi,
   return t ? (uint32_t)LLVMABISizeOfType(f->td, t) : 0;
 }
 
+int64_t fe_unmodelled(fe *f, const char *name, size_t len) {
+  const char *nm = fe_pool_intern(f->pool, name, len);
+  for (uint32_t i = 0; i < f->unmodelled.n; i++)
+    if (f->unmodelled.v[i] == nm)
+      return i;
+  if (strncmp(nm, "llvm.", 5) == 0 || find_libc(nm) >= 0 ||
+      !fe_elf_links(&f->elf, nm))
+    return -1;
+  FE_PUSH(f->unmodelled, nm);
+  FE_PUSH(f->unmodelled_addr, 0);
+  return f->unmodelled.n - 1;
+}
+
 /* Lowers a call; returns false on error. *emitted false when dropped. */
 bool fe_lower_call(fe *f, LLVMValueRef I) {
   LLVMValueRef callee = fe_strip_casts(LLVMGetCalledValue(I));
@@ -232,15 +245,25 @@ bool fe_lower_call(fe *f, LLVMValueRef I) {
       if (lib < 0) {
         if (strncmp(name, "pthread_", 8) == 0)
           return fe_unsupported(f, I, "threads");
-        fe_unknown_call u;
-        uint32_t col;
-        fe_loc_of(f, I, &u.file, &u.line, &col, NULL);
-        u.name = fe_pool_intern(f->pool, name, len);
-        FE_PUSH(f->unknown, u);
-        lib = 0;
+        int64_t um = fe_unmodelled(f, name, len);
+        if (um < 0) {
+          fe_unknown_call u;
+          uint32_t col;
+          fe_loc_of(f, I, &u.file, &u.line, &col, NULL);
+          u.name = fe_pool_intern(f->pool, name, len);
+          FE_PUSH(f->unknown, u);
+          lib = 0;
+        } else {
+          /* linked, so a real library function: the input that reaches
+           * the call stops there (engine_frames.c) */
+          kind = CB_CALL_UNMODELLED;
+          target = um;
+        }
       }
-      kind = CB_CALL_LIBC;
-      target = lib;
+      if (lib >= 0) {
+        kind = CB_CALL_LIBC;
+        target = lib;
+      }
     }
   } else {
     kind = CB_CALL_INDIRECT;

@@ -36,6 +36,8 @@ static bool gep_const_offset(fe *f, LLVMValueRef g, int64_t *off) {
   return true;
 }
 
+static uint64_t synth_place(fe *f, uint64_t size, uint32_t align);
+
 static bool global_addr(fe *f, LLVMValueRef g, uint64_t *addr) {
   uint64_t gi;
   if (LLVMIsAFunction(g)) {
@@ -43,7 +45,20 @@ static bool global_addr(fe *f, LLVMValueRef g, uint64_t *addr) {
       *addr = f->functions.v[gi].addr;
       return true;
     }
-    *addr = 0; /* a library function's address: unknown here */
+    /* a library function's address: unknown here. An unmodelled one
+     * gets an address of its own in the synthetic range, so that a call
+     * through the pointer is known to reach it (and stops there). */
+    *addr = 0;
+    size_t len;
+    const char *name = LLVMGetValueName2(g, &len);
+    int64_t um = LLVMIsDeclaration(g) && !f->init_probe
+                     ? fe_unmodelled(f, name, len)
+                     : -1;
+    if (um >= 0) {
+      if (!f->unmodelled_addr.v[um])
+        f->unmodelled_addr.v[um] = synth_place(f, 1, 16);
+      *addr = f->unmodelled_addr.v[um];
+    }
     return true;
   }
   if (fe_map_get(&f->global_index, g, &gi)) {
@@ -52,8 +67,6 @@ static bool global_addr(fe *f, LLVMValueRef g, uint64_t *addr) {
   }
   return false;
 }
-
-static uint64_t synth_place(fe *f, uint64_t size, uint32_t align);
 
 /* The address of a label (a blockaddress constant: GNU C's &&label, for a
  * computed goto). Where a global's initial bytes hold it (a dispatch

@@ -38,6 +38,10 @@ uint32_t fe_new_site_at(fe *f, LLVMValueRef I, LLVMValueRef addr, int64_t at,
 /* lower_calls.c */
 unsigned fe_byval_kind(void);
 bool fe_lower_call(fe *f, LLVMValueRef I);
+/* The index in f->unmodelled of a library function the executable links
+ * against but cbana does not model (added at its first use), or -1: a
+ * modelled function, an intrinsic, or one the link did not find. */
+int64_t fe_unmodelled(fe *f, const char *name, size_t len);
 
 /* lower_wide.c: wide integers and x86_fp80 (program.h, "Wide values") */
 unsigned fe_wide_int_bits(LLVMTypeRef t);

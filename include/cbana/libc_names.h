@@ -395,7 +395,10 @@
   X(LONGJMP, "longjmp")                                                        \
   X(ULONGJMP, "_longjmp")                                                      \
   X(SIGLONGJMP, "siglongjmp")                                                  \
-  X(LONGJMP_CHK, "__longjmp_chk")
+  X(LONGJMP_CHK, "__longjmp_chk")                                              \
+  X(MKTEMP, "mktemp")                                                          \
+  X(INDEX, "index")   /* strchr's alias (BSD) */                               \
+  X(RINDEX, "rindex") /* strrchr's */
 
 typedef enum cb_libfn {
 #define CB_LIBFN_ENUM(id, name) CB_LIBC_##id,

@@ -276,7 +276,12 @@ typedef enum cb_call_kind {
   CB_CALL_DIRECT,
   CB_CALL_INDIRECT,
   CB_CALL_LIBC,
-  CB_CALL_INTRINSIC
+  CB_CALL_INTRINSIC,
+  /* a C library function the program links against (the executable
+   * imports or defines it) that the library model does not know:
+   * callee indexes program->unmodelled. An input that reaches the call
+   * stops there (CB_RUN_ERROR, naming the function). */
+  CB_CALL_UNMODELLED
 } cb_call_kind;
 
 #define CB_CALL_ARG_OPERAND(x) ((cb_operand)((uint64_t)(x)&0xffffffffu))
@@ -643,6 +648,13 @@ typedef struct cb_program {
   /* Appended: the process's start-up and exit, from cbana's own probes;
    * NULL when the frontend had no executable. */
   struct cb_process_info *process;
+  /* Appended: the C library functions the program references that the
+   * library model does not know (CB_CALL_UNMODELLED), by name, and the
+   * address their function pointers hold (one of its own per function in
+   * the synthetic range, 0 while none is taken), n_unmodelled of each. */
+  const char **unmodelled;
+  uint64_t *unmodelled_addr;
+  uint32_t n_unmodelled;
 } cb_program;
 
 /* The ops of function fn, [*first, *end) in program->ops (its blocks'

@@ -234,6 +234,31 @@ static void test_errors(void) {
   CHECK(st == CB_FE_ERR_UNDEFINED);
   CHECK(strstr(err, "nowhere") && strstr(err, "undef.c:3") &&
         strstr(err, "undef.c:4"));
+  /* a real library function the model does not know: the link finds
+   * it, so the call lowers to one that stops the input when reached, and
+   * a pointer to it holds an address of its own */
+  src = write_src("unmod.c",
+                  "#include <sys/socket.h>\n"
+                  "ssize_t (*volatile fp)(int, const void *, size_t, int,\n"
+                  "  const struct sockaddr *, socklen_t) = sendto;\n"
+                  "int main(int argc, char **argv) {\n"
+                  "  if (argc > 5)\n    sendto(-1, argv[0], 1, 0, 0, 0);\n"
+                  "  return 0;\n}\n");
+  p = load(src, NULL, err, &st);
+  CHECK(st == CB_FE_OK && p != NULL);
+  if (p) {
+    CHECK_EQ_U64(p->n_unmodelled, 1);
+    CHECK(p->n_unmodelled == 1 && strcmp(p->unmodelled[0], "sendto") == 0);
+    CHECK(p->n_unmodelled == 1 && p->unmodelled_addr[0] != 0);
+    bool unmod_call = false;
+    for (uint32_t i = 0; i < p->n_ops; i++)
+      if (p->ops[i].code == CB_OP_CALL &&
+          p->extra[p->ops[i].aux] == CB_CALL_UNMODELLED &&
+          p->extra[p->ops[i].aux + 1] == 0)
+        unmod_call = true;
+    CHECK(unmod_call);
+    cb_program_free(p);
+  }
   /* bad bitcode: an error, not an exit */
   const char *junk = write_src("junk.bc", "BC\xc0\xde garbage");
   const char *bcs[] = {junk};
