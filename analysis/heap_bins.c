@@ -438,9 +438,18 @@ static uint64_t merge_free(cb_heap *h, int32_t r) {
       heap_unlink_chunk(h, nx);
       size += h->c[nx].size;
       heap_rec_del(h, nx);
+    } else if (nx >= 0) {
+      /* clear_inuse_bit_at_offset (nextchunk, 0): a read-modify-write of
+       * its size, which counts as a read */
+      heap_rd(h, h->c[nx].addr + SZ, 8);
     }
     h->c[r].size = size;
     h->c[r].prev_free = 0;
+    /* a chunk past the small bins' range: fd_nextsize, bk_nextsize NULL */
+    if (size >= MIN_LARGE) {
+      wr(h, h->c[r].addr + 32, 8, 0);
+      wr(h, h->c[r].addr + 40, 8, 0);
+    }
     heap_set_head(h, r);
     heap_bin_insert_after(h, 1, r);
     heap_mark_free(h, r);
