@@ -70,6 +70,13 @@ static void setup_image(cb_eng *e) {
   uint64_t lo = UINT64_MAX, hi = 0;
   for (uint32_t i = 0; i < p->n_globals; i++) {
     const cb_global *g = &p->globals[i];
+    if (g->lib_obj) {
+      /* in a library's data, apart from the executable's image */
+      cb_mem_map(&e->mem, g->addr & ~(uint64_t)(CB_PG_SIZE - 1),
+                 (g->addr + (g->size ? g->size : 1) + CB_PG_SIZE - 1) &
+                     ~(uint64_t)(CB_PG_SIZE - 1));
+      continue;
+    }
     if (g->addr < lo)
       lo = g->addr;
     if (g->addr + g->size > hi)

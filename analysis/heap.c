@@ -224,6 +224,14 @@ static int32_t int_malloc_(cb_heap *h, uint64_t nb, uint8_t *route,
       uint64_t size = h->c[v].size;
       ++*unsorted;
       heap_rd(h, h->c[v].addr + SZ, 8);
+      /* the checks of the next chunk's size and prev_size ("invalid next
+       * size (unsorted)", "mismatching next->prev_size (unsorted)") and
+       * of bck->fd == victim (malloc.c, _int_malloc's unsorted loop) */
+      heap_rd(h, h->c[v].addr + size + SZ, 8);
+      heap_rd(h, h->c[v].addr + size, 8);
+      int32_t bck = h->c[v].bk;
+      if (bck >= NBINS)
+        heap_rd(h, h->c[bck].addr + 16, 8);
       if (nb < MIN_LARGE && h->c[v].bk == 1 && h->c[v].addr == h->last_rem &&
           size > nb + MINSIZE) {
         heap_bin_unlink(h, v);
@@ -232,6 +240,9 @@ static int32_t int_malloc_(cb_heap *h, uint64_t nb, uint8_t *route,
         return v;
       }
       heap_bin_unlink(h, v);
+      /* bck->fd = unsorted_chunks (av), in the chunk when bck is one */
+      if (bck >= NBINS)
+        heap_wr(h, h->c[bck].addr + 16, 8, 0);
       if (size == nb) {
         heap_mark_inuse(h, v);
         if (tc_ok && h->tcn[tc_idx] < TC_COUNT) {
@@ -260,7 +271,7 @@ static int32_t int_malloc_(cb_heap *h, uint64_t nb, uint8_t *route,
           v = h->c[v].bk;
         if (v != h->c[b].bk && h->c[h->c[v].fd].size == h->c[v].size)
           v = h->c[v].fd;
-        heap_bin_unlink(h, v);
+        heap_unlink_chunk(h, v);
         split(h, v, nb, true, false);
         *route = CB_HEAP_M_LARGE;
         return v;
@@ -270,7 +281,7 @@ static int32_t int_malloc_(cb_heap *h, uint64_t nb, uint8_t *route,
       if (heap_bin_empty(h, b))
         continue;
       int32_t v = h->c[b].bk;
-      heap_bin_unlink(h, v);
+      heap_unlink_chunk(h, v);
       split(h, v, nb, true, nb < MIN_LARGE);
       *route = CB_HEAP_M_BINMAP;
       return v;
@@ -526,7 +537,7 @@ static uint64_t heap_realloc(cb_heap *h, uint64_t mem, uint64_t bytes) {
     }
     if (nx >= 0 && nx != h->top && h->c[nx].state == C_BIN &&
         oldsize + h->c[nx].size >= nb) {
-      heap_bin_unlink(h, nx);
+      heap_unlink_chunk(h, nx);
       h->c[r].size += h->c[nx].size;
       heap_rec_del(h, nx);
       int32_t after = heap_next_of(h, r);

@@ -196,6 +196,34 @@ void heap_bin_unlink(cb_heap *h, int32_t r) {
   c->fd = c->bk = -1;
 }
 
+/* unlink_chunk (malloc.c): the size against the next chunk's prev_size,
+ * the links, the neighbours' links back checked and rewritten (in their
+ * chunks; a bin's head is main_arena's, the library's traffic), the size
+ * read again for the large bins' test */
+void heap_unlink_chunk(cb_heap *h, int32_t r) {
+  chunk *c = &h->c[r];
+  int32_t fd = c->fd, bk = c->bk;
+  heap_rd(h, c->addr + SZ, 8);
+  heap_rd(h, c->addr + c->size, 8);
+  heap_rd(h, c->addr + 16, 8);
+  heap_rd(h, c->addr + 24, 8);
+  if (fd >= NBINS)
+    heap_rd(h, h->c[fd].addr + 24, 8);
+  if (bk >= NBINS)
+    heap_rd(h, h->c[bk].addr + 16, 8);
+  if (fd >= NBINS)
+    wr(h, h->c[fd].addr + 24, 8, bk >= NBINS ? h->c[bk].addr : 0);
+  if (bk >= NBINS)
+    wr(h, h->c[bk].addr + 16, 8, fd >= NBINS ? h->c[fd].addr : 0);
+  heap_rd(h, c->addr + SZ, 8);
+  h->c[bk].fd = fd;
+  h->c[fd].bk = bk;
+  c->fd = c->bk = -1;
+}
+
+/* r between pos and pos's successor: its links, and the neighbours'
+ * (fwd->bk = r, bck->fd = r) in their chunks (a bin's head is
+ * main_arena's) */
 void heap_bin_insert_after(cb_heap *h, int32_t pos, int32_t r) {
   int32_t nxt = h->c[pos].fd;
   h->c[r].fd = nxt;
@@ -204,6 +232,10 @@ void heap_bin_insert_after(cb_heap *h, int32_t pos, int32_t r) {
   h->c[nxt].bk = r;
   wr(h, h->c[r].addr + 16, 8, nxt >= NBINS ? h->c[nxt].addr : 0);
   wr(h, h->c[r].addr + 24, 8, pos >= NBINS ? h->c[pos].addr : 0);
+  if (nxt >= NBINS)
+    wr(h, h->c[nxt].addr + 24, 8, h->c[r].addr);
+  if (pos >= NBINS)
+    wr(h, h->c[pos].addr + 16, 8, h->c[r].addr);
 }
 
 int heap_largebin_index(uint64_t sz) {
@@ -386,7 +418,10 @@ static uint64_t merge_free(cb_heap *h, int32_t r) {
   if (h->c[r].prev_free) {
     int32_t pv = heap_hget(h, h->c[r].addr - h->c[r].prev_size);
     if (pv >= 0) {
-      heap_bin_unlink(h, pv);
+      /* prev_size (p), then the previous chunk's size against it */
+      heap_rd(h, h->c[r].addr, 8);
+      heap_rd(h, h->c[pv].addr + SZ, 8);
+      heap_unlink_chunk(h, pv);
       h->c[pv].size += size;
       heap_rec_del(h, r);
       r = pv;
@@ -396,13 +431,25 @@ static uint64_t merge_free(cb_heap *h, int32_t r) {
   /* no record after r: the fenceposts sysmalloc writes after an old top
    * it could not extend (malloc.c), which stay in use */
   if (nx < 0 || nx != h->top) {
+    /* inuse_bit_at_offset (nextchunk, nextsize): the size word after it */
+    if (nx >= 0)
+      heap_rd(h, h->c[nx].addr + h->c[nx].size + SZ, 8);
     if (nx >= 0 && h->c[nx].state == C_BIN) {
-      heap_bin_unlink(h, nx);
+      heap_unlink_chunk(h, nx);
       size += h->c[nx].size;
       heap_rec_del(h, nx);
+    } else if (nx >= 0) {
+      /* clear_inuse_bit_at_offset (nextchunk, 0): a read-modify-write of
+       * its size, which counts as a read */
+      heap_rd(h, h->c[nx].addr + SZ, 8);
     }
     h->c[r].size = size;
     h->c[r].prev_free = 0;
+    /* a chunk past the small bins' range: fd_nextsize, bk_nextsize NULL */
+    if (size >= MIN_LARGE) {
+      wr(h, h->c[r].addr + 32, 8, 0);
+      wr(h, h->c[r].addr + 40, 8, 0);
+    }
     heap_set_head(h, r);
     heap_bin_insert_after(h, 1, r);
     heap_mark_free(h, r);
@@ -426,6 +473,11 @@ void heap_malloc_consolidate(cb_heap *h) {
     h->fast[i] = -1;
     while (p >= 0) {
       int32_t nextp = h->c[p].fd;
+      /* chunksize (p) for its fastbin, nextp = REVEAL_PTR (p->fd), the
+       * next chunk's size (malloc.c, malloc_consolidate) */
+      heap_rd(h, h->c[p].addr + SZ, 8);
+      heap_rd(h, h->c[p].addr + 16, 8);
+      heap_rd(h, h->c[p].addr + h->c[p].size + SZ, 8);
       h->c[p].fd = -1;
       h->c[p].state = C_INUSE;
       merge_free(h, p);

@@ -75,6 +75,7 @@ bool heap_bin_empty(const cb_heap *h, int b);
 void heap_bin_insert_after(cb_heap *h, int32_t pos, int32_t r);
 void heap_bin_place(cb_heap *h, int32_t r);
 void heap_bin_unlink(cb_heap *h, int32_t r);
+void heap_unlink_chunk(cb_heap *h, int32_t r);
 int heap_csize2tidx(uint64_t size);
 uint64_t heap_do_mmap(cb_heap *h, uint64_t len);
 bool heap_do_sbrk(cb_heap *h, int64_t incr);

@@ -246,6 +246,15 @@ uint64_t cb_eng_libc_base(const cb_program *p) {
   return libc;
 }
 
+bool cb_engine_object_bases(const cb_program *p, uint64_t *base, uint32_t n) {
+  uint64_t ldso, lmap, tcb, obj[CB_DL_MAX_OBJS];
+  if (!p->dl || !cb_eng_dl_layout(p, &ldso, &lmap, &tcb, obj))
+    return false;
+  for (uint32_t i = 0; i < n; i++)
+    base[i] = i < CB_DL_MAX_OBJS && i < p->dl->n_objs ? obj[i] : 0;
+  return true;
+}
+
 /* The GOT slot that each library function's PLT stub reads (the
  * executable's R_X86_64_JUMP_SLOT relocations), 0 when unknown. */
 void cb_engine_got_slots(const cb_program *p, uint64_t got[CB_LIBC_COUNT]) {

@@ -5,6 +5,7 @@
 #include "commands.h"
 
 #include "cbana/cfg.h"
+#include "cbana/engine.h"
 #include "cbana/frontend.h"
 
 #include <inttypes.h>
@@ -521,6 +522,7 @@ int dump_run(int argc, char **argv) {
   size_t esz = 1 << 16;
   char *err = malloc(esz);
   cb_program *p = NULL;
+  o.object_bases = cb_engine_object_bases;
   cb_fe_status st = cb_frontend_load(&o, &p, err, esz);
   if (st != CB_FE_OK) {
     fputs(err, stderr);

@@ -4,6 +4,7 @@
 #include "session.h"
 #include "cache_dir.h"
 
+#include "cbana/engine.h"
 #include "cbana/frontend.h"
 #include "cbana/report.h"
 
@@ -200,6 +201,7 @@ int cb_session_open(cb_session *s, const cb_analyze_args *a,
    * its Program reads it (layout, GOT); analyze keeps none, so nothing
    * can execute the program. */
   fo.exe_out = s->exe_out;
+  fo.object_bases = cb_engine_object_bases;
   /* the reference interpreter runs no kernels */
   fo.no_kernels = s->args->no_kernels || s->args->exact_engine;
   fo.eager_kernels = s->args->wait_kernels;

@@ -367,7 +367,8 @@ static void probe(const dl_obj *o, const char *name, uint32_t h,
   }
 }
 
-cb_dl_info *fe_dynlink(const char *exe_path) {
+cb_dl_info *fe_dynlink(const char *exe_path, fe_dl_data *data,
+                       uint32_t n_data) {
   dl_obj *objs = calloc(CB_DL_MAX_OBJS, sizeof *objs);
   cb_dl_info *dl = NULL;
   int n = 0;
@@ -441,6 +442,20 @@ cb_dl_info *fe_dynlink(const char *exe_path) {
       probe(&objs[i], nm, sl->hash, vername, &sl->probes[sl->n_probes++]);
       if (sl->probes[sl->n_probes - 1].found)
         break;
+    }
+  }
+  /* the variables: the first definition (an object) in the scope past
+   * the executable, as ld.so binds a GLOB_DAT relocation */
+  for (uint32_t k = 0; k < n_data; k++) {
+    data[k].obj = 0;
+    for (int i = 1; i < n && !data[k].obj; i++) {
+      cb_dl_probe pr;
+      probe(&objs[i], data[k].name, gnu_hash(data[k].name), NULL, &pr);
+      const Elf64_Sym *s = pr.found ? at(&objs[i], pr.sym, sizeof *s) : NULL;
+      if (s && ELF64_ST_TYPE(s->st_info) == STT_OBJECT) {
+        data[k].obj = (uint32_t)i;
+        data[k].value = s->st_value;
+      }
     }
   }
 done:

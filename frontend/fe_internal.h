@@ -110,7 +110,14 @@ typedef struct fe_elf {
 
 /* ld.so's lazy-binding tables of the executable's PLT slots (dynlink.c);
  * NULL when a file cannot be read or the executable binds at load (-z now). */
-cb_dl_info *fe_dynlink(const char *exe_path);
+/* A variable the executable uses and a library defines: found by name in
+ * the search scope after the executable (fe_dynlink); obj 0: not found. */
+typedef struct {
+  const char *name;
+  uint32_t obj;
+  uint64_t value;
+} fe_dl_data;
+cb_dl_info *fe_dynlink(const char *exe_path, fe_dl_data *data, uint32_t n_data);
 bool fe_elf_read(fe_elf *elf, const char *path, uint64_t load_base,
                  fe_err *err);
 void fe_elf_free(fe_elf *elf);
@@ -318,6 +325,13 @@ typedef struct fe {
   uint32_t n_op_access; /* ops when it was made */
   bool fmuladd_fused;   /* cb_program's */
 } fe;
+
+/* fe_dynlink for the program, which it also sets as p->dl; with
+ * o->object_bases, the variables the libraries define (stdout, optind)
+ * move to their places there: their addresses in p->globals and
+ * p->consts (lower_const.c). */
+cb_dl_info *fe_bind_lib_data(fe *f, cb_program *p, const char *exe,
+                             const cb_frontend_options *o);
 
 /* lower.c */
 /* prep.c: constant intrinsics folded and the runtime functions the

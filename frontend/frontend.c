@@ -252,7 +252,7 @@ static cb_fe_status load_built(const char *const *bitcode, size_t n,
   p->image_end = f.elf.image_end;
   p->synth_end = f.synth_next;
   p->exe_path = o && o->exe_out && exe ? fe_pool_str(f.pool, exe) : NULL;
-  p->dl = exe && f.elf.loaded ? fe_dynlink(exe) : NULL;
+  p->dl = exe && f.elf.loaded ? fe_bind_lib_data(&f, p, exe, o) : NULL;
   p->fmuladd_fused = f.fmuladd_fused;
   if (!o || !o->no_kernels)
     fe_jit_compile(p, o && o->eager_kernels, o ? o->cache_dir : NULL);

@@ -583,3 +583,99 @@ bool fe_place_globals(fe *f) {
   free(placed);
   return true;
 }
+
+/* Whether a value lies in [lo, lo + n). */
+static bool in_span(uint64_t v, uint64_t lo, uint64_t n) {
+  return v >= lo && v - lo < n;
+}
+
+/* A library's variable moves to its place in the library when nothing but
+ * the one constant of its own address (idx, CB_NONE: none) and the
+ * standard streams' pointers (*std, which are rewritten with it) refer to
+ * it: a constant or initial word inside its old span elsewhere (an
+ * address computed from it, &optarg in a table) would keep pointing at
+ * the old place, so then it stays where it was. */
+static bool movable(const cb_program *p, uint32_t gi, uint64_t idx,
+                    const bool *std) {
+  const cb_global *g = &p->globals[gi];
+  uint64_t n = g->size ? g->size : 1;
+  for (uint32_t k = 0; k < p->n_consts; k++)
+    if (k != idx && in_span(p->consts[k].u, g->addr, n))
+      return false;
+  for (uint32_t j = 0; j < p->n_globals; j++) {
+    const cb_global *h = &p->globals[j];
+    if (!h->init || std[j])
+      continue;
+    for (uint64_t o = 0; o + 8 <= h->size; o += 8) {
+      uint64_t w;
+      memcpy(&w, h->init + o, 8);
+      if (in_span(w, g->addr, n))
+        return false;
+    }
+  }
+  return true;
+}
+
+cb_dl_info *fe_bind_lib_data(fe *f, cb_program *p, const char *exe,
+                             const cb_frontend_options *o) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < p->n_globals; i++)
+    n += p->globals[i].section && !strcmp(p->globals[i].section, "extern");
+  fe_dl_data *q = calloc(n + 1, sizeof *q);
+  uint32_t *qg = calloc(n + 1, sizeof *qg);
+  bool *std = calloc(p->n_globals + 1, sizeof *std);
+  if (!q || !qg || !std) {
+    free(q), free(qg), free(std);
+    return fe_dynlink(exe, NULL, 0);
+  }
+  n = 0;
+  for (uint32_t i = 0; i < p->n_globals; i++) {
+    const cb_global *g = &p->globals[i];
+    if (!g->section || strcmp(g->section, "extern"))
+      continue;
+    qg[n] = i;
+    q[n++].name = g->name;
+    /* stdin, stdout, stderr: their initial word is the address of the
+     * FILE object made beside them (fe_place_globals) */
+    std[i] = g->init && g->size == 8;
+  }
+  cb_dl_info *dl = fe_dynlink(exe, q, n);
+  uint64_t base[CB_DL_MAX_OBJS];
+  p->dl = dl;
+  if (dl && o && o->object_bases &&
+      o->object_bases(
+          p, base, dl->n_objs < CB_DL_MAX_OBJS ? dl->n_objs : CB_DL_MAX_OBJS))
+    for (uint32_t k = 0; k < n; k++) {
+      if (!q[k].obj || q[k].obj >= dl->n_objs || !base[q[k].obj])
+        continue;
+      cb_global *g = &p->globals[qg[k]];
+      uint64_t idx = CB_NONE;
+      for (LLVMValueRef v = LLVMGetFirstGlobal(f->mod); v;
+           v = LLVMGetNextGlobal(v)) {
+        uint64_t gi, ci;
+        if (fe_map_get(&f->global_index, v, &gi) && gi == qg[k] &&
+            fe_map_get(&f->const_index, v, &ci))
+          idx = ci;
+      }
+      if (!movable(p, qg[k], idx, std))
+        continue;
+      uint64_t old = g->addr, to = base[q[k].obj] + q[k].value;
+      g->addr = to;
+      g->lib_obj = q[k].obj;
+      g->lib_off = q[k].value;
+      if (idx != CB_NONE)
+        p->consts[idx].u = to;
+      for (uint32_t j = 0; j < p->n_globals; j++) {
+        uint64_t w;
+        if (!std[j])
+          continue;
+        memcpy(&w, p->globals[j].init, 8);
+        if (w == old)
+          memcpy((uint8_t *)p->globals[j].init, &to, 8);
+      }
+    }
+  free(q);
+  free(qg);
+  free(std);
+  return dl;
+}

@@ -243,6 +243,10 @@ uint64_t cb_engine_default_stack_top(int argc, const char *const *argv,
  * valgrind for this program (docs/process-model.md 1 and 3.3): from the
  * executable's end and the libraries it needs (read from exe_path when it
  * is there). */
+/* Where each shared object of p->dl (the executable first) is mapped in
+ * the modelled process, base[0..n); false without that information. */
+bool cb_engine_object_bases(const cb_program *p, uint64_t *base, uint32_t n);
+
 void cb_engine_layout(const cb_program *p, uint64_t *heap_base,
                       uint64_t *mmap_base);
 

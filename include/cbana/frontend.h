@@ -63,6 +63,11 @@ typedef struct cb_frontend_options {
    * kept; the link line is asked of clang's driver each time and the
    * process's start-up and exit are not modelled. */
   const char *cache_dir;
+  /* Where each shared object of program->dl is mapped (the engine's
+   * cb_engine_object_bases): variables the libraries define (stdout,
+   * optind) are placed there, before any kernel is compiled. NULL: they
+   * keep addresses of their own past the executable. */
+  bool (*object_bases)(const cb_program *p, uint64_t *base, uint32_t n);
 } cb_frontend_options;
 
 typedef enum cb_fe_status {

@@ -467,6 +467,12 @@ typedef struct cb_global {
   const uint8_t *init; /* size bytes with pointers resolved; NULL: zeros */
   bool is_constant;
   const char *section; /* ".data", ".bss", ".rodata", ... */
+  /* A variable a library defines (stdout, optind, environ; the
+   * executable's GOT points at it): the library's index in program->dl's
+   * objects (> 0) and the symbol's value there, placed at that object's
+   * load base plus lib_off; lib_obj 0: none */
+  uint32_t lib_obj;
+  uint64_t lib_off;
 } cb_global;
 
 /* A stack object (an alloca). */
