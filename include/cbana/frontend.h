@@ -63,6 +63,9 @@ typedef struct cb_frontend_options {
    * kept; the link line is asked of clang's driver each time and the
    * process's start-up and exit are not modelled. */
   const char *cache_dir;
+  /* Compile every source again: no translation unit is taken from, or
+   * kept in, cache_dir (frontend/tu_cache.c). */
+  bool no_reuse;
 } cb_frontend_options;
 
 typedef enum cb_fe_status {
