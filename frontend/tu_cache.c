@@ -10,10 +10,13 @@
  * different key: a stale output is never found.
  *
  * Outputs are stored only when no listed file changed since the compile
- * started (its mtime and ctime are older: ccache's check), and none
- * names __DATE__, __TIME__ or __TIMESTAMP__ (their output depends on the
- * clock). Files are written whole under a temporary name and renamed, so
- * runs at once each leave complete files. */
+ * started (its mtime and ctime are older: ccache's check), none names
+ * __TIMESTAMP__ (a file's time), and, when one names __DATE__ or
+ * __TIME__, the object holds none of the strings they expanded to while
+ * it compiled (clang's "Mmm dd yyyy" and "hh:mm:ss" in local time,
+ * PPMacroExpansion.cpp): headers often name them only to define them.
+ * Files are written whole under a temporary name and renamed, so runs
+ * at once each leave complete files. */
 #include "fe_internal.h"
 
 #include <errno.h>
@@ -30,7 +33,8 @@
 typedef struct tu_file {
   char *path;
   bool present;
-  bool clocked; /* names __DATE__, __TIME__ or __TIMESTAMP__ */
+  bool clocked; /* names __DATE__ or __TIME__ */
+  bool stamped; /* names __TIMESTAMP__ */
   uint64_t size, hash;
   struct timespec mtime, ctime;
 } tu_file;
@@ -177,9 +181,9 @@ static const tu_file *file_state(fe_tu_cache *c, const char *path) {
     f->present = true;
     f->size = got;
     f->hash = fe_fnv(FE_FNV_START, buf, got);
-    f->clocked = memmem(buf, got, "__DATE__", 8) ||
-                 memmem(buf, got, "__TIME__", 8) ||
-                 memmem(buf, got, "__TIMESTAMP__", 13);
+    f->clocked =
+        memmem(buf, got, "__DATE__", 8) || memmem(buf, got, "__TIME__", 8);
+    f->stamped = memmem(buf, got, "__TIMESTAMP__", 13) != NULL;
     f->mtime = st.st_mtim;
     f->ctime = st.st_ctim;
   }
@@ -196,16 +200,17 @@ static bool entry_path(char *out, size_t n, const fe_tu_cache *c, uint64_t key,
 /* The outputs' key: the compile's, then each listed file's path and
  * contents. false when a file is gone. */
 static bool outputs_key(fe_tu_cache *c, uint64_t key, char **paths, size_t n,
-                        bool for_store, uint64_t *out) {
+                        bool for_store, bool *clocked, uint64_t *out) {
   uint64_t h = fnv_u64(fe_fnv_str(FE_FNV_START, "outputs"), key);
   for (size_t i = 0; i < n; i++) {
     const tu_file *f = file_state(c, paths[i]);
     if (!f || !f->present)
       return false;
     /* changed since the compile began: what clang read is unknown */
-    if (for_store && (f->clocked || !before(f->mtime, c->start) ||
+    if (for_store && (f->stamped || !before(f->mtime, c->start) ||
                       !before(f->ctime, c->start)))
       return false;
+    *clocked = *clocked || f->clocked;
     h = fe_fnv_str(h, paths[i]);
     h = fnv_u64(fnv_u64(h, f->size), f->hash);
   }
@@ -288,7 +293,9 @@ bool fe_tu_get(fe_tu_cache *c, uint64_t key, const char *bc, const char *obj) {
   if (!c || !entry_path(path, sizeof path, c, key, "deps"))
     return false;
   char **paths = read_manifest(path, &n);
-  bool hit = paths && n > 0 && outputs_key(c, key, paths, n, false, &okey) &&
+  bool clocked = false;
+  bool hit = paths && n > 0 &&
+             outputs_key(c, key, paths, n, false, &clocked, &okey) &&
              entry_path(path, sizeof path, c, okey, "o") && place(path, obj);
   if (hit) {
     hit = entry_path(path, sizeof path, c, okey, "bc") && place(path, bc);
@@ -365,6 +372,46 @@ static char **read_depfile(const char *path, const char *cwd, size_t *n) {
   return v;
 }
 
+/* Whether the object holds what __DATE__ or __TIME__ expanded to at some
+ * second from the cache's opening until now. */
+static bool holds_clock(const fe_tu_cache *c, const char *obj) {
+  int fd = open(obj, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    if (fd >= 0)
+      close(fd);
+    return true;
+  }
+  char *buf = malloc((size_t)st.st_size + 1);
+  size_t got = 0;
+  while (buf && got < (size_t)st.st_size) {
+    ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
+    if (r <= 0)
+      break;
+    got += (size_t)r;
+  }
+  close(fd);
+  bool found = !buf || got != (size_t)st.st_size;
+  static const char *const months[] = {"Jan", "Feb", "Mar", "Apr",
+                                       "May", "Jun", "Jul", "Aug",
+                                       "Sep", "Oct", "Nov", "Dec"};
+  for (time_t t = c->start.tv_sec - 1, end = time(NULL); !found && t <= end;
+       t++) {
+    struct tm tm;
+    char date[32], hms[32];
+    if (!localtime_r(&t, &tm))
+      return true;
+    snprintf(date, sizeof date, "%s %2d %4d", months[tm.tm_mon], tm.tm_mday,
+             tm.tm_year + 1900);
+    snprintf(hms, sizeof hms, "%02d:%02d:%02d", tm.tm_hour, tm.tm_min,
+             tm.tm_sec);
+    found = memmem(buf, got, hms, strlen(hms)) ||
+            memmem(buf, got, date, strlen(date));
+  }
+  free(buf);
+  return found;
+}
+
 void fe_tu_put(fe_tu_cache *c, uint64_t key, const char *depfile,
                const char *cwd, const char *bc, const char *obj) {
   size_t n = 0;
@@ -374,7 +421,9 @@ void fe_tu_put(fe_tu_cache *c, uint64_t key, const char *depfile,
     return;
   char **paths = read_depfile(depfile, cwd, &n);
   /* the outputs first, the manifest that finds them last */
-  if (paths && n > 0 && outputs_key(c, key, paths, n, true, &okey) &&
+  bool clocked = false;
+  if (paths && n > 0 && outputs_key(c, key, paths, n, true, &clocked, &okey) &&
+      !(clocked && holds_clock(c, obj)) &&
       entry_path(path, sizeof path, c, okey, "o") && store(obj, path) &&
       entry_path(path, sizeof path, c, okey, "bc") && store(bc, path) &&
       entry_path(path, sizeof path, c, key, "deps")) {

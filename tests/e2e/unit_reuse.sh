@@ -38,6 +38,10 @@ long sum(const int *a, int n) {
 }
 C
 cd "$tmp/src" || exit 1
+# a unit is kept only when its files are older than the compile's start
+# (clock ticks are coarse): the runs start a little after each edit
+settle() { sleep 0.1; }
+settle
 run() { # NAME [ARGS...]: report in NAME.json, stats in NAME.err, exe NAME.exe
   local name=$1; shift
   "$cbana" analyze sum.c util.c --cflags "-O2 -Iinc" --stats --format json \
@@ -58,8 +62,8 @@ check "the executable from kept units is the fresh one" cmp -s "$tmp/fresh.exe" 
 run none --no-reuse
 check "--no-reuse compiles all ($(reused none))" test "$(reused none)" = "0 of 2 translation units reused"
 # the header changes: sum.c compiles again, util.c is kept
-sleep 0.05
 echo '#define N 3000' > inc/size.h
+settle
 run edited
 check "header edited: one unit reused ($(reused edited))" test "$(reused edited)" = "1 of 2 translation units reused"
 check "header edited: the program prints the new sum" grep -q '"output": "4498500\\n"' "$tmp/edited.json"
@@ -69,6 +73,31 @@ check "header edited: more accesses ($(accesses "$tmp/first.json") -> $(accesses
 run edited2
 check "rerun after the edit: both reused ($(reused edited2))" test "$(reused edited2)" = "2 of 2 translation units reused"
 check "rerun after the edit: the same report" cmp -s "$tmp/edited.json" "$tmp/edited2.json"
+# two runs filling an empty cache at once leave complete entries
+rm -rf "$XDG_CACHE_HOME/cbana/tu"
+run racer1 & run racer2; wait
+run after_race
+check "after two runs at once: both reused ($(reused after_race))" test "$(reused after_race)" = "2 of 2 translation units reused"
+check "after two runs at once: the same report" cmp -s "$tmp/edited.json" "$tmp/after_race.json"
+check "no temporary files left" test -z "$(find "$XDG_CACHE_HOME" -name '*.tmp')"
+# a unit whose object holds the time it compiled at is never kept; one
+# that names __DATE__ only to define it is
+cat > clock.c <<'C'
+#include <stdio.h>
+int main(void) { puts(__TIME__); return 0; }
+C
+cat > noclock.c <<'C'
+#ifndef __DATE__
+#define __DATE__ "unknown-date"
+#endif
+int main(void) { return 3; }
+C
+settle
+one() { "$cbana" analyze "$1" --stats --quiet -o /dev/null 2> "$tmp/$2.err"; }
+one clock.c clock1; one clock.c clock2
+check "__TIME__ printed: not reused ($(reused clock2))" test "$(reused clock2)" = "0 of 1 translation units reused"
+one noclock.c noclock1; one noclock.c noclock2
+check "__DATE__ only defined: reused ($(reused noclock2))" test "$(reused noclock2)" = "1 of 1 translation units reused"
 # a source that stops compiling is reported, not taken from the cache
 echo 'int broken(void) { return }' >> util.c
 run broken
