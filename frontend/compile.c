@@ -537,6 +537,8 @@ void fe_build_cleanup(fe_build *b) {
   free(b->bitcode);
   free(b->src_dirs);
   free(b->src_args);
+  free(b->unit_keys);
+  free(b->new_keys);
   free(b->exe);
   free(b->link_err);
   memset(b, 0, sizeof *b);
@@ -572,6 +574,8 @@ cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b,
   b->bitcode = calloc(b->n, sizeof *b->bitcode);
   b->src_dirs = calloc(b->n, sizeof *b->src_dirs);
   b->src_args = calloc(b->n, sizeof *b->src_args);
+  b->unit_keys = calloc(b->n, sizeof *b->unit_keys);
+  b->new_keys = calloc(b->n, sizeof *b->new_keys);
 
   cdb_entry *cdb = NULL;
   size_t n_cdb = 0;
@@ -642,7 +646,7 @@ cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b,
       const char *tags[] = {"-gdwarf-4", "-c", "-emit-llvm", "-MD", NULL};
       keys[i] = fe_tu_key(clang, b->src_args[i], tags, b->src_dirs[i],
                           srcpaths[i], from_bc);
-      if (fe_tu_get(tus, keys[i], bc, obj)) {
+      if (fe_tu_get(tus, keys[i], bc, obj, &b->unit_keys[i])) {
         reused[i] = true;
         continue;
       }
@@ -705,7 +709,8 @@ cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b,
     char dep[PATH_MAX];
     snprintf(dep, sizeof dep, "%s/%zu.d", b->tmpdir, i);
     if (!reused[i])
-      fe_tu_put(tus, keys[i], dep, b->src_dirs[i], b->bitcode[i], objs[i]);
+      fe_tu_put(tus, keys[i], dep, b->src_dirs[i], b->bitcode[i], objs[i],
+                &b->new_keys[i]);
   }
   b->n_reused = fe_tu_cache_hits(tus);
   fe_tu_cache_close(tus);

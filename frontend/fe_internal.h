@@ -137,6 +137,10 @@ typedef struct fe_build {
   char *link_err;   /* the linker's messages when only linking failed */
   fe_scans *scans;  /* the sources' constructs, scanned ahead (condtext.c) */
   size_t n_reused;  /* units taken from the cache (tu_cache.c) */
+  /* per source, the key of its contents (tu_cache.c), 0: none: found in
+   * the cache (set before the scan ahead starts, which reads them), and
+   * kept there by this compile */
+  uint64_t *unit_keys, *new_keys;
 } fe_build;
 
 cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b, fe_err *err);
@@ -157,11 +161,15 @@ uint64_t fe_tu_key(const char *clang, char **flags, const char *const *post,
 /* Places the kept bitcode and object at bc and obj: true when the
  * headers the last compile of key read are unchanged and both were
  * kept. */
-bool fe_tu_get(fe_tu_cache *c, uint64_t key, const char *bc, const char *obj);
+bool fe_tu_get(fe_tu_cache *c, uint64_t key, const char *bc, const char *obj,
+               uint64_t *outputs);
 /* Keeps bc and obj, found again through the files listed in depfile
- * (clang's -MD output, relative paths from cwd). */
+ * (clang's -MD output, relative paths from cwd). *outputs, on a hit or
+ * once kept, is the key of the unit's contents: what else is derived from
+ * them alone (the branch scan, condtext.c) is kept under it. */
 void fe_tu_put(fe_tu_cache *c, uint64_t key, const char *depfile,
-               const char *cwd, const char *bc, const char *obj);
+               const char *cwd, const char *bc, const char *obj,
+               uint64_t *outputs);
 /* The compiler when the options name none: clang-14, else `clang`. */
 const char *fe_default_clang(void);
 

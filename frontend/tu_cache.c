@@ -286,7 +286,8 @@ static char **read_manifest(const char *path, size_t *n) {
   return v;
 }
 
-bool fe_tu_get(fe_tu_cache *c, uint64_t key, const char *bc, const char *obj) {
+bool fe_tu_get(fe_tu_cache *c, uint64_t key, const char *bc, const char *obj,
+               uint64_t *outputs) {
   char path[PATH_MAX];
   size_t n = 0;
   uint64_t okey;
@@ -304,6 +305,8 @@ bool fe_tu_get(fe_tu_cache *c, uint64_t key, const char *bc, const char *obj) {
   }
   fe_free_strv(paths);
   c->hits += hit;
+  if (hit)
+    *outputs = okey;
   return hit;
 }
 
@@ -413,7 +416,8 @@ static bool holds_clock(const fe_tu_cache *c, const char *obj) {
 }
 
 void fe_tu_put(fe_tu_cache *c, uint64_t key, const char *depfile,
-               const char *cwd, const char *bc, const char *obj) {
+               const char *cwd, const char *bc, const char *obj,
+               uint64_t *outputs) {
   size_t n = 0;
   uint64_t okey;
   char path[PATH_MAX];
@@ -437,6 +441,8 @@ void fe_tu_put(fe_tu_cache *c, uint64_t key, const char *depfile,
       ok = fclose(f) == 0 && ok;
     if (!ok || rename(tmp, path) != 0)
       unlink(tmp);
+    else
+      *outputs = okey;
   }
   fe_free_strv(paths);
 }

@@ -3,7 +3,8 @@
 # unchanged rerun compiles nothing (--stats counts the units reused) and
 # reports the same, with an executable byte for byte the fresh one; an
 # edited header is compiled again and changes the result; --no-reuse
-# compiles all; a failing compile is never kept.
+# compiles all; a failing compile is never kept. The branch scan kept with
+# a unit (frontend/condtext.c) gives the dump made from scratch.
 set -u
 cbana=$1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT; [ -n "${KEEP:-}" ] && trap - EXIT && echo $tmp
@@ -59,6 +60,13 @@ check "rerun: the same report" cmp -s "$tmp/first.json" "$tmp/second.json"
 keep fresh.exe --no-reuse
 keep kept.exe
 check "the executable from kept units is the fresh one" cmp -s "$tmp/fresh.exe" "$tmp/kept.exe"
+# the dump (branch conditions as written, from the scan kept with the
+# units) is the one made from scratch
+"$cbana" dump sum.c util.c --cflags "-O2 -Iinc" > "$tmp/dump.kept"
+"$cbana" dump sum.c util.c --cflags "-O2 -Iinc" --no-reuse > "$tmp/dump.fresh"
+check "dump from kept units and scans is the fresh one" cmp -s "$tmp/dump.kept" "$tmp/dump.fresh"
+check "the dump has the loops' conditions" grep -q '"i < n" sense' "$tmp/dump.kept"
+check "the scans are kept" test -n "$(find "$XDG_CACHE_HOME" -name '*.scan')"
 run none --no-reuse
 check "--no-reuse compiles all ($(reused none))" test "$(reused none)" = "0 of 2 translation units reused"
 # the header changes: sum.c compiles again, util.c is kept
