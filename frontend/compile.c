@@ -646,7 +646,7 @@ cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b,
       const char *tags[] = {"-gdwarf-4", "-c", "-emit-llvm", "-MD", NULL};
       keys[i] = fe_tu_key(clang, b->src_args[i], tags, b->src_dirs[i],
                           srcpaths[i], from_bc);
-      if (fe_tu_get(tus, keys[i], bc, obj, &b->unit_keys[i])) {
+      if (keys[i] && fe_tu_get(tus, keys[i], bc, obj, &b->unit_keys[i])) {
         reused[i] = true;
         continue;
       }
@@ -708,7 +708,7 @@ cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b,
   for (size_t i = 0; i < b->n && ok && tus; i++) {
     char dep[PATH_MAX];
     snprintf(dep, sizeof dep, "%s/%zu.d", b->tmpdir, i);
-    if (!reused[i])
+    if (!reused[i] && keys[i])
       fe_tu_put(tus, keys[i], dep, b->src_dirs[i], b->bitcode[i], objs[i],
                 &b->new_keys[i]);
   }

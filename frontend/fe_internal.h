@@ -155,7 +155,8 @@ void fe_tu_cache_close(fe_tu_cache *c);
 size_t fe_tu_cache_hits(const fe_tu_cache *c);
 /* A compile's name: clang's identity, its flags (flags, then post minus
  * the file names that change from run to run), the working directory,
- * the source path, how the object is made (mode). */
+ * the source path, how the object is made (mode); 0 when clang's binary
+ * cannot be found (nothing is kept). */
 uint64_t fe_tu_key(const char *clang, char **flags, const char *const *post,
                    const char *cwd, const char *src, unsigned mode);
 /* Places the kept bitcode and object at bc and obj: true when the

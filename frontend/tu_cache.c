@@ -96,24 +96,43 @@ static uint64_t hash_identity(uint64_t h, const char *path) {
   return h;
 }
 
+/* The file a command name runs: itself when it holds a '/', else the
+ * first executable of that name in PATH (as posix_spawnp searches). */
+static bool command_path(const char *cmd, char *real) {
+  if (strchr(cmd, '/'))
+    return realpath(cmd, real) != NULL;
+  const char *path = getenv("PATH");
+  for (const char *p = path; p && *p;) {
+    const char *e = strchr(p, ':');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    char cand[PATH_MAX * 2];
+    snprintf(cand, sizeof cand, "%.*s/%s", (int)n, n ? p : ".", cmd);
+    if (access(cand, X_OK) == 0)
+      return realpath(cand, real) != NULL;
+    p = e ? e + 1 : p + n;
+  }
+  return false;
+}
+
 uint64_t fe_tu_key(const char *clang, char **flags, const char *const *post,
                    const char *cwd, const char *src, unsigned mode) {
   uint64_t h = fe_fnv_str(FE_FNV_START, "cbana translation unit 1");
   h = fe_fnv_str(h, clang);
   char real[PATH_MAX];
-  if (realpath(clang, real)) {
-    h = hash_identity(h, real);
-    /* clang-14 is a small driver over libclang-cpp and libLLVM, which
-     * Debian ships (and upgrades) in packages of their own */
-    char *slash = strrchr(real, '/');
-    static const char *const libs[] = {"libclang-cpp.so.14", "libLLVM-14.so"};
-    for (size_t i = 0; slash && i < sizeof libs / sizeof *libs; i++) {
-      char lib[PATH_MAX * 2], rlib[PATH_MAX];
-      snprintf(lib, sizeof lib, "%.*s/../lib/%s", (int)(slash - real), real,
-               libs[i]);
-      if (realpath(lib, rlib))
-        h = hash_identity(h, rlib);
-    }
+  /* a compiler that cannot be identified: nothing is kept */
+  if (!command_path(clang, real))
+    return 0;
+  h = hash_identity(h, real);
+  /* clang-14 is a small driver over libclang-cpp and libLLVM, which
+   * Debian ships (and upgrades) in packages of their own */
+  char *slash = strrchr(real, '/');
+  static const char *const libs[] = {"libclang-cpp.so.14", "libLLVM-14.so"};
+  for (size_t i = 0; slash && i < sizeof libs / sizeof *libs; i++) {
+    char lib[PATH_MAX * 2], rlib[PATH_MAX];
+    snprintf(lib, sizeof lib, "%.*s/../lib/%s", (int)(slash - real), real,
+             libs[i]);
+    if (realpath(lib, rlib))
+      h = hash_identity(h, rlib);
   }
   for (char **f = flags; f && *f; f++)
     h = fe_fnv_str(h, *f);
@@ -134,7 +153,7 @@ uint64_t fe_tu_key(const char *clang, char **flags, const char *const *post,
                                     "CLANG_CONFIG_FILE_USER_DIR"};
   for (size_t i = 0; i < sizeof env / sizeof *env; i++)
     h = fe_fnv_str(fe_fnv_str(h, env[i]), getenv(env[i]));
-  return h;
+  return h ? h : 1;
 }
 
 static bool before(struct timespec a, struct timespec b) {
