@@ -56,7 +56,10 @@ void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
   getrusage(RUSAGE_SELF, &ru);
   double an = s->path_s + s->stream_s + s->sim_s;
   fprintf(f, "cbana stats:\n");
-  fprintf(f, "  compile          %8.3f s cpu (clang)\n", s->compile_s);
+  fprintf(f,
+          "  compile          %8.3f s cpu (clang; %u of %u translation units "
+          "reused)\n",
+          s->compile_s, s->units_reused, s->units);
   fprintf(f,
           "  lowering         %8.3f s cpu (frontend wall, with compile: "
           "%.3f s)\n",

@@ -41,6 +41,7 @@ typedef struct cb_analyze_args {
   bool no_memo;           /* --no-memo: simulate every input */
   bool no_split;          /* --no-split: one simulation thread an input */
   bool no_kernels;        /* --no-kernels: no native kernels compiled */
+  bool no_reuse;          /* --no-reuse: no translation units from the cache */
   bool wait_kernels;      /* --wait-kernels: compiled before the run */
   /* check and validate */
   const char *baseline; /* --baseline FILE */

@@ -16,14 +16,15 @@
 void dump_usage(void) {
   printf("usage: cbana dump FILE.c... [--cflags \"FLAGS\"] [-p DIR]\n"
          "                  [--format text|json] [--load-base ADDR]\n"
-         "                  [--no-ops] [--keep-exe PATH]\n\n"
+         "                  [--no-ops] [--no-reuse] [--keep-exe PATH]\n\n"
          "Compiles the program with clang (default flags -O2; -g is always\n"
          "added), lowers it and prints what the analysis sees: functions,\n"
          "blocks and operations, loops, memory sites with their source\n"
          "location and the variable, type and field they access, globals\n"
          "with addresses and sizes, and branch points with the condition as\n"
          "written. -p DIR takes each file's flags from\n"
-         "DIR/compile_commands.json.\n");
+         "DIR/compile_commands.json. --no-reuse compiles every source\n"
+         "again (docs/speed.md).\n");
 }
 
 static const char *file_of(const cb_program *p, uint32_t f) {
@@ -502,6 +503,8 @@ int dump_run(int argc, char **argv) {
       o.exe_out = argv[++i];
     else if (strcmp(a, "--no-ops") == 0)
       with_ops = false;
+    else if (strcmp(a, "--no-reuse") == 0)
+      o.no_reuse = true;
     else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "cbana dump: unknown option '%s'\n", a);
       dump_usage();

@@ -109,6 +109,20 @@ const cb_option cb_options[] = {
      .group = "program",
      .help = "take each file's flags from DIR/compile_commands.json",
      .man = "Take each file's flags from DIR/compile_commands.json."},
+    {.name = "no-reuse",
+     .kind = CB_OPT_FLAG,
+     .field = F(no_reuse),
+     .takes = ALL,
+     .lists = ALL,
+     .group = "program",
+     .help = "compile every source again (no units from the cache)",
+     .man = "Compile every source again: take no translation unit's bitcode "
+            "and\n"
+            "object from cbana's cache directory, and keep none there (by "
+            "default a\n"
+            "unit whose compiler, flags, directory, source and headers are "
+            "unchanged\n"
+            "is reused; docs/speed.md)."},
     /* inputs */
     {.name = "inputs",
      .arg = "FILE",

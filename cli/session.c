@@ -206,6 +206,7 @@ int cb_session_open(cb_session *s, const cb_analyze_args *a,
   fo.no_kernels = s->args->no_kernels || s->args->exact_engine;
   fo.eager_kernels = s->args->wait_kernels;
   fo.cache_dir = cb_cli_cache_dir();
+  fo.no_reuse = s->args->no_reuse;
   size_t err_size = 1 << 16;
   char *err = malloc(err_size);
   if (!err)
@@ -216,6 +217,8 @@ int cb_session_open(cb_session *s, const cb_analyze_args *a,
   s->stats.compile_s = cpu_s(RUSAGE_CHILDREN) - c0;
   s->stats.lowering_s = cpu_s(RUSAGE_SELF) - l0;
   s->stats.frontend_wall_s = now_s() - t0;
+  s->stats.units = (uint32_t)a->n_sources;
+  s->stats.units_reused = s->program ? s->program->units_reused : 0;
   if (fst != CB_FE_OK) {
     fprintf(stderr, "%s%s", err,
             err[0] && err[strlen(err) - 1] != '\n' ? "\n" : "");

@@ -375,7 +375,8 @@ static char **cdb_flags(const cdb_entry *e) {
 typedef struct proc {
   pid_t pid;
   char *errfile;
-  int status;
+  int status; /* 0 for a process not started (a unit from the cache) */
+  bool waited;
 } proc;
 
 /* Starts argv[0] (searched in PATH) with its output and messages into
@@ -399,6 +400,7 @@ static bool spawn_argv(proc *p, char *const *argv, const char *cwd,
       fe_errf(err, CB_FE_ERR_COMPILE, "cbana: cannot run %s: %s\n", argv[0],
               strerror(rc));
     p->pid = 0;
+    p->status = -1;
     return false;
   }
   return true;
@@ -438,6 +440,7 @@ static void wait_proc(proc *p) {
   while (waitpid(p->pid, &st, 0) < 0 && errno == EINTR)
     ;
   p->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  p->waited = true;
 }
 
 int fe_run_to_file(const char *const *argv, const char *out) {
@@ -490,7 +493,7 @@ static void append_file(fe_err *err, const char *path) {
 static bool wait_stage(proc *procs, size_t n, unsigned stage,
                        const char *const *sources, bool ok, fe_err *err) {
   for (size_t i = 0; i < n; i++)
-    if (procs[2 * i + stage].pid)
+    if (procs[2 * i + stage].pid && !procs[2 * i + stage].waited)
       wait_proc(&procs[2 * i + stage]);
   for (size_t i = 0; i < n && ok; i++)
     if (procs[2 * i + stage].status != 0) {
@@ -534,6 +537,8 @@ void fe_build_cleanup(fe_build *b) {
   free(b->bitcode);
   free(b->src_dirs);
   free(b->src_args);
+  free(b->unit_keys);
+  free(b->new_keys);
   free(b->exe);
   free(b->link_err);
   memset(b, 0, sizeof *b);
@@ -569,6 +574,8 @@ cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b,
   b->bitcode = calloc(b->n, sizeof *b->bitcode);
   b->src_dirs = calloc(b->n, sizeof *b->src_dirs);
   b->src_args = calloc(b->n, sizeof *b->src_args);
+  b->unit_keys = calloc(b->n, sizeof *b->unit_keys);
+  b->new_keys = calloc(b->n, sizeof *b->new_keys);
 
   cdb_entry *cdb = NULL;
   size_t n_cdb = 0;
@@ -582,6 +589,12 @@ cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b,
     snprintf(cwd, sizeof cwd, ".");
   char **common = fe_split_flags(o->cflags ? o->cflags : "-O2");
   proc *procs = calloc(2 * b->n + 1, sizeof *procs);
+  /* the object from the bitcode when the sources keep the cores busy */
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  unsigned from_bc = (long)b->n >= (cores > 0 ? cores : 1);
+  fe_tu_cache *tus = o->no_reuse ? NULL : fe_tu_cache_open(o->cache_dir);
+  uint64_t *keys = calloc(b->n, sizeof *keys);
+  bool *reused = calloc(b->n, sizeof *reused);
   char **objs = calloc(b->n, sizeof *objs);
   char **srcpaths = calloc(b->n, sizeof *srcpaths);
   bool ok = true;
@@ -617,45 +630,92 @@ cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b,
       b->src_dirs[i] = xstrdup(cwd);
       srcpaths[i] = xstrdup(src);
     }
-    char bc[PATH_MAX], obj[PATH_MAX], ef[PATH_MAX];
+    char bc[PATH_MAX], obj[PATH_MAX], ef[PATH_MAX], dep[PATH_MAX];
     snprintf(bc, sizeof bc, "%s/%zu.bc", b->tmpdir, i);
     snprintf(obj, sizeof obj, "%s/%zu.o", b->tmpdir, i);
+    snprintf(dep, sizeof dep, "%s/%zu.d", b->tmpdir, i);
     b->bitcode[i] = xstrdup(bc);
     objs[i] = xstrdup(obj);
-    snprintf(ef, sizeof ef, "%s/%zu.bc.err", b->tmpdir, i);
     /* DWARF 4: valgrind 3.19 cannot always read clang 14's DWARF 5
-     * (DESIGN.md); the object below is built with the same flags */
-    const char *post_bc[] = {"-gdwarf-4", "-c", "-emit-llvm",
-                             "-o",        bc,   "-fno-color-diagnostics",
-                             srcpaths[i], NULL};
+     * (DESIGN.md); the object below is built with the same flags. The
+     * headers' list (-MD) finds the unit in the cache next time. */
+    const char *post_bc[] = {
+        "-gdwarf-4", "-c",  "-emit-llvm", "-o", bc,  "-fno-color-diagnostics",
+        srcpaths[i], "-MD", "-MF",        dep,  NULL};
+    if (tus) {
+      const char *tags[] = {"-gdwarf-4", "-c", "-emit-llvm", "-MD", NULL};
+      keys[i] = fe_tu_key(clang, b->src_args[i], tags, b->src_dirs[i],
+                          srcpaths[i], from_bc);
+      if (keys[i] && fe_tu_get(tus, keys[i], bc, obj, &b->unit_keys[i])) {
+        reused[i] = true;
+        continue;
+      }
+    } else {
+      post_bc[7] = NULL; /* no -MD */
+    }
+    snprintf(ef, sizeof ef, "%s/%zu.bc.err", b->tmpdir, i);
     ok = spawn(&procs[2 * i], clang, b->src_args[i], NULL, post_bc,
                b->src_dirs[i], ef, err);
-    /* The object, from the source, beside the bitcode: on the project's
-     * 2-core machines the frontend's wall time is what users wait for
-     * before any analysis starts, and the second compile takes the idle
-     * core. Its code is the bitcode's: clang's -O2 pipeline is
-     * deterministic, and the object built from the bitcode with the IR
-     * passes off (clang's -fembed-bitcode split, which commit 627b01e
-     * ran after the bitcode) was byte for byte the same on all 84
-     * objects compared (the corpus, bench/workloads, the engine's
-     * programs, every PolyBench kernel at MINI and LARGE). The frontend
-     * takes 0.04 s less wall time (pr: 0.223 -> 0.182 s), for 0.09 s
-     * more CPU. */
+    /* The object, from the source, beside the bitcode, when there are
+     * fewer sources than cores: the frontend's wall time is what users
+     * wait for before any analysis starts, and the second compile takes
+     * an idle core (a single source: 0.04 s less wall time, for 0.09 s
+     * more CPU). With more, the cores are busy with the other sources,
+     * and the object is made from the bitcode (below). */
     snprintf(ef, sizeof ef, "%s/%zu.o.err", b->tmpdir, i);
     const char *post_o[] = {
         "-gdwarf-4", "-c", "-o", objs[i], "-fno-color-diagnostics",
         srcpaths[i], NULL};
-    if (ok)
+    if (ok && !from_bc)
       ok = spawn(&procs[2 * i + 1], clang, b->src_args[i], NULL, post_o,
                  b->src_dirs[i], ef, err);
   }
   /* LLVM's libraries load while clang compiles (module.c) */
   if (ok)
     fe_module_preload(o, b);
+  /* The object from each bitcode as it is made, with the IR passes off:
+   * clang's own split for -fembed-bitcode (its second job gets
+   * -disable-llvm-passes). clang's -O2 pipeline is deterministic, and
+   * the object is byte for byte the one compiled from the source (cmp
+   * on the corpus, bench/workloads, PolyBench, and the 162 objects of
+   * the test-suite's TimberWolfMC and SMG2000); it saves a second parse
+   * and optimisation of each source. */
+  for (size_t i = 0; i < b->n && from_bc; i++) {
+    if (!procs[2 * i].pid)
+      continue;
+    wait_proc(&procs[2 * i]);
+    if (procs[2 * i].status != 0 || !ok)
+      continue;
+    char ef[PATH_MAX];
+    snprintf(ef, sizeof ef, "%s/%zu.o.err", b->tmpdir, i);
+    const char *post_o[] = {"-gdwarf-4",
+                            "-c",
+                            "-Xclang",
+                            "-disable-llvm-passes",
+                            "-Wno-unused-command-line-argument",
+                            "-o",
+                            objs[i],
+                            "-fno-color-diagnostics",
+                            b->bitcode[i],
+                            NULL};
+    ok = spawn(&procs[2 * i + 1], clang, b->src_args[i], NULL, post_o,
+               b->src_dirs[i], ef, err);
+  }
   /* the bitcode's diagnostics first; the object's compile makes the same */
   ok = wait_stage(procs, b->n, 0, o->sources, ok, err);
   fe_module_core_free(ok);
   ok = wait_stage(procs, b->n, 1, o->sources, ok, err);
+  for (size_t i = 0; i < b->n && ok && tus; i++) {
+    char dep[PATH_MAX];
+    snprintf(dep, sizeof dep, "%s/%zu.d", b->tmpdir, i);
+    if (!reused[i] && keys[i])
+      fe_tu_put(tus, keys[i], dep, b->src_dirs[i], b->bitcode[i], objs[i],
+                &b->new_keys[i]);
+  }
+  b->n_reused = fe_tu_cache_hits(tus);
+  fe_tu_cache_close(tus);
+  free(keys);
+  free(reused);
   if (ok) {
     char exe[PATH_MAX];
     if (o->exe_out)

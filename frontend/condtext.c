@@ -7,9 +7,13 @@
 
 #include <clang-c/Index.h>
 
+#include <dlfcn.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* How the code after a construct (outside its bytes) relates to the
  * source's sense of its condition. */
@@ -31,6 +35,7 @@ typedef struct scan {
   const char *text;
   size_t len;
   FE_VEC(cand) cands;
+  bool kept; /* read from, or written to, the cache directory */
 } scan;
 
 static bool cursor_range(CXCursor c, unsigned *s, unsigned *e) {
@@ -384,6 +389,97 @@ static bool scan_file(CXIndex index, const char *path, const char *const *args,
   return true;
 }
 
+/* ---- scans kept in the cache directory, beside their unit's outputs
+ * (tu_cache.c): a unit's key names its source's and headers' contents and
+ * its flags, which decide the scan; the file's header names this shared
+ * object's build and libclang's version, which decide how it scans. ---- */
+
+typedef struct scan_head {
+  char magic[16];
+  uint64_t build;
+  uint32_t cand_size, n;
+} scan_head;
+
+static uint64_t scan_build(void) {
+  /* computed by whichever thread asks first: the same value each time */
+  static uint64_t build;
+  Dl_info di;
+  if (!__atomic_load_n(&build, __ATOMIC_RELAXED) &&
+      dladdr((void *)scan_build, &di) && di.dli_fname) {
+    struct stat st;
+    uint64_t h = fe_fnv_str(FE_FNV_START, CINDEX_VERSION_STRING);
+    h = fe_fnv_str(h, di.dli_fname);
+    if (stat(di.dli_fname, &st) == 0) {
+      uint64_t v[4] = {(uint64_t)st.st_ino, (uint64_t)st.st_size,
+                       (uint64_t)st.st_mtim.tv_sec,
+                       (uint64_t)st.st_mtim.tv_nsec};
+      h = fe_fnv(h, v, sizeof v);
+      __atomic_store_n(&build, h | 1, __ATOMIC_RELAXED);
+    }
+  }
+  return __atomic_load_n(&build, __ATOMIC_RELAXED);
+}
+
+static bool scan_path(char *out, size_t n, const char *dir, uint64_t key) {
+  return dir && key &&
+         (size_t)snprintf(out, n, "%s/tu/%016llx.scan", dir,
+                          (unsigned long long)key) < n;
+}
+
+/* The kept scan of the source at path, its text read again. */
+static bool scan_read(const char *dir, uint64_t key, const char *path,
+                      scan *sc) {
+  char file[PATH_MAX];
+  uint64_t build = scan_build();
+  if (!build || !scan_path(file, sizeof file, dir, key))
+    return false;
+  FILE *f = fopen(file, "rb");
+  if (!f)
+    return false;
+  scan_head h;
+  bool ok = fread(&h, sizeof h, 1, f) == 1 &&
+            strncmp(h.magic, "cbana scan 1", sizeof h.magic) == 0 &&
+            h.build == build && h.cand_size == sizeof(cand) && h.n < (1u << 26);
+  cand *v = ok && h.n ? malloc((size_t)h.n * sizeof *v) : NULL;
+  ok = ok && (!h.n || (v && fread(v, sizeof *v, h.n, f) == h.n));
+  fclose(f);
+  memset(sc, 0, sizeof *sc);
+  if (ok)
+    sc->text = read_file(path, &sc->len);
+  if (!ok || !sc->text) {
+    free(v);
+    return false;
+  }
+  sc->cands.v = v;
+  sc->cands.n = sc->cands.cap = h.n;
+  sc->kept = true;
+  return true;
+}
+
+/* Written whole under a temporary name, then renamed (runs at once). */
+static void scan_write(const char *dir, uint64_t key, scan *sc) {
+  char file[PATH_MAX], tmp[PATH_MAX + 32];
+  uint64_t build = scan_build();
+  if (!build || !scan_path(file, sizeof file, dir, key))
+    return;
+  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", file, (long)getpid());
+  FILE *f = fopen(tmp, "wb");
+  if (!f)
+    return;
+  scan_head h;
+  memset(&h, 0, sizeof h);
+  snprintf(h.magic, sizeof h.magic, "cbana scan 1");
+  h.build = build;
+  h.cand_size = sizeof(cand);
+  h.n = (uint32_t)sc->cands.n;
+  bool ok = fwrite(&h, sizeof h, 1, f) == 1 &&
+            (!h.n || fwrite(sc->cands.v, sizeof(cand), h.n, f) == h.n);
+  ok = fclose(f) == 0 && ok;
+  if (!ok || rename(tmp, file) != 0)
+    unlink(tmp);
+  sc->kept = true;
+}
+
 static void scan_free(scan *sc) {
   free(sc->cands.v);
   free((char *)sc->text);
@@ -396,6 +492,8 @@ struct fe_scans {
   size_t n;
   char **paths;
   char ***args; /* the compile's (fe_build.src_args), not owned */
+  const char *cache_dir;
+  uint64_t *keys; /* the units found in the cache (fe_build.unit_keys) */
   scan *sc;
   bool *ok;
   bool joined;
@@ -411,10 +509,12 @@ static void *scans_main(void *arg) {
   fe_scans *s = arg;
   CXIndex index = clang_createIndex(0, 0);
   for (size_t i = 0; i < s->n; i++)
-    s->ok[i] =
-        s->paths[i] &&
-        scan_file(index, s->paths[i],
-                  s->args ? (const char *const *)s->args[i] : NULL, &s->sc[i]);
+    s->ok[i] = s->paths[i] &&
+               ((s->keys &&
+                 scan_read(s->cache_dir, s->keys[i], s->paths[i], &s->sc[i])) ||
+                scan_file(index, s->paths[i],
+                          s->args ? (const char *const *)s->args[i] : NULL,
+                          &s->sc[i]));
   clang_disposeIndex(index);
   return NULL;
 }
@@ -428,6 +528,8 @@ fe_scans *fe_scans_start(const cb_frontend_options *o, fe_build *b) {
   s->sc = calloc(s->n, sizeof *s->sc);
   s->ok = calloc(s->n, sizeof *s->ok);
   s->args = b->src_args;
+  s->cache_dir = o->no_reuse ? NULL : o->cache_dir;
+  s->keys = b->unit_keys;
   bool ok = s->paths && s->sc && s->ok;
   for (size_t i = 0; ok && i < s->n; i++)
     s->paths[i] =
@@ -475,6 +577,12 @@ void fe_branch_texts(fe *f, fe_build *b) {
   fe_scans *ahead = b ? b->scans : NULL;
   if (ahead)
     scans_join(ahead);
+  /* the scans made ahead of units in the cache, kept beside them */
+  for (size_t i = 0; ahead && b->new_keys && i < ahead->n && i < b->n; i++) {
+    uint64_t key = b->unit_keys[i] ? b->unit_keys[i] : b->new_keys[i];
+    if (ahead->ok[i] && !ahead->sc[i].kept && key)
+      scan_write(ahead->cache_dir, key, &ahead->sc[i]);
+  }
   CXIndex index = NULL;
   for (size_t i = 0; f->branches.n && i < nsrc && i < f->files.n; i++) {
     bool used = false;

@@ -148,9 +148,41 @@ typedef struct fe_build {
   char ***src_args; /* the user's flags per source (NULL-terminated) */
   char *link_err;   /* the linker's messages when only linking failed */
   fe_scans *scans;  /* the sources' constructs, scanned ahead (condtext.c) */
+  size_t n_reused;  /* units taken from the cache (tu_cache.c) */
+  /* per source, the key of its contents (tu_cache.c), 0: none: found in
+   * the cache (set before the scan ahead starts, which reads them), and
+   * kept there by this compile */
+  uint64_t *unit_keys, *new_keys;
 } fe_build;
 
 cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b, fe_err *err);
+
+/* ---- translation units kept between runs (tu_cache.c) ---------------- */
+
+typedef struct fe_tu_cache fe_tu_cache;
+/* The cache in cache_dir/tu; NULL without cache_dir (nothing kept). */
+fe_tu_cache *fe_tu_cache_open(const char *cache_dir);
+void fe_tu_cache_close(fe_tu_cache *c);
+/* Units found by fe_tu_get so far. */
+size_t fe_tu_cache_hits(const fe_tu_cache *c);
+/* A compile's name: clang's identity, its flags (flags, then post minus
+ * the file names that change from run to run), the working directory,
+ * the source path, how the object is made (mode); 0 when clang's binary
+ * cannot be found (nothing is kept). */
+uint64_t fe_tu_key(const char *clang, char **flags, const char *const *post,
+                   const char *cwd, const char *src, unsigned mode);
+/* Places the kept bitcode and object at bc and obj: true when the
+ * headers the last compile of key read are unchanged and both were
+ * kept. */
+bool fe_tu_get(fe_tu_cache *c, uint64_t key, const char *bc, const char *obj,
+               uint64_t *outputs);
+/* Keeps bc and obj, found again through the files listed in depfile
+ * (clang's -MD output, relative paths from cwd). *outputs, on a hit or
+ * once kept, is the key of the unit's contents: what else is derived from
+ * them alone (the branch scan, condtext.c) is kept under it. */
+void fe_tu_put(fe_tu_cache *c, uint64_t key, const char *depfile,
+               const char *cwd, const char *bc, const char *obj,
+               uint64_t *outputs);
 /* The compiler when the options name none: clang-14, else `clang`. */
 const char *fe_default_clang(void);
 

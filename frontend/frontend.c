@@ -254,6 +254,7 @@ static cb_fe_status load_built(const char *const *bitcode, size_t n,
   p->exe_path = o && o->exe_out && exe ? fe_pool_str(f.pool, exe) : NULL;
   p->dl = exe && f.elf.loaded ? fe_bind_lib_data(&f, p, exe, o) : NULL;
   p->fmuladd_fused = f.fmuladd_fused;
+  p->units_reused = b ? (uint32_t)b->n_reused : 0;
   if (!o || !o->no_kernels)
     fe_jit_compile(p, o && o->eager_kernels, o ? o->cache_dir : NULL);
   p->owned = f.pool;

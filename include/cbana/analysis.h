@@ -38,7 +38,8 @@ typedef struct cb_analysis_input {
 /* Where the time went (--stats). CPU seconds are summed over the worker
  * threads; the frontend's are filled by the caller. */
 typedef struct cb_analysis_stats {
-  double compile_s;       /* clang: the frontend's child processes (CPU) */
+  double compile_s; /* clang: the frontend's child processes (CPU) */
+  uint32_t units, units_reused; /* translation units; from the cache */
   double lowering_s;      /* the frontend in this process: bitcode to Program,
                              ELF, debug info (CPU) */
   double frontend_wall_s; /* both, wall clock */

@@ -68,6 +68,9 @@ typedef struct cb_frontend_options {
    * optind) are placed there, before any kernel is compiled. NULL: they
    * keep addresses of their own past the executable. */
   bool (*object_bases)(const cb_program *p, uint64_t *base, uint32_t n);
+  /* Compile every source again: no translation unit is taken from, or
+   * kept in, cache_dir (frontend/tu_cache.c). */
+  bool no_reuse;
 } cb_frontend_options;
 
 typedef enum cb_fe_status {

@@ -628,6 +628,9 @@ typedef struct cb_program {
                               waited for (the frontend's eager_kernels) */
   uint32_t n_kernels;      /* functions with a kernel */
   double kernel_compile_s; /* the compile's CPU time */
+  /* translation units whose bitcode and object came from the cache
+   * directory, not from clang (frontend/tu_cache.c) */
+  uint32_t units_reused;
   /* A kernel has code only for the blocks that have run before its
    * compile, and leaves to the interpreter at the others; when those run
    * much, the function is compiled again with them (frontend/

@@ -57,6 +57,7 @@ static bool render(const char *opt, const cb_analyze_args *a, char *buf,
   U("no-memo", a->no_memo);
   U("no-process", a->no_process);
   U("no-kernels", a->no_kernels);
+  U("no-reuse", a->no_reuse);
   U("wait-kernels", a->wait_kernels);
   U("quiet", a->quiet);
   U("update", a->update);
@@ -206,6 +207,7 @@ static const pcase cases[] = {
     OK("analyze", "no-memo", "1", "a.c", "--no-memo"),
     OK("analyze", "no-process", "1", "a.c", "--no-process"),
     OK("analyze", "no-kernels", "1", "a.c", "--no-kernels"),
+    OK("analyze", "no-reuse", "1", "a.c", "--no-reuse"),
     OK("analyze", "wait-kernels", "1", "a.c", "--wait-kernels"),
     OK("analyze", "quiet", "1", "--quiet", "a.c"),
     /* gate: taken by every analysis command, as before the table */
