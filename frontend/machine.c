@@ -192,7 +192,8 @@ static int cand_cmp(const void *a, const void *b) {
 
 typedef struct owed_t {
   uint64_t key;
-  uint32_t op; /* the IR load or store (program->ops) */
+  uint32_t op;  /* the IR load or store (program->ops) */
+  uint8_t kind; /* FE_MC_ALLOCA, FE_MC_BYVAL or both */
 } owed_t;
 
 typedef FE_VEC(cb_mach_access) machvec;
@@ -1016,7 +1017,8 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
         if ((addr & CB_OPND_CONST) || addr >= fn->n_slots || !is_alloca[addr])
           continue;
         const cb_site *s = &f->sites.v[op->aux];
-        owed_t ow = {mkkey(s->file, s->line, 0), rb->first_op + o};
+        owed_t ow = {mkkey(s->file, s->line, 0), rb->first_op + o,
+                     is_alloca[addr]};
         FE_PUSH(owed, ow);
       }
       if (j == run_hi)
@@ -1074,6 +1076,11 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
             const cb_op *op = &f->ops.v[owed.v[q].op];
             const cb_site *os = &f->sites.v[op->aux];
             bool same_dir = (op->code == CB_OP_STORE) == m->write;
+            /* a by-value parameter lies above the return address: the
+               stores of an outgoing argument area below it are others */
+            if (owed.v[q].kind == FE_MC_BYVAL &&
+                !(m->has_cfa && m->cfa_off >= 0))
+              continue;
             bool ok = pass == 0   ? owed.v[q].key == key && same_dir
                       : pass == 1 ? owed.v[q].key == mkkey(m->file, 0, 0) &&
                                         same_dir && os->size == m->size

@@ -111,8 +111,10 @@ uint32_t fe_mc_site(mctx *c, uint32_t file, uint32_t line, uint32_t func,
                     uint32_t size, bool write, const char *what);
 
 /* machine_ir.c */
-/* Slots of function fi holding an address derived from an alloca
+/* Per slot of function fi: FE_MC_ALLOCA and/or FE_MC_BYVAL when it
+   holds an address derived from an alloca or a by-value parameter
    (through GEPs, casts, phis and selects); calloc'ed. */
+enum { FE_MC_ALLOCA = 1, FE_MC_BYVAL = 2 };
 uint8_t *fe_mc_alloca_slots(fe *f, uint32_t fi);
 /* Is this call op a call in the machine code too (not an intrinsic the
    backend expands inline)? */

@@ -8,12 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Stack objects' slots of function fi: true for slots holding an address
- * derived from an alloca or a by-value parameter (through GEPs, casts,
- * phis and selects). A by-value aggregate lies in the caller's argument
- * area (SysV ABI 3.2.3: passed in memory, on the stack), so the callee's
- * machine code reads it relative to %rsp: the IR's loads of it are those
- * stack accesses, not accesses beside them. */
+/* Stack objects' slots of function fi: per slot, FE_MC_ALLOCA for an
+ * address derived from an alloca, FE_MC_BYVAL from a by-value parameter
+ * (through GEPs, casts, phis and selects; both when it may be either). A
+ * by-value aggregate lies in the caller's argument area (SysV ABI 3.2.3:
+ * passed in memory, on the stack), above the return address: the callee's
+ * machine code reads it relative to %rsp at non-negative CFA offsets (or
+ * through a register holding its address), and those reads are the IR's
+ * loads, not accesses beside them. */
 uint8_t *fe_mc_alloca_slots(fe *f, uint32_t fi) {
   const cb_function *fn = &f->functions.v[fi];
   uint8_t *is = calloc(fn->n_slots + 1, 1);
@@ -22,7 +24,7 @@ uint8_t *fe_mc_alloca_slots(fe *f, uint32_t fi) {
   for (uint32_t k = 0; k < fn->n_params; k++) {
     const cb_param *pa = &f->params.v[fn->first_param + k];
     if (pa->byval && pa->slot < fn->n_slots)
-      is[pa->slot] = 1;
+      is[pa->slot] = FE_MC_BYVAL;
   }
   bool changed = true;
   while (changed) {
@@ -31,36 +33,34 @@ uint8_t *fe_mc_alloca_slots(fe *f, uint32_t fi) {
       const cb_block *bl = &f->blocks.v[fn->first_block + b];
       for (uint32_t o = 0; o < bl->n_ops; o++) {
         const cb_op *op = &f->ops.v[bl->first_op + o];
-        if (op->dst == CB_NONE || op->dst >= fn->n_slots || is[op->dst])
+        if (op->dst == CB_NONE || op->dst >= fn->n_slots)
           continue;
-        bool a = false;
+#define FROM(x) (!((x)&CB_OPND_CONST) && (x) < fn->n_slots ? is[x] : 0)
+        uint8_t a = 0;
         switch (op->code) {
         case CB_OP_ALLOCA:
-          a = true;
+          a = FE_MC_ALLOCA;
           break;
         case CB_OP_GEP:
         case CB_OP_BITCAST:
         case CB_OP_MOV:
-          a = !(op->a & CB_OPND_CONST) && op->a < fn->n_slots && is[op->a];
+          a = FROM(op->a);
           break;
         case CB_OP_SELECT:
-          a = (!(op->b & CB_OPND_CONST) && op->b < fn->n_slots && is[op->b]) ||
-              (!(op->c & CB_OPND_CONST) && op->c < fn->n_slots && is[op->c]);
+          a = FROM(op->b) | FROM(op->c);
           break;
         case CB_OP_PHI: {
           const int64_t *g = &f->extra.v[op->aux];
-          for (int64_t j = 0; j < g[0]; j++) {
-            cb_operand v = (cb_operand)g[2 + 2 * j];
-            if (!(v & CB_OPND_CONST) && v < fn->n_slots && is[v])
-              a = true;
-          }
+          for (int64_t j = 0; j < g[0]; j++)
+            a |= FROM((cb_operand)g[2 + 2 * j]);
           break;
         }
         default:
           break;
         }
-        if (a) {
-          is[op->dst] = 1;
+#undef FROM
+        if ((a | is[op->dst]) != is[op->dst]) {
+          is[op->dst] |= a;
           changed = true;
         }
       }
