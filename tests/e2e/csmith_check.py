@@ -108,7 +108,7 @@ def validate_problems(cbana, src, args, work, timeout):
         return [f"validate: timed out after {timeout} s"]
     if r.returncode == 0:
         return []
-    bad = [ln.strip() for ln in r.stdout.splitlines()
+    bad = [" ".join(ln.split()) for ln in r.stdout.splitlines()
            if "OUT OF TOLERANCE" in ln or "DIFFERS" in ln or
            "not compared" in ln or "failed" in ln]
     return ["validate: " + ("; ".join(bad) if bad else
