@@ -304,6 +304,7 @@ static inline uint64_t eng_ops_done(const cb_eng *e, uint64_t budget) {
  * the allowance in e->budget_left); docs/process-model.md. */
 #define CB_CLOCK_EPOCH_S 1700000000u /* time() when main begins */
 #define CB_CLOCK_CPU0_US 1000u       /* clock() when main begins */
+#define CB_PROCESS_PID 4242u         /* what getpid() returns */
 static inline uint64_t eng_cpu_ns(const cb_eng *e) {
   return eng_ops_done(e, e->budget_left);
 }

@@ -577,6 +577,8 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_MKTEMP:
     return cb_libc_mktemp(e, a, ret);
   case CB_LIBC_SLEEP:
+  case CB_LIBC_GETPID:
+  case CB_LIBC_DIFFTIME:
   case CB_LIBC_GETRUSAGE:
   case CB_LIBC_ISATTY:
   case CB_LIBC_SIGNAL:

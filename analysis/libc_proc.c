@@ -1,7 +1,7 @@
 /* libc_proc.c: the C library model's process calls outside stdio and
- * the heap: sleep, getrusage, isatty and signal. cbana never waits: sleep
- * returns at once with nothing left to sleep, having moved the virtual
- * clock (eng_clock_ns) on by its seconds, and getrusage reports the
+ * the heap: sleep, getpid, difftime, getrusage, isatty and signal. cbana never
+ * waits: sleep returns at once with nothing left to sleep, having moved the
+ * virtual clock (eng_clock_ns) on by its seconds, and getrusage reports the
  * clock's CPU time, as clock() does.
  *
  * Traffic: a lackey trace of each after its first call (Debian 12's
@@ -137,6 +137,26 @@ cb_stop cb_libc_proc_call(cb_eng *e, uint32_t fn, const cb_value *a,
     e->slept_ns += (uint64_t)(uint32_t)a[0].u * 1000000000u;
     ret[0].u = 0; /* no second left to sleep */
     return CB_GO;
+  case CB_LIBC_GETPID:
+    /* the system call alone (posix/getpid.c: no access but its ret); a
+     * real run's number is the kernel's choice, the model's fixed */
+    ret[0].u = CB_PROCESS_PID;
+    return CB_GO;
+  case CB_LIBC_DIFFTIME: {
+    /* time/difftime.c on x86-64: both times loaded into x87 through one
+     * stack slot below the return address, subtracted in extended
+     * precision, rounded to double through the same slot */
+    long double d = (long double)a[0].s - (long double)a[1].s;
+    ret[0].d = (double)d;
+    if (e->libc_base) {
+      uint64_t slot = e->frames[e->depth - 1].sp - 0x18;
+      for (int k = 0; k < 3; k++) {
+        W(slot, 8);
+        R(slot, 8);
+      }
+    }
+    return CB_GO;
+  }
   case CB_LIBC_GETRUSAGE: {
     int who = (int)(uint32_t)a[0].u;
     if (who != 0 && who != -1 && who != 1) { /* SELF, CHILDREN, THREAD */

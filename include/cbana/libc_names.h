@@ -167,6 +167,8 @@
   X(GETTIMEOFDAY, "gettimeofday")                                              \
   X(CLOCK_GETTIME, "clock_gettime")                                            \
   X(SLEEP, "sleep")                                                            \
+  X(GETPID, "getpid")                                                          \
+  X(DIFFTIME, "difftime")                                                      \
   X(GETRUSAGE, "getrusage")                                                    \
   X(ISATTY, "isatty")                                                          \
   X(SIGNAL, "signal")                                                          \

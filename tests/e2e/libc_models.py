@@ -2,7 +2,7 @@
 """End-to-end: C library functions of the model on their test programs
 (tests/e2e/data/libc): strcasecmp, /dev/null as a file, sleep and
 getrusage, fgetpos and fsetpos, cabs and cexp, signal and isatty, getopt,
-index and rindex.
+index and rindex, getpid and difftime.
 
 For every program and input line of its .inputs file:
   - the output of `cbana analyze` equals the native executable's, and
@@ -27,12 +27,12 @@ import tempfile
 
 PROGRAMS = ["strcasecmp", "devnull", "sleep_rusage", "file_pos",
             "complex_abs_exp", "signal_isatty", "getopt_args",
-            "index_rindex"]
+            "index_rindex", "pid_difftime"]
 # complex_abs_exp: one spill a call is on line 0 for cachegrind and on
 # the call's line for cbana (the machine code's line table), so only its
 # totals are compared
 PER_LINE = {"strcasecmp", "devnull", "sleep_rusage", "file_pos",
-            "signal_isatty", "index_rindex"}
+            "signal_isatty", "index_rindex", "pid_difftime"}
 # A line's L1D misses may differ by one: the library traffic around the
 # functions tested is not all exact (aligned_alloc's, the FILE streams'
 # internals, docs/process-model.md 9.4), and moves a line's eviction.
