@@ -144,6 +144,19 @@ void eng_kernel_setup(cb_eng *e) {
 uint64_t eng_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
                      uint64_t *budget) {
   uint64_t iters = cb_tpl_run(e, F, S, ti, budget);
+  /* a function that runs mostly in its loops' templates is as hot as
+   * their operations say: its kernel makes their iterations natively */
+  if (e->kheat && iters) {
+    uint64_t *h = &e->kheat[F->func];
+    uint64_t n = iters * e->tpl->t[ti].n_ops;
+    if (*h > n) {
+      *h -= n;
+    } else if (*h) {
+      /* with the header among the blocks that ran (the kernel's) */
+      __atomic_store_n(&e->p->kernel_ran[F->block], 1, __ATOMIC_RELAXED);
+      eng_kernel_cold(e, F);
+    }
+  }
   if (e->ktpl) {
     cb_kernel_tpl_use *u = &e->ktpl[F->block];
     u->entries++;
