@@ -245,7 +245,8 @@ int eng_kernel_tpl(cb_kernel_io *io) {
     uint64_t budget = e->budget_left;
     eng_tpl_run(e, F, e->slots + F->slot_base, ti, &budget);
     e->budget_left = budget;
-    /* the template's operations are not the kernel's */
+    /* the template's operations are not the kernel's (cb_tpl_run counts
+     * those its loop's native code ran) */
     e->out->kernel_ops -= eng_ops_done(e, e->budget_left) - done0;
   }
   state_to_io(e, io);
