@@ -169,7 +169,6 @@ typedef struct jit_owned {
   uint64_t ops_compiled, ops_whole; /* over every compile; their
                                        functions' */
   uint32_t recompiles, tier_ups;
-  uint32_t tpl_fns; /* loops' iterations made for their templates */
   uint64_t program_key;
   bool busy, quit;
   pthread_t thread;
@@ -371,7 +370,6 @@ static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
     /* the engines may be running: each reads its entry atomically */
     __atomic_store_n(&o->p->tpl_kernels[fn->first_block + lb],
                      (cb_tpl_kernel_fn)(uintptr_t)ta, __ATOMIC_RELEASE);
-    o->tpl_fns++;
   }
   free(tnames);
   free(g.tpl_fns);
