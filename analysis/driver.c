@@ -540,6 +540,7 @@ static void run_one(driver *d, unsigned i, cb_hierarchy **h, collector *col,
     d->stats.tpl_loops += o.tpl_loops;
     d->stats.tpl_iters += o.tpl_iters;
     d->stats.tpl_accesses += o.tpl_accesses;
+    d->stats.tpl_native_iters += o.tpl_native_iters;
     d->stats.kernel_ops += o.kernel_ops;
     d->stats.kernel_engine_calls += o.kernel_engine_calls;
     for (unsigned k = 0; k < CB_OP_COUNT; k++)
@@ -756,6 +757,7 @@ int cb_analysis_run(const cb_program *p, const cb_analysis_input *inputs,
     st->tpl_loops = d.stats.tpl_loops;
     st->tpl_iters = d.stats.tpl_iters;
     st->tpl_accesses = d.stats.tpl_accesses;
+    st->tpl_native_iters = d.stats.tpl_native_iters;
     st->kernel_ops = d.stats.kernel_ops;
     st->kernel_engine_calls = d.stats.kernel_engine_calls;
     memcpy(st->kernel_left, d.stats.kernel_left, sizeof st->kernel_left);

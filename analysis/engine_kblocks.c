@@ -9,9 +9,12 @@
 #define KERNEL_MISS_OPS 8u
 
 void eng_kernel_missed(cb_eng *e, const cb_frame *F) {
+  eng_kernel_missed_ops(e, F, e->p->blocks[F->block].n_ops + KERNEL_MISS_OPS);
+}
+
+void eng_kernel_missed_ops(cb_eng *e, const cb_frame *F, uint64_t n) {
   const cb_program *p = e->p;
   uint64_t *more = &p->kernel_more[F->func];
-  uint64_t n = p->blocks[F->block].n_ops + KERNEL_MISS_OPS;
   /* engines on other threads may count at once: a count lost between
    * them only asks a little later */
   uint64_t m = __atomic_load_n(more, __ATOMIC_RELAXED);

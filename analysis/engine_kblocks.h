@@ -16,6 +16,8 @@
  * and entry as well as the block's ops, in blocks its kernel has no code
  * for: counted towards asking for it again (kernel_more). */
 void eng_kernel_missed(cb_eng *e, const cb_frame *F);
+/* The same for n ops run in frame F's block (a loop template's). */
+void eng_kernel_missed_ops(cb_eng *e, const cb_frame *F, uint64_t n);
 
 /* Frame F is at the start of its block (after its phis) and the
  * interpreter is to run it: the function has no kernel k yet (NULL), or

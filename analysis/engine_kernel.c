@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "engine_frames.h"
+#include "engine_kblocks.h"
 #include "template.h"
 
 /* A function's kernel is asked for once the function has run, outside
@@ -144,6 +145,25 @@ void eng_kernel_setup(cb_eng *e) {
 uint64_t eng_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
                      uint64_t *budget) {
   uint64_t iters = cb_tpl_run(e, F, S, ti, budget);
+  /* a function that runs mostly in its loops' templates is as hot as
+   * their operations say: its kernel makes their iterations natively,
+   * once compiled with the header among the blocks that ran
+   * (engine_kblocks.h) */
+  if (e->kheat && iters) {
+    const cb_program *p = e->p;
+    uint64_t *h = &e->kheat[F->func];
+    uint64_t n = iters * e->tpl->t[ti].n_ops;
+    uint8_t *ran = &p->kernel_ran[F->block];
+    if (!__atomic_load_n(ran, __ATOMIC_RELAXED))
+      __atomic_store_n(ran, 1, __ATOMIC_RELAXED);
+    if (*h > n)
+      *h -= n;
+    else if (*h)
+      eng_kernel_cold(e, F);
+    else if (__atomic_load_n(&e->kernels[F->func], __ATOMIC_ACQUIRE) &&
+             !__atomic_load_n(&p->kernel_code[F->block], __ATOMIC_RELAXED))
+      eng_kernel_missed_ops(e, F, n);
+  }
   if (e->ktpl) {
     cb_kernel_tpl_use *u = &e->ktpl[F->block];
     u->entries++;
@@ -232,7 +252,8 @@ int eng_kernel_tpl(cb_kernel_io *io) {
     uint64_t budget = e->budget_left;
     eng_tpl_run(e, F, e->slots + F->slot_base, ti, &budget);
     e->budget_left = budget;
-    /* the template's operations are not the kernel's */
+    /* the template's operations are not the kernel's (cb_tpl_run counts
+     * those its loop's native code ran) */
     e->out->kernel_ops -= eng_ops_done(e, e->budget_left) - done0;
   }
   state_to_io(e, io);

@@ -77,8 +77,11 @@ void cb_analysis_stats_print(FILE *f, const cb_analysis_stats *s) {
   if (s->stream_s + s->path_s > 0)
     fprintf(f, " (%.1f M ops/s)",
             1e-6 * (double)s->ops / (s->stream_s + s->path_s));
-  fprintf(f, "\n  loop templates: %llu loops, %llu iterations, %llu accesses\n",
+  fprintf(f,
+          "\n  loop templates: %llu loops, %llu iterations (%llu by native "
+          "code), %llu accesses\n",
           (unsigned long long)s->tpl_loops, (unsigned long long)s->tpl_iters,
+          (unsigned long long)s->tpl_native_iters,
           (unsigned long long)s->tpl_accesses);
   if (s->kernels)
     fprintf(f,

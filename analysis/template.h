@@ -14,7 +14,11 @@
  * the engine's state exactly as the interpreter would (the interpreter
  * then runs the last iteration). Accesses go
  * to the sink as one affine block (stream.h) when the sink takes them,
- * else expanded into the engine's batch. Internal to analysis/. */
+ * else expanded into the engine's batch. The iterations' values are
+ * computed by the loop's native code when the frontend has compiled it
+ * with the function's kernel (program.h's tpl_kernels, kernel.h's
+ * cb_tpl_kernel_io), else by the evaluator here (template_eval.c).
+ * Internal to analysis/. */
 #ifndef CBANA_ANALYSIS_TEMPLATE_H
 #define CBANA_ANALYSIS_TEMPLATE_H
 

@@ -14,6 +14,7 @@
  * closed forms: solved when neither side wraps (trip_closed), else
  * evaluated iteration by iteration (a few host instructions each). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -415,6 +416,53 @@ static bool resolve_values(cb_eng *e, const cb_tpl *t, cb_value *S,
   return true;
 }
 
+/* cb_tpl_kernel_io.access: an access of the native iterations that the
+ * translation cache misses or that crosses a page, as the interpreter's
+ * copy makes it (every byte mapped: the streams were checked). */
+static void native_access(void *engine, uint64_t addr, uint8_t *buf,
+                          uint64_t size, uint64_t is_write) {
+  cb_eng *e = engine;
+  if (is_write)
+    cb_mem_write(&e->mem, addr, buf, size, NULL);
+  else
+    cb_mem_read(&e->mem, addr, buf, size, NULL);
+}
+
+/* Iterations 0 .. k-1's values by the loop's native code (kernel.h's
+ * cb_tpl_kernel_io), then their records into the batch when emit is set:
+ * the same records in the same order as the evaluator's, every stream's
+ * in op order each iteration, since no address depends on a value. */
+static void run_native(cb_eng *e, const cb_tpl *t, cb_value *S,
+                       const scratch *sc, cb_tpl_kernel_fn nk, uint64_t k,
+                       int emit) {
+  const cb_tpl_set *ts = e->tpl;
+  cb_tpl_kernel_io io = {S,
+                         (const cb_kernel_page *)(const void *)e->mem.tlb,
+                         e->kflags,
+                         e,
+                         native_access,
+                         k};
+  uint64_t stayed = nk(&io);
+  if (stayed != k) {
+    /* the template's proof and the loop's own code disagree: nothing is
+     * reported from a state known to be wrong */
+    fprintf(stderr,
+            "cbana: internal error: the loop at block %u left after %llu "
+            "iterations, its template proved %llu\n",
+            t->block, (unsigned long long)stayed, (unsigned long long)k);
+    abort();
+  }
+  for (uint64_t it = 0; emit && it < k; it++)
+    for (uint32_t i = 0; i < t->n_stream; i++) {
+      const cb_tpl_stream *st = &ts->streams[t->first_stream + i];
+      if (st->emits)
+        cb_eng_emit(e, sc->ss[i].addr + it * (uint64_t)sc->ss[i].stride,
+                    st->size, st->site, st->is_write != 0);
+    }
+  e->out->kernel_ops += k * t->n_ops;
+  e->out->tpl_native_iters += k;
+}
+
 uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
                     uint64_t *budget) {
   cb_tpl_set *ts = e->tpl;
@@ -490,8 +538,13 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
       s->pf_n = k - CB_TPL_AHEAD; /* every address before k is mapped */
   }
 
+  /* the loop's native iterations, when the frontend made them */
+  cb_tpl_kernel_fn nk =
+      p->tpl_kernels && e->kflags
+          ? __atomic_load_n(&p->tpl_kernels[t->block], __ATOMIC_ACQUIRE)
+          : NULL;
   cb_tpl_iter itr;
-  if (!resolve_values(e, t, S, &sc, k, &itr))
+  if (!nk && !resolve_values(e, t, S, &sc, k, &itr))
     return 0;
 
   /* the accesses: one affine block, or records in the batch for loops
@@ -512,8 +565,12 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
   }
 
   /* the iterations: their values (the evaluator moves the streams on) */
-  itr.emit = emit;
-  cb_tpl_iterate(e, &itr);
+  if (nk) {
+    run_native(e, t, S, &sc, nk, k, emit);
+  } else {
+    itr.emit = emit;
+    cb_tpl_iterate(e, &itr);
+  }
 
   /* the state after iteration k-1's back edge, as the interpreter leaves
    * it: the induction phis, the branch's outcomes, the counts */

@@ -18,6 +18,7 @@ static void program_free(cb_program *p) {
     return;
   fe_jit_free(p->jit); /* waits for a compile still reading the Program */
   free(p->kernels);
+  free(p->tpl_kernels);
   free(p->files);
   free(p->functions);
   free(p->blocks);

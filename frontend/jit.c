@@ -56,6 +56,10 @@ void jit_set_lv(jit_gen *g, int which, LLVMValueRef v) {
 }
 
 LLVMBasicBlockRef jit_exit_before(jit_gen *g, uint32_t ip, uint32_t block) {
+  if (g->tpl) {
+    g->tpl_exits++;
+    return g->tpl_bad;
+  }
   /* after the machine-code accesses made before ip: the exit says so */
   bool made = ip == g->mach_made_ip;
   uint32_t k = ip - g->first_op + (made ? g->n_ops + 1 : 0);
@@ -303,6 +307,9 @@ bool jit_gen_kernel(jit_gen *g, uint32_t fi) {
         LLVMPositionBuilderAtEnd(g->B, g->body[lb]);
         jit_block(g, lb);
       }
+    for (uint32_t lb = 0; lb < fn->n_blocks && g->tpl_fns; lb++)
+      if (g->body[lb])
+        jit_gen_tpl(g, lb);
   } else {
     LLVMDeleteFunction(g->F); /* half made */
   }

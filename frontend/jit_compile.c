@@ -289,7 +289,10 @@ static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
     return true;
   }
   LLVMContextRef C = LLVMContextCreate();
+  const cb_function *fn = &o->p->functions[fi];
   jit_gen g = {.p = o->p, .nphis = o->nphis, .only = only, .C = C};
+  g.tpl_fns =
+      o->p->tpl_kernels ? calloc(fn->n_blocks + 1, sizeof *g.tpl_fns) : NULL;
   g.M = LLVMModuleCreateWithNameInContext("cbana-kernel", C);
   LLVMSetTarget(g.M, LLVMOrcLLJITGetTripleString(o->jit));
   LLVMSetDataLayout(g.M, LLVMOrcLLJITGetDataLayoutStr(o->jit));
@@ -300,7 +303,6 @@ static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
   /* a kernel of some blocks is named for them, one at -O0 for that: each
    * compile of a function adds a symbol of its own to the JIT, and the
    * same blocks give the same module (the cache's key) in the next run */
-  const cb_function *fn = &o->p->functions[fi];
   char name[64];
   int len = snprintf(name, sizeof name, "cbk%u", fi);
   if (made && only)
@@ -311,6 +313,16 @@ static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
     len += snprintf(name + len, sizeof name - (size_t)len, ".O0");
   if (made && (only || m->tier == 0))
     LLVMSetValueName2(g.F, name, (size_t)len);
+  /* a loop's iterations for its template: the kernel's name and the
+   * block's */
+  char(*tnames)[80] =
+      made && g.tpl_fns ? calloc(fn->n_blocks + 1, sizeof *tnames) : NULL;
+  for (uint32_t lb = 0; tnames && lb < fn->n_blocks; lb++)
+    if (g.tpl_fns[lb]) {
+      int tl = snprintf(tnames[lb], sizeof tnames[lb], "%.*s.t%u", len, name,
+                        fn->first_block + lb);
+      LLVMSetValueName2(g.tpl_fns[lb], tnames[lb], (size_t)tl);
+    }
   LLVMMemoryBufferRef obj = NULL;
   bool ok = true;
   if (made && m->tier == 0)
@@ -347,6 +359,22 @@ static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
     jit_fail(err);
     ok = false;
   }
+  for (uint32_t lb = 0; addr && tnames && lb < fn->n_blocks; lb++) {
+    LLVMOrcExecutorAddress ta = 0;
+    if (!g.tpl_fns[lb])
+      continue;
+    err = LLVMOrcLLJITLookup(o->jit, &ta, tnames[lb]);
+    if (err) {
+      jit_fail(err);
+      ok = false;
+      break;
+    }
+    /* the engines may be running: each reads its entry atomically */
+    __atomic_store_n(&o->p->tpl_kernels[fn->first_block + lb],
+                     (cb_tpl_kernel_fn)(uintptr_t)ta, __ATOMIC_RELEASE);
+  }
+  free(tnames);
+  free(g.tpl_fns);
   if (addr) {
     for (uint32_t lb = 0; lb < fn->n_blocks; lb++)
       __atomic_store_n(&o->code[fn->first_block + lb],
@@ -681,6 +709,7 @@ void fe_jit_compile(cb_program *p, bool eager, const char *cache_dir) {
   pthread_cond_init(&o->wake, NULL);
   pthread_cond_init(&o->idle, NULL);
   p->kernels = k; /* NULL entries until compiled */
+  p->tpl_kernels = calloc(p->n_blocks + 1, sizeof *p->tpl_kernels);
   p->kernel_ran = o->ran;
   p->kernel_code = o->code;
   p->kernel_more = o->more;

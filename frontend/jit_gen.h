@@ -108,6 +108,17 @@ typedef struct jit_gen {
   uint32_t mach_made_ip; /* the op whose machine-code accesses the code
                             being made has made, CB_NONE: none */
   LLVMValueRef fma;      /* llvm.fma.f64 */
+  /* Making a loop template's iterations (jit_tpl.c) rather than the
+   * kernel: loads and stores emit nothing and take a page the
+   * translation cache misses through tpl_access, on tpl_buf; an exit
+   * (which such code cannot take) is counted in tpl_exits, and the code
+   * is then dropped. */
+  bool tpl;
+  uint32_t tpl_exits;
+  LLVMBasicBlockRef tpl_bad;
+  LLVMValueRef tpl_buf, tpl_engine, tpl_access;
+  LLVMTypeRef tpl_access_ty;
+  LLVMValueRef *tpl_fns; /* per local block: its iterations' code, or NULL */
 } jit_gen;
 
 /* jit.c: the types every kernel of module g->M uses (g->C, g->M set);
@@ -129,6 +140,13 @@ bool jit_mach_compiled(const cb_program *p, uint32_t gb);
  * and the check of room for the way ahead of it (leaving at its start). */
 void jit_block(jit_gen *g, uint32_t lb);
 void jit_check(jit_gen *g, uint32_t lb);
+/* jit_ops.c: the code of op ip (of global block gb), a covered op that is
+ * no branch, switch, ret nor call the engine runs. */
+void jit_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb);
+/* jit_tpl.c: the iterations of local block lb, a block that is its own
+ * successor, for its loop template (kernel.h's cb_tpl_kernel_io), into
+ * g->tpl_fns[lb]; none when an op of it is not compiled. */
+void jit_gen_tpl(jit_gen *g, uint32_t lb);
 /* Whether a kernel computes the op (jit_ops.c's forms, the forms of the
  * files below, a lane-wise vector op as its scalar form). */
 bool jit_op_covered(const cb_program *p, const cb_op *op);
@@ -233,6 +251,9 @@ static inline void jit_set(jit_gen *g, uint32_t dst, LLVMValueRef v) {
 /* Leaves before op ip when cond holds; code goes on after it. */
 static inline void jit_guard(jit_gen *g, LLVMValueRef cond, uint32_t ip,
                              uint32_t gb) {
+  /* a guard on constants that never holds (a division by a constant) */
+  if (LLVMIsAConstantInt(cond) && LLVMConstIntGetZExtValue(cond) == 0)
+    return;
   LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBuildCondBr(g->B, cond, jit_exit_before(g, ip, gb), ok);
   LLVMPositionBuilderAtEnd(g->B, ok);

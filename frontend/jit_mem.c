@@ -47,6 +47,73 @@ static LLVMValueRef translate(jit_gen *g, LLVMValueRef addr, unsigned size,
   return LLVMBuildGEP2(B, g->i8, d0, &off, 1, "");
 }
 
+/* translate's for a loop template's iterations (g->tpl), which never
+ * leave: an access the translation cache misses, or that crosses a page,
+ * goes through g->tpl_buf, read into it first for a load (is_load), and
+ * *slow says so (a store then writes the buffer out: tpl_write_back). */
+static LLVMValueRef translate_tpl(jit_gen *g, LLVMValueRef addr, unsigned size,
+                                  bool is_load, LLVMValueRef *slow) {
+  LLVMBuilderRef B = g->B;
+  const uint64_t pg = CB_KERNEL_PAGE_SIZE;
+  LLVMValueRef off = LLVMBuildAnd(B, addr, jit_c64(g, pg - 1), "");
+  LLVMValueRef pno =
+      LLVMBuildLShr(B, addr, jit_c64(g, CB_KERNEL_PAGE_BITS), "");
+  LLVMValueRef i0 =
+      LLVMBuildShl(B, LLVMBuildAnd(B, pno, jit_c64(g, CB_KERNEL_TLB_N - 1), ""),
+                   jit_c64(g, 1), "");
+  LLVMValueRef e0 = LLVMBuildGEP2(B, g->i64, g->tlb, &i0, 1, "");
+  LLVMValueRef one = jit_c64(g, 1);
+  LLVMValueRef cross =
+      size > 1 ? LLVMBuildICmp(B, LLVMIntUGT, off, jit_c64(g, pg - size), "")
+               : LLVMConstInt(g->i1, 0, 0);
+  LLVMValueRef hit = LLVMBuildAnd(
+      B, LLVMBuildICmp(B, LLVMIntEQ, jit_load(g, g->i64, e0, TB_TLB), pno, ""),
+      LLVMBuildNot(B, cross, ""), "");
+  LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  LLVMBasicBlockRef miss = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  LLVMBuildCondBr(B, hit, fast, miss);
+  LLVMPositionBuilderAtEnd(B, fast);
+  LLVMValueRef d0 = LLVMBuildIntToPtr(
+      B, jit_load(g, g->i64, LLVMBuildGEP2(B, g->i64, e0, &one, 1, ""), TB_TLB),
+      g->p8, "");
+  LLVMValueRef pf = LLVMBuildGEP2(B, g->i8, d0, &off, 1, "");
+  LLVMBuildBr(B, join);
+  LLVMPositionBuilderAtEnd(B, miss);
+  if (is_load) {
+    LLVMValueRef args[5] = {g->tpl_engine, addr, g->tpl_buf, jit_c64(g, size),
+                            jit_c64(g, 0)};
+    LLVMBuildCall2(B, g->tpl_access_ty, g->tpl_access, args, 5, "");
+  }
+  LLVMBuildBr(B, join);
+  LLVMPositionBuilderAtEnd(B, join);
+  LLVMValueRef pp = LLVMBuildPhi(B, g->p8, "");
+  LLVMAddIncoming(pp, (LLVMValueRef[]){pf, g->tpl_buf},
+                  (LLVMBasicBlockRef[]){fast, miss}, 2);
+  *slow = LLVMBuildPhi(B, g->i1, "");
+  LLVMAddIncoming(
+      *slow,
+      (LLVMValueRef[]){LLVMConstInt(g->i1, 0, 0), LLVMConstInt(g->i1, 1, 0)},
+      (LLVMBasicBlockRef[]){fast, miss}, 2);
+  return pp;
+}
+
+/* A loop template's store through the buffer (translate_tpl's slow)
+ * written out to the model. */
+static void tpl_write_back(jit_gen *g, LLVMValueRef slow, LLVMValueRef addr,
+                           unsigned size) {
+  LLVMBuilderRef B = g->B;
+  LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  LLVMBuildCondBr(B, slow, yes, done);
+  LLVMPositionBuilderAtEnd(B, yes);
+  LLVMValueRef args[5] = {g->tpl_engine, addr, g->tpl_buf, jit_c64(g, size),
+                          jit_c64(g, 1)};
+  LLVMBuildCall2(B, g->tpl_access_ty, g->tpl_access, args, 5, "");
+  LLVMBuildBr(B, done);
+  LLVMPositionBuilderAtEnd(B, done);
+}
+
 /* The record's two words at w0, with non-temporal stores or plain. */
 static void store_record(jit_gen *g, LLVMValueRef w0, LLVMValueRef addr,
                          uint64_t word, bool nt) {
@@ -116,8 +183,9 @@ void jit_load_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
   LLVMBuilderRef B = g->B;
   unsigned l = op->lanes ? op->lanes : 1;
   unsigned bytes = cb_ty_bytes((cb_ty)op->ty), size = bytes * l;
-  LLVMValueRef addr = jit_val(g, op->a);
-  LLVMValueRef pp = translate(g, addr, size, ip, gb);
+  LLVMValueRef addr = jit_val(g, op->a), slow = NULL;
+  LLVMValueRef pp = g->tpl ? translate_tpl(g, addr, size, true, &slow)
+                           : translate(g, addr, size, ip, gb);
   LLVMTypeRef mt = mem_type(g, op->ty);
   for (unsigned i = 0; i < l; i++) {
     LLVMValueRef off = jit_c64(g, (uint64_t)i * bytes);
@@ -131,6 +199,8 @@ void jit_load_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
       v = LLVMBuildAnd(B, v, jit_c64(g, 1), "");
     jit_set(g, op->dst + i, v);
   }
+  if (g->tpl)
+    return; /* the template emitted its accesses */
   /* merged with its neighbours by the backend (program->op_access) */
   unsigned acc = cb_op_access_bytes(g->p, ip, size);
   if (acc) {
@@ -143,9 +213,10 @@ void jit_store_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
   LLVMBuilderRef B = g->B;
   unsigned l = op->lanes ? op->lanes : 1;
   unsigned bytes = cb_ty_bytes((cb_ty)op->ty), size = bytes * l;
-  LLVMValueRef addr = jit_val(g, op->b);
-  LLVMValueRef pp = translate(g, addr, size, ip, gb);
-  LLVMValueRef f = op_flags(g, ip);
+  LLVMValueRef addr = jit_val(g, op->b), slow = NULL;
+  LLVMValueRef pp = g->tpl ? translate_tpl(g, addr, size, false, &slow)
+                           : translate(g, addr, size, ip, gb);
+  LLVMValueRef f = g->tpl ? NULL : op_flags(g, ip);
   LLVMTypeRef mt = mem_type(g, op->ty);
   for (unsigned i = 0; i < l; i++) {
     LLVMValueRef v = jit_val(g, (cb_operand)(op->a + i));
@@ -154,6 +225,10 @@ void jit_store_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
         LLVMBuildBitCast(B, LLVMBuildGEP2(B, g->i8, pp, &off, 1, ""),
                          LLVMPointerType(mt, 0), "");
     jit_store(g, mt == g->i64 ? v : LLVMBuildTrunc(B, v, mt, ""), ptr, TB_MEM);
+  }
+  if (g->tpl) {
+    tpl_write_back(g, slow, addr, size);
+    return; /* the template emitted its accesses */
   }
   unsigned acc = cb_op_access_bytes(g->p, ip, size);
   if (!acc)

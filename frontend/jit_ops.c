@@ -227,6 +227,10 @@ static void gen_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
   }
 }
 
+void jit_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
+  gen_op(g, op, ip, gb);
+}
+
 /* cb_path_sig_run (program.h): the run (v, n) mixed into h. */
 static LLVMValueRef sig_run(jit_gen *g, LLVMValueRef h, LLVMValueRef v,
                             LLVMValueRef n) {

@@ -51,6 +51,7 @@ typedef struct cb_analysis_stats {
   /* the engine's loop templates (analysis/template.c): loops entered,
    * iterations and accesses run from a template */
   uint64_t tpl_loops, tpl_iters, tpl_accesses;
+  uint64_t tpl_native_iters; /* of tpl_iters, run by native code */
   /* the frontend's native kernels (program.h): functions compiled, the
    * compile's CPU time (on a thread beside the engine), operations they
    * ran */

@@ -218,6 +218,10 @@ typedef struct cb_run_outcome {
    * through one, the iterations run from templates, and the accesses they
    * emitted. Always 0 with --exact-engine. */
   uint64_t tpl_loops, tpl_iters, tpl_accesses;
+  /* of tpl_iters, those whose values the loop's native code computed
+   * (cbana/kernel.h's cb_tpl_kernel_io); their operations are counted in
+   * kernel_ops */
+  uint64_t tpl_native_iters;
   /* Operations the frontend's native kernels ran (kernel.h), and per
    * opcode the times a kernel left before such an op to the interpreter
    * (the op not compiled; or a loop template's header, a page not yet

@@ -135,6 +135,30 @@ enum { CB_KCALL_DONE, CB_KCALL_LEAVE, CB_KCALL_STOP, CB_KCALL_ENTERED };
  * which may be a callee's), or it ran its `ret` for a calling kernel. */
 enum { CB_KERNEL_LEFT, CB_KERNEL_RETURNED };
 
+/* A loop template's iterations made natively (analysis/template.h): for
+ * a block that is its own successor, the frontend compiles beside the
+ * function's kernel a loop that runs the block's ops after its phis, k
+ * times, each iteration ending with the back edge's phi moves, as the
+ * interpreter computes them, on the top frame's slots and the modelled
+ * memory, and emits no access, counts nothing and spends no budget: the
+ * template has emitted the iterations' accesses (their addresses are
+ * affine), proved that the branch stays in the loop k times and that
+ * every access is mapped, and accounts for the rest. An access whose
+ * page is not in the translation cache, or that crosses a page, goes
+ * through `access`, which copies between the model and buf as the
+ * interpreter's copy does. Returns the iterations whose branch stayed in
+ * the loop, k unless the template's proof was wrong (then the state is
+ * that after the iteration that left). */
+typedef struct cb_tpl_kernel_io {
+  cb_value *slots;
+  const cb_kernel_page *tlb;
+  const uint8_t *op_flags; /* cb_kernel_io's */
+  void *engine;
+  void (*access)(void *engine, uint64_t addr, uint8_t *buf, uint64_t size,
+                 uint64_t is_write);
+  uint64_t k;
+} cb_tpl_kernel_io;
+
 /* In the ip a kernel leaves with: the machine-code accesses made just
  * before the op (in the middle of its block, engine_internal.h's
  * mach_mid) are made already. */

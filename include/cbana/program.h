@@ -526,6 +526,8 @@ typedef struct cb_mach_stats {
  * engine is cbana/kernel.h. */
 typedef struct cb_kernel_io cb_kernel_io;
 typedef int (*cb_kernel_fn)(cb_kernel_io *io);
+typedef struct cb_tpl_kernel_io cb_tpl_kernel_io;
+typedef uint64_t (*cb_tpl_kernel_fn)(cb_tpl_kernel_io *io);
 
 /* The path signature's mix of one run of equal branch outcomes (outcome
  * word v, length n) into h, here because the kernels mix runs too. The
@@ -649,6 +651,11 @@ typedef struct cb_program {
    * may still run (counted from its entries) before the engine asks for
    * it again, to be compiled to faster code; 0 once asked or never. */
   uint64_t *kernel_up;
+  /* Per global block that is its own successor: its loop's iterations
+   * made natively for a loop template (cbana/kernel.h's
+   * cb_tpl_kernel_io), or NULL (none yet, or an op the kernels do not
+   * compile); filled with the function's kernel, read atomically. */
+  cb_tpl_kernel_fn *tpl_kernels;
   /* the kernels' ops compiled, their functions' ops, and the compiles
    * that replaced a kernel with more blocks or with faster code
    * (--stats), set with n_kernels */
