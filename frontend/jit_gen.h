@@ -187,6 +187,10 @@ void jit_store_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb);
 void jit_emit(jit_gen *g, LLVMValueRef addr, unsigned size, uint32_t site,
               bool is_write);
 void jit_mach(jit_gen *g, uint32_t gb, uint32_t at, uint32_t from);
+/* The phi moves of global block tgb entered from local block lb (an edge
+ * or a loop's back edge): parallel, every lane; a phi that does not name
+ * the edge gets 0, as the interpreter's. */
+void jit_phi_moves(jit_gen *g, uint32_t lb, uint32_t tgb);
 
 /* jit_cache.c: the object kept for a kernel module's text on this CPU
  * (NULL: none, or another text), and keeping one. */

@@ -266,6 +266,39 @@ static void sig_add(jit_gen *g, uint64_t v) {
              LLVMBuildAdd(B, jit_lv(g, LV_SIG_N), jit_c64(g, 1), ""));
 }
 
+void jit_phi_moves(jit_gen *g, uint32_t lb, uint32_t tgb) {
+  const cb_program *p = g->p;
+  uint32_t np = g->nphis[tgb], first = p->blocks[tgb].first_op, nl = 0;
+  for (uint32_t k = 0; k < np; k++)
+    nl += p->ops[first + k].lanes > 1 ? p->ops[first + k].lanes : 1;
+  LLVMValueRef *val = malloc((nl + 1) * sizeof *val);
+  if (!val)
+    abort();
+  uint32_t at = 0;
+  for (uint32_t k = 0; k < np; k++) {
+    const cb_op *ph = &p->ops[first + k];
+    const int64_t *x = &p->extra[ph->aux];
+    unsigned l = ph->lanes > 1 ? ph->lanes : 1;
+    cb_operand src = CB_NONE; /* an edge the phi does not name reads 0 */
+    for (int64_t j = 0; j < x[0]; j++)
+      if ((uint32_t)x[1 + 2 * j] == lb) {
+        src = (cb_operand)x[2 + 2 * j];
+        break;
+      }
+    for (unsigned i = 0; i < l; i++)
+      val[at++] =
+          src == CB_NONE ? jit_c64(g, 0) : jit_val(g, (cb_operand)(src + i));
+  }
+  at = 0;
+  for (uint32_t k = 0; k < np; k++) {
+    const cb_op *ph = &p->ops[first + k];
+    unsigned l = ph->lanes > 1 ? ph->lanes : 1;
+    for (unsigned i = 0; i < l; i++)
+      jit_set(g, ph->dst + i, val[at++]);
+  }
+  free(val);
+}
+
 /* The jump from local block lb to local block t over the branch or switch
  * at ip, as eng_run()'s CB_OP_BR, CB_OP_SWITCH and jump: the path
  * signature's run (outcome word v of branch point bp; CB_NONE: none),
@@ -279,12 +312,7 @@ static void gen_edge(jit_gen *g, uint32_t ip, uint32_t lb, uint32_t t,
   uint32_t gb = g->fn->first_block + lb, tgb = g->fn->first_block + t;
   uint32_t np = g->nphis[tgb], first = p->blocks[tgb].first_op;
   LLVMBasicBlockRef out = jit_exit_before(g, ip, gb);
-  uint32_t nl = 0; /* the phis' lanes */
-  for (uint32_t k = 0; k < np; k++)
-    nl += p->ops[first + k].lanes > 1 ? p->ops[first + k].lanes : 1;
-  LLVMValueRef *val = nl ? malloc(nl * sizeof *val) : NULL;
-  if (g->body[t] == NULL || (nl && !val)) {
-    free(val);
+  if (g->body[t] == NULL) {
     LLVMBuildBr(B, out);
     return;
   }
@@ -317,29 +345,7 @@ static void gen_edge(jit_gen *g, uint32_t ip, uint32_t lb, uint32_t t,
    * counts (the interpreter's jump) */
   if (tb->n_mach)
     jit_mach(g, tgb, tb->first_op, lb);
-  uint32_t at = 0;
-  for (uint32_t k = 0; k < np; k++) {
-    const cb_op *ph = &p->ops[first + k];
-    const int64_t *x = &p->extra[ph->aux];
-    unsigned l = ph->lanes > 1 ? ph->lanes : 1;
-    cb_operand src = CB_NONE; /* an edge the phi does not name reads 0 */
-    for (int64_t j = 0; j < x[0]; j++)
-      if ((uint32_t)x[1 + 2 * j] == lb) {
-        src = (cb_operand)x[2 + 2 * j];
-        break;
-      }
-    for (unsigned i = 0; i < l; i++)
-      val[at++] =
-          src == CB_NONE ? jit_c64(g, 0) : jit_val(g, (cb_operand)(src + i));
-  }
-  at = 0;
-  for (uint32_t k = 0; k < np; k++) {
-    const cb_op *ph = &p->ops[first + k];
-    unsigned l = ph->lanes > 1 ? ph->lanes : 1;
-    for (unsigned i = 0; i < l; i++)
-      jit_set(g, ph->dst + i, val[at++]);
-  }
-  free(val);
+  jit_phi_moves(g, lb, tgb);
   jit_set_lv(
       g, LV_BUDGET,
       LLVMBuildSub(B, jit_lv(g, LV_BUDGET), jit_c64(g, 1 + (uint64_t)np), ""));

@@ -61,41 +61,6 @@ static bool ops_covered(const jit_gen *g, uint32_t gb) {
   return true;
 }
 
-/* The back edge's phi moves (parallel, every lane), as gen_edge's. */
-static bool phi_moves(jit_gen *g, uint32_t lb, uint32_t gb) {
-  const cb_program *p = g->p;
-  uint32_t np = g->nphis[gb], first = p->blocks[gb].first_op, nl = 0;
-  for (uint32_t k = 0; k < np; k++)
-    nl += p->ops[first + k].lanes > 1 ? p->ops[first + k].lanes : 1;
-  LLVMValueRef *val = malloc((nl + 1) * sizeof *val);
-  if (!val)
-    return false;
-  uint32_t at = 0;
-  for (uint32_t k = 0; k < np; k++) {
-    const cb_op *ph = &p->ops[first + k];
-    const int64_t *x = &p->extra[ph->aux];
-    unsigned l = ph->lanes > 1 ? ph->lanes : 1;
-    cb_operand src = CB_NONE; /* an edge the phi does not name reads 0 */
-    for (int64_t j = 0; j < x[0]; j++)
-      if ((uint32_t)x[1 + 2 * j] == lb) {
-        src = (cb_operand)x[2 + 2 * j];
-        break;
-      }
-    for (unsigned i = 0; i < l; i++)
-      val[at++] =
-          src == CB_NONE ? jit_c64(g, 0) : jit_val(g, (cb_operand)(src + i));
-  }
-  at = 0;
-  for (uint32_t k = 0; k < np; k++) {
-    const cb_op *ph = &p->ops[first + k];
-    unsigned l = ph->lanes > 1 ? ph->lanes : 1;
-    for (unsigned i = 0; i < l; i++)
-      jit_set(g, ph->dst + i, val[at++]);
-  }
-  free(val);
-  return true;
-}
-
 /* The kernel's generation state the template's code replaces. */
 typedef struct saved {
   LLVMValueRef F, io, tlb, op_flags, lv[LV_COUNT];
@@ -179,7 +144,6 @@ void jit_gen_tpl(jit_gen *g, uint32_t lb) {
   LLVMBuildRet(B, kv);
 
   LLVMPositionBuilderAtEnd(B, body);
-  bool ok = true;
   for (uint32_t ip = b->first_op + g->nphis[gb];
        ip + 1 < b->first_op + b->n_ops; ip++)
     jit_op(g, &p->ops[ip], ip, gb);
@@ -190,13 +154,13 @@ void jit_gen_tpl(jit_gen *g, uint32_t lb) {
   LLVMPositionBuilderAtEnd(B, left);
   LLVMBuildRet(B, LLVMBuildLoad2(B, g->i64, ctr, ""));
   LLVMPositionBuilderAtEnd(B, latch);
-  ok = phi_moves(g, lb, gb);
+  jit_phi_moves(g, lb, gb);
   LLVMBuildStore(
       B, LLVMBuildAdd(B, LLVMBuildLoad2(B, g->i64, ctr, ""), jit_c64(g, 1), ""),
       ctr);
   LLVMBuildBr(B, head);
 
-  if (!ok || g->tpl_exits) {
+  if (g->tpl_exits) {
     LLVMDeleteFunction(g->F);
   } else {
     g->tpl_fns[lb] = g->F;
