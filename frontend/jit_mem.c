@@ -18,12 +18,11 @@ static LLVMValueRef op_flags(jit_gen *g, uint32_t ip) {
       g, g->i8, LLVMBuildGEP2(g->B, g->i8, g->op_flags, &ipv, 1, ""), TB_TABLE);
 }
 
-/* The host pointer of an access of `size` bytes at addr by op ip, leaving
- * before the op for a page crossing or a page not in the translation
- * cache (the interpreter then takes the access: faults, the page's first
- * touch). One branch. */
-static LLVMValueRef translate(jit_gen *g, LLVMValueRef addr, unsigned size,
-                              uint32_t ip, uint32_t gb) {
+/* The translation cache's look at an access of `size` bytes at addr:
+ * true (i1) when its page is cached and it stays inside it; *off is its
+ * offset in the page, *entry the cache entry (page number, host page). */
+static LLVMValueRef tlb_probe(jit_gen *g, LLVMValueRef addr, unsigned size,
+                              LLVMValueRef *off_out, LLVMValueRef *entry) {
   LLVMBuilderRef B = g->B;
   const uint64_t pg = CB_KERNEL_PAGE_SIZE;
   LLVMValueRef off = LLVMBuildAnd(B, addr, jit_c64(g, pg - 1), "");
@@ -33,13 +32,26 @@ static LLVMValueRef translate(jit_gen *g, LLVMValueRef addr, unsigned size,
       LLVMBuildShl(B, LLVMBuildAnd(B, pno, jit_c64(g, CB_KERNEL_TLB_N - 1), ""),
                    jit_c64(g, 1), "");
   LLVMValueRef e0 = LLVMBuildGEP2(B, g->i64, g->tlb, &i0, 1, "");
-  LLVMValueRef one = jit_c64(g, 1);
   LLVMValueRef cross =
       size > 1 ? LLVMBuildICmp(B, LLVMIntUGT, off, jit_c64(g, pg - size), "")
                : LLVMConstInt(g->i1, 0, 0);
   LLVMValueRef hit = LLVMBuildAnd(
       B, LLVMBuildICmp(B, LLVMIntEQ, jit_load(g, g->i64, e0, TB_TLB), pno, ""),
       LLVMBuildNot(B, cross, ""), "");
+  *off_out = off;
+  *entry = e0;
+  return hit;
+}
+
+/* The host pointer of an access of `size` bytes at addr by op ip, leaving
+ * before the op for a page crossing or a page not in the translation
+ * cache (the interpreter then takes the access: faults, the page's first
+ * touch). One branch. */
+static LLVMValueRef translate(jit_gen *g, LLVMValueRef addr, unsigned size,
+                              uint32_t ip, uint32_t gb) {
+  LLVMBuilderRef B = g->B;
+  LLVMValueRef off, e0, one = jit_c64(g, 1);
+  LLVMValueRef hit = tlb_probe(g, addr, size, &off, &e0);
   jit_guard(g, LLVMBuildNot(B, hit, ""), ip, gb);
   LLVMValueRef d0 = LLVMBuildIntToPtr(
       B, jit_load(g, g->i64, LLVMBuildGEP2(B, g->i64, e0, &one, 1, ""), TB_TLB),
@@ -54,21 +66,8 @@ static LLVMValueRef translate(jit_gen *g, LLVMValueRef addr, unsigned size,
 static LLVMValueRef translate_tpl(jit_gen *g, LLVMValueRef addr, unsigned size,
                                   bool is_load, LLVMValueRef *slow) {
   LLVMBuilderRef B = g->B;
-  const uint64_t pg = CB_KERNEL_PAGE_SIZE;
-  LLVMValueRef off = LLVMBuildAnd(B, addr, jit_c64(g, pg - 1), "");
-  LLVMValueRef pno =
-      LLVMBuildLShr(B, addr, jit_c64(g, CB_KERNEL_PAGE_BITS), "");
-  LLVMValueRef i0 =
-      LLVMBuildShl(B, LLVMBuildAnd(B, pno, jit_c64(g, CB_KERNEL_TLB_N - 1), ""),
-                   jit_c64(g, 1), "");
-  LLVMValueRef e0 = LLVMBuildGEP2(B, g->i64, g->tlb, &i0, 1, "");
-  LLVMValueRef one = jit_c64(g, 1);
-  LLVMValueRef cross =
-      size > 1 ? LLVMBuildICmp(B, LLVMIntUGT, off, jit_c64(g, pg - size), "")
-               : LLVMConstInt(g->i1, 0, 0);
-  LLVMValueRef hit = LLVMBuildAnd(
-      B, LLVMBuildICmp(B, LLVMIntEQ, jit_load(g, g->i64, e0, TB_TLB), pno, ""),
-      LLVMBuildNot(B, cross, ""), "");
+  LLVMValueRef off, e0, one = jit_c64(g, 1);
+  LLVMValueRef hit = tlb_probe(g, addr, size, &off, &e0);
   LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBasicBlockRef miss = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(g->C, g->F, "");
