@@ -219,6 +219,37 @@ static bool is_fp_type(uint8_t t) {
   return t == CB_TY_F32 || t == CB_TY_F64;
 }
 
+/* The spec from '%' to its letter with each '*' replaced by the argument
+ * it takes (C11 7.21.6.1: a negative width is the '-' flag and its
+ * magnitude, a negative precision none), into out (n bytes); its length,
+ * or 0 when it does not fit. */
+static size_t expand_stars(const char *spec, size_t len, const int *star,
+                           unsigned nstar, char *out, size_t n) {
+  size_t k = 0;
+  unsigned used = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (spec[i] != '*' || used >= nstar) {
+      if (k + 1 >= n)
+        return 0;
+      out[k++] = spec[i];
+      continue;
+    }
+    int v = star[used++];
+    bool prec = i > 0 && spec[i - 1] == '.';
+    if (prec && v < 0) {
+      k--; /* the '.' goes: no precision */
+      continue;
+    }
+    int w = snprintf(out + k, n - k, "%s%lld", !prec && v < 0 ? "-" : "",
+                     v < 0 ? -(long long)v : (long long)v);
+    if (w < 0 || (size_t)w >= n - k)
+      return 0;
+    k += (size_t)w;
+  }
+  out[k] = 0;
+  return k;
+}
+
 /* The output length of one conversion spec (from '%' to its letter) of
  * value v, by the host's glibc as libc_stdio.c formats it; -1: %n */
 static int conv_len(const char *spec, size_t len, char conv, cb_value v,
@@ -229,7 +260,7 @@ static int conv_len(const char *spec, size_t len, char conv, cb_value v,
   memcpy(sp, spec, len);
   sp[len] = 0;
   if (strchr(sp, '*'))
-    return 1; /* widths from the arguments: not followed here */
+    return 1; /* a width from the arguments not written in (expand_stars) */
   bool lng =
       strchr(sp, 'l') || strchr(sp, 'j') || strchr(sp, 'z') || strchr(sp, 't');
   char *L = strchr(sp, 'L');
@@ -314,6 +345,21 @@ static void do_printf(pf *s, const cb_value *a, const uint8_t *ty, uint32_t n,
     uint8_t t = CB_TY_I64;
     char *str = NULL;
     size_t slen = 0;
+    /* '*': a width or precision argument each, an int, before the value */
+    int star[2] = {0, 0};
+    unsigned nstar = 0;
+    for (size_t k = p + 1; k + 1 < q; k++)
+      if (f[k] == '*') {
+        if (nstar < 2)
+          star[nstar++] = ai < n ? (int)(uint32_t)a[ai].u : 0;
+        ai += ai < n;
+        next_arg(s, false, 4);
+      }
+    char xsp[64];
+    size_t xlen =
+        nstar ? expand_stars(f + p, q - p, star, nstar, xsp, sizeof xsp) : 0;
+    const char *spec = xlen ? xsp : f + p;
+    size_t slen_spec = xlen ? xlen : q - p;
     if (conv && conv != '%') {
       if (ai < n) {
         v = a[ai];
@@ -329,20 +375,21 @@ static void do_printf(pf *s, const cb_value *a, const uint8_t *ty, uint32_t n,
         str = cb_eng_read_str(e, v.u, MAX_STR, &slen);
     }
     char text[512] = "";
-    int len = conv == '%' ? 1 : conv_len(f + p, q - p, conv, v, t, str, text);
+    int len =
+        conv == '%' ? 1 : conv_len(spec, slen_spec, conv, v, t, str, text);
     /* the field width: _IO_padn pads the text up to it */
-    size_t w = 0, k = p + 1;
-    while (k < q && strchr("-+ #0'", f[k]))
+    size_t w = 0, k = 1;
+    while (k < slen_spec && strchr("-+ #0'", spec[k]))
       k++;
     size_t w0 = k;
-    while (k < q && f[k] >= '0' && f[k] <= '9')
-      w = 10 * w + (size_t)(f[k++] - '0');
+    while (k < slen_spec && spec[k] >= '0' && spec[k] <= '9')
+      w = 10 * w + (size_t)(spec[k++] - '0');
     if (w && len > 0 && conv != '%') {
       char sp[64];
-      size_t a0 = w0 - p, rest = q - k;
+      size_t a0 = w0, rest = slen_spec - k;
       if (a0 + rest < sizeof sp) {
-        memcpy(sp, f + p, a0);
-        memcpy(sp + a0, f + k, rest);
+        memcpy(sp, spec, a0);
+        memcpy(sp + a0, spec + k, rest);
         int l0 = conv_len(sp, a0 + rest, conv, v, t, str, text);
         len = l0 >= 0 ? l0 : len;
       }
@@ -359,8 +406,8 @@ static void do_printf(pf *s, const cb_value *a, const uint8_t *ty, uint32_t n,
       /* the field: a right-justified one's blanks by _IO_padn first; with
        * the 0 flag the sign, then the zeroes; the chars one by one
        * (outchar), a left-justified field's blanks last */
-      bool left = memchr(f + p + 1, '-', w0 - p - 1) != NULL;
-      bool zero = !left && memchr(f + p + 1, '0', w0 - p - 1) != NULL;
+      bool left = memchr(spec + 1, '-', w0 - 1) != NULL;
+      bool zero = !left && memchr(spec + 1, '0', w0 - 1) != NULL;
       size_t pad = w > (size_t)len && len > 0 ? w - (size_t)len : 0;
       size_t sign = zero && len > 0 && strchr("+- ", text[0]) ? 1 : 0;
       if (pad && !left && !zero)

@@ -345,6 +345,24 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
     m->has_cfa = true;
     m->wrapped = true;
   }
+  /* pushes past the prologue: a call's stack arguments, which the x86
+     backend pushes instead of storing into a reserved area
+     (X86CallFrameOptimization; printf with more than six arguments),
+     each a store at the CFA offset the call-frame rules give; their IR
+     is the call's arguments, no access of its own */
+  for (uint32_t i = npush; npush && i < ins.n; i++) {
+    minst *m = &ins.v[i];
+    int reg;
+    int64_t off;
+    if (m->kind != MK_PUSH || !fe_mc_cfa_rule(c, m->pc, &reg, &off) || reg != 7)
+      continue;
+    m->write = true;
+    m->cfa_off = -off - 8;
+    m->size = 8;
+    m->kind = MK_STACK;
+    m->has_cfa = true;
+    m->arg_push = true;
+  }
   /* the pops right before the first ret: pushes beyond them were dropped
      with `add rsp` (an alignment push of a scratch register) */
   for (uint32_t i = 0; i < ins.n; i++)
@@ -1064,7 +1082,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
         ncalls++;
       if ((m->kind != MK_STACK && m->kind != MK_CONST) || k < prologue_end)
         continue;
-      if (m->kind == MK_STACK && !m->vex_bt && !m->wrapped) {
+      if (m->kind == MK_STACK && !m->vex_bt && !m->wrapped && !m->arg_push) {
         uint64_t key = mkkey(m->file, m->line, 0);
         bool ir_own = false;
         /* the IR's access on this line in the same direction; else one
@@ -1111,6 +1129,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       }
       const char *what = m->kind == MK_CONST      ? "constant"
                          : m->vex_bt              ? "bt's register (valgrind)"
+                         : m->arg_push            ? "call arguments"
                          : m->wrapped && m->write ? "saved registers"
                          : m->wrapped             ? "restored registers"
                          : m->write               ? "spill"

@@ -56,7 +56,8 @@ typedef struct minst {
      copies the register to rsp - 288 and tests the bit there (VEX's
      guest_amd64_toIR.c, dis_bt_G_E); size: the register's */
   uint8_t vex_bt;
-  bool wrapped; /* a push or pop of a shrink-wrapped prologue (MK_STACK) */
+  bool wrapped;  /* a push or pop of a shrink-wrapped prologue (MK_STACK) */
+  bool arg_push; /* a push of a call's stack argument (MK_STACK) */
   /* MK_MEM: the displacement, and the base and index registers as one
      number (equal numbers: the same registers) */
   int64_t disp;

@@ -2,7 +2,7 @@
 """End-to-end: C library functions of the model on their test programs
 (tests/e2e/data/libc): strcasecmp, /dev/null as a file, sleep and
 getrusage, fgetpos and fsetpos, cabs and cexp, signal and isatty, getopt,
-index and rindex, getpid and difftime.
+index and rindex, getpid and difftime, printf's `*` widths.
 
 For every program and input line of its .inputs file:
   - the output of `cbana analyze` equals the native executable's, and
@@ -27,7 +27,7 @@ import tempfile
 
 PROGRAMS = ["strcasecmp", "devnull", "sleep_rusage", "file_pos",
             "complex_abs_exp", "signal_isatty", "getopt_args",
-            "index_rindex", "pid_difftime"]
+            "index_rindex", "pid_difftime", "printf_star"]
 # complex_abs_exp: one spill a call is on line 0 for cachegrind and on
 # the call's line for cbana (the machine code's line table), so only its
 # totals are compared
