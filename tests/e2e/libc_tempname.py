@@ -21,11 +21,13 @@ tests/e2e/data/libc/mktemp_names.c, for every input line:
 import json
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from libc_models import inputs_of  # noqa: E402
 
 NAME = "mktemp_names"
 # accesses of a second random_bits call (lackey): getrandom's call and
@@ -34,15 +36,6 @@ RANDOM_BITS_EXTRA = 5
 # 1-byte loads from libc in a call: six letters, the accept string "X",
 # __libc_single_threaded
 ONE_BYTE_LIBC_LOADS = 8
-
-
-def inputs_of(path):
-    out = []
-    for line in open(path):
-        line = line.split("#", 1)[0].strip()
-        if line:
-            out.append(shlex.split(line))
-    return out
 
 
 def call_sites(exe):
