@@ -255,23 +255,6 @@ static enum CXChildVisitResult visit(CXCursor c, CXCursor parent,
   return CXChildVisit_Recurse;
 }
 
-static char *read_file(const char *path, size_t *len) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp)
-    return NULL;
-  fseek(fp, 0, SEEK_END);
-  long n = ftell(fp);
-  fseek(fp, 0, SEEK_SET);
-  char *t = malloc((size_t)n + 1);
-  size_t got = t ? fread(t, 1, (size_t)n, fp) : 0;
-  fclose(fp);
-  if (!t)
-    return NULL;
-  t[got] = 0;
-  *len = got;
-  return t;
-}
-
 static const char *cond_text(fe *f, const scan *sc, const cand *c) {
   char *buf = malloc(c->cond_end - c->cond_start + 1);
   size_t n = 0;
@@ -373,7 +356,7 @@ static char *source_path(const char *name, const char *dir) {
 static bool scan_file(CXIndex index, const char *path, const char *const *args,
                       scan *sc) {
   memset(sc, 0, sizeof *sc);
-  sc->text = read_file(path, &sc->len);
+  sc->text = fe_read_file(path, &sc->len, NULL);
   if (!sc->text)
     return false;
   int nargs = 0;
@@ -445,7 +428,7 @@ static bool scan_read(const char *dir, uint64_t key, const char *path,
   fclose(f);
   memset(sc, 0, sizeof *sc);
   if (ok)
-    sc->text = read_file(path, &sc->len);
+    sc->text = fe_read_file(path, &sc->len, NULL);
   if (!ok || !sc->text) {
     free(v);
     return false;

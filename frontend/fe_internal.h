@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "cbana/frontend.h"
 #include "cbana/program.h"
@@ -214,6 +215,9 @@ void fe_module_core_free(bool go);
 void fe_build_cleanup(fe_build *b);
 /* Splits a flag string; NULL-terminated array of strdup'ed words. */
 char **fe_split_flags(const char *s);
+/* A regular file's bytes, NUL-ended (malloc'ed, *len of them), and its
+ * stat when st is not NULL; NULL when it cannot be read whole. */
+char *fe_read_file(const char *path, size_t *len, struct stat *st);
 void fe_free_strv(char **v);
 /* Runs argv (argv[0] searched in PATH), its output and messages into the
  * file out; its exit status, -1 if it could not start. */

@@ -33,41 +33,6 @@ static uint64_t cache_key(const char *text, const char *cpu,
   return fe_fnv_str(h, text);
 }
 
-/* The file's bytes (malloc'ed, *n of them), or NULL. */
-static char *read_all(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  char *buf = NULL;
-  size_t len = 0, cap = 0;
-  for (;;) {
-    if (len == cap) {
-      size_t c = cap ? 2 * cap : 65536;
-      char *nb = realloc(buf, c + 1);
-      if (!nb) {
-        free(buf);
-        fclose(f);
-        return NULL;
-      }
-      buf = nb;
-      cap = c;
-    }
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (got == 0)
-      break;
-  }
-  bool bad = ferror(f) != 0;
-  fclose(f);
-  if (bad) {
-    free(buf);
-    return NULL;
-  }
-  buf[len] = 0;
-  *n = len;
-  return buf;
-}
-
 static bool write_all(const char *path, const char *data, size_t n) {
   char tmp[PATH_MAX + 32];
   snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid());
@@ -90,12 +55,12 @@ LLVMMemoryBufferRef jit_cache_get(const char *dir, const char *text,
   size_t n = 0;
   if (!cache_path(path, sizeof path, dir, key, "ll"))
     return NULL;
-  char *kept = read_all(path, &n);
+  char *kept = fe_read_file(path, &n, NULL);
   bool same = kept && n == strlen(text) && memcmp(kept, text, n) == 0;
   free(kept);
   if (!same || !cache_path(path, sizeof path, dir, key, "o"))
     return NULL;
-  char *obj = read_all(path, &n);
+  char *obj = fe_read_file(path, &n, NULL);
   if (!obj)
     return NULL;
   LLVMMemoryBufferRef buf =
@@ -134,7 +99,7 @@ void jit_cache_index_read(const char *dir, uint64_t key, const cb_program *p,
   size_t len = 0;
   if (!cache_path(path, sizeof path, dir, key, "idx"))
     return;
-  char *text = read_all(path, &len);
+  char *text = fe_read_file(path, &len, NULL);
   for (char *s = text, *end; s && *s; s = end) {
     unsigned long fi = strtoul(s, &end, 10);
     if (end == s)

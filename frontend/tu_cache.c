@@ -179,24 +179,10 @@ static const tu_file *file_state(fe_tu_cache *c, const char *path) {
   if (!f->path)
     return NULL;
   c->n++;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
   struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    if (fd >= 0)
-      close(fd);
-    return f;
-  }
-  char *buf = malloc((size_t)st.st_size + 1);
-  size_t got = 0;
-  while (buf && got < (size_t)st.st_size) {
-    ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-    if (r <= 0)
-      break;
-    got += (size_t)r;
-  }
-  close(fd);
-  if (buf && got == (size_t)st.st_size) {
-    buf[got] = 0;
+  size_t got;
+  char *buf = fe_read_file(path, &got, &st);
+  if (buf) {
     f->present = true;
     f->size = got;
     f->hash = fe_fnv(FE_FNV_START, buf, got);
@@ -397,23 +383,9 @@ static char **read_depfile(const char *path, const char *cwd, size_t *n) {
 /* Whether the object holds what __DATE__ or __TIME__ expanded to at some
  * second from the cache's opening until now. */
 static bool holds_clock(const fe_tu_cache *c, const char *obj) {
-  int fd = open(obj, O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0) {
-    if (fd >= 0)
-      close(fd);
-    return true;
-  }
-  char *buf = malloc((size_t)st.st_size + 1);
   size_t got = 0;
-  while (buf && got < (size_t)st.st_size) {
-    ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-    if (r <= 0)
-      break;
-    got += (size_t)r;
-  }
-  close(fd);
-  bool found = !buf || got != (size_t)st.st_size;
+  char *buf = fe_read_file(obj, &got, NULL);
+  bool found = !buf;
   static const char *const months[] = {"Jan", "Feb", "Mar", "Apr",
                                        "May", "Jun", "Jul", "Aug",
                                        "Sep", "Oct", "Nov", "Dec"};
@@ -421,8 +393,10 @@ static bool holds_clock(const fe_tu_cache *c, const char *obj) {
        t++) {
     struct tm tm;
     char date[32], hms[32];
-    if (!localtime_r(&t, &tm))
-      return true;
+    if (!localtime_r(&t, &tm)) {
+      found = true;
+      break;
+    }
     snprintf(date, sizeof date, "%s %2d %4d", months[tm.tm_mon], tm.tm_mday,
              tm.tm_year + 1900);
     snprintf(hms, sizeof hms, "%02d:%02d:%02d", tm.tm_hour, tm.tm_min,

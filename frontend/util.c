@@ -1,9 +1,11 @@
 /* util.c: growable arrays, the cache's keys, a pointer-keyed hash map,
- * the string pool that a Program owns, and error text. */
+ * the string pool that a Program owns, error text, and whole files. */
 #include "fe_internal.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 void *fe_grow(void *v, uint32_t *cap, uint32_t need, size_t elem) {
   uint32_t c = *cap ? *cap : 8;
@@ -220,4 +222,32 @@ void fe_errf(fe_err *e, cb_fe_status st, const char *fmt, ...) {
   e->len += (size_t)k;
   if (e->len >= e->size)
     e->len = e->size - 1;
+}
+
+char *fe_read_file(const char *path, size_t *len, struct stat *st) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  struct stat s;
+  if (fd < 0 || fstat(fd, &s) != 0 || !S_ISREG(s.st_mode)) {
+    if (fd >= 0)
+      close(fd);
+    return NULL;
+  }
+  char *buf = malloc((size_t)s.st_size + 1);
+  size_t got = 0;
+  while (buf && got < (size_t)s.st_size) {
+    ssize_t r = read(fd, buf + got, (size_t)s.st_size - got);
+    if (r <= 0)
+      break;
+    got += (size_t)r;
+  }
+  close(fd);
+  if (!buf || got != (size_t)s.st_size) {
+    free(buf);
+    return NULL;
+  }
+  buf[got] = 0;
+  *len = got;
+  if (st)
+    *st = s;
+  return buf;
 }
