@@ -524,11 +524,13 @@ const cb_option cb_options[] = {
      .takes = ALL,
      .lists = CB_CMD_VALIDATE,
      .group = "gate",
-     .help = "allowed gap in L1D misses, in percent\n"
-             "(default: 1% or 20 misses, whichever is larger)",
-     .man = "Allowed gap between cbana's and cachegrind's own-code L1D "
-            "misses, in\n"
-            "percent (default: 1% or 20 misses, whichever is larger)."},
+     .help = "allowed gap in own-code accesses and L1D misses, in\n"
+             "percent (default: 1% or 20, whichever is larger)",
+     .man = "Allowed gap between cbana's and cachegrind's own-code "
+            "accesses and L1D\n"
+            "misses, in percent (default: 1% or 20, whichever is larger); "
+            "the output\n"
+            "and exit status must be the real run's."},
 };
 
 const size_t cb_n_options = sizeof cb_options / sizeof cb_options[0];
