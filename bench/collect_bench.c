@@ -1,5 +1,5 @@
 /* collect_bench: the default `cbana analyze` path for affine blocks, the
- * per-access collector (analysis/collector.c: a hierarchy with 3C
+ * per-access collector (analysis/pipeline/collector.c: a hierarchy with 3C
  * classification plus misses per set, working sets, strides and
  * allocation sites) fed the same stream as blocks (drv_fanout_affine,
  * which warps over all-hit iterations) and as records (drv_fanout_batch,

@@ -244,7 +244,7 @@ tablev() {
 memory() {
   "$root/bench/workloads/build.sh" -o "$work/wl" load_loop > /dev/null
   # x100000: 10^9 accesses, several of the time split's epochs
-  # (analysis/split.h), past 10^9 operations (once the default budget)
+  # (analysis/pipeline/split.h), past 10^9 operations (once the default budget)
   for m in 10 100 1000 100000; do
     CG_ONLY='' cb memory "load_loop_r_10000_x$m" \
       "$root/bench/workloads/load_loop.c" --args "array heap r 10000 $m" \

@@ -112,7 +112,7 @@ def main():
                    "batches when simulation runs on its own thread; with "
                    "the time split, two simulation threads, at most two "
                    "epochs of 256 Mi accesses or 64 MiB of records and "
-                   "blocks, analysis/split.h).\n")
+                   "blocks, analysis/pipeline/split.h).\n")
         out.append("| run | accesses | cbana wall | cbana CPU | peak RSS |")
         out.append("|---|---:|---:|---:|---:|")
         for name, r in sorted(rows["memory"].items(),

@@ -1,6 +1,6 @@
 /* Snapshots of a hierarchy (cache.h, cb_hierarchy_snapshot): its state
  * and its counters, for a stream simulated in pieces at once
- * (analysis/split.c).
+ * (analysis/pipeline/split.c).
  *
  * Why a snapshot is the whole state. Under LRU, FIFO and MRU a set's
  * tags, in order, are all the policy keeps (policy.h: the order is the

@@ -4,7 +4,7 @@
  * none of the engine's special cases (byval or variadic arguments, a tail
  * call, accesses the engine counts as the library's), the kernel makes
  * itself: what eng_do_call, eng_push_frame and eng_set_params do
- * (analysis/engine_frames.c) on the engine's frame stack (kernel.h,
+ * (analysis/engine/engine_frames.c) on the engine's frame stack (kernel.h,
  * cb_kernel_stack), then the callee's kernel called directly. Its `ret`
  * pops the frame as eng_pop_frame does and writes the value into the
  * caller's slots. Why: a call through the engine's C (the locals handed

@@ -450,7 +450,7 @@ static void compile_batch(jit_owned *o, const uint32_t *fis, uint32_t n) {
     }
     /* a kernel of some blocks is asked for again once the others have
      * run enough, one at -O0 once it has run enough itself
-     * (analysis/engine_kblocks.h counts both down) */
+     * (analysis/engine/engine_kblocks.h counts both down) */
     bool low = m.kernel && m.tier == 0;
     o->state[fi] = m.partial || low ? JS_OPEN : JS_DONE;
     uint64_t again = (m.tier ? JIT_AGAIN_PER_OP_O1 : JIT_AGAIN_PER_OP) * m.ops,

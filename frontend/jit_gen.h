@@ -272,7 +272,7 @@ static inline LLVMValueRef jit_add_lv(jit_gen *g, int which, uint64_t n) {
 /* ---- Forms beyond the scalar integer set: floating point, vectors,
  * aggregates, value intrinsics (jit_ops_fp.c, jit_ops_vec.c,
  * jit_ops_intr.c). Each computes what the interpreter's reference case
- * computes (analysis/engine_interp.c, engine_scalar.h, libc.c's
+ * computes (analysis/engine/engine_interp.c, engine_scalar.h, libc.c's
  * cb_intrinsic_call), bit for bit. ---- */
 
 /* Whether one of those files makes op's code (jit_ext_op); a vector op

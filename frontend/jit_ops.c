@@ -1,5 +1,5 @@
 /* jit_ops.c: a native kernel's code for one block (jit_gen.h): each op as
- * the interpreter's reference case computes it (analysis/engine_interp.c
+ * the interpreter's reference case computes it (analysis/engine/engine_interp.c
  * and engine_scalar.h): the scalar integer forms here, the floating-point,
  * vector and intrinsic forms in jit_ops_fp.c, jit_ops_vec.c and
  * jit_ops_intr.c, a lane-wise vector op lane by lane as its scalar form,
@@ -244,7 +244,7 @@ static LLVMValueRef sig_run(jit_gen *g, LLVMValueRef h, LLVMValueRef v,
                      "");
 }
 
-/* The engine's sig_add(e, v, 1) (analysis/engine_scalar.h): a run of
+/* The engine's sig_add(e, v, 1) (analysis/engine/engine_scalar.h): a run of
  * other outcomes that ends is mixed into the signature. */
 static void sig_add(jit_gen *g, uint64_t v) {
   LLVMBuilderRef B = g->B;
@@ -317,7 +317,7 @@ static void gen_edge(jit_gen *g, uint32_t ip, uint32_t lb, uint32_t t,
     return;
   }
   /* a loop template's header is a block that is its own latch
-   * (analysis/template.h): only such a target can be marked in stop */
+   * (analysis/engine/template.h): only such a target can be marked in stop */
   const cb_block *tb = &p->blocks[tgb];
   bool self = false;
   for (uint32_t k = 0; k < tb->n_succ && !self; k++)

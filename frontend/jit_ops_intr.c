@@ -1,5 +1,5 @@
 /* jit_ops_intr.c: a kernel's calls of value intrinsics (jit_gen.h), as
- * the interpreter's cb_intrinsic_call (analysis/libc.c) and
+ * the interpreter's cb_intrinsic_call (analysis/process/libc.c) and
  * cb_intrinsic_ext (libc_intr_ext.c) compute them: lane by lane, a
  * scalar operand of a vector intrinsic shared by every lane, no library
  * traffic (the interpreter models none for these: the backend expands

@@ -3,7 +3,7 @@
  * successor, a function beside the kernel that runs the block's ops after
  * its phis k times, each iteration ending with the back edge's phi moves,
  * with jit_ops.c's forms on the same slots and memory. The template
- * (analysis/template.h) has the closed forms of the loop's addresses and
+ * (analysis/engine/template.h) has the closed forms of the loop's addresses and
  * exit test; it emits the iterations' accesses as one affine block and
  * calls this for the values, which it used to interpret op by op. The
  * code makes no records, spends no budget and counts nothing; it checks

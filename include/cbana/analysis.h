@@ -48,7 +48,7 @@ typedef struct cb_analysis_stats {
   double sim_s;           /* cache simulation (CPU) */
   double analysis_wall_s;
   uint64_t ops, accesses;
-  /* the engine's loop templates (analysis/template.c): loops entered,
+  /* the engine's loop templates (analysis/engine/template.c): loops entered,
    * iterations and accesses run from a template */
   uint64_t tpl_loops, tpl_iters, tpl_accesses;
   uint64_t tpl_native_iters; /* of tpl_iters, run by native code */
@@ -95,7 +95,7 @@ typedef struct cb_analysis_options {
    * model's cb_hierarchy_set_threads); 0 or 1: none */
   unsigned sim_threads;
   /* Simulate an input's stream on two threads at once, cut in time
-   * (analysis/split.h), where a core is to spare for it and the caches
+   * (analysis/pipeline/split.h), where a core is to spare for it and the caches
    * allow (no classification; LRU, FIFO or MRU levels); split_epoch:
    * accesses per piece, 0: the default. The counters are the same. */
   bool split;

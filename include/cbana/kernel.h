@@ -1,7 +1,7 @@
 /* The engine's state as the native kernels see it: the contract between
  * the frontend's JIT (frontend/jit*.c), which compiles the lowered ops
- * of a function to machine code, and the engine (analysis/fastloop.c,
- * analysis/engine_kernel.c), which runs it. A kernel does what the
+ * of a function to machine code, and the engine (analysis/engine/fastloop.c,
+ * analysis/engine/engine_kernel.c), which runs it. A kernel does what the
  * reference interpreter does for the ops it runs, bit for bit, on the
  * interpreter's own state: the top frame's slots, the memory's page
  * translation cache, the access batch, the budget and the path
@@ -120,7 +120,7 @@ struct cb_kernel_io {
   int (*flush)(cb_kernel_io *io);
   /* The loop template of block `block` (marked in stop), just entered
    * from prev with its phis moved, at op ip: runs the iterations it can
-   * (analysis/template.h), the state new in io; CB_KCALL_DONE. */
+   * (analysis/engine/template.h), the state new in io; CB_KCALL_DONE. */
   int (*tpl)(cb_kernel_io *io);
   cb_kernel_fn callee;      /* after CB_KCALL_ENTERED: the callee's kernel */
   uint32_t ip, block, prev; /* in: block (global) and prev; out: all */
@@ -135,7 +135,7 @@ enum { CB_KCALL_DONE, CB_KCALL_LEAVE, CB_KCALL_STOP, CB_KCALL_ENTERED };
  * which may be a callee's), or it ran its `ret` for a calling kernel. */
 enum { CB_KERNEL_LEFT, CB_KERNEL_RETURNED };
 
-/* A loop template's iterations made natively (analysis/template.h): for
+/* A loop template's iterations made natively (analysis/engine/template.h): for
  * a block that is its own successor, the frontend compiles beside the
  * function's kernel a loop that runs the block's ops after its phis, k
  * times, each iteration ending with the back edge's phi moves, as the

@@ -12,7 +12,7 @@
 
 /* <math.h>'s double and float functions beyond the ones listed in
  * CB_LIBC_FUNCTIONS by hand, with their C prototypes, from which
- * analysis/libc_math.c makes its calls of the host's libm:
+ * analysis/process/libc_math.c makes its calls of the host's libm:
  * M(X, id, function, signature). A signature names the result, then the
  * arguments: D double, F float, I int, L long, LL long long, PI int *,
  * PD double *, PF float *, S const char *. */
@@ -258,7 +258,7 @@
   X(TOUPPER, "toupper")                                                        \
   X(TOLOWER, "tolower")                                                        \
   CB_LIBM_FUNCTIONS(CB_LIBM_AS_LIBC, X)                                        \
-  /* C11 <math.h>'s long double functions (analysis/libc_ldouble.c), from      \
+  /* C11 <math.h>'s long double functions (analysis/process/libc_ldouble.c), from      \
    * ACOSL to FMAL */                                                          \
   X(ACOSL, "acosl")                                                            \
   X(ASINL, "asinl")                                                            \
@@ -317,7 +317,7 @@
   X(FMAXL, "fmaxl")                                                            \
   X(FMINL, "fminl")                                                            \
   X(FMAL, "fmal")                                                              \
-  /* files and the rest of stdio: analysis/libc_files.c, libc_fd.c */          \
+  /* files and the rest of stdio: analysis/process/libc_files.c, libc_fd.c */          \
   X(PERROR, "perror")                                                          \
   X(ERRNO_LOCATION, "__errno_location")                                        \
   X(UNGETC, "ungetc")                                                          \
@@ -361,14 +361,14 @@
   X(STAT, "stat")                                                              \
   X(REMOVE, "remove")                                                          \
   X(UNLINK, "unlink")                                                          \
-  /* exit's handlers: analysis/libc_exit.c (atexit is libc_nonshared.a's,      \
+  /* exit's handlers: analysis/process/libc_exit.c (atexit is libc_nonshared.a's,      \
    * linked into the executable: a jump to __cxa_atexit's PLT slot) */         \
   X(ATEXIT, "atexit")                                                          \
   X(CXA_ATEXIT, "__cxa_atexit")                                                \
   X(ON_EXIT, "on_exit")                                                        \
   /* glibc's unlocked stdio and what its inline forms call when the buffer     \
-   * is empty or full (analysis/libc_stdio_sync.c), getline and getdelim       \
-   * (analysis/libc_getline.c) */                                              \
+   * is empty or full (analysis/process/libc_stdio_sync.c), getline and getdelim       \
+   * (analysis/process/libc_getline.c) */                                              \
   X(GETC_UNLOCKED, "getc_unlocked")                                            \
   X(GETCHAR_UNLOCKED, "getchar_unlocked")                                      \
   X(FGETC_UNLOCKED, "fgetc_unlocked")                                          \
@@ -388,7 +388,7 @@
   X(GETLINE, "getline")                                                        \
   X(GETDELIM, "getdelim")                                                      \
   X(GETDELIM2, "__getdelim") /* bits/stdio.h's inline getline */               \
-  /* non-local jumps (analysis/libc_setjmp.c): <setjmp.h>'s setjmp is          \
+  /* non-local jumps (analysis/process/libc_setjmp.c): <setjmp.h>'s setjmp is          \
    * _setjmp, sigsetjmp is __sigsetjmp; -D_FORTIFY_SOURCE makes longjmp        \
    * __longjmp_chk */                                                          \
   X(USETJMP, "_setjmp")                                                        \

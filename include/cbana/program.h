@@ -180,7 +180,7 @@ typedef enum cb_fcmp {
  * 1-byte accesses of the x86 backend; an x86_fp80 is one 10-byte LOAD or
  * STORE of CB_TY_F80, its lanes 1 and its value two slots). Arithmetic,
  * compares and casts on them are CB_OP_WIDE ops, which the reference
- * interpreter alone runs (analysis/engine_wide.c): the 64-bit ops keep
+ * interpreter alone runs (analysis/engine/engine_wide.c): the 64-bit ops keep
  * their one-slot form and their fast paths, and a wide value costs only
  * where a program has one.
  */

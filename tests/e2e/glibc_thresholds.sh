@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # glibc's memcpy/memset thresholds as measured on this machine
-# (analysis/glibc_tunables.h): the probe's values are cached, and the
+# (analysis/process/glibc_tunables.h): the probe's values are cached, and the
 # traffic of copies and fills on either side of them matches cachegrind's,
 # access for access (program start-up, which cbana does not model, and
 # the allocations are taken out by comparing with a run of the same size

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""End-to-end: mktemp (analysis/libc_tempname.c) on
+"""End-to-end: mktemp (analysis/process/libc_tempname.c) on
 tests/e2e/data/libc/mktemp_names.c, for every input line:
   - the output of `cbana analyze` equals the native executable's;
   - the JSON report of the default engine equals --exact-engine's, and

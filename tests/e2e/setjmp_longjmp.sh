@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# setjmp and longjmp (analysis/libc_setjmp.c) on tests/e2e/data/setjmp:
+# setjmp and longjmp (analysis/process/libc_setjmp.c) on tests/e2e/data/setjmp:
 # error recovery out of a recursion many frames deep, setjmp in a loop, a
 # longjmp from a callee of a callee with the value 0, a jump through a
 # memcpy'd jmp_buf, a longjmp out of nested native kernels.

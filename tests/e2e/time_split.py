@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The time split (analysis/split.h): an input's stream simulated by two
+"""The time split (analysis/pipeline/split.h): an input's stream simulated by two
 threads, one guessing the next epoch from a stale state, must give the
 report of one thread, byte for byte after parsing.
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""libm_tables.py: generates analysis/libc_math_tables.h, the rows of each
+"""libm_tables.py: generates analysis/process/libc_math_tables.h, the rows of each
 path of glibc's libm functions (docs/process-model.md section 9.7).
 
-  libm_tables.py BUILD_DIR [N] > analysis/libc_math_tables.h
+  libm_tables.py BUILD_DIR [N] > analysis/process/libc_math_tables.h
 
 For each function, N arguments (random over its ranges, and edge cases)
 go through tools/probe/libm_probe.c under `valgrind --tool=lackey
@@ -10,7 +10,7 @@ go through tools/probe/libm_probe.c under `valgrind --tool=lackey
 `ret`'s read of the return address left out: the engine makes it) are
 named relative to the caller's rsp (S), libm's base (M) or the thread
 pointer (T). BUILD_DIR's engine_libm_traffic --paths gives each call's
-path and table offsets (idx, analysis/libc_math_traffic.c); calls of one
+path and table offsets (idx, analysis/process/libc_math_traffic.c); calls of one
 path must have one shape, and a row that varies must be a fixed offset
 from one idx (an X row), else the script stops naming the path."""
 import math

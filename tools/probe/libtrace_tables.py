@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """libtrace_tables.py: turns libtrace.py --emit rows into the C tables of
-analysis/libc_malloc_tables.c (docs/process-model.md section 9).
+analysis/process/libc_malloc_tables.h (docs/process-model.md section 9).
 
   libtrace_tables.py NAME SHIFT [DROP...] < ROWS
 

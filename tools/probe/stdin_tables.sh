@@ -1,6 +1,6 @@
 #!/bin/sh
 # stdin_tables.sh: regenerates the getc(stdin) tables of
-# analysis/libc_stdin_tables.h from lackey traces (docs/process-model.md
+# analysis/process/libc_stdin_tables.h from lackey traces (docs/process-model.md
 # section 9.7): a program reading 5000 bytes from a file with getchar (the
 # first call's set-up, hits, a refill, the refill at the end, the sticky
 # end) and one reading /dev/null (the set-up of a character device).

@@ -1,7 +1,7 @@
 /* memcpy and memset of one size, repeated: the traffic glibc's string
  * functions make on either side of their thresholds (rep movsb, rep
  * stosb, non-temporal stores), which depend on the machine as valgrind
- * presents it (analysis/glibc_tunables.h). tests/e2e/glibc_thresholds.sh
+ * presents it (analysis/process/glibc_tunables.h). tests/e2e/glibc_thresholds.sh
  * compares cbana's accesses with cachegrind's, size by size.
  * usage: memfn_sizes N REPS */
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* Affine blocks through the driver's plumbing (analysis/pipe.c,
+/* Affine blocks through the driver's plumbing (analysis/pipeline/pipe.c,
  * collector.c, driver_memo.h): a random stream of record batches, affine
  * blocks and allocation markers is fed to the fan-out sink directly, through
  * the pipe's thread, and through a pipe whose consumer takes no blocks;

@@ -1,4 +1,4 @@
-/* The allocation-site tracker (analysis/alloc_track.c) against a naive
+/* The allocation-site tracker (analysis/pipeline/alloc_track.c) against a naive
  * reference: random allocations, frees, reallocs and accesses, the
  * reference keeping every live block in a plain list and searching it
  * linearly for each access. Also the marker records' round trip, and a
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../analysis/alloc_track.h"
+#include "alloc_track.h"
 #include "check.h"
 
 #define N_SITES 6

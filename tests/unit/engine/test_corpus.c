@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../../analysis/engine_internal.h"
+#include "engine_internal.h"
 #include "cache_dir.h"
 #include "cbana/engine.h"
 #include "cbana/frontend.h"

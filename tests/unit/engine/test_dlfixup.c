@@ -1,4 +1,4 @@
-/* ld.so's lazy binding (analysis/libc_dlfixup.c) against a live lackey
+/* ld.so's lazy binding (analysis/process/libc_dlfixup.c) against a live lackey
  * trace (`valgrind --tool=lackey --trace-mem=yes`) of the same executable:
  * for each PLT function's first call of progs/dl_bind.c, the accesses from
  * PLT0's read of GOT[1] to the trampoline's `pop %rbx`, in order: outside
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../../analysis/libc_build.h"
+#include "libc_build.h"
 #include "cache_dir.h"
 #include "cbana/engine.h"
 #include "cbana/frontend.h"

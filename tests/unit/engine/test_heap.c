@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../../analysis/heap.h"
+#include "heap.h"
 #include "check.h"
 
 enum { OP_MALLOC, OP_CALLOC, OP_REALLOC, OP_FREE, OP_MEMALIGN };

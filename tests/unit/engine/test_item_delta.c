@@ -1,4 +1,4 @@
-/* The time split's compact items (analysis/item_delta.c): streams of
+/* The time split's compact items (analysis/pipeline/item_delta.c): streams of
  * blocks and records written as the split's producer writes them, into
  * chunks that each start afresh, and read back as its simulation threads
  * read them. Every item must come back as it went in, access for access;

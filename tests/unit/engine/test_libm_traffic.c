@@ -1,4 +1,4 @@
-/* glibc's libm traffic (analysis/libc_math_traffic.c) against live lackey
+/* glibc's libm traffic (analysis/process/libc_math_traffic.c) against live lackey
  * traces: tools/probe/libm_probe.c calls each function on a few thousand
  * arguments (random over its ranges, and edge cases) under `valgrind
  * --tool=lackey --trace-mem=yes`; every call the model says it models
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../../analysis/libc_internal.h"
-#include "../../../analysis/libc_math_traffic.h"
+#include "libc_internal.h"
+#include "libc_math_traffic.h"
 #include "check.h"
 
 typedef struct lmfn {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../analysis/engine_internal.h"
+#include "engine_internal.h"
 #include "check.h"
 
 /* A growable list of records. */

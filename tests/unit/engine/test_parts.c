@@ -5,9 +5,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../../analysis/lineset.h"
-#include "../../../analysis/mem.h"
-#include "../../../analysis/rand.h"
+#include "lineset.h"
+#include "mem.h"
+#include "rand.h"
 #include "cbana/engine.h"
 #include "cbana/inputs.h"
 #include "check.h"

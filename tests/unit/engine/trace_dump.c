@@ -4,7 +4,7 @@
  * `valgrind --tool=lackey --trace-mem=yes` access by access
  * (tools/probe/libtrace.py's traces). The executable is built at EXE,
  * and the run is modelled as started as EXE from the current directory,
- * with the process's start-up and exit (analysis/process.h).
+ * with the process's start-up and exit (analysis/process/process.h).
  * Usage: [CB_TRACE_CFLAGS=...] [CB_TRACE_STDIN=FILE] engine_trace EXE FILE.c
  * [-- ARGS...] */
 #include <limits.h>

@@ -1,5 +1,5 @@
 /* Loops whose addresses are affine, each a loop template
- * (analysis/template.h) whose values the kernels compute natively
+ * (analysis/engine/template.h) whose values the kernels compute natively
  * (frontend/jit_tpl.c). tests/e2e/kernel_tpl.sh runs each mode against
  * --exact-engine and the native executable.
  *

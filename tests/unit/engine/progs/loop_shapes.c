@@ -1,5 +1,5 @@
 /* Single-block loops of many shapes, for the fast engine's loop templates
- * (analysis/template.h): counting up and down, pointer induction
+ * (analysis/engine/template.h): counting up and down, pointer induction
  * variables, exit tests of every predicate, trip counts from the input
  * (0, 1, 2, large), narrow induction variables that are sign- or
  * zero-extended (and wrap), 2-D nests, loops clang vectorizes, FP

@@ -1,4 +1,4 @@
-/* The fast loop's scalar kinds (analysis/fastloop.c) against the
+/* The fast loop's scalar kinds (analysis/engine/fastloop.c) against the
  * reference: shifts of every integer width with amounts past the width,
  * signed and unsigned division and remainder (negative operands, a
  * divisor of -1, and a division by zero on the last input, which stops

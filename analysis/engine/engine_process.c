@@ -1,5 +1,5 @@
 /* engine_process.c: the process's start-up and exit traffic around main
- * (engine.h, cb_process_replay; analysis/process.c makes it). */
+ * (engine.h, cb_process_replay; analysis/process/process.c makes it). */
 #include "engine_internal.h"
 #include "process.h"
 
