@@ -210,6 +210,10 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
   } else {
     fn = locked_form(fn);
   }
+  if (e->std_closed && cb_libc_std_closed_use(e, fn, a, n))
+    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                       "use of a standard stream after its fclose is not "
+                       "modelled");
   cb_stop st = libc_dispatch(e, fn, a, ty, n, ret);
   /* the FILEs as glibc leaves them after the call */
   if (st == CB_GO || st == CB_LONGJMP) {

@@ -110,6 +110,13 @@ void cb_libc_getopt_init(cb_eng *e);
 /* libc_tempname.c: mktemp. */
 cb_stop cb_libc_mktemp(cb_eng *e, const cb_value *a, cb_value *ret);
 
+/* libc_stdstream.c: fclose, rewind and ftell on stdin, stdout and
+ * stderr; whether a call uses a standard stream fclose closed. */
+cb_stop cb_libc_std_call(cb_eng *e, uint32_t fn, const cb_value *a,
+                         cb_value *ret);
+bool cb_libc_std_closed_use(cb_eng *e, uint32_t fn, const cb_value *a,
+                            uint32_t n);
+
 /* libc_proc.c: sleep, getrusage, isatty, signal. */
 cb_stop cb_libc_proc_call(cb_eng *e, uint32_t fn, const cb_value *a,
                           cb_value *ret);
