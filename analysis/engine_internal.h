@@ -164,6 +164,7 @@ typedef struct cb_eng {
   /* standard streams fclose closed: 1 stdin, 2 stdout, 4 stderr
    * (libc_stdstream.c) */
   uint8_t std_closed;
+  struct cb_tz *tz;       /* glibc's time zone state (libc_time.c) */
   struct cb_files *files; /* streams and descriptors (libc_files.c,
                              libc_fd.c); NULL until the first use */
 

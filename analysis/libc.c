@@ -580,6 +580,13 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
     return cb_libc_getopt(e, a, ret);
   case CB_LIBC_MKTEMP:
     return cb_libc_mktemp(e, a, ret);
+  case CB_LIBC_LOCALTIME:
+  case CB_LIBC_LOCALTIME_R:
+  case CB_LIBC_GMTIME:
+  case CB_LIBC_GMTIME_R:
+  case CB_LIBC_ASCTIME:
+  case CB_LIBC_CTIME:
+    return cb_libc_time_call(e, fn, a, ret);
   case CB_LIBC_SLEEP:
   case CB_LIBC_GETPID:
   case CB_LIBC_DIFFTIME:

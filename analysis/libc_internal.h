@@ -117,6 +117,12 @@ cb_stop cb_libc_std_call(cb_eng *e, uint32_t fn, const cb_value *a,
 bool cb_libc_std_closed_use(cb_eng *e, uint32_t fn, const cb_value *a,
                             uint32_t n);
 
+/* libc_time.c: localtime, localtime_r, gmtime, gmtime_r, asctime and
+ * ctime; its state freed with the engine. */
+cb_stop cb_libc_time_call(cb_eng *e, uint32_t fn, const cb_value *a,
+                          cb_value *ret);
+void cb_libc_time_free(cb_eng *e);
+
 /* libc_proc.c: sleep, getrusage, isatty, signal. */
 cb_stop cb_libc_proc_call(cb_eng *e, uint32_t fn, const cb_value *a,
                           cb_value *ret);

@@ -400,7 +400,14 @@
   X(LONGJMP_CHK, "__longjmp_chk")                                              \
   X(MKTEMP, "mktemp")                                                          \
   X(INDEX, "index")   /* strchr's alias (BSD) */                               \
-  X(RINDEX, "rindex") /* strrchr's */
+  X(RINDEX, "rindex") /* strrchr's */                                          \
+  /* <time.h>'s conversions (analysis/libc_time.c) */                          \
+  X(LOCALTIME, "localtime")                                                    \
+  X(LOCALTIME_R, "localtime_r")                                                \
+  X(GMTIME, "gmtime")                                                          \
+  X(GMTIME_R, "gmtime_r")                                                      \
+  X(ASCTIME, "asctime")                                                        \
+  X(CTIME, "ctime")
 
 typedef enum cb_libfn {
 #define CB_LIBFN_ENUM(id, name) CB_LIBC_##id,
