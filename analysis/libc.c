@@ -515,6 +515,7 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_STAT:
   case CB_LIBC_REMOVE:
   case CB_LIBC_UNLINK:
+  case CB_LIBC_RENAME:
     return cb_libc_fd_call(e, fn, a, ty, n, ret);
   case CB_LIBC_EXIT:
     e->exit_code = (int)(a[0].u & 0xff); /* status & 0377 (POSIX exit) */
@@ -593,6 +594,7 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_GETRUSAGE:
   case CB_LIBC_ISATTY:
   case CB_LIBC_SIGNAL:
+  case CB_LIBC_UNAME:
     return cb_libc_proc_call(e, fn, a, ret);
   case CB_LIBC_QSORT:
     return do_qsort(e, a[0].u, a[1].u, a[2].u, a[3].u);

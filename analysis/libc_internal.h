@@ -194,7 +194,7 @@ void cb_libc_put_stdout(cb_eng *e, const char *s, size_t n);
 
 /* libc_fd.c: files and file descriptors, errno. */
 /* cb_libc_call for open, read, write, lseek, close, fstat, stat, remove,
- * unlink, creat and __errno_location. */
+ * unlink, rename, creat and __errno_location. */
 cb_stop cb_libc_fd_call(cb_eng *e, uint32_t fn, const cb_value *a,
                         const uint8_t *ty, uint32_t n, cb_value *ret);
 /* Sets the program's errno (a store of the library's). */

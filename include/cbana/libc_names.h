@@ -407,7 +407,9 @@
   X(GMTIME, "gmtime")                                                          \
   X(GMTIME_R, "gmtime_r")                                                      \
   X(ASCTIME, "asctime")                                                        \
-  X(CTIME, "ctime")
+  X(CTIME, "ctime")                                                            \
+  X(RENAME, "rename") /* analysis/libc_fd.c */                                 \
+  X(UNAME, "uname")   /* analysis/libc_proc.c */
 
 typedef enum cb_libfn {
 #define CB_LIBFN_ENUM(id, name) CB_LIBC_##id,
