@@ -13,16 +13,18 @@
  * descriptor, frees glibc's buffer (not the FILE: it is libc's) and
  * unlinks the FILE from _IO_list_all. Any later use of the stream stops
  * the input with its line (glibc would fail with EBADF or EOF; nothing
- * a program relies on). rewind(stdin) after its end was seen is an
- * lseek to 0 with the buffer emptied (the end cleared _offset); the
- * next getc refills from the start.
+ * a program relies on). rewind(stdin) is an lseek to 0 with the buffer
+ * emptied (the next getc refills from the start), or, once an earlier
+ * rewind made glibc's _offset known and no end was read since, a move
+ * of read_ptr back inside the buffer when it holds the first block.
  *
  * Traffic: tables from lackey traces (tools/probe/stdstream_tables.py,
  * libc_stdstream_tables.h); the model makes two parts itself: the walk
  * of _IO_list_all up to the stream closed (each FILE's _chain, the
  * streams fopen opened last first) and free's traffic of the buffer.
  * Variants not measured (stdin or stdout never used, setvbuf's buffers, a
- * terminal, rewind before the end, ungetc's bytes waiting) stop the input
+ * terminal, a second rewind from past the first block, ungetc's bytes
+ * waiting) stop the input
  * with a message naming them. */
 #include <errno.h>
 #include <stdio.h>
@@ -227,23 +229,42 @@ static cb_stop std_rewind(cb_eng *e, uint64_t fp) {
   cb_files *f = e->files;
   if (fp != e->file_stdin)
     return refuse(e, "rewind of stdout or stderr");
-  if (!e->stdin_buf || !f->stdin_eof || e->stdin_pos < e->in_len)
-    return refuse(e, "rewind(stdin) before its end was seen (a seek "
-                     "inside glibc's buffer)");
+  if (!e->stdin_buf)
+    return refuse(e, "rewind(stdin) before any input from it");
   if (f->stdin_npb || f->stdin_backup)
     return refuse(e, "rewind(stdin) with ungetc's backup area");
+  /* _IO_new_file_seekoff: with _offset known (a rewind before, no end
+   * read since) a target inside the buffer only moves read_ptr; else
+   * lseek(0, 0, SEEK_SET) and the buffer emptied */
+  bool known = f->stdin_off_known && !f->stdin_eof;
+  bool in_buf = known && e->stdin_pos > 0 && e->stdin_pos <= 4096;
+  if (known && !in_buf && e->stdin_pos > 0)
+    return refuse(e, "rewind(stdin) from past its first block after an "
+                     "earlier rewind");
   uint64_t C = cb_libc_caller_sp(e);
   cb_lt m;
-  if (C && cb_lt_init(&m, e))
-    ROWS(&m, t_rewind_in, C);
-  /* _IO_new_file_seekoff: lseek(0, 0, SEEK_SET), the buffer emptied;
-   * rewind clears the end and error flags */
+  if (C && cb_lt_init(&m, e)) {
+    if (in_buf)
+      ROWS(&m, t_rewind_in_buf, C);
+    else
+      ROWS(&m, t_rewind_in, C);
+  }
+  /* rewind clears the end and error flags */
   e->stdin_pos = 0;
-  f->stdin_kpos = 0;
+  f->stdin_kpos = in_buf ? 4096 : 0;
   f->stdin_eof = f->stdin_err = false;
+  f->stdin_off_known = true;
+  f->stdin_hold0 = in_buf;
+  uint64_t b = e->stdin_buf;
+  if (in_buf) {
+    /* block 0 stays: read_ptr at its start */
+    cb_mem_write(&e->mem, fp + CB_F_READ_PTR, &b, 8, NULL);
+    e->stdin_pub = true;
+    e->stdin_pub_ptr = b;
+    return CB_GO;
+  }
   e->stdin_blk = 0;
   e->stdin_pub = false;
-  uint64_t b = e->stdin_buf;
   for (uint32_t o = CB_F_READ_PTR; o <= CB_F_WRITE_END; o += 8)
     cb_mem_write(&e->mem, fp + o, &b, 8, NULL);
   int64_t off = 0;

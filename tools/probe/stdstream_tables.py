@@ -3,7 +3,7 @@
 traffic of fclose, rewind and ftell on stdin, stdout and stderr, from
 lackey traces of two probes (docs/process-model.md section 9.7's method):
 fc reads a 5000-byte file through getc twice with a rewind at the end
-(after EOF), prints with a pending write and closes stdin, stdout and
+(after EOF), rewinds again after one byte (inside the buffer), prints with a pending write and closes stdin, stdout and
 stderr; fc2 takes ftell of stdin and stdout (pending and flushed), flushes
 and closes stdout and stderr; fc3 closes stderr never written. Each fclose table is cut around the parts
 the model makes itself: _IO_un_link's walk of _IO_list_all (the streams
@@ -26,6 +26,9 @@ int main(void) {
   while ((c = getc(stdin)) != EOF) n++;
   rewind(stdin);
   while ((c = getc(stdin)) != EOF) n++;
+  rewind(stdin);
+  n += getc(stdin);
+  rewind(stdin);
   printf("%d\n", n);
   fprintf(stderr, "e\n");
   return fclose(stdin) + fclose(stdout) + fclose(stderr);
@@ -122,6 +125,10 @@ def main():
     r = rows(w, "./fc", lk1, rw)
     emit(w, "./fc", lk1, "t_rewind_in", rw, first_own(r, "rewind"),
          len(r) - 2, " (after EOF: lseek)")
+    rw = calls(w, "./fc", lk1, "rewind")[2]
+    r = rows(w, "./fc", lk1, rw)
+    emit(w, "./fc", lk1, "t_rewind_in_buf", rw, first_own(r, "rewind"),
+         len(r) - 2, " (inside the buffer, the offset known)")
     ft = calls(w, "./fc2", lk2, "ftell")
     r = rows(w, "./fc2", lk2, ft[0])
     emit(w, "./fc2", lk2, "t_ftell_in", ft[0], first_own(r, "ftell"),

@@ -1,7 +1,8 @@
 /* fclose, rewind and ftell on the standard streams: stdin is read to its
- * end twice (rewind after the end), ftell of stdin and stdout (with output
- * waiting and after fflush), then stdout and stderr closed, stdout with a
- * FILE from fopen still open ahead of it in glibc's list of streams
+ * end three times (rewind after the end; then from inside the first block,
+ * where glibc only moves its read pointer back), ftell of stdin and stdout
+ * (with output waiting and after fflush), then stdout and stderr closed, stdout
+ * with a FILE from fopen still open ahead of it in glibc's list of streams
  * (modes 1-3), stderr never written (mode 1), stdin closed (mode 3). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,18 @@ int main(int argc, char **argv) {
     if (again == 100)
       printf("at 100: ftell(stdin) %ld\n", ftell(stdin));
   }
-  printf("bytes %ld sum %ld again %ld\n", n, sum, again);
+  /* a rewind from inside the first block after an earlier rewind: glibc
+   * only moves its read pointer back */
+  rewind(stdin);
+  long head = 0;
+  for (int i = 0; i < 100; i++)
+    head += getc(stdin);
+  rewind(stdin);
+  long third = 0;
+  while ((c = getc(stdin)) != EOF)
+    third += c;
+  printf("bytes %ld sum %ld again %ld head %ld third %ld\n", n, sum, again,
+         head, third);
   long t1 = ftell(stdout);
   fflush(stdout);
   long t2 = ftell(stdout);
