@@ -578,7 +578,8 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
     return CB_GO;
   }
   case CB_LIBC_GETOPT:
-    return cb_libc_getopt(e, a, ret);
+  case CB_LIBC_GETOPT_LONG:
+    return cb_libc_getopt(e, fn, a, ret);
   case CB_LIBC_MKTEMP:
     return cb_libc_mktemp(e, a, ret);
   case CB_LIBC_LOCALTIME:

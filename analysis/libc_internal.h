@@ -103,8 +103,10 @@ cb_stop cb_libc_longjmp(cb_eng *e, uint32_t fn, const cb_value *a);
 cb_stop cb_libc_exit_register(cb_eng *e, uint32_t fn, const cb_value *a,
                               cb_value *ret);
 
-/* libc_getopt.c: getopt; the initial values of optind, opterr, optopt. */
-cb_stop cb_libc_getopt(cb_eng *e, const cb_value *a, cb_value *ret);
+/* libc_getopt.c: getopt and getopt_long; the initial values of optind,
+ * opterr, optopt. */
+cb_stop cb_libc_getopt(cb_eng *e, uint32_t fn, const cb_value *a,
+                       cb_value *ret);
 void cb_libc_getopt_init(cb_eng *e);
 
 /* libc_tempname.c: mktemp. */

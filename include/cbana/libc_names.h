@@ -409,7 +409,8 @@
   X(ASCTIME, "asctime")                                                        \
   X(CTIME, "ctime")                                                            \
   X(RENAME, "rename") /* analysis/libc_fd.c */                                 \
-  X(UNAME, "uname")   /* analysis/libc_proc.c */
+  X(UNAME, "uname")   /* analysis/libc_proc.c */                               \
+  X(GETOPT_LONG, "getopt_long")
 
 typedef enum cb_libfn {
 #define CB_LIBFN_ENUM(id, name) CB_LIBC_##id,
