@@ -596,6 +596,10 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_ISATTY:
   case CB_LIBC_SIGNAL:
   case CB_LIBC_UNAME:
+  case CB_LIBC_GETUID:
+  case CB_LIBC_GETEUID:
+  case CB_LIBC_GETGID:
+  case CB_LIBC_GETEGID:
     return cb_libc_proc_call(e, fn, a, ret);
   case CB_LIBC_QSORT:
     return do_qsort(e, a[0].u, a[1].u, a[2].u, a[3].u);

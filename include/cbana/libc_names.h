@@ -410,7 +410,11 @@
   X(CTIME, "ctime")                                                            \
   X(RENAME, "rename") /* analysis/libc_fd.c */                                 \
   X(UNAME, "uname")   /* analysis/libc_proc.c */                               \
-  X(GETOPT_LONG, "getopt_long")
+  X(GETOPT_LONG, "getopt_long")                                                \
+  X(GETUID, "getuid") /* analysis/libc_proc.c */                               \
+  X(GETEUID, "geteuid")                                                        \
+  X(GETGID, "getgid")                                                          \
+  X(GETEGID, "getegid")
 
 typedef enum cb_libfn {
 #define CB_LIBFN_ENUM(id, name) CB_LIBC_##id,

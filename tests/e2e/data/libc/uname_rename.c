@@ -1,4 +1,4 @@
-/* uname's fields, and rename on the run's files: a file written, renamed,
+/* uname's fields, getuid and friends, and rename on the run's files: a file written, renamed,
  * read back under its new name; renaming a missing file (ENOENT); a
  * rename over an existing file; the old name gone afterwards. */
 #include <errno.h>
@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 static long sum_of(const char *name) {
   FILE *f = fopen(name, "r");
@@ -25,6 +26,8 @@ int main(int argc, char **argv) {
   int r = uname(&u);
   printf("uname %d: %s %zu %zu %s\n", r, u.sysname, strlen(u.nodename),
          strlen(u.release), u.machine);
+  printf("ids %d %d %d %d\n", (int)getuid(), (int)geteuid(), (int)getgid(),
+         (int)getegid());
   for (int i = 0; i < n; i++) {
     FILE *f = fopen("ren_a.tmp", "w");
     fprintf(f, "line %d of the file\n", i);
