@@ -35,57 +35,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "libc_internal.h"
-#include "libc_traffic.h"
-
-#undef S
-#undef L
-#undef D
-#undef T
-#undef V
-#undef P
-#undef F
-
-typedef struct tz_row {
-  uint8_t base, len, w;
-  int32_t off;
-} tz_row;
-
-enum {
-  TZ_S, /* below the caller's rsp */
-  TZ_L, /* libc */
-  TZ_T, /* the TLS page */
-  TZ_D, /* ld.so */
-  TZ_A0,
-  TZ_A1, /* the pointer arguments */
-  TZ_E,  /* envp[off] */
-  TZ_ES, /* envp[off >> 16]'s string + (off & 0xffff) */
-  TZ_OP, /* glibc's malloc (len 1) or free (len 2) of block w (255:
-            NULL), its C off below the caller's rsp */
-  TZ_B0  /* glibc's blocks: 0 the TZ strdup, 1 the FILE, 2 its buffer,
-            3 the transitions, 4 the first zone name */
-};
-
-#define S(o, n, w)                                                             \
-  { TZ_S, n, w, o }
-#define L(o, n, w)                                                             \
-  { TZ_L, n, w, o }
-#define T(o, n, w)                                                             \
-  { TZ_T, n, w, o }
-#define D(o, n, w)                                                             \
-  { TZ_D, n, w, o }
-#define A0(o, n, w)                                                            \
-  { TZ_A0, n, w, o }
-#define A1(o, n, w)                                                            \
-  { TZ_A1, n, w, o }
-#define E(i, o, n, w)                                                          \
-  { TZ_E, n, w, i }
-#define ES(i, o, n, w)                                                         \
-  { TZ_ES, n, w, ((i) << 16) | (o) }
-#define OP(o, k, b)                                                            \
-  { TZ_OP, k, b, o }
-#define B(b, o, n, w)                                                          \
-  { TZ_B0 + (b), n, w, o }
+#include "libc_rows.h"
 
 #include "libc_time_tables.h"
 
@@ -216,17 +166,15 @@ static bool read_zone(cb_tz *z, char *why, size_t whyn) {
 /* ---- running a table ---- */
 
 typedef struct tz_run {
-  cb_eng *e;
+  cb_rows rows; /* first: the callback's cb_rows is the tz_run */
   cb_tz *z;
-  cb_lt m;
-  bool trace;
-  uint64_t C, arg[2];
 } tz_run;
 
-static void heap_op(tz_run *r, const tz_row *t) {
-  cb_eng *e = r->e;
+static void heap_op(cb_rows *rows, const cb_row *t) {
+  tz_run *r = (tz_run *)rows;
+  cb_eng *e = rows->e;
   cb_tz *z = r->z;
-  uint64_t C = r->C - (uint64_t)t->off;
+  uint64_t C = rows->C - (uint64_t)t->off;
   if (t->len == 1) { /* malloc */
     static const uint64_t fixed[] = {sizeof TZ_PATH, 472};
     unsigned b = t->w;
@@ -235,7 +183,7 @@ static void heap_op(tz_run *r, const tz_row *t) {
                  : b == 3 ? z->trans_size
                           : 16 + strlen(z->names[0]) + 1;
     z->blk[b] = cb_heap_malloc(e->heap, n);
-    if (r->trace)
+    if (rows->trace)
       cb_libc_heap_traffic(e, CB_LIBC_MALLOC, C, 0, z->blk[b], false);
     if (b == 0)
       cb_mem_write(&e->mem, z->blk[0], TZ_PATH, sizeof TZ_PATH, NULL);
@@ -244,7 +192,7 @@ static void heap_op(tz_run *r, const tz_row *t) {
       z->node[0] = z->blk[4];
       for (uint32_t i = 1; i < z->nnames; i++) {
         z->node[i] = cb_heap_malloc(e->heap, 16 + strlen(z->names[i]) + 1);
-        if (r->trace)
+        if (rows->trace)
           cb_libc_heap_traffic(e, CB_LIBC_MALLOC, C, 0, z->node[i], false);
       }
       for (uint32_t i = 0; i < z->nnames; i++) {
@@ -258,54 +206,12 @@ static void heap_op(tz_run *r, const tz_row *t) {
     uint64_t p = t->w == 255 ? 0 : z->blk[t->w];
     if (p)
       cb_heap_free(e->heap, p);
-    if (r->trace)
+    if (rows->trace)
       cb_libc_heap_traffic(e, CB_LIBC_FREE, C, p, 0, false);
   }
 }
 
-static void run_table(tz_run *r, const tz_row *t, size_t n) {
-  cb_eng *e = r->e;
-  for (size_t i = 0; i < n; i++) {
-    uint64_t a;
-    switch (t[i].base) {
-    case TZ_OP:
-      heap_op(r, &t[i]);
-      continue;
-    case TZ_S:
-      a = r->C - (uint64_t)(int64_t)t[i].off;
-      break;
-    case TZ_L:
-      a = r->m.libc + (uint64_t)t[i].off;
-      break;
-    case TZ_T:
-      a = r->m.tcb + (uint64_t)t[i].off;
-      break;
-    case TZ_D:
-      a = r->m.ldso + (uint64_t)t[i].off;
-      break;
-    case TZ_A0:
-    case TZ_A1:
-      a = r->arg[t[i].base - TZ_A0] + (uint64_t)(int64_t)t[i].off;
-      break;
-    case TZ_E:
-      a = e->envp_at + 8 * (uint64_t)t[i].off;
-      break;
-    case TZ_ES: {
-      uint64_t s = 0;
-      cb_eng_read(e, e->envp_at + 8 * (uint64_t)(t[i].off >> 16), &s, 8);
-      a = s + (uint64_t)(t[i].off & 0xffff);
-      break;
-    }
-    default:
-      a = r->z->blk[t[i].base - TZ_B0] + (uint64_t)(int64_t)t[i].off;
-      break;
-    }
-    if (r->trace)
-      cb_lt_acc(&r->m, a, t[i].len, t[i].w);
-  }
-}
-
-#define RUN(r, t) run_table(r, t, sizeof t / sizeof t[0])
+#define RUN(r, t) CB_ROWS(&(r)->rows, t)
 
 /* ---- the calls ---- */
 
@@ -394,10 +300,11 @@ cb_stop cb_libc_time_call(cb_eng *e, uint32_t fn, const cb_value *a,
   cb_tz *z = tz_state(e);
   if (!z)
     return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
-  tz_run r = {.e = e, .z = z, .C = cb_libc_caller_sp(e)};
-  r.trace = r.C && cb_lt_init(&r.m, e);
-  r.arg[0] = a[0].u;
-  r.arg[1] = a[1].u;
+  tz_run r;
+  cb_rows_init(&r.rows, e, a[0].u, a[1].u);
+  r.rows.blk = z->blk;
+  r.rows.op = heap_op;
+  r.z = z;
   bool local = fn == CB_LIBC_LOCALTIME || fn == CB_LIBC_LOCALTIME_R ||
                fn == CB_LIBC_CTIME;
   time_t t = 0;

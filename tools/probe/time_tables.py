@@ -197,7 +197,7 @@ def main():
             if not tab:
                 continue
             print("/* %s: %s, %d rows */" % (tab, code, len(out_rows)))
-            print("static const tz_row %s[] = {" % tab)
+            print("static const cb_row %s[] = {" % tab)
             print("    " + ", ".join(out_rows) + "};")
 
 
