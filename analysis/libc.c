@@ -577,6 +577,8 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
     ret[0].u = 0;
     return CB_GO;
   }
+  case CB_LIBC_SETLOCALE:
+    return cb_libc_setlocale(e, a, ret);
   case CB_LIBC_GETOPT:
   case CB_LIBC_GETOPT_LONG:
     return cb_libc_getopt(e, fn, a, ret);

@@ -125,6 +125,9 @@ cb_stop cb_libc_time_call(cb_eng *e, uint32_t fn, const cb_value *a,
                           cb_value *ret);
 void cb_libc_time_free(cb_eng *e);
 
+/* libc_locale.c: setlocale (the C locale's). */
+cb_stop cb_libc_setlocale(cb_eng *e, const cb_value *a, cb_value *ret);
+
 /* libc_proc.c: sleep, getrusage, isatty, signal. */
 cb_stop cb_libc_proc_call(cb_eng *e, uint32_t fn, const cb_value *a,
                           cb_value *ret);

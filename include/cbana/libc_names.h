@@ -414,7 +414,8 @@
   X(GETUID, "getuid") /* analysis/libc_proc.c */                               \
   X(GETEUID, "geteuid")                                                        \
   X(GETGID, "getgid")                                                          \
-  X(GETEGID, "getegid")
+  X(GETEGID, "getegid")                                                        \
+  X(SETLOCALE, "setlocale") /* analysis/libc_locale.c */
 
 typedef enum cb_libfn {
 #define CB_LIBFN_ENUM(id, name) CB_LIBC_##id,
