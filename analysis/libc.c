@@ -579,6 +579,10 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   }
   case CB_LIBC_SETLOCALE:
     return cb_libc_setlocale(e, a, ret);
+  case CB_LIBC_CATOPEN:
+  case CB_LIBC_CATGETS:
+  case CB_LIBC_CATCLOSE:
+    return cb_libc_catalog_call(e, fn, a, ret);
   case CB_LIBC_GETOPT:
   case CB_LIBC_GETOPT_LONG:
     return cb_libc_getopt(e, fn, a, ret);

@@ -87,6 +87,13 @@ void cb_libc_set_errno(cb_eng *e, int err) {
   cb_eng_lib(e, a, 4, true);
 }
 
+void cb_libc_put_errno(cb_eng *e, int err) {
+  uint64_t a = errno_addr(e);
+  int32_t v = err;
+  if (a)
+    cb_mem_write(&e->mem, a, &v, 4, NULL);
+}
+
 int cb_libc_errno(cb_eng *e) {
   uint64_t a = errno_addr(e);
   int32_t v = 0;

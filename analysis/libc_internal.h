@@ -125,8 +125,11 @@ cb_stop cb_libc_time_call(cb_eng *e, uint32_t fn, const cb_value *a,
                           cb_value *ret);
 void cb_libc_time_free(cb_eng *e);
 
-/* libc_locale.c: setlocale (the C locale's). */
+/* libc_locale.c: setlocale (the C locale's); catopen, catgets and
+ * catclose without a catalog. */
 cb_stop cb_libc_setlocale(cb_eng *e, const cb_value *a, cb_value *ret);
+cb_stop cb_libc_catalog_call(cb_eng *e, uint32_t fn, const cb_value *a,
+                             cb_value *ret);
 
 /* libc_proc.c: sleep, getrusage, isatty, signal. */
 cb_stop cb_libc_proc_call(cb_eng *e, uint32_t fn, const cb_value *a,
@@ -204,6 +207,8 @@ cb_stop cb_libc_fd_call(cb_eng *e, uint32_t fn, const cb_value *a,
                         const uint8_t *ty, uint32_t n, cb_value *ret);
 /* Sets the program's errno (a store of the library's). */
 void cb_libc_set_errno(cb_eng *e, int err);
+/* errno's value without its store's access (a table has it). */
+void cb_libc_put_errno(cb_eng *e, int err);
 /* The program's errno as it is in memory now. */
 int cb_libc_errno(cb_eng *e);
 /* Opens path with open(2)'s flags and mode: the new descriptor, or -1

@@ -10,14 +10,25 @@
  * Traffic: one lackey table per category and argument
  * (tools/probe/locale_tables.py, libc_locale_tables.h): the lock, the
  * names' comparisons, getenv's reads of the environment, the argument's
- * bytes (strcmp, strlen), free(NULL) by the heap model. */
+ * bytes (strcmp, strlen), free(NULL) by the heap model.
+ *
+ * catopen of a path (a name with a '/') that the run's files lack: glibc
+ * mallocs its 56-byte catalog object, the open fails (ENOENT), the object
+ * is freed and (nl_catd) -1 returned; catgets on -1 returns the default
+ * text, catclose on -1 fails with EBADF (catgets/catgets.c, open_catalog.c).
+ * A catalog that exists, or a name looked up through NLSPATH, stops the
+ * input, named. Traffic: lackey tables (tools/probe/catalog_tables.py),
+ * the object's malloc and free by the heap model. */
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "libc_rows.h"
 
+#include "libc_catalog_tables.h"
 #include "libc_locale_tables.h"
 
 static void free_null(cb_rows *r, const cb_row *t) {
@@ -66,5 +77,70 @@ cb_stop cb_libc_setlocale(cb_eng *e, const cb_value *a, cb_value *ret) {
   r.op = free_null;
   cb_rows_run(&r, t_setlocale[cat][which].t, t_setlocale[cat][which].n);
   ret[0].u = at;
+  return CB_GO;
+}
+
+typedef struct cat_run {
+  cb_rows rows; /* first */
+  uint64_t obj;
+} cat_run;
+
+static void cat_op(cb_rows *rows, const cb_row *t) {
+  cat_run *c = (cat_run *)rows;
+  uint64_t C = rows->C - (uint64_t)t->off;
+  if (t->len == 1) {
+    c->obj = cb_heap_malloc(rows->e->heap, 56); /* struct catalog_obj */
+    if (rows->trace)
+      cb_libc_heap_traffic(rows->e, CB_LIBC_MALLOC, C, 0, c->obj, false);
+  } else {
+    cb_heap_free(rows->e->heap, c->obj);
+    if (rows->trace)
+      cb_libc_heap_traffic(rows->e, CB_LIBC_FREE, C, c->obj, 0, false);
+  }
+}
+
+cb_stop cb_libc_catalog_call(cb_eng *e, uint32_t fn, const cb_value *a,
+                             cb_value *ret) {
+  const uint64_t bad = (uint64_t)-1; /* (nl_catd) -1 */
+  cat_run c = {0};
+  cb_rows_init(&c.rows, e, a[0].u, 0);
+  if (fn == CB_LIBC_CATGETS || fn == CB_LIBC_CATCLOSE) {
+    if (a[0].u != bad)
+      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                         "%s on a catalog catopen opened is not modelled",
+                         fn == CB_LIBC_CATGETS ? "catgets" : "catclose");
+    if (fn == CB_LIBC_CATGETS) {
+      ret[0].u = a[3].u; /* the default text */
+      return CB_GO;
+    }
+    CB_ROWS(&c.rows, t_catclose);
+    cb_libc_put_errno(e, EBADF);
+    ret[0].u = (uint32_t)-1;
+    return CB_GO;
+  }
+  char *name = cb_eng_read_str(e, a[0].u, 4096, NULL);
+  if (!name)
+    return CB_FAIL;
+  int err = 0;
+  int fd = strchr(name, '/') ? cb_fd_open(e, name, O_RDONLY, 0, &err) : -3;
+  if (fd >= 0)
+    cb_fd_close(e, fd);
+  if (fd == -2) {
+    free(name);
+    return CB_FAIL;
+  }
+  if (fd != -1 || err != ENOENT) {
+    cb_stop st = cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                             "catopen(\"%s\"): %s is not modelled", name,
+                             fd == -3 ? "a catalog looked up through NLSPATH"
+                                      : "reading a message catalog");
+    free(name);
+    return st;
+  }
+  free(name);
+  c.rows.op = cat_op;
+  CB_ROWS(&c.rows, t_catopen);
+  cb_libc_put_errno(e, ENOENT);
+  ret[0].u = bad;
   return CB_GO;
 }

@@ -415,7 +415,10 @@
   X(GETEUID, "geteuid")                                                        \
   X(GETGID, "getgid")                                                          \
   X(GETEGID, "getegid")                                                        \
-  X(SETLOCALE, "setlocale") /* analysis/libc_locale.c */
+  X(SETLOCALE, "setlocale") /* analysis/libc_locale.c */                       \
+  X(CATOPEN, "catopen")                                                        \
+  X(CATGETS, "catgets")                                                        \
+  X(CATCLOSE, "catclose")
 
 typedef enum cb_libfn {
 #define CB_LIBFN_ENUM(id, name) CB_LIBC_##id,

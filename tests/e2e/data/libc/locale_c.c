@@ -1,7 +1,10 @@
 /* setlocale in a process without locale variables (env -i, as cbana's
  * model and validate run it): "" and "C" give "C" for every category and
- * LC_ALL, NULL asks; the result is libc's one "C". */
+ * LC_ALL, NULL asks; the result is libc's one "C". catopen of a missing
+ * catalog, catgets and catclose on its (nl_catd) -1. */
+#include <errno.h>
 #include <locale.h>
+#include <nl_types.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,5 +26,15 @@ int main(int argc, char **argv) {
       len += strlen(a) + strlen(b) + strlen(c);
     }
   printf("%s %ld %ld\n", first, same, len);
+  /* a catalog path that does not exist: catopen fails (ENOENT), catgets
+   * gives the default text, catclose fails (EBADF) */
+  for (int k = 0; k < n; k++) {
+    nl_catd c = catopen("no/such/dir/errors.C", 0);
+    int e1 = errno;
+    char *s = catgets(c, 3, 11, "default text");
+    int r = catclose(c);
+    printf("catopen %ld errno %d, catgets %s, catclose %d errno %d\n",
+           (long)c, e1, s, r, errno);
+  }
   return 0;
 }
