@@ -122,6 +122,7 @@ static void setup_image(cb_eng *e) {
 
 static void eng_destroy(cb_eng *e) {
   cb_files_free(e);
+  cb_libc_time_free(e);
   cb_mem_destroy(&e->mem);
   cb_heap_free_model(e->heap);
   free(e->nphis);

@@ -191,6 +191,21 @@ typedef struct byval_copy {
   bool loads;    /* the source is no stack slot of the caller */
 } byval_copy;
 
+/* The C library's functions that create a process or run a program
+ * (unistd.h, stdio.h, stdlib.h, spawn.h): their result is another
+ * program's work, which the model never runs. */
+static bool starts_process(const char *name) {
+  static const char *const names[] = {
+      "fork",   "vfork",       "popen",        "pclose",  "system",
+      "execl",  "execlp",      "execle",       "execv",   "execvp",
+      "execve", "execvpe",     "wait",         "waitpid", "wait3",
+      "wait4",  "posix_spawn", "posix_spawnp", "clone",   "daemon"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(name, names[i]))
+      return true;
+  return false;
+}
+
 static void byval_access(byval_copy *c, uint64_t off, uint32_t n, bool st) {
   if (!st && !c->loads)
     return;
@@ -303,13 +318,21 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
                          (unsigned long long)addr);
     kind = CB_CALL_DIRECT;
   }
-  if (kind == CB_CALL_UNMODELLED)
+  if (kind == CB_CALL_UNMODELLED) {
     /* the program links against it (the executable imports it), so it
      * ran natively; its result and traffic are unknown here */
+    const char *nm = callee < p->n_unmodelled ? p->unmodelled[callee] : "?";
+    if (starts_process(nm))
+      return cb_eng_fail(e, CB_RUN_ERROR, site,
+                         "call of the C library function `%s`, which starts "
+                         "another program: cbana never runs one, so this "
+                         "is not modelled",
+                         nm);
     return cb_eng_fail(e, CB_RUN_ERROR, site,
                        "call of the C library function `%s`, which is not "
                        "modelled",
-                       callee < p->n_unmodelled ? p->unmodelled[callee] : "?");
+                       nm);
+  }
   if (kind == CB_CALL_DIRECT) {
     if (callee >= p->n_functions)
       return cb_eng_fail(e, CB_RUN_ERROR, site, "call of function #%u", callee);

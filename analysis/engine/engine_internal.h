@@ -161,6 +161,10 @@ typedef struct cb_eng {
   uint64_t stdout_cap;
   bool stdout_unbuf;
   size_t stdout_sent;
+  /* standard streams fclose closed: 1 stdin, 2 stdout, 4 stderr
+   * (libc_stdstream.c) */
+  uint8_t std_closed;
+  struct cb_tz *tz;       /* glibc's time zone state (libc_time.c) */
   struct cb_files *files; /* streams and descriptors (libc_files.c,
                              libc_fd.c); NULL until the first use */
 

@@ -210,6 +210,10 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
   } else {
     fn = locked_form(fn);
   }
+  if (e->std_closed && cb_libc_std_closed_use(e, fn, a, n))
+    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                       "use of a standard stream after its fclose is not "
+                       "modelled");
   cb_stop st = libc_dispatch(e, fn, a, ty, n, ret);
   /* the FILEs as glibc leaves them after the call */
   if (st == CB_GO || st == CB_LONGJMP) {
@@ -511,6 +515,7 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_STAT:
   case CB_LIBC_REMOVE:
   case CB_LIBC_UNLINK:
+  case CB_LIBC_RENAME:
     return cb_libc_fd_call(e, fn, a, ty, n, ret);
   case CB_LIBC_EXIT:
     e->exit_code = (int)(a[0].u & 0xff); /* status & 0377 (POSIX exit) */
@@ -572,16 +577,35 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
     ret[0].u = 0;
     return CB_GO;
   }
+  case CB_LIBC_SETLOCALE:
+    return cb_libc_setlocale(e, a, ret);
+  case CB_LIBC_CATOPEN:
+  case CB_LIBC_CATGETS:
+  case CB_LIBC_CATCLOSE:
+    return cb_libc_catalog_call(e, fn, a, ret);
   case CB_LIBC_GETOPT:
-    return cb_libc_getopt(e, a, ret);
+  case CB_LIBC_GETOPT_LONG:
+    return cb_libc_getopt(e, fn, a, ret);
   case CB_LIBC_MKTEMP:
     return cb_libc_mktemp(e, a, ret);
+  case CB_LIBC_LOCALTIME:
+  case CB_LIBC_LOCALTIME_R:
+  case CB_LIBC_GMTIME:
+  case CB_LIBC_GMTIME_R:
+  case CB_LIBC_ASCTIME:
+  case CB_LIBC_CTIME:
+    return cb_libc_time_call(e, fn, a, ret);
   case CB_LIBC_SLEEP:
   case CB_LIBC_GETPID:
   case CB_LIBC_DIFFTIME:
   case CB_LIBC_GETRUSAGE:
   case CB_LIBC_ISATTY:
   case CB_LIBC_SIGNAL:
+  case CB_LIBC_UNAME:
+  case CB_LIBC_GETUID:
+  case CB_LIBC_GETEUID:
+  case CB_LIBC_GETGID:
+  case CB_LIBC_GETEGID:
     return cb_libc_proc_call(e, fn, a, ret);
   case CB_LIBC_QSORT:
     return do_qsort(e, a[0].u, a[1].u, a[2].u, a[3].u);

@@ -87,6 +87,13 @@ void cb_libc_set_errno(cb_eng *e, int err) {
   cb_eng_lib(e, a, 4, true);
 }
 
+void cb_libc_put_errno(cb_eng *e, int err) {
+  uint64_t a = errno_addr(e);
+  int32_t v = err;
+  if (a)
+    cb_mem_write(&e->mem, a, &v, 4, NULL);
+}
+
 int cb_libc_errno(cb_eng *e) {
   uint64_t a = errno_addr(e);
   int32_t v = 0;
@@ -521,6 +528,86 @@ static cb_stop ret_int(cb_eng *e, cb_value *ret, int64_t r, int err,
   return CB_GO;
 }
 
+/* rename(2) on the run's files: new takes old's bytes (a file new named
+ * before is replaced), old is gone; nothing on disk changes. The wrapper
+ * is the system call: its only access, on failure, is errno's (its TLS
+ * offset read from libc's GOT, then the store). */
+static cb_stop do_rename(cb_eng *e, uint64_t from, uint64_t to, cb_value *ret) {
+  cb_files *f = e->files;
+  char *n0 = cb_eng_read_str(e, from, PATH_MAX, NULL);
+  char *n1 = n0 ? cb_eng_read_str(e, to, PATH_MAX, NULL) : NULL;
+  if (!n1) {
+    free(n0);
+    return CB_FAIL;
+  }
+  char p0[2 * PATH_MAX + 2], p1[2 * PATH_MAX + 2];
+  int err = ENOENT;
+  bool fail = false;
+  cb_vfile *v = NULL;
+  cb_stop st = CB_GO;
+  if (resolve(e, n0, p0, sizeof p0, &err) &&
+      resolve(e, n1, p1, sizeof p1, &err)) {
+    struct stat sd;
+    if ((stat(p0, &sd) == 0 && S_ISDIR(sd.st_mode)) ||
+        (stat(p1, &sd) == 0 && S_ISDIR(sd.st_mode))) {
+      st = cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                       "renaming a directory (`%s` to `%s`) is not modelled",
+                       n0, n1);
+      goto out;
+    }
+    v = vf_find(e, p0, n0, &fail);
+    err = ENOENT;
+  }
+  if (fail) {
+    st = CB_FAIL;
+    goto out;
+  }
+  if (!v) {
+    if (e->libc_base)
+      cb_libc_acc(e, e->libc_base + 0x1d2de0, 8, false); /* errno's GOT */
+    st = ret_int(e, ret, -1, err, false);
+    goto out;
+  }
+  uint32_t vi = (uint32_t)(v - f->vf);
+  for (int fd = 0; fd < CB_MAX_FDS; fd++)
+    if (f->fd[fd] >= 0 && f->ofd[f->fd[fd]].vf == vi) {
+      st = cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                       "renaming `%s` while it is open is not modelled", n0);
+      goto out;
+    }
+  if (v->devnull) {
+    st = cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                     "renaming `%s` (the null device) is not modelled", n0);
+    goto out;
+  }
+  if (strcmp(p0, p1)) {
+    cb_vfile *w = vf_new(f, p1, n1);
+    if (!w) {
+      st = cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
+      goto out;
+    }
+    v = &f->vf[vi]; /* vf_new may move the array */
+    w->exists = w->written = true;
+    w->st = v->st;
+    w->len = w->cap = v->len;
+    w->data = malloc(v->len + 1);
+    if (!w->data) {
+      st = cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
+      goto out;
+    }
+    memcpy(w->data, v->data ? v->data : (unsigned char *)"", v->len);
+    w->writes = v->len;
+    v->exists = false;
+    v->unlinked = true;
+    v->written = true;
+  }
+  ret[0].u = 0;
+out:
+  free(n0);
+  free(n1);
+  return st;
+}
+
 void cb_files_outcome(cb_eng *e, cb_run_outcome *out) {
   cb_files *f = e->files;
   if (!f)
@@ -674,6 +761,8 @@ cb_stop cb_libc_fd_call(cb_eng *e, uint32_t fn, const cb_value *a,
     ret[0].u = 0;
     return CB_GO;
   }
+  case CB_LIBC_RENAME:
+    return do_rename(e, a[0].u, a[1].u, ret);
   default:
     return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
                        "library function #%u is not modelled", fn);

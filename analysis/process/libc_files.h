@@ -132,6 +132,9 @@ typedef struct cb_files {
   unsigned char stdin_pb[128];
   uint32_t stdin_npb;
   uint64_t stdin_backup;
+  /* rewind(stdin) made glibc's _offset known (until the end is read);
+   * hold0: a rewind inside the buffer left block 0 in it at position 0 */
+  bool stdin_off_known, stdin_hold0;
   /* signal()'s handlers, by signal number (SIG_DFL 0 at the start) */
   uint64_t sig_handler[65];
   cb_getopt_state getopt;

@@ -426,8 +426,7 @@ cb_stop cb_libc_files_call(cb_eng *e, uint32_t fn, const cb_value *a,
     return cb_st_fopen(e, a, true, ret);
   case CB_LIBC_FCLOSE: {
     if (cb_st_is_std(e, a[0].u))
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                         "fclose of a standard stream is not modelled");
+      return cb_libc_std_call(e, fn, a, ret);
     cb_stream *s = cb_st_get(e, a[0].u, "fclose");
     return s ? cb_st_fclose(e, s, ret) : CB_FAIL;
   }
@@ -474,14 +473,12 @@ cb_stop cb_libc_files_call(cb_eng *e, uint32_t fn, const cb_value *a,
                    false);
   case CB_LIBC_REWIND:
     if (cb_st_is_std(e, a[0].u))
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                         "rewind on a standard stream is not modelled");
+      return cb_libc_std_call(e, fn, a, ret);
     return do_seek(e, a[0].u, 0, SEEK_SET, ret, true);
   case CB_LIBC_FTELL:
   case CB_LIBC_FTELLO: {
     if (cb_st_is_std(e, a[0].u))
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                         "ftell on a standard stream is not modelled");
+      return cb_libc_std_call(e, fn, a, ret);
     cb_stream *s = cb_st_get(e, a[0].u, "ftell");
     if (!s)
       return CB_FAIL;

@@ -1,11 +1,14 @@
-/* libc_getopt.c: getopt, as glibc 2.36's posix/getopt.c computes it: its
+/* libc_getopt.c: getopt and getopt_long, as glibc 2.36's posix/getopt.c
+ * computes them: its
  * state (getopt_data: the next character, the ordering, the bounds of the
  * non-options it skipped), the globals optind, opterr, optopt and optarg
  * (libc's variables, copied into the executable by its copy relocations:
  * the Program's extern declarations of the same names), GNU's permutation
  * of argv (non-options moved behind the options, `exchange`), "--", a
  * leading '+', '-' or ':' in the option string, options with a required
- * or an optional argument, and the messages on stderr. The environment
+ * or an optional argument, getopt_long's "--name", "--name=value" and
+ * unambiguous abbreviations (their flag and longindex stores), and the
+ * messages on stderr. The environment
  * of the run (docs/process-model.md 2) has no POSIXLY_CORRECT, so the
  * ordering is PERMUTE unless the string asks otherwise.
  *
@@ -72,6 +75,8 @@ typedef struct go {
   cb_eng *e;
   uint64_t argv;
   bool bad;
+  uint64_t longopts, longind; /* getopt_long's, 0 for getopt */
+  bool refused;               /* a case not modelled (the run failed) */
 } go;
 
 static uint64_t arg_at(go *g, int i) {
@@ -139,7 +144,145 @@ static void message(go *g, uint64_t argv0, const char *what, int c) {
     f->stderr_oriented = true;
 }
 
-/* _getopt_internal_r without long options; the result, optarg in *arg */
+static uint64_t word_at(go *g, uint64_t a) {
+  uint64_t v = 0;
+  if (!cb_eng_read(g->e, a, &v, 8))
+    g->bad = true;
+  cb_libc_acc(g->e, a, 8, false);
+  return v;
+}
+
+static int32_t int_at(go *g, uint64_t a) {
+  int32_t v = 0;
+  if (!cb_eng_read(g->e, a, &v, 4))
+    g->bad = true;
+  cb_libc_acc(g->e, a, 4, false);
+  return v;
+}
+
+static void long_message(go *g, const char *fmt, const char *a1,
+                         const char *a2) {
+  char *prog = cb_eng_read_str(g->e, arg_at(g, 0), 4096, NULL);
+  char buf[8400];
+  int n = snprintf(buf, sizeof buf, fmt, prog ? prog : "", a1, a2);
+  free(prog);
+  cb_textbuf_put(&g->e->err_text, buf, (size_t)n);
+  cb_files *f = cb_files_get(g->e);
+  if (f)
+    f->stderr_oriented = true;
+}
+
+/* posix/getopt.c's process_long_option for "--name[=value]": an exact
+ * match first, else the one option the name abbreviates (an ambiguous
+ * one stops the input: glibc's ambiguity report is not modelled); struct
+ * option is {name, has_arg, flag, val} in 32 bytes (x86-64) */
+static int long_option(go *g, cb_getopt_state *d, int argc, uint64_t optstring,
+                       bool print_errors, uint64_t *arg) {
+  uint64_t name = d->nextchar, nameend = name;
+  while (byte_at(g, nameend) && byte_at(g, nameend) != '=' && !g->bad)
+    nameend++;
+  size_t namelen = (size_t)(nameend - name);
+  char *want = cb_eng_read_str(g->e, name, 4096, NULL);
+  if (!want) {
+    g->bad = true;
+    return -1;
+  }
+  want[namelen] = 0;
+  uint64_t found = 0;
+  int index = -1, n_found = 0;
+  bool exact = false;
+  for (int i = 0; !g->bad; i++) {
+    uint64_t p = g->longopts + 32 * (uint64_t)i;
+    uint64_t pn = word_at(g, p);
+    if (!pn)
+      break;
+    char *on = cb_eng_read_str(g->e, pn, 4096, NULL);
+    if (!on) {
+      g->bad = true;
+      break;
+    }
+    if (!strncmp(on, want, namelen)) {
+      if (strlen(on) == namelen) {
+        found = p, index = i, exact = true;
+        free(on);
+        break;
+      }
+      if (!found)
+        found = p, index = i;
+      else if (int_at(g, found + 8) != int_at(g, p + 8) ||
+               word_at(g, found + 16) != word_at(g, p + 16) ||
+               int_at(g, found + 24) != int_at(g, p + 24))
+        n_found++;
+    }
+    free(on);
+  }
+  if (!exact && n_found) {
+    cb_eng_fail(g->e, CB_RUN_ERROR, g->e->cur_site,
+                "getopt_long: the ambiguous option '--%s' is not modelled",
+                want);
+    free(want);
+    g->refused = true;
+    return -1;
+  }
+  if (!found) {
+    if (print_errors)
+      long_message(g, "%s: unrecognized option '--%s'\n%s", want, "");
+    free(want);
+    d->nextchar = 0;
+    d->optind++;
+    d->optopt = 0;
+    return '?';
+  }
+  d->optind++;
+  d->nextchar = 0;
+  int has_arg = int_at(g, found + 8);
+  int val = int_at(g, found + 24);
+  uint64_t flag = word_at(g, found + 16);
+  char *oname = cb_eng_read_str(g->e, word_at(g, found), 4096, NULL);
+  if (byte_at(g, nameend)) {
+    if (has_arg) {
+      *arg = nameend + 1;
+    } else {
+      if (print_errors)
+        long_message(g, "%s: option '--%s' doesn't allow an argument\n%s",
+                     oname ? oname : "", "");
+      free(want);
+      free(oname);
+      d->optopt = val;
+      return '?';
+    }
+  } else if (has_arg == 1) {
+    if (d->optind < argc) {
+      *arg = arg_at(g, d->optind++);
+    } else {
+      if (print_errors)
+        long_message(g, "%s: option '--%s' requires an argument\n%s",
+                     oname ? oname : "", "");
+      free(want);
+      free(oname);
+      d->optopt = val;
+      return byte_at(g, optstring) == ':' ? ':' : '?';
+    }
+  }
+  free(want);
+  free(oname);
+  if (g->longind) {
+    int32_t v = index;
+    if (!cb_eng_write(g->e, g->longind, &v, 4))
+      g->bad = true;
+    cb_libc_acc(g->e, g->longind, 4, true);
+  }
+  if (flag) {
+    if (!cb_eng_write(g->e, flag, &val, 4))
+      g->bad = true;
+    cb_libc_acc(g->e, flag, 4, true);
+    return 0;
+  }
+  return val;
+}
+
+/* _getopt_internal_r (getopt_long's long options through long_option);
+ * the result, optarg in *arg */
 static int getopt_r(go *g, cb_getopt_state *d, int argc, uint64_t optstring,
                     uint64_t *arg) {
   *arg = 0;
@@ -204,7 +347,13 @@ static int getopt_r(go *g, cb_getopt_state *d, int argc, uint64_t optstring,
       *arg = arg_at(g, d->optind++);
       return 1;
     }
-    d->nextchar = arg_at(g, d->optind) + 1;
+    uint64_t s = arg_at(g, d->optind);
+    if (g->longopts && byte_at(g, s + 1) == '-') {
+      /* "--foo" is always a long option ("--" was handled above) */
+      d->nextchar = s + 2;
+      return long_option(g, d, argc, optstring, print_errors, arg);
+    }
+    d->nextchar = s + 1;
   }
   int c = byte_at(g, d->nextchar++);
   /* strchr (optstring, c): c's first place in the string, NUL included */
@@ -248,7 +397,8 @@ static int getopt_r(go *g, cb_getopt_state *d, int argc, uint64_t optstring,
   return c;
 }
 
-cb_stop cb_libc_getopt(cb_eng *e, const cb_value *a, cb_value *ret) {
+cb_stop cb_libc_getopt(cb_eng *e, uint32_t fn, const cb_value *a,
+                       cb_value *ret) {
   cb_files *f = cb_files_get(e);
   if (!f)
     return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
@@ -256,10 +406,15 @@ cb_stop cb_libc_getopt(cb_eng *e, const cb_value *a, cb_value *ret) {
   /* _getopt_internal: the globals in, the state's out */
   d->optind = get_int(e, "optind", d->optind ? d->optind : 1);
   d->opterr = get_int(e, "opterr", 1);
-  go g = {e, a[1].u, false};
+  go g = {e,
+          a[1].u,
+          false,
+          fn == CB_LIBC_GETOPT_LONG ? a[3].u : 0,
+          fn == CB_LIBC_GETOPT_LONG ? a[4].u : 0,
+          false};
   uint64_t arg = 0;
   int r = getopt_r(&g, d, (int)(uint32_t)a[0].u, a[2].u, &arg);
-  if (g.bad)
+  if (g.bad || g.refused)
     return CB_FAIL;
   int32_t oi = d->optind, oo = d->optopt;
   put_var(e, "optind", &oi, 4);

@@ -103,12 +103,33 @@ cb_stop cb_libc_longjmp(cb_eng *e, uint32_t fn, const cb_value *a);
 cb_stop cb_libc_exit_register(cb_eng *e, uint32_t fn, const cb_value *a,
                               cb_value *ret);
 
-/* libc_getopt.c: getopt; the initial values of optind, opterr, optopt. */
-cb_stop cb_libc_getopt(cb_eng *e, const cb_value *a, cb_value *ret);
+/* libc_getopt.c: getopt and getopt_long; the initial values of optind,
+ * opterr, optopt. */
+cb_stop cb_libc_getopt(cb_eng *e, uint32_t fn, const cb_value *a,
+                       cb_value *ret);
 void cb_libc_getopt_init(cb_eng *e);
 
 /* libc_tempname.c: mktemp. */
 cb_stop cb_libc_mktemp(cb_eng *e, const cb_value *a, cb_value *ret);
+
+/* libc_stdstream.c: fclose, rewind and ftell on stdin, stdout and
+ * stderr; whether a call uses a standard stream fclose closed. */
+cb_stop cb_libc_std_call(cb_eng *e, uint32_t fn, const cb_value *a,
+                         cb_value *ret);
+bool cb_libc_std_closed_use(cb_eng *e, uint32_t fn, const cb_value *a,
+                            uint32_t n);
+
+/* libc_time.c: localtime, localtime_r, gmtime, gmtime_r, asctime and
+ * ctime; its state freed with the engine. */
+cb_stop cb_libc_time_call(cb_eng *e, uint32_t fn, const cb_value *a,
+                          cb_value *ret);
+void cb_libc_time_free(cb_eng *e);
+
+/* libc_locale.c: setlocale (the C locale's); catopen, catgets and
+ * catclose without a catalog. */
+cb_stop cb_libc_setlocale(cb_eng *e, const cb_value *a, cb_value *ret);
+cb_stop cb_libc_catalog_call(cb_eng *e, uint32_t fn, const cb_value *a,
+                             cb_value *ret);
 
 /* libc_proc.c: sleep, getrusage, isatty, signal. */
 cb_stop cb_libc_proc_call(cb_eng *e, uint32_t fn, const cb_value *a,
@@ -181,11 +202,13 @@ void cb_libc_put_stdout(cb_eng *e, const char *s, size_t n);
 
 /* libc_fd.c: files and file descriptors, errno. */
 /* cb_libc_call for open, read, write, lseek, close, fstat, stat, remove,
- * unlink, creat and __errno_location. */
+ * unlink, rename, creat and __errno_location. */
 cb_stop cb_libc_fd_call(cb_eng *e, uint32_t fn, const cb_value *a,
                         const uint8_t *ty, uint32_t n, cb_value *ret);
 /* Sets the program's errno (a store of the library's). */
 void cb_libc_set_errno(cb_eng *e, int err);
+/* errno's value without its store's access (a table has it). */
+void cb_libc_put_errno(cb_eng *e, int err);
 /* The program's errno as it is in memory now. */
 int cb_libc_errno(cb_eng *e);
 /* Opens path with open(2)'s flags and mode: the new descriptor, or -1

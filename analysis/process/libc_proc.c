@@ -1,5 +1,7 @@
 /* libc_proc.c: the C library model's process calls outside stdio and
- * the heap: sleep, getpid, difftime, getrusage, isatty and signal. cbana never
+ * the heap: sleep, getpid, difftime, getrusage, isatty, signal, uname and
+ * getuid, geteuid, getgid, getegid (the host's: this machine's kernel and
+ * name, cbana's user, as the real run's). cbana never
  * waits: sleep returns at once with nothing left to sleep, having moved the
  * virtual clock (eng_clock_ns) on by its seconds, and getrusage reports the
  * clock's CPU time, as clock() does.
@@ -20,6 +22,8 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 #include "libc_files.h"
 
@@ -201,6 +205,29 @@ cb_stop cb_libc_proc_call(cb_eng *e, uint32_t fn, const cb_value *a,
     signal_traffic(e);
     ret[0].u = f->sig_handler[sig];
     f->sig_handler[sig] = a[1].u;
+    return CB_GO;
+  }
+  case CB_LIBC_GETUID:
+  case CB_LIBC_GETEUID:
+  case CB_LIBC_GETGID:
+  case CB_LIBC_GETEGID:
+    /* the system call alone; the analysed process is cbana's user's, as
+     * its real run is */
+    ret[0].u = fn == CB_LIBC_GETUID    ? getuid()
+               : fn == CB_LIBC_GETEUID ? geteuid()
+               : fn == CB_LIBC_GETGID  ? getgid()
+                                       : getegid();
+    return CB_GO;
+  case CB_LIBC_UNAME: {
+    /* the system call alone (lackey: no access but the call's own): the
+     * kernel fills struct utsname, this machine's, as the real run's */
+    struct utsname u;
+    if (uname(&u) != 0)
+      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+                         "uname: the host's uname failed");
+    if (!cb_eng_write(e, a[0].u, &u, sizeof u))
+      return CB_FAIL;
+    ret[0].u = 0;
     return CB_GO;
   }
   default:

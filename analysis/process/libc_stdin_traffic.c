@@ -36,7 +36,8 @@ bool cb_libc_stdin_traffic_begin(cb_eng *e, cb_stdio_mark *mk) {
   uint64_t pos = e->stdin_pos;
   ROWS(&m, t_gc_head, C);
   if ((f && f->stdin_npb) ||
-      (!first && !eof && pos < e->in_len && pos % BLOCK)) {
+      (!first && !eof && pos < e->in_len &&
+       (pos % BLOCK || (f && f->stdin_hold0 && pos == 0)))) {
     /* a byte in the buffer (or in ungetc's backup area): read_ptr moved
      * on, the byte (libc_stdio.c's), the pops */
     ROWS(&m, t_gc_hit, C);

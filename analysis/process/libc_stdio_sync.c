@@ -160,11 +160,14 @@ void cb_stdio_publish(cb_eng *e) {
     fl |= CB_IO_EOF_SEEN;
   if (f && f->stdin_err)
     fl |= CB_IO_ERR_SEEN;
-  cb_mem_write(&e->mem, e->file_stdin + CB_F_FLAGS, &fl, 4, NULL);
+  /* a stream fclose closed keeps the fields it left (libc_stdstream.c) */
+  if (!(e->std_closed & 1))
+    cb_mem_write(&e->mem, e->file_stdin + CB_F_FLAGS, &fl, 4, NULL);
   fl = CB_IO_MAGIC | 0x2084u | (e->stdout_buf ? 0x800u : 0);
   if (f && f->stdout_err)
     fl |= CB_IO_ERR_SEEN;
-  cb_mem_write(&e->mem, e->file_stdout + CB_F_FLAGS, &fl, 4, NULL);
+  if (!(e->std_closed & 2))
+    cb_mem_write(&e->mem, e->file_stdout + CB_F_FLAGS, &fl, 4, NULL);
   if (e->stdout_buf) {
     uint64_t cap = out_cap(e), b = e->stdout_buf;
     uint64_t wp = b + e->stdout_pos % cap;

@@ -400,7 +400,25 @@
   X(LONGJMP_CHK, "__longjmp_chk")                                              \
   X(MKTEMP, "mktemp")                                                          \
   X(INDEX, "index")   /* strchr's alias (BSD) */                               \
-  X(RINDEX, "rindex") /* strrchr's */
+  X(RINDEX, "rindex") /* strrchr's */                                          \
+  /* <time.h>'s conversions (analysis/process/libc_time.c) */                          \
+  X(LOCALTIME, "localtime")                                                    \
+  X(LOCALTIME_R, "localtime_r")                                                \
+  X(GMTIME, "gmtime")                                                          \
+  X(GMTIME_R, "gmtime_r")                                                      \
+  X(ASCTIME, "asctime")                                                        \
+  X(CTIME, "ctime")                                                            \
+  X(RENAME, "rename") /* analysis/process/libc_fd.c */                                 \
+  X(UNAME, "uname")   /* analysis/process/libc_proc.c */                               \
+  X(GETOPT_LONG, "getopt_long")                                                \
+  X(GETUID, "getuid") /* analysis/process/libc_proc.c */                               \
+  X(GETEUID, "geteuid")                                                        \
+  X(GETGID, "getgid")                                                          \
+  X(GETEGID, "getegid")                                                        \
+  X(SETLOCALE, "setlocale") /* analysis/process/libc_locale.c */                       \
+  X(CATOPEN, "catopen")                                                        \
+  X(CATGETS, "catgets")                                                        \
+  X(CATCLOSE, "catclose")
 
 typedef enum cb_libfn {
 #define CB_LIBFN_ENUM(id, name) CB_LIBC_##id,
