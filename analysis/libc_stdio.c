@@ -11,6 +11,7 @@
 
 #include "libc_files.h"
 #include "libc_internal.h"
+#include "libc_traffic.h"
 
 #define STDIO_BUF 4096u
 
@@ -352,6 +353,7 @@ typedef struct scan_src {
   size_t len, pos;
   bool is_stdin;
   bool at_end; /* looked for a byte past the end */
+  cb_sct *tr;  /* glibc's traffic, step by step (libc_scanf_traffic.c) */
 } scan_src;
 
 static int src_peek(scan_src *s) {
@@ -381,17 +383,32 @@ static bool store_int(cb_eng *e, uint64_t ptr, int lng, uint64_t v) {
 }
 
 static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac);
+static int scan_loop(cb_eng *e, scan_src *s, const char *fmt, size_t flen,
+                     argcur *ac, char *tok, size_t ntok, size_t *ip,
+                     int *assignedp, int *convsp);
+
+/* the white space at the source's position */
+static size_t skip_len(const scan_src *s) {
+  size_t n = 0;
+  while (s->pos + n < s->len && isspace(s->d[s->pos + n]))
+    n++;
+  return n;
+}
 
 /* Returns the number of assignments, EOF, or -2 after a fault. */
 static int scan(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
+  if (s->tr) {
+    s->tr->d = s->d;
+    s->tr->dlen = s->len;
+  }
   int r = scan_(e, s, fmt_addr, ac);
   return ac->bad ? -2 : r;
 }
 
 int cb_libc_scan_bytes(cb_eng *e, const unsigned char *d, size_t len,
                        size_t *pos, bool *at_end, uint64_t fmt_addr,
-                       cb_argcur *ac) {
-  scan_src s = {d, len, *pos, false, false};
+                       cb_argcur *ac, cb_sct *tr) {
+  scan_src s = {d, len, *pos, false, false, tr};
   int r = scan(e, &s, fmt_addr, ac);
   *pos = s.pos;
   *at_end = s.at_end;
@@ -405,9 +422,34 @@ static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
     return -2;
   int assigned = 0, convs = 0;
   char tok[4200];
-  for (size_t i = 0; i < flen;) {
+  cb_sct *tr = s->tr;
+  size_t i = 0;
+  int r =
+      scan_loop(e, s, fmt, flen, ac, tok, sizeof tok, &i, &assigned, &convs);
+  if (tr)
+    cb_sct_end(tr, i < flen ? i : flen);
+  free(fmt);
+  return r;
+}
+
+static int scan_loop(cb_eng *e, scan_src *s, const char *fmt, size_t flen,
+                     argcur *ac, char *tok, size_t ntok, size_t *ip,
+                     int *assignedp, int *convsp) {
+  cb_sct *tr = s->tr;
+  int assigned = 0, convs = 0;
+  size_t i = *ip;
+#define RET(v)                                                                 \
+  do {                                                                         \
+    *ip = i;                                                                   \
+    *assignedp = assigned;                                                     \
+    *convsp = convs;                                                           \
+    return (v);                                                                \
+  } while (0)
+  while (i < flen) {
     unsigned char fc = (unsigned char)fmt[i];
     if (isspace(fc)) {
+      if (tr)
+        cb_sct_fmt_space(tr, i, s->pos);
       while (isspace(src_peek(s)))
         src_take(e, s, 1);
       i++;
@@ -416,19 +458,22 @@ static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
     if (fc != '%' || (i + 1 < flen && fmt[i + 1] == '%')) {
       if (fc == '%') {
         i++;
+        if (tr)
+          cb_sct_skip(tr, s->pos, s->pos + skip_len(s));
         while (isspace(src_peek(s)))
           src_take(e, s, 1);
       }
-      if (src_peek(s) == EOF) {
-        free(fmt);
-        return convs ? assigned : EOF;
-      }
+      if (tr && fc != '%')
+        cb_sct_fmt_lit(tr, i, s->pos, src_peek(s) == (unsigned char)fmt[i]);
+      if (src_peek(s) == EOF)
+        RET(convs ? assigned : EOF);
       if (src_peek(s) != (unsigned char)fmt[i])
         break;
       src_take(e, s, 1);
       i++;
       continue;
     }
+    size_t pct = i;
     i++;
     bool suppress = false;
     if (i < flen && fmt[i] == '*') {
@@ -453,6 +498,8 @@ static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
     if (i >= flen)
       break;
     char conv = fmt[i++];
+    if (tr)
+      cb_sct_spec(tr, pct, i - 1, conv);
     /* %[set]: the bytes of the set, or not of it after ^ (a ] first is
      * one of them; a-z a range, as glibc reads it) */
     bool set[256] = {false};
@@ -473,10 +520,9 @@ static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
         }
       }
       if (i >= flen) {
-        free(fmt);
         cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
                     "scanf: a %%[ conversion without its ]");
-        return -2;
+        RET(-2);
       }
       i++;
       if (neg)
@@ -485,37 +531,41 @@ static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
     }
     if (conv == 'n') {
       uint8_t t;
-      cb_value p = next_arg(ac, &t);
-      if (!suppress && !store_int(e, p.u, lng, s->pos)) {
-        free(fmt);
-        return -2;
-      }
+      cb_value p = {0};
+      if (!suppress)
+        p = next_arg(ac, &t);
+      if (!suppress && !store_int(e, p.u, lng, s->pos))
+        RET(-2);
       continue;
     }
+    if (tr && ((conv != 'c' && conv != '[') || tr->pend))
+      cb_sct_skip(tr, s->pos,
+                  s->pos + (conv != 'c' && conv != '[' ? skip_len(s) : 0));
     if (conv != 'c' && conv != '[')
       while (isspace(src_peek(s)))
         src_take(e, s, 1);
-    if (src_peek(s) == EOF) {
-      free(fmt);
-      return convs ? assigned : EOF;
-    }
+    if (src_peek(s) == EOF)
+      RET(convs ? assigned : EOF);
     convs++;
-    size_t maxw = width ? width : sizeof tok - 1;
-    if (maxw > sizeof tok - 1)
-      maxw = sizeof tok - 1;
+    size_t maxw = width ? width : ntok - 1;
+    if (maxw > ntok - 1)
+      maxw = ntok - 1;
     size_t avail = s->len - s->pos;
     if (conv == 'c') {
       size_t w = width ? width : 1;
       if (w > avail)
         w = avail;
       uint8_t t;
-      cb_value p = next_arg(ac, &t);
+      cb_value p = {0}; /* a suppressed conversion takes no argument */
+      if (!suppress)
+        p = next_arg(ac, &t);
+      if (tr)
+        cb_sct_chars(tr, s->pos, w, suppress, p.u, true);
       if (!suppress) {
-        if (!cb_eng_write(e, p.u, s->d + s->pos, w)) {
-          free(fmt);
-          return -2;
-        }
-        cb_eng_lib(e, p.u, w, true);
+        if (!cb_eng_write(e, p.u, s->d + s->pos, w))
+          RET(-2);
+        if (!tr)
+          cb_eng_lib(e, p.u, w, true);
         assigned++;
       }
       src_take(e, s, w);
@@ -529,15 +579,18 @@ static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
       if (conv == '[' && !w)
         break; /* a matching failure */
       uint8_t t;
-      cb_value p = next_arg(ac, &t);
+      cb_value p = {0};
+      if (!suppress)
+        p = next_arg(ac, &t);
+      if (tr)
+        cb_sct_chars(tr, s->pos, w, suppress, p.u, width && w == width);
       if (!suppress) {
         char z = 0;
         if (!cb_eng_write(e, p.u, s->d + s->pos, w) ||
-            !cb_eng_write(e, p.u + w, &z, 1)) {
-          free(fmt);
-          return -2;
-        }
-        cb_eng_lib(e, p.u, w + 1, true);
+            !cb_eng_write(e, p.u + w, &z, 1))
+          RET(-2);
+        if (!tr)
+          cb_eng_lib(e, p.u, w + 1, true);
         assigned++;
       }
       src_take(e, s, w);
@@ -560,19 +613,27 @@ static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
                                  : strtoull(tok, &end, base);
       if (end == tok)
         break;
-      p = next_arg(ac, &t);
+      if (tr)
+        cb_sct_number(tr, s->pos, (size_t)(end - tok), suppress, false,
+                      width && (size_t)(end - tok) == width);
+      if (!suppress)
+        p = next_arg(ac, &t);
       if (!suppress) {
-        if (!store_int(e, p.u, lng, v)) {
-          free(fmt);
-          return -2;
-        }
+        if (!store_int(e, p.u, lng, v))
+          RET(-2);
         assigned++;
       }
+      if (tr)
+        cb_sct_number_done(tr);
     } else if (strchr("feEgGaA", conv)) {
       double d = strtod(tok, &end);
       if (end == tok)
         break;
-      p = next_arg(ac, &t);
+      if (tr)
+        cb_sct_number(tr, s->pos, (size_t)(end - tok), suppress, true,
+                      width && (size_t)(end - tok) == width);
+      if (!suppress)
+        p = next_arg(ac, &t);
       if (!suppress) {
         bool ok;
         if (lng >= 1) {
@@ -583,22 +644,21 @@ static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
           ok = cb_eng_write(e, p.u, &f, 4);
           cb_eng_lib(e, p.u, 4, true);
         }
-        if (!ok) {
-          free(fmt);
-          return -2;
-        }
+        if (!ok)
+          RET(-2);
         assigned++;
       }
+      if (tr)
+        cb_sct_number_done(tr);
     } else {
-      free(fmt);
       cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
                   "scanf: the conversion %%%c is not modelled", conv);
-      return -2;
+      RET(-2);
     }
     src_take(e, s, (size_t)(end - tok));
   }
-  free(fmt);
-  return assigned;
+  RET(assigned);
+#undef RET
 }
 
 static void ensure_stdin_buf(cb_eng *e) {
@@ -606,7 +666,9 @@ static void ensure_stdin_buf(cb_eng *e) {
     e->stdin_buf = cb_heap_malloc(e->heap, STDIO_BUF);
 }
 
-static cb_stop scan_stdin(cb_eng *e, uint64_t fmt, argcur *ac, cb_value *ret) {
+/* traced: CB_SCT_STREAM (fscanf), CB_SCT_STDIN (scanf) or -1 */
+static cb_stop scan_stdin(cb_eng *e, uint64_t fmt, argcur *ac, cb_value *ret,
+                          int traced) {
   ensure_stdin_buf(e);
   cb_files *f = e->files;
   int r;
@@ -619,17 +681,20 @@ static cb_stop scan_stdin(cb_eng *e, uint64_t fmt, argcur *ac, cb_value *ret) {
     for (size_t i = 0; i < np; i++)
       d[i] = f->stdin_pb[np - 1 - i];
     memcpy(d + np, e->in_data + e->stdin_pos, rest);
-    scan_src s = {d, np + rest, 0, false, false};
+    scan_src s = {d, np + rest, 0, false, false, NULL};
     r = scan(e, &s, fmt, ac);
     size_t took = s.pos < np ? s.pos : np;
     f->stdin_npb -= (uint32_t)took;
-    scan_src t = {e->in_data, e->in_len, e->stdin_pos, true, false};
+    scan_src t = {e->in_data, e->in_len, e->stdin_pos, true, false, NULL};
     src_take(e, &t, s.pos - took);
     e->stdin_pos = t.pos;
     f->stdin_eof |= s.at_end;
     free(d);
   } else {
-    scan_src s = {e->in_data, e->in_len, e->stdin_pos, true, false};
+    cb_sct tr;
+    bool on = traced >= 0 && cb_sct_begin(e, &tr, traced, e->file_stdin, fmt);
+    scan_src s = {e->in_data, e->in_len, e->stdin_pos,
+                  true,       false,     on ? &tr : NULL};
     r = scan(e, &s, fmt, ac);
     e->stdin_pos = s.pos;
     if (s.at_end && (f || (f = cb_files_get(e))))
@@ -757,7 +822,8 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_ISOC99_VSCANF: {
     bool v = fn == CB_LIBC_VSCANF || fn == CB_LIBC_ISOC99_VSCANF;
     argcur ac = {a, ty, n, 1, v ? a[1].u : 0, 0, false};
-    return scan_stdin(e, a[0].u, &ac, ret);
+    return scan_stdin(e, a[0].u, &ac, ret,
+                      !v && e->lib_called == fn ? CB_SCT_STDIN : -1);
   }
   case CB_LIBC_FSCANF:
   case CB_LIBC_ISOC99_FSCANF:
@@ -765,9 +831,11 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_ISOC99_VFSCANF: {
     bool v = fn == CB_LIBC_VFSCANF || fn == CB_LIBC_ISOC99_VFSCANF;
     argcur ac = {a, ty, n, 2, v ? a[2].u : 0, 0, false};
+    /* glibc's traffic for fscanf itself (vfscanf's entry differs) */
+    bool traced = !v && e->lib_called == fn;
     if (a[0].u != e->file_stdin)
-      return cb_stream_scanf(e, a[0].u, a[1].u, &ac, ret);
-    return scan_stdin(e, a[1].u, &ac, ret);
+      return cb_stream_scanf(e, a[0].u, a[1].u, &ac, ret, traced);
+    return scan_stdin(e, a[1].u, &ac, ret, traced ? CB_SCT_STREAM : -1);
   }
   case CB_LIBC_SSCANF:
   case CB_LIBC_ISOC99_SSCANF:
@@ -777,14 +845,22 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
     char *s = cb_eng_read_str(e, a[0].u, MAX_STR, &len);
     if (!s)
       return CB_FAIL;
+    bool v = fn == CB_LIBC_VSSCANF || fn == CB_LIBC_ISOC99_VSSCANF;
+    /* glibc's traffic for sscanf itself (libc_scanf_traffic.c) */
+    cb_sct tr;
+    bool on =
+        !v && e->lib_called == fn && cb_sct_begin(e, &tr, true, a[0].u, a[1].u);
     /* the string's end first: _IO_str_init_static_internal with size 0
      * (libio/strops.c) calls __rawmemchr (s, 0) */
     cb_libc_strlen_traffic(e, a[0].u, len);
-    scan_src src = {(const unsigned char *)s, len, 0, false, false};
-    bool v = fn == CB_LIBC_VSSCANF || fn == CB_LIBC_ISOC99_VSSCANF;
+    if (on)
+      cb_sct_string_set(&tr);
+    scan_src src = {(const unsigned char *)s, len, 0, false, false,
+                    on ? &tr : NULL};
     argcur ac = {a, ty, n, 2, v ? a[2].u : 0, 0, false};
     int r = scan(e, &src, a[1].u, &ac);
-    cb_eng_lib(e, a[0].u, src.pos + 1, false);
+    if (!on) /* else inchar's reads */
+      cb_eng_lib(e, a[0].u, src.pos + 1, false);
     free(s);
     if (r == -2)
       return CB_FAIL;
