@@ -35,6 +35,8 @@
 #define L_UL_REM 0x18bd20ull    /* __strtol_ul_rem_tab */
 #define L_STR_JUMPS 0x1d06a0ull /* _IO_str_jumps */
 #define L_RAWMEMCHR_GOT 0x1d3008ull
+#define L_TOLOWER 0x17d4c0ull    /* _nl_C_LC_CTYPE_tolower + 0x200: [c] */
+#define L_DOT 0x1989e8ull        /* vfscanf's "." (the C locale's point) */
 #define L_STDIN 0x1d3a80ull      /* _IO_2_1_stdin_ */
 #define L_STDIN_LOCK 0x1d5a20ull /* _IO_stdfile_0_lock */
 #define T_ERRNO 0x6c0u
@@ -440,13 +442,75 @@ static void strtol_(cb_sct *t, size_t pos, size_t n, int base, bool sign) {
   RD(SB(0x708), 8);
 }
 
+/* %f, %e, %g, %a: per char inchar, TOLOWER (c), the decimal point's
+ * test against the locale's, char_buffer_add; the char after given back;
+ * then __strtof_internal (its measured sequence) */
+static void float_chars(cb_sct *t, size_t pos, size_t n, bool width_full) {
+  uint64_t cb = SB(0x460);
+  RD(SB(0x650), 8);
+  bool seen_dot = false;
+  for (size_t k = 0; k < n; k++) {
+    int c = at(t, pos + k);
+    inchar(t, pos + k);
+    if (k == 0) {
+      RD(SB(0x480), 8), WR(SB(0x678), 1), WR(SB(0x610), 8), RD(SB(0x628), 8);
+      RD(LC(L_GL_CTYPE + 8), 8), RD(LC(L_TOLOWER) + 4 * (uint64_t)c, 4);
+      WR(SB(0x650), 1), WR(SB(0x620), 1), RD(SB(0x63c), 4), WR(SB(0x660), 8);
+      WR(SB(0x670), 8), WR(SB(0x6a0), 1), WR(SB(0x6e0), 4);
+      RD(SB(0x478), 8), WR(SB(0x480), 8), WR(cb, 1), WR(SB(0x620), 1);
+      continue;
+    }
+    RD(SB(0x610), 8);
+    if (c == '.' && !seen_dot) {
+      RD(SB(0x480), 8), RD(SB(0x6a0), 1), RD(SB(0x6e0), 4), RD(SB(0x620), 1);
+      RD(SB(0x628), 8), RD(SB(0x650), 1);
+      RD(LC(L_GL_CTYPE + 8), 8), RD(LC(L_TOLOWER) + 4 * (uint64_t)c, 4);
+      RD(SB(0x6d8), 8), RD(LC(L_DOT), 1), RD(SB(0x6d8), 8), WR(SB(0x690), 4);
+      WR(SB(0x6b0), 1), RD(LC(L_DOT + 1), 1), RD(SB(0x690), 4);
+      RD(SB(0x6d8), 8), RD(LC(L_DOT), 1), WR(SB(0x6b0), 8);
+      RD(SB(0x480), 8), RD(SB(0x478), 8), WR(SB(0x480), 8), WR(cb - k, 1);
+      RD(LC(L_DOT + 1), 1), RD(SB(0x6b0), 8);
+      seen_dot = true;
+      continue;
+    }
+    RD(SB(0x480), 8), RD(SB(0x478), 8), WR(SB(0x480), 8), WR(cb - k, 1);
+    WR(SB(0x620), 1);
+  }
+  if (!width_full && at(t, pos + n) >= 0) {
+    int c = at(t, pos + n);
+    inchar(t, pos + n);
+    RD(SB(0x610), 8), RD(SB(0x480), 8), RD(SB(0x6a0), 1), RD(SB(0x6e0), 4);
+    RD(SB(0x620), 1), RD(SB(0x628), 8), RD(SB(0x650), 1);
+    RD(LC(L_GL_CTYPE + 8), 8), RD(LC(L_TOLOWER) + 4 * (uint64_t)c, 4);
+    RD(SB(0x6d8), 8), RD(LC(L_DOT), 1), RD(SB(0x688), 8), RD(SB(0x670), 8);
+    RD(SB(0x660), 8), WR(SB(0x660), 4), RD(SB(0x610), 8), WR(SB(0x620), 8);
+    WR(SB(0x708), 8);
+    ungetc_(t, pos + n);
+  } else if (!width_full) {
+    inchar_end(t);
+  }
+  RD(SB(0x620), 8), RD(SB(0x660), 4), RD(SB(0x480), 8), RD(SB(0x678), 1);
+  RD(SB(0x470), 8), RD(SB(0x63c), 4), RD(SB(0x470), 8), RD(SB(0x63c), 4);
+  RD(SB(0x478), 8), RD(SB(0x610), 8), WR(SB(0x480), 8), WR(cb - n, 1);
+  RD(SB(0x480), 8), RD(SB(0x63c), 4), RD(SB(0x470), 8), RD(SB(0x63c), 1);
+  WR(SB(0x610), 8), WR(SB(0x708), 8);
+  ROWS(t, t_strtof, t->B);
+  RD(SB(0x610), 8), RD(SB(0x5f8), 8), RD(SB(0x470), 8);
+}
+
 void cb_sct_number(cb_sct *t, size_t pos, size_t n, bool suppress,
                    bool is_float, bool width_full) {
   if (!t->on)
     return;
   conv_switch(t);
+  if (is_float) {
+    float_chars(t, pos, n, width_full);
+    if (!suppress)
+      va_ptr(t);
+    return;
+  }
   bool sign = t->conv == 'd' || t->conv == 'i';
-  if (sign || is_float)
+  if (sign)
     RD(SB(0x63c), 4);
   RD(SB(0x650), 8);
   /* number: per char inchar, char_buffer_add (charbuf's top pointer and
@@ -454,14 +518,9 @@ void cb_sct_number(cb_sct *t, size_t pos, size_t n, bool suppress,
   uint64_t cb = SB(0x460);
   for (size_t k = 0; k < n; k++) {
     inchar(t, pos + k);
-    if (k == 0) {
+    if (k == 0)
       RD(SB(0x63c), 4), WR(SB(0x610), 8), WR(SB(0x678), 8), WR(SB(0x620), 8);
-    } else if (is_float) {
-      RD(SB(0x610), 8);
-    }
     RD(SB(0x480), 8), RD(SB(0x478), 8), WR(SB(0x480), 8), WR(cb - k, 1);
-    if (is_float)
-      WR(SB(0x620), 1);
   }
   /* the char after: given back (or the end), then the NUL added */
   if (!width_full && at(t, pos + n) >= 0) {
@@ -478,13 +537,9 @@ void cb_sct_number(cb_sct *t, size_t pos, size_t n, bool suppress,
   WR(cb - n, 1);
   RD(SB(0x480), 8), RD(SB(0x63c), 4), WR(SB(0x610), 8), RD(SB(0x470), 8);
   WR(SB(0x620), 4), WR(SB(0x708), 8);
-  if (is_float) {
-    ROWS(t, t_strtof, t->B);
-  } else {
-    char c = t->conv;
-    int base = c == 'x' || c == 'X' || c == 'p' ? 16 : c == 'o' ? 8 : 10;
-    strtol_(t, pos, n, base, sign);
-  }
+  char c = t->conv;
+  int base = c == 'x' || c == 'X' || c == 'p' ? 16 : c == 'o' ? 8 : 10;
+  strtol_(t, pos, n, base, sign);
   /* the value's store: va_arg, then (libc_stdio.c's) the store */
   RD(SB(0x610), 8), RD(SB(0x470), 8), RD(SB(0x5f8), 8), RD(SB(0x63c), 4);
   WR(SB(0x610), 4), RD(SB(0x63c), 4), RD(SB(0x620), 4);
@@ -497,7 +552,12 @@ void cb_sct_number(cb_sct *t, size_t pos, size_t n, bool suppress,
 void cb_sct_number_done(cb_sct *t) {
   if (!t->on)
     return;
-  RD(SB(0x62c), 4), RD(SB(0x600), 8);
+  if (t->conv == 'f' || t->conv == 'e' || t->conv == 'g' || t->conv == 'a' ||
+      t->conv == 'E' || t->conv == 'G' || t->conv == 'A')
+    RD(SB(0x470), 8), RD(SB(0x62c), 4), WR(SB(0x610), 4);
+  else
+    RD(SB(0x62c), 4);
+  RD(SB(0x600), 8);
 }
 
 void cb_sct_end(cb_sct *t, size_t fi) {
