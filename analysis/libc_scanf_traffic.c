@@ -67,8 +67,18 @@ static void fmt2(cb_sct *t, size_t fi) {
 
 /* ISSPACE (c): the locale's class table, the whole entry or its high byte */
 static void isspace_(cb_sct *t, int c, unsigned n) {
+  /* the table is indexed from -128: EOF (-1) has its entry */
+  int64_t i = c < 0 ? -1 : (uint8_t)c;
   RD(LC(L_GL_CTYPE), 8);
-  RD(LC(L_CLASS) + 2 * (uint64_t)(uint8_t)c + (n == 1), n);
+  RD(LC(L_CLASS) + (uint64_t)(2 * i) + (n == 1), n);
+}
+
+/* TOLOWER (c), TOUPPER (c): 4-byte entries from -128; vfscanf's EOF
+ * reaches them as the unsigned char 255 */
+static void case_tab(cb_sct *t, uint64_t tab, int c) {
+  int64_t i = (uint8_t)c;
+  RD(LC(L_GL_CTYPE + 8), 8);
+  RD(LC(tab) + (uint64_t)(4 * i), 4);
 }
 
 /* inchar (): _IO_getc_unlocked on the FILE's read pointers, the byte */
@@ -318,6 +328,7 @@ void cb_sct_skip(cb_sct *t, size_t from, size_t pos) {
   }
   if (at(t, pos) < 0) {
     inchar_end(t);
+    isspace_(t, -1, 2);
     RD(SB(0x610), 4), WR(TP(T_ERRNO), 4);
     return;
   }
@@ -404,7 +415,7 @@ void cb_sct_chars(cb_sct *t, size_t pos, size_t n, bool suppress, uint64_t dst,
  * per digit the next char (a letter through the class and toupper
  * tables), for unsigned the overflow tables */
 static void strtol_(cb_sct *t, size_t pos, size_t n, int base, bool sign) {
-  uint64_t cb = SB(0x460); /* charbuf's bytes, growing down the page */
+  uint64_t cb = SB(0x460); /* charbuf's bytes */
   RD(LC(L_LOCALE_GOT), 8), RD(TP(T_LOCALE), 8);
   for (unsigned k = 0; k < 6; k++)
     WR(SB(0x710 + 8 * k), 8);
@@ -428,13 +439,17 @@ static void strtol_(cb_sct *t, size_t pos, size_t n, int base, bool sign) {
     WR(SB(0x746), 1);
   }
   RD(LC(L_LOCOBJ + 0x78), 8), RD(LC(L_LOCOBJ + 0x68), 8);
-  for (size_t k = 0; k < n; k++) {
+  if (base == 16 && n && c0 == '0') /* TOUPPER (s[1]) == 'X' */
+    RD(LC(L_TOUPPER) + 4 * (uint64_t)(n > 1 ? at(t, pos + 1) : 0), 4);
+  /* the sign, taken before the digits' loop */
+  size_t k0 = n && (c0 == '-' || c0 == '+');
+  for (size_t k = k0; k < n; k++) {
     uint8_t c = (uint8_t)at(t, pos + k);
     if (!(c >= '0' && c <= '9')) {
       RD(LC(L_CLASS) + 2 * (uint64_t)c + 1, 1);
       RD(LC(L_TOUPPER) + 4 * (uint64_t)c, 4);
     }
-    RD(cb - 1 - k, 1);
+    RD(cb + 1 + k, 1);
   }
   RD(SB(0x750), 8), WR(SB(0x5f8), 8), RD(SB(0x744), 4);
   for (unsigned k = 6; k-- > 0;)
@@ -468,12 +483,12 @@ static void float_chars(cb_sct *t, size_t pos, size_t n, bool width_full) {
       RD(SB(0x6d8), 8), RD(LC(L_DOT), 1), RD(SB(0x6d8), 8), WR(SB(0x690), 4);
       WR(SB(0x6b0), 1), RD(LC(L_DOT + 1), 1), RD(SB(0x690), 4);
       RD(SB(0x6d8), 8), RD(LC(L_DOT), 1), WR(SB(0x6b0), 8);
-      RD(SB(0x480), 8), RD(SB(0x478), 8), WR(SB(0x480), 8), WR(cb - k, 1);
+      RD(SB(0x480), 8), RD(SB(0x478), 8), WR(SB(0x480), 8), WR(cb + k, 1);
       RD(LC(L_DOT + 1), 1), RD(SB(0x6b0), 8);
       seen_dot = true;
       continue;
     }
-    RD(SB(0x480), 8), RD(SB(0x478), 8), WR(SB(0x480), 8), WR(cb - k, 1);
+    RD(SB(0x480), 8), RD(SB(0x478), 8), WR(SB(0x480), 8), WR(cb + k, 1);
     WR(SB(0x620), 1);
   }
   if (!width_full && at(t, pos + n) >= 0) {
@@ -491,7 +506,7 @@ static void float_chars(cb_sct *t, size_t pos, size_t n, bool width_full) {
   }
   RD(SB(0x620), 8), RD(SB(0x660), 4), RD(SB(0x480), 8), RD(SB(0x678), 1);
   RD(SB(0x470), 8), RD(SB(0x63c), 4), RD(SB(0x470), 8), RD(SB(0x63c), 4);
-  RD(SB(0x478), 8), RD(SB(0x610), 8), WR(SB(0x480), 8), WR(cb - n, 1);
+  RD(SB(0x478), 8), RD(SB(0x610), 8), WR(SB(0x480), 8), WR(cb + n, 1);
   RD(SB(0x480), 8), RD(SB(0x63c), 4), RD(SB(0x470), 8), RD(SB(0x63c), 1);
   WR(SB(0x610), 8), WR(SB(0x708), 8);
   ROWS(t, t_strtof, t->B);
@@ -520,8 +535,12 @@ void cb_sct_number(cb_sct *t, size_t pos, size_t n, bool suppress,
     inchar(t, pos + k);
     if (k == 0)
       RD(SB(0x63c), 4), WR(SB(0x610), 8), WR(SB(0x678), 8), WR(SB(0x620), 8);
-    RD(SB(0x480), 8), RD(SB(0x478), 8), WR(SB(0x480), 8), WR(cb - k, 1);
+    if (k == 1 && at(t, pos) == '0')
+      case_tab(t, L_TOLOWER, at(t, pos + 1)); /* a 0x prefix? */
+    RD(SB(0x480), 8), RD(SB(0x478), 8), WR(SB(0x480), 8), WR(cb + k, 1);
   }
+  if (n == 1 && at(t, pos) == '0')
+    case_tab(t, L_TOLOWER, at(t, pos + 1));
   /* the char after: given back (or the end), then the NUL added */
   if (!width_full && at(t, pos + n) >= 0) {
     inchar(t, pos + n);
@@ -534,7 +553,7 @@ void cb_sct_number(cb_sct *t, size_t pos, size_t n, bool suppress,
     RD(TP(T_ERRNO), 4), WR(SB(0x630), 4);
   }
   RD(SB(0x480), 8), RD(SB(0x478), 8), RD(SB(0x610), 8), WR(SB(0x480), 8);
-  WR(cb - n, 1);
+  WR(cb + n, 1);
   RD(SB(0x480), 8), RD(SB(0x63c), 4), WR(SB(0x610), 8), RD(SB(0x470), 8);
   WR(SB(0x620), 4), WR(SB(0x708), 8);
   char c = t->conv;

@@ -848,8 +848,8 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
     bool v = fn == CB_LIBC_VSSCANF || fn == CB_LIBC_ISOC99_VSSCANF;
     /* glibc's traffic for sscanf itself (libc_scanf_traffic.c) */
     cb_sct tr;
-    bool on =
-        !v && e->lib_called == fn && cb_sct_begin(e, &tr, true, a[0].u, a[1].u);
+    bool on = !v && e->lib_called == fn &&
+              cb_sct_begin(e, &tr, CB_SCT_STRING, a[0].u, a[1].u);
     /* the string's end first: _IO_str_init_static_internal with size 0
      * (libio/strops.c) calls __rawmemchr (s, 0) */
     cb_libc_strlen_traffic(e, a[0].u, len);
