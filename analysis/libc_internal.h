@@ -48,6 +48,9 @@ void cb_libc_scan(cb_eng *e, uint64_t addr, uint64_t len);
 void cb_libc_strlen_traffic(cb_eng *e, uint64_t p, uint64_t len);
 /* memmove/memcpy and memset: the bytes and glibc's traffic. */
 cb_stop cb_libc_memmove(cb_eng *e, uint64_t dst, uint64_t src, uint64_t n);
+/* qsort (libc_qsort.c): glibc's merge sort, the comparator called back. */
+cb_stop cb_libc_qsort(cb_eng *e, uint64_t base, uint64_t n, uint64_t size,
+                      uint64_t fnaddr);
 cb_stop cb_libc_memset(cb_eng *e, uint64_t dst, int c, uint64_t n);
 /* cb_libc_call for mem* and str* functions. */
 cb_stop cb_libc_mem_call(cb_eng *e, uint32_t fn, const cb_value *a,

@@ -3,7 +3,7 @@
 (tests/e2e/data/libc): strcasecmp, /dev/null as a file, sleep and
 getrusage, fgetpos and fsetpos, cabs and cexp, signal and isatty, getopt,
 index and rindex, getpid and difftime, printf's `*` widths, sscanf and
-fscanf's and acos's own traffic (a 32 KiB walk after each call turns every
+fscanf's, acos's and qsort's own traffic (a 32 KiB walk after each call turns every
 L1D set the library touches into eight misses of the program's).
 
 For every program and input line of its .inputs file:
@@ -30,7 +30,7 @@ import tempfile
 PROGRAMS = ["strcasecmp", "devnull", "sleep_rusage", "file_pos",
             "complex_abs_exp", "signal_isatty", "getopt_args",
             "index_rindex", "pid_difftime", "printf_star", "scanf_family",
-            "acos_ranges"]
+            "acos_ranges", "qsort_variants"]
 # complex_abs_exp: one spill a call is on line 0 for cachegrind and on
 # the call's line for cbana (the machine code's line table), so only its
 # totals are compared
@@ -44,8 +44,10 @@ PER_LINE = {"strcasecmp", "devnull", "sleep_rusage", "file_pos",
 # -84%)
 TOLERANCE = {"scanf_family": "4"}
 # own accesses allowed off by this many: run_file's exit path has one
-# spill on line 0 that the engine's pairing leaves out (3 against 2)
-ACC_SLACK = {"scanf_family": 1}
+# spill on line 0 that the engine's pairing leaves out (3 against 2);
+# qsort_variants' main counts two accesses a round more on line 0 than
+# cachegrind (40 in 20 rounds, with or without qsort's model)
+ACC_SLACK = {"scanf_family": 1, "qsort_variants": 40}
 # A line's L1D misses may differ by one: the library traffic around the
 # functions tested is not all exact (aligned_alloc's, the FILE streams'
 # internals, docs/process-model.md 9.4), and moves a line's eviction.
