@@ -171,6 +171,9 @@ typedef struct cb_argcur {
 /* The argument class a conversion takes. */
 enum { CB_ARG_INT, CB_ARG_DOUBLE, CB_ARG_LDOUBLE };
 cb_value cb_libc_next_arg(cb_eng *e, cb_argcur *c, int cls, uint8_t *ty);
+/* the scanf family (libc_scan.c) */
+cb_stop cb_libc_scanf_call(cb_eng *e, uint32_t fn, const cb_value *a,
+                           const uint8_t *ty, uint32_t n, cb_value *ret);
 /* printf's formatting of fmt_addr's format into *b; false after a fault. */
 bool cb_libc_format(cb_eng *e, uint64_t fmt_addr, cb_argcur *ac, cb_textbuf *b);
 /* scanf's conversions over d[*pos .. len): returns the assignments, EOF,
