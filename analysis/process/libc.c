@@ -22,93 +22,6 @@ void cb_libc_init(cb_eng *e) {
   cb_libc_getopt_init(e);
 }
 
-/* ---- qsort: glibc 2.36's merge sort (msort_with_tmp) ---- */
-
-typedef struct msort_ctx {
-  cb_eng *e;
-  uint32_t cmp;
-  uint64_t size, tmp;
-  cb_stop st;
-} msort_ctx;
-
-static int ms_cmp(msort_ctx *c, uint64_t a, uint64_t b) {
-  cb_value args[2], r[4] = {{0}};
-  args[0].u = a;
-  args[1].u = b;
-  uint32_t keep = c->e->cur_site;
-  cb_stop st = cb_eng_call_function(c->e, c->cmp, args, 2, r);
-  c->e->cur_site = keep;
-  if (st != CB_GO)
-    c->st = st;
-  return (int32_t)(uint32_t)r[0].u;
-}
-
-static void ms_copy(msort_ctx *c, uint64_t dst, uint64_t src, uint64_t n) {
-  if (c->st == CB_GO && cb_libc_memmove(c->e, dst, src, n) != CB_GO)
-    c->st = CB_FAIL;
-}
-
-static void msort(msort_ctx *c, uint64_t b, uint64_t n) {
-  if (n <= 1 || c->st != CB_GO)
-    return;
-  uint64_t n1 = n / 2, n2 = n - n1, s = c->size;
-  uint64_t b1 = b, b2 = b + n1 * s;
-  msort(c, b1, n1);
-  msort(c, b2, n2);
-  uint64_t t = c->tmp;
-  while (n1 > 0 && n2 > 0 && c->st == CB_GO) {
-    if (ms_cmp(c, b1, b2) <= 0) {
-      ms_copy(c, t, b1, s);
-      b1 += s;
-      n1--;
-    } else {
-      ms_copy(c, t, b2, s);
-      b2 += s;
-      n2--;
-    }
-    t += s;
-  }
-  if (n1 > 0)
-    ms_copy(c, t, b1, n1 * s);
-  ms_copy(c, b, c->tmp, (n - n2) * s);
-}
-
-static cb_stop do_qsort(cb_eng *e, uint64_t base, uint64_t n, uint64_t size,
-                        uint64_t fnaddr) {
-  uint32_t f = cb_eng_function_at(e, fnaddr);
-  if (f == CB_NONE)
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "qsort with a comparator (0x%llx) that is no "
-                       "function of the program",
-                       (unsigned long long)fnaddr);
-  if (n <= 1)
-    return CB_GO;
-  msort_ctx c = {e, f, size, 0, CB_GO};
-  uint64_t total = n * size;
-  bool heap = total >= 1024;
-  cb_frame *F = &e->frames[e->depth - 1];
-  uint64_t keep_sp = F->sp;
-  if (heap) {
-    c.tmp = cb_heap_malloc(e->heap, total);
-    /* qsort_r's malloc, called with its frame 0xa0 deep (lackey) */
-    cb_libc_heap_traffic(e, CB_LIBC_MALLOC, keep_sp - 0xa0, 0, c.tmp, false);
-    if (!c.tmp)
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                         "qsort: no memory for %llu bytes",
-                         (unsigned long long)total);
-  } else {
-    F->sp = (F->sp - 64 - total) & ~15ull;
-    c.tmp = F->sp;
-  }
-  msort(&c, base, n);
-  if (heap) {
-    cb_heap_free(e->heap, c.tmp);
-    cb_libc_heap_traffic(e, CB_LIBC_FREE, keep_sp - 0xa0, c.tmp, 0, false);
-  }
-  e->frames[e->depth - 1].sp = keep_sp;
-  return c.st;
-}
-
 /* ---- the dispatcher ---- */
 
 static void ret_f(cb_value *r, float f) {
@@ -608,7 +521,7 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_GETEGID:
     return cb_libc_proc_call(e, fn, a, ret);
   case CB_LIBC_QSORT:
-    return do_qsort(e, a[0].u, a[1].u, a[2].u, a[3].u);
+    return cb_libc_qsort(e, a[0].u, a[1].u, a[2].u, a[3].u);
   case CB_LIBC_ABS: {
     int32_t v = (int32_t)(uint32_t)a[0].u;
     ret[0].u = (uint32_t)(v < 0 ? -(uint32_t)v : (uint32_t)v);

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "libc_files.h"
+#include "libc_traffic.h"
 
 /* ---- the FILE's fields each call touches ---- */
 
@@ -571,13 +572,16 @@ int cb_stream_getc(cb_eng *e, uint64_t fp) {
 }
 
 cb_stop cb_stream_scanf(cb_eng *e, uint64_t fp, uint64_t fmt, cb_argcur *ac,
-                        cb_value *ret) {
+                        cb_value *ret, bool traced) {
   if (!cb_files_get(e))
     return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
   cb_stream *s = cb_st_get(e, fp, "fscanf");
   if (!s)
     return CB_FAIL;
-  cb_st_touch(e, s, CB_ACC_SCANF);
+  /* with glibc's traffic (libc_scanf_traffic.c) the FILE's fields are
+   * its rows */
+  if (!traced)
+    cb_st_touch(e, s, CB_ACC_SCANF);
   if (!cb_st_can_read(e, s)) {
     ret[0].u = (uint64_t)(uint32_t)EOF;
     return CB_GO;
@@ -602,13 +606,17 @@ cb_stop cb_stream_scanf(cb_eng *e, uint64_t fp, uint64_t fmt, cb_argcur *ac,
     memcpy(d + s->npb + inbuf, v->data + kpos, rest);
   size_t pos = 0;
   bool at_end = false;
-  int r = cb_libc_scan_bytes(e, d, len, &pos, &at_end, fmt, ac);
+  cb_sct tr;
+  bool on = traced && cb_sct_begin(e, &tr, CB_SCT_STREAM, fp, fmt);
+  int r =
+      cb_libc_scan_bytes(e, d, len, &pos, &at_end, fmt, ac, on ? &tr : NULL);
   free(d);
   if (r == -2)
     return CB_FAIL;
   /* take the bytes through the buffer, as inchar does */
   for (size_t i = 0; i < pos; i++) {
-    cb_st_touch(e, s, CB_ACC_SCAN_BYTE);
+    if (!on)
+      cb_st_touch(e, s, CB_ACC_SCAN_BYTE);
     if (cb_st_getc(e, s) == -2)
       return CB_FAIL;
   }

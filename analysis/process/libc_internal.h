@@ -48,6 +48,9 @@ void cb_libc_scan(cb_eng *e, uint64_t addr, uint64_t len);
 void cb_libc_strlen_traffic(cb_eng *e, uint64_t p, uint64_t len);
 /* memmove/memcpy and memset: the bytes and glibc's traffic. */
 cb_stop cb_libc_memmove(cb_eng *e, uint64_t dst, uint64_t src, uint64_t n);
+/* qsort (libc_qsort.c): glibc's merge sort, the comparator called back. */
+cb_stop cb_libc_qsort(cb_eng *e, uint64_t base, uint64_t n, uint64_t size,
+                      uint64_t fnaddr);
 cb_stop cb_libc_memset(cb_eng *e, uint64_t dst, int c, uint64_t n);
 /* cb_libc_call for mem* and str* functions. */
 cb_stop cb_libc_mem_call(cb_eng *e, uint32_t fn, const cb_value *a,
@@ -189,14 +192,19 @@ typedef struct cb_argcur {
 /* The argument class a conversion takes. */
 enum { CB_ARG_INT, CB_ARG_DOUBLE, CB_ARG_LDOUBLE };
 cb_value cb_libc_next_arg(cb_eng *e, cb_argcur *c, int cls, uint8_t *ty);
+/* the scanf family (libc_scan.c) */
+cb_stop cb_libc_scanf_call(cb_eng *e, uint32_t fn, const cb_value *a,
+                           const uint8_t *ty, uint32_t n, cb_value *ret);
 /* printf's formatting of fmt_addr's format into *b; false after a fault. */
 bool cb_libc_format(cb_eng *e, uint64_t fmt_addr, cb_argcur *ac, cb_textbuf *b);
 /* scanf's conversions over d[*pos .. len): returns the assignments, EOF,
  * or -2 after a fault; *pos moves past what was consumed, *at_end tells
- * whether it looked for a byte past len (the stream's end). */
+ * whether it looked for a byte past len (the stream's end). tr (or NULL):
+ * glibc's own traffic, step by step (libc_traffic.h). */
+struct cb_sct;
 int cb_libc_scan_bytes(cb_eng *e, const unsigned char *d, size_t len,
                        size_t *pos, bool *at_end, uint64_t fmt_addr,
-                       cb_argcur *ac);
+                       cb_argcur *ac, struct cb_sct *tr);
 /* stdout's text and its buffer's traffic (libc_stdio.c). */
 void cb_libc_put_stdout(cb_eng *e, const char *s, size_t n);
 
@@ -244,9 +252,10 @@ cb_stop cb_stream_put(cb_eng *e, uint64_t fp, const char *s, uint64_t src,
 /* fgetc on a FILE other than stdin: the byte or EOF (-1); -2 after a
  * failure of the run. */
 int cb_stream_getc(cb_eng *e, uint64_t fp);
-/* fscanf on a FILE other than stdin. */
+/* fscanf on a FILE other than stdin; traced: with glibc's own traffic
+ * (fscanf itself, libc_scanf_traffic.c). */
 cb_stop cb_stream_scanf(cb_eng *e, uint64_t fp, uint64_t fmt, cb_argcur *ac,
-                        cb_value *ret);
+                        cb_value *ret, bool traced);
 /* exit() and main's return flush every stream (glibc's _IO_cleanup). */
 void cb_files_at_exit(cb_eng *e);
 /* libc_intr_ext.c: cb_intrinsic_call for CB_INTR_SADD_SAT to

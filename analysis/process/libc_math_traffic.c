@@ -427,6 +427,32 @@ static int asin_(double x, uint32_t *idx) {
   return 2 * range + neg;
 }
 
+/* ---- acos (e_asin.c's __ieee754_acos without its slow paths, glibc
+ * 2.36): asin's ranges and tables (asncs, inroot, powtwo, static in the
+ * same file), a smaller first threshold (|x| < 2^-55 returns hp0), and
+ * the sign taking its own code in every range (m > 0 or m < 0) ---- */
+static int acos_(double x, uint32_t *idx) {
+  uint32_t k = hi32(x) & 0x7fffffff;
+  int neg = signbit(x) != 0;
+  if (k < 0x3c880000)
+    return 0;
+  if (k < 0x3fc00000)
+    return 1;
+  if (fabs(x) > 1.0)
+    return -1; /* the wrapper's __kernel_standard */
+  if (k < 0x3ff00000 && k >= 0x3fef0000) {
+    /* 0.96875 <= |x| < 1: z = (1 -+ x) / 2, its root from the tables */
+    uint64_t z = bits(0.5 * (neg ? 1.0 + x : 1.0 - x));
+    idx[0] = ASIN_INROOT + 8u * (uint32_t)((z >> 46) & 0x7f);
+    idx[1] = ASIN_POWTWO + 8u * (uint32_t)(0x1ff - (z >> 53));
+    return 14 + neg;
+  }
+  if (k >= 0x3ff00000)
+    return lo32(x) == 0 && k == 0x3ff00000 ? 16 + neg : isnan(x) ? 18 : -1;
+  /* 0.125 <= |x| < 0.96875: asin's rows of asncs */
+  return asin_(x, idx);
+}
+
 /* ---- atan2 (e_atan2.c without its slow paths, glibc 2.35, and the
  * wrapper math/w_atan2_compat.c) ---- */
 #define ATAN2_CIJ 0xb5dc0u
@@ -572,6 +598,8 @@ int cb_libm_path(uint32_t fn, const double *a, double ret,
     return atan_(a[0], idx);
   case CB_LIBC_ASIN:
     return asin_(a[0], idx);
+  case CB_LIBC_ACOS:
+    return acos_(a[0], idx);
   case CB_LIBC_ATAN2:
     return atan2_(a[0], a[1], ret, idx);
   case CB_LIBC_FMOD:

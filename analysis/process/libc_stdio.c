@@ -1,8 +1,8 @@
 /* libc_stdio.c: the C library model's standard input and output: the
- * printf and scanf families (formatting and conversion by the host's
- * glibc; the v* forms read their `va_list`), puts/putchar/fwrite/getchar
- * ..., and stdin's and stdout's buffers on the heap, as glibc allocates
- * them. Other FILE streams are libc_files.c's. */
+ * printf family (formatting by the host's glibc; the v* forms read their
+ * `va_list`), puts/putchar/fwrite/getchar ..., and stdin's and stdout's
+ * buffers on the heap, as glibc allocates them. The scanf family is
+ * libc_scan.c's, other FILE streams libc_files.c's. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 
 #include "libc_files.h"
 #include "libc_internal.h"
+#include "libc_traffic.h"
 
 #define STDIO_BUF 4096u
 
@@ -345,300 +346,9 @@ bool cb_libc_format(cb_eng *e, uint64_t fmt_addr, cb_argcur *ac,
   return format(e, fmt_addr, ac, b);
 }
 
-/* ---- scanf ---- */
-
-typedef struct scan_src {
-  const unsigned char *d;
-  size_t len, pos;
-  bool is_stdin;
-  bool at_end; /* looked for a byte past the end */
-} scan_src;
-
-static int src_peek(scan_src *s) {
-  if (s->pos < s->len)
-    return s->d[s->pos];
-  s->at_end = true;
-  return EOF;
-}
-
-static void src_take(cb_eng *e, scan_src *s, size_t n) {
-  if (s->is_stdin) {
-    for (size_t i = 0; i < n; i++)
-      if (e->stdin_buf)
-        cb_eng_emit(e, e->stdin_buf + (s->pos + i) % STDIO_BUF, 1, e->cur_site,
-                    false);
-    e->out->lib_reads += n;
-  }
-  s->pos += n;
-}
-
-static bool store_int(cb_eng *e, uint64_t ptr, int lng, uint64_t v) {
-  unsigned sz = lng == -2 ? 1 : lng == -1 ? 2 : lng == 0 ? 4 : 8;
-  if (!cb_eng_write(e, ptr, &v, sz))
-    return false;
-  cb_eng_lib(e, ptr, sz, true);
-  return true;
-}
-
-static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac);
-
-/* Returns the number of assignments, EOF, or -2 after a fault. */
-static int scan(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
-  int r = scan_(e, s, fmt_addr, ac);
-  return ac->bad ? -2 : r;
-}
-
-int cb_libc_scan_bytes(cb_eng *e, const unsigned char *d, size_t len,
-                       size_t *pos, bool *at_end, uint64_t fmt_addr,
-                       cb_argcur *ac) {
-  scan_src s = {d, len, *pos, false, false};
-  int r = scan(e, &s, fmt_addr, ac);
-  *pos = s.pos;
-  *at_end = s.at_end;
-  return r;
-}
-
-static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
-  size_t flen;
-  char *fmt = cb_eng_read_str(e, fmt_addr, MAX_STR, &flen);
-  if (!fmt)
-    return -2;
-  int assigned = 0, convs = 0;
-  char tok[4200];
-  for (size_t i = 0; i < flen;) {
-    unsigned char fc = (unsigned char)fmt[i];
-    if (isspace(fc)) {
-      while (isspace(src_peek(s)))
-        src_take(e, s, 1);
-      i++;
-      continue;
-    }
-    if (fc != '%' || (i + 1 < flen && fmt[i + 1] == '%')) {
-      if (fc == '%') {
-        i++;
-        while (isspace(src_peek(s)))
-          src_take(e, s, 1);
-      }
-      if (src_peek(s) == EOF) {
-        free(fmt);
-        return convs ? assigned : EOF;
-      }
-      if (src_peek(s) != (unsigned char)fmt[i])
-        break;
-      src_take(e, s, 1);
-      i++;
-      continue;
-    }
-    i++;
-    bool suppress = false;
-    if (i < flen && fmt[i] == '*') {
-      suppress = true;
-      i++;
-    }
-    size_t width = 0;
-    while (i < flen && isdigit((unsigned char)fmt[i]))
-      width = width * 10 + (size_t)(fmt[i++] - '0');
-    int lng = 0;
-    while (i < flen && strchr("hlLqjzt", fmt[i])) {
-      char c = fmt[i++];
-      if (c == 'h')
-        lng = lng == -1 ? -2 : -1;
-      else if (c == 'l')
-        lng = lng == 1 ? 2 : 1;
-      else if (c == 'L' || c == 'q')
-        lng = 3;
-      else
-        lng = 1;
-    }
-    if (i >= flen)
-      break;
-    char conv = fmt[i++];
-    /* %[set]: the bytes of the set, or not of it after ^ (a ] first is
-     * one of them; a-z a range, as glibc reads it) */
-    bool set[256] = {false};
-    if (conv == '[') {
-      bool neg = i < flen && fmt[i] == '^';
-      i += neg;
-      size_t st = i;
-      while (i < flen && (fmt[i] != ']' || i == st)) {
-        unsigned char lo = (unsigned char)fmt[i];
-        if (i + 2 < flen && fmt[i + 1] == '-' && fmt[i + 2] != ']' &&
-            (unsigned char)fmt[i + 2] >= lo) {
-          for (unsigned ch = lo; ch <= (unsigned char)fmt[i + 2]; ch++)
-            set[ch] = true;
-          i += 3;
-        } else {
-          set[lo] = true;
-          i++;
-        }
-      }
-      if (i >= flen) {
-        free(fmt);
-        cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                    "scanf: a %%[ conversion without its ]");
-        return -2;
-      }
-      i++;
-      if (neg)
-        for (unsigned ch = 0; ch < 256; ch++)
-          set[ch] = !set[ch];
-    }
-    if (conv == 'n') {
-      uint8_t t;
-      cb_value p = next_arg(ac, &t);
-      if (!suppress && !store_int(e, p.u, lng, s->pos)) {
-        free(fmt);
-        return -2;
-      }
-      continue;
-    }
-    if (conv != 'c' && conv != '[')
-      while (isspace(src_peek(s)))
-        src_take(e, s, 1);
-    if (src_peek(s) == EOF) {
-      free(fmt);
-      return convs ? assigned : EOF;
-    }
-    convs++;
-    size_t maxw = width ? width : sizeof tok - 1;
-    if (maxw > sizeof tok - 1)
-      maxw = sizeof tok - 1;
-    size_t avail = s->len - s->pos;
-    if (conv == 'c') {
-      size_t w = width ? width : 1;
-      if (w > avail)
-        w = avail;
-      uint8_t t;
-      cb_value p = next_arg(ac, &t);
-      if (!suppress) {
-        if (!cb_eng_write(e, p.u, s->d + s->pos, w)) {
-          free(fmt);
-          return -2;
-        }
-        cb_eng_lib(e, p.u, w, true);
-        assigned++;
-      }
-      src_take(e, s, w);
-      continue;
-    }
-    if (conv == 's' || conv == '[') {
-      size_t w = 0;
-      while (w < (width ? width : avail) && w < avail &&
-             (conv == 's' ? !isspace(s->d[s->pos + w]) : set[s->d[s->pos + w]]))
-        w++;
-      if (conv == '[' && !w)
-        break; /* a matching failure */
-      uint8_t t;
-      cb_value p = next_arg(ac, &t);
-      if (!suppress) {
-        char z = 0;
-        if (!cb_eng_write(e, p.u, s->d + s->pos, w) ||
-            !cb_eng_write(e, p.u + w, &z, 1)) {
-          free(fmt);
-          return -2;
-        }
-        cb_eng_lib(e, p.u, w + 1, true);
-        assigned++;
-      }
-      src_take(e, s, w);
-      continue;
-    }
-    /* numbers: the host's strto* on a copy of the next bytes */
-    size_t w = maxw < avail ? maxw : avail;
-    memcpy(tok, s->d + s->pos, w);
-    tok[w] = 0;
-    char *end = tok;
-    uint8_t t;
-    cb_value p = {0};
-    if (strchr("diuxXo", conv)) {
-      int base = conv == 'd' || conv == 'u' ? 10
-                 : conv == 'i'              ? 0
-                 : conv == 'o'              ? 8
-                                            : 16;
-      unsigned long long v = conv == 'd' || conv == 'i'
-                                 ? (unsigned long long)strtoll(tok, &end, base)
-                                 : strtoull(tok, &end, base);
-      if (end == tok)
-        break;
-      p = next_arg(ac, &t);
-      if (!suppress) {
-        if (!store_int(e, p.u, lng, v)) {
-          free(fmt);
-          return -2;
-        }
-        assigned++;
-      }
-    } else if (strchr("feEgGaA", conv)) {
-      double d = strtod(tok, &end);
-      if (end == tok)
-        break;
-      p = next_arg(ac, &t);
-      if (!suppress) {
-        bool ok;
-        if (lng >= 1) {
-          ok = cb_eng_write(e, p.u, &d, 8);
-          cb_eng_lib(e, p.u, 8, true);
-        } else {
-          float f = (float)d;
-          ok = cb_eng_write(e, p.u, &f, 4);
-          cb_eng_lib(e, p.u, 4, true);
-        }
-        if (!ok) {
-          free(fmt);
-          return -2;
-        }
-        assigned++;
-      }
-    } else {
-      free(fmt);
-      cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                  "scanf: the conversion %%%c is not modelled", conv);
-      return -2;
-    }
-    src_take(e, s, (size_t)(end - tok));
-  }
-  free(fmt);
-  return assigned;
-}
-
 static void ensure_stdin_buf(cb_eng *e) {
   if (!e->stdin_buf)
     e->stdin_buf = cb_heap_malloc(e->heap, STDIO_BUF);
-}
-
-static cb_stop scan_stdin(cb_eng *e, uint64_t fmt, argcur *ac, cb_value *ret) {
-  ensure_stdin_buf(e);
-  cb_files *f = e->files;
-  int r;
-  if (f && f->stdin_npb) {
-    /* bytes ungetc pushed back come first (libc_files.c) */
-    size_t rest = e->in_len - e->stdin_pos, np = f->stdin_npb;
-    unsigned char *d = malloc(np + rest + 1);
-    if (!d)
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
-    for (size_t i = 0; i < np; i++)
-      d[i] = f->stdin_pb[np - 1 - i];
-    memcpy(d + np, e->in_data + e->stdin_pos, rest);
-    scan_src s = {d, np + rest, 0, false, false};
-    r = scan(e, &s, fmt, ac);
-    size_t took = s.pos < np ? s.pos : np;
-    f->stdin_npb -= (uint32_t)took;
-    scan_src t = {e->in_data, e->in_len, e->stdin_pos, true, false};
-    src_take(e, &t, s.pos - took);
-    e->stdin_pos = t.pos;
-    f->stdin_eof |= s.at_end;
-    free(d);
-  } else {
-    scan_src s = {e->in_data, e->in_len, e->stdin_pos, true, false};
-    r = scan(e, &s, fmt, ac);
-    e->stdin_pos = s.pos;
-    if (s.at_end && (f || (f = cb_files_get(e))))
-      f->stdin_eof = true;
-  }
-  if (r == -2)
-    return CB_FAIL;
-  ret[0].u = (uint64_t)(uint32_t)r;
-  return CB_GO;
 }
 
 /* The stdio functions. */
@@ -754,43 +464,16 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_SCANF:
   case CB_LIBC_ISOC99_SCANF:
   case CB_LIBC_VSCANF:
-  case CB_LIBC_ISOC99_VSCANF: {
-    bool v = fn == CB_LIBC_VSCANF || fn == CB_LIBC_ISOC99_VSCANF;
-    argcur ac = {a, ty, n, 1, v ? a[1].u : 0, 0, false};
-    return scan_stdin(e, a[0].u, &ac, ret);
-  }
+  case CB_LIBC_ISOC99_VSCANF:
   case CB_LIBC_FSCANF:
   case CB_LIBC_ISOC99_FSCANF:
   case CB_LIBC_VFSCANF:
-  case CB_LIBC_ISOC99_VFSCANF: {
-    bool v = fn == CB_LIBC_VFSCANF || fn == CB_LIBC_ISOC99_VFSCANF;
-    argcur ac = {a, ty, n, 2, v ? a[2].u : 0, 0, false};
-    if (a[0].u != e->file_stdin)
-      return cb_stream_scanf(e, a[0].u, a[1].u, &ac, ret);
-    return scan_stdin(e, a[1].u, &ac, ret);
-  }
+  case CB_LIBC_ISOC99_VFSCANF:
   case CB_LIBC_SSCANF:
   case CB_LIBC_ISOC99_SSCANF:
   case CB_LIBC_VSSCANF:
-  case CB_LIBC_ISOC99_VSSCANF: {
-    size_t len;
-    char *s = cb_eng_read_str(e, a[0].u, MAX_STR, &len);
-    if (!s)
-      return CB_FAIL;
-    /* the string's end first: _IO_str_init_static_internal with size 0
-     * (libio/strops.c) calls __rawmemchr (s, 0) */
-    cb_libc_strlen_traffic(e, a[0].u, len);
-    scan_src src = {(const unsigned char *)s, len, 0, false, false};
-    bool v = fn == CB_LIBC_VSSCANF || fn == CB_LIBC_ISOC99_VSSCANF;
-    argcur ac = {a, ty, n, 2, v ? a[2].u : 0, 0, false};
-    int r = scan(e, &src, a[1].u, &ac);
-    cb_eng_lib(e, a[0].u, src.pos + 1, false);
-    free(s);
-    if (r == -2)
-      return CB_FAIL;
-    ret[0].u = (uint64_t)(uint32_t)r;
-    return CB_GO;
-  }
+  case CB_LIBC_ISOC99_VSSCANF:
+    return cb_libc_scanf_call(e, fn, a, ty, n, ret);
   case CB_LIBC_GETC:
   case CB_LIBC_FGETC:
     if (a[0].u != e->file_stdin) {

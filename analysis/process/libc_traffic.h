@@ -51,4 +51,32 @@ void cb_lt_pops(cb_lt *m, uint64_t B, unsigned n, bool ret);
 void cb_lt_table(cb_lt *m, const lt_acc *t, size_t n,
                  const uint64_t base[LT_NBASES]);
 
+/* sscanf's and fscanf's traffic (libc_scanf_traffic.c), step by step as
+ * libc_stdio.c's scan converts: `d` the bytes it scans (at `src` for a
+ * string), positions are indices into them */
+typedef struct cb_sct {
+  cb_lt m;
+  bool on, string, bytes, first, skipped, pend;
+  char conv;
+  uint64_t C, B, P, V, R, K, F, src, over;
+  unsigned gp;
+  const unsigned char *d;
+  size_t dlen, pend_pos;
+} cb_sct;
+
+/* sscanf on the string at obj, fscanf on the FILE obj, scanf */
+enum { CB_SCT_STRING, CB_SCT_STREAM, CB_SCT_STDIN };
+bool cb_sct_begin(cb_eng *e, cb_sct *t, int kind, uint64_t obj, uint64_t fmt);
+void cb_sct_string_set(cb_sct *t);
+void cb_sct_fmt_space(cb_sct *t, size_t fi, size_t pos);
+void cb_sct_fmt_lit(cb_sct *t, size_t fi, size_t pos, bool match);
+void cb_sct_spec(cb_sct *t, size_t fi, size_t fc_at, char conv);
+void cb_sct_skip(cb_sct *t, size_t from, size_t pos);
+void cb_sct_chars(cb_sct *t, size_t pos, size_t n, bool suppress, uint64_t dst,
+                  bool width_full);
+void cb_sct_number(cb_sct *t, size_t pos, size_t n, bool suppress,
+                   bool is_float, bool width_full);
+void cb_sct_number_done(cb_sct *t);
+void cb_sct_end(cb_sct *t, size_t fi);
+
 #endif

@@ -132,6 +132,7 @@ FUNCS = [
     ("pow", 2, "POW", g_pow),
     ("atan", 1, "ATAN", g_atan),
     ("asin", 1, "ASIN", g_asin),
+    ("acos", 1, "ACOS", g_asin),
     ("atan2", 2, "ATAN2", g_atan2),
     ("fmod", 2, "FMOD", g_fmod),
     ("hypot", 2, "HYPOT", g_hypot),

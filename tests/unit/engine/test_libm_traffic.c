@@ -148,6 +148,7 @@ static const lmfn fns[] = {
     {"atan2", CB_LIBC_ATAN2, 2, NULL, atan2, g_atan2},
     {"fmod", CB_LIBC_FMOD, 2, NULL, fmod, g_fmod},
     {"hypot", CB_LIBC_HYPOT, 2, NULL, hypot, g_hypot},
+    {"acos", CB_LIBC_ACOS, 1, acos, NULL, g_asin},
 };
 #define NFNS (sizeof fns / sizeof fns[0])
 
