@@ -288,7 +288,7 @@ count:;
   /* The fast-path hits of the iterations run (distance 0 in the shadow);
    * shadow_warp counted the warped ones. */
   if (l1->shadow)
-    l1->shadow->hist[0] += total - r.slow - r.warped * b->n_acc;
+    cb_shadow_repeat(l1->shadow, total - r.slow - r.warped * b->n_acc);
   h->affine.warped_iterations += r.warped;
   h->affine.warps += r.warps;
 }

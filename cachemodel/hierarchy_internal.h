@@ -23,7 +23,7 @@ struct cb_hierarchy {
   seg_memo *memo;         /* memo.c, or NULL where it does not apply */
   par_pool *pool;         /* parallel.c: threads that split blocks, or NULL */
   cb_level levels[CB_MAX_LEVELS];
-  cb_stackdist shadows[CB_MAX_LEVELS];
+  cb_shadow shadows[CB_MAX_LEVELS];
 };
 
 /* The unmemoized paths: a record batch (hierarchy.c) and an affine
@@ -88,13 +88,6 @@ bool par_run_affine(cb_hierarchy *h, const cb_affine_block *b, bool can_warp,
 /* Stops the pool's threads and frees it (nothing without one). */
 void par_stop(cb_hierarchy *h);
 
-/* The shadow's verdict on a line the level missed. */
-static inline unsigned classify_line(const cb_level *lv, uint64_t distance) {
-  if (distance == SD_COLD)
-    return CB_MISS_COMPULSORY;
-  return distance >= lv->n_lines ? CB_MISS_CAPACITY : CB_MISS_CONFLICT;
-}
-
 /* All lines of an access at one level: true if any missed; *cls is the
  * worst class of the missed lines (the lowest enum value). */
 static inline __attribute__((always_inline)) bool
@@ -106,12 +99,9 @@ level_ref_lines(cb_level *lv, uint64_t first, uint64_t last, bool is_write,
     hit = cb_level_ref(lv, line, is_write);
     missed |= !hit;
     if (lv->shadow) {
-      uint64_t d = cb_stackdist_ref(lv->shadow, line);
-      if (!hit) {
-        unsigned c = classify_line(lv, d);
-        if (c < *cls)
-          *cls = c;
-      }
+      unsigned c = cb_shadow_ref(lv->shadow, line, hit);
+      if (!hit && c < *cls)
+        *cls = c;
     }
     if (line == last)
       break;
@@ -161,7 +151,7 @@ access_levels_body(cb_hierarchy *h, uint64_t addr, uint64_t end, bool is_write,
     if (addr >> lv[1].line_shift == lv[1].last_line &&
         end >> lv[1].line_shift == lv[1].last_line) {
       if (lv[1].shadow)
-        lv[1].shadow->hist[0]++;
+        cb_shadow_repeat(lv[1].shadow, 1);
       return (unsigned)(lv + 1 - h->levels);
     }
   }

@@ -1,0 +1,248 @@
+/* A level's classes and sampled stack distances; see shadow.h. */
+#include "shadow.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_LINE UINT64_MAX
+#define MAX_K 40 /* a rate of 2^-40: more lines than an address space */
+
+/* The spatial sample's hash: MurmurHash3's 64-bit finalizer, so that
+ * lines of any stride are sampled at the rate (SHARDS samples by a hash
+ * of the location). */
+static inline uint64_t shadow_mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return x;
+}
+
+static void no_memory(void) {
+  /* as stackdist.c: a shadow that dropped a reference would misclassify
+   * every later one; there is no partial answer */
+  abort();
+}
+
+bool cb_shadow_init(cb_shadow *s, uint64_t n_lines, bool exact) {
+  memset(s, 0, sizeof *s);
+  s->n_lines = n_lines;
+  s->exact_max = exact ? UINT64_MAX : SHADOW_EXACT_MAX;
+  s->sample_max = SHADOW_SAMPLE_MAX;
+  s->last_line = NO_LINE;
+  s->limit = UINT64_MAX;
+  return cb_stackdist_init(&s->sd, 1u << 16);
+}
+
+void cb_shadow_free(cb_shadow *s) {
+  cb_stackdist_free(&s->sd);
+  fa_lru_free(&s->fa);
+  seen_free(&s->seen);
+  free(s->acc);
+  free(s->out);
+  memset(s, 0, sizeof *s);
+}
+
+void cb_shadow_reset(cb_shadow *s) {
+  cb_stackdist_reset(&s->sd);
+  fa_lru_free(&s->fa);
+  seen_free(&s->seen);
+  s->sampled = false;
+  s->repeats = s->cold = s->rest = 0;
+  s->last_line = NO_LINE;
+  s->k = 0;
+  s->limit = UINT64_MAX;
+  s->acc_len = 0;
+}
+
+static void acc_add(cb_shadow *s, uint64_t d, uint64_t n) {
+  if (d >= s->acc_cap) {
+    size_t cap = s->acc_cap ? s->acc_cap : 64;
+    while (cap <= d)
+      cap *= 2;
+    uint64_t *a = realloc(s->acc, cap * sizeof *a);
+    if (!a)
+      no_memory();
+    memset(a + s->acc_cap, 0, (cap - s->acc_cap) * sizeof *a);
+    s->acc = a;
+    s->acc_cap = cap;
+  }
+  if (d >= s->acc_len)
+    s->acc_len = (size_t)d + 1;
+  s->acc[d] += n;
+}
+
+/* A sampled distance d at rate 2^-k: d * 2^k, at least 1 (a distance 0
+ * among the sampled lines is a reference with lines between, unsampled:
+ * immediate repeats never reach sd). */
+static inline uint64_t scaled(uint64_t d, uint32_t k) {
+  return d ? d << k : 1;
+}
+
+/* sd's histogram into acc at the current rate, and sd's lines again
+ * from `lines` (its stack bottom up), those still sampled. */
+static void resample(cb_shadow *s, const uint64_t *lines, size_t n) {
+  cb_stackdist_reset(&s->sd);
+  for (size_t i = 0; i < n; i++)
+    if (shadow_mix(lines[i]) <= s->limit)
+      cb_stackdist_ref(&s->sd, lines[i]);
+}
+
+static size_t sampled_count(const uint64_t *lines, size_t n, uint64_t limit) {
+  size_t c = 0;
+  for (size_t i = 0; i < n; i++)
+    c += shadow_mix(lines[i]) <= limit;
+  return c;
+}
+
+/* Halves the rate (more than once if needed): the distances so far go
+ * into acc at their weight, the lines out of range leave sd. */
+static void lower_rate(cb_shadow *s) {
+  const cb_stackdist *sd = &s->sd;
+  for (size_t d = 0; d < sd->hist_len; d++)
+    if (sd->hist[d])
+      acc_add(s, scaled(d, s->k), sd->hist[d] << s->k);
+  size_t n = (size_t)sd->distinct;
+  uint64_t *lines = malloc((n ? n : 1) * sizeof *lines);
+  if (!lines)
+    no_memory();
+  cb_stackdist_order(sd, lines);
+  do {
+    s->k++;
+    s->limit >>= 1;
+  } while (s->k < MAX_K && sampled_count(lines, n, s->limit) > s->sample_max);
+  resample(s, lines, n);
+  free(lines);
+}
+
+unsigned cb_shadow_to_sampled(cb_shadow *s) {
+  cb_stackdist *sd = &s->sd;
+  size_t n = (size_t)sd->distinct;
+  uint64_t *lines = malloc(n * sizeof *lines);
+  if (!lines || !fa_lru_init(&s->fa, s->n_lines) || !seen_init(&s->seen))
+    no_memory();
+  cb_stackdist_order(sd, lines);
+  /* The exact distances so far stay as they are; their repeats join the
+   * others. */
+  s->repeats += sd->hist[0];
+  for (size_t d = 1; d < sd->hist_len; d++)
+    if (sd->hist[d]) {
+      acc_add(s, d, sd->hist[d]);
+      s->rest += sd->hist[d];
+    }
+  s->cold = sd->cold;
+  for (size_t i = 0; i < n; i++)
+    seen_add(&s->seen, lines[i]);
+  /* the LRU cache holds the C most recent, in their order */
+  for (size_t i = n > s->n_lines ? n - (size_t)s->n_lines : 0; i < n; i++)
+    fa_lru_ref(&s->fa, lines[i]);
+  s->last_line = lines[n - 1];
+  /* a rate that leaves room to grow: half the sample's size */
+  while (s->k < MAX_K &&
+         sampled_count(lines, n, s->limit) > s->sample_max / 2) {
+    s->k++;
+    s->limit >>= 1;
+  }
+  resample(s, lines, n);
+  free(lines);
+  s->sampled = true;
+  return CB_MISS_COMPULSORY; /* the reference that got here was a first */
+}
+
+unsigned cb_shadow_ref_sampled(cb_shadow *s, uint64_t line, bool hit) {
+  s->last_line = line;
+  unsigned cls = CB_MISS_CONFLICT;
+  /* Outside the last C distinct lines: capacity, or a first reference
+   * (only a missing level can see one; a hit was seen before). */
+  if (!fa_lru_ref(&s->fa, line)) {
+    cls = CB_MISS_CAPACITY;
+    if (!hit && seen_add(&s->seen, line))
+      cls = CB_MISS_COMPULSORY;
+  }
+  if (cls == CB_MISS_COMPULSORY)
+    s->cold++;
+  else
+    s->rest++;
+  if (shadow_mix(line) <= s->limit &&
+      cb_stackdist_ref(&s->sd, line) == SD_COLD &&
+      s->sd.distinct > s->sample_max)
+    lower_rate(s);
+  return cls;
+}
+
+void cb_shadow_add_refs(cb_shadow *s, const uint64_t *stack, uint32_t d,
+                        uint64_t count) {
+  if (d == 0) {
+    s->repeats += count;
+    return;
+  }
+  if (!s->sampled) {
+    cb_stackdist_add_refs(&s->sd, d, count);
+    return;
+  }
+  s->rest += count;
+  if (shadow_mix(stack[d]) > s->limit)
+    return;
+  /* its distance among the sampled lines: those of the lines between */
+  uint64_t ds = 0;
+  for (uint32_t i = 0; i < d; i++)
+    ds += shadow_mix(stack[i]) <= s->limit;
+  cb_stackdist_add_refs(&s->sd, ds, count);
+}
+
+static void out_fit(cb_shadow *s, size_t len) {
+  if (len > s->out_cap) {
+    uint64_t *o = realloc(s->out, len * sizeof *o);
+    if (!o)
+      no_memory();
+    s->out = o;
+    s->out_cap = len;
+  }
+  memset(s->out, 0, len * sizeof *s->out);
+  s->out_len = len;
+}
+
+void cb_shadow_histogram(cb_shadow *s, const uint64_t **hist, size_t *len,
+                         uint64_t *cold) {
+  const cb_stackdist *sd = &s->sd;
+  if (!s->sampled) {
+    out_fit(s, sd->hist_len);
+    memcpy(s->out, sd->hist, sd->hist_len * sizeof *s->out);
+    s->out[0] += s->repeats;
+    *hist = s->out;
+    *len = s->out_len;
+    *cold = sd->cold;
+    return;
+  }
+  size_t top = (size_t)scaled(sd->hist_len - 1, s->k) + 1;
+  out_fit(s, (top > s->acc_len ? top : s->acc_len) + 2);
+  uint64_t *o = s->out;
+  for (size_t d = 1; d < s->acc_len; d++)
+    o[d] = s->acc[d];
+  for (size_t d = 0; d < sd->hist_len; d++)
+    o[scaled(d, s->k)] += sd->hist[d] << s->k;
+  /* SHARDS_adj: the estimate's total to the exact count, the difference
+   * at the smallest distances */
+  uint64_t est = 0;
+  for (size_t d = 1; d < s->out_len; d++)
+    est += o[d];
+  if (est <= s->rest) {
+    o[1] += s->rest - est;
+  } else {
+    uint64_t over = est - s->rest;
+    for (size_t d = 1; over && d < s->out_len; d++) {
+      uint64_t t = o[d] < over ? o[d] : over;
+      o[d] -= t;
+      over -= t;
+    }
+  }
+  o[0] = s->repeats;
+  size_t n = s->out_len;
+  while (n > 1 && !o[n - 1])
+    n--;
+  s->out_len = n;
+  *hist = o;
+  *len = n;
+  *cold = s->cold;
+}
