@@ -5,10 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FIB 0x9E3779B97F4A7C15ull /* Fibonacci hashing (Knuth 6.4) */
 
 static inline uint32_t home(const fa_lru *f, uint64_t line) {
-  return (uint32_t)((line * FIB) >> (64 - f->tbits));
+  return fa_home(f, line);
 }
 
 static uint32_t pow2_at_least(uint64_t n, uint32_t *bits) {
@@ -26,14 +25,11 @@ bool fa_lru_init(fa_lru *f, uint64_t lines) {
     return false;
   f->cap = (uint32_t)lines;
   uint32_t slots = pow2_at_least(2 * lines, &f->tbits);
-  uint32_t q = pow2_at_least(4 * lines, NULL);
+  uint32_t q = pow2_at_least(8 * lines, NULL);
   f->qmask = q - 1;
-  f->tkey = calloc(slots, sizeof *f->tkey);
-  f->tnode = calloc(slots, sizeof *f->tnode);
-  f->line = calloc(lines, sizeof *f->line);
-  f->qpos = calloc(lines, sizeof *f->qpos);
+  f->t = calloc(slots, sizeof *f->t);
   f->queue = calloc(q, sizeof *f->queue);
-  if (!f->tkey || !f->tnode || !f->line || !f->qpos || !f->queue) {
+  if (!f->t || !f->queue) {
     fa_lru_free(f);
     return false;
   }
@@ -41,47 +37,50 @@ bool fa_lru_init(fa_lru *f, uint64_t lines) {
 }
 
 void fa_lru_free(fa_lru *f) {
-  free(f->tkey);
-  free(f->tnode);
-  free(f->line);
-  free(f->qpos);
+  free(f->t);
   free(f->queue);
   memset(f, 0, sizeof *f);
 }
 
 void fa_lru_reset(fa_lru *f) {
-  memset(f->tkey, 0, ((size_t)1 << f->tbits) * sizeof *f->tkey);
+  memset(f->t, 0, ((size_t)1 << f->tbits) * sizeof *f->t);
   f->n = 0;
   f->head = f->tail = 0;
 }
 
-/* Drops the stale entries (not their line's latest), keeping the order. */
+/* The slot of a line in the table. */
+static inline fa_slot *slot_of(fa_lru *f, uint64_t line) {
+  const uint32_t mask = (1u << f->tbits) - 1;
+  uint32_t s = home(f, line);
+  while (f->t[s].key != line + 1)
+    s = (s + 1) & mask;
+  return &f->t[s];
+}
+
+/* Drops the stale entries, keeping the order of the others (each its
+ * line's latest, the line in the table). */
 static void queue_compact(fa_lru *f) {
   uint32_t w = f->head;
   for (uint32_t p = f->head; p != f->tail; p++) {
-    uint32_t node = f->queue[p & f->qmask];
-    if (f->qpos[node] == p) {
-      f->queue[w & f->qmask] = node;
-      f->qpos[node] = w++;
-    }
+    uint64_t line = f->queue[p & f->qmask];
+    if (line == FA_STALE)
+      continue;
+    f->queue[w & f->qmask] = line;
+    slot_of(f, line)->qpos = w++;
   }
   f->tail = w;
 }
 
-static inline void queue_push(fa_lru *f, uint32_t node) {
+static inline void queue_push(fa_lru *f, fa_slot *sl, uint64_t line) {
   if (f->tail - f->head == f->qmask + 1)
     queue_compact(f);
-  f->qpos[node] = f->tail;
-  f->queue[f->tail++ & f->qmask] = node;
+  sl->qpos = f->tail;
+  f->queue[f->tail++ & f->qmask] = line;
 }
 
-/* The least recent line's node, out of the queue. */
-static uint32_t queue_pop_lru(fa_lru *f) {
-  for (;;) {
-    uint32_t node = f->queue[f->head & f->qmask];
-    if (f->qpos[node] == f->head++)
-      return node;
-  }
+void fa_lru_requeue(fa_lru *f, fa_slot *sl, uint64_t line) {
+  f->queue[sl->qpos & f->qmask] = FA_STALE;
+  queue_push(f, sl, line);
 }
 
 /* Empties slot i, moving back the entries of its probe run that may
@@ -90,49 +89,44 @@ static void table_delete(fa_lru *f, uint32_t i) {
   const uint32_t mask = (1u << f->tbits) - 1;
   for (uint32_t j = i;;) {
     j = (j + 1) & mask;
-    if (!f->tkey[j]) {
-      f->tkey[i] = 0;
+    if (!f->t[j].key) {
+      f->t[i].key = 0;
       return;
     }
-    uint32_t k = home(f, f->tkey[j] - 1);
+    uint32_t k = home(f, f->t[j].key - 1);
     /* the entry at j stays if its home lies cyclically in (i, j] */
     if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
       continue;
-    f->tkey[i] = f->tkey[j];
-    f->tnode[i] = f->tnode[j];
+    f->t[i] = f->t[j];
     i = j;
   }
 }
 
-bool fa_lru_ref(fa_lru *f, uint64_t line) {
+/* Takes the least recent line out: the oldest entry not stale. */
+static void evict_lru(fa_lru *f) {
+  uint64_t line;
+  while ((line = f->queue[f->head++ & f->qmask]) == FA_STALE)
+    ;
+  table_delete(f, (uint32_t)(slot_of(f, line) - f->t));
+}
+
+void fa_lru_insert(fa_lru *f, uint64_t line) {
   const uint32_t mask = (1u << f->tbits) - 1;
-  const uint64_t key = line + 1;
+  if (f->n < f->cap)
+    f->n++;
+  else
+    evict_lru(f);
   uint32_t s = home(f, line);
-  for (; f->tkey[s]; s = (s + 1) & mask)
-    if (f->tkey[s] == key) {
-      uint32_t node = f->tnode[s];
-      if (f->qpos[node] != f->tail - 1) /* not already the latest */
-        queue_push(f, node);
-      return true;
-    }
-  uint32_t node;
-  if (f->n < f->cap) {
-    node = f->n++;
-  } else {
-    node = queue_pop_lru(f);
-    uint64_t old = f->line[node] + 1;
-    uint32_t o = home(f, f->line[node]);
-    while (f->tkey[o] != old)
-      o = (o + 1) & mask;
-    table_delete(f, o);
-    /* the deletion may have moved entries into the probe run */
-    for (s = home(f, line); f->tkey[s]; s = (s + 1) & mask)
-      ;
-  }
-  f->tkey[s] = key;
-  f->tnode[s] = node;
-  f->line[node] = line;
-  queue_push(f, node);
+  while (f->t[s].key)
+    s = (s + 1) & mask;
+  f->t[s].key = line + 1;
+  queue_push(f, &f->t[s], line);
+}
+
+bool fa_lru_ref(fa_lru *f, uint64_t line) {
+  if (fa_lru_hit(f, line))
+    return true;
+  fa_lru_insert(f, line);
   return false;
 }
 
@@ -141,7 +135,7 @@ bool fa_lru_ref(fa_lru *f, uint64_t line) {
 #define SEEN_MIN 1024
 
 static inline size_t seen_slot(uint64_t block, size_t n_slots) {
-  return (size_t)((block * FIB) >> 32) & (n_slots - 1);
+  return (size_t)((block * 0x9E3779B97F4A7C15ull) >> 32) & (n_slots - 1);
 }
 
 bool seen_init(seen_set *s) {

@@ -5,12 +5,15 @@
  * ever referenced (a compulsory miss is a first reference).
  *
  * The LRU cache is a hash table of its lines and a queue of references
- * instead of a recency list: a hit writes the line's new position in the
- * queue and appends it there (no neighbours to unlink), and the least
- * recent line is the oldest queue entry that is still its line's latest.
- * The queue holds four entries per line; when full, the stale entries
- * are dropped in one pass, so a reference costs O(1) amortized. Internal
- * to cachemodel. */
+ * instead of a recency list: a hit marks the line's entry in the queue
+ * stale, appends the line and writes its new position into its slot (no
+ * neighbours to unlink), and the least recent line is the oldest entry
+ * not stale. A slot holds the line and its position, so a reference
+ * reads one host cache line of the table, a miss two (its own and the
+ * evicted line's). The queue holds eight entries per line; when full, the
+ * stale ones are dropped in one pass that looks up only the C live ones,
+ * so a reference costs O(1) amortized (1/7 of a lookup). Internal to
+ * cachemodel. */
 #ifndef CBANA_CACHEMODEL_FASHADOW_H
 #define CBANA_CACHEMODEL_FASHADOW_H
 
@@ -18,20 +21,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define FA_STALE UINT64_MAX
+
+typedef struct fa_slot {
+  uint64_t key;  /* line + 1, 0: empty */
+  uint32_t qpos; /* the queue position of its latest reference */
+} fa_slot;
+
 typedef struct fa_lru {
-  /* Hash table, linear probing: tkey[s] = line + 1 (0: empty), tnode[s]
-   * its node. */
-  uint64_t *tkey;
-  uint32_t *tnode;
+  fa_slot *t;     /* linear probing */
   uint32_t tbits; /* log2 of the table's slots */
-  /* Nodes 0 .. n - 1: line[i] and qpos[i], the queue position of its
-   * latest reference. */
-  uint64_t *line;
-  uint32_t *qpos;
   uint32_t n, cap;
-  /* The queue: positions head .. tail - 1 (counters, modulo 2^32), entry
-   * at queue[pos & qmask]. */
-  uint32_t *queue;
+  /* The queue: positions head .. tail - 1 (counters, modulo 2^32), the
+   * line at queue[pos & qmask], or FA_STALE. */
+  uint64_t *queue;
   uint32_t qmask, head, tail;
 } fa_lru;
 
@@ -42,6 +45,32 @@ void fa_lru_reset(fa_lru *f);
 /* References `line`: true if it was among the last `cap` distinct lines
  * referenced (it is the most recent one after). */
 bool fa_lru_ref(fa_lru *f, uint64_t line);
+
+/* A line's first slot to probe: Fibonacci hashing (Knuth 6.4). Placing
+ * four consecutive lines in one host cache line made a sweep slower
+ * (longer probe runs to shift on deletion; sim_bench 141 against 162 M
+ * accesses/s). */
+static inline uint32_t fa_home(const fa_lru *f, uint64_t line) {
+  return (uint32_t)((line * 0x9E3779B97F4A7C15ull) >> (64 - f->tbits));
+}
+
+/* fa_lru_ref's hit, inline: false (nothing done) if the line is not in
+ * the cache; fa_lru_insert then. */
+void fa_lru_requeue(fa_lru *f, fa_slot *sl, uint64_t line);
+static inline __attribute__((always_inline)) bool fa_lru_hit(fa_lru *f,
+                                                             uint64_t line) {
+  const uint32_t mask = (1u << f->tbits) - 1;
+  uint32_t s = fa_home(f, line);
+  for (; f->t[s].key; s = (s + 1) & mask)
+    if (f->t[s].key == line + 1) {
+      if (f->t[s].qpos != f->tail - 1) /* not already the latest */
+        fa_lru_requeue(f, &f->t[s], line);
+      return true;
+    }
+  return false;
+}
+/* A line not in the cache (fa_lru_hit said so) becomes its latest. */
+void fa_lru_insert(fa_lru *f, uint64_t line);
 
 /* Lines ever referenced, as 64-line blocks with a bit per line. */
 typedef struct seen_set {

@@ -89,17 +89,18 @@ bool par_run_affine(cb_hierarchy *h, const cb_affine_block *b, bool can_warp,
 void par_stop(cb_hierarchy *h);
 
 /* All lines of an access at one level: true if any missed; *cls is the
- * worst class of the missed lines (the lowest enum value). */
+ * worst class of the missed lines (the lowest enum value). `cold`: what
+ * the level above knew of the line's first reference (shadow.h). */
 static inline __attribute__((always_inline)) bool
 level_ref_lines(cb_level *lv, uint64_t first, uint64_t last, bool is_write,
-                unsigned *cls) {
+                unsigned *cls, unsigned cold) {
   bool missed = false, hit;
   uint64_t line = first;
   for (;;) {
     hit = cb_level_ref(lv, line, is_write);
     missed |= !hit;
     if (lv->shadow) {
-      unsigned c = cb_shadow_ref(lv->shadow, line, hit);
+      unsigned c = cb_shadow_ref(lv->shadow, line, hit, cold);
       if (!hit && c < *cls)
         *cls = c;
     }
@@ -125,11 +126,20 @@ access_levels_body(cb_hierarchy *h, uint64_t addr, uint64_t end, bool is_write,
       site < h->n_sites ? &h->sites[(size_t)site * h->n_levels] : NULL;
   const bool classify = h->classify;
   cb_level *lv = h->levels, *const lv_end = h->levels + h->n_levels;
+  unsigned cold = SHADOW_COLD_UNKNOWN;
   for (;; lv++, ss = ss ? ss + 1 : NULL) {
     uint64_t first = addr >> lv->line_shift, last = end >> lv->line_shift;
     unsigned cls = CB_MISS_CONFLICT;
-    if (!level_ref_lines(lv, first, last, is_write, &cls))
+    if (!level_ref_lines(lv, first, last, is_write, &cls, cold))
       return (unsigned)(lv - h->levels);
+    /* A level below with the same lines sees a line first exactly when
+     * this one does: this one's first reference to it missed and was
+     * presented there, and it is presented only what this one saw. */
+    cold =
+        first != last || lv + 1 == lv_end || lv[1].line_shift != lv->line_shift
+            ? SHADOW_COLD_UNKNOWN
+        : cls == CB_MISS_COMPULSORY ? SHADOW_COLD_YES
+                                    : SHADOW_COLD_NO;
     lv->misses++;
     lv->write_misses += is_write;
     if (ss)

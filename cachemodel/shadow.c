@@ -7,18 +7,6 @@
 #define NO_LINE UINT64_MAX
 #define MAX_K 40 /* a rate of 2^-40: more lines than an address space */
 
-/* The spatial sample's hash: MurmurHash3's 64-bit finalizer, so that
- * lines of any stride are sampled at the rate (SHARDS samples by a hash
- * of the location). */
-static inline uint64_t shadow_mix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return x;
-}
-
 static void no_memory(void) {
   /* as stackdist.c: a shadow that dropped a reference would misclassify
    * every later one; there is no partial answer */
@@ -85,14 +73,14 @@ static inline uint64_t scaled(uint64_t d, uint32_t k) {
 static void resample(cb_shadow *s, const uint64_t *lines, size_t n) {
   cb_stackdist_reset(&s->sd);
   for (size_t i = 0; i < n; i++)
-    if (shadow_mix(lines[i]) <= s->limit)
+    if (cb_shadow_mix(lines[i]) <= s->limit)
       cb_stackdist_ref(&s->sd, lines[i]);
 }
 
 static size_t sampled_count(const uint64_t *lines, size_t n, uint64_t limit) {
   size_t c = 0;
   for (size_t i = 0; i < n; i++)
-    c += shadow_mix(lines[i]) <= limit;
+    c += cb_shadow_mix(lines[i]) <= limit;
   return c;
 }
 
@@ -150,25 +138,25 @@ unsigned cb_shadow_to_sampled(cb_shadow *s) {
   return CB_MISS_COMPULSORY; /* the reference that got here was a first */
 }
 
-unsigned cb_shadow_ref_sampled(cb_shadow *s, uint64_t line, bool hit) {
-  s->last_line = line;
-  unsigned cls = CB_MISS_CONFLICT;
-  /* Outside the last C distinct lines: capacity, or a first reference
-   * (only a missing level can see one; a hit was seen before). */
-  if (!fa_lru_ref(&s->fa, line)) {
-    cls = CB_MISS_CAPACITY;
-    if (!hit && seen_add(&s->seen, line))
-      cls = CB_MISS_COMPULSORY;
-  }
-  if (cls == CB_MISS_COMPULSORY)
+/* Not among the last C distinct lines: a capacity miss, or a first
+ * reference (only a missing level can see one; a line it hits was seen
+ * before; the level above may know, and the set must learn of a first
+ * reference either way). */
+unsigned cb_shadow_fa_miss(cb_shadow *s, uint64_t line, bool hit,
+                           unsigned cold) {
+  fa_lru_insert(&s->fa, line);
+  if (!hit && cold != SHADOW_COLD_NO && seen_add(&s->seen, line)) {
     s->cold++;
-  else
-    s->rest++;
-  if (shadow_mix(line) <= s->limit &&
-      cb_stackdist_ref(&s->sd, line) == SD_COLD &&
+    return CB_MISS_COMPULSORY;
+  }
+  s->rest++;
+  return CB_MISS_CAPACITY;
+}
+
+void cb_shadow_sample(cb_shadow *s, uint64_t line) {
+  if (cb_stackdist_ref(&s->sd, line) == SD_COLD &&
       s->sd.distinct > s->sample_max)
     lower_rate(s);
-  return cls;
 }
 
 void cb_shadow_add_refs(cb_shadow *s, const uint64_t *stack, uint32_t d,
@@ -182,12 +170,12 @@ void cb_shadow_add_refs(cb_shadow *s, const uint64_t *stack, uint32_t d,
     return;
   }
   s->rest += count;
-  if (shadow_mix(stack[d]) > s->limit)
+  if (cb_shadow_mix(stack[d]) > s->limit)
     return;
   /* its distance among the sampled lines: those of the lines between */
   uint64_t ds = 0;
   for (uint32_t i = 0; i < d; i++)
-    ds += shadow_mix(stack[i]) <= s->limit;
+    ds += cb_shadow_mix(stack[i]) <= s->limit;
   cb_stackdist_add_refs(&s->sd, ds, count);
 }
 

@@ -59,14 +59,33 @@ bool cb_shadow_init(cb_shadow *s, uint64_t n_lines, bool exact);
 void cb_shadow_free(cb_shadow *s);
 void cb_shadow_reset(cb_shadow *s);
 
+/* What a reference's caller knows of whether it is the line's first
+ * (the level above, with the same lines, saw it first or not). */
+enum { SHADOW_COLD_UNKNOWN, SHADOW_COLD_YES, SHADOW_COLD_NO };
+
 /* The out-of-line steps of cb_shadow_ref. */
 unsigned cb_shadow_to_sampled(cb_shadow *s);
-unsigned cb_shadow_ref_sampled(cb_shadow *s, uint64_t line, bool hit);
+unsigned cb_shadow_fa_miss(cb_shadow *s, uint64_t line, bool hit,
+                           unsigned cold);
+void cb_shadow_sample(cb_shadow *s, uint64_t line);
 
-/* A reference to `line`; `hit`: whether the level hit. Returns the class
- * the miss would have (meaningful when !hit). */
+/* The spatial sample's hash: MurmurHash3's 64-bit finalizer, so that
+ * lines of any stride are sampled at the rate (SHARDS samples by a hash
+ * of the location). */
+static inline uint64_t cb_shadow_mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return x;
+}
+
+/* A reference to `line`; `hit`: whether the level hit; `cold`: a
+ * SHADOW_COLD_. Returns the class the miss would have (meaningful when
+ * !hit). */
 static inline __attribute__((always_inline)) unsigned
-cb_shadow_ref(cb_shadow *s, uint64_t line, bool hit) {
+cb_shadow_ref(cb_shadow *s, uint64_t line, bool hit, unsigned cold) {
   if (!s->sampled) {
     uint64_t d = cb_stackdist_ref(&s->sd, line);
     if (d != SD_COLD)
@@ -79,7 +98,15 @@ cb_shadow_ref(cb_shadow *s, uint64_t line, bool hit) {
     s->repeats++;
     return CB_MISS_CONFLICT;
   }
-  return cb_shadow_ref_sampled(s, line, hit);
+  s->last_line = line;
+  unsigned cls = CB_MISS_CONFLICT;
+  if (fa_lru_hit(&s->fa, line))
+    s->rest++;
+  else
+    cls = cb_shadow_fa_miss(s, line, hit, cold);
+  if (cb_shadow_mix(line) <= s->limit)
+    cb_shadow_sample(s, line);
+  return cls;
 }
 
 /* n references that repeat the latest line (the levels' fast paths). */

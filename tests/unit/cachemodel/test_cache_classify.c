@@ -170,7 +170,7 @@ static void shadow_alone(void) {
         unsigned want = d < 0                    ? CB_MISS_COMPULSORY
                         : (uint64_t)d >= caps[c] ? CB_MISS_CAPACITY
                                                  : CB_MISS_CONFLICT;
-        unsigned got = cb_shadow_ref(&s, line, hit);
+        unsigned got = cb_shadow_ref(&s, line, hit, SHADOW_COLD_UNKNOWN);
         wrong += got != want;
       }
       CHECK_EQ_U64(wrong, 0);
@@ -183,8 +183,10 @@ static void shadow_alone(void) {
       CHECK_EQ_U64(hist[0], r.hist[0]);
       cb_shadow_reset(&s);
       CHECK(!s.sampled);
-      CHECK(cb_shadow_ref(&s, 5, false) == CB_MISS_COMPULSORY);
-      CHECK(cb_shadow_ref(&s, 5, false) == CB_MISS_CONFLICT);
+      CHECK(cb_shadow_ref(&s, 5, false, SHADOW_COLD_UNKNOWN) ==
+            CB_MISS_COMPULSORY);
+      CHECK(cb_shadow_ref(&s, 5, false, SHADOW_COLD_UNKNOWN) ==
+            CB_MISS_CONFLICT);
       cb_shadow_free(&s);
       free(r.stack);
       free(r.hist);
