@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static inline uint32_t home(const fa_lru *f, uint64_t line) {
   return fa_home(f, line);
 }
@@ -132,15 +131,16 @@ bool fa_lru_ref(fa_lru *f, uint64_t line) {
 
 /* ---- Lines ever referenced ---------------------------------------------- */
 
-#define SEEN_MIN 1024
+#define SEEN_MIN 64
+#define PAGE_WORDS (SEEN_PAGE_LINES / 64)
 
-static inline size_t seen_slot(uint64_t block, size_t n_slots) {
-  return (size_t)((block * 0x9E3779B97F4A7C15ull) >> 32) & (n_slots - 1);
+static inline size_t seen_slot(uint64_t page, size_t n_slots) {
+  return (size_t)((page * 0x9E3779B97F4A7C15ull) >> 32) & (n_slots - 1);
 }
 
 bool seen_init(seen_set *s) {
+  memset(s, 0, sizeof *s);
   s->n_slots = SEEN_MIN;
-  s->used = 0;
   s->key = calloc(s->n_slots, sizeof *s->key);
   s->bits = calloc(s->n_slots, sizeof *s->bits);
   if (!s->key || !s->bits) {
@@ -151,20 +151,28 @@ bool seen_init(seen_set *s) {
 }
 
 void seen_free(seen_set *s) {
+  for (size_t i = 0; i < s->n_slots && s->bits; i++)
+    free(s->bits[i]);
   free(s->key);
   free(s->bits);
   memset(s, 0, sizeof *s);
 }
 
 void seen_reset(seen_set *s) {
+  for (size_t i = 0; i < s->n_slots; i++) {
+    free(s->bits[i]);
+    s->bits[i] = NULL;
+  }
   memset(s->key, 0, s->n_slots * sizeof *s->key);
-  memset(s->bits, 0, s->n_slots * sizeof *s->bits);
   s->used = 0;
+  s->last_key = 0;
+  s->last_bits = NULL;
 }
 
 static bool seen_grow(seen_set *s) {
   size_t n = s->n_slots * 2;
-  uint64_t *nk = calloc(n, sizeof *nk), *nb = calloc(n, sizeof *nb);
+  uint64_t *nk = calloc(n, sizeof *nk);
+  uint64_t **nb = calloc(n, sizeof *nb);
   if (!nk || !nb) {
     free(nk);
     free(nb);
@@ -187,24 +195,40 @@ static bool seen_grow(seen_set *s) {
   return true;
 }
 
-bool seen_add(seen_set *s, uint64_t line) {
-  uint64_t block = line >> 6, key = block + 1, bit = 1ull << (line & 63);
-  size_t mask = s->n_slots - 1, i = seen_slot(block, s->n_slots);
+/* The bitmap of a page, added if new. */
+static uint64_t *seen_page(seen_set *s, uint64_t key) {
+  size_t mask = s->n_slots - 1, i = seen_slot(key - 1, s->n_slots);
   for (; s->key[i]; i = (i + 1) & mask)
-    if (s->key[i] == key) {
-      bool is_new = !(s->bits[i] & bit);
-      s->bits[i] |= bit;
-      return is_new;
-    }
+    if (s->key[i] == key)
+      return s->bits[i];
   if (2 * (s->used + 1) > s->n_slots) {
     if (!seen_grow(s))
-      abort(); /* a class cannot be given without it (stackdist.c) */
+      return NULL;
     mask = s->n_slots - 1;
-    for (i = seen_slot(block, s->n_slots); s->key[i]; i = (i + 1) & mask)
+    for (i = seen_slot(key - 1, s->n_slots); s->key[i]; i = (i + 1) & mask)
       ;
   }
+  uint64_t *b = calloc(PAGE_WORDS, sizeof *b);
+  if (!b)
+    return NULL;
   s->key[i] = key;
-  s->bits[i] = bit;
+  s->bits[i] = b;
   s->used++;
-  return true;
+  return b;
+}
+
+bool seen_add(seen_set *s, uint64_t line) {
+  uint64_t key = (line >> SEEN_PAGE_BITS) + 1;
+  uint64_t *b = s->last_bits;
+  if (key != s->last_key) {
+    if (!(b = seen_page(s, key)))
+      abort(); /* a class cannot be given without it (stackdist.c) */
+    s->last_key = key;
+    s->last_bits = b;
+  }
+  uint32_t w = (uint32_t)(line % SEEN_PAGE_LINES) / 64;
+  uint64_t bit = 1ull << (line & 63);
+  bool is_new = !(b[w] & bit);
+  b[w] |= bit;
+  return is_new;
 }

@@ -72,11 +72,19 @@ static inline __attribute__((always_inline)) bool fa_lru_hit(fa_lru *f,
 /* A line not in the cache (fa_lru_hit said so) becomes its latest. */
 void fa_lru_insert(fa_lru *f, uint64_t line);
 
-/* Lines ever referenced, as 64-line blocks with a bit per line. */
+/* Lines ever referenced: a bitmap per page of SEEN_PAGE_LINES lines (a
+ * bit a line, 512 bytes for 256 KiB of 64-byte lines), the pages in a
+ * hash table; the page of the last lookup is kept. Dense data costs an
+ * eighth of a byte a line, so that a random walk over it reads a small
+ * bitmap rather than a large table. */
+#define SEEN_PAGE_BITS 12
+#define SEEN_PAGE_LINES (1u << SEEN_PAGE_BITS)
 typedef struct seen_set {
-  uint64_t *key; /* block + 1, 0: empty */
-  uint64_t *bits;
+  uint64_t *key;   /* page + 1, 0: empty */
+  uint64_t **bits; /* its bitmap */
   size_t n_slots, used;
+  uint64_t last_key;
+  uint64_t *last_bits;
 } seen_set;
 
 bool seen_init(seen_set *s);
