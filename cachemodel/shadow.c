@@ -28,6 +28,7 @@ void cb_shadow_free(cb_shadow *s) {
   fa_lru_free(&s->fa);
   seen_free(&s->seen);
   free(s->acc);
+  free(s->shist);
   free(s->out);
   memset(s, 0, sizeof *s);
 }
@@ -37,35 +38,43 @@ void cb_shadow_reset(cb_shadow *s) {
   fa_lru_free(&s->fa);
   seen_free(&s->seen);
   s->sampled = false;
-  s->repeats = s->cold = s->rest = 0;
+  s->repeats = s->cold = s->rest = s->est = 0;
+  memset(s->near, 0, sizeof s->near);
+  s->shist_len = 0;
   s->last_line = NO_LINE;
   s->k = 0;
   s->limit = UINT64_MAX;
   s->acc_len = 0;
 }
 
-static void acc_add(cb_shadow *s, uint64_t d, uint64_t n) {
-  if (d >= s->acc_cap) {
-    size_t cap = s->acc_cap ? s->acc_cap : 64;
-    while (cap <= d)
-      cap *= 2;
-    uint64_t *a = realloc(s->acc, cap * sizeof *a);
+/* Adds n at d to a growing histogram. */
+static void hist_add(uint64_t **h, size_t *len, size_t *cap, uint64_t d,
+                     uint64_t n) {
+  if (d >= *cap) {
+    size_t c = *cap ? *cap : 64;
+    while (c <= d)
+      c *= 2;
+    uint64_t *a = realloc(*h, c * sizeof *a);
     if (!a)
       no_memory();
-    memset(a + s->acc_cap, 0, (cap - s->acc_cap) * sizeof *a);
-    s->acc = a;
-    s->acc_cap = cap;
+    memset(a + *cap, 0, (c - *cap) * sizeof *a);
+    *h = a;
+    *cap = c;
   }
-  if (d >= s->acc_len)
-    s->acc_len = (size_t)d + 1;
-  s->acc[d] += n;
+  if (d >= *len)
+    *len = (size_t)d + 1;
+  (*h)[d] += n;
 }
 
-/* A sampled distance d at rate 2^-k: d * 2^k, at least 1 (a distance 0
- * among the sampled lines is a reference with lines between, unsampled:
- * immediate repeats never reach sd). */
+static void acc_add(cb_shadow *s, uint64_t d, uint64_t n) {
+  hist_add(&s->acc, &s->acc_len, &s->acc_cap, d, n);
+}
+
+/* A sampled distance d at rate 2^-k: d * 2^k, at least SHADOW_NEAR
+ * (the references it stands for were not in the window). */
 static inline uint64_t scaled(uint64_t d, uint32_t k) {
-  return d ? d << k : 1;
+  d <<= k;
+  return d > SHADOW_NEAR ? d : SHADOW_NEAR;
 }
 
 /* sd's histogram into acc at the current rate, and sd's lines again
@@ -88,9 +97,13 @@ static size_t sampled_count(const uint64_t *lines, size_t n, uint64_t limit) {
  * into acc at their weight, the lines out of range leave sd. */
 static void lower_rate(cb_shadow *s) {
   const cb_stackdist *sd = &s->sd;
-  for (size_t d = 0; d < sd->hist_len; d++)
-    if (sd->hist[d])
-      acc_add(s, scaled(d, s->k), sd->hist[d] << s->k);
+  for (size_t d = 0; d < s->shist_len; d++)
+    if (s->shist[d]) {
+      acc_add(s, scaled(d, s->k), s->shist[d] << s->k);
+      s->est += s->shist[d] << s->k;
+      s->shist[d] = 0;
+    }
+  s->shist_len = 0;
   size_t n = (size_t)sd->distinct;
   uint64_t *lines = malloc((n ? n : 1) * sizeof *lines);
   if (!lines)
@@ -115,11 +128,11 @@ unsigned cb_shadow_to_sampled(cb_shadow *s) {
    * others. */
   s->repeats += sd->hist[0];
   for (size_t d = 1; d < sd->hist_len; d++)
-    if (sd->hist[d]) {
+    if (sd->hist[d])
       acc_add(s, d, sd->hist[d]);
-      s->rest += sd->hist[d];
-    }
   s->cold = sd->cold;
+  for (size_t i = 0; i < SHADOW_NEAR; i++)
+    s->win[i] = i < n ? lines[n - 1 - i] : NO_LINE;
   for (size_t i = 0; i < n; i++)
     seen_add(&s->seen, lines[i]);
   /* the LRU cache holds the C most recent, in their order */
@@ -142,21 +155,27 @@ unsigned cb_shadow_to_sampled(cb_shadow *s) {
  * reference (only a missing level can see one; a line it hits was seen
  * before; the level above may know, and the set must learn of a first
  * reference either way). */
-unsigned cb_shadow_fa_miss(cb_shadow *s, uint64_t line, bool hit,
-                           unsigned cold) {
+unsigned cb_shadow_fa_miss(cb_shadow *s, uint64_t line, bool hit, unsigned cold,
+                           bool far) {
   fa_lru_insert(&s->fa, line);
   if (!hit && cold != SHADOW_COLD_NO && seen_add(&s->seen, line)) {
     s->cold++;
     return CB_MISS_COMPULSORY;
   }
-  s->rest++;
+  s->rest += far;
   return CB_MISS_CAPACITY;
 }
 
-void cb_shadow_sample(cb_shadow *s, uint64_t line) {
-  if (cb_stackdist_ref(&s->sd, line) == SD_COLD &&
-      s->sd.distinct > s->sample_max)
-    lower_rate(s);
+/* A sampled line: sd keeps their order; the distance is counted unless
+ * the window counted it (a first reference is neither). */
+void cb_shadow_sample(cb_shadow *s, uint64_t line, bool far) {
+  uint64_t d = cb_stackdist_ref(&s->sd, line);
+  if (d == SD_COLD) {
+    if (s->sd.distinct > s->sample_max)
+      lower_rate(s);
+  } else if (far) {
+    hist_add(&s->shist, &s->shist_len, &s->shist_cap, d, 1);
+  }
 }
 
 void cb_shadow_add_refs(cb_shadow *s, const uint64_t *stack, uint32_t d,
@@ -169,6 +188,12 @@ void cb_shadow_add_refs(cb_shadow *s, const uint64_t *stack, uint32_t d,
     cb_stackdist_add_refs(&s->sd, d, count);
     return;
   }
+  /* The window holds the stack's top: the same lines after each
+   * iteration, in the same order. */
+  if (d < SHADOW_NEAR) {
+    s->near[d] += count;
+    return;
+  }
   s->rest += count;
   if (cb_shadow_mix(stack[d]) > s->limit)
     return;
@@ -176,7 +201,7 @@ void cb_shadow_add_refs(cb_shadow *s, const uint64_t *stack, uint32_t d,
   uint64_t ds = 0;
   for (uint32_t i = 0; i < d; i++)
     ds += cb_shadow_mix(stack[i]) <= s->limit;
-  cb_stackdist_add_refs(&s->sd, ds, count);
+  hist_add(&s->shist, &s->shist_len, &s->shist_cap, ds, count);
 }
 
 static void out_fit(cb_shadow *s, size_t len) {
@@ -203,23 +228,27 @@ void cb_shadow_histogram(cb_shadow *s, const uint64_t **hist, size_t *len,
     *cold = sd->cold;
     return;
   }
-  size_t top = (size_t)scaled(sd->hist_len - 1, s->k) + 1;
-  out_fit(s, (top > s->acc_len ? top : s->acc_len) + 2);
+  size_t top = s->shist_len ? (size_t)scaled(s->shist_len - 1, s->k) : 0;
+  if (top < s->acc_len)
+    top = s->acc_len;
+  out_fit(s, (top > SHADOW_NEAR ? top : SHADOW_NEAR) + 1);
   uint64_t *o = s->out;
   for (size_t d = 1; d < s->acc_len; d++)
     o[d] = s->acc[d];
-  for (size_t d = 0; d < sd->hist_len; d++)
-    o[scaled(d, s->k)] += sd->hist[d] << s->k;
+  for (size_t d = 1; d < SHADOW_NEAR; d++)
+    o[d] += s->near[d];
+  uint64_t est = s->est;
+  for (size_t d = 0; d < s->shist_len; d++) {
+    o[scaled(d, s->k)] += s->shist[d] << s->k;
+    est += s->shist[d] << s->k;
+  }
   /* SHARDS_adj: the estimate's total to the exact count, the difference
-   * at the smallest distances */
-  uint64_t est = 0;
-  for (size_t d = 1; d < s->out_len; d++)
-    est += o[d];
+   * at the smallest distance it stands for */
   if (est <= s->rest) {
-    o[1] += s->rest - est;
+    o[SHADOW_NEAR] += s->rest - est;
   } else {
     uint64_t over = est - s->rest;
-    for (size_t d = 1; over && d < s->out_len; d++) {
+    for (size_t d = SHADOW_NEAR; over && d < s->out_len; d++) {
       uint64_t t = o[d] < over ? o[d] : over;
       o[d] -= t;
       over -= t;

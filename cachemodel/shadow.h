@@ -15,10 +15,13 @@
  * for d * 2^k with weight 2^k. k grows by one (and the sampled lines
  * whose hash is out of range leave) whenever more than sample_max lines
  * are sampled: the fixed-size variant of the paper, with a power of two
- * for a rate so that the weights stay integers. Immediate repeats of a
- * line (distance 0), first references and the number of all others are
- * counted exactly; the sampled histogram is adjusted to that number
- * (SHARDS_adj, the difference in the smallest distance). Everything
+ * for a rate so that the weights stay integers. A sample at 2^-k cannot
+ * tell distances below 2^k apart, so the SHADOW_NEAR lines referenced
+ * last are kept in order, and a reference to one of them (distance 1 to
+ * SHADOW_NEAR - 1) is counted exactly, as are immediate repeats
+ * (distance 0) and first references; the sample estimates the others
+ * (at distance SHADOW_NEAR at least), adjusted to their exact number
+ * (SHARDS_adj, the difference at the smallest such distance). Everything
  * follows from the stream of line references alone: deterministic, the
  * same for every engine. Internal to cachemodel. */
 #ifndef CBANA_CACHEMODEL_SHADOW_H
@@ -32,6 +35,7 @@
  * lines), and the most lines sampled past it. */
 #define SHADOW_EXACT_MAX (1u << 16)
 #define SHADOW_SAMPLE_MAX (1u << 14)
+#define SHADOW_NEAR 8
 
 typedef struct cb_shadow {
   bool sampled;       /* past exact_max: classes by fa/seen */
@@ -44,10 +48,19 @@ typedef struct cb_shadow {
   uint32_t k;     /* sampled: rate 2^-k */
   uint64_t limit; /* sampled iff shadow_mix(line) <= limit */
   uint64_t cold;  /* sampled: distinct lines */
-  uint64_t rest;  /* sampled: references neither repeats nor cold */
-  /* Distances counted before the last change of rate, at their scale. */
+  /* Sampled: the SHADOW_NEAR lines referenced last, most recent first
+   * (win[0] is last_line), and the references found there by distance. */
+  uint64_t win[SHADOW_NEAR];
+  uint64_t near[SHADOW_NEAR];
+  uint64_t rest; /* sampled: references found neither there nor cold */
+  /* Their sampled lines' distances among the sampled lines, at rate 2^-k. */
+  uint64_t *shist;
+  size_t shist_len, shist_cap;
+  /* The exact distances, and the sample's before the last change of
+   * rate at their scale (est: how many references those stand for). */
   uint64_t *acc;
   size_t acc_len, acc_cap;
+  uint64_t est;
   uint64_t exact_max, sample_max; /* tests lower them */
   /* cb_shadow_histogram's answer. */
   uint64_t *out;
@@ -65,9 +78,28 @@ enum { SHADOW_COLD_UNKNOWN, SHADOW_COLD_YES, SHADOW_COLD_NO };
 
 /* The out-of-line steps of cb_shadow_ref. */
 unsigned cb_shadow_to_sampled(cb_shadow *s);
-unsigned cb_shadow_fa_miss(cb_shadow *s, uint64_t line, bool hit,
-                           unsigned cold);
-void cb_shadow_sample(cb_shadow *s, uint64_t line);
+unsigned cb_shadow_fa_miss(cb_shadow *s, uint64_t line, bool hit, unsigned cold,
+                           bool far);
+void cb_shadow_sample(cb_shadow *s, uint64_t line, bool far);
+
+/* The window of the lines referenced last, for a line other than the
+ * last: counts a reference found there, moves the line to its front;
+ * false if it was found. */
+static inline __attribute__((always_inline)) bool
+cb_shadow_window(cb_shadow *s, uint64_t line) {
+  uint32_t i = 1;
+  while (i < SHADOW_NEAR && s->win[i] != line)
+    i++;
+  const bool far = i == SHADOW_NEAR;
+  if (far)
+    i = SHADOW_NEAR - 1;
+  else
+    s->near[i]++;
+  for (; i > 0; i--)
+    s->win[i] = s->win[i - 1];
+  s->win[0] = line;
+  return far;
+}
 
 /* The spatial sample's hash: MurmurHash3's 64-bit finalizer, so that
  * lines of any stride are sampled at the rate (SHARDS samples by a hash
@@ -99,13 +131,14 @@ cb_shadow_ref(cb_shadow *s, uint64_t line, bool hit, unsigned cold) {
     return CB_MISS_CONFLICT;
   }
   s->last_line = line;
+  const bool far = cb_shadow_window(s, line);
   unsigned cls = CB_MISS_CONFLICT;
   if (fa_lru_hit(&s->fa, line))
-    s->rest++;
+    s->rest += far;
   else
-    cls = cb_shadow_fa_miss(s, line, hit, cold);
+    cls = cb_shadow_fa_miss(s, line, hit, cold, far);
   if (cb_shadow_mix(line) <= s->limit)
-    cb_shadow_sample(s, line);
+    cb_shadow_sample(s, line, far);
   return cls;
 }
 
