@@ -55,7 +55,7 @@
  * that referenced S, hit or not.
  *
  * With classification (CB_CLASSIFY) the first level also feeds its fully
- * associative LRU shadow (stackdist.c) every line reference, hits
+ * associative LRU shadow (shadow.h) every line reference, hits
  * included, and the skipped iterations must add their stack distances to
  * its histogram. They repeat: after an iteration that referenced the
  * sequence S, the top of the shadow's LRU stack holds S's distinct lines
@@ -73,7 +73,11 @@
  * to put them on top, S again to read the distances (lines below S's
  * never come up). All-hit iterations classify nothing and consult no
  * lower level, so the lower levels' shadows are untouched. An S of more
- * than SHADOW_MAX_REFS line references is not warped. */
+ * than SHADOW_MAX_REFS line references is not warped. With sampled
+ * distances (shadow.h), the fully associative LRU cache of C lines is
+ * left as it is (the same lines on top, in the same order), and a
+ * reference to a sampled line adds its distance among the sampled lines
+ * of S above it: again a function of S alone. */
 #include "affine_loop.h"
 
 #include <string.h>
@@ -288,7 +292,7 @@ count:;
   /* The fast-path hits of the iterations run (distance 0 in the shadow);
    * shadow_warp counted the warped ones. */
   if (l1->shadow)
-    l1->shadow->hist[0] += total - r.slow - r.warped * b->n_acc;
+    cb_shadow_repeat(l1->shadow, total - r.slow - r.warped * b->n_acc);
   h->affine.warped_iterations += r.warped;
   h->affine.warps += r.warps;
 }

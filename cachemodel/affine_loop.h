@@ -52,9 +52,8 @@ access_lean_call(cb_hierarchy *h, uint64_t addr, bool is_write, uint32_t site) {
 /* Adds m times D(S) to the shadow's histogram (the comment at the top):
  * S is the line sequence of the n accesses [p[j], end[j]] at the first
  * level. False (nothing added) if S is longer than SHADOW_MAX_REFS. */
-static inline bool shadow_warp(cb_stackdist *sd, uint32_t shift,
-                               const uint64_t *p, const uint64_t *end,
-                               uint32_t n, uint64_t m) {
+static inline bool shadow_warp(cb_shadow *sd, uint32_t shift, const uint64_t *p,
+                               const uint64_t *end, uint32_t n, uint64_t m) {
   uint64_t seq[SHADOW_MAX_REFS], stack[SHADOW_MAX_REFS];
   uint32_t k = 0, depth = 0;
   for (uint32_t j = 0; j < n; j++) {
@@ -75,7 +74,7 @@ static inline bool shadow_warp(cb_stackdist *sd, uint32_t shift,
       if (d == depth)
         depth++; /* only in the first pass: new on top */
       else if (pass == 1)
-        cb_stackdist_add_refs(sd, d, m);
+        cb_shadow_add_refs(sd, stack, d, m);
       for (; d > 0; d--)
         stack[d] = stack[d - 1];
       stack[0] = seq[i];
@@ -115,7 +114,7 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
   const uint64_t *const way0 = way0_hits(h) ? l1->tags : NULL;
   const uint64_t set_mask = l1->set_mask;
   const uint32_t assoc = inl ? a1 : l1->assoc;
-  cb_stackdist *const shadow = can_warp ? l1->shadow : NULL;
+  cb_shadow *const shadow = can_warp ? l1->shadow : NULL;
   const bool lru2 = lru2_applies(h);
   /* Whether an iteration that missed may start a warp too (the comment
    * at the top): an LRU first level that fills on every miss, with ways

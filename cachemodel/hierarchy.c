@@ -51,7 +51,7 @@ void cb_records_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
   l1->accesses += n;
   l1->writes += writes;
   if (l1->shadow)
-    l1->shadow->hist[0] += n - (h->slow_accesses - slow_before);
+    cb_shadow_repeat(l1->shadow, n - (h->slow_accesses - slow_before));
 }
 
 /* Records between two blocks wait for the second (memo.h); others go
@@ -114,7 +114,7 @@ access_outcome(cb_hierarchy *h, uint64_t addr, uint32_t size, bool is_write,
   if (addr >> l1->line_shift == l1->last_line &&
       end >> l1->line_shift == l1->last_line) {
     if (l1->shadow)
-      l1->shadow->hist[0]++;
+      cb_shadow_repeat(l1->shadow, 1);
     return 0;
   }
   return access_outcome_slow(h, addr, end, size, is_write, site, cls);
@@ -168,15 +168,16 @@ cb_hierarchy *cb_hierarchy_create(const cb_cache_config *cfg, uint32_t n_sites,
       goto oom;
   }
   for (unsigned i = 0; i < cfg->n_levels; i++) {
-    cb_stackdist *shadow = NULL;
+    cb_shadow *shadow = NULL;
     if (h->classify) {
       shadow = &h->shadows[i];
-      if (!cb_stackdist_init(shadow, 1u << 16))
+      if (!cb_shadow_init(shadow, cfg->levels[i].size / cfg->levels[i].line,
+                          flags & CB_EXACT_MRC))
         goto oom;
     }
     if (!cb_level_init(&h->levels[i], &cfg->levels[i], shadow)) {
       if (shadow)
-        cb_stackdist_free(shadow);
+        cb_shadow_free(shadow);
       goto oom;
     }
     h->n_levels = i + 1;
@@ -216,7 +217,7 @@ void cb_hierarchy_destroy(cb_hierarchy *h) {
   for (unsigned i = 0; i < h->n_levels; i++) {
     cb_level_free(&h->levels[i]);
     if (h->classify)
-      cb_stackdist_free(&h->shadows[i]);
+      cb_shadow_free(&h->shadows[i]);
   }
   if (h->memo) {
     memo_long_free(h->memo->lng);
@@ -233,7 +234,7 @@ void cb_hierarchy_reset(cb_hierarchy *h) {
   for (unsigned i = 0; i < h->n_levels; i++) {
     cb_level_reset(&h->levels[i]);
     if (h->classify)
-      cb_stackdist_reset(&h->shadows[i]);
+      cb_shadow_reset(&h->shadows[i]);
   }
   if (h->sites)
     memset(h->sites, 0, (size_t)h->n_sites * h->n_levels * sizeof *h->sites);
@@ -285,22 +286,38 @@ bool cb_hierarchy_distance_histogram(const cb_hierarchy *h, unsigned level,
                                      uint64_t *cold) {
   if (!h->classify || level >= h->n_levels)
     return false;
-  const cb_stackdist *sd = &h->shadows[level];
-  *hist = sd->hist;
-  *len = sd->hist_len;
-  *cold = sd->cold;
+  /* built on request (the object is not const) */
+  memo_settle((cb_hierarchy *)h);
+  cb_shadow_histogram((cb_shadow *)&h->shadows[level], hist, len, cold);
   return true;
+}
+
+uint32_t cb_hierarchy_distance_scale_log2(const cb_hierarchy *h,
+                                          unsigned level) {
+  if (!h->classify || level >= h->n_levels)
+    return 0;
+  return cb_shadow_scale_log2(&h->shadows[level]);
 }
 
 uint64_t cb_hierarchy_fa_lru_misses(const cb_hierarchy *h, unsigned level,
                                     uint64_t lines) {
-  if (!h->classify || level >= h->n_levels)
+  const uint64_t *hist;
+  size_t len;
+  uint64_t m;
+  if (!cb_hierarchy_distance_histogram(h, level, &hist, &len, &m))
     return UINT64_MAX;
-  return cb_stackdist_fa_misses(&h->shadows[level], lines);
+  for (size_t d = lines; d < len; d++)
+    m += hist[d];
+  return m;
 }
 
 uint64_t cb_hierarchy_line_refs(const cb_hierarchy *h, unsigned level) {
-  if (!h->classify || level >= h->n_levels)
+  const uint64_t *hist;
+  size_t len;
+  uint64_t r;
+  if (!cb_hierarchy_distance_histogram(h, level, &hist, &len, &r))
     return 0;
-  return cb_stackdist_refs(&h->shadows[level]);
+  for (size_t d = 0; d < len; d++)
+    r += hist[d];
+  return r;
 }

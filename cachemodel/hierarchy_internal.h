@@ -23,7 +23,7 @@ struct cb_hierarchy {
   seg_memo *memo;         /* memo.c, or NULL where it does not apply */
   par_pool *pool;         /* parallel.c: threads that split blocks, or NULL */
   cb_level levels[CB_MAX_LEVELS];
-  cb_stackdist shadows[CB_MAX_LEVELS];
+  cb_shadow shadows[CB_MAX_LEVELS];
 };
 
 /* The unmemoized paths: a record batch (hierarchy.c) and an affine
@@ -88,30 +88,21 @@ bool par_run_affine(cb_hierarchy *h, const cb_affine_block *b, bool can_warp,
 /* Stops the pool's threads and frees it (nothing without one). */
 void par_stop(cb_hierarchy *h);
 
-/* The shadow's verdict on a line the level missed. */
-static inline unsigned classify_line(const cb_level *lv, uint64_t distance) {
-  if (distance == SD_COLD)
-    return CB_MISS_COMPULSORY;
-  return distance >= lv->n_lines ? CB_MISS_CAPACITY : CB_MISS_CONFLICT;
-}
-
 /* All lines of an access at one level: true if any missed; *cls is the
- * worst class of the missed lines (the lowest enum value). */
+ * worst class of the missed lines (the lowest enum value). `cold`: what
+ * the level above knew of the line's first reference (shadow.h). */
 static inline __attribute__((always_inline)) bool
 level_ref_lines(cb_level *lv, uint64_t first, uint64_t last, bool is_write,
-                unsigned *cls) {
+                unsigned *cls, unsigned cold) {
   bool missed = false, hit;
   uint64_t line = first;
   for (;;) {
     hit = cb_level_ref(lv, line, is_write);
     missed |= !hit;
     if (lv->shadow) {
-      uint64_t d = cb_stackdist_ref(lv->shadow, line);
-      if (!hit) {
-        unsigned c = classify_line(lv, d);
-        if (c < *cls)
-          *cls = c;
-      }
+      unsigned c = cb_shadow_ref(lv->shadow, line, hit, cold);
+      if (!hit && c < *cls)
+        *cls = c;
     }
     if (line == last)
       break;
@@ -135,11 +126,20 @@ access_levels_body(cb_hierarchy *h, uint64_t addr, uint64_t end, bool is_write,
       site < h->n_sites ? &h->sites[(size_t)site * h->n_levels] : NULL;
   const bool classify = h->classify;
   cb_level *lv = h->levels, *const lv_end = h->levels + h->n_levels;
+  unsigned cold = SHADOW_COLD_UNKNOWN;
   for (;; lv++, ss = ss ? ss + 1 : NULL) {
     uint64_t first = addr >> lv->line_shift, last = end >> lv->line_shift;
     unsigned cls = CB_MISS_CONFLICT;
-    if (!level_ref_lines(lv, first, last, is_write, &cls))
+    if (!level_ref_lines(lv, first, last, is_write, &cls, cold))
       return (unsigned)(lv - h->levels);
+    /* A level below with the same lines sees a line first exactly when
+     * this one does: this one's first reference to it missed and was
+     * presented there, and it is presented only what this one saw. */
+    cold =
+        first != last || lv + 1 == lv_end || lv[1].line_shift != lv->line_shift
+            ? SHADOW_COLD_UNKNOWN
+        : cls == CB_MISS_COMPULSORY ? SHADOW_COLD_YES
+                                    : SHADOW_COLD_NO;
     lv->misses++;
     lv->write_misses += is_write;
     if (ss)
@@ -161,7 +161,7 @@ access_levels_body(cb_hierarchy *h, uint64_t addr, uint64_t end, bool is_write,
     if (addr >> lv[1].line_shift == lv[1].last_line &&
         end >> lv[1].line_shift == lv[1].last_line) {
       if (lv[1].shadow)
-        lv[1].shadow->hist[0]++;
+        cb_shadow_repeat(lv[1].shadow, 1);
       return (unsigned)(lv + 1 - h->levels);
     }
   }

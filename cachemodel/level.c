@@ -19,7 +19,7 @@ static void *host_line_alloc(size_t bytes) {
 }
 
 bool cb_level_init(cb_level *lv, const cb_level_config *cfg,
-                   cb_stackdist *shadow) {
+                   cb_shadow *shadow) {
   memset(lv, 0, sizeof *lv);
   lv->cfg = *cfg;
   lv->n_lines = cfg->size / cfg->line;

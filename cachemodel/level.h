@@ -6,7 +6,7 @@
 
 #include "cbana/cache.h"
 #include "policy.h"
-#include "stackdist.h"
+#include "shadow.h"
 #include "wideset.h"
 
 /* The host's cache line (x86-64, AArch64): the unit of false sharing
@@ -22,9 +22,9 @@ typedef struct cb_level {
   uint32_t assoc;
   cb_policy policy;
   bool write_allocate;
-  cb_stackdist *shadow; /* NULL without classification */
-  cb_wideset *wide;     /* sets of more than WIDE_ASSOC ways, else NULL */
-  uint64_t n_lines;     /* capacity in lines, for the shadow's verdict */
+  cb_shadow *shadow; /* NULL without classification */
+  cb_wideset *wide;  /* sets of more than WIDE_ASSOC ways, else NULL */
+  uint64_t n_lines;  /* capacity in lines, for the shadow's verdict */
   /* Counters; reads and read misses are derived. */
   uint64_t accesses, writes, misses, write_misses;
   uint64_t miss_class[CB_MISS_CLASSES];
@@ -37,8 +37,7 @@ typedef struct cb_level {
 } cb_level;
 
 /* Sets up a level for a checked configuration; false if memory runs out. */
-bool cb_level_init(cb_level *lv, const cb_level_config *cfg,
-                   cb_stackdist *shadow);
+bool cb_level_init(cb_level *lv, const cb_level_config *cfg, cb_shadow *shadow);
 void cb_level_free(cb_level *lv);
 /* Empty sets, zero counters, the seed again. */
 void cb_level_reset(cb_level *lv);

@@ -601,3 +601,37 @@ uint64_t cb_stackdist_refs(const cb_stackdist *sd) {
     r += sd->hist[d];
   return r;
 }
+
+typedef struct {
+  uint64_t when, line;
+} sd_last;
+
+static int by_when(const void *a, const void *b) {
+  uint64_t x = ((const sd_last *)a)->when, y = ((const sd_last *)b)->when;
+  return (x > y) - (x < y);
+}
+
+void cb_stackdist_order(const cb_stackdist *sd, uint64_t *lines) {
+  sd_last *v = malloc((sd->distinct ? sd->distinct : 1) * sizeof *v);
+  if (!v)
+    out_of_memory();
+  size_t n = 0;
+  /* Behind the front: by time. The front's lines (time 0 there) are
+   * all newer, in the order of their stamps. */
+  for (size_t g = 0; g < sd->n_groups; g++)
+    if (sd->keys[g])
+      for (uint32_t k = 0; k < SD_GROUP_LINES; k++)
+        if (sd->times[g].time[k])
+          v[n++] = (sd_last){sd->times[g].time[k],
+                             (sd->keys[g] - 1) * SD_GROUP_LINES + k};
+  for (uint32_t p = 0; p < sd->front_n; p++)
+    v[n++] = (sd_last){(uint64_t)UINT32_MAX + 1 +
+                           (uint64_t)((int64_t)sd->front_stamp[p] - INT32_MIN),
+                       sd->front_line[p]};
+  if (n != sd->distinct)
+    abort(); /* every line has exactly one last reference */
+  qsort(v, n, sizeof *v, by_when);
+  for (size_t i = 0; i < n; i++)
+    lines[i] = v[i].line;
+  free(v);
+}

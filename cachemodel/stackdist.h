@@ -139,4 +139,8 @@ uint64_t cb_stackdist_fa_misses(const cb_stackdist *sd, uint64_t lines);
 /* All references recorded. */
 uint64_t cb_stackdist_refs(const cb_stackdist *sd);
 
+/* The distinct lines seen, least recently referenced first, into
+ * lines[0 .. sd->distinct - 1] (the caller's); their LRU stack bottom up. */
+void cb_stackdist_order(const cb_stackdist *sd, uint64_t *lines);
+
 #endif

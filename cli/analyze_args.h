@@ -34,6 +34,7 @@ typedef struct cb_analyze_args {
   unsigned shard, shards; /* --shard K/N: the K-th of N slices of the
                              inputs (0/0: all) */
   bool no_classify;       /* --no-classify */
+  bool exact_mrc;         /* --exact-mrc */
   bool quiet;             /* --quiet */
   bool stats;             /* --stats */
   bool exact_engine;      /* --exact-engine: the reference interpreter */

@@ -201,6 +201,26 @@ const cb_option cb_options[] = {
      .help = "skip the compulsory/capacity/conflict classes",
      .man = "Skip the miss classes (and the data view, findings and "
             "curves)."},
+    {.name = "exact-mrc",
+     .kind = CB_OPT_FLAG,
+     .field = F(exact_mrc),
+     .takes = ALL,
+     .lists = ALL,
+     .group = "caches",
+     .help = "exact miss-ratio curves however many lines a level\n"
+             "sees (by default sampled past 65536 distinct lines)",
+     .man = "Exact LRU stack distances for the miss-ratio curves however "
+            "many\n"
+            "distinct lines a level sees. By default a level's distances are "
+            "exact\n"
+            "up to 65536 distinct lines and sampled past that (SHARDS, a "
+            "fixed\n"
+            "sample of at most 16384 lines chosen by a hash of the line; the "
+            "report's\n"
+            ".I mrc_sampling\n"
+            "gives each level's rate), which leaves the miss classes exact "
+            "and costs\n"
+            "a fraction of the exact distances' time."},
     /* output */
     {.name = "format",
      .arg = "FORMAT",

@@ -279,6 +279,7 @@ int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
   opt.engine.timeout_s = a->timeout;
   opt.engine.interrupt = &interrupted;
   opt.classify = !a->no_classify;
+  opt.exact_mrc = a->exact_mrc;
   opt.jobs = a->jobs;
   opt.sim_threads = a->sim_threads;
   opt.split = !a->no_split;

@@ -18,7 +18,7 @@ void cb_cmd_sim_usage(void) {
   printf(
       "usage: cbana sim [--cache FILE|PRESET] [--D1=S,A,L] [--L2=S,A,L]\n"
       "                 [--LL=S,A,L] [--format text|json] [--no-classify]\n"
-      "                 [--mrc] TRACE\n\n"
+      "                 [--mrc] [--exact-mrc] TRACE\n\n"
       "Runs TRACE (din format: 'LABEL HEXADDR [SIZE]' per line, label 0\n"
       "read, 1 write, 2 instruction fetch (skipped); '-' reads stdin)\n"
       "through a cache hierarchy and prints accesses and misses per level,\n"
@@ -32,13 +32,16 @@ void cb_cmd_sim_usage(void) {
       "  --format text|json   output (default text)\n"
       "  --no-classify        skip miss classes and stack distances (faster)\n"
       "  --mrc                text: also print each level's miss-ratio curve\n"
-      "                       (JSON always has it under \"mrc\")\n");
+      "                       (JSON always has it under \"mrc\")\n"
+      "  --exact-mrc          exact stack distances however many lines a\n"
+      "                       level sees (by default sampled past 65536\n"
+      "                       distinct lines; \"mrc_sampling\" is the rate)\n");
 }
 
 typedef struct sim_opts {
   const char *cache;
   cb_cache_flags flags;
-  bool json, classify, mrc;
+  bool json, classify, mrc, exact_mrc;
   const char *trace;
 } sim_opts;
 
@@ -79,6 +82,8 @@ static int parse_args(int argc, char **argv, sim_opts *o) {
       o->classify = false;
     } else if (strcmp(a, "--mrc") == 0) {
       o->mrc = true;
+    } else if (strcmp(a, "--exact-mrc") == 0) {
+      o->exact_mrc = true;
     } else if (a[0] == '-' && a[1] != '\0') {
       return usage_error("unknown option '%s'", a);
     } else if (o->trace) {
@@ -295,11 +300,15 @@ static void print_text(const cb_hierarchy *h, const sim_opts *o,
   for (unsigned i = 0; i < nl; i++) {
     const cb_level_config *lc = cb_hierarchy_level_config(h, i);
     uint64_t refs = cb_hierarchy_line_refs(h, i);
+    uint32_t k = cb_hierarchy_distance_scale_log2(h, i);
     printf("\nmiss-ratio curve at %s (fully associative LRU, %" PRIu64
-           "-byte lines, %" PRIu64 " line references):\n%12s %14s %12s "
-           "%7s\n",
-           lc->name, (uint64_t)lc->line, refs, "lines", "bytes", "misses",
-           "miss%");
+           "-byte lines, %" PRIu64 " line references, ",
+           lc->name, (uint64_t)lc->line, refs);
+    if (k)
+      printf("distances sampled at 1/%" PRIu64 "):\n", (uint64_t)1 << k);
+    else
+      printf("exact):\n");
+    printf("%12s %14s %12s %7s\n", "lines", "bytes", "misses", "miss%");
     for (uint64_t c = 1, end = mrc_end(h, i); c <= end; c *= 2) {
       uint64_t m = cb_hierarchy_fa_lru_misses(h, i, c);
       printf("%12" PRIu64 " %14" PRIu64 " %12" PRIu64 " %6.2f%%\n", c,
@@ -323,9 +332,11 @@ static void print_json(const cb_hierarchy *h, const sim_opts *o) {
     if (o->classify) {
       printf(", \"compulsory\": %" PRIu64 ", \"capacity\": %" PRIu64
              ", \"conflict\": %" PRIu64 ", \"line_refs\": %" PRIu64
-             ", \"mrc\": [",
+             ", \"mrc_sampling\": %.17g, \"mrc\": [",
              s.miss_class[CB_MISS_COMPULSORY], s.miss_class[CB_MISS_CAPACITY],
-             s.miss_class[CB_MISS_CONFLICT], cb_hierarchy_line_refs(h, i));
+             s.miss_class[CB_MISS_CONFLICT], cb_hierarchy_line_refs(h, i),
+             1.0 / (double)((uint64_t)1
+                            << cb_hierarchy_distance_scale_log2(h, i)));
       for (uint64_t c = 1, end = mrc_end(h, i); c <= end; c *= 2)
         printf("%s{\"lines\": %" PRIu64 ", \"bytes\": %" PRIu64
                ", \"misses\": %" PRIu64 "}",
@@ -334,7 +345,8 @@ static void print_json(const cb_hierarchy *h, const sim_opts *o) {
       printf("]}");
     } else {
       printf(", \"compulsory\": null, \"capacity\": null, \"conflict\": null, "
-             "\"line_refs\": null, \"mrc\": null}");
+             "\"line_refs\": null, \"mrc_sampling\": null, \"mrc\": "
+             "null}");
     }
     printf("%s\n", i + 1 < nl ? "," : "");
   }
@@ -352,8 +364,9 @@ int cb_cmd_sim_run(int argc, char **argv) {
     fprintf(stderr, "cbana sim: %s\n", err);
     return 2;
   }
-  cb_hierarchy *h = cb_hierarchy_create(&cfg, 0, o.classify ? CB_CLASSIFY : 0,
-                                        err, sizeof err);
+  cb_hierarchy *h = cb_hierarchy_create(
+      &cfg, 0, o.classify ? CB_CLASSIFY | (o.exact_mrc ? CB_EXACT_MRC : 0) : 0,
+      err, sizeof err);
   if (!h) {
     fprintf(stderr, "cbana sim: %s\n", err);
     return 2;

@@ -134,6 +134,10 @@ static json_object *page_data(const cb_results *r) {
       for (uint64_t d = 0; d < c->distance_len[l]; d++)
         refs += c->distance_hist[l][d];
       json_object_object_add(curve, "refs", json_object_new_uint64(refs));
+      json_object_object_add(
+          curve, "sampling",
+          json_object_new_double(1.0 /
+                                 (double)(1ull << c->distance_scale_log2[l])));
       json_object *pts = json_object_new_array();
       uint64_t top =
           c->distance_len[l] > cap * 2 ? c->distance_len[l] : cap * 2;
@@ -205,7 +209,9 @@ static const char *script =
     "'y',a[1]);t.setAttribute('font-size','11');t.textContent=a[2];"
     "svg.appendChild(t);});"
     "var h=el('h3',{},c.level+': misses of a fully associative LRU cache "
-    "by its size in lines (log scale), input '+run.index);"
+    "by its size in lines (log scale), input '+run.index+(c.sampling<1?"
+    "', stack distances sampled at 1/'+Math.round(1/c.sampling)+"
+    "' (SHARDS; --exact-mrc for exact ones)':''));"
     "box.appendChild(h);box.appendChild(svg);});}\n"
     "function show(i){vars(D[i]);curves(D[i]);}\n"
     "sel.addEventListener('change',function(){show(sel.selectedIndex);});\n"

@@ -406,10 +406,16 @@ static json_object *cache_object(const cb_program *p, const cb_run_result *r,
   json_object_object_add(o, "data", data);
   json_object_object_add(o, "findings", findings_array(p, c));
   json_object *mrc = json_object_new_object();
+  json_object *rate = json_object_new_object();
   json_object *sets = json_object_new_object();
   for (unsigned l = 0; l < c->n_levels; l++) {
-    if (c->distance_hist[l])
+    if (c->distance_hist[l]) {
       json_object_object_add(mrc, c->level_names[l], mrc_array(c, l));
+      json_object_object_add(
+          rate, c->level_names[l],
+          json_object_new_double(1.0 /
+                                 (double)(1ull << c->distance_scale_log2[l])));
+    }
     if (c->set_misses[l]) {
       json_object *so = json_object_new_object();
       json_object *m = json_object_new_array(), *k = json_object_new_array();
@@ -423,6 +429,7 @@ static json_object *cache_object(const cb_program *p, const cb_run_result *r,
     }
   }
   json_object_object_add(o, "miss_ratio_curve", mrc);
+  json_object_object_add(o, "mrc_sampling", rate);
   json_object_object_add(o, "sets", sets);
   return o;
 }

@@ -384,6 +384,7 @@ bool drv_collect_extras(const collector *col, cb_cache_result *c) {
       c->distance_hist[l] = dup_u64(hist, len);
       c->distance_len[l] = len;
       c->distance_cold[l] = cold;
+      c->distance_scale_log2[l] = cb_hierarchy_distance_scale_log2(col->h, l);
     }
     c->set_misses[l] = dup_u64(col->set_misses[l], col->sets[l]);
     c->set_conflicts[l] = dup_u64(col->set_conflicts[l], col->sets[l]);

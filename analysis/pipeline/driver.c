@@ -617,6 +617,8 @@ static void *worker(void *arg) {
   cb_hierarchy **h = calloc(d->n_caches, sizeof *h);
   collector *col = calloc(d->n_caches, sizeof *col);
   unsigned flags = d->opt->classify ? CB_CLASSIFY : 0;
+  if (d->opt->classify && d->opt->exact_mrc)
+    flags |= CB_EXACT_MRC;
   char err[256] = "";
   bool ok = h && col;
   for (unsigned c = 0; ok && c < d->n_caches; c++) {

@@ -89,8 +89,9 @@ typedef struct cb_analysis_stats {
 
 typedef struct cb_analysis_options {
   cb_engine_options engine;
-  bool classify; /* 3C classes and stack distances */
-  unsigned jobs; /* threads; 0: the number of cores */
+  bool classify;  /* 3C classes and stack distances */
+  bool exact_mrc; /* exact distances however many lines (CB_EXACT_MRC) */
+  unsigned jobs;  /* threads; 0: the number of cores */
   /* threads that split long affine blocks by cache set (the cache
    * model's cb_hierarchy_set_threads); 0 or 1: none */
   unsigned sim_threads;

@@ -97,11 +97,15 @@ typedef struct cb_hierarchy cb_hierarchy;
 #define CB_SITE_NONE UINT32_MAX
 
 enum cb_hierarchy_flags {
-  /* Keep the fully associative LRU shadow of every level: classifies
-   * misses (3C) and fills the stack-distance histograms. Costs memory
-   * proportional to the distinct lines touched and O(log n) per line
-   * reference. */
+  /* Keep a fully associative LRU shadow of every level: classifies
+   * misses (3C) exactly and fills the stack-distance histograms, exact
+   * while a level has seen at most 65536 distinct lines, sampled past
+   * that (SHARDS; cachemodel/shadow.h). Costs memory proportional to the
+   * distinct lines touched. */
   CB_CLASSIFY = 1u << 0,
+  /* With CB_CLASSIFY: exact stack distances however many lines (every
+   * line reference then costs O(log n)). */
+  CB_EXACT_MRC = 1u << 1,
 };
 
 /* Builds a hierarchy for a configuration that passed the checks above.
@@ -190,10 +194,17 @@ const cb_site_stats *cb_hierarchy_site_stats(const cb_hierarchy *h,
  * level's line references (a straddling access makes one per line)
  * counted by the number of distinct other lines referenced at that level
  * since the line's previous reference. hist[d] for d < *len; *cold counts
- * first references. Returns false without CB_CLASSIFY. */
+ * first references. Returns false without CB_CLASSIFY. The array is the
+ * hierarchy's, valid until the next call or access. Sampled (see
+ * cb_hierarchy_distance_scale_log2), hist[0], *cold and the total are
+ * still exact; the other buckets are the sample's estimate. */
 bool cb_hierarchy_distance_histogram(const cb_hierarchy *h, unsigned level,
                                      const uint64_t **hist, size_t *len,
                                      uint64_t *cold);
+/* The rate at which the histogram's distances were sampled: 2^-result
+ * (0: exact, every line). */
+uint32_t cb_hierarchy_distance_scale_log2(const cb_hierarchy *h,
+                                          unsigned level);
 /* Line-reference misses of a fully associative LRU cache of `lines`
  * lines fed this level's references: cold + sum of hist[d], d >= lines.
  * UINT64_MAX without CB_CLASSIFY. */

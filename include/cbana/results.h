@@ -86,6 +86,10 @@ typedef struct cb_cache_result {
   uint64_t *distance_hist[CB_RESULT_LEVELS];
   uint64_t distance_len[CB_RESULT_LEVELS];
   uint64_t distance_cold[CB_RESULT_LEVELS];
+  /* The rate the distances were sampled at: 2^-distance_scale_log2[l]
+   * (0: exact). Sampled, distance_cold, hist[0] and the total are exact,
+   * the other buckets an estimate (cachemodel/shadow.h). */
+  uint32_t distance_scale_log2[CB_RESULT_LEVELS];
   /* Misses and conflict misses per set of each level (geometry[l].sets
    * entries; accesses without a site are counted too). */
   uint64_t *set_misses[CB_RESULT_LEVELS];

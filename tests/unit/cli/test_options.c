@@ -51,6 +51,7 @@ static bool render(const char *opt, const cb_analyze_args *a, char *buf,
   U("budget", a->budget);
   U("stack-top", a->stack_top);
   U("no-classify", a->no_classify);
+  U("exact-mrc", a->exact_mrc);
   U("no-split", a->no_split);
   U("stats", a->stats);
   U("exact-engine", a->exact_engine);
@@ -133,6 +134,7 @@ static const pcase cases[] = {
     OK("analyze", "L2", "1M,16,64", "a.c", "--L2", "1M,16,64"),
     OK("analyze", "LL", "8M,16,64", "a.c", "--LL=8M,16,64"),
     OK("analyze", "no-classify", "1", "a.c", "--no-classify"),
+    OK("analyze", "exact-mrc", "1", "a.c", "--exact-mrc"),
     BAD("analyze", "cbana analyze: unknown option '--no-classify=1'", "a.c",
         "--no-classify=1"),
     /* output */
