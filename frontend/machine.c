@@ -248,11 +248,24 @@ static uint64_t fe_mc_body_frame(mctx *c, const minst *ins, uint32_t n) {
   if (i > 0 && i < n && fe_mc_cfa_rule(c, ins[i].pc, &reg, &off)) {
     if (reg == 7 && off > 0)
       return (uint64_t)off;
-    /* a frame pointer: the largest rsp-based rule of the prologue */
+    /* a frame pointer (CFA = rbp + 16): its CFI says nothing of rsp past
+       `mov rbp, rsp`; rsp is below the pushes after it and the prologue's
+       `sub rsp, N`, which holds the locals, spills and the outgoing
+       argument area (X86FrameLowering::emitPrologue). A realigned frame
+       (`and rsp, -A`) has no fixed size: the largest rsp-based rule. */
+    if (reg == 6 && off == 16 && ins[i].sp_op != 2) {
+      uint64_t frame = 16;
+      for (uint32_t k = 1; k < i; k++)
+        if (ins[k].kind == MK_PUSH)
+          frame += 8;
+      if (ins[i].sp_op == 1 && ins[i].sp_imm > 0)
+        frame += (uint64_t)ins[i].sp_imm;
+      return frame;
+    }
     uint64_t frame = 0;
     for (uint32_t k = 0; k < i; k++)
-      if (fe_mc_cfa_rule(c, ins[k + 1].pc, &reg, &off) && reg == 7 &&
-          off > 0 && (uint64_t)off > frame)
+      if (fe_mc_cfa_rule(c, ins[k + 1].pc, &reg, &off) && reg == 7 && off > 0 &&
+          (uint64_t)off > frame)
         frame = (uint64_t)off;
     return frame;
   }
