@@ -1,7 +1,6 @@
 /* Where each function's locals sit: frames of different sizes, calls
  * whose stack arguments the backend pushes (X86CallFrameOptimization),
- * variadic calls with stack arguments, alloca and a VLA. NINE_VARARGS=0
- * leaves out the variadic calls with three stack arguments. Each function
+ * variadic calls with stack arguments, alloca and a VLA. Each function
  * prints the address of a local and walks an array on its stack, so the
  * printed addresses must equal the native run's and the walk's misses
  * cachegrind's. */
@@ -10,10 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifndef NINE_VARARGS
-#define NINE_VARARGS 1
-#endif
 
 static long walk(volatile long *a, int n) {
   long s = 0;
@@ -78,9 +73,7 @@ __attribute__((noinline)) static long odd(int k) {
   c[0] = (char)k;
   printf("odd %p\n", (void *)c);
   long s = c[0] + small() + stk(1, 2, 3, 4, 5, 6, 7, k);
-#if NINE_VARARGS
   s += var(9, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, (long)k);
-#endif
   return s;
 }
 
@@ -90,9 +83,7 @@ int main(int argc, char **argv) {
   printf("main %p argv %p\n", (void *)&m, (void *)argv);
   long s = small() + big(k) + dyn(17 + k) + dyn(40) + vla(9 + k);
   s += stk(1, 2, 3, 4, 5, 6, 7, k) + var(3, 1L, 2L, (long)k);
-#if NINE_VARARGS
   s += var(9, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, (long)k);
-#endif
   s += odd(k);
   printf("%ld\n", s + m);
   return 0;
