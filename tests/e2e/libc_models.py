@@ -47,7 +47,7 @@ PER_LINE = {"strcasecmp", "devnull", "sleep_rusage", "file_pos",
             "acos_ranges"}
 # validate's --tolerance (percent) where the default's 1% is not met:
 # scanf_family's run_f, run_s and run_c miss 2.6% to 3.6% more than
-# cachegrind in three of four stack phases (working directories): the
+# cachegrind in most stack phases (6 of 8 working directories tried): the
 # program's frames are the real ones (tests/e2e/stack_frames.sh), but the
 # modelled vfscanf touches about one L1D set a call more than glibc's
 # there, and the 32 KiB walk turns each set into eight misses (without
