@@ -14,6 +14,7 @@
 #include <dwarf.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- line table ---------------------------------------------------------
@@ -242,6 +243,14 @@ void fe_mc_classify(mctx *c, minst *m, const char *text, uint64_t frame) {
       break;
   }
   m->kind = MK_NONE;
+  if ((!strcmp(mn, "sub") || !strcmp(mn, "and")) && starts(s, "rsp, ")) {
+    char *end;
+    long long v = strtoll(s + 5, &end, 0);
+    if (end != s + 5 && (*end == 0 || *end == ' ' || *end == '\n')) {
+      m->sp_op = mn[0] == 's' ? 1 : 2;
+      m->sp_imm = v;
+    }
+  }
   m->is_sqrt = !strcmp(mn, "sqrtsd") || !strcmp(mn, "sqrtss") ||
                !strcmp(mn, "vsqrtsd") || !strcmp(mn, "vsqrtss");
   if (starts(mn, "call")) {

@@ -38,8 +38,57 @@ static uint64_t die_line(Dwarf_Die *d) {
   return w;
 }
 
-/* K such that the frame base is CFA - K, or false. */
-static bool frame_base_k(fctx *c, Dwarf_Die *sub, int64_t *k) {
+/* The CFA rule reg + off at pc, or false. */
+static bool cfa_at(fctx *c, uint64_t pc, unsigned *reg, int64_t *off) {
+  Dwarf_Frame *fr = NULL;
+  if (dwarf_cfi_addrframe(c->cfi, pc, &fr) != 0 || !fr)
+    return false;
+  Dwarf_Op *cops;
+  size_t cn;
+  bool ok = false;
+  if (dwarf_frame_cfa(fr, &cops, &cn) == 0 && cn == 1) {
+    if (cops[0].atom == DW_OP_bregx) {
+      *reg = (unsigned)cops[0].number;
+      *off = (int64_t)cops[0].number2;
+      ok = true;
+    } else if (cops[0].atom >= DW_OP_breg0 && cops[0].atom <= DW_OP_breg31) {
+      *reg = cops[0].atom - DW_OP_breg0;
+      *off = (int64_t)cops[0].number;
+      ok = true;
+    }
+  }
+  free(fr);
+  return ok;
+}
+
+/* The first address in [lo, hi) the line table marks prologue_end. */
+static bool prologue_end(Dwarf_Die *cu, uint64_t lo, uint64_t hi,
+                         uint64_t *at) {
+  Dwarf_Lines *lines;
+  size_t n;
+  bool found = false;
+  if (!cu || dwarf_getsrclines(cu, &lines, &n) != 0)
+    return false;
+  for (size_t i = 0; i < n; i++) {
+    Dwarf_Line *l = dwarf_onesrcline(lines, i);
+    Dwarf_Addr a;
+    bool pe;
+    if (!l || dwarf_lineaddr(l, &a) != 0 || a < lo || a >= hi ||
+        dwarf_lineprologueend(l, &pe) != 0 || !pe)
+      continue;
+    if (!found || a < *at)
+      *at = a;
+    found = true;
+  }
+  return found;
+}
+
+/* K such that the frame base is CFA - K, or false. The rule in effect
+ * where the prologue ends (the line table's prologue_end) holds in the
+ * body; later rules may hold a call's pushed stack arguments
+ * (X86CallFrameOptimization), which are no part of the frame. Without
+ * that mark, the largest K of the register. */
+static bool frame_base_k(fctx *c, Dwarf_Die *cu, Dwarf_Die *sub, int64_t *k) {
   Dwarf_Attribute a;
   Dwarf_Op *ops;
   size_t n;
@@ -56,6 +105,14 @@ static bool frame_base_k(fctx *c, Dwarf_Die *sub, int64_t *k) {
   Dwarf_Addr lo, hi;
   if (dwarf_lowpc(sub, &lo) != 0 || dwarf_highpc(sub, &hi) != 0 || hi <= lo)
     return false;
+  uint64_t pe;
+  unsigned preg;
+  int64_t poff;
+  if (prologue_end(cu, lo, hi, &pe) && cfa_at(c, pe, &preg, &poff) &&
+      preg == reg) {
+    *k = poff;
+    return true;
+  }
   bool found = false;
   int64_t best = 0;
   uint64_t span = hi - lo > 65536 ? 65536 : hi - lo;
@@ -148,7 +205,7 @@ void fe_frame_offsets(fe *f, const char *exe) {
             continue;
           const char *fn = die_name(&d);
           int64_t k;
-          if (fn && frame_base_k(&c, &d, &k))
+          if (fn && frame_base_k(&c, &cu, &d, &k))
             walk(&c, &d, fn, k);
         } while (dwarf_siblingof(&d, &d) == 0);
       }

@@ -222,6 +222,61 @@ static bool noreturn_call_at(fe *f, const cb_function *fn, const minst *m) {
   return false;
 }
 
+/* rsp's distance below the CFA in the function's body. The prologue is
+ * its leading pushes and the instructions that each move the CFA
+ * (`sub rsp, N`, `mov rbp, rsp`): the rule after them holds in the body,
+ * except around a call whose stack arguments the backend pushes
+ * (X86CallFrameOptimization), which moves the CFA rule further down until
+ * `add rsp` after the call: those are no part of the frame. A function
+ * without a prologue at its entry (LLVM's ShrinkWrap, or no frame) takes
+ * the largest rsp-based rule, as its pushes come later. */
+static uint64_t fe_mc_body_frame(mctx *c, const minst *ins, uint32_t n) {
+  uint32_t i = 0;
+  int reg, nreg;
+  int64_t off, noff;
+  while (i + 1 < n) {
+    if (ins[i].kind == MK_PUSH) {
+      i++;
+      continue;
+    }
+    if (ins[i].kind != MK_NONE || !fe_mc_cfa_rule(c, ins[i].pc, &reg, &off) ||
+        !fe_mc_cfa_rule(c, ins[i + 1].pc, &nreg, &noff) ||
+        (reg == nreg && off == noff))
+      break;
+    i++;
+  }
+  if (i > 0 && i < n && fe_mc_cfa_rule(c, ins[i].pc, &reg, &off)) {
+    if (reg == 7 && off > 0)
+      return (uint64_t)off;
+    /* a frame pointer (CFA = rbp + 16): its CFI says nothing of rsp past
+       `mov rbp, rsp`; rsp is below the pushes after it and the prologue's
+       `sub rsp, N`, which holds the locals, spills and the outgoing
+       argument area (X86FrameLowering::emitPrologue). A realigned frame
+       (`and rsp, -A`) has no fixed size: the largest rsp-based rule. */
+    if (reg == 6 && off == 16 && ins[i].sp_op != 2) {
+      uint64_t frame = 16;
+      for (uint32_t k = 1; k < i; k++)
+        if (ins[k].kind == MK_PUSH)
+          frame += 8;
+      if (ins[i].sp_op == 1 && ins[i].sp_imm > 0)
+        frame += (uint64_t)ins[i].sp_imm;
+      return frame;
+    }
+    uint64_t frame = 0;
+    for (uint32_t k = 0; k < i; k++)
+      if (fe_mc_cfa_rule(c, ins[k + 1].pc, &reg, &off) && reg == 7 && off > 0 &&
+          (uint64_t)off > frame)
+        frame = (uint64_t)off;
+    return frame;
+  }
+  uint64_t frame = 0;
+  for (uint32_t k = 0; k < n; k++)
+    if (fe_mc_cfa_rule(c, ins[k].pc, &reg, &off) && reg == 7 && off > 0 &&
+        (uint64_t)off > frame)
+      frame = (uint64_t)off;
+  return frame;
+}
+
 static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
                         uint64_t code_lo, uint64_t lo, uint64_t size,
                         machvec *per_block, uint32_t *n_hidden_in_block) {
@@ -317,14 +372,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       continue; /* mov rbp, rsp and the like */
     break;
   }
-  uint64_t frame = 0;
-  for (uint32_t i = 0; i < ins.n; i++) {
-    int reg;
-    int64_t off;
-    if (fe_mc_cfa_rule(c, ins.v[i].pc, &reg, &off) && reg == 7 && off > 0 &&
-        (uint64_t)off > frame)
-      frame = (uint64_t)off;
-  }
+  uint64_t frame = fe_mc_body_frame(c, ins.v, ins.n);
   fn->n_saved_regs = (uint8_t)(npush > 255 ? 255 : npush);
   /* no pushes at the entry: a shrink-wrapped prologue (LLVM's
      ShrinkWrap) saves registers after an early exit's test, on the paths

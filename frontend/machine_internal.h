@@ -58,6 +58,10 @@ typedef struct minst {
   uint8_t vex_bt;
   bool wrapped;  /* a push or pop of a shrink-wrapped prologue (MK_STACK) */
   bool arg_push; /* a push of a call's stack argument (MK_STACK) */
+  /* `sub rsp, IMM` (1) or `and rsp, IMM` (2, a realignment), with IMM:
+     the prologue's frame allocation */
+  uint8_t sp_op;
+  int64_t sp_imm;
   /* MK_MEM: the displacement, and the base and index registers as one
      number (equal numbers: the same registers) */
   int64_t disp;

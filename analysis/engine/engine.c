@@ -138,6 +138,7 @@ static void eng_destroy(cb_eng *e) {
   cb_tpl_free(e->tpl);
   free(e->fo_off);
   free(e->frame_size);
+  free(e->fn_dyn_alloca);
   free(e->fn_by_addr);
   free(e->slots);
   free(e->frames);

@@ -31,6 +31,17 @@ void eng_layout_frames(cb_eng *e) {
   int64_t *lowest = calloc(p->n_functions + 1, sizeof *lowest);
   for (uint32_t f = 0; f < p->n_functions; f++)
     lowest[f] = -8; /* the return address */
+  /* a dynamic alloca (a count operand: alloca() or a VLA) takes its room
+   * below rsp when it runs (engine_interp.c), not in the fixed frame */
+  uint8_t *dynamic = calloc(p->n_frame_objs + 1, 1);
+  e->fn_dyn_alloca = calloc(p->n_functions + 1, 1);
+  for (uint32_t i = 0; i < p->n_ops; i++)
+    if (p->ops[i].code == CB_OP_ALLOCA && p->ops[i].a != CB_NONE &&
+        p->ops[i].aux < p->n_frame_objs) {
+      dynamic[p->ops[i].aux] = 1;
+      if (p->frame_objs[p->ops[i].aux].func < p->n_functions)
+        e->fn_dyn_alloca[p->frame_objs[p->ops[i].aux].func] = 1;
+    }
   for (uint32_t i = 0; i < p->n_frame_objs; i++) {
     const cb_frame_obj *o = &p->frame_objs[i];
     if (o->func >= p->n_functions || o->frame_offset == CB_FRAME_OFFSET_UNKNOWN)
@@ -41,7 +52,8 @@ void eng_layout_frames(cb_eng *e) {
   }
   for (uint32_t i = 0; i < p->n_frame_objs; i++) {
     const cb_frame_obj *o = &p->frame_objs[i];
-    if (o->func >= p->n_functions || o->frame_offset != CB_FRAME_OFFSET_UNKNOWN)
+    if (o->func >= p->n_functions ||
+        o->frame_offset != CB_FRAME_OFFSET_UNKNOWN || dynamic[i])
       continue;
     uint64_t al = o->align ? o->align : 1;
     if (o->size >= 16 && al < 16)
@@ -60,6 +72,7 @@ void eng_layout_frames(cb_eng *e) {
     e->frame_size[f] = fs > need ? fs : need;
   }
   free(lowest);
+  free(dynamic);
 }
 
 bool eng_grow_slots(cb_eng *e, size_t need) {

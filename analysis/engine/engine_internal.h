@@ -117,8 +117,11 @@ typedef struct cb_eng {
     };
   };
   uint8_t va_al_next; /* the next frame's va_al (engine_varargs.c) */
-  bool sqrt_called;   /* the last sqrt or sqrtf called the library */
-  uint64_t slept_ns;  /* what sleep() added to the virtual clock */
+  /* per function: it makes a dynamic alloca (alloca(), a VLA), so its
+   * calls get no reserved argument area (engine_varargs.c) */
+  uint8_t *fn_dyn_alloca;
+  bool sqrt_called;  /* the last sqrt or sqrtf called the library */
+  uint64_t slept_ns; /* what sleep() added to the virtual clock */
 
   /* The operations left: budget_left is the interpreter's allowance (a
    * local of eng_run while it runs), at most CB_ENGINE_CHECK_OPS;

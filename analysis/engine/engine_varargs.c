@@ -66,10 +66,17 @@ cb_stop eng_call_vararg(cb_eng *e, const cb_op *op, uint32_t callee,
       total += (bytes[k] + 7) & ~7ull;
     }
   }
-  /* below the caller's frame, as eng_do_call places byval copies: the
-     real outgoing area is the bottom of that frame, where the engine may
-     have placed a local whose offset the machine code did not tell */
-  uint64_t base = total ? eng_align_down(F->sp - total, 16) : F->sp;
+  /* Optimized code pushes stack arguments below the caller's frame
+     (X86CallFrameOptimization), 16-aligned, as eng_do_call places byval
+     copies. Without optimization (optnone: X86PassConfig::addPreRegAlloc
+     runs that pass only above -O0) the caller stores them at its rsp, the
+     bottom of its reserved argument area (the frame's `sub rsp, N`),
+     unless a dynamic alloca left it no reserved area
+     (X86FrameLowering::hasReservedCallFrame): `sub rsp` before the call */
+  const cb_function *cf = &e->p->functions[F->func];
+  bool reserved = cf->optnone && !e->fn_dyn_alloca[F->func];
+  uint64_t base =
+      total && !reserved ? eng_align_down(F->sp - total, 16) : F->sp;
   cb_value argv_copy[MAXA * 4];
   const cb_value *argp[MAXA];
   uint32_t used = 0;
