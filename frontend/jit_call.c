@@ -1,4 +1,4 @@
-/* jit_call.c: a kernel's call and `ret` ops (jit_gen.h).
+/* jit_call.c: a kernel's call, `ret` and alloca ops (jit_gen.h).
  *
  * A direct call of a function of the program whose kernel is there, with
  * none of the engine's special cases (byval or variadic arguments, a tail
@@ -660,4 +660,41 @@ void jit_ret_op(jit_gen *g, uint32_t ip, uint32_t gb) {
   LLVMPositionBuilderAtEnd(B, eng);
   jit_call_engine(g, ip, gb, IO_RET);
   LLVMBuildRet(B, c32(g, CB_KERNEL_RETURNED));
+}
+
+/* eng_run's CB_OP_ALLOCA. A fixed object's address is the frame's CFA
+ * plus its offset in the engine's layout (cb_kernel_stack.fo_off); a
+ * dynamic one (a count) lowers the top frame's sp by count x size,
+ * aligned down to the object's alignment and at least 16 (the SysV ABI's
+ * stack alignment), as the interpreter does. An alloca past the stack's
+ * lowest address is the interpreter's to report: the kernel leaves
+ * before it. */
+bool jit_alloca_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
+  const cb_program *p = g->p;
+  if (op->aux >= p->n_frame_objs)
+    return false;
+  LLVMBuilderRef B = g->B;
+  LLVMValueRef st = jit_load(g, g->p8, jit_io_field(g, IO_STACK), TB_IO);
+  if (op->a == CB_NONE) {
+    LLVMValueRef tab = ld_at(g, st, offsetof(cb_kernel_stack, fo_off), g->p8);
+    LLVMValueRef off = ld_at(g, tab, (uint64_t)op->aux * 8, g->i64);
+    jit_set(g, op->dst, LLVMBuildAdd(B, jit_lv(g, LV_CFA), off, ""));
+    return true;
+  }
+  const cb_frame_obj *o = &p->frame_objs[op->aux];
+  uint64_t al = o->align < 16 ? 16 : o->align;
+  LLVMValueRef depth = ld_at(g, st, offsetof(cb_kernel_stack, depth), g->i32);
+  LLVMValueRef frames = ld_at(g, st, offsetof(cb_kernel_stack, frames), g->p8);
+  LLVMValueRef Fp = frame_at(g, frames, LLVMBuildSub(B, depth, c32(g, 1), ""));
+  LLVMValueRef sp = ld_at(g, Fp, offsetof(cb_frame, sp), g->i64);
+  LLVMValueRef sz = LLVMBuildMul(B, jit_val(g, op->a), jit_c64(g, o->size), "");
+  LLVMValueRef lo = ld_at(g, st, offsetof(cb_kernel_stack, stack_lo), g->i64);
+  jit_guard(g,
+            LLVMBuildICmp(B, LLVMIntUGT, sz, LLVMBuildSub(B, sp, lo, ""), ""),
+            ip, gb);
+  LLVMValueRef nsp =
+      LLVMBuildAnd(B, LLVMBuildSub(B, sp, sz, ""), jit_c64(g, ~(al - 1)), "");
+  st_at(g, nsp, Fp, offsetof(cb_frame, sp));
+  jit_set(g, op->dst, nsp);
+  return true;
 }

@@ -43,20 +43,46 @@ static LLVMValueRef tlb_probe(jit_gen *g, LLVMValueRef addr, unsigned size,
   return hit;
 }
 
-/* The host pointer of an access of `size` bytes at addr by op ip, leaving
- * before the op for a page crossing or a page not in the translation
- * cache (the interpreter then takes the access: faults, the page's first
- * touch). One branch. */
+/* The host pointer of an access of `size` bytes at addr by op ip. A page
+ * the translation cache misses is looked up by the engine (io->page, the
+ * interpreter's own look-up, which caches it); the kernel leaves before
+ * the op for a page crossing or a page not mapped (the interpreter then
+ * takes the access: its copy across pages, or the fault). One branch on
+ * the way that hits. */
 static LLVMValueRef translate(jit_gen *g, LLVMValueRef addr, unsigned size,
                               uint32_t ip, uint32_t gb) {
   LLVMBuilderRef B = g->B;
   LLVMValueRef off, e0, one = jit_c64(g, 1);
   LLVMValueRef hit = tlb_probe(g, addr, size, &off, &e0);
-  jit_guard(g, LLVMBuildNot(B, hit, ""), ip, gb);
+  LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  LLVMBasicBlockRef miss = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  LLVMBuildCondBr(B, hit, fast, miss);
+  LLVMPositionBuilderAtEnd(B, fast);
   LLVMValueRef d0 = LLVMBuildIntToPtr(
       B, jit_load(g, g->i64, LLVMBuildGEP2(B, g->i64, e0, &one, 1, ""), TB_TLB),
       g->p8, "");
-  return LLVMBuildGEP2(B, g->i8, d0, &off, 1, "");
+  LLVMValueRef pf = LLVMBuildGEP2(B, g->i8, d0, &off, 1, "");
+  LLVMBuildBr(B, join);
+  LLVMPositionBuilderAtEnd(B, miss);
+  if (size > 1)
+    jit_guard(g,
+              LLVMBuildICmp(B, LLVMIntUGT, off,
+                            jit_c64(g, CB_KERNEL_PAGE_SIZE - size), ""),
+              ip, gb);
+  LLVMValueRef fn = jit_load(g, LLVMPointerType(g->page_ty, 0),
+                             jit_io_field(g, IO_PAGE), TB_IO);
+  LLVMValueRef eng = jit_load(g, g->p8, jit_io_field(g, IO_ENGINE), TB_IO);
+  LLVMValueRef ps =
+      LLVMBuildCall2(B, g->page_ty, fn, (LLVMValueRef[]){eng, addr}, 2, "");
+  jit_guard(g, LLVMBuildIsNull(B, ps, ""), ip, gb);
+  LLVMBasicBlockRef miss_end = LLVMGetInsertBlock(B);
+  LLVMBuildBr(B, join);
+  LLVMPositionBuilderAtEnd(B, join);
+  LLVMValueRef pp = LLVMBuildPhi(B, g->p8, "");
+  LLVMAddIncoming(pp, (LLVMValueRef[]){pf, ps},
+                  (LLVMBasicBlockRef[]){fast, miss_end}, 2);
+  return pp;
 }
 
 /* translate's for a loop template's iterations (g->tpl), which never

@@ -489,6 +489,17 @@ void jit_block(jit_gen *g, uint32_t lb) {
       jit_call_op(g, ip, gb);
       continue;
     }
+    if (op->code == CB_OP_ALLOCA) {
+      /* the frame's layout, not a value op: never in a loop template's
+       * iterations (jit_tpl.c takes only jit_op_covered's) */
+      if (!jit_alloca_op(g, op, ip, gb)) {
+        LLVMBuildBr(B, jit_exit_before(g, ip, gb));
+        return;
+      }
+      jit_set_lv(g, LV_BUDGET,
+                 LLVMBuildSub(B, jit_lv(g, LV_BUDGET), jit_c64(g, 1), ""));
+      continue;
+    }
     if (!jit_op_covered(p, op)) {
       LLVMBuildBr(B, jit_exit_before(g, ip, gb));
       return;
