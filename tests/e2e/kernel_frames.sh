@@ -7,7 +7,8 @@
 # run the allocas themselves, fixed and dynamic (--stats: no kernel left
 # before an alloca, and so none before the `ret` of a frame the
 # interpreter took over), and the loads and stores whose page the
-# translation cache misses (none left before a load). A read of an
+# translation cache misses (none left before a load), and a `goto *`'s
+# switch over label addresses (none left before a switch). A read of an
 # unmapped address, a variable-length array past the stack, and the
 # budget running out in the recursion must stop the run where the
 # interpreter stops it, with its message.
@@ -33,7 +34,8 @@ clang-14 -O2 -o "$tmp/native" "$src" 2>"$tmp/cc.err" ||
 cases="search 12|alloca 0,ret 10,load 0
 vla 200|alloca 0,ret 10
 pages 20|load 0,store 0
-cross 200|alloca 0"
+cross 200|alloca 0
+goto 200000|switch 0"
 
 while IFS='|' read -r args most; do
   n=${args// /.}

@@ -1,5 +1,6 @@
-/* Stack objects and pages in native kernels (frontend/jit_call.c's
- * alloca, frontend/jit_mem.c's page look-up). Each mode is run by
+/* Stack objects, pages and computed gotos in native kernels
+ * (frontend/jit_call.c's alloca, frontend/jit_mem.c's page look-up,
+ * frontend/jit_ops.c's switch over labels' addresses). Each mode is run by
  * tests/e2e/kernel_frames.sh with the kernels and by the reference
  * interpreter (--exact-engine), reports compared byte for byte, and
  * against the native executable's output.
@@ -12,6 +13,8 @@
  *   pages   a table of 40 MiB read and written at scattered places (the
  *           translation cache's 4096 pages missed all through), N rounds
  *   cross   loads and stores that cross a page, N times
+ *   goto    a bytecode loop dispatched by `goto *` (an indirectbr, lowered
+ *           to a switch over its labels' addresses), N rounds
  *   fault   a hot loop that then reads an unmapped address
  *   huge    a variable-length array larger than the stack */
 #include <stdio.h>
@@ -108,6 +111,30 @@ static unsigned long cross(int times) {
   return h;
 }
 
+static long dispatch(int n) {
+  static const unsigned char code[] = {1, 2, 3, 1, 4, 2, 2, 3, 4, 1, 0};
+  static void *const op[] = {&&done, &&add, &&shift, &&sub, &&mod};
+  long acc = 0;
+  for (int r = 0; r < n; r++) {
+    const unsigned char *pc = code;
+    goto *op[*pc++];
+  add:
+    acc += 3;
+    goto *op[*pc++];
+  shift:
+    acc ^= acc << 1;
+    goto *op[*pc++];
+  sub:
+    acc -= r;
+    goto *op[*pc++];
+  mod:
+    acc = acc * 7 % 1000003;
+    goto *op[*pc++];
+  done:;
+  }
+  return acc;
+}
+
 static long huge(int n) {
   char a[n];
   memset(a, 1, (size_t)n);
@@ -128,6 +155,8 @@ int main(int argc, char **argv) {
     printf("pages %lu\n", pages(n));
   } else if (!strcmp(mode, "cross")) {
     printf("cross %lu\n", cross(n));
+  } else if (!strcmp(mode, "goto")) {
+    printf("goto %ld\n", dispatch(n));
   } else if (!strcmp(mode, "fault")) {
     volatile long *bad = (volatile long *)(unsigned long)(n + 16);
     long s = 0;
