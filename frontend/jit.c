@@ -296,6 +296,7 @@ bool jit_gen_kernel(jit_gen *g, uint32_t fi) {
   g->counts = jit_load(g, g->p64, jit_io_field(g, IO_COUNTS), TB_IO);
   for (int k = 0; k < LV_COUNT; k++)
     g->lv[k] = LLVMBuildAlloca(g->B, lv_type(g, k), "");
+  g->page_out = LLVMBuildAlloca(g->B, g->p8, "");
   jit_load_locals(g);
   LLVMValueRef blk = jit_load(g, g->i32, jit_io_field(g, IO_BLOCK), TB_IO);
 

@@ -91,6 +91,8 @@ typedef struct jit_gen {
   LLVMTypeRef i1, i8, i16, i32, i64, f64, p8, p64, io_ty;
   LLVMTypeRef kernel_ty, call_ty; /* int (cb_kernel_io *) */
   LLVMTypeRef page_ty;            /* cb_kernel_io.page's */
+  LLVMTypeRef thunk_ty;           /* jit_mem.c's call of it */
+  LLVMValueRef page_out;          /* the kernel's alloca it writes */
   LLVMValueRef io;
   LLVMValueRef tlb, stop, op_flags, counts;
   unsigned nt_kind;     /* !nontemporal */

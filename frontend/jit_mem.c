@@ -3,6 +3,8 @@
  * read or written, and the access's record emitted into the batch. */
 #include "jit_gen.h"
 
+#include <string.h>
+
 static LLVMValueRef c8(jit_gen *g, unsigned v) {
   return LLVMConstInt(g->i8, v & 0xff, 0);
 }
@@ -43,6 +45,47 @@ static LLVMValueRef tlb_probe(jit_gen *g, LLVMValueRef addr, unsigned size,
   return hit;
 }
 
+/* The module's call of io->page, made once: the engine's C function,
+ * called from a function that keeps every general register but r11
+ * (LLVM's preserve_most convention), so that the kernel's values stay in
+ * their registers across the rare look-up. It returns nothing and writes
+ * the host address through its third argument: preserve_most restores
+ * rax too, over a value returned there. */
+static LLVMValueRef page_thunk(jit_gen *g) {
+  LLVMValueRef f = LLVMGetNamedFunction(g->M, "cbana.page");
+  if (f)
+    return f;
+  LLVMTypeRef pio = LLVMPointerType(g->io_ty, 0);
+  g->thunk_ty = LLVMFunctionType(
+      LLVMVoidTypeInContext(g->C),
+      (LLVMTypeRef[]){pio, g->i64, LLVMPointerType(g->p8, 0)}, 3, 0);
+  f = LLVMAddFunction(g->M, "cbana.page", g->thunk_ty);
+  LLVMSetLinkage(f, LLVMInternalLinkage);
+  LLVMSetFunctionCallConv(f, LLVMPreserveMostCallConv);
+  static const char *const attrs[] = {"noinline", "cold", "nounwind"};
+  for (unsigned k = 0; k < 3; k++)
+    LLVMAddAttributeAtIndex(
+        f, LLVMAttributeFunctionIndex,
+        LLVMCreateEnumAttribute(
+            g->C, LLVMGetEnumAttributeKindForName(attrs[k], strlen(attrs[k])),
+            0));
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(g->B);
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(g->C, f, "");
+  LLVMPositionBuilderAtEnd(g->B, body);
+  LLVMValueRef io = LLVMGetParam(f, 0);
+  LLVMValueRef fn =
+      LLVMBuildLoad2(g->B, LLVMPointerType(g->page_ty, 0),
+                     LLVMBuildStructGEP2(g->B, g->io_ty, io, IO_PAGE, ""), "");
+  LLVMValueRef eng = LLVMBuildLoad2(
+      g->B, g->p8, LLVMBuildStructGEP2(g->B, g->io_ty, io, IO_ENGINE, ""), "");
+  LLVMValueRef r = LLVMBuildCall2(
+      g->B, g->page_ty, fn, (LLVMValueRef[]){eng, LLVMGetParam(f, 1)}, 2, "");
+  LLVMBuildStore(g->B, r, LLVMGetParam(f, 2));
+  LLVMBuildRetVoid(g->B);
+  LLVMPositionBuilderAtEnd(g->B, here);
+  return f;
+}
+
 /* The host pointer of an access of `size` bytes at addr by op ip. A page
  * the translation cache misses is looked up by the engine (io->page, the
  * interpreter's own look-up, which caches it); the kernel leaves before
@@ -70,11 +113,11 @@ static LLVMValueRef translate(jit_gen *g, LLVMValueRef addr, unsigned size,
               LLVMBuildICmp(B, LLVMIntUGT, off,
                             jit_c64(g, CB_KERNEL_PAGE_SIZE - size), ""),
               ip, gb);
-  LLVMValueRef fn = jit_load(g, LLVMPointerType(g->page_ty, 0),
-                             jit_io_field(g, IO_PAGE), TB_IO);
-  LLVMValueRef eng = jit_load(g, g->p8, jit_io_field(g, IO_ENGINE), TB_IO);
-  LLVMValueRef ps =
-      LLVMBuildCall2(B, g->page_ty, fn, (LLVMValueRef[]){eng, addr}, 2, "");
+  LLVMValueRef th = page_thunk(g);
+  LLVMValueRef c = LLVMBuildCall2(
+      B, g->thunk_ty, th, (LLVMValueRef[]){g->io, addr, g->page_out}, 3, "");
+  LLVMSetInstructionCallConv(c, LLVMPreserveMostCallConv);
+  LLVMValueRef ps = LLVMBuildLoad2(B, g->p8, g->page_out, "");
   jit_guard(g, LLVMBuildIsNull(B, ps, ""), ip, gb);
   LLVMBasicBlockRef miss_end = LLVMGetInsertBlock(B);
   LLVMBuildBr(B, join);
