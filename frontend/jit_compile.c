@@ -291,7 +291,8 @@ static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
   }
   LLVMContextRef C = LLVMContextCreate();
   const cb_function *fn = &o->p->functions[fi];
-  jit_gen g = {.p = o->p, .nphis = o->nphis, .only = only, .C = C};
+  jit_gen g = {
+      .p = o->p, .nphis = o->nphis, .only = only, .C = C, .quick = !m->tier};
   g.tpl_fns =
       o->p->tpl_kernels ? calloc(fn->n_blocks + 1, sizeof *g.tpl_fns) : NULL;
   g.M = LLVMModuleCreateWithNameInContext("cbana-kernel", C);

@@ -93,6 +93,7 @@ typedef struct jit_gen {
   LLVMTypeRef page_ty;            /* cb_kernel_io.page's */
   LLVMTypeRef thunk_ty;           /* jit_mem.c's call of it */
   LLVMValueRef page_out;          /* the kernel's alloca it writes */
+  bool quick; /* for LLVM's -O0 code generator (jit_compile.c's tier 0) */
   LLVMValueRef io;
   LLVMValueRef tlb, stop, op_flags, counts;
   unsigned nt_kind;     /* !nontemporal */
