@@ -12,8 +12,9 @@
  * `ret`); any other call it hands to the engine (io->call), which runs
  * it in full, callee included, or pushes its frame. It leaves
  * before an op it does not compile, at a `ret`, at a jump to a block
- * marked in `stop`, at an access whose page is not mapped (io->page) or
- * that crosses a page, at a zero divisor, or when the budget or
+ * marked in `stop`, at an access whose page the translation cache
+ * misses and io->page does not find (a kernel made at -O0 does not ask)
+ * or that crosses a page, at a zero divisor, or when the budget or
  * the batch has too little room for the way ahead; it then returns with
  * ip, block and prev where the interpreter goes on, the op at ip not
  * started. */
@@ -129,8 +130,8 @@ struct cb_kernel_io {
   /* The host address of modelled address addr, its page put in the
    * translation cache as the interpreter's own look-up does (mem.h's
    * cb_mem_ptr); NULL when the page is not mapped. A load or store whose
-   * page the cache misses asks this rather than leaving, and leaves only
-   * on NULL (the interpreter's fault). */
+   * page the cache misses asks this rather than leaving (in a kernel made
+   * at -O1), and leaves only on NULL (the interpreter's fault). */
   uint8_t *(*page)(void *engine, uint64_t addr);
   uint32_t ip, block, prev; /* in: block (global) and prev; out: all */
   uint32_t nest;            /* kernels called by kernels, running */
