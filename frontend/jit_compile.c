@@ -136,9 +136,8 @@ static void optimise(LLVMModuleRef m) {
 }
 
 /* The compiler's state, owned by the Program (cb_program.jit). Requests
- * queue under `lock`; the thread takes one at a time (a first kernel
- * before the others, compile_thread) and publishes each kernel in
- * p->kernels. Every thread is
+ * queue under `lock`; the thread takes all that wait, compiles them
+ * together and publishes each kernel in p->kernels. Every thread is
  * joined before the Program is freed or the process exits (LLVM's own
  * statics are destroyed at exit). */
 typedef struct jit_owned {
@@ -488,17 +487,7 @@ static void *compile_thread(void *arg) {
       pthread_cond_wait(&o->wake, &o->lock);
     if (o->quit)
       break;
-    /* one function at a time, a first kernel before a recompile or a
-     * tier-up: a function without a kernel runs wholly in the
-     * interpreter meanwhile, one with a kernel at most twice as slow
-     * (-O0's code) or leaving at a block without code; and a function
-     * asked for during a long compile waits only for that one */
-    uint32_t at = 0;
-    while (at < o->n_queued && o->nth[o->queue[at]] != 0)
-      at++;
-    if (at == o->n_queued)
-      at = 0;
-    uint32_t n = 1;
+    uint32_t n = o->n_queued;
     if (n > cap) {
       uint32_t *nb = realloc(batch, n * sizeof *nb);
       if (!nb)
@@ -506,10 +495,8 @@ static void *compile_thread(void *arg) {
       batch = nb;
       cap = n;
     }
-    batch[0] = o->queue[at];
-    memmove(o->queue + at, o->queue + at + 1,
-            (o->n_queued - at - 1) * sizeof *o->queue);
-    o->n_queued--;
+    memcpy(batch, o->queue, n * sizeof *batch);
+    o->n_queued = 0;
     o->busy = true;
     pthread_mutex_unlock(&o->lock);
     compile_batch(o, batch, n);
