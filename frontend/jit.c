@@ -146,6 +146,8 @@ void jit_make_types(jit_gen *g) {
   f[IO_FLUSH] = f[IO_CALL];
   f[IO_TPL] = f[IO_CALL];
   f[IO_CALLEE] = LLVMPointerType(g->kernel_ty, 0);
+  g->page_ty = LLVMFunctionType(g->p8, (LLVMTypeRef[]){g->p8, g->i64}, 2, 0);
+  f[IO_PAGE] = LLVMPointerType(g->page_ty, 0);
   LLVMStructSetBody(g->io_ty, f, IO_NFIELDS, 0);
   /* scalar type-based alias metadata: a root and one type per kind */
   static const char *const names[TB_COUNT] = {"slot", "mem",   "io",
@@ -294,6 +296,7 @@ bool jit_gen_kernel(jit_gen *g, uint32_t fi) {
   g->counts = jit_load(g, g->p64, jit_io_field(g, IO_COUNTS), TB_IO);
   for (int k = 0; k < LV_COUNT; k++)
     g->lv[k] = LLVMBuildAlloca(g->B, lv_type(g, k), "");
+  g->page_out = LLVMBuildAlloca(g->B, g->p8, "");
   jit_load_locals(g);
   LLVMValueRef blk = jit_load(g, g->i32, jit_io_field(g, IO_BLOCK), TB_IO);
 

@@ -1,4 +1,4 @@
-/* jit_call.c: a kernel's call and `ret` ops (jit_gen.h).
+/* jit_call.c: a kernel's call, `ret` and alloca ops (jit_gen.h).
  *
  * A direct call of a function of the program whose kernel is there, with
  * none of the engine's special cases (byval or variadic arguments, a tail
@@ -174,9 +174,11 @@ typedef struct param_move {
  * (CB_NONE: the engine does), and its parameters' moves: eng_do_call
  * copies each argument's lanes one after another (argv_copy) and
  * eng_set_params reads each parameter's lanes from its argument's first
- * on, which only lanes that were copied may give. */
+ * on, which only lanes that were copied may give. *tail: a tail call
+ * (the machine code's jump), made natively when the caller's epilogue
+ * has its own line (its pops are the caller's reads there). */
 static uint32_t native_callee(const jit_gen *g, const cb_op *op, param_move *mv,
-                              uint32_t *n_mv) {
+                              uint32_t *n_mv, bool *tail) {
   const cb_program *p = g->p;
   const int64_t *x = &p->extra[op->aux];
   uint32_t kind = (uint32_t)x[0], callee = (uint32_t)x[1];
@@ -186,10 +188,15 @@ static uint32_t native_callee(const jit_gen *g, const cb_op *op, param_move *mv,
   const cb_function *fn = &p->functions[callee];
   if (fn->n_blocks == 0 || (fn->is_vararg && fn->va_save1))
     return CB_NONE;
-  /* a tail call, and a return address or saved registers the engine
-   * counts as the library's (no machine code told their lines) */
-  if (site >= p->n_sites || p->sites[site].is_tail || !p->ra_site ||
-      p->ra_site[site] == CB_NONE)
+  /* a return address, saved registers or, for a tail call, the caller's
+   * epilogue that the engine counts as the library's (no machine code
+   * told their lines) */
+  if (site >= p->n_sites)
+    return CB_NONE;
+  *tail = p->sites[site].is_tail;
+  uint32_t caller = (uint32_t)(g->fn - p->functions);
+  if (*tail ? !p->fn_mach || p->fn_mach[caller].exit_site == CB_NONE
+            : !p->ra_site || p->ra_site[site] == CB_NONE)
     return CB_NONE;
   if (fn->n_saved_regs &&
       (!p->fn_mach || p->fn_mach[callee].entry_site == CB_NONE))
@@ -314,16 +321,19 @@ static LLVMValueRef frame_at(jit_gen *g, LLVMValueRef frames,
  * block gb) of `callee` (native_callee), in the kernel: any check that
  * fails goes to `no` before anything changed; else the frame is pushed,
  * io is the callee's at its first block, and the code goes to `enter`
- * with the callee's kernel added to kphi. */
+ * with the callee's kernel added to kphi. A tail call (eng_tail_epilogue
+ * first) makes the caller's epilogue's pops, marks the caller's frame
+ * tail_done and puts the callee's frame where the caller's was, its
+ * return address the caller's own (written again, not emitted). */
 static void native_push(jit_gen *g, uint32_t ip, uint32_t gb, uint32_t callee,
-                        const param_move *mv, uint32_t n_mv,
+                        bool tail, const param_move *mv, uint32_t n_mv,
                         LLVMBasicBlockRef no, LLVMBasicBlockRef enter,
                         LLVMValueRef kphi) {
   const cb_program *p = g->p;
   const cb_op *op = &p->ops[ip];
   const cb_function *fn = &p->functions[callee];
   uint32_t site = (uint32_t)p->extra[op->aux + 2];
-  uint32_t ra_site = p->ra_site[site];
+  uint32_t ra_site = tail ? CB_NONE : p->ra_site[site];
   uint32_t in_site = p->fn_mach ? p->fn_mach[callee].entry_site : CB_NONE;
   uint32_t eb = fn->first_block, e_ip = p->blocks[eb].first_op;
   LLVMBuilderRef B = g->B;
@@ -358,7 +368,8 @@ static void native_push(jit_gen *g, uint32_t ip, uint32_t gb, uint32_t callee,
                         ld_at(g, Fp, offsetof(cb_frame, tail_done), g->i8),
                         LLVMConstInt(g->i8, 0, 0), ""),
           no);
-  LLVMValueRef sp = ld_at(g, Fp, offsetof(cb_frame, sp), g->i64);
+  LLVMValueRef sp = ld_at(
+      g, Fp, tail ? offsetof(cb_frame, cfa) : offsetof(cb_frame, sp), g->i64);
   LLVMValueRef fstab =
       ld_at(g, st, offsetof(cb_kernel_stack, frame_size), g->p8);
   LLVMValueRef fs = ld_at(g, fstab, (uint64_t)callee * 8, g->i64);
@@ -383,7 +394,14 @@ static void native_push(jit_gen *g, uint32_t ip, uint32_t gb, uint32_t callee,
   /* the records: the return address, the saved registers, the entry
    * block's before its first op */
   uint64_t n_entry = entry_mach_count(p, eb);
-  room_or(g, 1 + fn->n_saved_regs + n_entry, no);
+  /* the caller's pops in a tail call (eng_tail_epilogue) */
+  const cb_function *cf = g->fn;
+  unsigned nr = 0;
+  if (tail) {
+    nr = cf->n_saved_regs;
+    nr -= cf->n_unpopped < nr ? cf->n_unpopped : nr;
+  }
+  room_or(g, (tail ? nr : 1) + fn->n_saved_regs + n_entry, no);
 
   /* the call is made from here on */
   LLVMValueRef vals[MAX_MOVES];
@@ -422,15 +440,28 @@ static void native_push(jit_gen *g, uint32_t ip, uint32_t gb, uint32_t callee,
   st_at(g, LLVMConstInt(g->i8, 0, 0), NF, offsetof(cb_frame, tail_done));
   /* call pushes the return address (the caller's access on the call's
    * line), the prologue the callee-saved registers (the callee's on its
-   * first line) */
+   * first line); a tail call's jump pushes nothing, after the caller's
+   * epilogue's pops (its reads on its exit line) */
+  uint64_t reads = 0, writes = fn->n_saved_regs;
+  if (tail) {
+    uint32_t x = p->fn_mach[cf - p->functions].exit_site;
+    for (unsigned r = nr; r-- > 0;)
+      jit_emit(g, LLVMBuildSub(B, sp, jit_c64(g, 16 + 8 * (uint64_t)r), ""), 8,
+               x, false);
+    reads += nr;
+    st_at(g, LLVMConstInt(g->i8, 1, 0), Fp, offsetof(cb_frame, tail_done));
+  }
   jit_store(g, jit_c64(g, CB_KERNEL_RET_ADDR), ra_host, TB_MEM);
-  jit_emit(g, ra_at, 8, ra_site, true);
+  if (!tail) {
+    jit_emit(g, ra_at, 8, ra_site, true);
+    writes++;
+  }
   for (unsigned r = 0; r < fn->n_saved_regs; r++)
     jit_emit(g, LLVMBuildSub(B, sp, jit_c64(g, 16 + 8 * (uint64_t)r), ""), 8,
              in_site, true);
-  uint64_t reads = 0, writes = 1 + fn->n_saved_regs;
   mach_at(g, eb, e_ip, sp, true, &reads, &writes);
-  jit_add_lv(g, LV_STORES, writes);
+  if (writes)
+    jit_add_lv(g, LV_STORES, writes);
   if (reads)
     jit_add_lv(g, LV_LOADS, reads);
   LLVMValueRef S64 = LLVMBuildBitCast(B, S, g->p64, "");
@@ -477,9 +508,10 @@ void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb) {
   LLVMPositionBuilderAtEnd(B, here);
   param_move mv[MAX_MOVES];
   uint32_t n_mv = 0;
-  uint32_t callee = native_callee(g, &g->p->ops[ip], mv, &n_mv);
+  bool tail = false;
+  uint32_t callee = native_callee(g, &g->p->ops[ip], mv, &n_mv, &tail);
   if (callee != CB_NONE)
-    native_push(g, ip, gb, callee, mv, n_mv, eng, enter, kphi);
+    native_push(g, ip, gb, callee, tail, mv, n_mv, eng, enter, kphi);
   else
     LLVMBuildBr(B, eng);
 
@@ -569,7 +601,9 @@ void jit_room(jit_gen *g, uint64_t ops, uint64_t acc, uint32_t ip,
  * else the engine's: the library's reads at the call's site): the pops
  * and the return address's read, the value into the caller's slots at
  * the frame's ret_dst, the frame popped, io the caller's. A frame left by
- * a tail call, or a batch area too small, goes to `no`. */
+ * a tail call made its pops then, and its callee's `ret` read its return
+ * address: it is popped without a read. A batch area too small goes to
+ * `no`. */
 static void native_ret(jit_gen *g, uint32_t ip, uint32_t x,
                        LLVMBasicBlockRef no) {
   const cb_program *p = g->p;
@@ -582,12 +616,25 @@ static void native_ret(jit_gen *g, uint32_t ip, uint32_t x,
   LLVMValueRef depth = ld_at(g, st, offsetof(cb_kernel_stack, depth), g->i32);
   LLVMValueRef frames = ld_at(g, st, offsetof(cb_kernel_stack, frames), g->p8);
   LLVMValueRef Fp = frame_at(g, frames, LLVMBuildSub(B, depth, c32(g, 1), ""));
-  fail_if(g,
-          LLVMBuildICmp(B, LLVMIntNE,
-                        ld_at(g, Fp, offsetof(cb_frame, tail_done), g->i8),
-                        LLVMConstInt(g->i8, 0, 0), ""),
-          no);
+  LLVMBasicBlockRef pops = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  LLVMBasicBlockRef popped = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  LLVMBuildCondBr(
+      B,
+      LLVMBuildICmp(B, LLVMIntNE,
+                    ld_at(g, Fp, offsetof(cb_frame, tail_done), g->i8),
+                    LLVMConstInt(g->i8, 0, 0), ""),
+      popped, pops);
+  LLVMPositionBuilderAtEnd(B, pops);
   room_or(g, nr + 1, no);
+  /* the epilogue's pops and ret, the callee's reads on its exit line */
+  LLVMValueRef cfa = jit_lv(g, LV_CFA);
+  for (unsigned r = nr; r-- > 0;)
+    jit_emit(g, LLVMBuildSub(B, cfa, jit_c64(g, 16 + 8 * (uint64_t)r), ""), 8,
+             x, false);
+  jit_emit(g, LLVMBuildSub(B, cfa, jit_c64(g, 8), ""), 8, x, false);
+  jit_add_lv(g, LV_LOADS, nr + 1);
+  LLVMBuildBr(B, popped);
+  LLVMPositionBuilderAtEnd(B, popped);
   unsigned l = 0;
   if (op->a != CB_NONE && fn->ret_ty != CB_TY_VOID)
     l = fn->ret_lanes ? fn->ret_lanes : 1;
@@ -596,13 +643,6 @@ static void native_ret(jit_gen *g, uint32_t ip, uint32_t x,
   LLVMValueRef rv[256];
   for (unsigned i = 0; i < l; i++)
     rv[i] = jit_val(g, (cb_operand)(op->a + i));
-  /* the epilogue's pops and ret, the callee's reads on its exit line */
-  LLVMValueRef cfa = jit_lv(g, LV_CFA);
-  for (unsigned r = nr; r-- > 0;)
-    jit_emit(g, LLVMBuildSub(B, cfa, jit_c64(g, 16 + 8 * (uint64_t)r), ""), 8,
-             x, false);
-  jit_emit(g, LLVMBuildSub(B, cfa, jit_c64(g, 8), ""), 8, x, false);
-  jit_add_lv(g, LV_LOADS, nr + 1);
   jit_set_lv(g, LV_BUDGET,
              LLVMBuildSub(B, jit_lv(g, LV_BUDGET), jit_c64(g, 1), ""));
   LLVMValueRef slots = ld_at(g, st, offsetof(cb_kernel_stack, slots), g->p8);
@@ -660,4 +700,41 @@ void jit_ret_op(jit_gen *g, uint32_t ip, uint32_t gb) {
   LLVMPositionBuilderAtEnd(B, eng);
   jit_call_engine(g, ip, gb, IO_RET);
   LLVMBuildRet(B, c32(g, CB_KERNEL_RETURNED));
+}
+
+/* eng_run's CB_OP_ALLOCA. A fixed object's address is the frame's CFA
+ * plus its offset in the engine's layout (cb_kernel_stack.fo_off); a
+ * dynamic one (a count) lowers the top frame's sp by count x size,
+ * aligned down to the object's alignment and at least 16 (the SysV ABI's
+ * stack alignment), as the interpreter does. An alloca past the stack's
+ * lowest address is the interpreter's to report: the kernel leaves
+ * before it. */
+bool jit_alloca_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
+  const cb_program *p = g->p;
+  if (op->aux >= p->n_frame_objs)
+    return false;
+  LLVMBuilderRef B = g->B;
+  LLVMValueRef st = jit_load(g, g->p8, jit_io_field(g, IO_STACK), TB_IO);
+  if (op->a == CB_NONE) {
+    LLVMValueRef tab = ld_at(g, st, offsetof(cb_kernel_stack, fo_off), g->p8);
+    LLVMValueRef off = ld_at(g, tab, (uint64_t)op->aux * 8, g->i64);
+    jit_set(g, op->dst, LLVMBuildAdd(B, jit_lv(g, LV_CFA), off, ""));
+    return true;
+  }
+  const cb_frame_obj *o = &p->frame_objs[op->aux];
+  uint64_t al = o->align < 16 ? 16 : o->align;
+  LLVMValueRef depth = ld_at(g, st, offsetof(cb_kernel_stack, depth), g->i32);
+  LLVMValueRef frames = ld_at(g, st, offsetof(cb_kernel_stack, frames), g->p8);
+  LLVMValueRef Fp = frame_at(g, frames, LLVMBuildSub(B, depth, c32(g, 1), ""));
+  LLVMValueRef sp = ld_at(g, Fp, offsetof(cb_frame, sp), g->i64);
+  LLVMValueRef sz = LLVMBuildMul(B, jit_val(g, op->a), jit_c64(g, o->size), "");
+  LLVMValueRef lo = ld_at(g, st, offsetof(cb_kernel_stack, stack_lo), g->i64);
+  jit_guard(g,
+            LLVMBuildICmp(B, LLVMIntUGT, sz, LLVMBuildSub(B, sp, lo, ""), ""),
+            ip, gb);
+  LLVMValueRef nsp =
+      LLVMBuildAnd(B, LLVMBuildSub(B, sp, sz, ""), jit_c64(g, ~(al - 1)), "");
+  st_at(g, nsp, Fp, offsetof(cb_frame, sp));
+  jit_set(g, op->dst, nsp);
+  return true;
 }

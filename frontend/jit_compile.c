@@ -290,7 +290,8 @@ static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
   }
   LLVMContextRef C = LLVMContextCreate();
   const cb_function *fn = &o->p->functions[fi];
-  jit_gen g = {.p = o->p, .nphis = o->nphis, .only = only, .C = C};
+  jit_gen g = {
+      .p = o->p, .nphis = o->nphis, .only = only, .C = C, .quick = !m->tier};
   g.tpl_fns =
       o->p->tpl_kernels ? calloc(fn->n_blocks + 1, sizeof *g.tpl_fns) : NULL;
   g.M = LLVMModuleCreateWithNameInContext("cbana-kernel", C);
@@ -636,28 +637,6 @@ void fe_jit_free(void *owned) {
   free(o);
 }
 
-/* A function that calls setjmp stays with the interpreter: setjmp's
- * second return lands in the middle of its block, where only the
- * interpreter goes on (kernels start at block starts). A longjmp, from a
- * kernel or from a callee of one, makes the kernels leave at once
- * (CB_KCALL_STOP, as exit() does) before the engine goes on after the
- * setjmp, in a frame of the interpreter's. */
-static bool calls_setjmp(const cb_program *p, uint32_t fi) {
-  uint32_t o0, o1;
-  cb_function_ops(p, &p->functions[fi], &o0, &o1);
-  for (uint32_t i = o0; i < o1; i++) {
-    const cb_op *op = &p->ops[i];
-    if (op->code != CB_OP_CALL)
-      continue;
-    const int64_t *g = &p->extra[op->aux];
-    if (g[0] == CB_CALL_LIBC &&
-        (g[1] == CB_LIBC_USETJMP || g[1] == CB_LIBC_SETJMP ||
-         g[1] == CB_LIBC_SIGSETJMP))
-      return true;
-  }
-  return false;
-}
-
 void fe_jit_compile(cb_program *p, bool eager, const char *cache_dir) {
   jit_owned *o = calloc(1, sizeof *o);
   cb_kernel_fn *k = calloc(p->n_functions + 1, sizeof *k);
@@ -698,9 +677,14 @@ void fe_jit_compile(cb_program *p, bool eager, const char *cache_dir) {
     return;
   }
   /* functions without a body are never asked for; one too long to pay
-   * off is found so when its blocks run are counted (compile_one) */
+   * off is found so when its blocks run are counted (compile_one). A
+   * function that calls setjmp has its kernel too: the setjmp is a call
+   * the engine makes (io->call); a longjmp, from a kernel or a callee of
+   * one, makes every kernel leave at once (CB_KCALL_STOP, as exit()
+   * does), and setjmp's second return, in the middle of its block, is
+   * the interpreter's (kernels start at block starts). */
   for (uint32_t fi = 0; fi < p->n_functions; fi++)
-    if (p->functions[fi].n_blocks == 0 || calls_setjmp(p, fi))
+    if (p->functions[fi].n_blocks == 0)
       o->state[fi] = JS_DONE;
   o->p = p;
   o->eager = eager;

@@ -41,6 +41,7 @@ enum {
   IO_FLUSH,
   IO_TPL,
   IO_CALLEE,
+  IO_PAGE,
   IO_IP,
   IO_BLOCK,
   IO_PREV,
@@ -89,6 +90,10 @@ typedef struct jit_gen {
   LLVMValueRef F;
   LLVMTypeRef i1, i8, i16, i32, i64, f64, p8, p64, io_ty;
   LLVMTypeRef kernel_ty, call_ty; /* int (cb_kernel_io *) */
+  LLVMTypeRef page_ty;            /* cb_kernel_io.page's */
+  LLVMTypeRef thunk_ty;           /* jit_mem.c's call of it */
+  LLVMValueRef page_out;          /* the kernel's alloca it writes */
+  bool quick; /* for LLVM's -O0 code generator (jit_compile.c's tier 0) */
   LLVMValueRef io;
   LLVMValueRef tlb, stop, op_flags, counts;
   unsigned nt_kind;     /* !nontemporal */
@@ -147,6 +152,9 @@ void jit_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb);
  * successor, for its loop template (kernel.h's cb_tpl_kernel_io), into
  * g->tpl_fns[lb]; none when an op of it is not compiled. */
 void jit_gen_tpl(jit_gen *g, uint32_t lb);
+/* jit_call.c: an alloca op's code (op ip of global block gb); false
+ * when the kernel leaves before it instead. */
+bool jit_alloca_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb);
 /* Whether a kernel computes the op (jit_ops.c's forms, the forms of the
  * files below, a lane-wise vector op as its scalar form). */
 bool jit_op_covered(const cb_program *p, const cb_op *op);

@@ -399,7 +399,10 @@ static void gen_switch(jit_gen *g, uint32_t ip, uint32_t lb) {
   uint32_t bp = (uint32_t)x[1 + 2 * n];
   LLVMBasicBlockRef *to = calloc(blk->n_succ + 1, sizeof *to);
   uint64_t *seen = malloc((n + 1) * sizeof *seen);
-  bool sane = blk->n_succ > 0 && op->ty >= CB_TY_I1 && op->ty <= CB_TY_I64;
+  /* an integer, or a pointer: an indirectbr, a switch over its labels'
+   * addresses (frontend/lower_ops.c) */
+  bool sane = blk->n_succ > 0 && ((op->ty >= CB_TY_I1 && op->ty <= CB_TY_I64) ||
+                                  op->ty == CB_TY_PTR);
   for (uint64_t k = 0; k < n && sane; k++)
     sane = (uint64_t)x[2 + 2 * k] < blk->n_succ;
   if (!to || !seen || !sane) {
@@ -487,6 +490,17 @@ void jit_block(jit_gen *g, uint32_t lb) {
     }
     if (op->code == CB_OP_CALL && !jit_op_covered(p, op)) {
       jit_call_op(g, ip, gb);
+      continue;
+    }
+    if (op->code == CB_OP_ALLOCA) {
+      /* the frame's layout, not a value op: never in a loop template's
+       * iterations (jit_tpl.c takes only jit_op_covered's) */
+      if (!jit_alloca_op(g, op, ip, gb)) {
+        LLVMBuildBr(B, jit_exit_before(g, ip, gb));
+        return;
+      }
+      jit_set_lv(g, LV_BUDGET,
+                 LLVMBuildSub(B, jit_lv(g, LV_BUDGET), jit_c64(g, 1), ""));
       continue;
     }
     if (!jit_op_covered(p, op)) {

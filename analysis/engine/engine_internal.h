@@ -96,7 +96,6 @@ typedef struct cb_eng {
   uint32_t ret_lanes;    /* slots of the value the last `ret` returned */
   uint32_t mach_made_at; /* a kernel left before this op, having made the
                             machine-code accesses before it; CB_NONE */
-  int64_t *fo_off;       /* per frame object: offset from the CFA */
   uint32_t *fn_by_addr;  /* function indexes sorted by addr */
   uint32_t n_fn_by_addr;
 
@@ -114,6 +113,7 @@ typedef struct cb_eng {
       uint64_t *frame_size; /* per function: CFA - rsp in the body */
       uintptr_t kstack_lo;  /* a kernel calls a kernel above this stack
                                address */
+      int64_t *fo_off;      /* per frame object: offset from the CFA */
     };
   };
   uint8_t va_al_next; /* the next frame's va_al (engine_varargs.c) */

@@ -44,6 +44,7 @@ SAME_AS_KS(capframes);
 SAME_AS_KS(stack_lo);
 SAME_AS_KS(frame_size);
 SAME_AS_KS(kstack_lo);
+SAME_AS_KS(fo_off);
 
 static int leave_at_once(cb_kernel_io *io) {
   (void)io;
@@ -291,4 +292,9 @@ int eng_kernel_ret(cb_kernel_io *io) {
       e->slots[F->slot_base + p->ops[call_op].dst + i] = rv[i];
   state_to_io(e, io);
   return CB_KCALL_DONE;
+}
+
+uint8_t *eng_kernel_page(void *engine, uint64_t addr) {
+  cb_eng *e = engine;
+  return cb_mem_ptr(&e->mem, addr);
 }

@@ -33,5 +33,7 @@ int eng_kernel_call(cb_kernel_io *io);
 int eng_kernel_ret(cb_kernel_io *io);
 int eng_kernel_flush(cb_kernel_io *io);
 int eng_kernel_tpl(cb_kernel_io *io);
+/* cb_kernel_io.page */
+uint8_t *eng_kernel_page(void *engine, uint64_t addr);
 
 #endif

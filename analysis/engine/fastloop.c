@@ -84,6 +84,7 @@ static inline bool fl_kernel(cb_eng *e, cb_frame **Fp, cb_value **Sp,
                      .ret = eng_kernel_ret,
                      .flush = eng_kernel_flush,
                      .tpl = eng_kernel_tpl,
+                     .page = eng_kernel_page,
                      .ip = *ip,
                      .block = F->block,
                      .prev = F->prev};

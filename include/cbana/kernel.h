@@ -12,8 +12,9 @@
  * `ret`); any other call it hands to the engine (io->call), which runs
  * it in full, callee included, or pushes its frame. It leaves
  * before an op it does not compile, at a `ret`, at a jump to a block
- * marked in `stop`, at an access whose page is not in the translation
- * cache or that crosses a page, at a zero divisor, or when the budget or
+ * marked in `stop`, at an access whose page the translation cache
+ * misses and io->page does not find (a kernel made at -O0 does not ask)
+ * or that crosses a page, at a zero divisor, or when the budget or
  * the batch has too little room for the way ahead; it then returns with
  * ip, block and prev where the interpreter goes on, the op at ip not
  * started. */
@@ -70,6 +71,9 @@ typedef struct cb_kernel_stack {
   /* a kernel calls a kernel only while its native stack pointer is above
    * this address (each nested call takes a native frame) */
   uintptr_t kstack_lo;
+  /* per frame object (program.h's frame_objs): its offset from the CFA,
+   * as the engine lays the frame out (a fixed alloca's address) */
+  const int64_t *fo_off;
 } cb_kernel_stack;
 
 /* Frames at most: a deeper call is the engine's stack overflow. */
@@ -122,7 +126,13 @@ struct cb_kernel_io {
    * from prev with its phis moved, at op ip: runs the iterations it can
    * (analysis/engine/template.h), the state new in io; CB_KCALL_DONE. */
   int (*tpl)(cb_kernel_io *io);
-  cb_kernel_fn callee;      /* after CB_KCALL_ENTERED: the callee's kernel */
+  cb_kernel_fn callee; /* after CB_KCALL_ENTERED: the callee's kernel */
+  /* The host address of modelled address addr, its page put in the
+   * translation cache as the interpreter's own look-up does (mem.h's
+   * cb_mem_ptr); NULL when the page is not mapped. A load or store whose
+   * page the cache misses asks this rather than leaving (in a kernel made
+   * at -O1), and leaves only on NULL (the interpreter's fault). */
+  uint8_t *(*page)(void *engine, uint64_t addr);
   uint32_t ip, block, prev; /* in: block (global) and prev; out: all */
   uint32_t nest;            /* kernels called by kernels, running */
 };

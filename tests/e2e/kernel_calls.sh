@@ -30,8 +30,10 @@ clang-14 -O2 -o "$tmp/native" "$src" 2>"$tmp/cc.err" ||
 # fib: 46367 calls; mutual: the frame and slot stacks grow through the
 # engine a few times; args: each usebig (by value) is the engine's;
 # mixed: each call through leafp is; deep: past the native stack's room
-# for nested kernels the engine takes the calls
+# for nested kernels the engine takes the calls; tail: the jumps are
+# the kernels' own
 cases="fib 22|4
+tail 20000|10
 mutual 3000|40
 args 3000|3010
 mixed 60|1210
@@ -55,8 +57,10 @@ while IFS='|' read -r args most; do
 done <<<"$cases"
 
 # the budget runs out deep in a recursion: in fib's kernels, in a mutual
-# recursion's, and past the native stack's room for nested kernels
-for c in "fib 24|300001" "mutual 3000|20011" "deep 100000|650003"; do
+# recursion's, past the native stack's room for nested kernels, and among
+# tail calls
+for c in "fib 24|300001" "mutual 3000|20011" "deep 100000|650003" \
+  "tail 20000|700001"; do
   args=${c%|*} budget=${c#*|}
   n=budget.${args// /.}
   run "$n" analyze "$src" --args "$args" --budget "$budget" --wait-kernels

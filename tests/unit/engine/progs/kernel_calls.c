@@ -11,7 +11,10 @@
  *   mixed   direct, indirect and library calls interleaved in recursion
  *   deep    recursion N deep with a small frame (past the native stack's
  *           room for nested kernels, and the slot stack's growth)
- *   tree    a call tree of 2^N leaves whose leaves touch fresh pages */
+ *   tree    a call tree of 2^N leaves whose leaves touch fresh pages
+ *   tail    tail calls (the machine code's jumps: the caller's epilogue,
+ *           then the callee in the caller's place), N times, into a
+ *           leaf and along a mutual recursion */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +127,28 @@ static long leaves(int depth, long at) {
   return leaves(depth - 1, 2 * at) + leaves(depth - 1, 2 * at + 1);
 }
 
+static long table[1024];
+__attribute__((noinline)) static long put(long k, long v, long w, long x) {
+  long h = (k * 2654435761u) & 1023;
+  table[h] += v ^ w ^ x;
+  return table[h];
+}
+/* callee-saved registers kept across the computation, popped before the
+ * jump */
+__attribute__((noinline)) static long store(long k, long v) {
+  long a = k * 3, b = v * 5, c = k ^ v;
+  if (k & 1)
+    return put(a, b, c, k);
+  return put(b, a, c, v) + 1;
+}
+__attribute__((noinline)) static long t_even(long n);
+__attribute__((noinline)) static long t_odd(long n) {
+  return n == 0 ? 0 : t_even(n - 1) + 1;
+}
+__attribute__((noinline)) static long t_even(long n) {
+  return n == 0 ? 1 : t_odd(n - 1);
+}
+
 int main(int argc, char **argv) {
   if (argc < 3)
     return 2;
@@ -147,6 +172,11 @@ int main(int argc, char **argv) {
     printf("%ld\n", s);
   } else if (!strcmp(m, "deep")) {
     printf("%ld\n", deep(n));
+  } else if (!strcmp(m, "tail")) {
+    long s = 0;
+    for (long i = 0; i < n; i++)
+      s += store(i, s) + t_odd(i & 63);
+    printf("%ld\n", s);
   } else if (!strcmp(m, "tree")) {
     pages = calloc((size_t)1 << n, 4096);
     if (!pages)
