@@ -144,8 +144,9 @@ static int gpr(const char *t, size_t n, unsigned *width) {
 }
 
 /* Which general registers instruction mn with operands s reads and which
- * it writes whole without reading (a mov, movzx, movsx or lea into a
- * 32- or 64-bit register: the 32-bit forms zero the upper half), for the
+ * it writes whole (a mov, movzx, movsx or lea into a 32- or 64-bit
+ * register: the 32-bit forms zero the upper half; mov rdx, [rdx] reads
+ * and writes rdx), for the
  * loads whose value nothing reads (fe_mc_dead_loads). An instruction that
  * uses registers it does not name, or changes control, is a barrier. */
 static void reg_use(minst *m, const char *mn, const char *s, bool rep) {
@@ -199,8 +200,6 @@ static void reg_use(minst *m, const char *mn, const char *s, bool rep) {
     else
       m->gpr_read |= (uint16_t)(1u << r);
   }
-  /* the destination read too (mov eax, [rax + 8]) is no full write */
-  m->gpr_full &= (uint16_t)~m->gpr_read;
   if (m->gpr_full && full_mov && strcmp(mn, "lea"))
     m->load_dst = (int8_t)__builtin_ctz(m->gpr_full);
 }
@@ -568,7 +567,10 @@ uint32_t fe_mc_site(mctx *c, uint32_t file, uint32_t line, uint32_t func,
  * ...): those loads. Only within straight-line code: a branch or call
  * ends the search (a side exit makes the registers observable). */
 void fe_mc_dead_loads(minst *ins, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++) {
+  /* from the last: a load whose value only dead loads read (as their
+     address: mov rdx, [rip + g]; mov rdx, [rdx]; mov edx, [rdx]; then rdx
+     overwritten) is dead too, as VEX's dead code removal finds it */
+  for (uint32_t i = n; i-- > 0;) {
     minst *m = &ins[i];
     m->dead = false;
     if (m->kind != MK_MEM || m->write || m->load_dst < 0 || m->len == 0 ||
@@ -581,7 +583,9 @@ void fe_mc_dead_loads(minst *ins, uint32_t n) {
         continue; /* valgrind's copies for bt: no register of ours */
       if (x->reg_barrier || x->kind == MK_CALL || x->kind == MK_RET ||
           x->kind == MK_JMP || x->kind == MK_JCC || x->kind == MK_IJMP ||
-          x->kind == MK_UNKNOWN || (x->gpr_read & bit))
+          x->kind == MK_UNKNOWN)
+        break;
+      if ((x->gpr_read & bit) && !x->dead)
         break;
       if (x->gpr_full & bit) {
         m->dead = true;

@@ -802,6 +802,11 @@ void fe_mc_wide(mctx *c, uint32_t fi, const minst *ins, uint32_t n_mb,
     if (ok) {
       f->mach_stats.wide_paired += nc;
     } else {
+      if (getenv("CBANA_DEBUG_MACHINE"))
+        fprintf(stderr,
+                "odd-width unpaired line %u: IR block %u, %u machine "
+                "blocks\n",
+                g[i]->line, b, b == CB_NONE ? 0 : nmb[b]);
       f->mach_stats.wide_unpaired += nc;
       fe_mc_unpaired(f, g[i]->file, g[i]->line);
     }
