@@ -577,10 +577,29 @@ void fe_mc_dead_loads(minst *ins, uint32_t n) {
         m->reg_barrier)
       continue;
     uint16_t bit = (uint16_t)(1u << m->load_dst);
-    for (uint32_t j = i + 1; j < n; j++) {
+    unsigned jumps = 0, steps = 0;
+    for (uint32_t j = i + 1; j < n && steps++ < 256; j++) {
       const minst *x = &ins[j];
       if (x->len == 0)
         continue; /* valgrind's copies for bt: no register of ours */
+      if (x->kind == MK_JMP && jumps < 3) {
+        /* VEX chases an unconditional jump into the same superblock
+           (--vex-guest-chase=yes, valgrind's default) */
+        uint32_t lo = 0, hi = n;
+        while (lo < hi) {
+          uint32_t mid = lo + (hi - lo) / 2;
+          if (ins[mid].pc < x->target)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        if (lo < n && ins[lo].pc == x->target && lo != i) {
+          jumps++;
+          j = lo - 1;
+          continue;
+        }
+        break;
+      }
       if (x->reg_barrier || x->kind == MK_CALL || x->kind == MK_RET ||
           x->kind == MK_JMP || x->kind == MK_JCC || x->kind == MK_IJMP ||
           x->kind == MK_UNKNOWN)

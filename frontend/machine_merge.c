@@ -380,6 +380,10 @@ static void merge_block(mg_ctx *m, const cb_block *bl, const minst *ins,
                                  !m->is_alloca[ad]);
   }
   bool balanced = n_stray * 4 <= n_used;
+  if (getenv("CBANA_DEBUG_MACHINE") && n_dead)
+    fprintf(stderr, "dead loads: %u in a block at 0x%llx%s\n", n_dead,
+            (unsigned long long)ins[first].pc,
+            balanced ? "" : " (left: the block's accesses do not all pair)");
   if (balanced && grp.n) {
     if (!f->op_access) {
       f->op_access = calloc(f->ops.n + 1, sizeof *f->op_access);
@@ -413,6 +417,77 @@ static void merge_block(mg_ctx *m, const cb_block *bl, const minst *ins,
   free(ir.v);
 }
 
+/* Does machine access mi stand for IR access op (its line, direction and
+   size; its address, when both name a global's)? */
+static bool same_access(const mg_ctx *m, const minst *mi, uint32_t opi) {
+  const cb_op *op = &m->f->ops.v[opi];
+  const cb_site *s = &m->f->sites.v[op->aux];
+  if (mi->kind != MK_MEM || mi->file != s->file || mi->line != s->line ||
+      (mi->write != 0) != (op->code == CB_OP_STORE) ||
+      mi->size != cb_ty_bytes((cb_ty)op->ty) * (op->lanes ? op->lanes : 1))
+    return false;
+  addr_form a = resolve(m, addr_of(op));
+  if (!a.ok || a.root != CB_OPND_CONST || a.n || !mi->target)
+    return true;
+  return a.off == (int64_t)(mi->target + m->base);
+}
+
+/* An IR block that several machine blocks stand for (paths the backend
+ * laid out apart): an IR load makes no access when every machine load
+ * that may be it, in all of them, is one VEX drops, and there is one
+ * such IR load (else which is which is not known). */
+static void dead_in_copies(mg_ctx *m, uint32_t b, const minst *ins,
+                           uint32_t n_mb, const uint32_t *mir,
+                           const uint32_t *mfirst, const uint32_t *mcount) {
+  fe *f = m->f;
+  const cb_block *bl = &f->blocks.v[m->fn->first_block + b];
+  for (uint32_t o = bl->first_op; o < bl->first_op + bl->n_ops; o++) {
+    const cb_op *op = &f->ops.v[o];
+    if (op->code != CB_OP_LOAD || op->aux >= f->sites.n ||
+        op->ty == CB_TY_VOID || op->ty >= CB_TY_COUNT ||
+        (f->op_access && o < f->n_op_access && f->op_access[o]))
+      continue;
+    uint32_t n_dead = 0, n_live = 0, n_ir = 0;
+    for (uint32_t i = 0; i < n_mb && !n_live; i++) {
+      if (mir[i] != b)
+        continue;
+      for (uint32_t k = mfirst[i]; k < mfirst[i] + mcount[i]; k++)
+        if (same_access(m, &ins[k], o)) {
+          n_dead += ins[k].dead;
+          n_live += !ins[k].dead;
+        }
+    }
+    if (!n_dead || n_live)
+      continue;
+    /* the other IR loads these machine loads may be */
+    for (uint32_t p = bl->first_op; p < bl->first_op + bl->n_ops; p++) {
+      const cb_op *q = &f->ops.v[p];
+      if (q->code != CB_OP_LOAD || q->aux >= f->sites.n ||
+          q->ty == CB_TY_VOID || q->ty >= CB_TY_COUNT)
+        continue;
+      bool any = false;
+      for (uint32_t i = 0; i < n_mb && !any; i++)
+        for (uint32_t k = mfirst[i]; mir[i] == b && k < mfirst[i] + mcount[i];
+             k++)
+          any |= ins[k].dead && same_access(m, &ins[k], o) &&
+                 same_access(m, &ins[k], p);
+      n_ir += any;
+    }
+    if (n_ir != 1)
+      continue;
+    if (!f->op_access) {
+      f->op_access = calloc(f->ops.n + 1, sizeof *f->op_access);
+      if (!f->op_access)
+        return;
+      f->n_op_access = f->ops.n;
+    }
+    if (o < f->n_op_access) {
+      f->op_access[o] = CB_ACCESS_NONE;
+      f->mach_stats.loads_dropped++;
+    }
+  }
+}
+
 void fe_mc_merged(mctx *c, uint32_t fi, const minst *ins, uint32_t n_mb,
                   const uint32_t *mir, const uint32_t *mfirst,
                   const uint32_t *mcount) {
@@ -443,6 +518,9 @@ void fe_mc_merged(mctx *c, uint32_t fi, const minst *ins, uint32_t n_mb,
     if (mir[i] != CB_NONE && mir[i] < fn->n_blocks && nmb[mir[i]] == 1)
       merge_block(&m, &f->blocks.v[fn->first_block + mir[i]], ins, mfirst[i],
                   mcount[i]);
+  for (uint32_t b = 0; b < fn->n_blocks; b++)
+    if (nmb[b] > 1)
+      dead_in_copies(&m, b, ins, n_mb, mir, mfirst, mcount);
   free(m.def);
   free(m.is_alloca);
   free(nmb);
