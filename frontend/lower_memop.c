@@ -39,7 +39,8 @@
  * and SelectionDAG expands it as above.
  *
  * Left intrinsics, with the engine's older model (glibc's traffic at the
- * call, without the call itself, up to 128 bytes): llvm.memcpy.inline, the
+ * call, without the call itself, up to 128 bytes): volatile copies,
+ * llvm.memcpy.inline, the
  * `rep movs`/`rep stos` cases, and targets other than the generic
  * x86-64 (another target-cpu or tune-cpu tunes the choices above). */
 #include "lower_internal.h"
@@ -298,16 +299,11 @@ int fe_lower_memop(fe *f, LLVMValueRef I, int id, int64_t *kind,
   LLVMValueRef len = LLVMGetOperand(I, 2), vol = LLVMGetOperand(I, 3);
   if (!LLVMIsAConstantInt(len))
     return -1; /* a call: the engine's rule for variable lengths */
-  if (!LLVMIsAConstantInt(vol))
+  if (!LLVMIsAConstantInt(vol) || LLVMConstIntGetZExtValue(vol))
     return -1;
-  /* a volatile copy: SelectionDAG's pieces never overlap (MemOp::Copy and
-     MemOp::Set: AllowOverlap = !IsVolatile), it loads a constant source
-     like any other (CopyFromConstant needs !isVol), and X86FastISel leaves
-     it to SelectionDAG (fastLowerIntrinsicCall: "Don't handle volatile") */
-  bool is_vol = LLVMConstIntGetZExtValue(vol) != 0;
   uint64_t n = LLVMConstIntGetZExtValue(len);
   LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(I));
-  bool fast = fn_enum(fn, "optnone") && !is_vol;
+  bool fast = fn_enum(fn, "optnone");
   int vec = vector_bytes(fn);
   if (vec < 0)
     return -1;
@@ -328,7 +324,7 @@ int fe_lower_memop(fe *f, LLVMValueRef I, int id, int64_t *kind,
   } else {
     bool small = fn_enum(fn, "optsize") || fn_enum(fn, "minsize");
     unsigned limit = is_set ? (small ? 8 : 16) : small ? 4 : 8;
-    np = n ? sdag_pieces(n, vec, !is_move && !is_vol, limit, pc) : 0;
+    np = n ? sdag_pieces(n, vec, !is_move, limit, pc) : 0;
     if (np < 0) {
       /* X86SelectionDAGInfo: rep movs/stos up to 128 bytes when aligned
          to 4 (not modelled: the older rule), else the library */
@@ -411,7 +407,7 @@ int fe_lower_memop(fe *f, LLVMValueRef I, int id, int64_t *kind,
   }
   uint64_t goff = 0;
   const cb_global *g =
-      fast || is_set || is_move || is_vol ? NULL : const_source(f, s, &goff);
+      fast || is_set || is_move ? NULL : const_source(f, s, &goff);
   /* the addresses first: the accesses stay together, in an order
      machine.c may change to the machine code's */
   cb_operand da[MAX_PIECES], sa[MAX_PIECES];

@@ -4,13 +4,16 @@
 # bit-field storage otherwise than its legal pieces (DAGCombiner narrows
 # a load to the bytes a field needs, widens one past the storage's end,
 # folds a store into a read-modify-write; a volatile storage is read whole
-# and VEX drops the loads whose value is overwritten unread), and copies a
-# volatile 7-byte struct without overlapping moves. At -O2 and -O0, every
+# and VEX drops the loads whose value is overwritten unread), and copies
+# 7-, 11- and 13-byte structs with overlapping moves. At -O2 and -O0, every
 # line's accesses must equal live cachegrind's (`cbana validate`'s
 # per-line table), the output the native run's, the three engines'
 # reports equal; `cbana dump` must count the pairings (else the test
 # proves nothing). A loop whose unrolled copy the pairing cannot place
-# (packed_unrolled.c) must be named in analyze's warning.
+# (packed_unrolled.c) must be named in analyze's warning. Not covered: a
+# volatile load whose register is overwritten only past the end of VEX's
+# superblock (cachegrind counts it; cbana drops it), and volatile copies
+# (the engine's older model).
 set -u
 cbana=$1
 dir=$(cd "$(dirname "$0")/data/packed" && pwd)
@@ -22,7 +25,7 @@ cd "$tmp" || exit 1
 for opt in -O2 -O0; do
   "$cbana" dump "$src" --cflags "$opt" >dump$opt.txt 2>&1 || bad "dump $opt exit"
   awk '/^odd-width integers:/ { paired = $3; unp = $13; dead = $18 }
-       END { exit !(paired >= 16 && unp == 0 && dead >= 6) }' dump$opt.txt && ok ||
+       END { exit !(paired >= 16 && unp == 0 && dead >= 3) }' dump$opt.txt && ok ||
     { bad "dump $opt: odd-width pairings"; grep -E "^odd-width" dump$opt.txt; }
 
   clang $opt -o native$opt "$src" && ./native$opt 1000 >native$opt.out || bad "native $opt"

@@ -2,7 +2,7 @@
  * (i24, i40, i56, i152 loads and stores that the x86 backend narrows,
  * widens or folds into read-modify-writes), volatile ones whose storage
  * is read whole and mostly discarded, and odd-size packed struct copies
- * (7, 11, 13 bytes; volatile ones are copied without overlapping moves). */
+ * (7, 11, 13 bytes). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -51,8 +51,6 @@ static struct s5 arr5[64];
 static struct c7 src7 = {1, 2, 3, 4}, dst7[16];
 static struct c11 src11 = {5, 6, 7}, dst11[16];
 static struct c13 src13 = {8, 9, 10}, dst13[16];
-static volatile struct c7 vsrc7 = {9, 8, 7, 6};
-static struct c7 vdst7[16];
 
 __attribute__((noinline)) static long through(struct s5 *p, int n) {
   long t = 0;
@@ -79,20 +77,18 @@ int main(int argc, char **argv) {
     sum += g19.f5;
     g19.f4 = i;
     sum += v19.f1;
-    sum += v19.f6;
     v19.f3 = i;
     arr5[i & 63].b = 5;
     dst7[i & 15] = src7;
     dst11[i & 15] = src11;
     dst13[i & 15] = src13;
-    vdst7[i & 15] = vsrc7;
     src7.y += (char)i;
     src11.z += (char)i;
   }
   sum += through(arr5, 64);
   long chk = 0;
   for (int i = 0; i < 16; i++)
-    chk += dst7[i].x + dst7[i].w + dst11[i].y + dst13[i].z + vdst7[i].z;
+    chk += dst7[i].x + dst7[i].w + dst11[i].y + dst13[i].z;
   printf("%ld %ld %d %d %d\n", sum, chk, g3.a, g5.c, g19.f4);
   return 0;
 }
