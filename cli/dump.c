@@ -238,6 +238,12 @@ static void dump_text(FILE *o, const cb_program *p, const cb_cfg_info *cfg,
           "merged accesses: %u loads and stores merged into a neighbour's "
           "wider access, %u wider accesses unproven (IR alone there)\n",
           p->mach_stats.accesses_merged, p->mach_stats.merges_unproven);
+  fprintf(o,
+          "odd-width integers: %u loads and stores as the machine code "
+          "makes them, %u unpaired (IR's pieces there); %u loads whose "
+          "value is overwritten unread (no access)\n",
+          p->mach_stats.wide_paired, p->mach_stats.wide_unpaired,
+          p->mach_stats.loads_dropped);
   fprintf(o, "\nfiles:\n");
   for (uint32_t i = 0; i < p->n_files; i++)
     fprintf(o, "  f%u %s\n", i, p->files[i]);

@@ -240,6 +240,20 @@ int cb_session_open(cb_session *s, const cb_analyze_args *a,
       fprintf(stderr, "%s %s", i ? "," : "", p->unmodelled[i]);
     fputc('\n', stderr);
   }
+  if (p->n_unpaired) {
+    /* counted as the Program splits them: cachegrind may count otherwise */
+    fprintf(stderr,
+            "cbana %s: warning: the machine code's loads and stores of "
+            "%u source line%s could not be paired with the program's; "
+            "their accesses are counted as the IR has them and may differ "
+            "from the real run's:",
+            command, p->n_unpaired, p->n_unpaired > 1 ? "s" : "");
+    for (uint32_t i = 0; i < p->n_unpaired && i < 20; i++)
+      fprintf(stderr, " %s", p->unpaired[i]);
+    if (p->n_unpaired > 20)
+      fprintf(stderr, " (and %u more)", p->n_unpaired - 20);
+    fputc('\n', stderr);
+  }
   return 0;
 }
 

@@ -103,6 +103,108 @@ static bool starts(const char *s, const char *p) {
   return strncmp(s, p, strlen(p)) == 0;
 }
 
+/* The general-purpose register (0 rax .. 15 r15) a name denotes in any
+ * width, and its width in bytes; -1 for another name. */
+static int gpr(const char *t, size_t n, unsigned *width) {
+  static const char *const w8[] = {"rax", "rcx", "rdx", "rbx",
+                                   "rsp", "rbp", "rsi", "rdi"};
+  static const char *const w4[] = {"eax", "ecx", "edx", "ebx",
+                                   "esp", "ebp", "esi", "edi"};
+  static const char *const w2[] = {"ax", "cx", "dx", "bx",
+                                   "sp", "bp", "si", "di"};
+  static const char *const w1[] = {"al",  "cl",  "dl", "bl", "spl", "bpl",
+                                   "sil", "dil", "ah", "ch", "dh",  "bh"};
+  for (int i = 0; i < 8; i++) {
+    if (strlen(w8[i]) == n && !memcmp(w8[i], t, n))
+      return *width = 8, i;
+    if (strlen(w4[i]) == n && !memcmp(w4[i], t, n))
+      return *width = 4, i;
+    if (strlen(w2[i]) == n && !memcmp(w2[i], t, n))
+      return *width = 2, i;
+  }
+  for (int i = 0; i < 12; i++)
+    if (strlen(w1[i]) == n && !memcmp(w1[i], t, n))
+      return *width = 1, i < 8 ? i : i - 8;
+  if (n >= 2 && t[0] == 'r' && t[1] >= '0' && t[1] <= '9') {
+    int r = t[1] - '0';
+    size_t k = 2;
+    if (n > 2 && t[2] >= '0' && t[2] <= '9')
+      r = r * 10 + (t[k++] - '0');
+    if (r < 8 || r > 15)
+      return -1;
+    if (k == n)
+      return *width = 8, r;
+    if (k + 1 == n)
+      return *width = t[k] == 'd'   ? 4
+                      : t[k] == 'w' ? 2
+                      : t[k] == 'b' ? 1
+                                    : 0,
+             *width ? r : -1;
+  }
+  return -1;
+}
+
+/* Which general registers instruction mn with operands s reads and which
+ * it writes whole (a mov, movzx, movsx or lea into a 32- or 64-bit
+ * register: the 32-bit forms zero the upper half; mov rdx, [rdx] reads
+ * and writes rdx), for the
+ * loads whose value nothing reads (fe_mc_dead_loads). An instruction that
+ * uses registers it does not name, or changes control, is a barrier. */
+static void reg_use(minst *m, const char *mn, const char *s, bool rep) {
+  static const char *const implicit[] = {
+      "cdq",   "cqo",     "cwd",     "cbw",    "div",   "idiv", "mul",
+      "stos",  "scas",    "lods",    "cmps",   "movs",  "ins",  "outs",
+      "xchg",  "cmpxchg", "syscall", "cpuid",  "rdtsc", "xlat", "loop",
+      "enter", "leave",   "push",    "pop",    "call",  "ret",  "j",
+      "ud",    "int",     "hlt",     "xadd",   "lock",  "rep",  "fn",
+      "vzero", "xgetbv",  "rdrand",  "rdseed", "pause"};
+  m->gpr_read = 0;
+  m->gpr_full = 0;
+  m->reg_barrier = rep;
+  bool two = strchr(s, ',') != NULL;
+  for (size_t i = 0; i < sizeof implicit / sizeof *implicit; i++)
+    if (starts(mn, implicit[i]) &&
+        !(starts(mn, "movs") &&
+          (!strcmp(mn, "movsx") || !strcmp(mn, "movsxd") || two)))
+      m->reg_barrier = true;
+  if (!strcmp(mn, "imul") && !two)
+    m->reg_barrier = true;
+  bool full_mov = !strcmp(mn, "mov") || !strcmp(mn, "movzx") ||
+                  !strcmp(mn, "movsx") || !strcmp(mn, "movsxd") ||
+                  !strcmp(mn, "lea") || !strcmp(mn, "movabs");
+  unsigned opnd = 0;
+  bool in_mem = false;
+  for (const char *q = s; *q;) {
+    if (*q == ',') {
+      opnd++;
+      q++;
+      continue;
+    }
+    if (*q == '[' || *q == ']') {
+      in_mem = *q == '[';
+      q++;
+      continue;
+    }
+    if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9'))) {
+      q++;
+      continue;
+    }
+    const char *t = q;
+    while ((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9'))
+      q++;
+    unsigned w = 0;
+    int r = gpr(t, (size_t)(q - t), &w);
+    if (r < 0)
+      continue;
+    if (opnd == 0 && !in_mem && full_mov && w >= 4)
+      m->gpr_full |= (uint16_t)(1u << r);
+    else
+      m->gpr_read |= (uint16_t)(1u << r);
+  }
+  if (m->gpr_full && full_mov && strcmp(mn, "lea"))
+    m->load_dst = (int8_t)__builtin_ctz(m->gpr_full);
+}
+
 /* Mnemonics that only write their memory destination. */
 static bool pure_store(const char *m) {
   static const char *const pre[] = {
@@ -225,6 +327,8 @@ static int8_t arg_register(const char *ops) {
 
 void fe_mc_classify(mctx *c, minst *m, const char *text, uint64_t frame) {
   m->src_arg = -1;
+  m->load_dst = -1;
+  bool rep = false;
   const char *s = text;
   while (*s == ' ' || *s == '\t')
     s++;
@@ -241,7 +345,9 @@ void fe_mc_classify(mctx *c, minst *m, const char *text, uint64_t frame) {
         strcmp(mn, "lock") && strcmp(mn, "notrack") && strcmp(mn, "data16") &&
         strcmp(mn, "cs") && strcmp(mn, "ds"))
       break;
+    rep = true;
   }
+  reg_use(m, mn, s, rep);
   m->kind = MK_NONE;
   if ((!strcmp(mn, "sub") || !strcmp(mn, "and")) && starts(s, "rsp, ")) {
     char *end;
@@ -458,4 +564,61 @@ uint32_t fe_mc_site(mctx *c, uint32_t file, uint32_t line, uint32_t func,
   FE_PUSH(f->sites, s);
   fe_map_put(&c->site_map, ik, f->sites.n - 1);
   return f->sites.n - 1;
+}
+
+/* VEX (valgrind's ir_opt.c) removes a guest register's write that a later
+ * write of the same register in the superblock overwrites unread
+ * (redundant_put_removal_BB), and then the load that computed it, whose
+ * temporary nothing uses any more (dead code removal): cachegrind, which
+ * instruments the optimised IR, never counts such a load. A volatile
+ * bit-field's storage is read whole and mostly discarded
+ * (movzx eax, byte ptr [g + 18]; movzx eax, word ptr [g + 16]; mov rax,
+ * ...): those loads. Only within straight-line code: a branch or call
+ * ends the search (a side exit makes the registers observable). */
+void fe_mc_dead_loads(minst *ins, uint32_t n) {
+  /* from the last: a load whose value only dead loads read (as their
+     address: mov rdx, [rip + g]; mov rdx, [rdx]; mov edx, [rdx]; then rdx
+     overwritten) is dead too, as VEX's dead code removal finds it */
+  for (uint32_t i = n; i-- > 0;) {
+    minst *m = &ins[i];
+    m->dead = false;
+    if (m->kind != MK_MEM || m->write || m->load_dst < 0 || m->len == 0 ||
+        m->reg_barrier)
+      continue;
+    uint16_t bit = (uint16_t)(1u << m->load_dst);
+    unsigned jumps = 0, steps = 0;
+    for (uint32_t j = i + 1; j < n && steps++ < 256; j++) {
+      const minst *x = &ins[j];
+      if (x->len == 0)
+        continue; /* valgrind's copies for bt: no register of ours */
+      if (x->kind == MK_JMP && jumps < 3) {
+        /* VEX chases an unconditional jump into the same superblock
+           (--vex-guest-chase=yes, valgrind's default) */
+        uint32_t lo = 0, hi = n;
+        while (lo < hi) {
+          uint32_t mid = lo + (hi - lo) / 2;
+          if (ins[mid].pc < x->target)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+        if (lo < n && ins[lo].pc == x->target && lo != i) {
+          jumps++;
+          j = lo - 1;
+          continue;
+        }
+        break;
+      }
+      if (x->reg_barrier || x->kind == MK_CALL || x->kind == MK_RET ||
+          x->kind == MK_JMP || x->kind == MK_JCC || x->kind == MK_IJMP ||
+          x->kind == MK_UNKNOWN)
+        break;
+      if ((x->gpr_read & bit) && !x->dead)
+        break;
+      if (x->gpr_full & bit) {
+        m->dead = true;
+        break;
+      }
+    }
+  }
 }

@@ -260,6 +260,13 @@ typedef struct fe_copy_grp {
   uint32_t func, first, n, file, line, n_addr;
 } fe_copy_grp;
 
+/* The pieces of one odd-width integer load or store (lower_wide.c): their
+ * ops are wide_ops[first .. first + n), lowest address first. */
+typedef struct fe_wide_grp {
+  uint32_t func, file, line, first, n, bytes;
+  bool write;
+} fe_wide_grp;
+
 typedef struct fe_dbgval {
   LLVMMetadataRef var;
   uint32_t next; /* index of the next for the same value, or CB_NONE */
@@ -351,6 +358,11 @@ typedef struct fe {
   FE_VEC(uint64_t) unmodelled_addr;
   FE_VEC(fe_copy_src) copy_srcs;
   FE_VEC(fe_copy_grp) copy_grps;
+  FE_VEC(fe_wide_grp) wide_grps;
+  FE_VEC(uint32_t) wide_ops;
+  /* "file:line" of accesses the machine code makes otherwise than the
+   * Program and that machine.c could not pair (cb_program's unpaired) */
+  FE_VEC(const char *) unpaired;
 
   /* machine.c */
   FE_VEC(cb_mach_access) mach;

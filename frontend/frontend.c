@@ -50,6 +50,7 @@ static void program_free(cb_program *p) {
   free(p->dl);
   free(p->unmodelled);
   free(p->unmodelled_addr);
+  free(p->unpaired);
   fe_pool_free((fe_pool *)p->owned);
   free(p);
 }
@@ -117,6 +118,9 @@ static void fe_free(fe *f) {
   free(f->unmodelled_addr.v);
   free(f->copy_srcs.v);
   free(f->copy_grps.v);
+  free(f->wide_grps.v);
+  free(f->wide_ops.v);
+  free(f->unpaired.v);
   free(f->mach.v);
   free(f->fn_mach_v);
   free(f->ra_site_v);
@@ -241,6 +245,8 @@ static cb_fe_status load_built(const char *const *bitcode, size_t n,
   p->n_unmodelled = f.unmodelled.n;
   MOVE(p->unmodelled, f.unmodelled);
   MOVE(p->unmodelled_addr, f.unmodelled_addr);
+  p->n_unpaired = f.unpaired.n;
+  MOVE(p->unpaired, f.unpaired);
   p->fn_mach = f.fn_mach_v;
   f.fn_mach_v = NULL;
   p->ra_site = f.ra_site_v;

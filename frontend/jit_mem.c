@@ -272,6 +272,12 @@ static LLVMTypeRef mem_type(jit_gen *g, unsigned ty) {
   }
 }
 
+/* Where the machine code's access of op ip starts (program->op_access). */
+static LLVMValueRef access_at(jit_gen *g, LLVMValueRef addr, uint32_t ip) {
+  int64_t off = cb_op_access_off(g->p, ip);
+  return off ? LLVMBuildAdd(g->B, addr, jit_c64(g, (uint64_t)off), "") : addr;
+}
+
 /* A scalar, or a vector's lanes one after another, as one access of
  * lanes x bytes (engine_interp.c's CB_OP_LOAD and CB_OP_STORE). */
 void jit_load_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
@@ -299,7 +305,7 @@ void jit_load_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
   /* merged with its neighbours by the backend (program->op_access) */
   unsigned acc = cb_op_access_bytes(g->p, ip, size);
   if (acc) {
-    jit_emit(g, addr, acc, op->aux, false);
+    jit_emit(g, access_at(g, addr, ip), acc, op->aux, false);
     jit_add_lv(g, LV_LOADS, 1);
   }
 }
@@ -335,7 +341,7 @@ void jit_store_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb) {
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBuildCondBr(B, folded, done, yes);
   LLVMPositionBuilderAtEnd(B, yes);
-  jit_emit(g, addr, acc, op->aux, true);
+  jit_emit(g, access_at(g, addr, ip), acc, op->aux, true);
   jit_add_lv(g, LV_STORES, 1);
   LLVMBuildBr(B, done);
   LLVMPositionBuilderAtEnd(B, done);

@@ -253,6 +253,12 @@ bool fe_wide_access(fe *f, LLVMValueRef I, bool st, LLVMValueRef addr,
   }
   if (too_wide(f, I, int_bits(t)))
     return false;
+  /* the pieces, for machine_merge.c to hold to the machine code's
+     accesses (DAGCombiner narrows a bit-field's load to the bytes it
+     needs, or folds the store into a read-modify-write) */
+  fe_wide_grp grp = {f->cur_func, 0, 0, f->wide_ops.n, 0, (uint32_t)bytes, st};
+  uint32_t col;
+  fe_loc_of(f, I, &grp.file, &grp.line, &col, NULL);
   for (uint64_t off = 0; off < bytes;) {
     /* one 64-bit limb: its pieces */
     uint32_t limb = (uint32_t)(off / 8);
@@ -268,6 +274,7 @@ bool fe_wide_access(fe *f, LLVMValueRef I, bool st, LLVMValueRef addr,
       o.aux = site;
       off += pb;
       bool last = off == end;
+      grp.n++;
       if (st) {
         cb_operand v = val + limb;
         if (shift) {
@@ -277,6 +284,7 @@ bool fe_wide_access(fe *f, LLVMValueRef I, bool st, LLVMValueRef addr,
         }
         o.a = v;
         o.b = at;
+        FE_PUSH(f->wide_ops, f->ops.n);
         FE_PUSH(f->ops, o);
         continue;
       }
@@ -285,6 +293,7 @@ bool fe_wide_access(fe *f, LLVMValueRef I, bool st, LLVMValueRef addr,
       uint32_t d = only ? val + limb : temp(f);
       o.dst = d;
       o.a = at;
+      FE_PUSH(f->wide_ops, f->ops.n);
       FE_PUSH(f->ops, o);
       if (only)
         break;
@@ -303,6 +312,7 @@ bool fe_wide_access(fe *f, LLVMValueRef I, bool st, LLVMValueRef addr,
       }
     }
   }
+  FE_PUSH(f->wide_grps, grp);
   return true;
 }
 

@@ -342,6 +342,7 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       }
     }
   }
+  fe_mc_dead_loads(ins.v, ins.n);
   /* a vararg function's register save area: where the prologue stores
      the first unnamed argument register (ABI 3.5.7: rdi..r9 at 0..47,
      xmm0..7 at 48..175; the named ones go elsewhere, or nowhere) */
@@ -1030,6 +1031,8 @@ static void do_function(mctx *c, uint32_t fi, const uint8_t *code,
       fe_mc_order_copies(c, fi, ins.v, mb.n, mir, mfirst, mcount);
     /* adjacent loads and stores made one wider access */
     fe_mc_merged(c, fi, ins.v, mb.n, mir, mfirst, mcount);
+    /* odd-width integers as the machine code reads and writes them */
+    fe_mc_wide(c, fi, ins.v, mb.n, mir, mfirst, mcount);
     free(mir);
     free(mfirst);
     free(mcount);

@@ -66,6 +66,15 @@ typedef struct minst {
      number (equal numbers: the same registers) */
   int64_t disp;
   int32_t areg;
+  /* general registers (bit i: rax 0 .. r15 15) the instruction reads, and
+     those it writes whole without reading; a barrier uses others or
+     changes control; load_dst: the register a plain load fills, else -1 */
+  uint16_t gpr_read, gpr_full;
+  bool reg_barrier;
+  int8_t load_dst;
+  /* a load whose value the next instructions overwrite unread: VEX's
+     optimiser drops it (fe_mc_dead_loads) and cachegrind never sees it */
+  bool dead;
 } minst;
 
 typedef struct mctx {
@@ -99,7 +108,18 @@ void fe_mc_order_copies(mctx *c, uint32_t fi, const minst *ins, uint32_t n_mb,
 void fe_mc_merged(mctx *c, uint32_t fi, const minst *ins, uint32_t n_mb,
                   const uint32_t *mir, const uint32_t *mfirst,
                   const uint32_t *mcount);
+/* machine_merge.c: the accesses the machine code makes for function fi's
+ * odd-width integer loads and stores (lower_wide.c's pieces), in
+ * fe.op_access; the lines it cannot pair go to fe.unpaired. */
+void fe_mc_wide(mctx *c, uint32_t fi, const minst *ins, uint32_t n_mb,
+                const uint32_t *mir, const uint32_t *mfirst,
+                const uint32_t *mcount);
+/* Notes file:line in fe.unpaired (once). */
+void fe_mc_unpaired(fe *f, uint32_t file, uint32_t line);
 /* disasm.c */
+/* Marks the loads of ins[0..n) whose register the straight-line code
+   after them overwrites before anything reads it. */
+void fe_mc_dead_loads(minst *ins, uint32_t n);
 void fe_mc_read_lines(fe *f, Dwarf *dw, lrows *rows);
 /* The row in effect at pc (file address), or NULL. */
 const lrow *fe_mc_line_at(const lrows *rows, uint64_t pc);

@@ -271,7 +271,8 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
        * (program->op_access) */
       unsigned acc = cb_op_access_bytes(e->p, ip - 1, size);
       if (__builtin_expect(acc != 0, 1)) {
-        cb_eng_emit(e, addr, acc, op->aux, false);
+        cb_eng_emit(e, addr + (uint64_t)cb_op_access_off(e->p, ip - 1), acc,
+                    op->aux, false);
         out->loads++;
       }
       continue;
@@ -306,7 +307,8 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
       }
       unsigned acc = cb_op_access_bytes(e->p, ip - 1, size);
       if (__builtin_expect(!(e->rmw[ip - 1] & 1) && acc != 0, 1)) {
-        cb_eng_emit(e, addr, acc, op->aux, true);
+        cb_eng_emit(e, addr + (uint64_t)cb_op_access_off(e->p, ip - 1), acc,
+                    op->aux, true);
         out->stores++;
       }
       continue;

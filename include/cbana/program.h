@@ -520,6 +520,13 @@ typedef struct cb_mach_stats {
    * proven from it explains (left one for one, as the IR has them). */
   uint32_t accesses_merged;
   uint32_t merges_unproven;
+  /* Odd-width integer loads and stores (an i24's or i152's pieces) whose
+   * accesses were read from the machine code's (program->op_access), and
+   * those left as the Program splits them (program->unpaired). */
+  uint32_t wide_paired, wide_unpaired;
+  /* IR loads whose machine load valgrind's optimiser drops (its value
+   * overwritten unread, VEX's redundant_put_removal_BB): no access. */
+  uint32_t loads_dropped;
 } cb_mach_stats;
 
 /* Native kernels: the contract between the frontend's JIT and the
@@ -606,7 +613,11 @@ typedef struct cb_program {
    * MergeConsecutiveStores: a copy or swap of two adjacent doubles is one
    * 16-byte load and one 16-byte store), the first of a group accesses
    * the group's bytes and the others CB_ACCESS_NONE; each op still moves
-   * its own value. 0: as the op says. See cb_op_access_bytes. */
+   * its own value. 0: as the op says. The low byte is the access's size;
+   * the high byte, a signed offset from the op's address: the machine
+   * code reads an odd-width integer's piece elsewhere than the Program's
+   * split puts it (machine_merge.c). See cb_op_access_bytes and
+   * cb_op_access_off. */
   uint16_t *op_access;
   /* the tables ld.so reads when it binds each PLT
    * function on its first call; NULL when the frontend had no executable
@@ -671,6 +682,13 @@ typedef struct cb_program {
   const char **unmodelled;
   uint64_t *unmodelled_addr;
   uint32_t n_unmodelled;
+  /* Appended: "file:line" of the source lines whose loads and stores the
+   * machine code makes otherwise than the Program's ops and which the
+   * frontend could not pair with it (an odd-width integer's pieces, an
+   * inline copy's), so their accesses are the Program's and may differ
+   * from cachegrind's; `analyze` warns of them. n_unpaired of them. */
+  const char **unpaired;
+  uint32_t n_unpaired;
 } cb_program;
 
 /* The ops of function fn, [*first, *end) in program->ops (its blocks'
@@ -692,7 +710,15 @@ static inline unsigned cb_op_access_bytes(const cb_program *p, uint32_t i,
                                           unsigned bytes) {
   if (__builtin_expect(!p->op_access || !p->op_access[i], 1))
     return bytes;
-  return p->op_access[i] == CB_ACCESS_NONE ? 0u : p->op_access[i];
+  return p->op_access[i] == CB_ACCESS_NONE ? 0u : p->op_access[i] & 0xffu;
+}
+
+/* Where op i's access starts, from the address it moves its value at. */
+static inline int64_t cb_op_access_off(const cb_program *p, uint32_t i) {
+  if (__builtin_expect(!p->op_access || !p->op_access[i], 1) ||
+      p->op_access[i] == CB_ACCESS_NONE)
+    return 0;
+  return (int8_t)(p->op_access[i] >> 8);
 }
 
 /* The start-up and exit traffic of ld.so and libc (docs/process-model.md

@@ -179,11 +179,14 @@ def write_summary(path, a, passed, failed, skipped, results):
             groups.setdefault(key, []).append(name.split()[-1])
     lines = ["# csmith check", "",
              f"`tests/e2e/csmith_check.py CBANA --seeds {a.seeds} --opt="
-             f"{a.opt}`: csmith {' '.join(CSMITH_ARGS)}, built with clang-14 "
+             f"{a.opt}{' --validate' if a.validate else ''}`: csmith "
+             f"{' '.join(CSMITH_ARGS)}, built with clang-14 "
              f"{a.opt}; seeds whose native run takes over "
              f"{a.native_limit:g} s are skipped; cbana's default engine and "
              f"--exact-engine must give the native output and exit status, "
-             f"and equal reports.", "",
+             f"and equal reports" + (", and `cbana validate` pass (own-code "
+             f"accesses and L1D misses within max(1%, 20) of cachegrind's)"
+             if a.validate else "") + ".", "",
              f"{passed} passed, {failed} failed, {skipped} skipped", "",
              "## Failures by cause (first failure of each seed)", "",
              "| seeds | cause |", "| --- | --- |"]
