@@ -485,7 +485,8 @@ static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
     }
     if (conv == 'n') {
       uint8_t t;
-      cb_value p = next_arg(ac, &t);
+      /* a suppressed conversion (*) takes no argument (C99 7.19.6.2) */
+      cb_value p = suppress ? (cb_value){0} : next_arg(ac, &t);
       if (!suppress && !store_int(e, p.u, lng, s->pos)) {
         free(fmt);
         return -2;
@@ -509,7 +510,8 @@ static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
       if (w > avail)
         w = avail;
       uint8_t t;
-      cb_value p = next_arg(ac, &t);
+      /* a suppressed conversion (*) takes no argument (C99 7.19.6.2) */
+      cb_value p = suppress ? (cb_value){0} : next_arg(ac, &t);
       if (!suppress) {
         if (!cb_eng_write(e, p.u, s->d + s->pos, w)) {
           free(fmt);
@@ -529,7 +531,8 @@ static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
       if (conv == '[' && !w)
         break; /* a matching failure */
       uint8_t t;
-      cb_value p = next_arg(ac, &t);
+      /* a suppressed conversion (*) takes no argument (C99 7.19.6.2) */
+      cb_value p = suppress ? (cb_value){0} : next_arg(ac, &t);
       if (!suppress) {
         char z = 0;
         if (!cb_eng_write(e, p.u, s->d + s->pos, w) ||
@@ -560,7 +563,8 @@ static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
                                  : strtoull(tok, &end, base);
       if (end == tok)
         break;
-      p = next_arg(ac, &t);
+      if (!suppress)
+        p = next_arg(ac, &t);
       if (!suppress) {
         if (!store_int(e, p.u, lng, v)) {
           free(fmt);
@@ -572,7 +576,8 @@ static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
       double d = strtod(tok, &end);
       if (end == tok)
         break;
-      p = next_arg(ac, &t);
+      if (!suppress)
+        p = next_arg(ac, &t);
       if (!suppress) {
         bool ok;
         if (lng >= 1) {

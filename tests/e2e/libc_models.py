@@ -5,7 +5,7 @@ getrusage, fgetpos and fsetpos, cabs and cexp, signal and isatty, getopt,
 index and rindex, getpid and difftime, printf's `*` widths, fclose,
 rewind and ftell on the standard streams, localtime, gmtime, asctime,
 ctime and their _r forms (the native run without TZ, as the model's
-process), uname, rename, getopt_long, setlocale.
+process), uname, rename, getopt_long, setlocale, scanf's %*.
 
 For every program and input line of its .inputs file:
   - the output of `cbana analyze` equals the native executable's, and
@@ -31,7 +31,8 @@ import tempfile
 PROGRAMS = ["strcasecmp", "devnull", "sleep_rusage", "file_pos",
             "complex_abs_exp", "signal_isatty", "getopt_args",
             "index_rindex", "pid_difftime", "printf_star", "std_streams",
-            "time_conv", "uname_rename", "getopt_long_args", "locale_c"]
+            "time_conv", "uname_rename", "getopt_long_args", "locale_c",
+            "scanf_suppress"]
 # data files a program reads (its stdin: `< FILE` in its .inputs), copied
 # into the working directory
 DATA = {"std_streams": ["std_streams.in"]}
@@ -40,7 +41,8 @@ DATA = {"std_streams": ["std_streams.in"]}
 # totals are compared
 PER_LINE = {"strcasecmp", "devnull", "sleep_rusage", "file_pos",
             "signal_isatty", "index_rindex", "pid_difftime", "std_streams",
-            "time_conv", "uname_rename", "getopt_long_args", "locale_c"}
+            "time_conv", "uname_rename", "getopt_long_args", "locale_c",
+            "scanf_suppress"}
 # A line's L1D misses may differ by one: the library traffic around the
 # functions tested is not all exact (aligned_alloc's, the FILE streams'
 # internals, docs/process-model.md 9.4), and moves a line's eviction.
