@@ -49,6 +49,13 @@ PER_LINE = {"strcasecmp", "devnull", "sleep_rusage", "file_pos",
 MISS_SLACK = 1
 
 
+# as the model's process (`env -i`): no TZ (glibc reads /etc/localtime;
+# cbana refuses a TZ of its own that the process would not have), no
+# locale variables
+ENV = {k: v for k, v in os.environ.items()
+       if k not in ("TZ", "LANG", "LANGUAGE") and not k.startswith("LC_")}
+
+
 def inputs_of(path):
     out = []
     for line in open(path):
@@ -108,7 +115,7 @@ def main():
                        "json", "--quiet"]
                 if eng == "exact":
                     cmd.append("--exact-engine")
-                r = subprocess.run(cmd, cwd=tmp, capture_output=True,
+                r = subprocess.run(cmd, cwd=tmp, capture_output=True, env=ENV,
                                    text=True, timeout=900)
                 check(r.returncode == 0,
                       f"{name}: analyze ({eng}) exit {r.returncode}: "
@@ -124,11 +131,7 @@ def main():
                     fin = open(os.path.join(tmp, args[args.index("<") + 1]))
                     args = args[:args.index("<")]
                 with tempfile.TemporaryFile("w+", dir=tmp) as fout:
-                    # as the model's process (`env -i`): no TZ (glibc
-                    # reads /etc/localtime), no locale variables
-                    env = {k: v for k, v in os.environ.items()
-                           if k not in ("TZ", "LANG", "LANGUAGE") and
-                           not k.startswith("LC_")}
+                    env = ENV
                     nat = subprocess.run([exe, *args], cwd=tmp, stdin=fin,
                                          stdout=fout, stderr=subprocess.PIPE,
                                          text=True, timeout=120, env=env)
@@ -149,7 +152,7 @@ def main():
                       f"{name} {args}: files reported written: {written}")
             if not shutil.which("valgrind"):
                 continue
-            r = subprocess.run([cbana, "validate", src, "--inputs", inp],
+            r = subprocess.run([cbana, "validate", src, "--inputs", inp], env=ENV,
                                cwd=tmp, capture_output=True, text=True,
                                timeout=1800)
             check(r.returncode == 0, f"{name}: validate exit {r.returncode}")
