@@ -507,6 +507,7 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_GMTIME_R:
   case CB_LIBC_ASCTIME:
   case CB_LIBC_CTIME:
+  case CB_LIBC_MKTIME:
     return cb_libc_time_call(e, fn, a, ret);
   case CB_LIBC_SLEEP:
   case CB_LIBC_GETPID:

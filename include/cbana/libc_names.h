@@ -418,7 +418,8 @@
   X(SETLOCALE, "setlocale") /* analysis/process/libc_locale.c */                       \
   X(CATOPEN, "catopen")                                                        \
   X(CATGETS, "catgets")                                                        \
-  X(CATCLOSE, "catclose")
+  X(CATCLOSE, "catclose")                                                      \
+  X(MKTIME, "mktime") /* analysis/libc_time.c */
 
 typedef enum cb_libfn {
 #define CB_LIBFN_ENUM(id, name) CB_LIBC_##id,

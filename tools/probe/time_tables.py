@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """time_tables.py: regenerates analysis/process/libc_time_tables.h, the traffic of
-localtime, localtime_r, gmtime, gmtime_r, asctime and ctime, from lackey
+localtime, localtime_r, gmtime, gmtime_r, asctime, ctime and mktime (on
+one date: its search's steps depend on the date), from lackey
 traces (libtrace.py) of probes run as cbana's model runs a program
 (`env -i`: no TZ, so glibc reads /etc/localtime; this machine's zone).
 
@@ -37,8 +38,11 @@ int main(void) {
   time_t *tp = malloc(8);
   struct tm *rp = malloc(64);
   *tp = 1700000123;
+  *rp = (struct tm){.tm_year = 123, .tm_mon = 10, .tm_mday = 14,
+                    .tm_hour = 22, .tm_min = 15, .tm_sec = 23,
+                    .tm_isdst = -1};
   %s
-  printf("%%p %%p %%d\n", pad, (void *)rp, rp->tm_min);
+  printf("%%p %%p %%p %%d\n", pad, (void *)tp, (void *)rp, rp->tm_min);
   return 0;
 }
 """
@@ -56,11 +60,14 @@ PROBES = {
            ("asctime(rp);", "", "R"),
            ("asctime(rp);", "t_asctime", "R"),
            ("ctime(tp);", "", "T"),
-           ("ctime(tp);", "t_ctime", "T")],
+           ("ctime(tp);", "t_ctime", "T"),
+           ("mktime(rp);", "", "R"),
+           ("mktime(rp);", "t_mktime", "R")],
     "tb": [("ctime(tp);", "t_ctime_first", "T")],
     "tc": [("localtime_r(tp, rp);", "t_localtime_r_first", "TR")],
     "td": [("gmtime(tp);", "t_gmtime_first", "T")],
     "te": [("gmtime_r(tp, rp);", "t_gmtime_r_first", "TR")],
+    "tf": [("mktime(rp);", "t_mktime_first", "R")],
 }
 
 
@@ -120,7 +127,7 @@ def main():
                 name != "ta" else None
             if ops is None:
                 ops = []
-                if code.startswith(("localtime(", "ctime(")):
+                if code.startswith(("localtime(", "ctime(", "mktime(")):
                     ops = [("free", 0), ("malloc", 0), ("free", None)]
             out_rows = []
             i = own

@@ -1,8 +1,9 @@
-/* localtime, localtime_r, gmtime, gmtime_r, asctime and ctime on fixed
+/* localtime, localtime_r, gmtime, gmtime_r, asctime, ctime, mktime on fixed
  * times and on time()'s, with the zone names they point to, and the heap
  * blocks glibc makes for the zone: the distance between two of the
  * program's blocks around the first conversion (mode: which call is
- * first: 0 ctime, 1 localtime, 2 localtime_r, 3 gmtime, 4 gmtime_r). */
+ * first: 0 ctime, 1 localtime, 2 localtime_r, 3 gmtime, 4 gmtime_r,
+ * 5 mktime), mktime normalizing a day past the month's end. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,17 @@ static void gtr(struct tm *r, const struct tm **p) {
   (void)p;
   gmtime_r(&t, r);
 }
+static void first_mktime(struct tm *r, const struct tm **p) {
+  (void)p;
+  *r = (struct tm){.tm_year = 123,
+                   .tm_mon = 10,
+                   .tm_mday = 14,
+                   .tm_hour = 22,
+                   .tm_min = 15,
+                   .tm_sec = 23,
+                   .tm_isdst = -1};
+  printf("first mktime %ld\n", (long)mktime(r));
+}
 static void (*const first[])(struct tm *, const struct tm **) = {ct, lt, ltr,
                                                                  gt, gtr};
 
@@ -54,7 +66,10 @@ int main(int argc, char **argv) {
   char *a = malloc(24);
   struct tm r;
   const struct tm *p = &r;
-  first[mode](&r, &p);
+  if (mode == 5)
+    first_mktime(&r, &p);
+  else
+    first[mode](&r, &p);
   printf("first %ld %s\n", mode ? fields(p) : 0L, mode ? p->tm_zone : "");
   char *b = malloc(24);
   printf("blocks %ld apart\n", (long)(b - a));
@@ -67,6 +82,9 @@ int main(int argc, char **argv) {
     sum += fields(localtime_r(&u, &r));
     sum += strlen(asctime(&r));
     sum += strlen(ctime(&u));
+    r.tm_mday += 40; /* normalized by mktime */
+    r.tm_isdst = -1;
+    sum += mktime(&r) + fields(&r);
   }
   printf("sum %ld\n", sum);
   time_t u = t + n * 1000003;

@@ -28,16 +28,21 @@ int main(int argc, char **argv) {
          strlen(u.release), u.machine);
   printf("ids %d %d %d %d\n", (int)getuid(), (int)geteuid(), (int)getgid(),
          (int)getegid());
+  /* names of this process's own (two runs at once must not share them) */
+  char na[64], nb[64], nc[64];
+  snprintf(na, sizeof na, "ren_a.%d.tmp", (int)getpid());
+  snprintf(nb, sizeof nb, "ren_b.%d.tmp", (int)getpid());
+  snprintf(nc, sizeof nc, "ren_c.%d.tmp", (int)getpid());
   for (int i = 0; i < n; i++) {
-    FILE *f = fopen("ren_a.tmp", "w");
+    FILE *f = fopen(na, "w");
     fprintf(f, "line %d of the file\n", i);
     fclose(f);
-    int a = rename("ren_a.tmp", "ren_b.tmp");
-    int b = rename("ren_a.tmp", "ren_c.tmp");
+    int a = rename(na, nb);
+    int b = rename(na, nc);
     int e = errno;
     printf("%d: rename %d, again %d errno %d, old %ld, new %ld\n", i, a, b,
-           e, sum_of("ren_a.tmp"), sum_of("ren_b.tmp"));
+           e, sum_of(na), sum_of(nb));
   }
-  printf("remove %d\n", remove("ren_b.tmp"));
+  printf("remove %d\n", remove(nb));
   return 0;
 }
