@@ -139,6 +139,11 @@ def main():
             check(reports["default"] == reports["exact"],
                   f"{name}: default and exact engines' reports differ")
             runs = json.loads(reports["default"])["runs"]
+            # a blank .inputs line is no input set (docs/inputs-format.md):
+            # a program without arguments says `< /dev/null`
+            check(len(runs) == len(inputs_of(inp)) > 0,
+                  f"{name}: {len(runs)} runs for {len(inputs_of(inp))} "
+                  f"input lines")
             for i, args in enumerate(inputs_of(inp)):
                 # stdout a regular file, as `cbana validate` runs it
                 fin = None
