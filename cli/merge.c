@@ -7,8 +7,8 @@
  * same outcome, and then its caches are joined; every run must end with
  * the same caches, of the same geometry. Shards must all be there, of one
  * count and inputs file. Path classes are numbered again as one run over
- * all the inputs numbers them (analysis/pipeline/paths.c): by first appearance of
- * the path hash in input order, per program. A report that breaks any of
+ * all the inputs numbers them (analysis/pipeline/paths.c): by first appearance
+ * of the path hash in input order, per program. A report that breaks any of
  * this is refused with its name (exit 2): the joined report would
  * otherwise mix results that do not belong together. */
 #include "commands.h"

@@ -214,9 +214,9 @@ typedef struct cb_run_outcome {
    * one of its cases), [2 * b + 1] to the false side (a switch: to its
    * default). n_branches * 2 entries, NULL when there are none. */
   uint64_t *branch_counts;
-  /* The fast engine's loop templates (analysis/engine/template.h): loops entered
-   * through one, the iterations run from templates, and the accesses they
-   * emitted. Always 0 with --exact-engine. */
+  /* The fast engine's loop templates (analysis/engine/template.h): loops
+   * entered through one, the iterations run from templates, and the accesses
+   * they emitted. Always 0 with --exact-engine. */
   uint64_t tpl_loops, tpl_iters, tpl_accesses;
   /* of tpl_iters, those whose values the loop's native code computed
    * (cbana/kernel.h's cb_tpl_kernel_io); their operations are counted in

@@ -258,8 +258,8 @@
   X(TOUPPER, "toupper")                                                        \
   X(TOLOWER, "tolower")                                                        \
   CB_LIBM_FUNCTIONS(CB_LIBM_AS_LIBC, X)                                        \
-  /* C11 <math.h>'s long double functions (analysis/process/libc_ldouble.c), from      \
-   * ACOSL to FMAL */                                                          \
+  /* C11 <math.h>'s long double functions (analysis/process/libc_ldouble.c),   \
+   * from ACOSL to FMAL */                                                     \
   X(ACOSL, "acosl")                                                            \
   X(ASINL, "asinl")                                                            \
   X(ATANL, "atanl")                                                            \
@@ -317,7 +317,7 @@
   X(FMAXL, "fmaxl")                                                            \
   X(FMINL, "fminl")                                                            \
   X(FMAL, "fmal")                                                              \
-  /* files and the rest of stdio: analysis/process/libc_files.c, libc_fd.c */          \
+  /* files and the rest of stdio: analysis/process/libc_files.c, libc_fd.c */  \
   X(PERROR, "perror")                                                          \
   X(ERRNO_LOCATION, "__errno_location")                                        \
   X(UNGETC, "ungetc")                                                          \
@@ -361,14 +361,15 @@
   X(STAT, "stat")                                                              \
   X(REMOVE, "remove")                                                          \
   X(UNLINK, "unlink")                                                          \
-  /* exit's handlers: analysis/process/libc_exit.c (atexit is libc_nonshared.a's,      \
-   * linked into the executable: a jump to __cxa_atexit's PLT slot) */         \
+  /* exit's handlers: analysis/process/libc_exit.c (atexit is                  \
+   * libc_nonshared.a's, linked into the executable: a jump to __cxa_atexit's  \
+   * PLT slot) */                                                              \
   X(ATEXIT, "atexit")                                                          \
   X(CXA_ATEXIT, "__cxa_atexit")                                                \
   X(ON_EXIT, "on_exit")                                                        \
   /* glibc's unlocked stdio and what its inline forms call when the buffer     \
-   * is empty or full (analysis/process/libc_stdio_sync.c), getline and getdelim       \
-   * (analysis/process/libc_getline.c) */                                              \
+   * is empty or full (analysis/process/libc_stdio_sync.c), getline and        \
+   * getdelim (analysis/process/libc_getline.c) */                             \
   X(GETC_UNLOCKED, "getc_unlocked")                                            \
   X(GETCHAR_UNLOCKED, "getchar_unlocked")                                      \
   X(FGETC_UNLOCKED, "fgetc_unlocked")                                          \
@@ -388,7 +389,7 @@
   X(GETLINE, "getline")                                                        \
   X(GETDELIM, "getdelim")                                                      \
   X(GETDELIM2, "__getdelim") /* bits/stdio.h's inline getline */               \
-  /* non-local jumps (analysis/process/libc_setjmp.c): <setjmp.h>'s setjmp is          \
+  /* non-local jumps (analysis/process/libc_setjmp.c): <setjmp.h>'s setjmp is  \
    * _setjmp, sigsetjmp is __sigsetjmp; -D_FORTIFY_SOURCE makes longjmp        \
    * __longjmp_chk */                                                          \
   X(USETJMP, "_setjmp")                                                        \
@@ -401,21 +402,21 @@
   X(MKTEMP, "mktemp")                                                          \
   X(INDEX, "index")   /* strchr's alias (BSD) */                               \
   X(RINDEX, "rindex") /* strrchr's */                                          \
-  /* <time.h>'s conversions (analysis/process/libc_time.c) */                          \
+  /* <time.h>'s conversions (analysis/process/libc_time.c) */                  \
   X(LOCALTIME, "localtime")                                                    \
   X(LOCALTIME_R, "localtime_r")                                                \
   X(GMTIME, "gmtime")                                                          \
   X(GMTIME_R, "gmtime_r")                                                      \
   X(ASCTIME, "asctime")                                                        \
   X(CTIME, "ctime")                                                            \
-  X(RENAME, "rename") /* analysis/process/libc_fd.c */                                 \
-  X(UNAME, "uname")   /* analysis/process/libc_proc.c */                               \
+  X(RENAME, "rename") /* analysis/process/libc_fd.c */                         \
+  X(UNAME, "uname")   /* analysis/process/libc_proc.c */                       \
   X(GETOPT_LONG, "getopt_long")                                                \
-  X(GETUID, "getuid") /* analysis/process/libc_proc.c */                               \
+  X(GETUID, "getuid") /* analysis/process/libc_proc.c */                       \
   X(GETEUID, "geteuid")                                                        \
   X(GETGID, "getgid")                                                          \
   X(GETEGID, "getegid")                                                        \
-  X(SETLOCALE, "setlocale") /* analysis/process/libc_locale.c */                       \
+  X(SETLOCALE, "setlocale") /* analysis/process/libc_locale.c */               \
   X(CATOPEN, "catopen")                                                        \
   X(CATGETS, "catgets")                                                        \
   X(CATCLOSE, "catclose")                                                      \

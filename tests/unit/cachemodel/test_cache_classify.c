@@ -8,9 +8,9 @@
  * straddling accesses, through levels of every policy, direct-mapped to
  * fully associative, with and without write allocation. The exact
  * counts of the sampled histograms (first references, distances below
- * SHADOW_NEAR, the total) must equal the model's, and the sampled curve must stay close
- * to the exact one on a stream of many lines. Affine blocks that warp
- * with a sampled shadow must give what their records give. */
+ * SHADOW_NEAR, the total) must equal the model's, and the sampled curve must
+ * stay close to the exact one on a stream of many lines. Affine blocks that
+ * warp with a sampled shadow must give what their records give. */
 #include "cbana/stream.h"
 #include "check.h"
 #include "hierarchy_internal.h"

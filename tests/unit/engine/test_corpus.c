@@ -13,12 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine_internal.h"
 #include "cache_dir.h"
 #include "cbana/engine.h"
 #include "cbana/frontend.h"
 #include "cbana/inputs.h"
 #include "check.h"
+#include "engine_internal.h"
 
 typedef struct prog {
   const char *name;

@@ -15,11 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "libc_build.h"
 #include "cache_dir.h"
 #include "cbana/engine.h"
 #include "cbana/frontend.h"
 #include "check.h"
+#include "libc_build.h"
 
 typedef struct acc {
   uint64_t a;

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "heap.h"
 #include "check.h"
+#include "heap.h"
 
 enum { OP_MALLOC, OP_CALLOC, OP_REALLOC, OP_FREE, OP_MEMALIGN };
 

@@ -1,5 +1,5 @@
-/* glibc's libm traffic (analysis/process/libc_math_traffic.c) against live lackey
- * traces: tools/probe/libm_probe.c calls each function on a few thousand
+/* glibc's libm traffic (analysis/process/libc_math_traffic.c) against live
+ * lackey traces: tools/probe/libm_probe.c calls each function on a few thousand
  * arguments (random over its ranges, and edge cases) under `valgrind
  * --tool=lackey --trace-mem=yes`; every call the model says it models
  * must show exactly the model's accesses (address relative to the
@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "libc_internal.h"
 #include "libc_math_traffic.h"
-#include "check.h"
 
 typedef struct lmfn {
   const char *name;

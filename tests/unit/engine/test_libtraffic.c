@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_internal.h"
 #include "check.h"
+#include "engine_internal.h"
 
 /* A growable list of records. */
 typedef struct seq {

@@ -5,12 +5,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lineset.h"
-#include "mem.h"
-#include "rand.h"
 #include "cbana/engine.h"
 #include "cbana/inputs.h"
 #include "check.h"
+#include "lineset.h"
+#include "mem.h"
+#include "rand.h"
 
 static void test_rand(void) {
   unsigned seeds[] = {1, 0, 3, 42, 7, 12345, 0x80000000u, 0xffffffffu};
