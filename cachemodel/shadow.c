@@ -82,14 +82,14 @@ static inline uint64_t scaled(uint64_t d, uint32_t k) {
 static void resample(cb_shadow *s, const uint64_t *lines, size_t n) {
   cb_stackdist_reset(&s->sd);
   for (size_t i = 0; i < n; i++)
-    if (cb_shadow_mix(lines[i]) <= s->limit)
+    if (cb_mix64(lines[i]) <= s->limit)
       cb_stackdist_ref(&s->sd, lines[i]);
 }
 
 static size_t sampled_count(const uint64_t *lines, size_t n, uint64_t limit) {
   size_t c = 0;
   for (size_t i = 0; i < n; i++)
-    c += cb_shadow_mix(lines[i]) <= limit;
+    c += cb_mix64(lines[i]) <= limit;
   return c;
 }
 
@@ -195,12 +195,12 @@ void cb_shadow_add_refs(cb_shadow *s, const uint64_t *stack, uint32_t d,
     return;
   }
   s->rest += count;
-  if (cb_shadow_mix(stack[d]) > s->limit)
+  if (cb_mix64(stack[d]) > s->limit)
     return;
   /* its distance among the sampled lines: those of the lines between */
   uint64_t ds = 0;
   for (uint32_t i = 0; i < d; i++)
-    ds += cb_shadow_mix(stack[i]) <= s->limit;
+    ds += cb_mix64(stack[i]) <= s->limit;
   hist_add(&s->shist, &s->shist_len, &s->shist_cap, ds, count);
 }
 

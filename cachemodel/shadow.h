@@ -28,6 +28,7 @@
 #define CBANA_CACHEMODEL_SHADOW_H
 
 #include "cbana/cache.h"
+#include "cbana/mix64.h"
 #include "fashadow.h"
 #include "stackdist.h"
 
@@ -101,18 +102,6 @@ cb_shadow_window(cb_shadow *s, uint64_t line) {
   return far;
 }
 
-/* The spatial sample's hash: MurmurHash3's 64-bit finalizer, so that
- * lines of any stride are sampled at the rate (SHARDS samples by a hash
- * of the location). */
-static inline uint64_t cb_shadow_mix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return x;
-}
-
 /* A reference to `line`; `hit`: whether the level hit; `cold`: a
  * SHADOW_COLD_. Returns the class the miss would have (meaningful when
  * !hit). */
@@ -137,7 +126,7 @@ cb_shadow_ref(cb_shadow *s, uint64_t line, bool hit, unsigned cold) {
     s->rest += far;
   else
     cls = cb_shadow_fa_miss(s, line, hit, cold, far);
-  if (cb_shadow_mix(line) <= s->limit)
+  if (cb_mix64(line) <= s->limit)
     cb_shadow_sample(s, line, far);
   return cls;
 }

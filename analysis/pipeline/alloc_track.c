@@ -9,8 +9,8 @@
  * block dies), then the granule map of small blocks, then a binary
  * search among the big ones (or all, where the map cannot tell). */
 #include "alloc_track.h"
+#include "cbana/mix64.h"
 #include "lineset.h"
-#include "mix64.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +73,8 @@ static pair_entry *pair_get(pair_map *m, uint32_t row, uint64_t key,
       return NULL;
     for (size_t i = 0; i < m->cap; i++)
       if (m->v[i].row) {
-        size_t k = mix64(m->v[i].key ^ (uint64_t)m->v[i].row << 44) & (cap - 1);
+        size_t k =
+            cb_mix64(m->v[i].key ^ (uint64_t)m->v[i].row << 44) & (cap - 1);
         while (v[k].row)
           k = (k + 1) & (cap - 1);
         v[k] = m->v[i];
@@ -82,7 +83,7 @@ static pair_entry *pair_get(pair_map *m, uint32_t row, uint64_t key,
     m->v = v;
     m->cap = cap;
   }
-  size_t k = mix64(key ^ (uint64_t)(row + 1) << 44) & (m->cap - 1);
+  size_t k = cb_mix64(key ^ (uint64_t)(row + 1) << 44) & (m->cap - 1);
   while (m->v[k].row) {
     if (m->v[k].row == row + 1 && m->v[k].key == key) {
       *fresh = false;

@@ -1,13 +1,13 @@
 /* Sets of (tag, line) pairs as per-chunk bitmaps; see lineset.h. */
 #include "lineset.h"
 
-#include "mix64.h"
+#include "cbana/mix64.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 static size_t slot_hash(uint32_t tag1, uint64_t chunk) {
-  return (size_t)mix64(chunk ^ (uint64_t)tag1 << 40);
+  return (size_t)cb_mix64(chunk ^ (uint64_t)tag1 << 40);
 }
 
 /* The recent-cache index: cheap, and a walk over consecutive chunks of

@@ -420,7 +420,7 @@
   X(CATOPEN, "catopen")                                                        \
   X(CATGETS, "catgets")                                                        \
   X(CATCLOSE, "catclose")                                                      \
-  X(MKTIME, "mktime") /* analysis/libc_time.c */
+  X(MKTIME, "mktime") /* analysis/process/libc_time.c */
 
 typedef enum cb_libfn {
 #define CB_LIBFN_ENUM(id, name) CB_LIBC_##id,
