@@ -4,7 +4,7 @@
 #   bench/fast.sh [-b BUILD] [-r RESULTS] [-k "KERNEL ..."] SECTION...
 #
 # SECTION: medium | medium-default | large | irregular | tablev | memory |
-#          report
+#          upstream-medium | upstream-large | small | configs | report
 #   medium, large  every PolyBench kernel at MEDIUM / LARGE
 #   medium-default MEDIUM with cbana in its default mode (classification
 #                  and every view), against the medium cachegrind runs
@@ -15,6 +15,17 @@
 #                  TABLEV_SAMPLE (20) of the inputs, one process each, and
 #                  the 1000-run figure is that mean times 1000
 #   memory         cbana's peak RSS as one program's stream grows 100x
+#   upstream-medium, upstream-large
+#                  PolyBench/C 4.2.1 as released (PB_UPSTREAM: a checkout
+#                  of github:MatthiasJReisinger/PolyBenchC-4.2.1), cbana
+#                  cold (a fresh XDG_CACHE_HOME: nothing compiled before is
+#                  reused) in its default mode (tool cbana) and with
+#                  --no-classify (tool cbana-nc)
+#   small          programs of about 100 lines (LTS: an LLVM test-suite
+#                  checkout), cbana cold (tool cbana) and again on the
+#                  unchanged program (tool cbana-rerun)
+#   configs        one program with one cache configuration (tool cbana)
+#                  and with three in the same run (tool cbana-3)
 #   report         bench/results/fast.md from bench/results/fast.tsv
 # Each measurement is one line of RESULTS/fast.tsv:
 #   section name tool wall_s user_s sys_s maxrss_kib refs
@@ -132,26 +143,43 @@ cg() {
 # cb_run SECTION NAME cbana-analyze-ARGS...: one cbana run; cb_record
 # SECTION NAME: its line, the median of the runs made (and the stats of
 # the last). cb: RUNS runs (default 1).
+# CB_TOOL names the line (default cbana); CB_XDG, when set, is the
+# XDG_CACHE_HOME of the run (cbana's cache of compiled units).
 cb_run() {
-  local sec=$1 name=$2
+  local sec=$1 name=$2 tool=${CB_TOOL:-cbana}
   shift 2
   # shellcheck disable=SC2086 # CBANA_FLAGS: several options
-  run_once "$work/cb.$sec.$name.time" "$work/cb.$sec.$name.log" \
+  run_once "$work/cb.$sec.$name.$tool.time" "$work/cb.$sec.$name.$tool.log" \
+    env ${CB_XDG:+XDG_CACHE_HOME=$CB_XDG} \
     "$cbana" analyze "$@" ${CBANA_FLAGS:-} --quiet --stats --format json \
-    -o "$work/cb.$sec.$name.json"
+    -o "$work/cb.$sec.$name.$tool.json"
 }
 cb_record() {
-  local sec=$1 name=$2 acc
-  local tf=$work/cb.$sec.$name.time log=$work/cb.$sec.$name.log
+  local sec=$1 name=$2 acc tool=${CB_TOOL:-cbana}
+  local tf=$work/cb.$sec.$name.$tool.time log=$work/cb.$sec.$name.$tool.log
   median_run "$tf"
   acc=$(grep -o 'accesses [0-9]*' "$log" | head -n 1 | cut -d' ' -f2)
-  record "$sec" "$name" cbana "$tf" "${acc:-0}"
-  cp "$log" "$results/stats.$sec.$name.txt"
+  record "$sec" "$name" "$tool" "$tf" "${acc:-0}"
+  local suffix=
+  [ "$tool" = cbana ] || suffix=.$tool
+  cp "$log" "$results/stats.$sec.$name$suffix.txt"
+}
+# cb_cold SECTION NAME ARGS...: cb with a fresh cache of compiled units
+# for each run.
+cb_cold() {
+  local sec=$1 name=$2 _ tool=${CB_TOOL:-cbana}
+  shift 2
+  [ -z "${CG_ONLY:-}" ] || return 0
+  rm -f "$work/cb.$sec.$name.$tool.time.runs"
+  for _ in $(seq "${RUNS:-1}"); do
+    CB_XDG=$(mktemp -d "$work/xdg.XXXXXX") cb_run "$sec" "$name" "$@"
+  done
+  cb_record "$sec" "$name"
 }
 cb() {
   local sec=$1 name=$2 _
   [ -z "${CG_ONLY:-}" ] || return 0
-  rm -f "$work/cb.$sec.$name.time.runs"
+  rm -f "$work/cb.$sec.$name.${CB_TOOL:-cbana}.time.runs"
   for _ in $(seq "${RUNS:-1}"); do cb_run "$@"; done
   cb_record "$sec" "$name"
 }
@@ -194,7 +222,7 @@ irregular() {
     local name
     name=$(echo "$prog $args" | tr ' ' '_')
     rm -f "$work/cg.irregular.$name.time.runs" \
-      "$work/cb.irregular.$name.time.runs"
+      "$work/cb.irregular.$name.cbana.time.runs"
     for _ in $(seq "$runs"); do
       # shellcheck disable=SC2086
       [ -n "${CB_ONLY:-}" ] || cg_run irregular "$name" "$work/wl/$prog" $args
@@ -252,6 +280,75 @@ memory() {
   done
 }
 
+# upstream SIZE: PolyBench/C 4.2.1 as released, each kernel with
+# utilities/polybench.c; cbana cold, default mode and --no-classify.
+upstream() {
+  local size=$1 sec _
+  sec=upstream-$(echo "$size" | tr '[:upper:]' '[:lower:]')
+  local pb=${PB_UPSTREAM:?PB_UPSTREAM: a PolyBenchC-4.2.1 checkout}
+  mkdir -p "$work/pbu-$size"
+  find "$pb" -name '*.c' ! -path '*/utilities/*' | LC_ALL=C sort |
+    while read -r src; do
+      local name dir flags
+      name=$(basename "$src" .c)
+      dir=$(dirname "$src")
+      if [ -n "$only" ] && ! echo " $only " | grep -q " $name "; then
+        continue
+      fi
+      flags="-O2 -D${size}_DATASET -I$pb/utilities -I$dir"
+      # shellcheck disable=SC2086 # flags: several
+      clang $flags -g -gdwarf-4 -o "$work/pbu-$size/$name" "$src" \
+        "$pb/utilities/polybench.c" -lm 2> /dev/null || continue
+      cg "$sec" "$name" "$work/pbu-$size/$name"
+      CBANA_FLAGS='' CB_TOOL=cbana cb_cold "$sec" "$name" "$src" \
+        "$pb/utilities/polybench.c" --cflags "$flags"
+      CBANA_FLAGS=--no-classify CB_TOOL=cbana-nc cb_cold "$sec" "$name" \
+        "$src" "$pb/utilities/polybench.c" --cflags "$flags"
+    done
+}
+
+# small: programs of about 100 lines from LLVM's test-suite, cold and on
+# an unchanged rerun (the CI gate's case): the fixed costs.
+small() {
+  local lts=${LTS:?LTS: an LLVM test-suite checkout} rel
+  for rel in Shootout/heapsort BenchmarkGame/puzzle Dhrystone/dry; do
+    local src=$lts/SingleSource/Benchmarks/$rel.c name=${rel//\//-}
+    local flags="-O2 -DSMALL_PROBLEM_SIZE -I$(dirname "$src")"
+    # shellcheck disable=SC2086 # flags: several
+    clang $flags -g -gdwarf-4 -o "$work/small-$name" "$src" -lm || continue
+    cg small "$name" "$work/small-$name"
+    [ -z "${CG_ONLY:-}" ] || continue
+    local tf=$work/cb.small.$name
+    rm -f "$tf".*.time.runs
+    for _ in $(seq "${RUNS:-1}"); do
+      local xdg
+      xdg=$(mktemp -d "$work/xdg.XXXXXX")
+      CBANA_FLAGS='' CB_TOOL=cbana CB_XDG=$xdg cb_run small "$name" "$src" \
+        --cflags "$flags"
+      CBANA_FLAGS='' CB_TOOL=cbana-rerun CB_XDG=$xdg cb_run small "$name" \
+        "$src" --cflags "$flags"
+    done
+    CB_TOOL=cbana cb_record small "$name"
+    CB_TOOL=cbana-rerun cb_record small "$name"
+  done
+}
+
+# configs: one stream, one or three cache configurations (the presets
+# cachegrind, skylake and zen3), default mode.
+configs() {
+  local pb=${PB_UPSTREAM:?PB_UPSTREAM: a PolyBenchC-4.2.1 checkout} k
+  for k in linear-algebra/blas/gemm stencils/jacobi-2d; do
+    local src=$pb/$k/$(basename "$k").c name
+    name=$(basename "$k")
+    local flags="-O2 -DMEDIUM_DATASET -I$pb/utilities -I$pb/$k"
+    CBANA_FLAGS='' CB_TOOL=cbana cb configs "$name" "$src" \
+      "$pb/utilities/polybench.c" --cflags "$flags" --cache cachegrind
+    CBANA_FLAGS='' CB_TOOL=cbana-3 cb configs "$name" "$src" \
+      "$pb/utilities/polybench.c" --cflags "$flags" --cache cachegrind \
+      --cache skylake --cache zen3
+  done
+}
+
 for s in "$@"; do
   case $s in
     medium) polybench MEDIUM ;;
@@ -260,6 +357,10 @@ for s in "$@"; do
     irregular) irregular ;;
     tablev) tablev ;;
     memory) memory ;;
+    upstream-medium) upstream MEDIUM ;;
+    upstream-large) upstream LARGE ;;
+    small) small ;;
+    configs) configs ;;
     report) python3 "$here/fast_report.py" "$tsv" > "$results/fast.md" ;;
     *) echo "fast.sh: unknown section $s" >&2; exit 2 ;;
   esac

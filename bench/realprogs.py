@@ -229,12 +229,14 @@ def discover_multi(suite, full):
 
 # ---- running, timed, with a time limit ----
 
-def timed(cmd, cwd, stdin=None, stdout=None, stderr=None, timeout=600):
+def timed(cmd, cwd, stdin=None, stdout=None, stderr=None, timeout=600,
+          env=None, usage=None):
     """Runs cmd in its own process group; returns (exit status or None
-    when killed by a signal, signal, wall s, user+sys s, timed out)."""
+    when killed by a signal, signal, wall s, user+sys s, timed out). The
+    dict `usage`, when given, gets the process's peak RSS (rss_kib)."""
     fin = open(stdin) if stdin else subprocess.DEVNULL
     t0 = time.monotonic()
-    p = subprocess.Popen(cmd, cwd=cwd, stdin=fin,
+    p = subprocess.Popen(cmd, cwd=cwd, stdin=fin, env=env,
                          stdout=stdout or subprocess.DEVNULL,
                          stderr=stderr or subprocess.DEVNULL,
                          start_new_session=True)
@@ -256,6 +258,8 @@ def timed(cmd, cwd, stdin=None, stdout=None, stderr=None, timeout=600):
     if stdin:
         fin.close()
     cpu = ru.ru_utime + ru.ru_stime
+    if usage is not None:
+        usage["rss_kib"] = ru.ru_maxrss
     if os.WIFEXITED(status):
         return os.WEXITSTATUS(status), 0, wall, cpu, killed.is_set()
     return None, os.WTERMSIG(status), wall, cpu, killed.is_set()
@@ -359,12 +363,21 @@ def run_cachegrind(prog, exe, work, timeout):
     return res, parse_cachegrind(out)
 
 
-def run_cbana(cbana, prog, exe, work, flags, timeout):
-    out = os.path.join(work, "cbana.json")
-    err = os.path.join(work, "cbana.err")
+def run_cbana(cbana, prog, exe, work, flags, timeout, extra=(), tag="cb",
+              cold=False):
+    """cbana on the program: the result's fields prefixed by `tag`
+    (status, wall, cpu, timeout, rss_kib), and the report. extra: more
+    options; cold: a fresh XDG_CACHE_HOME, so that nothing compiled
+    before is reused."""
+    out = os.path.join(work, tag + ".json")
+    err = os.path.join(work, tag + ".err")
     cmd = [cbana, "analyze", *(prog.get("srcs") or [prog["src"]]),
            "--cflags", shlex.join(flags),
-           "--format", "json", "--argv0", exe, "--quiet"]
+           "--format", "json", "--argv0", exe, "--quiet", *extra]
+    env = None
+    if cold:
+        env = dict(os.environ, XDG_CACHE_HOME=tempfile.mkdtemp(
+            prefix="xdg-", dir=work))
     if prog["stdin"]:
         # one input set: the arguments and `< FILE` (docs/inputs-format.md)
         inputs = os.path.join(work, "inputs")
@@ -374,26 +387,31 @@ def run_cbana(cbana, prog, exe, work, flags, timeout):
         cmd += ["--inputs", inputs]
     else:
         cmd += ["--args", shlex.join(prog["args"])]
+    usage = {}
     with open(out, "wb") as fo, open(err, "wb") as fe:
-        rc, sig, wall, cpu, to = timed(cmd, work, None, fo, fe, timeout)
+        rc, sig, wall, cpu, to = timed(cmd, work, None, fo, fe, timeout, env,
+                                       usage)
+    if env:
+        shutil.rmtree(env["XDG_CACHE_HOME"], ignore_errors=True)
     with open(err, errors="replace") as f:
         errtext = f.read().strip()
-    res = {"cb_status": rc if rc is not None else f"signal {sig}",
-           "cb_wall": wall, "cb_cpu": cpu, "cb_timeout": to}
+    res = {f"{tag}_status": rc if rc is not None else f"signal {sig}",
+           f"{tag}_wall": wall, f"{tag}_cpu": cpu, f"{tag}_timeout": to,
+           f"{tag}_rss_kib": usage.get("rss_kib")}
     report = None
     if not to and rc in (0, 3):
         try:
             with open(out) as f:
                 report = json.load(f)
         except ValueError as e:
-            res["cb_error"] = f"unreadable JSON ({e})"
-    if report is None and "cb_error" not in res:
+            res[f"{tag}_error"] = f"unreadable JSON ({e})"
+    if report is None and f"{tag}_error" not in res:
         if to:
-            res["cb_error"] = f"timed out after {timeout} s"
+            res[f"{tag}_error"] = f"timed out after {timeout} s"
         else:
             lines = [ln for ln in errtext.splitlines() if ln.strip()]
-            res["cb_error"] = (" / ".join(lines[:3])[:400] if lines else
-                               f"exit {res['cb_status']}, no message")
+            res[f"{tag}_error"] = (" / ".join(lines[:3])[:400] if lines else
+                                   f"exit {res[tag + '_status']}, no message")
     return res, report
 
 
@@ -409,7 +427,10 @@ def first_line_difference(modelled, real):
     return "the same lines, other line ends"
 
 
-def measure(cbana, prog, flags, timeout, keep):
+def measure(cbana, prog, flags, timeout, keep, nc_min=None, cold=False):
+    """One program: native, cachegrind, cbana (cold: without reusing
+    compiled units); when cachegrind took nc_min s or more, cbana once more
+    with --no-classify (the cb_nc_ columns)."""
     row = {"name": prog["name"]}
     work = tempfile.mkdtemp(prefix="rp-", dir=keep)
     try:
@@ -428,8 +449,16 @@ def measure(cbana, prog, flags, timeout, keep):
                    native_wall=wall, native_timeout=to)
         cg, parsed = run_cachegrind(prog, exe, work, timeout)
         row.update(cg)
-        cb, report = run_cbana(cbana, prog, exe, work, flags, timeout)
+        cb, report = run_cbana(cbana, prog, exe, work, flags, timeout,
+                               cold=cold)
         row.update(cb)
+        if (nc_min is not None and row.get("cg_wall") is not None and
+                not row.get("cg_timeout") and row["cg_wall"] >= nc_min):
+            nc, _ = run_cbana(cbana, prog, exe, work, flags, timeout,
+                              ["--no-classify"], "cb_nc", cold)
+            nc.pop("cb_nc_timeout", None)
+            nc.pop("cb_nc_error", None)
+            row.update(nc)
         row["loaded"] = report is not None and bool(report.get("runs"))
         run = report["runs"][0] if row["loaded"] else None
         row["finished"] = bool(run) and run.get("status") == "ok"
@@ -506,6 +535,12 @@ def main():
                     "again)")
     ap.add_argument("--keep", default=None,
                     help="keep each program's work folder under this one")
+    ap.add_argument("--no-classify-min", type=float, default=None,
+                    metavar="S", help="also run cbana --no-classify on the "
+                    "programs whose cachegrind run took S seconds or more")
+    ap.add_argument("--cold", action="store_true",
+                    help="every cbana run with a fresh XDG_CACHE_HOME "
+                    "(nothing compiled before is reused)")
     ap.add_argument("--list", action="store_true",
                     help="print the programs and exclusions, run nothing")
     a = ap.parse_args()
@@ -553,7 +588,8 @@ def main():
 
     def one(p):
         flags = [a.opt, *size, *p["cflags"], f"-I{p['dir']}"]
-        row = measure(cbana, p, flags, a.timeout, a.keep)
+        row = measure(cbana, p, flags, a.timeout, a.keep,
+                      a.no_classify_min, a.cold)
         row["cflags"] = " ".join(flags)
         with lock:
             with open(tsv, "a") as f:

@@ -17,7 +17,8 @@ COLUMNS = ["name", "cflags", "native_status", "native_wall",
            "cg_error", "cg_own", "cg_whole", "cb_status", "cb_wall",
            "cb_cpu", "cb_timeout", "loaded", "finished", "output_equal",
            "exit_equal", "operations", "cb_own", "cb_lib", "cb_whole",
-           "cb_error", "error", "output_diff"]
+           "cb_error", "error", "output_diff", "cb_rss_kib", "cb_nc_status",
+           "cb_nc_wall", "cb_nc_cpu", "cb_nc_rss_kib"]
 
 # Gaps within max(1%, 20) count as agreement (the rule of `cbana
 # validate`'s default tolerance and of the e2e tests).
@@ -142,6 +143,20 @@ def summarize(rows):
     s["ratio_n"] = len(ratios)
     s["ratio"] = (math.exp(sum(math.log(x) for x in ratios) / len(ratios))
                   if ratios else None)
+    # cbana / cachegrind (below 1: cbana faster), default mode and
+    # --no-classify, over the same slow programs
+    slow = [r for r in rows if flag(r, "finished") and num(r["cg_wall"]) and
+            num(r["cb_wall"]) and r.get("cg_error", "") == "" and
+            num(r["cg_wall"]) >= SLOW_CG]
+    for key, col in (("def", "cb_wall"), ("nc", "cb_nc_wall")):
+        rs = [(r["name"], num(r.get(col)) / num(r["cg_wall"])) for r in slow
+              if num(r.get(col))]
+        s[key + "_n"] = len(rs)
+        s[key + "_geo"] = (math.exp(sum(math.log(x) for _, x in rs) /
+                                    len(rs)) if rs else None)
+        s[key + "_slower"] = [n for n, x in rs if x > 1]
+    rss = [num(r.get("cb_rss_kib")) for r in rows if num(r.get("cb_rss_kib"))]
+    s["rss_max"] = max(rss) if rss else None
     return s
 
 
@@ -159,7 +174,15 @@ def summary_lines(s):
         f"- geomean time ratio (cachegrind wall / cbana wall) {g} over "
         f"{s['ratio_n']} finished programs whose cachegrind run took "
         f">= {SLOW_CG:g} s",
-    ]
+    ] + [
+        f"- {label}: cbana / cachegrind wall {s[k + '_geo']:.2f} (geomean "
+        f"over {s[k + '_n']}); slower than cachegrind on "
+        f"{len(s[k + '_slower'])}" + (f" ({', '.join(s[k + '_slower'])})"
+                                      if s[k + "_slower"] else "")
+        for k, label in (("def", "default mode"), ("nc", "--no-classify"))
+        if s.get(k + "_geo") is not None
+    ] + ([f"- peak RSS of cbana, largest: {s['rss_max'] / 1024:.0f} MiB"]
+         if s.get("rss_max") else [])
 
 
 def write_markdown(path, tsv, meta, root):
@@ -209,9 +232,10 @@ def write_markdown(path, tsv, meta, root):
     out += ["", "## Programs", "",
             "| program | loaded | finished | output eq | exit eq | own-code "
             "L1D cbana / cg | whole-process L1D cbana / cg | cbana s | "
-            "cachegrind s | ratio | native s | cbana's message |",
+            "cachegrind s | ratio | cbana --no-classify s | cbana MiB | "
+            "native s | cbana's message |",
             "| --- | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: "
-            "| ---: | --- |"]
+            "| ---: | ---: | ---: | --- |"]
 
     def yn(v):
         return {"1": "yes", "0": "no"}.get(v, "-")
@@ -244,6 +268,8 @@ def write_markdown(path, tsv, meta, root):
             f"{gap(r, 'cb_whole', 'cg_whole')} | "
             f"{secs(r, 'cb_wall', 'cb_timeout')} | "
             f"{secs(r, 'cg_wall', 'cg_timeout')} | {ratio} | "
+            f"{secs(r, 'cb_nc_wall', '')} | "
+            f"{'%.0f' % (num(r['cb_rss_kib']) / 1024) if num(r.get('cb_rss_kib')) else '-'} | "
             f"{secs(r, 'native_wall', 'native_timeout')} | "
             f"{msg.replace('|', '/')[:200]} |")
     if m.get("excluded"):
