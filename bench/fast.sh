@@ -164,15 +164,35 @@ cb_record() {
   [ "$tool" = cbana ] || suffix=.$tool
   cp "$log" "$results/stats.$sec.$name$suffix.txt"
 }
-# cb_cold SECTION NAME ARGS...: cb with a fresh cache of compiled units
-# for each run.
+# cold_xdg: a new XDG_CACHE_HOME without any program's compiled units
+# (translation units, link lines, kernels) but with what cbana keeps per
+# machine (the process probes, glibc's thresholds), made once by a first
+# run on a small workload: "cold" is a program never analysed before on
+# a machine that has run cbana.
+cold_xdg() {
+  local seed=$work/xdg-seed d
+  if [ ! -d "$seed/cbana" ]; then
+    mkdir -p "$seed"
+    "$root/bench/workloads/build.sh" -o "$work/wl" br_path2 > /dev/null
+    (cd "$work" && XDG_CACHE_HOME=$seed "$cbana" analyze \
+      "$root/bench/workloads/br_path2.c" --args "1 100" --quiet \
+      > /dev/null 2>&1)
+  fi
+  d=$(mktemp -d "$work/xdg.XXXXXX")
+  cp -r "$seed/cbana" "$d/" 2> /dev/null
+  rm -rf "$d/cbana/tu" "$d"/cbana/kernel-* "$d"/cbana/link-*
+  echo "$d"
+}
+
+# cb_cold SECTION NAME ARGS...: cb with no compiled unit cached for each
+# run (cold_xdg).
 cb_cold() {
   local sec=$1 name=$2 _ tool=${CB_TOOL:-cbana}
   shift 2
   [ -z "${CG_ONLY:-}" ] || return 0
   rm -f "$work/cb.$sec.$name.$tool.time.runs"
   for _ in $(seq "${RUNS:-1}"); do
-    CB_XDG=$(mktemp -d "$work/xdg.XXXXXX") cb_run "$sec" "$name" "$@"
+    CB_XDG=$(cold_xdg) cb_run "$sec" "$name" "$@"
   done
   cb_record "$sec" "$name"
 }
@@ -322,7 +342,7 @@ small() {
     rm -f "$tf".*.time.runs
     for _ in $(seq "${RUNS:-1}"); do
       local xdg
-      xdg=$(mktemp -d "$work/xdg.XXXXXX")
+      xdg=$(cold_xdg)
       CBANA_FLAGS='' CB_TOOL=cbana CB_XDG=$xdg cb_run small "$name" "$src" \
         --cflags "$flags"
       CBANA_FLAGS='' CB_TOOL=cbana-rerun CB_XDG=$xdg cb_run small "$name" \

@@ -363,6 +363,31 @@ def run_cachegrind(prog, exe, work, timeout):
     return res, parse_cachegrind(out)
 
 
+COLD_SEED = {"lock": threading.Lock(), "dir": None}
+
+
+def cold_cache(cbana, work):
+    """A new XDG_CACHE_HOME without any program's compiled units
+    (translation units, link lines, kernels) but with what cbana keeps per
+    machine (the process probes, glibc's thresholds), seeded once by a
+    first run on a small workload: "cold" is a program never analysed
+    before on a machine that has run cbana."""
+    with COLD_SEED["lock"]:
+        if COLD_SEED["dir"] is None:
+            seed = tempfile.mkdtemp(prefix="xdg-seed-")
+            subprocess.run([cbana, "analyze", os.path.join(
+                HERE, "workloads", "br_path2.c"), "--args", "1 100",
+                "--quiet"], cwd=seed, capture_output=True,
+                env=dict(os.environ, XDG_CACHE_HOME=seed))
+            COLD_SEED["dir"] = seed
+    d = tempfile.mkdtemp(prefix="xdg-", dir=work)
+    src = os.path.join(COLD_SEED["dir"], "cbana")
+    if os.path.isdir(src):
+        shutil.copytree(src, os.path.join(d, "cbana"), ignore=lambda _, names: [
+            n for n in names if n == "tu" or n.startswith(("kernel-", "link-"))])
+    return d
+
+
 def run_cbana(cbana, prog, exe, work, flags, timeout, extra=(), tag="cb",
               cold=False):
     """cbana on the program: the result's fields prefixed by `tag`
@@ -376,8 +401,7 @@ def run_cbana(cbana, prog, exe, work, flags, timeout, extra=(), tag="cb",
            "--format", "json", "--argv0", exe, "--quiet", *extra]
     env = None
     if cold:
-        env = dict(os.environ, XDG_CACHE_HOME=tempfile.mkdtemp(
-            prefix="xdg-", dir=work))
+        env = dict(os.environ, XDG_CACHE_HOME=cold_cache(cbana, work))
     if prog["stdin"]:
         # one input set: the arguments and `< FILE` (docs/inputs-format.md)
         inputs = os.path.join(work, "inputs")
