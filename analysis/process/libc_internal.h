@@ -1,6 +1,7 @@
-/* libc_internal.h: shared between the C library model's files (libc.c,
- * libc_mem.c, libc_stdio.c, libc_files.c, libc_fd.c); internal to the
- * analysis module. */
+/* libc_internal.h: what the C library model's files (libc*.c, proc*.c)
+ * share beyond proc.h: the calls of each family, errno, descriptors and
+ * streams, printf's and scanf's argument cursor. Internal to the process
+ * stage. */
 #ifndef CBANA_LIBC_INTERNAL_H
 #define CBANA_LIBC_INTERNAL_H
 

@@ -201,7 +201,8 @@ uint64_t cb_host_cpu_ns(const cb_proc *pr);
 void cb_host_emit_mach_at(cb_proc *pr, const cb_block *b, uint64_t cfa,
                           uint32_t at);
 
-/* The top frame (the library's caller) and its rsp before its `call`. */
+/* The top frame: the library's caller (its sp is the rsp before its
+ * `call`). */
 static inline cb_frame *cb_proc_top(const cb_proc *pr) {
   return &pr->stack->frames[pr->stack->depth - 1];
 }
