@@ -1,10 +1,9 @@
 /* engine.c: the exact interpreter of a Program for one input (see
  * engine.h): its entry point, cb_engine_run, which sets up the process
- * image, runs main and tears the run down. The interpreter loop is in
- * engine_interp.c, frames and calls in engine_frames.c, the checks and
- * passes before a run in engine_check.c, the initial stack in
- * engine_stack.c, library traffic in engine_libtraffic.c, failures in
- * engine_fault.c. */
+ * (process/proc.h), runs main and tears the run down. The interpreter
+ * loop is in engine_interp.c, frames and calls in engine_frames.c, the
+ * checks and passes before a run in engine_check.c, the initial stack in
+ * engine_stack.c. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +14,6 @@
 #include "engine_internal.h"
 #include "engine_scalar.h"
 #include "fastops.h"
-#include "libc_internal.h"
 #include "template.h"
 
 /* ---- defaults ---- */
@@ -27,104 +25,8 @@ void cb_engine_options_default(cb_engine_options *opt) {
   opt->mode = CB_ENGINE_FAST;
 }
 
-/* ---- heap hooks ---- */
-
-static void hk_access(void *ctx, uint64_t addr, unsigned size, bool w,
-                      uint64_t v) {
-  cb_eng *e = ctx;
-  uint8_t *pp = cb_mem_ptr(&e->mem, addr);
-  if (!pp)
-    return;
-  if (w)
-    cb_mem_write(&e->mem, addr, &v, size, NULL);
-  cb_eng_lib(e, addr, size, w);
-}
-
-static void hk_clear(void *ctx, uint64_t addr, uint64_t len) {
-  cb_eng *e = ctx;
-  cb_mem_fill(&e->mem, addr, 0, len, NULL);
-  if (len > 9 * 8)
-    cb_eng_memset_traffic(e, addr, len);
-  else
-    cb_eng_lib(e, addr, len, true);
-}
-
-static void hk_copy(void *ctx, uint64_t dst, uint64_t src, uint64_t len) {
-  cb_eng *e = ctx;
-  cb_mem_move(&e->mem, dst, src, len, NULL);
-  cb_eng_memcpy_traffic(e, dst, src, len);
-}
-
-static void hk_map(void *ctx, uint64_t lo, uint64_t hi, bool on) {
-  cb_eng *e = ctx;
-  if (on)
-    cb_mem_map(&e->mem, lo, hi);
-  else
-    cb_mem_unmap(&e->mem, lo, hi);
-}
-
-/* ---- setup and the run ---- */
-
-static void setup_image(cb_eng *e) {
-  const cb_program *p = e->p;
-  uint64_t lo = UINT64_MAX, hi = 0;
-  for (uint32_t i = 0; i < p->n_globals; i++) {
-    const cb_global *g = &p->globals[i];
-    if (g->lib_obj) {
-      /* in a library's data, apart from the executable's image */
-      cb_mem_map(&e->mem, g->addr & ~(uint64_t)(CB_PG_SIZE - 1),
-                 (g->addr + (g->size ? g->size : 1) + CB_PG_SIZE - 1) &
-                     ~(uint64_t)(CB_PG_SIZE - 1));
-      continue;
-    }
-    if (g->addr < lo)
-      lo = g->addr;
-    if (g->addr + g->size > hi)
-      hi = g->addr + g->size;
-  }
-  if (p->load_base && p->load_base < lo)
-    lo = p->load_base;
-  if (p->image_end > hi)
-    hi = p->image_end;
-  if (lo < hi)
-    cb_mem_map(&e->mem, lo & ~(uint64_t)(CB_PG_SIZE - 1),
-               (hi + CB_PG_SIZE - 1) & ~(uint64_t)(CB_PG_SIZE - 1));
-  /* the FILE objects: the frontend's _IO_2_1_std*_ when it placed them */
-  for (uint32_t i = 0; i < p->n_globals; i++) {
-    const cb_global *g = &p->globals[i];
-    if (!g->name)
-      continue;
-    if (!strcmp(g->name, "_IO_2_1_stdout_"))
-      e->file_stdout = g->addr;
-    else if (!strcmp(g->name, "_IO_2_1_stderr_"))
-      e->file_stderr = g->addr;
-    else if (!strcmp(g->name, "_IO_2_1_stdin_"))
-      e->file_stdin = g->addr;
-  }
-  for (uint32_t i = 0; i < p->n_globals; i++) {
-    const cb_global *g = &p->globals[i];
-    if (g->init)
-      cb_mem_write(&e->mem, g->addr, g->init, g->size, NULL);
-    if (g->name && !g->init && g->size == 8) {
-      /* stdout and friends without an object: point at ours */
-      uint64_t v = 0;
-      if (!strcmp(g->name, "stdout"))
-        v = e->file_stdout;
-      else if (!strcmp(g->name, "stderr"))
-        v = e->file_stderr;
-      else if (!strcmp(g->name, "stdin"))
-        v = e->file_stdin;
-      if (v)
-        cb_mem_write(&e->mem, g->addr, &v, 8, NULL);
-    }
-  }
-}
-
 static void eng_destroy(cb_eng *e) {
-  cb_files_free(e);
-  cb_libc_time_free(e);
-  cb_mem_destroy(&e->mem);
-  cb_heap_free_model(e->heap);
+  cb_proc_free(&e->pr);
   free(e->nphis);
   free(e->rmw);
   free(e->fk);
@@ -233,7 +135,7 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
     g->nt = 3ull << 20;
   e->p = p;
   e->out = out;
-  e->sink = sink;
+  e->acc.sink = sink;
   /* Per branch point, how often each side was taken: two counters each,
    * far cheaper than keeping the outcome sequence. */
   if (p->n_branches)
@@ -242,15 +144,7 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
   e->budget_left =
       e->opt.budget < CB_ENGINE_CHECK_OPS ? e->opt.budget : CB_ENGINE_CHECK_OPS;
   e->budget_rest = e->opt.budget - e->budget_left;
-  e->cur_site = CB_NONE;
   e->mach_made_at = CB_NONE;
-  e->in_data = in->stdin_data;
-  e->in_len = in->stdin_data ? in->stdin_len : 0;
-  e->file_stdin = 0x7ff0000008a0ull;
-  e->file_stdout = 0x7ff000000780ull;
-  e->file_stderr = 0x7ff0000006a0ull;
-  cb_mem_init(&e->mem);
-  cb_rand_seed(&e->rng, 1);
   {
     uint64_t hb, mb;
     cb_engine_layout(p, &hb, &mb);
@@ -258,18 +152,9 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
       e->opt.heap_base = hb;
     if (!e->opt.mmap_base)
       e->opt.mmap_base = mb;
-    e->libc_base = cb_eng_libc_base(p);
   }
-  /* valgrind's brk segment: one anonymous page and a reservation up to
-   * min(RLIMIT_DATA, 8 MiB) (m_initimg's setup_client_dataseg); do_brk
-   * (syswrap-generic.c) grows into the reservation, which must keep a
-   * page (aspacemgr's am_extend_into_adjacent_reservation_client), so
-   * the break ends 8 MiB - 4 KiB above its start (measured: brk0 +
-   * 0x7fe000 granted, brk0 + 0x81f000 refused); past it glibc's sysmalloc
-   * goes on in mmapped memory (heap.c). */
-  cb_heap_config hc = {e->opt.heap_base, e->opt.mmap_base, 0x7ff000};
-  cb_heap_hooks hk = {e, hk_access, hk_clear, hk_copy, hk_map};
-  e->heap = cb_heap_new(&hc, &hk);
+  /* the process: memory, the heap, the C library's state */
+  cb_proc_init(&e->pr, p, &e->opt, out, &e->acc, &e->ks, in);
 
   int rc = -1;
   if (p->main_function == CB_NONE || p->main_function >= p->n_functions) {
@@ -285,25 +170,25 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
     }
   }
   eng_precompute(e);
-  cb_engine_got_slots(p, e->got);
-  cb_dl_setup(e, p);
+  cb_engine_got_slots(p, e->pr.got);
+  cb_dl_setup(&e->pr, p);
   /* libc where the scope maps it: layout.c's guess without the kept
    * executable leaves out libm, which cbana's link line always loads
    * before libc (docs/process-model.md 3.3), and libc's data is read by
    * start-up as well as by the library's traffic */
-  if (p->dl && e->dl_ldso)
+  if (p->dl && e->pr.dl_ldso)
     for (uint32_t i = 1; i < p->dl->n_objs && i < CB_DL_MAX_OBJS; i++)
-      if (!strcmp(p->dl->objs[i].soname, "libc.so.6") && e->dl_obj[i])
-        e->libc_base = e->dl_obj[i];
-  setup_image(e);
+      if (!strcmp(p->dl->objs[i].soname, "libc.so.6") && e->pr.dl_obj[i])
+        e->pr.libc_base = e->pr.dl_obj[i];
+  cb_proc_setup_image(&e->pr);
   e->main_cfa = e->opt.stack_top
                     ? e->opt.stack_top
                     : cb_engine_default_stack_top(in->argc, in->argv,
                                                   e->opt.cwd, e->opt.n_aux);
   uint64_t argv_at = eng_setup_stack(e, in);
-  cb_libc_init(e);
+  cb_libc_init(&e->pr);
   /* ld.so's and libc's start-up, up to `call main` (its push included) */
-  e->skip_main_push = eng_process_startup(e);
+  e->pr.skip_main_push = cb_proc_startup(&e->pr);
 
   /* main(argc, argv) */
   cb_value args[2];
@@ -324,25 +209,21 @@ int cb_engine_run(const cb_program *p, const cb_run_input *in,
     st = eng_run(e, 0, ret);
     if (st == CB_RETURNED) {
       /* the process's exit status: exit()'s (libc.c) */
-      e->exit_code = (int)(ret[0].u & 0xff);
+      e->pr.exit_code = (int)(ret[0].u & 0xff);
       /* exit(main's value): atexit handlers, stdio, _dl_fini */
-      st = cb_libc_exit(e, e->main_cfa, false, (int)(uint32_t)ret[0].u);
+      st = cb_libc_exit(&e->pr, e->main_cfa, false, (int)(uint32_t)ret[0].u);
     }
   }
   if (st == CB_EXIT && out->status == CB_RUN_OK) {
-    cb_files_at_exit(e);
-    out->exit_code = e->exit_code;
+    cb_files_at_exit(&e->pr);
+    out->exit_code = e->pr.exit_code;
     rc = 0;
   }
 done:
   sig_flush(e);
   out->ops = eng_ops_done(e, e->budget_left);
   cb_eng_flush(e);
-  out->out = e->out_text.s ? e->out_text.s : calloc(1, 1);
-  out->out_len = e->out_text.n;
-  out->err = e->err_text.s ? e->err_text.s : calloc(1, 1);
-  out->err_len = e->err_text.n;
-  cb_files_outcome(e, out);
+  cb_proc_outcome(&e->pr, out);
   if (out->status != CB_RUN_OK)
     rc = -1;
   eng_destroy(e);

@@ -125,7 +125,7 @@ cb_stop eng_push_frame(cb_eng *e, uint32_t f, uint64_t sp, uint32_t call_op,
    * call's line when the caller is the program's code; a tail call's
    * jump pushes none (the caller's own return address is the callee's) */
   uint64_t ra = CB_KERNEL_RET_ADDR;
-  cb_mem_write(&e->mem, sp - 8, &ra, 8, NULL);
+  cb_mem_write(&e->pr.mem, sp - 8, &ra, 8, NULL);
   uint32_t ra_site = call_op != CB_NONE && p->ra_site && call_site < p->n_sites
                          ? p->ra_site[call_site]
                          : CB_NONE;
@@ -133,8 +133,8 @@ cb_stop eng_push_frame(cb_eng *e, uint32_t f, uint64_t sp, uint32_t call_op,
       call_op != CB_NONE && e->depth > 1 && e->frames[e->depth - 2].tail_done;
   if (tail) {
     /* the jump after the caller's epilogue */
-  } else if (call_op == CB_NONE && e->skip_main_push) {
-    e->skip_main_push = false; /* the start-up's last access */
+  } else if (call_op == CB_NONE && e->pr.skip_main_push) {
+    e->pr.skip_main_push = false; /* the start-up's last access */
   } else if (ra_site != CB_NONE) {
     cb_eng_emit(e, sp - 8, 8, ra_site, true);
     e->out->stores++;
@@ -243,19 +243,19 @@ cb_stop eng_copy_byval(cb_eng *e, uint64_t src, uint64_t dst, uint64_t n,
   for (uint64_t off = 0; off < n; off += sizeof buf) {
     size_t c = n - off > sizeof buf ? sizeof buf : (size_t)(n - off);
     uint64_t bad;
-    if (!cb_mem_read(&e->mem, src + off, buf, c, &bad))
+    if (!cb_mem_read(&e->pr.mem, src + off, buf, c, &bad))
       return cb_eng_fault(e, bad, 1, false, site);
-    cb_mem_write(&e->mem, dst + off, buf, c, NULL);
+    cb_mem_write(&e->pr.mem, dst + off, buf, c, NULL);
   }
   const cb_program *p = e->p;
   uint32_t own = p->ra_site && site < p->n_sites ? p->ra_site[site] : CB_NONE;
   if (own == CB_NONE) {
     /* no machine code for the call: the bytes, as library traffic */
-    uint32_t keep = e->cur_site;
-    e->cur_site = site;
+    uint32_t keep = e->pr.cur_site;
+    e->pr.cur_site = site;
     cb_eng_lib(e, src, n, false);
     cb_eng_lib(e, dst, n, true);
-    e->cur_site = keep;
+    e->pr.cur_site = keep;
     return CB_GO;
   }
   /* The x86 backend copies a by-value argument with a memcpy it must
@@ -401,8 +401,8 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
   }
   cb_value ret[256];
   memset(ret, 0, sizeof ret[0] * 4);
-  uint32_t keep = e->cur_site;
-  e->cur_site = site;
+  uint32_t keep = e->pr.cur_site;
+  e->pr.cur_site = site;
   cb_stop st;
   /* a call into the library pushes its return address (the caller's
    * line) and the library's `ret` pops it */
@@ -425,7 +425,7 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
         callee == CB_LIBC_SQRT ? vals[0][0].d >= 0 : vals[0][0].f >= 0;
     /* the machine code's accesses on the path taken (cb_mach_access's
      * sqrt_path) */
-    e->sqrt_called = !sqrt_inline;
+    e->pr.sqrt_called = !sqrt_inline;
   }
   if (sqrt_inline)
     real_call = false;
@@ -456,25 +456,25 @@ cb_stop eng_do_call(cb_eng *e, const cb_op *op, uint32_t ip) {
       lf = callee == CB_INTR_MEMSET    ? CB_LIBC_MEMSET
            : callee == CB_INTR_MEMMOVE ? CB_LIBC_MEMMOVE
                                        : CB_LIBC_MEMCPY;
-    if (lf < CB_LIBC_COUNT && e->got[lf]) {
-      cb_eng_emit(e, e->got[lf], 8, site, false);
+    if (lf < CB_LIBC_COUNT && e->pr.got[lf]) {
+      cb_eng_emit(e, e->pr.got[lf], 8, site, false);
       e->out->lib_reads++;
     }
     /* the first call binds the slot (ld.so's lazy binding) */
-    cb_dl_first_call(e, lf, F->sp);
+    cb_dl_first_call(&e->pr, lf, F->sp);
   }
   if (kind == CB_CALL_LIBC) {
     cb_value a[MAXA];
     for (uint32_t k = 0; k < nargs; k++)
       a[k] = vals[k][0];
-    e->cur_op = (uint32_t)(op - p->ops);
-    e->call_vals = vals;
-    st = cb_libc_call(e, callee, a, tys, nargs, ret);
-    e->call_vals = NULL;
+    e->pr.cur_op = (uint32_t)(op - p->ops);
+    e->pr.call_vals = vals;
+    st = cb_libc_call(&e->pr, callee, a, tys, nargs, ret);
+    e->pr.call_vals = NULL;
   } else {
-    st = cb_intrinsic_call(e, callee, op, vals, tys, lanes, nargs, ret);
+    st = cb_intrinsic_call(&e->pr, callee, op, vals, tys, lanes, nargs, ret);
   }
-  e->cur_site = keep;
+  e->pr.cur_site = keep;
   if (tail && st != CB_LONGJMP)
     e->frames[e->depth - 1].sp = keep_sp;
   if (st != CB_GO)
@@ -501,7 +501,7 @@ cb_stop cb_eng_call_at(cb_eng *e, uint32_t func, uint64_t cfa, uint32_t site,
                        const cb_value *args, uint32_t nargs, cb_value *ret) {
   const cb_program *p = e->p;
   if (func >= p->n_functions || !p->functions[func].n_blocks)
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
+    return cb_eng_fail(e, CB_RUN_ERROR, e->pr.cur_site,
                        "callback to a function without a body");
   uint32_t d0 = e->depth;
   cb_stop st = eng_push_frame(e, func, cfa, CB_NONE, site);
@@ -521,9 +521,30 @@ cb_stop cb_eng_call_at(cb_eng *e, uint32_t func, uint64_t cfa, uint32_t site,
   return st;
 }
 
-cb_stop cb_eng_call_function(cb_eng *e, uint32_t func, const cb_value *args,
-                             uint32_t nargs, cb_value *ret) {
+/* ---- proc.h's host interface ---- */
+
+cb_stop cb_host_call_at(cb_proc *pr, uint32_t func, uint64_t cfa, uint32_t site,
+                        const cb_value *args, uint32_t nargs, cb_value *ret) {
+  return cb_eng_call_at(eng_of(pr), func, cfa, site, args, nargs, ret);
+}
+
+cb_stop cb_host_call(cb_proc *pr, uint32_t func, const cb_value *args,
+                     uint32_t nargs, cb_value *ret) {
+  cb_eng *e = eng_of(pr);
   /* library frames sit between: leave room for them */
   uint64_t sp = eng_align_down(e->frames[e->depth - 1].sp - 256, 16);
-  return cb_eng_call_at(e, func, sp, e->cur_site, args, nargs, ret);
+  return cb_eng_call_at(e, func, sp, e->pr.cur_site, args, nargs, ret);
+}
+
+uint32_t cb_host_function_at(const cb_proc *pr, uint64_t addr) {
+  return cb_eng_function_at(eng_of_const(pr), addr);
+}
+
+uint64_t cb_host_cpu_ns(const cb_proc *pr) {
+  return eng_cpu_ns(eng_of_const(pr));
+}
+
+void cb_host_emit_mach_at(cb_proc *pr, const cb_block *b, uint64_t cfa,
+                          uint32_t at) {
+  eng_emit_mach_at(eng_of(pr), b, cfa, at);
 }

@@ -57,7 +57,7 @@ static inline void eng_emit_mach_at(cb_eng *e, const cb_block *b, uint64_t cfa,
       continue; /* an access of another edge into b */
     if (m->va_xmm && !e->frames[e->depth - 1].va_al)
       continue; /* the prologue skipped the xmm spills (%al == 0) */
-    if (m->sqrt_path && (m->sqrt_path == 1) != e->sqrt_called)
+    if (m->sqrt_path && (m->sqrt_path == 1) != e->pr.sqrt_called)
       continue; /* the other path of an inline sqrt */
     uint64_t a = m->cfa_offset ? cfa + (uint64_t)m->cfa_offset : m->addr;
     cb_eng_emit(e, a, m->size ? m->size : 8, m->site, m->is_write != 0);

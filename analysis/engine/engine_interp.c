@@ -250,12 +250,13 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
       uint64_t addr = V(op->a)->u;
       unsigned l = op->lanes ? op->lanes : 1;
       unsigned bytes = cb_ty_bytes(op->ty), size = bytes * l;
-      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      uint8_t *pp = cb_mem_ptr(&e->pr.mem, addr);
       uint8_t tmp[2048];
       if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
                            0)) {
         uint64_t bad;
-        if (size > sizeof tmp || !cb_mem_read(&e->mem, addr, tmp, size, &bad)) {
+        if (size > sizeof tmp ||
+            !cb_mem_read(&e->pr.mem, addr, tmp, size, &bad)) {
           F->ip = ip;
           e->budget_left = budget;
           return cb_eng_fault(e, addr, size, false, op->aux);
@@ -282,7 +283,7 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
       const cb_value *v = V(op->a);
       unsigned l = op->lanes ? op->lanes : 1;
       unsigned bytes = cb_ty_bytes(op->ty), size = bytes * l;
-      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      uint8_t *pp = cb_mem_ptr(&e->pr.mem, addr);
       if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
                            0)) {
         uint8_t tmp[2048];
@@ -294,7 +295,7 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
         }
         for (unsigned i = 0; i < l; i++)
           store_lane(tmp + i * bytes, &v[i], op->ty);
-        if (!cb_mem_write(&e->mem, addr, tmp, size, &bad)) {
+        if (!cb_mem_write(&e->pr.mem, addr, tmp, size, &bad)) {
           F->ip = ip;
           e->budget_left = budget;
           return cb_eng_fault(e, addr, size, true, op->aux);

@@ -57,10 +57,10 @@ static int leave_at_once(cb_kernel_io *io) {
 static void state_to_io(const volatile cb_eng *e, cb_kernel_io *io) {
   const volatile cb_frame *F = &e->frames[e->depth - 1];
   io->slots = e->slots + F->slot_base;
-  io->batch = (uint8_t *)e->batch;
-  io->nbatch = e->nbatch;
-  io->cap = e->cap;
-  io->stream_records = e->stream_records;
+  io->batch = (uint8_t *)e->acc.batch;
+  io->nbatch = e->acc.nbatch;
+  io->cap = e->acc.cap;
+  io->stream_records = e->acc.stream_records;
   io->budget = e->budget_left;
   io->sig_v = e->sig_v;
   io->sig_n = e->sig_n;
@@ -79,7 +79,7 @@ static void io_to_state(cb_eng *e, const volatile cb_kernel_io *io,
                         uint32_t ip) {
   cb_frame *F = &e->frames[e->depth - 1];
   cb_run_outcome *out = e->out;
-  e->nbatch = io->nbatch;
+  e->acc.nbatch = io->nbatch;
   e->sig_v = io->sig_v;
   e->sig_n = io->sig_n;
   out->path_signature = io->path_signature;
@@ -263,12 +263,12 @@ int eng_kernel_tpl(cb_kernel_io *io) {
 
 int eng_kernel_flush(cb_kernel_io *io) {
   cb_eng *e = io->engine;
-  e->nbatch = io->nbatch;
+  e->acc.nbatch = io->nbatch;
   cb_eng_next_batch(e);
-  io->batch = (uint8_t *)e->batch;
-  io->nbatch = e->nbatch;
-  io->cap = e->cap;
-  io->stream_records = e->stream_records;
+  io->batch = (uint8_t *)e->acc.batch;
+  io->nbatch = e->acc.nbatch;
+  io->cap = e->acc.cap;
+  io->stream_records = e->acc.stream_records;
   return CB_KCALL_DONE;
 }
 
@@ -296,5 +296,5 @@ int eng_kernel_ret(cb_kernel_io *io) {
 
 uint8_t *eng_kernel_page(void *engine, uint64_t addr) {
   cb_eng *e = engine;
-  return cb_mem_ptr(&e->mem, addr);
+  return cb_mem_ptr(&e->pr.mem, addr);
 }

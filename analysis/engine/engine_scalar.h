@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "engine_internal.h"
+#include "sse_fp.h"
 
 static inline int64_t sx(uint64_t v, unsigned ty) {
   unsigned s = cb_ty_sx_shift(ty);
@@ -28,54 +29,6 @@ static inline int64_t sxbits(uint64_t v, unsigned bits) {
 static inline void fp_put_f(cb_value *d, float f) {
   d->u = 0;
   d->f = f;
-}
-
-/* x86-64's SSE arithmetic (addsd, mulss, ...) returns its first operand
- * when that is a NaN, quieted, whatever the second (Intel SDM vol. 1,
- * 4.8.3.5, table 4-7), and LLVM's x86-64 backend emits fadd a, b as
- * addsd with a first. C's x + y and x * y leave that order to the compiler
- * that built cbana (both commute, and an unoptimised build swaps them
- * where an optimised one does not), so a NaN first operand is returned
- * explicitly: a NaN's sign and payload do not depend on how cbana was
- * compiled. A NaN second operand alone, and the default NaN of an invalid
- * operation, come out of the hardware the same in either order. */
-static inline double fp_quiet_d(double x) {
-  uint64_t u;
-  memcpy(&u, &x, 8);
-  u |= 1ull << 51;
-  memcpy(&x, &u, 8);
-  return x;
-}
-static inline float fp_quiet_f(float x) {
-  uint32_t u;
-  memcpy(&u, &x, 4);
-  u |= 1u << 22;
-  memcpy(&x, &u, 4);
-  return x;
-}
-static inline double fadd_d(double x, double y) {
-  return isnan(x) ? fp_quiet_d(x) : x + y;
-}
-static inline double fsub_d(double x, double y) {
-  return isnan(x) ? fp_quiet_d(x) : x - y;
-}
-static inline double fmul_d(double x, double y) {
-  return isnan(x) ? fp_quiet_d(x) : x * y;
-}
-static inline double fdiv_d(double x, double y) {
-  return isnan(x) ? fp_quiet_d(x) : x / y;
-}
-static inline float fadd_f(float x, float y) {
-  return isnan(x) ? fp_quiet_f(x) : x + y;
-}
-static inline float fsub_f(float x, float y) {
-  return isnan(x) ? fp_quiet_f(x) : x - y;
-}
-static inline float fmul_f(float x, float y) {
-  return isnan(x) ? fp_quiet_f(x) : x * y;
-}
-static inline float fdiv_f(float x, float y) {
-  return isnan(x) ? fp_quiet_f(x) : x / y;
 }
 
 static inline bool fcmp(unsigned pred, double a, double b) {
@@ -373,16 +326,6 @@ static inline void store_lane(uint8_t *pp, const cb_value *v, unsigned ty) {
     memcpy(pp, &v->u, 8);
     break;
   }
-}
-
-/* llvm.fma, and llvm.fmuladd where the target fuses it: one rounding;
- * llvm.fmuladd elsewhere: a multiply and an add, as x86-64's backend
- * emits it without FMA (program.h, fmuladd_fused). */
-static inline double muladd_d(bool fused, double a, double b, double c) {
-  return fused ? fma(a, b, c) : fadd_d(fmul_d(a, b), c);
-}
-static inline float muladd_f(bool fused, float a, float b, float c) {
-  return fused ? fmaf(a, b, c) : fadd_f(fmul_f(a, b), c);
 }
 
 /* The path signature hashes the sequence of branch outcomes as runs of

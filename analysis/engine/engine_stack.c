@@ -89,23 +89,23 @@ uint64_t eng_setup_stack(cb_eng *e, const cb_run_input *in) {
     top = (end + 256 + CB_PG_SIZE - 1) & ~(uint64_t)(CB_PG_SIZE - 1);
   }
   e->stack_lo = cfa - e->opt.stack_limit;
-  cb_mem_map(&e->mem, e->stack_lo & ~(uint64_t)(CB_PG_SIZE - 1), top);
+  cb_mem_map(&e->pr.mem, e->stack_lo & ~(uint64_t)(CB_PG_SIZE - 1), top);
   uint64_t argc = (uint64_t)in->argc;
-  cb_mem_write(&e->mem, argc_slot, &argc, 8, NULL);
+  cb_mem_write(&e->pr.mem, argc_slot, &argc, 8, NULL);
   uint64_t s = strings;
   for (int i = 0; i < in->argc; i++) {
     size_t n = strlen(in->argv[i]) + 1;
-    cb_mem_write(&e->mem, s, in->argv[i], n, NULL);
-    cb_mem_write(&e->mem, argv_at + 8 * (uint64_t)i, &s, 8, NULL);
+    cb_mem_write(&e->pr.mem, s, in->argv[i], n, NULL);
+    cb_mem_write(&e->pr.mem, argv_at + 8 * (uint64_t)i, &s, 8, NULL);
     s += n;
   }
   /* envp[] after argv's NULL, the strings after argv's (getenv reads
    * them: libc_stdlib.c) */
-  e->envp_at = argv_at + 8 * ((uint64_t)in->argc + 1);
+  e->pr.envp_at = argv_at + 8 * ((uint64_t)in->argc + 1);
   for (int i = 0; i < VG_NENV; i++) {
     size_t n = strlen(env[i]) + 1;
-    cb_mem_write(&e->mem, s, env[i], n, NULL);
-    cb_mem_write(&e->mem, e->envp_at + 8 * (uint64_t)i, &s, 8, NULL);
+    cb_mem_write(&e->pr.mem, s, env[i], n, NULL);
+    cb_mem_write(&e->pr.mem, e->pr.envp_at + 8 * (uint64_t)i, &s, 8, NULL);
     s += n;
   }
   return argv_at;

@@ -101,7 +101,7 @@ cb_stop eng_call_vararg(cb_eng *e, const cb_op *op, uint32_t callee,
       unsigned eb = cb_ty_bytes(tys[k]);
       for (unsigned i = 0; i < l && (i + 1) * eb <= sizeof buf; i++)
         store_lane(buf + i * eb, &vals[k][i], tys[k]);
-      cb_mem_write(&e->mem, dst, buf, (bytes[k] + 7) & ~7ull, NULL);
+      cb_mem_write(&e->pr.mem, dst, buf, (bytes[k] + 7) & ~7ull, NULL);
     }
   }
   /* %al: the vector registers used, which the prologue tests */
@@ -120,7 +120,7 @@ cb_stop eng_call_vararg(cb_eng *e, const cb_op *op, uint32_t callee,
     /* the copies: the slot stack may have moved */
     for (unsigned i = 0; i < l && (i + 1) * eb <= sizeof buf; i++)
       store_lane(buf + i * eb, &argp[k][i], tys[k]);
-    cb_mem_write(&e->mem, save + at[k], buf, cls[k] == GP ? 8 : 16, NULL);
+    cb_mem_write(&e->pr.mem, save + at[k], buf, cls[k] == GP ? 8 : 16, NULL);
   }
   eng_set_params(e, callee, argp, lanes, nargs);
   return CB_GO;

@@ -521,11 +521,3 @@ bool cb_wide_exec(const cb_op *op, const cb_value *a, const cb_value *b,
   memcpy(d, r, n * sizeof *r);
   return true;
 }
-
-long double cb_wide_f80(const cb_value *v) {
-  return fp_get(CB_TY_F80, v);
-}
-
-void cb_wide_put_f80(cb_value *d, long double x) {
-  fp_put(CB_TY_F80, d, x);
-}

@@ -29,8 +29,8 @@ static inline void fl_prefetch(cb_eng *e, uint32_t ip, uint64_t addr) {
   *last = addr;
   uint64_t pno = next >> CB_PG_BITS;
   unsigned slot = (unsigned)pno & (CB_TLB_N - 1);
-  if (e->mem.tlb[slot].pno == pno)
-    __builtin_prefetch(e->mem.tlb[slot].data + (next & (CB_PG_SIZE - 1)));
+  if (e->pr.mem.tlb[slot].pno == pno)
+    __builtin_prefetch(e->pr.mem.tlb[slot].data + (next & (CB_PG_SIZE - 1)));
 }
 
 /* The kernel's view of the engine's state is this layout (program.h). */
@@ -64,14 +64,14 @@ static inline bool fl_kernel(cb_eng *e, cb_frame **Fp, cb_value **Sp,
       !(k = eng_kernel_outside(e, F, k)))
     return false;
   cb_kernel_io io = {.slots = *Sp,
-                     .tlb = (const cb_kernel_page *)(const void *)e->mem.tlb,
+                     .tlb = (const cb_kernel_page *)(const void *)e->pr.mem.tlb,
                      .stop = e->kstop,
                      .op_flags = e->kflags,
                      .branch_counts = e->out->branch_counts,
-                     .batch = (uint8_t *)e->batch,
-                     .nbatch = e->nbatch,
-                     .cap = e->cap,
-                     .stream_records = e->stream_records,
+                     .batch = (uint8_t *)e->acc.batch,
+                     .nbatch = e->acc.nbatch,
+                     .cap = e->acc.cap,
+                     .stream_records = e->acc.stream_records,
                      .budget = *budget,
                      .sig_v = e->sig_v,
                      .sig_n = e->sig_n,
@@ -98,7 +98,7 @@ static inline bool fl_kernel(cb_eng *e, cb_frame **Fp, cb_value **Sp,
   eng_kernel_ran(e, func, e->out->kernel_ops - kops0);
   F = *Fp = &e->frames[e->depth - 1];
   *Sp = e->slots + F->slot_base;
-  e->nbatch = vo->nbatch;
+  e->acc.nbatch = vo->nbatch;
   e->sig_v = vo->sig_v;
   e->sig_n = vo->sig_n;
   e->out->path_signature = vo->path_signature;
@@ -237,7 +237,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     case FK_LOAD16: {
       uint64_t addr = V(op->a)->u;
       unsigned size = FK[ip] == FK_LOAD8 ? 8 : 16;
-      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      uint8_t *pp = cb_mem_ptr(&e->pr.mem, addr);
       if (__builtin_expect(!pp, 0))
         goto leave; /* eng_run()'s reference case: faults */
       if (__builtin_expect((addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE, 0))
@@ -264,7 +264,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       unsigned size = FK[ip] == FK_STORE8 ? 8 : 16;
       if (__builtin_expect((addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE, 0))
         goto leave;
-      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      uint8_t *pp = cb_mem_ptr(&e->pr.mem, addr);
       if (__builtin_expect(!pp, 0))
         goto leave;
       if (size == 8)
@@ -278,7 +278,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
     case FK_LOAD_S: {
       uint64_t addr = V(op->a)->u;
       unsigned size = cb_ty_bytes(op->ty);
-      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      uint8_t *pp = cb_mem_ptr(&e->pr.mem, addr);
       if (__builtin_expect(!pp, 0))
         goto leave;
       if (__builtin_expect((addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE, 0))
@@ -294,7 +294,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       unsigned size = cb_ty_bytes(op->ty);
       if (__builtin_expect((addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE, 0))
         goto leave;
-      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      uint8_t *pp = cb_mem_ptr(&e->pr.mem, addr);
       if (__builtin_expect(!pp, 0))
         goto leave;
       store_lane(pp, V(op->a), op->ty);
@@ -416,7 +416,7 @@ void cb_fast_loop(cb_eng *e, cb_frame *F, cb_value *S, uint32_t *ip_io,
       const cb_op *m = op + 1;
       const bool narrow = k == FK_GEP1_LOAD_S || k == FK_GEP2_LOAD_S;
       unsigned size = narrow ? cb_ty_bytes(m->ty) : 8;
-      uint8_t *pp = cb_mem_ptr(&e->mem, addr);
+      uint8_t *pp = cb_mem_ptr(&e->pr.mem, addr);
       if (__builtin_expect(!pp || (addr & (CB_PG_SIZE - 1)) + size > CB_PG_SIZE,
                            0))
         break;

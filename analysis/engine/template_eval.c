@@ -84,10 +84,10 @@ static inline void run_vop(cb_eng *e, const rvop *r, sstate *ss, int emit) {
     sstate *s = &ss[r->s];
     uint64_t addr = s->addr;
     unsigned bytes = cb_ty_bytes(op->ty);
-    const uint8_t *pp = stream_ptr(&e->mem, s, bytes * l);
+    const uint8_t *pp = stream_ptr(&e->pr.mem, s, bytes * l);
     uint8_t tmp[64]; /* loads and stores of at most 64 bytes (template.c) */
     if (!pp) {
-      cb_mem_read(&e->mem, addr, tmp, bytes * l, NULL); /* mapped: checked */
+      cb_mem_read(&e->pr.mem, addr, tmp, bytes * l, NULL); /* mapped: checked */
       pp = tmp;
     }
     if (l == 1)
@@ -103,7 +103,7 @@ static inline void run_vop(cb_eng *e, const rvop *r, sstate *ss, int emit) {
     sstate *s = &ss[r->s];
     uint64_t addr = s->addr;
     unsigned bytes = cb_ty_bytes(op->ty);
-    uint8_t *pp = stream_ptr(&e->mem, s, bytes * l), tmp[64];
+    uint8_t *pp = stream_ptr(&e->pr.mem, s, bytes * l), tmp[64];
     uint8_t *q = pp ? pp : tmp;
     if (l == 1)
       store_lane(q, a, op->ty);
@@ -111,7 +111,7 @@ static inline void run_vop(cb_eng *e, const rvop *r, sstate *ss, int emit) {
       for (unsigned i = 0; i < l; i++)
         store_lane(q + i * bytes, &a[i], op->ty);
     if (!pp)
-      cb_mem_write(&e->mem, addr, tmp, bytes * l, NULL);
+      cb_mem_write(&e->pr.mem, addr, tmp, bytes * l, NULL);
     if (emit && !(e->rmw[op - e->p->ops] & 1))
       cb_eng_emit(e, addr, bytes * l, op->aux, true);
     return;
@@ -291,13 +291,13 @@ void cb_tpl_iterate(cb_eng *e, const cb_tpl_iter *itr) {
         uint64_t addr = s->addr;
         unsigned size = r->kind == RK_LD8 || r->kind == RK_ST8 ? 8 : 16;
         bool w = r->kind == RK_ST8 || r->kind == RK_ST16;
-        uint8_t *pp = stream_ptr(&e->mem, s, size);
+        uint8_t *pp = stream_ptr(&e->pr.mem, s, size);
         if (__builtin_expect(!pp, 0)) {
           /* across a page: eng_run()'s copy */
           if (w)
-            cb_mem_write(&e->mem, addr, r->a, size, NULL);
+            cb_mem_write(&e->pr.mem, addr, r->a, size, NULL);
           else
-            cb_mem_read(&e->mem, addr, r->d, size, NULL);
+            cb_mem_read(&e->pr.mem, addr, r->d, size, NULL);
         } else if (w) {
           if (size == 8)
             memcpy(pp, r->a, 8);
@@ -318,17 +318,17 @@ void cb_tpl_iterate(cb_eng *e, const cb_tpl_iter *itr) {
         sstate *s = &ss[r->s];
         uint64_t addr = s->addr;
         bool w = r->kind == RK_ST4;
-        uint8_t *pp = stream_ptr(&e->mem, s, 4);
+        uint8_t *pp = stream_ptr(&e->pr.mem, s, 4);
         uint32_t v;
         if (w) {
           v = (uint32_t)r->a->u;
           if (__builtin_expect(!pp, 0))
-            cb_mem_write(&e->mem, addr, &v, 4, NULL);
+            cb_mem_write(&e->pr.mem, addr, &v, 4, NULL);
           else
             memcpy(pp, &v, 4);
         } else {
           if (__builtin_expect(!pp, 0))
-            cb_mem_read(&e->mem, addr, &v, 4, NULL);
+            cb_mem_read(&e->pr.mem, addr, &v, 4, NULL);
           else
             memcpy(&v, pp, 4);
           r->d->u = v;

@@ -423,9 +423,9 @@ static void native_access(void *engine, uint64_t addr, uint8_t *buf,
                           uint64_t size, uint64_t is_write) {
   cb_eng *e = engine;
   if (is_write)
-    cb_mem_write(&e->mem, addr, buf, size, NULL);
+    cb_mem_write(&e->pr.mem, addr, buf, size, NULL);
   else
-    cb_mem_read(&e->mem, addr, buf, size, NULL);
+    cb_mem_read(&e->pr.mem, addr, buf, size, NULL);
 }
 
 /* Iterations 0 .. k-1's values by the loop's native code (kernel.h's
@@ -437,7 +437,7 @@ static void run_native(cb_eng *e, const cb_tpl *t, cb_value *S,
                        int emit) {
   const cb_tpl_set *ts = e->tpl;
   cb_tpl_kernel_io io = {S,
-                         (const cb_kernel_page *)(const void *)e->mem.tlb,
+                         (const cb_kernel_page *)(const void *)e->pr.mem.tlb,
                          e->kflags,
                          e,
                          native_access,
@@ -511,7 +511,7 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
     const cb_tpl_stream *st = &ts->streams[t->first_stream + i];
     uint64_t a, b;
     ref_val(p, S, &sc, &st->addr, &a, &b);
-    uint64_t good = cb_tpl_first_bad(&e->mem, a, (int64_t)b, st->size, k);
+    uint64_t good = cb_tpl_first_bad(&e->pr.mem, a, (int64_t)b, st->size, k);
     if (good < k)
       k = good;
     sstate *s = &sc.ss[i];
@@ -550,7 +550,7 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
   /* the accesses: one affine block, or records in the batch for loops
    * too short to be worth a block's set-up (CB_TPL_MIN_BLOCK) */
   int emit = 0;
-  if (e->sink && e->sink->affine && t->n_rec &&
+  if (e->acc.sink && e->acc.sink->affine && t->n_rec &&
       k * t->n_rec >= CB_TPL_MIN_BLOCK) {
     cb_affine_access *acc = sc.acc;
     uint32_t na = 0;
@@ -559,8 +559,8 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
         acc[na++] = sc.acc[i];
     cb_eng_flush(e);
     cb_affine_block blk = {k, na, acc};
-    e->sink->affine(e->sink->ctx, &blk);
-  } else if (e->sink && e->sink->fn) {
+    e->acc.sink->affine(e->acc.sink->ctx, &blk);
+  } else if (e->acc.sink && e->acc.sink->fn) {
     emit = 1;
   }
 

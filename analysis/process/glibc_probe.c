@@ -10,7 +10,7 @@
  * MiB on an AMD EPYC.
  *
  * The variables are hidden symbols of libc.so.6; their offsets are those
- * of Debian 12's glibc 2.36, which engine_libtraffic.c models (its reads
+ * of Debian 12's glibc 2.36, which proc_traffic.c models (its reads
  * of them are part of the traffic). Any other libc prints nothing. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

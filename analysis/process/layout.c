@@ -10,7 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "engine_internal.h"
 #include "libc_internal.h"
 
 #define PAGEUP(x) (((x) + 0xfffull) & ~0xfffull)

@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_scalar.h"
 #include "libc_files.h"
 #include "libc_internal.h"
+#include "sse_fp.h"
 
-void cb_libc_init(cb_eng *e) {
-  cb_libc_getopt_init(e);
+void cb_libc_init(cb_proc *pr) {
+  cb_libc_getopt_init(pr);
 }
 
 /* ---- the dispatcher ---- */
@@ -32,17 +32,17 @@ static void ret_f(cb_value *r, float f) {
 /* Tells the allocation sink about a program's heap call, in stream
  * order: the accesses before it (the allocator's own traffic included)
  * reach the access sink first. A failed allocation (0) is no event. */
-void cb_libc_alloc_event(cb_eng *e, cb_alloc_kind kind, uint32_t fn,
+void cb_libc_alloc_event(cb_proc *pr, cb_alloc_kind kind, uint32_t fn,
                          uint64_t addr, uint64_t old, uint64_t size) {
-  const cb_alloc_sink *s = &e->opt.alloc;
+  const cb_alloc_sink *s = &pr->opt->alloc;
   if (!s->fn || !addr)
     return;
-  cb_eng_flush(e);
-  cb_alloc_event ev = {kind, e->cur_site, fn, addr, old, size};
+  cb_acc_flush(pr->acc);
+  cb_alloc_event ev = {kind, pr->cur_site, fn, addr, old, size};
   s->fn(s->ctx, &ev);
 }
 
-static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
+static cb_stop libc_dispatch(cb_proc *pr, uint32_t fn, const cb_value *a,
                              const uint8_t *ty, uint32_t n, cb_value *ret);
 
 /* glibc's unlocked stdio functions: the locked ones' values and the
@@ -89,23 +89,23 @@ static uint32_t locked_form(uint32_t fn) {
 }
 
 /* The stdio state stdin's and stdout's FILE fields are written for. */
-static uint64_t stdio_sig(const cb_eng *e) {
-  const cb_files *f = e->files;
-  uint64_t h = e->stdin_pos * 0x9e3779b97f4a7c15ull ^ e->stdout_pos;
-  h = h * 31 + e->stdin_buf + 7 * e->stdout_buf + e->stdout_cap;
+static uint64_t stdio_sig(const cb_proc *pr) {
+  const cb_files *f = pr->files;
+  uint64_t h = pr->stdin_pos * 0x9e3779b97f4a7c15ull ^ pr->stdout_pos;
+  h = h * 31 + pr->stdin_buf + 7 * pr->stdout_buf + pr->stdout_cap;
   if (f)
     h = h * 31 + f->stdin_npb + 2 * f->stdin_eof + 4 * f->stdin_err +
         8 * f->stdout_err;
-  return h * 2 + e->stdout_unbuf;
+  return h * 2 + pr->stdout_unbuf;
 }
 
-cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
+cb_stop cb_libc_call(cb_proc *pr, uint32_t fn, const cb_value *a,
                      const uint8_t *ty, uint32_t n, cb_value *ret) {
   /* what the program's inline getc/putc did meanwhile */
-  if ((e->stdin_pub || e->stdout_pub || (e->files && e->files->nst)) &&
-      !cb_stdio_pull(e))
+  if ((pr->stdin_pub || pr->stdout_pub || (pr->files && pr->files->nst)) &&
+      !cb_stdio_pull(pr))
     return CB_FAIL;
-  e->lib_called = fn;
+  pr->lib_called = fn;
   cb_value ov[2];
   if (fn == CB_LIBC_OVERFLOW) {
     /* __overflow(fp, c): putc(c, fp), or with EOF only the flush */
@@ -123,25 +123,25 @@ cb_stop cb_libc_call(cb_eng *e, uint32_t fn, const cb_value *a,
   } else {
     fn = locked_form(fn);
   }
-  if (e->std_closed && cb_libc_std_closed_use(e, fn, a, n))
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "use of a standard stream after its fclose is not "
-                       "modelled");
-  cb_stop st = libc_dispatch(e, fn, a, ty, n, ret);
+  if (pr->std_closed && cb_libc_std_closed_use(pr, fn, a, n))
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "use of a standard stream after its fclose is not "
+                        "modelled");
+  cb_stop st = libc_dispatch(pr, fn, a, ty, n, ret);
   /* the FILEs as glibc leaves them after the call */
   if (st == CB_GO || st == CB_LONGJMP) {
-    uint64_t sig = stdio_sig(e);
-    if (sig != e->stdio_sig) {
-      e->stdio_sig = sig;
-      cb_stdio_publish(e);
+    uint64_t sig = stdio_sig(pr);
+    if (sig != pr->stdio_sig) {
+      pr->stdio_sig = sig;
+      cb_stdio_publish(pr);
     }
-    if (e->files && e->files->nst)
-      cb_stdio_publish_streams(e);
+    if (pr->files && pr->files->nst)
+      cb_stdio_publish_streams(pr);
   }
   return st;
 }
 
-static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
+static cb_stop libc_dispatch(cb_proc *pr, uint32_t fn, const cb_value *a,
                              const uint8_t *ty, uint32_t n, cb_value *ret) {
   cb_value pad[8];
   uint8_t padty[8];
@@ -155,45 +155,46 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
     ty = padty;
   }
   if (fn >= CB_LIBC_ACOSL && fn <= CB_LIBC_FMAL)
-    return cb_libc_ldouble_call(e, fn, a, ty, n, ret);
+    return cb_libc_ldouble_call(pr, fn, a, ty, n, ret);
   if (cb_libc_is_libm(fn))
-    return cb_libc_math_call(e, fn, a, ty, ret);
-  cb_heap *h = e->heap;
+    return cb_libc_math_call(pr, fn, a, ty, ret);
+  cb_heap *h = pr->heap;
   switch ((cb_libfn)fn) {
   case CB_LIBC_MALLOC:
     ret[0].u = cb_heap_malloc(h, a[0].u);
-    cb_libc_heap_traffic(e, fn, cb_libc_caller_sp(e), 0, ret[0].u, false);
-    cb_libc_alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[0].u);
+    cb_libc_heap_traffic(pr, fn, cb_libc_caller_sp(pr), 0, ret[0].u, false);
+    cb_libc_alloc_event(pr, CB_ALLOC_NEW, fn, ret[0].u, 0, a[0].u);
     return CB_GO;
   case CB_LIBC_CALLOC:
     ret[0].u = cb_heap_calloc(h, a[0].u, a[1].u);
-    cb_libc_heap_traffic(e, fn, cb_libc_caller_sp(e), 0, ret[0].u, false);
-    cb_libc_alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[0].u * a[1].u);
+    cb_libc_heap_traffic(pr, fn, cb_libc_caller_sp(pr), 0, ret[0].u, false);
+    cb_libc_alloc_event(pr, CB_ALLOC_NEW, fn, ret[0].u, 0, a[0].u * a[1].u);
     return CB_GO;
   case CB_LIBC_REALLOC:
     if (a[0].u && !cb_heap_is_block(h, a[0].u))
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                         "realloc of 0x%llx, which is no live heap block",
-                         (unsigned long long)a[0].u);
+      return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                          "realloc of 0x%llx, which is no live heap block",
+                          (unsigned long long)a[0].u);
     ret[0].u = cb_heap_realloc(h, a[0].u, a[1].u);
-    cb_libc_heap_traffic(e, fn, cb_libc_caller_sp(e), a[0].u, ret[0].u, false);
+    cb_libc_heap_traffic(pr, fn, cb_libc_caller_sp(pr), a[0].u, ret[0].u,
+                         false);
     if (!a[0].u)
-      cb_libc_alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[1].u);
+      cb_libc_alloc_event(pr, CB_ALLOC_NEW, fn, ret[0].u, 0, a[1].u);
     else if (ret[0].u)
-      cb_libc_alloc_event(e, CB_ALLOC_REALLOC, fn, ret[0].u, a[0].u, a[1].u);
+      cb_libc_alloc_event(pr, CB_ALLOC_REALLOC, fn, ret[0].u, a[0].u, a[1].u);
     else if (!a[1].u)
-      cb_libc_alloc_event(e, CB_ALLOC_FREE, fn, a[0].u, 0,
+      cb_libc_alloc_event(pr, CB_ALLOC_FREE, fn, a[0].u, 0,
                           0); /* realloc(p, 0) */
     return CB_GO;
   case CB_LIBC_FREE:
     if (a[0].u && !cb_heap_is_block(h, a[0].u))
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                         "free of 0x%llx, which is no live heap block "
-                         "(double free or a pointer inside a block)",
-                         (unsigned long long)a[0].u);
+      return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                          "free of 0x%llx, which is no live heap block "
+                          "(double free or a pointer inside a block)",
+                          (unsigned long long)a[0].u);
     cb_heap_free(h, a[0].u);
-    cb_libc_heap_traffic(e, fn, cb_libc_caller_sp(e), a[0].u, 0, false);
-    cb_libc_alloc_event(e, CB_ALLOC_FREE, fn, a[0].u, 0, 0);
+    cb_libc_heap_traffic(pr, fn, cb_libc_caller_sp(pr), a[0].u, 0, false);
+    cb_libc_alloc_event(pr, CB_ALLOC_FREE, fn, a[0].u, 0, 0);
     return CB_GO;
   case CB_LIBC_POSIX_MEMALIGN: {
     uint64_t al = a[1].u;
@@ -205,26 +206,26 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
     uint64_t m = cb_heap_memalign(h, al, a[2].u);
     /* _mid_memalign relays alignments up to MALLOC_ALIGNMENT (16) to
      * __libc_malloc; larger ones go down _int_memalign */
-    cb_libc_heap_traffic(e, al > 16 ? fn : (uint32_t)CB_LIBC_MALLOC,
-                         cb_libc_caller_sp(e), 0, m,
+    cb_libc_heap_traffic(pr, al > 16 ? fn : (uint32_t)CB_LIBC_MALLOC,
+                         cb_libc_caller_sp(pr), 0, m,
                          cb_heap_consolidations(h) != nc);
     if (!m) {
       ret[0].u = 12; /* ENOMEM */
       return CB_GO;
     }
-    if (!cb_eng_write(e, a[0].u, &m, 8))
+    if (!cb_proc_write(pr, a[0].u, &m, 8))
       return CB_FAIL;
-    cb_eng_lib(e, a[0].u, 8, true);
-    cb_libc_alloc_event(e, CB_ALLOC_NEW, fn, m, 0, a[2].u);
+    cb_proc_lib(pr, a[0].u, 8, true);
+    cb_libc_alloc_event(pr, CB_ALLOC_NEW, fn, m, 0, a[2].u);
     ret[0].u = 0;
     return CB_GO;
   }
   case CB_LIBC_ALIGNED_ALLOC:
   case CB_LIBC_MEMALIGN:
     ret[0].u = cb_heap_memalign(h, a[0].u, a[1].u);
-    cb_libc_heap_traffic(e, a[0].u > 16 ? fn : (uint32_t)CB_LIBC_MALLOC,
-                         cb_libc_caller_sp(e), 0, ret[0].u, false);
-    cb_libc_alloc_event(e, CB_ALLOC_NEW, fn, ret[0].u, 0, a[1].u);
+    cb_libc_heap_traffic(pr, a[0].u > 16 ? fn : (uint32_t)CB_LIBC_MALLOC,
+                         cb_libc_caller_sp(pr), 0, ret[0].u, false);
+    cb_libc_alloc_event(pr, CB_ALLOC_NEW, fn, ret[0].u, 0, a[1].u);
     return CB_GO;
   case CB_LIBC_MEMSET:
   case CB_LIBC_MEMCPY:
@@ -236,18 +237,18 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_STRCMP:
   case CB_LIBC_STRNCMP:
   case CB_LIBC_STRCHR:
-    return cb_libc_mem_call(e, fn, a, ty, n, ret);
+    return cb_libc_mem_call(pr, fn, a, ty, n, ret);
   case CB_LIBC_RAND:
   case CB_LIBC_RANDOM:
-    cb_libc_random_traffic(e, fn == CB_LIBC_RAND, e->rng.pos);
-    ret[0].u = (uint64_t)(uint32_t)cb_rand_next(&e->rng);
+    cb_libc_random_traffic(pr, fn == CB_LIBC_RAND, pr->rng.pos);
+    ret[0].u = (uint64_t)(uint32_t)cb_rand_next(&pr->rng);
     if (fn == CB_LIBC_RANDOM)
       ret[0].u = (uint64_t)(int64_t)(int32_t)ret[0].u;
     return CB_GO;
   case CB_LIBC_SRAND:
   case CB_LIBC_SRANDOM:
-    cb_libc_srand_traffic(e);
-    cb_rand_seed(&e->rng, (uint32_t)a[0].u);
+    cb_libc_srand_traffic(pr);
+    cb_rand_seed(&pr->rng, (uint32_t)a[0].u);
     return CB_GO;
   case CB_LIBC_BCMP:
   case CB_LIBC_MEMCHR:
@@ -267,7 +268,7 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_STPCPY:
   case CB_LIBC_STRNLEN:
   case CB_LIBC_STRCASECMP:
-    return cb_libc_string_call(e, fn, a, ty, n, ret);
+    return cb_libc_string_call(pr, fn, a, ty, n, ret);
   case CB_LIBC_BSEARCH:
   case CB_LIBC_LLABS:
   case CB_LIBC_DIV:
@@ -276,7 +277,7 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_GETENV:
   case CB_LIBC_STRTOIMAX:
   case CB_LIBC_STRTOUMAX:
-    return cb_libc_stdlib_call(e, fn, a, ty, n, ret);
+    return cb_libc_stdlib_call(pr, fn, a, ty, n, ret);
   case CB_LIBC_CTYPE_B_LOC:
   case CB_LIBC_CTYPE_TOUPPER_LOC:
   case CB_LIBC_CTYPE_TOLOWER_LOC:
@@ -294,7 +295,7 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_ISBLANK:
   case CB_LIBC_TOUPPER:
   case CB_LIBC_TOLOWER:
-    return cb_libc_ctype_call(e, fn, a, ret);
+    return cb_libc_ctype_call(pr, fn, a, ret);
   case CB_LIBC_DRAND48:
   case CB_LIBC_ERAND48:
   case CB_LIBC_LRAND48:
@@ -304,7 +305,7 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_SRAND48:
   case CB_LIBC_SEED48:
   case CB_LIBC_LCONG48:
-    return cb_libc_rand48_call(e, fn, a, ret);
+    return cb_libc_rand48_call(pr, fn, a, ret);
   case CB_LIBC_ATOI:
   case CB_LIBC_ATOL:
   case CB_LIBC_ATOLL:
@@ -316,7 +317,7 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_STRTOD:
   case CB_LIBC_STRTOF: {
     size_t len;
-    char *s = cb_eng_read_str(e, a[0].u, MAX_STR, &len);
+    char *s = cb_proc_read_str(pr, a[0].u, MAX_STR, &len);
     if (!s)
       return CB_FAIL;
     char *end = s;
@@ -343,11 +344,11 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
       ret[0].u = strtoull(s, &end, (int)a[2].u);
       break;
     }
-    cb_eng_lib(e, a[0].u, (uint64_t)(end - s) + 1, false);
+    cb_proc_lib(pr, a[0].u, (uint64_t)(end - s) + 1, false);
     if (fn >= CB_LIBC_STRTOL && fn <= CB_LIBC_STRTOF && a[1].u) {
       uint64_t ep = a[0].u + (uint64_t)(end - s);
-      bool ok = cb_eng_write(e, a[1].u, &ep, 8);
-      cb_eng_lib(e, a[1].u, 8, true);
+      bool ok = cb_proc_write(pr, a[1].u, &ep, 8);
+      cb_proc_lib(pr, a[1].u, 8, true);
       if (!ok) {
         free(s);
         return CB_FAIL;
@@ -387,10 +388,10 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_ISOC99_VSSCANF: {
     /* glibc's own traffic for output on stdout (libc_stdio_traffic.c) */
     cb_stdio_mark mk;
-    bool traced = cb_libc_stdio_traffic_begin(e, fn, a, &mk);
-    cb_stop st = cb_libc_stdio_call(e, fn, a, ty, n, ret);
+    bool traced = cb_libc_stdio_traffic_begin(pr, fn, a, &mk);
+    cb_stop st = cb_libc_stdio_call(pr, fn, a, ty, n, ret);
     if (traced)
-      cb_libc_stdio_traffic_end(e, fn, a, ty, n, &mk, st);
+      cb_libc_stdio_traffic_end(pr, fn, a, ty, n, &mk, st);
     return st;
   }
   case CB_LIBC_FFLUSH:
@@ -415,7 +416,7 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_FERROR:
   case CB_LIBC_CLEARERR:
   case CB_LIBC_FILENO:
-    return cb_libc_files_call(e, fn, a, ty, n, ret);
+    return cb_libc_files_call(pr, fn, a, ty, n, ret);
   case CB_LIBC_ERRNO_LOCATION:
   case CB_LIBC_OPEN:
   case CB_LIBC_OPEN64:
@@ -429,78 +430,78 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_REMOVE:
   case CB_LIBC_UNLINK:
   case CB_LIBC_RENAME:
-    return cb_libc_fd_call(e, fn, a, ty, n, ret);
+    return cb_libc_fd_call(pr, fn, a, ty, n, ret);
   case CB_LIBC_EXIT:
-    e->exit_code = (int)(a[0].u & 0xff); /* status & 0377 (POSIX exit) */
-    return cb_libc_exit(e, e->frames[e->depth - 1].sp, true, (int)a[0].u);
+    pr->exit_code = (int)(a[0].u & 0xff); /* status & 0377 (POSIX exit) */
+    return cb_libc_exit(pr, cb_proc_top(pr)->sp, true, (int)a[0].u);
   case CB_LIBC_GETLINE:
-    return cb_libc_getdelim(e, a[0].u, a[1].u, '\n', a[2].u, ret);
+    return cb_libc_getdelim(pr, a[0].u, a[1].u, '\n', a[2].u, ret);
   case CB_LIBC_GETDELIM:
   case CB_LIBC_GETDELIM2:
-    return cb_libc_getdelim(e, a[0].u, a[1].u, (int)(uint32_t)a[2].u, a[3].u,
+    return cb_libc_getdelim(pr, a[0].u, a[1].u, (int)(uint32_t)a[2].u, a[3].u,
                             ret);
   case CB_LIBC_ATEXIT:
   case CB_LIBC_CXA_ATEXIT:
   case CB_LIBC_ON_EXIT:
-    return cb_libc_exit_register(e, fn, a, ret);
+    return cb_libc_exit_register(pr, fn, a, ret);
   case CB_LIBC_USETJMP:
   case CB_LIBC_SETJMP:
   case CB_LIBC_SIGSETJMP:
-    return cb_libc_setjmp(e, fn, a, n, ret);
+    return cb_libc_setjmp(pr, fn, a, n, ret);
   case CB_LIBC_LONGJMP:
   case CB_LIBC_ULONGJMP:
   case CB_LIBC_SIGLONGJMP:
   case CB_LIBC_LONGJMP_CHK:
-    return cb_libc_longjmp(e, fn, a);
+    return cb_libc_longjmp(pr, fn, a);
   case CB_LIBC_ABORT:
-    return cb_eng_fail(e, CB_RUN_ABORT, e->cur_site,
-                       "the program called abort()");
+    return cb_proc_fail(pr, CB_RUN_ABORT, pr->cur_site,
+                        "the program called abort()");
   case CB_LIBC_ASSERT_FAIL: {
-    char *ex = cb_eng_read_str(e, a[0].u, 4096, NULL);
-    cb_stop st = cb_eng_fail(e, CB_RUN_ABORT, e->cur_site,
-                             "assertion failed: %s", ex ? ex : "?");
+    char *ex = cb_proc_read_str(pr, a[0].u, 4096, NULL);
+    cb_stop st = cb_proc_fail(pr, CB_RUN_ABORT, pr->cur_site,
+                              "assertion failed: %s", ex ? ex : "?");
     free(ex);
     return st;
   }
   case CB_LIBC_CLOCK: /* CLOCKS_PER_SEC is 1000000 (POSIX) */
-    ret[0].u = CB_CLOCK_CPU0_US + eng_cpu_ns(e) / 1000;
+    ret[0].u = CB_CLOCK_CPU0_US + cb_host_cpu_ns(pr) / 1000;
     return CB_GO;
   case CB_LIBC_TIME: {
-    uint64_t t = CB_CLOCK_EPOCH_S + eng_clock_ns(e) / 1000000000;
+    uint64_t t = CB_CLOCK_EPOCH_S + cb_proc_clock_ns(pr) / 1000000000;
     if (a[0].u) {
-      if (!cb_eng_write(e, a[0].u, &t, 8))
+      if (!cb_proc_write(pr, a[0].u, &t, 8))
         return CB_FAIL;
-      cb_eng_lib(e, a[0].u, 8, true);
+      cb_proc_lib(pr, a[0].u, 8, true);
     }
     ret[0].u = t;
     return CB_GO;
   }
   case CB_LIBC_GETTIMEOFDAY:
   case CB_LIBC_CLOCK_GETTIME: {
-    uint64_t ns = eng_clock_ns(e);
+    uint64_t ns = cb_proc_clock_ns(pr);
     uint64_t tv[2] = {CB_CLOCK_EPOCH_S + ns / 1000000000,
                       ns % 1000000000 /
                           (fn == CB_LIBC_GETTIMEOFDAY ? 1000 : 1)};
     uint64_t p = fn == CB_LIBC_GETTIMEOFDAY ? a[0].u : a[1].u;
     if (p) {
-      if (!cb_eng_write(e, p, tv, 16))
+      if (!cb_proc_write(pr, p, tv, 16))
         return CB_FAIL;
-      cb_eng_lib(e, p, 16, true);
+      cb_proc_lib(pr, p, 16, true);
     }
     ret[0].u = 0;
     return CB_GO;
   }
   case CB_LIBC_SETLOCALE:
-    return cb_libc_setlocale(e, a, ret);
+    return cb_libc_setlocale(pr, a, ret);
   case CB_LIBC_CATOPEN:
   case CB_LIBC_CATGETS:
   case CB_LIBC_CATCLOSE:
-    return cb_libc_catalog_call(e, fn, a, ret);
+    return cb_libc_catalog_call(pr, fn, a, ret);
   case CB_LIBC_GETOPT:
   case CB_LIBC_GETOPT_LONG:
-    return cb_libc_getopt(e, fn, a, ret);
+    return cb_libc_getopt(pr, fn, a, ret);
   case CB_LIBC_MKTEMP:
-    return cb_libc_mktemp(e, a, ret);
+    return cb_libc_mktemp(pr, a, ret);
   case CB_LIBC_LOCALTIME:
   case CB_LIBC_LOCALTIME_R:
   case CB_LIBC_GMTIME:
@@ -508,7 +509,7 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_ASCTIME:
   case CB_LIBC_CTIME:
   case CB_LIBC_MKTIME:
-    return cb_libc_time_call(e, fn, a, ret);
+    return cb_libc_time_call(pr, fn, a, ret);
   case CB_LIBC_SLEEP:
   case CB_LIBC_GETPID:
   case CB_LIBC_DIFFTIME:
@@ -520,9 +521,9 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_GETEUID:
   case CB_LIBC_GETGID:
   case CB_LIBC_GETEGID:
-    return cb_libc_proc_call(e, fn, a, ret);
+    return cb_libc_proc_call(pr, fn, a, ret);
   case CB_LIBC_QSORT:
-    return cb_libc_qsort(e, a[0].u, a[1].u, a[2].u, a[3].u);
+    return cb_libc_qsort(pr, a[0].u, a[1].u, a[2].u, a[3].u);
   case CB_LIBC_ABS: {
     int32_t v = (int32_t)(uint32_t)a[0].u;
     ret[0].u = (uint32_t)(v < 0 ? -(uint32_t)v : (uint32_t)v);
@@ -532,8 +533,8 @@ static cb_stop libc_dispatch(cb_eng *e, uint32_t fn, const cb_value *a,
     ret[0].u = a[0].s < 0 ? 0 - a[0].u : a[0].u;
     return CB_GO;
   default:
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "library function #%u is not modelled", fn);
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "library function #%u is not modelled", fn);
   }
 }
 
@@ -553,7 +554,7 @@ static void put_d(cb_value *r, unsigned ty, double d) {
 static const uint64_t imask[CB_TY_COUNT] = {
     0, 1, 0xff, 0xffff, 0xffffffffu, ~0ull, 0xffffffffu, ~0ull, ~0ull, ~0ull};
 
-cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
+cb_stop cb_intrinsic_call(cb_proc *pr, uint32_t id, const cb_op *op,
                           const cb_value *const *v, const uint8_t *aty,
                           const uint8_t *alanes, uint32_t n, cb_value *r) {
   unsigned ty = op->ty, l = op->lanes ? op->lanes : 1;
@@ -562,24 +563,24 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
   switch ((cb_intrinsic)id) {
   case CB_INTR_MEMCPY:
   case CB_INTR_MEMMOVE:
-    return cb_libc_memmove(e, v[0][0].u, v[1][0].u, v[2][0].u);
+    return cb_libc_memmove(pr, v[0][0].u, v[1][0].u, v[2][0].u);
   case CB_INTR_MEMSET:
-    return cb_libc_memset(e, v[0][0].u, (int)(v[1][0].u & 0xff), v[2][0].u);
+    return cb_libc_memset(pr, v[0][0].u, (int)(v[1][0].u & 0xff), v[2][0].u);
   case CB_INTR_STACKSAVE:
-    r[0].u = e->frames[e->depth - 1].sp;
+    r[0].u = cb_proc_top(pr)->sp;
     return CB_GO;
   case CB_INTR_STACKRESTORE:
-    e->frames[e->depth - 1].sp = v[0][0].u;
+    cb_proc_top(pr)->sp = v[0][0].u;
     return CB_GO;
   case CB_INTR_TRAP:
-    return cb_eng_fail(e, CB_RUN_ABORT, e->cur_site,
-                       "the program trapped (__builtin_trap or a "
-                       "sanitizer's check: ud2 or int3, SIGILL or SIGTRAP)");
+    return cb_proc_fail(pr, CB_RUN_ABORT, pr->cur_site,
+                        "the program trapped (__builtin_trap or a "
+                        "sanitizer's check: ud2 or int3, SIGILL or SIGTRAP)");
   default:
     break;
   }
   if (id >= CB_INTR_SADD_SAT && id <= CB_INTR_LLRINT)
-    return cb_intrinsic_ext(e, id, op, v, aty, alanes, n, r);
+    return cb_intrinsic_ext(pr, id, op, v, aty, alanes, n, r);
   if (id >= CB_INTR_REDUCE_ADD && id <= CB_INTR_REDUCE_FMIN) {
     bool fstart = id == CB_INTR_REDUCE_FADD || id == CB_INTR_REDUCE_FMUL;
     const cb_value *x = fstart ? v[1] : v[0];
@@ -728,7 +729,7 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
       break;
     case CB_INTR_FMA:
     case CB_INTR_FMULADD: {
-      bool fused = id == CB_INTR_FMA || e->p->fmuladd_fused;
+      bool fused = id == CB_INTR_FMA || pr->p->fmuladd_fused;
       if (ty == CB_TY_F32)
         ret_f(&r[i], muladd_f(fused, x->f, y->f, z->f));
       else
@@ -801,8 +802,8 @@ cb_stop cb_intrinsic_call(cb_eng *e, uint32_t id, const cb_op *op,
       r[i].u = ux > uy ? ux - uy : 0;
       break;
     default:
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                         "intrinsic #%u is not modelled", id);
+      return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                          "intrinsic #%u is not modelled", id);
     }
   }
   return CB_GO;

@@ -1,5 +1,5 @@
 /* libc_build.c: which build of the C library the model's addresses
- * belong to. The library model (libc_*.c, engine_libtraffic.c,
+ * belong to. The library model (libc_*.c, proc_traffic.c,
  * libc_dlfixup.c) places glibc's own variables, tables and frames at
  * offsets measured in one build, Debian 12's glibc 2.36 (libc6
  * 2.36-9+deb12u14, symbols from libc6-dbg, traces from lackey). Another

@@ -35,34 +35,34 @@
 #define TLS_TOUPPER 0x70ull
 #define TLS_TOLOWER 0x78ull
 
-static void map_range(cb_eng *e, uint64_t lo, uint64_t hi) {
+static void map_range(cb_proc *pr, uint64_t lo, uint64_t hi) {
   for (uint64_t p = lo & ~(uint64_t)(CB_PG_SIZE - 1); p < hi; p += CB_PG_SIZE)
-    if (!cb_mem_mapped(&e->mem, p))
-      cb_mem_map(&e->mem, p, p + CB_PG_SIZE);
+    if (!cb_mem_mapped(&pr->mem, p))
+      cb_mem_map(&pr->mem, p, p + CB_PG_SIZE);
 }
 
 /* The tables and the thread-local pointers, written once per run. */
-static void ctype_setup(cb_eng *e) {
-  if (e->ctype_ready)
+static void ctype_setup(cb_proc *pr) {
+  if (pr->ctype_ready)
     return;
-  e->ctype_ready = true;
-  uint64_t L = e->libc_base, tp = cb_libc_canary(e) - 0x28;
+  pr->ctype_ready = true;
+  uint64_t L = pr->libc_base, tp = cb_libc_canary(pr) - 0x28;
   locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
   if (!c)
     return;
-  map_range(e, L + TOLOWER_TABLE, L + CLASS_TABLE + 384 * 2);
-  map_range(e, tp - TLS_TOLOWER, tp + 8);
-  cb_mem_write(&e->mem, L + CLASS_TABLE, c->__ctype_b - 128, 384 * 2, NULL);
-  cb_mem_write(&e->mem, L + TOUPPER_TABLE, c->__ctype_toupper - 128, 384 * 4,
+  map_range(pr, L + TOLOWER_TABLE, L + CLASS_TABLE + 384 * 2);
+  map_range(pr, tp - TLS_TOLOWER, tp + 8);
+  cb_mem_write(&pr->mem, L + CLASS_TABLE, c->__ctype_b - 128, 384 * 2, NULL);
+  cb_mem_write(&pr->mem, L + TOUPPER_TABLE, c->__ctype_toupper - 128, 384 * 4,
                NULL);
-  cb_mem_write(&e->mem, L + TOLOWER_TABLE, c->__ctype_tolower - 128, 384 * 4,
+  cb_mem_write(&pr->mem, L + TOLOWER_TABLE, c->__ctype_tolower - 128, 384 * 4,
                NULL);
   uint64_t pb = L + CLASS_TABLE + 128 * 2, pu = L + TOUPPER_TABLE + 128 * 4,
            pl = L + TOLOWER_TABLE + 128 * 4;
-  cb_mem_write(&e->mem, tp - TLS_B, &pb, 8, NULL);
-  cb_mem_write(&e->mem, tp - TLS_TOUPPER, &pu, 8, NULL);
-  cb_mem_write(&e->mem, tp - TLS_TOLOWER, &pl, 8, NULL);
-  cb_mem_write(&e->mem, tp, &tp, 8, NULL); /* the TCB's self pointer */
+  cb_mem_write(&pr->mem, tp - TLS_B, &pb, 8, NULL);
+  cb_mem_write(&pr->mem, tp - TLS_TOUPPER, &pu, 8, NULL);
+  cb_mem_write(&pr->mem, tp - TLS_TOLOWER, &pl, 8, NULL);
+  cb_mem_write(&pr->mem, tp, &tp, 8, NULL); /* the TCB's self pointer */
   freelocale(c);
 }
 
@@ -107,27 +107,27 @@ static unsigned short class_bit(uint32_t fn) {
   }
 }
 
-cb_stop cb_libc_ctype_call(cb_eng *e, uint32_t fn, const cb_value *a,
+cb_stop cb_libc_ctype_call(cb_proc *pr, uint32_t fn, const cb_value *a,
                            cb_value *ret) {
-  if (!e->libc_base)
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "<ctype.h> without libc's place in the address space");
-  ctype_setup(e);
-  uint64_t L = e->libc_base, tp = cb_libc_canary(e) - 0x28;
+  if (!pr->libc_base)
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "<ctype.h> without libc's place in the address space");
+  ctype_setup(pr);
+  uint64_t L = pr->libc_base, tp = cb_libc_canary(pr) - 0x28;
   switch ((cb_libfn)fn) {
   case CB_LIBC_CTYPE_B_LOC:
-    cb_libc_acc(e, L + GOT_TLS_B, 8, false);
-    cb_libc_acc(e, tp, 8, false);
+    cb_libc_acc(pr, L + GOT_TLS_B, 8, false);
+    cb_libc_acc(pr, tp, 8, false);
     ret[0].u = tp - TLS_B;
     return CB_GO;
   case CB_LIBC_CTYPE_TOUPPER_LOC:
-    cb_libc_acc(e, L + GOT_TLS_TOUPPER, 8, false);
-    cb_libc_acc(e, tp, 8, false);
+    cb_libc_acc(pr, L + GOT_TLS_TOUPPER, 8, false);
+    cb_libc_acc(pr, tp, 8, false);
     ret[0].u = tp - TLS_TOUPPER;
     return CB_GO;
   case CB_LIBC_CTYPE_TOLOWER_LOC:
-    cb_libc_acc(e, L + GOT_TLS_TOLOWER, 8, false);
-    cb_libc_acc(e, tp, 8, false);
+    cb_libc_acc(pr, L + GOT_TLS_TOLOWER, 8, false);
+    cb_libc_acc(pr, tp, 8, false);
     ret[0].u = tp - TLS_TOLOWER;
     return CB_GO;
   default:
@@ -137,8 +137,8 @@ cb_stop cb_libc_ctype_call(cb_eng *e, uint32_t fn, const cb_value *a,
   bool up = fn == CB_LIBC_TOUPPER, low = fn == CB_LIBC_TOLOWER;
   uint64_t got = up ? GOT_TLS_TOUPPER : low ? GOT_TLS_TOLOWER : GOT_TLS_B;
   uint64_t tls = tp - (up ? TLS_TOUPPER : low ? TLS_TOLOWER : TLS_B);
-  cb_libc_acc(e, L + got, 8, false);
-  cb_libc_acc(e, tls, 8, false);
+  cb_libc_acc(pr, L + got, 8, false);
+  cb_libc_acc(pr, tls, 8, false);
   /* glibc indexes its tables with c in [-128, 255]; the is* functions
    * index with any int (undefined outside that range, as in C) */
   if (c < -128 || c > 255) {
@@ -146,24 +146,24 @@ cb_stop cb_libc_ctype_call(cb_eng *e, uint32_t fn, const cb_value *a,
       ret[0].u = (uint32_t)c; /* toupper/tolower return c unchanged */
       return CB_GO;
     }
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "%s(%d): outside the table of unsigned char values "
-                       "and EOF",
-                       ctype_name(fn), c);
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "%s(%d): outside the table of unsigned char values "
+                        "and EOF",
+                        ctype_name(fn), c);
   }
   if (up || low) {
     uint64_t at =
         L + (up ? TOUPPER_TABLE : TOLOWER_TABLE) + 4 * (uint64_t)(c + 128);
     int32_t v;
-    cb_mem_read(&e->mem, at, &v, 4, NULL);
-    cb_libc_acc(e, at, 4, false);
+    cb_mem_read(&pr->mem, at, &v, 4, NULL);
+    cb_libc_acc(pr, at, 4, false);
     ret[0].u = (uint32_t)v;
     return CB_GO;
   }
   uint64_t at = L + CLASS_TABLE + 2 * (uint64_t)(c + 128);
   uint16_t v;
-  cb_mem_read(&e->mem, at, &v, 2, NULL);
-  cb_libc_acc(e, at, 2, false);
+  cb_mem_read(&pr->mem, at, &v, 2, NULL);
+  cb_libc_acc(pr, at, 2, false);
   ret[0].u = (uint32_t)(v & class_bit(fn));
   return CB_GO;
 }

@@ -28,7 +28,7 @@
  * offsets by scope position, a libm definition libc's version array. */
 #include <string.h>
 
-#include "engine_internal.h"
+#include "libc_internal.h"
 
 /* ld.so's data (offsets from its base; Debian 12's ld-linux-x86-64.so.2) */
 #define LD_XSAVE_SIZE 0x32c70ull     /* GLRO(dl_x86_cpu_features).xsave_size */
@@ -81,29 +81,29 @@ static const uint64_t lm_map[] = {0, 0x560, 0xa80};
 #define TCB_SINGLE 0x758 /* read before and after the lookup */
 #define XSAVE 0x380      /* valgrind's xsave_state_size (rax..r9 below) */
 
-static inline void acc(cb_eng *e, uint64_t a, uint32_t n, bool w) {
-  cb_eng_emit(e, a, n, e->cur_site, w);
+static inline void acc(cb_proc *pr, uint64_t a, uint32_t n, bool w) {
+  cb_proc_emit(pr, a, n, pr->cur_site, w);
   if (w)
-    e->out->lib_writes++;
+    pr->out->lib_writes++;
   else
-    e->out->lib_reads++;
+    pr->out->lib_reads++;
 }
-#define R(a, n) acc(e, a, n, false)
-#define W(a, n) acc(e, a, n, true)
+#define R(a, n) acc(pr, a, n, false)
+#define W(a, n) acc(pr, a, n, true)
 
-void cb_dl_setup(cb_eng *e, const cb_program *p) {
+void cb_dl_setup(cb_proc *pr, const cb_program *p) {
   static const char *names[CB_LIBC_COUNT] = {
 #define CB_LIBFN_NAME(id, name) name,
       CB_LIBC_FUNCTIONS(CB_LIBFN_NAME)
 #undef CB_LIBFN_NAME
   };
-  e->dl = NULL;
-  e->dl_bound = 0;
+  pr->dl = NULL;
+  pr->dl_bound = 0;
 
   for (int f = 0; f < CB_LIBC_COUNT; f++)
-    e->dl_slot[f] = -1;
+    pr->dl_slot[f] = -1;
   if (!p->dl ||
-      !cb_eng_dl_layout(p, &e->dl_ldso, &e->dl_lmap, &e->dl_tcb, e->dl_obj))
+      !cb_eng_dl_layout(p, &pr->dl_ldso, &pr->dl_lmap, &pr->dl_tcb, pr->dl_obj))
     return;
   const cb_dl_info *dl = p->dl;
   for (uint32_t s = 0; s < dl->n_slots && s < 64; s++)
@@ -111,17 +111,17 @@ void cb_dl_setup(cb_eng *e, const cb_program *p) {
       if (!strcmp(dl->slots[s].name, cb_libc_plt_name((uint32_t)f, names[f])) &&
           dl->slots[s].n_probes &&
           dl->slots[s].probes[dl->slots[s].n_probes - 1].found)
-        e->dl_slot[f] = (int16_t)s;
-  e->dl = dl;
+        pr->dl_slot[f] = (int16_t)s;
+  pr->dl = dl;
 }
 
-static uint64_t map_of(const cb_eng *e, uint32_t i) {
+static uint64_t map_of(const cb_proc *pr, uint32_t i) {
   if (i == 0)
-    return e->dl_ldso + LD_MAIN_MAP;
+    return pr->dl_ldso + LD_MAIN_MAP;
   uint32_t k = i - 1;
   if (k < 3)
-    return e->dl_lmap + lm_map[k];
-  return e->dl_lmap + lm_map[2] + 0x520 * (uint64_t)(k - 2);
+    return pr->dl_lmap + lm_map[k];
+  return pr->dl_lmap + lm_map[2] + 0x520 * (uint64_t)(k - 2);
 }
 
 /* ld.so's strcmp (sysdeps/x86_64/strcmp.S, disassembled in Debian 12's
@@ -137,7 +137,7 @@ static uint64_t map_of(const cb_eng *e, uint32_t i) {
  * (%rsi's first) 16 bytes on until the NUL's chunk. The tail compares the
  * bytes at the NUL. Measured against lackey for names of 4 to 14 bytes
  * and "GLIBC_2.2.5"; the loop counts of longer strings follow the code. */
-static void cmp_strings(cb_eng *e, uint64_t s1, uint64_t s2, uint32_t len) {
+static void cmp_strings(cb_proc *pr, uint64_t s1, uint64_t s2, uint32_t len) {
   uint64_t p1 = s1, p2 = s2;
   uint32_t left = len; /* bytes before the NUL from p1/p2 */
   if ((s1 & 63) <= 0x30 && (s2 & 63) <= 0x30) {
@@ -167,7 +167,7 @@ static void cmp_strings(cb_eng *e, uint64_t s1, uint64_t s2, uint32_t len) {
     bool swap = o2 < o1;
     uint64_t D = swap ? a2 : a1, S = swap ? a1 : a2;
     uint64_t big = swap ? o1 : o2, small = swap ? o2 : o1;
-    R(e->dl_ldso + LD_STRCMP_TABLE + 4 * (15 - (big - small)), 4);
+    R(pr->dl_ldso + LD_STRCMP_TABLE + 4 * (15 - (big - small)), 4);
     R(D, 16);
     R(S, 16);
     R(D, 16);
@@ -181,11 +181,11 @@ static void cmp_strings(cb_eng *e, uint64_t s1, uint64_t s2, uint32_t len) {
 }
 
 /* do_lookup_x's visit of one object of the scope (elf/dl-lookup.c) */
-static void visit(cb_eng *e, uint64_t A, const cb_plt_slot *sl, uint32_t i) {
-  const cb_dl_probe *pr = &sl->probes[i];
-  const cb_dl_object *ob = &e->dl->objs[i];
-  uint64_t o = e->dl_obj[i], M = map_of(e, i), L = e->dl_ldso;
-  R(e->dl_lmap + LM_RLIST + 8 * (uint64_t)i, 8);
+static void visit(cb_proc *pr, uint64_t A, const cb_plt_slot *sl, uint32_t i) {
+  const cb_dl_probe *pb = &sl->probes[i];
+  const cb_dl_object *ob = &pr->dl->objs[i];
+  uint64_t o = pr->dl_obj[i], M = map_of(pr, i), L = pr->dl_ldso;
+  R(pr->dl_lmap + LM_RLIST + 8 * (uint64_t)i, 8);
   R(M + LM_REAL, 8);
   R(M + LM_REMOVED, 1);
   R(L + LD_DEBUG_MASK, 1);
@@ -197,17 +197,17 @@ static void visit(cb_eng *e, uint64_t A, const cb_plt_slot *sl, uint32_t i) {
   R(M + LM_REMOVED, 1);
   R(M + LM_STRTAB, 8);
   R(o + ob->dyn_strtab, 8);
-  if (!pr->bloom)
+  if (!pb->bloom)
     return;
   R(M + LM_GNU_BITMASK, 8);
   R(M + LM_GNU_IDXBITS, 4);
   R(M + LM_GNU_SHIFT, 4);
-  R(o + pr->bloom, 8);
-  if (!pr->bucket)
+  R(o + pb->bloom, 8);
+  if (!pb->bucket)
     return;
   R(M + LM_GNU_BUCKETS, 8);
-  R(o + pr->bucket, 4);
-  if (!pr->chain)
+  R(o + pb->bucket, 4);
+  if (!pb->chain)
     return;
   R(M + LM_GNU_CHAIN, 8);
   W(A - 0x550, 8);
@@ -216,9 +216,9 @@ static void visit(cb_eng *e, uint64_t A, const cb_plt_slot *sl, uint32_t i) {
   W(A - 0x4a8, 8);
   W(A - 0x548, 8);
   W(A - 0x540, 4);
-  for (uint32_t k = 0; k < pr->n_chain; k++)
-    R(o + pr->chain + 4 * (uint64_t)k, 4);
-  if (!pr->found)
+  for (uint32_t k = 0; k < pb->n_chain; k++)
+    R(o + pb->chain + 4 * (uint64_t)k, 4);
+  if (!pb->found)
     return;
   R(M + LM_GNU_CHAIN, 8);
   /* check_match (arguments spilled, then its frame) */
@@ -231,34 +231,34 @@ static void visit(cb_eng *e, uint64_t A, const cb_plt_slot *sl, uint32_t i) {
   R(A - 0x578, 8);
   W(A - 0x5b8, 8);
   W(A - 0x5c0, 8);
-  R(o + pr->sym + 6, 2); /* st_shndx */
+  R(o + pb->sym + 6, 2); /* st_shndx */
   W(A - 0x5c8, 8);
   W(A - 0x5d0, 8);
   W(A - 0x5d8, 8);
-  R(o + pr->sym + 4, 1); /* st_info */
+  R(o + pb->sym + 4, 1); /* st_info */
   W(A - 0x5e0, 8);
   R(A - 0x5a0, 8);
-  R(o + pr->sym + 8, 8); /* st_value */
-  R(o + pr->sym, 4);     /* st_name */
+  R(o + pb->sym + 8, 8); /* st_value */
+  R(o + pb->sym, 4);     /* st_name */
   R(A - 0x5a8, 8);
   W(A - 0x5e8, 8);
-  cmp_strings(e, o + pr->name, e->dl_obj[0] + sl->str, sl->len);
+  cmp_strings(pr, o + pb->name, pr->dl_obj[0] + sl->str, sl->len);
   R(A - 0x5e8, 8);
-  if (pr->versym && sl->vername) {
-    uint64_t xv = e->dl_lmap + LM_EXE_VERSIONS + 24 * (uint64_t)sl->ver_ndx;
-    uint64_t lv = e->dl_lmap + LM_LIB_VERSIONS(e->dl->ver_high) +
-                  24 * (uint64_t)pr->ver_ndx;
+  if (pb->versym && sl->vername) {
+    uint64_t xv = pr->dl_lmap + LM_EXE_VERSIONS + 24 * (uint64_t)sl->ver_ndx;
+    uint64_t lv = pr->dl_lmap + LM_LIB_VERSIONS(pr->dl->ver_high) +
+                  24 * (uint64_t)pb->ver_ndx;
     R(M + LM_VERSYMS, 8);
     R(A - 0x5b0, 4);
-    R(o + pr->versym, 2);
+    R(o + pb->versym, 2);
     R(M + LM_VERSIONS, 8);
     R(lv + 8, 4); /* hash */
     R(xv + 8, 4);
     R(xv, 8); /* name */
     R(lv, 8);
     W(A - 0x5e8, 8);
-    if (pr->vername)
-      cmp_strings(e, o + pr->vername, e->dl_obj[0] + sl->vername,
+    if (pb->vername)
+      cmp_strings(pr, o + pb->vername, pr->dl_obj[0] + sl->vername,
                   sl->vername_len);
     R(A - 0x5e8, 8);
   }
@@ -271,10 +271,10 @@ static void visit(cb_eng *e, uint64_t A, const cb_plt_slot *sl, uint32_t i) {
   R(A - 0x4a8, 8);
   R(A - 0x548, 8);
   R(A - 0x540, 4);
-  R(o + pr->sym + 5, 1);
+  R(o + pb->sym + 5, 1);
   R(A - 0x498, 8);
-  R(o + pr->sym + 4, 1);
-  if (pr->weak)
+  R(o + pb->sym + 4, 1);
+  if (pb->weak)
     R(L + LD_DYNAMIC_WEAK, 4);
   R(A - 0x568, 8);
   W(A - 0x440, 8);
@@ -283,28 +283,28 @@ static void visit(cb_eng *e, uint64_t A, const cb_plt_slot *sl, uint32_t i) {
 
 /* xsave's stores (and xrstor's loads) as valgrind performs them: the
  * header, MXCSR, XMM0-15 (16 B each), the YMM upper halves */
-static void xsave_area(cb_eng *e, uint64_t A, bool w) {
+static void xsave_area(cb_proc *pr, uint64_t A, bool w) {
   for (uint64_t k = 0x140; k >= (w ? 0x108 : 0x130); k -= 8)
-    acc(e, A - k, 8, w);
-  acc(e, A - 0x328, 8, w);
+    acc(pr, A - k, 8, w);
+  acc(pr, A - 0x328, 8, w);
   for (uint64_t k = 0x2a0; k >= 0x1b0; k -= 16)
-    acc(e, A - k, 16, w);
+    acc(pr, A - k, 16, w);
   for (uint64_t k = 0x100; k >= 0x10; k -= 16)
-    acc(e, A - k, 16, w);
+    acc(pr, A - k, 16, w);
 }
 
-void cb_dl_first_call(cb_eng *e, uint32_t libc_fn, uint64_t C) {
-  if (!e->dl || libc_fn >= CB_LIBC_COUNT || e->dl_slot[libc_fn] < 0)
+void cb_dl_first_call(cb_proc *pr, uint32_t libc_fn, uint64_t C) {
+  if (!pr->dl || libc_fn >= CB_LIBC_COUNT || pr->dl_slot[libc_fn] < 0)
     return;
-  uint32_t s = (uint32_t)e->dl_slot[libc_fn];
-  if (e->dl_bound & (1ull << s))
+  uint32_t s = (uint32_t)pr->dl_slot[libc_fn];
+  if (pr->dl_bound & (1ull << s))
     return;
 
-  e->dl_bound |= 1ull << s;
-  const cb_plt_slot *sl = &e->dl->slots[s];
-  const cb_dl_object *X = &e->dl->objs[0];
-  uint64_t x = e->dl_obj[0], L = e->dl_ldso;
-  uint64_t gotplt = e->dl->pltgot;
+  pr->dl_bound |= 1ull << s;
+  const cb_plt_slot *sl = &pr->dl->slots[s];
+  const cb_dl_object *X = &pr->dl->objs[0];
+  uint64_t x = pr->dl_obj[0], L = pr->dl_ldso;
+  uint64_t gotplt = pr->dl->pltgot;
   /* the PLT entry pushes the relocation index; PLT0 pushes GOT[1] (the
    * link map) and jumps to GOT[2] */
   W(C - 0x10, 8);
@@ -317,7 +317,7 @@ void cb_dl_first_call(cb_eng *e, uint32_t libc_fn, uint64_t C) {
   R(L + LD_XSAVE_SIZE, 8);
   for (uint64_t k = XSAVE; k >= 0x350; k -= 8)
     W(A - k, 8);
-  xsave_area(e, A, true);
+  xsave_area(pr, A, true);
   R(A - 0x140, 1); /* xstate_bv's update (a read-modify-write) */
   R(C - 0x10, 8);
   R(C - 0x18, 8);
@@ -342,8 +342,8 @@ void cb_dl_first_call(cb_eng *e, uint32_t libc_fn, uint64_t C) {
   if (sl->versym)
     R(x + sl->versym, 2);
   R(L + LD_MAIN_VERSIONS, 8);
-  R(e->dl_lmap + LM_EXE_VERSIONS + 24 * (uint64_t)sl->ver_ndx + 8, 4);
-  R(e->dl_tcb + TCB_SINGLE, 4);
+  R(pr->dl_lmap + LM_EXE_VERSIONS + 24 * (uint64_t)sl->ver_ndx + 8, 4);
+  R(pr->dl_tcb + TCB_SINGLE, 4);
   R(L + LD_MAIN_SCOPE, 8);
   R(x + sl->sym, 4);
   W(A - 0x3c8, 8);
@@ -393,10 +393,10 @@ void cb_dl_first_call(cb_eng *e, uint32_t libc_fn, uint64_t C) {
   R(L + LD_MAIN_RLIST, 8);
   R(A - 0x4a0, 4);
   for (uint32_t i = 0; i < sl->n_probes; i++)
-    visit(e, A, sl, i);
+    visit(pr, A, sl, i);
   uint32_t def = sl->n_probes - 1;
-  uint64_t M = map_of(e, def), o = e->dl_obj[def];
-  const cb_dl_probe *pr = &sl->probes[def];
+  uint64_t M = map_of(pr, def), o = pr->dl_obj[def];
+  const cb_dl_probe *pb = &sl->probes[def];
   for (uint64_t k = 0x4f8; k >= 0x4d0; k -= 8)
     R(A - k, 8);
   R(A - 0x4c8, 8);
@@ -415,16 +415,16 @@ void cb_dl_first_call(cb_eng *e, uint32_t libc_fn, uint64_t C) {
     R(A - k, 8);
   R(A - 0x3d8, 8);
   /* back in _dl_fixup: the value, then the GOT write */
-  R(e->dl_tcb + TCB_SINGLE, 4);
+  R(pr->dl_tcb + TCB_SINGLE, 4);
   R(A - 0x3d0, 8);
   R(A - 0x3c8, 8);
   R(A - 0x3c0, 8);
-  R(o + pr->sym + 6, 2);
+  R(o + pb->sym + 6, 2);
   R(M + LM_ADDR, 8);
-  R(o + pr->sym + 8, 8);
+  R(o + pb->sym + 8, 8);
   W(A - 0x3b8, 8);
-  R(o + pr->sym + 4, 1);
-  if (pr->ifunc && !strncmp(e->dl->objs[def].soname, "libc.so", 7)) {
+  R(o + pb->sym + 4, 1);
+  if (pb->ifunc && !strncmp(pr->dl->objs[def].soname, "libc.so", 7)) {
     /* elf_ifunc_invoke: the resolver reads GLRO(dl_x86_cpu_features)
      * through libc's GOT and tests two feature words (measured on
      * memset's resolver, sysdeps/x86_64/multiarch/ifunc-memset.h; other
@@ -443,7 +443,7 @@ void cb_dl_first_call(cb_eng *e, uint32_t libc_fn, uint64_t C) {
   for (uint64_t k = 0x3a8; k >= 0x388; k -= 8)
     R(A - k, 8);
   /* the trampoline restores and jumps to the function */
-  xsave_area(e, A, false);
+  xsave_area(pr, A, false);
   for (uint64_t k = 0x350; k <= XSAVE; k += 8)
     R(A - k, 8);
   R(C - 0x20, 8);

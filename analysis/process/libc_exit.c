@@ -13,7 +13,7 @@
  * the registrations and of exit's loop (the list's lock and words, the
  * pointer guard that demangles the function) is emitted as lackey shows
  * it (tools/probe/libtrace.py, docs/process-model.md 9.5); exit's replay
- * (engine_process.c) is cut where its loop calls _dl_fini, the handlers
+ * (proc_replay.c) is cut where its loop calls _dl_fini, the handlers
  * run in between. */
 #include "libc_internal.h"
 #include "libc_traffic.h"
@@ -57,10 +57,10 @@ static void new_exitfn(cb_lt *m, uint64_t B, unsigned k) {
 
 /* __cxa_atexit (__internal_atexit) or on_exit called with the caller's
  * rsp C, filling entry k */
-static void register_traffic(cb_eng *e, bool on, unsigned k) {
+static void register_traffic(cb_proc *pr, bool on, unsigned k) {
   cb_lt lt, *m = &lt;
-  uint64_t C = cb_libc_caller_sp(e);
-  if (!C || !cb_lt_init(m, e))
+  uint64_t C = cb_libc_caller_sp(pr);
+  if (!C || !cb_lt_init(m, pr))
     return;
   unsigned np = on ? 3 : 4;
   cb_lt_pushes(m, C, np);
@@ -81,29 +81,29 @@ static void register_traffic(cb_eng *e, bool on, unsigned k) {
   cb_lt_pops(m, C, np, false);
 }
 
-cb_stop cb_libc_exit_register(cb_eng *e, uint32_t fn, const cb_value *a,
+cb_stop cb_libc_exit_register(cb_proc *pr, uint32_t fn, const cb_value *a,
                               cb_value *ret) {
   uint64_t f = a[0].u;
   bool on = fn == CB_LIBC_ON_EXIT;
   const char *name = on                         ? "on_exit"
                      : fn == CB_LIBC_CXA_ATEXIT ? "__cxa_atexit"
                                                 : "atexit";
-  if (cb_eng_function_at(e, f) == CB_NONE)
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "%s with a handler (0x%llx) that is no function of "
-                       "the program",
-                       name, (unsigned long long)f);
-  if (e->n_exitfns >= CB_EXIT_FNS)
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "%s: more than %u exit handlers (glibc's next block "
-                       "of them, a calloc, is not modelled)",
-                       name, CB_EXIT_FNS);
-  struct cb_exitfn *x = &e->exitfns[e->n_exitfns++];
+  if (cb_host_function_at(pr, f) == CB_NONE)
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "%s with a handler (0x%llx) that is no function of "
+                        "the program",
+                        name, (unsigned long long)f);
+  if (pr->n_exitfns >= CB_EXIT_FNS)
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "%s: more than %u exit handlers (glibc's next block "
+                        "of them, a calloc, is not modelled)",
+                        name, CB_EXIT_FNS);
+  struct cb_exitfn *x = &pr->exitfns[pr->n_exitfns++];
   x->fn = f;
   x->arg = fn == CB_LIBC_ATEXIT ? 0 : a[1].u;
   x->on = on;
-  e->exitfn_called++;
-  register_traffic(e, on, e->n_exitfns);
+  pr->exitfn_called++;
+  register_traffic(pr, on, pr->n_exitfns);
   ret[0].u = 0;
   return CB_GO;
 }
@@ -135,9 +135,9 @@ static void loop_traffic(cb_lt *m, unsigned j, bool first, bool changed,
 /* Where exit's replay reaches the first pass of __run_exit_handlers'
  * loop (the lock before _dl_fini's entry is read: *h) and where it calls
  * _dl_fini (its push: *q); false when the records do not show it. */
-static bool replay_loop(const cb_eng *e, const cb_access *r, size_t n,
+static bool replay_loop(const cb_proc *pr, const cb_access *r, size_t n,
                         size_t *h, size_t *q) {
-  uint64_t libc = e->libc_base;
+  uint64_t libc = pr->libc_base;
   if (!libc)
     return false;
   for (size_t i = 5; i < n; i++) {
@@ -157,58 +157,58 @@ static bool replay_loop(const cb_eng *e, const cb_access *r, size_t n,
   return false;
 }
 
-cb_stop cb_libc_exit(cb_eng *e, uint64_t rsp, bool from_call, int status) {
+cb_stop cb_libc_exit(cb_proc *pr, uint64_t rsp, bool from_call, int status) {
   /* what the program's inline putc_unlocked left in the buffers */
-  if (!cb_stdio_pull(e))
+  if (!cb_stdio_pull(pr))
     return CB_FAIL;
-  if (!e->n_exitfns) {
-    eng_process_exit(e, rsp, from_call);
+  if (!pr->n_exitfns) {
+    cb_proc_exit_replay(pr, rsp, from_call);
     return CB_EXIT;
   }
-  const cb_program *p = e->p;
-  uint32_t keep = e->cur_site;
+  const cb_program *p = pr->p;
+  uint32_t keep = pr->cur_site;
   if (p->process && p->process->exit_site != CB_NONE)
-    e->cur_site = p->process->exit_site;
-  uint32_t site = e->cur_site;
+    pr->cur_site = p->process->exit_site;
+  uint32_t site = pr->cur_site;
   size_t n, h = 0, q = 0, skip = from_call ? 1 : 0;
   int64_t shift = 0;
-  const cb_access *r = eng_process_exit_recs(e, rsp, &n, &shift);
-  bool cut = r && replay_loop(e, r, n, &h, &q) && h >= skip;
+  const cb_access *r = cb_proc_exit_recs(pr, rsp, &n, &shift);
+  bool cut = r && replay_loop(pr, r, n, &h, &q) && h >= skip;
   /* exit's prologue up to its loop */
   if (cut)
-    eng_process_emit(e, r, skip, h, shift);
+    cb_proc_replay_emit(pr, r, skip, h, shift);
   cb_lt lt;
-  bool traffic = cb_lt_init(&lt, e);
+  bool traffic = cb_lt_init(&lt, pr);
   bool first = true, changed = false;
-  while (e->n_exitfns) {
-    struct cb_exitfn x = e->exitfns[--e->n_exitfns];
-    uint64_t called = e->exitfn_called;
+  while (pr->n_exitfns) {
+    struct cb_exitfn x = pr->exitfns[--pr->n_exitfns];
+    uint64_t called = pr->exitfn_called;
     if (traffic)
-      loop_traffic(&lt, e->n_exitfns + 1, first, changed, x.on);
+      loop_traffic(&lt, pr->n_exitfns + 1, first, changed, x.on);
     first = false;
     cb_value args[2], ret[4] = {{0}};
     args[0].u = x.on ? (uint64_t)(uint32_t)status : x.arg;
     args[1].u = x.on ? x.arg : (uint64_t)(uint32_t)status;
-    cb_stop st = cb_eng_call_at(e, cb_eng_function_at(e, x.fn),
-                                rsp - HANDLER_DEPTH, site, args, 2, ret);
-    e->cur_site = site;
+    cb_stop st = cb_host_call_at(pr, cb_host_function_at(pr, x.fn),
+                                 rsp - HANDLER_DEPTH, site, args, 2, ret);
+    pr->cur_site = site;
     if (st != CB_GO)
       return st; /* a failure, or exit() called by the handler */
-    changed = e->exitfn_called != called;
+    changed = pr->exitfn_called != called;
   }
   /* _dl_fini's entry, then the rest of exit as the replay has it, for
    * the stdio state the handlers left */
   if (cut) {
-    r = eng_process_exit_recs(e, rsp, &n, &shift);
-    if (r && replay_loop(e, r, n, &h, &q)) {
+    r = cb_proc_exit_recs(pr, rsp, &n, &shift);
+    if (r && replay_loop(pr, r, n, &h, &q)) {
       if (traffic)
         loop_traffic(&lt, 0, false, changed, false);
-      e->process_exit_due = false;
-      e->process_exit_done = true;
-      eng_process_emit(e, r, q, n, shift);
+      pr->process_exit_due = false;
+      pr->process_exit_done = true;
+      cb_proc_replay_emit(pr, r, q, n, shift);
     }
   }
-  eng_process_exit(e, rsp, from_call); /* when not cut: all of it */
-  e->cur_site = keep;
+  cb_proc_exit_replay(pr, rsp, from_call); /* when not cut: all of it */
+  pr->cur_site = keep;
   return CB_EXIT;
 }

@@ -24,9 +24,9 @@
 /* The largest file the model reads into memory. */
 #define MAX_FILE (1ull << 30)
 
-cb_files *cb_files_get(cb_eng *e) {
-  if (e->files)
-    return e->files;
+cb_files *cb_files_get(cb_proc *pr) {
+  if (pr->files)
+    return pr->files;
   cb_files *f = calloc(1, sizeof *f);
   if (!f)
     return NULL;
@@ -35,12 +35,12 @@ cb_files *cb_files_get(cb_eng *e) {
   f->fd[0] = CB_FD_STDIN;
   f->fd[1] = CB_FD_STDOUT;
   f->fd[2] = CB_FD_STDERR;
-  e->files = f;
+  pr->files = f;
   return f;
 }
 
-void cb_files_free(cb_eng *e) {
-  cb_files *f = e->files;
+void cb_files_free(cb_proc *pr) {
+  cb_files *f = pr->files;
   if (!f)
     return;
   for (uint32_t i = 0; i < f->nvf; i++) {
@@ -56,7 +56,7 @@ void cb_files_free(cb_eng *e) {
   free(f->ofd);
   free(f->st);
   free(f);
-  e->files = NULL;
+  pr->files = NULL;
 }
 
 /* ---- errno ---- */
@@ -65,54 +65,54 @@ void cb_files_free(cb_eng *e) {
  * (measured: &errno - pthread_self(), with and without -lm); the thread
  * pointer is 0x740 into the static TLS page (layout.c, libc_dlfixup.c's
  * TCB_SINGLE = tp + 0x18). Without ld.so's layout, a page of its own. */
-static uint64_t errno_addr(cb_eng *e) {
-  cb_files *f = cb_files_get(e);
+static uint64_t errno_addr(cb_proc *pr) {
+  cb_files *f = cb_files_get(pr);
   if (!f)
     return 0;
   if (!f->errno_addr) {
-    uint64_t tcb = e->dl_tcb ? e->dl_tcb : 0x7fe000000000ull;
-    if (!cb_mem_mapped(&e->mem, tcb))
-      cb_mem_map(&e->mem, tcb, tcb + CB_PG_SIZE);
+    uint64_t tcb = pr->dl_tcb ? pr->dl_tcb : 0x7fe000000000ull;
+    if (!cb_mem_mapped(&pr->mem, tcb))
+      cb_mem_map(&pr->mem, tcb, tcb + CB_PG_SIZE);
     f->errno_addr = tcb + 0x740 - 0x80;
   }
   return f->errno_addr;
 }
 
-void cb_libc_set_errno(cb_eng *e, int err) {
-  uint64_t a = errno_addr(e);
+void cb_libc_set_errno(cb_proc *pr, int err) {
+  uint64_t a = errno_addr(pr);
   if (!a)
     return;
   int32_t v = err;
-  cb_mem_write(&e->mem, a, &v, 4, NULL);
-  cb_eng_lib(e, a, 4, true);
+  cb_mem_write(&pr->mem, a, &v, 4, NULL);
+  cb_proc_lib(pr, a, 4, true);
 }
 
-void cb_libc_put_errno(cb_eng *e, int err) {
-  uint64_t a = errno_addr(e);
+void cb_libc_put_errno(cb_proc *pr, int err) {
+  uint64_t a = errno_addr(pr);
   int32_t v = err;
   if (a)
-    cb_mem_write(&e->mem, a, &v, 4, NULL);
+    cb_mem_write(&pr->mem, a, &v, 4, NULL);
 }
 
-int cb_libc_errno(cb_eng *e) {
-  uint64_t a = errno_addr(e);
+int cb_libc_errno(cb_proc *pr) {
+  uint64_t a = errno_addr(pr);
   int32_t v = 0;
   if (a)
-    cb_mem_read(&e->mem, a, &v, 4, NULL);
+    cb_mem_read(&pr->mem, a, &v, 4, NULL);
   return v;
 }
 
 /* ---- files ---- */
 
-static const char *run_cwd(cb_eng *e, char *buf, size_t n) {
-  if (e->opt.cwd)
-    return e->opt.cwd;
+static const char *run_cwd(cb_proc *pr, char *buf, size_t n) {
+  if (pr->opt->cwd)
+    return pr->opt->cwd;
   return getcwd(buf, n) ? buf : "/";
 }
 
 /* The resolved path of name: its directory's real path joined with its
  * last component; false (with *err) when the directory does not exist. */
-static bool resolve(cb_eng *e, const char *name, char *out, size_t n,
+static bool resolve(cb_proc *pr, const char *name, char *out, size_t n,
                     int *err) {
   char cwd[PATH_MAX], full[2 * PATH_MAX + 2], dir[PATH_MAX];
   if (!*name) {
@@ -122,7 +122,7 @@ static bool resolve(cb_eng *e, const char *name, char *out, size_t n,
   if (name[0] == '/')
     snprintf(full, sizeof full, "%s", name);
   else
-    snprintf(full, sizeof full, "%s/%s", run_cwd(e, cwd, sizeof cwd), name);
+    snprintf(full, sizeof full, "%s/%s", run_cwd(pr, cwd, sizeof cwd), name);
   char *slash = strrchr(full, '/');
   const char *base = slash + 1;
   *slash = 0;
@@ -156,9 +156,9 @@ static cb_vfile *vf_new(cb_files *f, const char *path, const char *name) {
 
 /* The file at resolved path: the run's entry, or the disk's file read in
  * (NULL when neither has it; *fail after a run failure). */
-static cb_vfile *vf_find(cb_eng *e, const char *path, const char *name,
+static cb_vfile *vf_find(cb_proc *pr, const char *path, const char *name,
                          bool *fail) {
-  cb_files *f = cb_files_get(e);
+  cb_files *f = cb_files_get(pr);
   *fail = false;
   /* the path's latest entry; one the run removed hides the disk's file */
   for (uint32_t i = f->nvf; i-- > 0;)
@@ -182,16 +182,16 @@ static cb_vfile *vf_find(cb_eng *e, const char *path, const char *name,
   }
   if (!S_ISREG(st.st_mode)) {
     *fail = true;
-    cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                "opening `%s`, which is not a regular file, is not modelled",
-                name);
+    cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                 "opening `%s`, which is not a regular file, is not modelled",
+                 name);
     return NULL;
   }
   if ((uint64_t)st.st_size > MAX_FILE) {
     *fail = true;
-    cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                "`%s` is larger than the %llu bytes the model reads", name,
-                (unsigned long long)MAX_FILE);
+    cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                 "`%s` is larger than the %llu bytes the model reads", name,
+                 (unsigned long long)MAX_FILE);
     return NULL;
   }
   cb_vfile *v = vf_new(f, path, name);
@@ -207,7 +207,7 @@ static cb_vfile *vf_find(cb_eng *e, const char *path, const char *name,
     fclose(in);
   if (!v->data || got != v->cap) {
     *fail = true;
-    cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "cannot read `%s`", name);
+    cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site, "cannot read `%s`", name);
     return NULL;
   }
   v->len = got;
@@ -239,23 +239,23 @@ static int fd_new(cb_files *f, uint32_t ofd) {
   return -1;
 }
 
-int cb_fd_open(cb_eng *e, const char *name, int flags, unsigned mode,
+int cb_fd_open(cb_proc *pr, const char *name, int flags, unsigned mode,
                int *err) {
-  cb_files *f = cb_files_get(e);
+  cb_files *f = cb_files_get(pr);
   if (!f)
     return -2;
   if (flags & (O_DIRECTORY | O_PATH | (__O_TMPFILE & ~O_DIRECTORY))) {
-    cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                "open of `%s` with O_DIRECTORY, O_PATH or O_TMPFILE is not "
-                "modelled",
-                name);
+    cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                 "open of `%s` with O_DIRECTORY, O_PATH or O_TMPFILE is not "
+                 "modelled",
+                 name);
     return -2;
   }
   char path[2 * PATH_MAX + 2];
-  if (!resolve(e, name, path, sizeof path, err))
+  if (!resolve(pr, name, path, sizeof path, err))
     return -1;
   bool fail;
-  cb_vfile *v = vf_find(e, path, name, &fail);
+  cb_vfile *v = vf_find(pr, path, name, &fail);
   if (fail)
     return -2;
   int acc = flags & O_ACCMODE;
@@ -320,15 +320,15 @@ int cb_fd_open(cb_eng *e, const char *name, int flags, unsigned mode,
   return fd;
 }
 
-cb_ofd *cb_fd_ofd(cb_eng *e, int fd) {
-  cb_files *f = cb_files_get(e);
+cb_ofd *cb_fd_ofd(cb_proc *pr, int fd) {
+  cb_files *f = cb_files_get(pr);
   if (!f || fd < 0 || fd >= CB_MAX_FDS || f->fd[fd] < 0)
     return NULL;
   return &f->ofd[f->fd[fd]];
 }
 
-int cb_fd_accmode(cb_eng *e, int fd) {
-  cb_files *f = cb_files_get(e);
+int cb_fd_accmode(cb_proc *pr, int fd) {
+  cb_files *f = cb_files_get(pr);
   if (!f || fd < 0 || fd >= CB_MAX_FDS || f->fd[fd] == CB_FD_FREE)
     return -1;
   if (f->fd[fd] == CB_FD_STDIN)
@@ -339,16 +339,16 @@ int cb_fd_accmode(cb_eng *e, int fd) {
   return f->ofd[f->fd[fd]].acc;
 }
 
-uint64_t cb_fd_blksize(cb_eng *e, int fd) {
-  cb_ofd *o = cb_fd_ofd(e, fd);
+uint64_t cb_fd_blksize(cb_proc *pr, int fd) {
+  cb_ofd *o = cb_fd_ofd(pr, fd);
   if (!o)
     return 4096;
-  const cb_vfile *v = &e->files->vf[o->vf];
+  const cb_vfile *v = &pr->files->vf[o->vf];
   return v->st.st_blksize > 0 ? (uint64_t)v->st.st_blksize : 4096;
 }
 
-int64_t cb_fd_read(cb_eng *e, int fd, uint64_t addr, uint64_t n, int *err) {
-  cb_files *f = cb_files_get(e);
+int64_t cb_fd_read(cb_proc *pr, int fd, uint64_t addr, uint64_t n, int *err) {
+  cb_files *f = cb_files_get(pr);
   if (!f)
     return -2;
   if (fd < 0 || fd >= CB_MAX_FDS || f->fd[fd] == CB_FD_FREE) {
@@ -358,23 +358,23 @@ int64_t cb_fd_read(cb_eng *e, int fd, uint64_t addr, uint64_t n, int *err) {
   if (f->fd[fd] == CB_FD_STDIN) {
     /* stdin's FILE reads whole buffers (4096 bytes from a file) ahead of
      * what the program took */
-    uint64_t k = e->stdin_buf ? (e->stdin_pos + 4095) / 4096 * 4096 : 0;
-    if (k > e->in_len)
-      k = e->in_len;
-    if (e->stdin_buf && e->stdin_pos < k) {
-      cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                  "read(0) while stdin's FILE buffer holds unread input is "
-                  "not modelled");
+    uint64_t k = pr->stdin_buf ? (pr->stdin_pos + 4095) / 4096 * 4096 : 0;
+    if (k > pr->in_len)
+      k = pr->in_len;
+    if (pr->stdin_buf && pr->stdin_pos < k) {
+      cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                   "read(0) while stdin's FILE buffer holds unread input is "
+                   "not modelled");
       return -2;
     }
     uint64_t at = f->stdin_kpos > k ? f->stdin_kpos : k;
-    uint64_t m = at < e->in_len ? e->in_len - at : 0;
+    uint64_t m = at < pr->in_len ? pr->in_len - at : 0;
     if (m > n)
       m = n;
-    if (m && !cb_eng_write(e, addr, e->in_data + at, m))
+    if (m && !cb_proc_write(pr, addr, pr->in_data + at, m))
       return -2;
     f->stdin_kpos = at + m;
-    e->stdin_pos = f->stdin_kpos;
+    pr->stdin_pos = f->stdin_kpos;
     return (int64_t)m;
   }
   if (f->fd[fd] < 0) {
@@ -390,15 +390,15 @@ int64_t cb_fd_read(cb_eng *e, int fd, uint64_t addr, uint64_t n, int *err) {
   uint64_t m = o->pos < v->len ? v->len - o->pos : 0;
   if (m > n)
     m = n;
-  if (m && !cb_eng_write(e, addr, v->data + o->pos, m))
+  if (m && !cb_proc_write(pr, addr, v->data + o->pos, m))
     return -2;
   o->pos += m;
   return (int64_t)m;
 }
 
-int64_t cb_fd_write(cb_eng *e, int fd, uint64_t addr, const void *host,
+int64_t cb_fd_write(cb_proc *pr, int fd, uint64_t addr, const void *host,
                     uint64_t n, int *err) {
-  cb_files *f = cb_files_get(e);
+  cb_files *f = cb_files_get(pr);
   if (!f)
     return -2;
   if (fd < 0 || fd >= CB_MAX_FDS || f->fd[fd] == CB_FD_FREE ||
@@ -409,7 +409,7 @@ int64_t cb_fd_write(cb_eng *e, int fd, uint64_t addr, const void *host,
   char *tmp = NULL;
   if (!host) {
     tmp = malloc(n ? n : 1);
-    if (!tmp || !cb_eng_read(e, addr, tmp, n)) {
+    if (!tmp || !cb_proc_read(pr, addr, tmp, n)) {
       free(tmp);
       return -2;
     }
@@ -418,15 +418,15 @@ int64_t cb_fd_write(cb_eng *e, int fd, uint64_t addr, const void *host,
   int64_t r = (int64_t)n;
   if (f->fd[fd] == CB_FD_STDOUT) {
     /* before what waits in stdout's buffer */
-    cb_textbuf *b = &e->out_text;
-    size_t at = e->stdout_sent <= b->n ? e->stdout_sent : b->n;
+    cb_textbuf *b = &pr->out_text;
+    size_t at = pr->stdout_sent <= b->n ? pr->stdout_sent : b->n;
     size_t tail = b->n - at;
     cb_textbuf_put(b, host, n);
     memmove(b->s + at + n, b->s + at, tail);
     memcpy(b->s + at, host, n);
-    e->stdout_sent = at + n;
+    pr->stdout_sent = at + n;
   } else if (f->fd[fd] == CB_FD_STDERR) {
-    cb_textbuf_put(&e->err_text, host, n);
+    cb_textbuf_put(&pr->err_text, host, n);
   } else {
     cb_ofd *o = &f->ofd[f->fd[fd]];
     cb_vfile *v = &f->vf[o->vf];
@@ -438,9 +438,9 @@ int64_t cb_fd_write(cb_eng *e, int fd, uint64_t addr, const void *host,
     } else {
       uint64_t at = o->append ? v->len : o->pos;
       if (!vf_reserve(v, at + n)) {
-        cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                    "`%s` grows past the %llu bytes the model keeps", v->name,
-                    (unsigned long long)MAX_FILE);
+        cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                     "`%s` grows past the %llu bytes the model keeps", v->name,
+                     (unsigned long long)MAX_FILE);
         r = -2;
       } else {
         if (at > v->len)
@@ -458,20 +458,20 @@ int64_t cb_fd_write(cb_eng *e, int fd, uint64_t addr, const void *host,
   return r;
 }
 
-int64_t cb_fd_seek(cb_eng *e, int fd, int64_t off, int whence, int *err) {
-  cb_ofd *o = cb_fd_ofd(e, fd);
+int64_t cb_fd_seek(cb_proc *pr, int fd, int64_t off, int whence, int *err) {
+  cb_ofd *o = cb_fd_ofd(pr, fd);
   if (!o) {
     *err = EBADF;
     return -1;
   }
-  if (e->files->vf[o->vf].devnull) {
+  if (pr->files->vf[o->vf].devnull) {
     /* Linux's null_lseek: the offset is 0 whatever was asked */
     o->pos = 0;
     return 0;
   }
   int64_t base = whence == SEEK_SET   ? 0
                  : whence == SEEK_CUR ? (int64_t)o->pos
-                 : whence == SEEK_END ? (int64_t)e->files->vf[o->vf].len
+                 : whence == SEEK_END ? (int64_t)pr->files->vf[o->vf].len
                                       : -1;
   if (base < 0 || base + off < 0) {
     *err = EINVAL;
@@ -481,8 +481,8 @@ int64_t cb_fd_seek(cb_eng *e, int fd, int64_t off, int whence, int *err) {
   return (int64_t)o->pos;
 }
 
-int cb_fd_close(cb_eng *e, int fd) {
-  cb_files *f = cb_files_get(e);
+int cb_fd_close(cb_proc *pr, int fd) {
+  cb_files *f = cb_files_get(pr);
   if (!f || fd < 0 || fd >= CB_MAX_FDS || f->fd[fd] == CB_FD_FREE)
     return EBADF;
   f->fd[fd] = CB_FD_FREE;
@@ -518,12 +518,12 @@ static void fill_stat(const cb_vfile *v, uint8_t out[144]) {
 
 /* ---- the calls ---- */
 
-static cb_stop ret_int(cb_eng *e, cb_value *ret, int64_t r, int err,
+static cb_stop ret_int(cb_proc *pr, cb_value *ret, int64_t r, int err,
                        bool wide) {
   if (r == -2)
     return CB_FAIL;
   if (r == -1)
-    cb_libc_set_errno(e, err);
+    cb_libc_set_errno(pr, err);
   ret[0].u = wide ? (uint64_t)r : (uint64_t)(uint32_t)(int32_t)r;
   return CB_GO;
 }
@@ -532,10 +532,11 @@ static cb_stop ret_int(cb_eng *e, cb_value *ret, int64_t r, int err,
  * before is replaced), old is gone; nothing on disk changes. The wrapper
  * is the system call: its only access, on failure, is errno's (its TLS
  * offset read from libc's GOT, then the store). */
-static cb_stop do_rename(cb_eng *e, uint64_t from, uint64_t to, cb_value *ret) {
-  cb_files *f = e->files;
-  char *n0 = cb_eng_read_str(e, from, PATH_MAX, NULL);
-  char *n1 = n0 ? cb_eng_read_str(e, to, PATH_MAX, NULL) : NULL;
+static cb_stop do_rename(cb_proc *pr, uint64_t from, uint64_t to,
+                         cb_value *ret) {
+  cb_files *f = pr->files;
+  char *n0 = cb_proc_read_str(pr, from, PATH_MAX, NULL);
+  char *n1 = n0 ? cb_proc_read_str(pr, to, PATH_MAX, NULL) : NULL;
   if (!n1) {
     free(n0);
     return CB_FAIL;
@@ -545,17 +546,17 @@ static cb_stop do_rename(cb_eng *e, uint64_t from, uint64_t to, cb_value *ret) {
   bool fail = false;
   cb_vfile *v = NULL;
   cb_stop st = CB_GO;
-  if (resolve(e, n0, p0, sizeof p0, &err) &&
-      resolve(e, n1, p1, sizeof p1, &err)) {
+  if (resolve(pr, n0, p0, sizeof p0, &err) &&
+      resolve(pr, n1, p1, sizeof p1, &err)) {
     struct stat sd;
     if ((stat(p0, &sd) == 0 && S_ISDIR(sd.st_mode)) ||
         (stat(p1, &sd) == 0 && S_ISDIR(sd.st_mode))) {
-      st = cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "renaming a directory (`%s` to `%s`) is not modelled",
-                       n0, n1);
+      st = cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "renaming a directory (`%s` to `%s`) is not modelled",
+                        n0, n1);
       goto out;
     }
-    v = vf_find(e, p0, n0, &fail);
+    v = vf_find(pr, p0, n0, &fail);
     err = ENOENT;
   }
   if (fail) {
@@ -563,27 +564,27 @@ static cb_stop do_rename(cb_eng *e, uint64_t from, uint64_t to, cb_value *ret) {
     goto out;
   }
   if (!v) {
-    if (e->libc_base)
-      cb_libc_acc(e, e->libc_base + 0x1d2de0, 8, false); /* errno's GOT */
-    st = ret_int(e, ret, -1, err, false);
+    if (pr->libc_base)
+      cb_libc_acc(pr, pr->libc_base + 0x1d2de0, 8, false); /* errno's GOT */
+    st = ret_int(pr, ret, -1, err, false);
     goto out;
   }
   uint32_t vi = (uint32_t)(v - f->vf);
   for (int fd = 0; fd < CB_MAX_FDS; fd++)
     if (f->fd[fd] >= 0 && f->ofd[f->fd[fd]].vf == vi) {
-      st = cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "renaming `%s` while it is open is not modelled", n0);
+      st = cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "renaming `%s` while it is open is not modelled", n0);
       goto out;
     }
   if (v->devnull) {
-    st = cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                     "renaming `%s` (the null device) is not modelled", n0);
+    st = cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                      "renaming `%s` (the null device) is not modelled", n0);
     goto out;
   }
   if (strcmp(p0, p1)) {
     cb_vfile *w = vf_new(f, p1, n1);
     if (!w) {
-      st = cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
+      st = cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site, "out of memory");
       goto out;
     }
     v = &f->vf[vi]; /* vf_new may move the array */
@@ -592,7 +593,7 @@ static cb_stop do_rename(cb_eng *e, uint64_t from, uint64_t to, cb_value *ret) {
     w->len = w->cap = v->len;
     w->data = malloc(v->len + 1);
     if (!w->data) {
-      st = cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
+      st = cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site, "out of memory");
       goto out;
     }
     memcpy(w->data, v->data ? v->data : (unsigned char *)"", v->len);
@@ -608,8 +609,8 @@ out:
   return st;
 }
 
-void cb_files_outcome(cb_eng *e, cb_run_outcome *out) {
-  cb_files *f = e->files;
+void cb_files_outcome(cb_proc *pr, cb_run_outcome *out) {
+  cb_files *f = pr->files;
   if (!f)
     return;
   out->files = calloc(f->nvf ? f->nvf : 1, sizeof *out->files);
@@ -634,127 +635,128 @@ void cb_files_outcome(cb_eng *e, cb_run_outcome *out) {
   }
 }
 
-cb_stop cb_libc_fd_call(cb_eng *e, uint32_t fn, const cb_value *a,
+cb_stop cb_libc_fd_call(cb_proc *pr, uint32_t fn, const cb_value *a,
                         const uint8_t *ty, uint32_t n, cb_value *ret) {
   (void)ty;
   (void)n;
   int err = 0;
-  if (!cb_files_get(e))
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
+  if (!cb_files_get(pr))
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site, "out of memory");
   switch ((cb_libfn)fn) {
   case CB_LIBC_ERRNO_LOCATION: {
     /* `mov errno's TLS offset(%rip), %rax; add %fs:0, %rax`: libc's GOT
      * slot (+0x1d2de0) and the thread pointer's self word are read
      * (lackey) */
-    uint64_t at = errno_addr(e);
-    if (e->libc_base)
-      cb_eng_lib(e, e->libc_base + 0x1d2de0, 8, false);
-    cb_eng_lib(e, at + 0x80, 8, false);
+    uint64_t at = errno_addr(pr);
+    if (pr->libc_base)
+      cb_proc_lib(pr, pr->libc_base + 0x1d2de0, 8, false);
+    cb_proc_lib(pr, at + 0x80, 8, false);
     ret[0].u = at;
     return CB_GO;
   }
   case CB_LIBC_OPEN:
   case CB_LIBC_OPEN64:
   case CB_LIBC_CREAT: {
-    char *name = cb_eng_read_str(e, a[0].u, PATH_MAX, NULL);
+    char *name = cb_proc_read_str(pr, a[0].u, PATH_MAX, NULL);
     if (!name)
       return CB_FAIL;
     int flags = fn == CB_LIBC_CREAT ? O_CREAT | O_WRONLY | O_TRUNC
                                     : (int)(uint32_t)a[1].u;
     unsigned mode = (unsigned)(fn == CB_LIBC_CREAT ? a[1].u : a[2].u);
-    int fd = cb_fd_open(e, name, flags, mode, &err);
+    int fd = cb_fd_open(pr, name, flags, mode, &err);
     free(name);
-    return ret_int(e, ret, fd, err, false);
+    return ret_int(pr, ret, fd, err, false);
   }
   case CB_LIBC_READ:
-    return ret_int(e, ret, cb_fd_read(e, (int)a[0].u, a[1].u, a[2].u, &err),
+    return ret_int(pr, ret, cb_fd_read(pr, (int)a[0].u, a[1].u, a[2].u, &err),
                    err, true);
   case CB_LIBC_WRITE:
-    return ret_int(e, ret,
-                   cb_fd_write(e, (int)a[0].u, a[1].u, NULL, a[2].u, &err), err,
-                   true);
+    return ret_int(pr, ret,
+                   cb_fd_write(pr, (int)a[0].u, a[1].u, NULL, a[2].u, &err),
+                   err, true);
   case CB_LIBC_LSEEK:
     return ret_int(
-        e, ret, cb_fd_seek(e, (int)a[0].u, (int64_t)a[1].u, (int)a[2].u, &err),
-        err, true);
+        pr, ret,
+        cb_fd_seek(pr, (int)a[0].u, (int64_t)a[1].u, (int)a[2].u, &err), err,
+        true);
   case CB_LIBC_CLOSE: {
     int fd = (int)a[0].u;
-    cb_files *f = e->files;
+    cb_files *f = pr->files;
     if (fd >= 0 && fd < CB_MAX_FDS)
       for (uint32_t i = 0; i < f->nst; i++)
         if (!f->st[i].closed && f->st[i].fd == fd && f->st[i].wlen)
-          return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                             "close(%d) under a FILE with unwritten output "
-                             "is not modelled",
-                             fd);
-    err = cb_fd_close(e, fd);
-    return ret_int(e, ret, err ? -1 : 0, err, false);
+          return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                              "close(%d) under a FILE with unwritten output "
+                              "is not modelled",
+                              fd);
+    err = cb_fd_close(pr, fd);
+    return ret_int(pr, ret, err ? -1 : 0, err, false);
   }
   case CB_LIBC_FSTAT:
   case CB_LIBC_STAT: {
     const cb_vfile *v = NULL;
     if (fn == CB_LIBC_FSTAT) {
       int fd = (int)a[0].u;
-      cb_ofd *o = cb_fd_ofd(e, fd);
-      if (!o && cb_fd_accmode(e, fd) >= 0)
-        return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                           "fstat of standard descriptor %d is not modelled",
-                           fd);
+      cb_ofd *o = cb_fd_ofd(pr, fd);
+      if (!o && cb_fd_accmode(pr, fd) >= 0)
+        return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                            "fstat of standard descriptor %d is not modelled",
+                            fd);
       if (!o)
-        return ret_int(e, ret, -1, EBADF, false);
-      v = &e->files->vf[o->vf];
+        return ret_int(pr, ret, -1, EBADF, false);
+      v = &pr->files->vf[o->vf];
     } else {
-      char *name = cb_eng_read_str(e, a[0].u, PATH_MAX, NULL);
+      char *name = cb_proc_read_str(pr, a[0].u, PATH_MAX, NULL);
       if (!name)
         return CB_FAIL;
       char path[2 * PATH_MAX + 2];
       bool fail = false;
-      if (resolve(e, name, path, sizeof path, &err)) {
-        v = vf_find(e, path, name, &fail);
+      if (resolve(pr, name, path, sizeof path, &err)) {
+        v = vf_find(pr, path, name, &fail);
         err = ENOENT;
       }
       free(name);
       if (fail)
         return CB_FAIL;
       if (!v)
-        return ret_int(e, ret, -1, err, false);
+        return ret_int(pr, ret, -1, err, false);
     }
     uint8_t st[144];
     fill_stat(v, st);
-    if (!cb_eng_write(e, a[1].u, st, sizeof st))
+    if (!cb_proc_write(pr, a[1].u, st, sizeof st))
       return CB_FAIL;
     ret[0].u = 0;
     return CB_GO;
   }
   case CB_LIBC_REMOVE:
   case CB_LIBC_UNLINK: {
-    char *name = cb_eng_read_str(e, a[0].u, PATH_MAX, NULL);
+    char *name = cb_proc_read_str(pr, a[0].u, PATH_MAX, NULL);
     if (!name)
       return CB_FAIL;
     char path[2 * PATH_MAX + 2];
     cb_vfile *v = NULL;
     bool fail = false;
-    if (resolve(e, name, path, sizeof path, &err)) {
+    if (resolve(pr, name, path, sizeof path, &err)) {
       struct stat st;
       if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         cb_stop s =
-            cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                        "removing the directory `%s` is not modelled", name);
+            cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                         "removing the directory `%s` is not modelled", name);
         free(name);
         return s;
       }
-      v = vf_find(e, path, name, &fail);
+      v = vf_find(pr, path, name, &fail);
       err = ENOENT;
     }
     free(name);
     if (fail)
       return CB_FAIL;
     if (!v)
-      return ret_int(e, ret, -1, err, false);
+      return ret_int(pr, ret, -1, err, false);
     if (v->devnull)
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                         "removing `%s` (the null device) is not modelled",
-                         v->name);
+      return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                          "removing `%s` (the null device) is not modelled",
+                          v->name);
     v->exists = false;
     v->unlinked = true;
     v->written = true;
@@ -762,9 +764,9 @@ cb_stop cb_libc_fd_call(cb_eng *e, uint32_t fn, const cb_value *a,
     return CB_GO;
   }
   case CB_LIBC_RENAME:
-    return do_rename(e, a[0].u, a[1].u, ret);
+    return do_rename(pr, a[0].u, a[1].u, ret);
   default:
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "library function #%u is not modelled", fn);
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "library function #%u is not modelled", fn);
   }
 }

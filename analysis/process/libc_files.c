@@ -105,13 +105,13 @@ static const facc acc_printf[] = {FR(CB_F_FLAGS, 4),     LOCK,
                                   FR(CB_F_WRITE_END, 8), FW(CB_F_WRITE_PTR, 8),
                                   FR(CB_F_FLAGS, 4),     FR(CB_F_FLAGS, 4)};
 
-static void touch(cb_eng *e, uint64_t fp, const facc *a, size_t n) {
+static void touch(cb_proc *pr, uint64_t fp, const facc *a, size_t n) {
   for (size_t i = 0; i < n; i++) {
-    cb_eng_emit(e, fp + a[i].off, a[i].size, e->cur_site, a[i].w);
+    cb_proc_emit(pr, fp + a[i].off, a[i].size, pr->cur_site, a[i].w);
     if (a[i].w)
-      e->out->lib_writes++;
+      pr->out->lib_writes++;
     else
-      e->out->lib_reads++;
+      pr->out->lib_reads++;
   }
 }
 static const struct {
@@ -133,14 +133,14 @@ static const struct {
     [CB_ACC_PRINTF] = {acc_printf, sizeof acc_printf / sizeof *acc_printf},
 };
 
-void cb_st_touch(cb_eng *e, const cb_stream *s, int kind) {
-  touch(e, s->fp, acc_kinds[kind].a, acc_kinds[kind].n);
+void cb_st_touch(cb_proc *pr, const cb_stream *s, int kind) {
+  touch(pr, s->fp, acc_kinds[kind].a, acc_kinds[kind].n);
 }
 
 /* ---- streams ---- */
 
-cb_stream *cb_st_find(cb_eng *e, uint64_t fp) {
-  cb_files *f = e->files;
+cb_stream *cb_st_find(cb_proc *pr, uint64_t fp) {
+  cb_files *f = pr->files;
   if (!f)
     return NULL;
   for (uint32_t i = f->nst; i-- > 0;)
@@ -150,48 +150,48 @@ cb_stream *cb_st_find(cb_eng *e, uint64_t fp) {
 }
 
 /* The stream of fp, or NULL after failing the run: fp is no open FILE. */
-cb_stream *cb_st_get(cb_eng *e, uint64_t fp, const char *what) {
-  cb_stream *s = cb_st_find(e, fp);
+cb_stream *cb_st_get(cb_proc *pr, uint64_t fp, const char *what) {
+  cb_stream *s = cb_st_find(pr, fp);
   if (!s)
-    cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                "%s on a FILE * (0x%llx) that is not open", what,
-                (unsigned long long)fp);
+    cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                 "%s on a FILE * (0x%llx) that is not open", what,
+                 (unsigned long long)fp);
   return s;
 }
 
-bool cb_st_is_std(const cb_eng *e, uint64_t fp) {
-  return fp == e->file_stdin || fp == e->file_stdout || fp == e->file_stderr;
+bool cb_st_is_std(const cb_proc *pr, uint64_t fp) {
+  return fp == pr->file_stdin || fp == pr->file_stdout || fp == pr->file_stderr;
 }
 
 /* _flags in the FILE's memory: feof_unlocked and ferror_unlocked are
  * inline and read them there. */
-void cb_st_sync_flags(cb_eng *e, const cb_stream *s) {
+void cb_st_sync_flags(cb_proc *pr, const cb_stream *s) {
   uint32_t fl = CB_IO_MAGIC | (s->eof ? CB_IO_EOF_SEEN : 0) |
                 (s->err ? CB_IO_ERR_SEEN : 0) | (s->rd ? 0 : 0x8) |
                 (s->wr ? 0 : 0x4);
-  cb_mem_write(&e->mem, s->fp + CB_F_FLAGS, &fl, 4, NULL);
+  cb_mem_write(&pr->mem, s->fp + CB_F_FLAGS, &fl, 4, NULL);
 }
 
-void cb_st_set_err(cb_eng *e, cb_stream *s, int err) {
+void cb_st_set_err(cb_proc *pr, cb_stream *s, int err) {
   s->err = true;
-  cb_st_sync_flags(e, s);
-  cb_libc_set_errno(e, err);
+  cb_st_sync_flags(pr, s);
+  cb_libc_set_errno(pr, err);
 }
 
 /* _IO_file_doallocate: st_blksize bytes from malloc */
-bool cb_st_ensure_buf(cb_eng *e, cb_stream *s) {
+bool cb_st_ensure_buf(cb_proc *pr, cb_stream *s) {
   if (s->buf)
     return true;
   if (s->bmode == _IONBF) {
     s->buf = s->fp + 131; /* _shortbuf: one byte inside the FILE */
     s->bufsz = 1;
   } else {
-    s->bufsz = cb_fd_blksize(e, s->fd);
-    s->buf = cb_heap_malloc(e->heap, s->bufsz);
+    s->bufsz = cb_fd_blksize(pr, s->fd);
+    s->buf = cb_heap_malloc(pr->heap, s->bufsz);
     if (!s->buf) {
-      cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                  "no memory for a FILE's %llu-byte buffer",
-                  (unsigned long long)s->bufsz);
+      cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                   "no memory for a FILE's %llu-byte buffer",
+                   (unsigned long long)s->bufsz);
       return false;
     }
   }
@@ -200,130 +200,130 @@ bool cb_st_ensure_buf(cb_eng *e, cb_stream *s) {
   s->rcopy = malloc(s->bufsz);
   s->wcopy = malloc(s->bufsz);
   if (!s->rcopy || !s->wcopy) {
-    cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
+    cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site, "out of memory");
     return false;
   }
   return true;
 }
 
-void cb_st_drop_backup(cb_eng *e, cb_stream *s) {
+void cb_st_drop_backup(cb_proc *pr, cb_stream *s) {
   if (s->backup)
-    cb_heap_free(e->heap, s->backup);
+    cb_heap_free(pr->heap, s->backup);
   s->backup = 0;
   s->npb = 0;
 }
 
 /* Writes what waits in the buffer (no traffic: the kernel reads it).
  * false: the write failed (the error flag is set). */
-bool cb_st_flush(cb_eng *e, cb_stream *s) {
+bool cb_st_flush(cb_proc *pr, cb_stream *s) {
   if (!s->wlen)
     return true;
   int err = 0;
-  int64_t r = cb_fd_write(e, s->fd, 0, s->wcopy, s->wlen, &err);
+  int64_t r = cb_fd_write(pr, s->fd, 0, s->wcopy, s->wlen, &err);
   s->wlen = 0;
   if (r < 0) {
     if (r == -1)
-      cb_st_set_err(e, s, err);
+      cb_st_set_err(pr, s, err);
     return false;
   }
   return true;
 }
 
-cb_ofd *cb_st_ofd(cb_eng *e, cb_stream *s) {
-  return cb_fd_ofd(e, s->fd);
+cb_ofd *cb_st_ofd(cb_proc *pr, cb_stream *s) {
+  return cb_fd_ofd(pr, s->fd);
 }
 
 /* The stream's position as ftell tells it. */
-uint64_t cb_st_tell(cb_eng *e, cb_stream *s) {
-  cb_ofd *o = cb_st_ofd(e, s);
+uint64_t cb_st_tell(cb_proc *pr, cb_stream *s) {
+  cb_ofd *o = cb_st_ofd(pr, s);
   uint64_t k = o ? o->pos : 0;
   if (s->wlen)
-    return (o && o->append ? e->files->vf[o->vf].len : k) + s->wlen;
+    return (o && o->append ? pr->files->vf[o->vf].len : k) + s->wlen;
   uint64_t left = s->rlen - s->rpos + s->npb;
   return k >= left ? k - left : 0;
 }
 
 /* Leaves reading: the kernel's offset goes back to the stream's. */
-void cb_st_leave_read(cb_eng *e, cb_stream *s) {
+void cb_st_leave_read(cb_proc *pr, cb_stream *s) {
   if (s->rlen == s->rpos && !s->npb)
     return;
-  cb_ofd *o = cb_st_ofd(e, s);
+  cb_ofd *o = cb_st_ofd(pr, s);
   if (o)
-    o->pos = cb_st_tell(e, s);
+    o->pos = cb_st_tell(pr, s);
   s->rlen = s->rpos = 0;
   s->npb = 0;
 }
 
 /* __underflow: refills the buffer; the bytes now there (0: end of file
  * or error, flags set). -1 after a failure of the run. */
-int64_t cb_st_fill(cb_eng *e, cb_stream *s) {
-  if (!cb_st_flush(e, s))
+int64_t cb_st_fill(cb_proc *pr, cb_stream *s) {
+  if (!cb_st_flush(pr, s))
     return 0;
   if (s->backup && !s->npb)
-    cb_st_drop_backup(e, s); /* _IO_free_backup_area, genops.c */
-  if (!cb_st_ensure_buf(e, s))
+    cb_st_drop_backup(pr, s); /* _IO_free_backup_area, genops.c */
+  if (!cb_st_ensure_buf(pr, s))
     return -1;
-  cb_ofd *o = cb_st_ofd(e, s);
+  cb_ofd *o = cb_st_ofd(pr, s);
   if (!o) {
-    cb_st_set_err(e, s, EBADF);
+    cb_st_set_err(pr, s, EBADF);
     return 0;
   }
   int err = 0;
-  int64_t r = cb_fd_read(e, s->fd, s->buf, s->bufsz, &err);
+  int64_t r = cb_fd_read(pr, s->fd, s->buf, s->bufsz, &err);
   if (r == -2)
     return -1;
   s->rpos = 0;
   if (r <= 0) {
     s->rlen = 0;
     if (r < 0)
-      cb_st_set_err(e, s, err);
+      cb_st_set_err(pr, s, err);
     else
       s->eof = true;
-    cb_st_sync_flags(e, s);
+    cb_st_sync_flags(pr, s);
     return 0;
   }
   s->roff = o->pos - (uint64_t)r;
   s->rlen = (uint64_t)r;
-  memcpy(s->rcopy, e->files->vf[o->vf].data + s->roff, (size_t)r);
+  memcpy(s->rcopy, pr->files->vf[o->vf].data + s->roff, (size_t)r);
   /* read(2) filled the buffer (no traffic: the kernel's) */
-  cb_mem_write(&e->mem, s->buf, s->rcopy, (size_t)r, NULL);
+  cb_mem_write(&pr->mem, s->buf, s->rcopy, (size_t)r, NULL);
   return r;
 }
 
-bool cb_st_can_read(cb_eng *e, cb_stream *s) {
+bool cb_st_can_read(cb_proc *pr, cb_stream *s) {
   if (s->rd) {
     if (s->wlen)
-      cb_st_flush(e, s);
+      cb_st_flush(pr, s);
     return true;
   }
-  cb_st_set_err(e, s, EBADF);
+  cb_st_set_err(pr, s, EBADF);
   return false;
 }
 
 /* The next byte, EOF, or -2 after a failure of the run. */
-int cb_st_getc(cb_eng *e, cb_stream *s) {
+int cb_st_getc(cb_proc *pr, cb_stream *s) {
   if (s->npb) {
-    cb_eng_emit(e, s->backup + 128 - s->npb, 1, e->cur_site, false);
-    e->out->lib_reads++;
+    cb_proc_emit(pr, s->backup + 128 - s->npb, 1, pr->cur_site, false);
+    pr->out->lib_reads++;
     return s->pb[--s->npb];
   }
   if (s->rpos == s->rlen) {
-    int64_t r = cb_st_fill(e, s);
+    int64_t r = cb_st_fill(pr, s);
     if (r < 0)
       return -2;
     if (!r)
       return EOF;
   }
-  cb_eng_emit(e, s->buf + s->rpos, 1, e->cur_site, false);
-  e->out->lib_reads++;
+  cb_proc_emit(pr, s->buf + s->rpos, 1, pr->cur_site, false);
+  pr->out->lib_reads++;
   return s->rcopy[s->rpos++];
 }
 
 /* Copies k buffered bytes to the program's dst (memcpy's traffic). */
-bool cb_st_copy_out(cb_eng *e, cb_stream *s, uint64_t dst, uint64_t k) {
-  if (!cb_eng_write(e, dst, s->rcopy + s->rpos, k))
+bool cb_st_copy_out(cb_proc *pr, cb_stream *s, uint64_t dst, uint64_t k) {
+  if (!cb_proc_write(pr, dst, s->rcopy + s->rpos, k))
     return false;
-  cb_eng_memcpy_traffic(e, dst, s->buf + s->rpos, k);
+  cb_proc_memcpy_traffic(pr, dst, s->buf + s->rpos, k);
   s->rpos += k;
   return true;
 }
@@ -331,23 +331,23 @@ bool cb_st_copy_out(cb_eng *e, cb_stream *s, uint64_t dst, uint64_t k) {
 /* Output of n bytes into the stream (_IO_new_file_xsputn): into the
  * buffer, which is written out when full; whole blocks past it go
  * straight to the file. CB_RETURNED: the write failed. */
-static cb_stop st_put(cb_eng *e, cb_stream *s, const char *p, uint64_t src,
+static cb_stop st_put(cb_proc *pr, cb_stream *s, const char *p, uint64_t src,
                       uint64_t n) {
   if (!s->wr) {
-    cb_st_set_err(e, s, EBADF);
+    cb_st_set_err(pr, s, EBADF);
     return CB_RETURNED;
   }
-  cb_st_leave_read(e, s);
+  cb_st_leave_read(pr, s);
   bool fresh = !s->buf;
-  if (!cb_st_ensure_buf(e, s))
+  if (!cb_st_ensure_buf(pr, s))
     return CB_FAIL;
   int err = 0;
   if (s->bmode == _IONBF) {
-    int64_t r = cb_fd_write(e, s->fd, 0, p, n, &err);
+    int64_t r = cb_fd_write(pr, s->fd, 0, p, n, &err);
     if (r == -2)
       return CB_FAIL;
     if (r < 0) {
-      cb_st_set_err(e, s, err);
+      cb_st_set_err(pr, s, err);
       return CB_RETURNED;
     }
     return CB_GO;
@@ -360,11 +360,11 @@ static cb_stop st_put(cb_eng *e, cb_stream *s, const char *p, uint64_t src,
   for (int pass = 0; pass < 2; pass++) {
     if (k) {
       memcpy(s->wcopy + s->wlen, p, k);
-      cb_mem_write(&e->mem, s->buf + s->wlen, p, k, NULL);
+      cb_mem_write(&pr->mem, s->buf + s->wlen, p, k, NULL);
       if (src)
-        cb_eng_memcpy_traffic(e, s->buf + s->wlen, src, k);
+        cb_proc_memcpy_traffic(pr, s->buf + s->wlen, src, k);
       else
-        cb_eng_lib(e, s->buf + s->wlen, k, true);
+        cb_proc_lib(pr, s->buf + s->wlen, k, true);
       s->wlen += k;
       p += k;
       src = src ? src + k : 0;
@@ -372,15 +372,15 @@ static cb_stop st_put(cb_eng *e, cb_stream *s, const char *p, uint64_t src,
     }
     if (!n || pass)
       break;
-    if (!cb_st_flush(e, s))
+    if (!cb_st_flush(pr, s))
       return CB_RETURNED;
     uint64_t direct = s->bufsz >= 128 ? n - n % s->bufsz : n;
     if (direct) {
-      int64_t r = cb_fd_write(e, s->fd, 0, p, direct, &err);
+      int64_t r = cb_fd_write(pr, s->fd, 0, p, direct, &err);
       if (r == -2)
         return CB_FAIL;
       if (r < 0) {
-        cb_st_set_err(e, s, err);
+        cb_st_set_err(pr, s, err);
         return CB_RETURNED;
       }
       p += direct;
@@ -390,13 +390,14 @@ static cb_stop st_put(cb_eng *e, cb_stream *s, const char *p, uint64_t src,
     k = n;
   }
   if (s->bmode == _IOLBF && memchr(s->wcopy, '\n', s->wlen) &&
-      !cb_st_flush(e, s))
+      !cb_st_flush(pr, s))
     return CB_RETURNED;
   return CB_GO;
 }
 
-static cb_stream *st_new(cb_eng *e, uint64_t fp, int fd, int acc, bool append) {
-  cb_files *f = e->files;
+static cb_stream *st_new(cb_proc *pr, uint64_t fp, int fd, int acc,
+                         bool append) {
+  cb_files *f = pr->files;
   if (f->nst == f->capst) {
     uint32_t cap = f->capst ? 2 * f->capst : 8;
     cb_stream *v = realloc(f->st, cap * sizeof *v);
@@ -414,13 +415,13 @@ static cb_stream *st_new(cb_eng *e, uint64_t fp, int fd, int acc, bool append) {
   s->append = append;
   /* _IO_no_init, _IO_new_file_init_internal: the FILE's fields and its
    * lock are written */
-  cb_eng_lib(e, fp, CB_F_OWNER + 8, true);
+  cb_proc_lib(pr, fp, CB_F_OWNER + 8, true);
   /* the buffer's pointers: zero until libc_stdio_sync.c writes them */
-  cb_mem_fill(&e->mem, fp + CB_F_READ_PTR, 0, CB_F_FILENO - CB_F_READ_PTR,
+  cb_mem_fill(&pr->mem, fp + CB_F_READ_PTR, 0, CB_F_FILENO - CB_F_READ_PTR,
               NULL);
-  cb_st_sync_flags(e, s);
+  cb_st_sync_flags(pr, s);
   int32_t fdv = fd;
-  cb_mem_write(&e->mem, fp + CB_F_FILENO, &fdv, 4, NULL);
+  cb_mem_write(&pr->mem, fp + CB_F_FILENO, &fdv, 4, NULL);
   return s;
 }
 
@@ -458,8 +459,8 @@ static bool parse_mode(const char *m, int *flags) {
   return true;
 }
 
-cb_stop cb_st_fopen(cb_eng *e, const cb_value *a, bool by_fd, cb_value *ret) {
-  char *mode = cb_eng_read_str(e, a[1].u, 64, NULL);
+cb_stop cb_st_fopen(cb_proc *pr, const cb_value *a, bool by_fd, cb_value *ret) {
+  char *mode = cb_proc_read_str(pr, a[1].u, 64, NULL);
   if (!mode)
     return CB_FAIL;
   int flags = 0;
@@ -470,59 +471,59 @@ cb_stop cb_st_fopen(cb_eng *e, const cb_value *a, bool by_fd, cb_value *ret) {
   if (by_fd) {
     /* _IO_new_fdopen checks the descriptor before it mallocs */
     fd = (int)a[0].u;
-    int acc = cb_fd_accmode(e, fd);
+    int acc = cb_fd_accmode(pr, fd);
     int want = flags & O_ACCMODE;
     if (acc < 0)
       err = EBADF;
     if (acc < 0 || !ok || (acc == O_RDONLY && want != O_RDONLY) ||
         (acc == O_WRONLY && want != O_WRONLY)) {
-      cb_libc_set_errno(e, err);
+      cb_libc_set_errno(pr, err);
       return CB_GO;
     }
     if (fd <= 2)
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                         "fdopen of standard descriptor %d is not modelled",
-                         fd);
+      return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                          "fdopen of standard descriptor %d is not modelled",
+                          fd);
   }
   /* __fopen_internal: the FILE first, freed again when the open fails */
-  uint64_t fp = cb_heap_malloc(e->heap, CB_FILE_SIZE);
+  uint64_t fp = cb_heap_malloc(pr->heap, CB_FILE_SIZE);
   if (!fp)
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "no memory for a FILE");
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site, "no memory for a FILE");
   if (!by_fd && ok) {
-    char *name = cb_eng_read_str(e, a[0].u, PATH_MAX, NULL);
+    char *name = cb_proc_read_str(pr, a[0].u, PATH_MAX, NULL);
     if (!name)
       return CB_FAIL;
-    fd = cb_fd_open(e, name, flags, 0666, &err);
+    fd = cb_fd_open(pr, name, flags, 0666, &err);
     free(name);
     if (fd == -2)
       return CB_FAIL;
   }
   if (fd < 0) {
-    cb_heap_free(e->heap, fp);
-    cb_libc_set_errno(e, err);
+    cb_heap_free(pr->heap, fp);
+    cb_libc_set_errno(pr, err);
     return CB_GO;
   }
-  cb_ofd *o = cb_fd_ofd(e, fd);
+  cb_ofd *o = cb_fd_ofd(pr, fd);
   bool append = (flags & O_APPEND) != 0;
   if (append && o) {
     o->append = true;
-    o->pos = e->files->vf[o->vf].len; /* fileops.c seeks to the end */
+    o->pos = pr->files->vf[o->vf].len; /* fileops.c seeks to the end */
   }
-  if (!st_new(e, fp, fd, flags & O_ACCMODE, append))
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
+  if (!st_new(pr, fp, fd, flags & O_ACCMODE, append))
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site, "out of memory");
   ret[0].u = fp;
   return CB_GO;
 }
 
 /* fclose: flush, close, free the buffer, the backup area, the FILE */
-cb_stop cb_st_fclose(cb_eng *e, cb_stream *s, cb_value *ret) {
-  cb_st_touch(e, s, CB_ACC_TELL);
-  bool ok = cb_st_flush(e, s);
-  ok = cb_fd_close(e, s->fd) == 0 && ok;
+cb_stop cb_st_fclose(cb_proc *pr, cb_stream *s, cb_value *ret) {
+  cb_st_touch(pr, s, CB_ACC_TELL);
+  bool ok = cb_st_flush(pr, s);
+  ok = cb_fd_close(pr, s->fd) == 0 && ok;
   if (s->buf && !s->user_buf && s->bmode != _IONBF)
-    cb_heap_free(e->heap, s->buf);
-  cb_st_drop_backup(e, s);
-  cb_heap_free(e->heap, s->fp);
+    cb_heap_free(pr->heap, s->buf);
+  cb_st_drop_backup(pr, s);
+  cb_heap_free(pr->heap, s->fp);
   s->closed = true;
   ret[0].u = ok ? 0 : (uint64_t)(uint32_t)EOF;
   return CB_GO;
@@ -530,75 +531,75 @@ cb_stop cb_st_fclose(cb_eng *e, cb_stream *s, cb_value *ret) {
 
 /* ---- the standard streams' share ---- */
 
-cb_stop cb_stream_put(cb_eng *e, uint64_t fp, const char *s, uint64_t src,
+cb_stop cb_stream_put(cb_proc *pr, uint64_t fp, const char *s, uint64_t src,
                       size_t n) {
-  cb_files *f = cb_files_get(e);
+  cb_files *f = cb_files_get(pr);
   if (!f)
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
-  if (fp == e->file_stderr) {
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site, "out of memory");
+  if (fp == pr->file_stderr) {
     /* unbuffered: straight to fd 2 */
-    cb_textbuf_put(&e->err_text, s, n);
+    cb_textbuf_put(&pr->err_text, s, n);
     f->stderr_oriented = true;
     return CB_GO;
   }
-  if (fp == e->file_stdin) {
-    cb_libc_set_errno(e, EBADF);
+  if (fp == pr->file_stdin) {
+    cb_libc_set_errno(pr, EBADF);
     return CB_RETURNED;
   }
-  cb_stream *st = cb_st_get(e, fp, "output");
+  cb_stream *st = cb_st_get(pr, fp, "output");
   if (!st)
     return CB_FAIL;
   if (n == 1 && !src)
-    cb_st_touch(e, st, CB_ACC_PUTC);
+    cb_st_touch(pr, st, CB_ACC_PUTC);
   else if (src)
-    cb_st_touch(e, st, CB_ACC_PUTS);
+    cb_st_touch(pr, st, CB_ACC_PUTS);
   else
-    cb_st_touch(e, st, CB_ACC_PRINTF);
-  return st_put(e, st, s, src, n);
+    cb_st_touch(pr, st, CB_ACC_PRINTF);
+  return st_put(pr, st, s, src, n);
 }
 
-int cb_stream_getc(cb_eng *e, uint64_t fp) {
-  if (!cb_files_get(e)) {
-    cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
+int cb_stream_getc(cb_proc *pr, uint64_t fp) {
+  if (!cb_files_get(pr)) {
+    cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site, "out of memory");
     return -2;
   }
-  cb_stream *s = cb_st_get(e, fp, "input");
+  cb_stream *s = cb_st_get(pr, fp, "input");
   if (!s)
     return -2;
-  cb_st_touch(e, s, CB_ACC_GETC);
-  if (!cb_st_can_read(e, s))
+  cb_st_touch(pr, s, CB_ACC_GETC);
+  if (!cb_st_can_read(pr, s))
     return EOF;
-  return cb_st_getc(e, s);
+  return cb_st_getc(pr, s);
 }
 
-cb_stop cb_stream_scanf(cb_eng *e, uint64_t fp, uint64_t fmt, cb_argcur *ac,
+cb_stop cb_stream_scanf(cb_proc *pr, uint64_t fp, uint64_t fmt, cb_argcur *ac,
                         cb_value *ret, bool traced) {
-  if (!cb_files_get(e))
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
-  cb_stream *s = cb_st_get(e, fp, "fscanf");
+  if (!cb_files_get(pr))
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site, "out of memory");
+  cb_stream *s = cb_st_get(pr, fp, "fscanf");
   if (!s)
     return CB_FAIL;
   /* with glibc's traffic (libc_scanf_traffic.c) the FILE's fields are
    * its rows */
   if (!traced)
-    cb_st_touch(e, s, CB_ACC_SCANF);
-  if (!cb_st_can_read(e, s)) {
+    cb_st_touch(pr, s, CB_ACC_SCANF);
+  if (!cb_st_can_read(pr, s)) {
     ret[0].u = (uint64_t)(uint32_t)EOF;
     return CB_GO;
   }
-  if (!cb_st_ensure_buf(e, s))
+  if (!cb_st_ensure_buf(pr, s))
     return CB_FAIL;
   /* what the stream will give: the pushed-back bytes, the buffer's, then
    * the file's from the kernel's offset */
-  cb_ofd *o = cb_st_ofd(e, s);
-  const cb_vfile *v = o ? &e->files->vf[o->vf] : NULL;
+  cb_ofd *o = cb_st_ofd(pr, s);
+  const cb_vfile *v = o ? &pr->files->vf[o->vf] : NULL;
   uint64_t kpos = o ? o->pos : 0, flen = v ? v->len : 0;
   uint64_t inbuf = s->rlen - s->rpos;
   uint64_t rest = kpos < flen ? flen - kpos : 0;
   size_t len = s->npb + inbuf + rest;
   unsigned char *d = malloc(len + 1);
   if (!d)
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site, "out of memory");
   for (uint32_t i = 0; i < s->npb; i++)
     d[i] = s->pb[s->npb - 1 - i];
   memcpy(d + s->npb, s->rcopy + s->rpos, inbuf);
@@ -607,36 +608,36 @@ cb_stop cb_stream_scanf(cb_eng *e, uint64_t fp, uint64_t fmt, cb_argcur *ac,
   size_t pos = 0;
   bool at_end = false;
   cb_sct tr;
-  bool on = traced && cb_sct_begin(e, &tr, CB_SCT_STREAM, fp, fmt);
+  bool on = traced && cb_sct_begin(pr, &tr, CB_SCT_STREAM, fp, fmt);
   int r =
-      cb_libc_scan_bytes(e, d, len, &pos, &at_end, fmt, ac, on ? &tr : NULL);
+      cb_libc_scan_bytes(pr, d, len, &pos, &at_end, fmt, ac, on ? &tr : NULL);
   free(d);
   if (r == -2)
     return CB_FAIL;
   /* take the bytes through the buffer, as inchar does */
   for (size_t i = 0; i < pos; i++) {
     if (!on)
-      cb_st_touch(e, s, CB_ACC_SCAN_BYTE);
-    if (cb_st_getc(e, s) == -2)
+      cb_st_touch(pr, s, CB_ACC_SCAN_BYTE);
+    if (cb_st_getc(pr, s) == -2)
       return CB_FAIL;
   }
   if (at_end) {
     /* inchar met the end: a read that returned nothing */
-    if (s->rpos == s->rlen && !s->npb && cb_st_fill(e, s) < 0)
+    if (s->rpos == s->rlen && !s->npb && cb_st_fill(pr, s) < 0)
       return CB_FAIL;
     s->eof = true;
-    cb_st_sync_flags(e, s);
+    cb_st_sync_flags(pr, s);
   }
   ret[0].u = (uint64_t)(uint32_t)r;
   return CB_GO;
 }
 
-void cb_files_at_exit(cb_eng *e) {
-  cb_files *f = e->files;
+void cb_files_at_exit(cb_proc *pr) {
+  cb_files *f = pr->files;
   if (!f)
     return;
   /* _IO_cleanup: _IO_flush_all; the buffers are not freed */
   for (uint32_t i = 0; i < f->nst; i++)
     if (!f->st[i].closed)
-      cb_st_flush(e, &f->st[i]);
+      cb_st_flush(pr, &f->st[i]);
 }

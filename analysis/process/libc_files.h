@@ -156,39 +156,39 @@ enum {
   CB_ACC_PUTS,
   CB_ACC_PRINTF
 };
-void cb_st_touch(cb_eng *e, const cb_stream *s, int kind);
+void cb_st_touch(cb_proc *pr, const cb_stream *s, int kind);
 /* The open stream of fp; NULL (cb_st_get: after failing the run, naming
  * `what`) when there is none. */
-cb_stream *cb_st_find(cb_eng *e, uint64_t fp);
-cb_stream *cb_st_get(cb_eng *e, uint64_t fp, const char *what);
-bool cb_st_is_std(const cb_eng *e, uint64_t fp);
+cb_stream *cb_st_find(cb_proc *pr, uint64_t fp);
+cb_stream *cb_st_get(cb_proc *pr, uint64_t fp, const char *what);
+bool cb_st_is_std(const cb_proc *pr, uint64_t fp);
 /* _flags in the FILE's memory; the error flag and errno. */
-void cb_st_sync_flags(cb_eng *e, const cb_stream *s);
-void cb_st_set_err(cb_eng *e, cb_stream *s, int err);
+void cb_st_sync_flags(cb_proc *pr, const cb_stream *s);
+void cb_st_set_err(cb_proc *pr, cb_stream *s, int err);
 /* The buffer (_IO_file_doallocate); false after failing the run. */
-bool cb_st_ensure_buf(cb_eng *e, cb_stream *s);
-void cb_st_drop_backup(cb_eng *e, cb_stream *s);
+bool cb_st_ensure_buf(cb_proc *pr, cb_stream *s);
+void cb_st_drop_backup(cb_proc *pr, cb_stream *s);
 /* Writes out what waits in the buffer; false: the write failed. */
-bool cb_st_flush(cb_eng *e, cb_stream *s);
-cb_ofd *cb_st_ofd(cb_eng *e, cb_stream *s);
-uint64_t cb_st_tell(cb_eng *e, cb_stream *s);
+bool cb_st_flush(cb_proc *pr, cb_stream *s);
+cb_ofd *cb_st_ofd(cb_proc *pr, cb_stream *s);
+uint64_t cb_st_tell(cb_proc *pr, cb_stream *s);
 /* Leaves reading: the kernel's offset goes back to the stream's. */
-void cb_st_leave_read(cb_eng *e, cb_stream *s);
+void cb_st_leave_read(cb_proc *pr, cb_stream *s);
 /* __underflow: the bytes the refill brought (0: end or error), -1 after
  * failing the run. */
-int64_t cb_st_fill(cb_eng *e, cb_stream *s);
-bool cb_st_can_read(cb_eng *e, cb_stream *s);
+int64_t cb_st_fill(cb_proc *pr, cb_stream *s);
+bool cb_st_can_read(cb_proc *pr, cb_stream *s);
 /* The next byte, EOF, or -2 after failing the run. */
-int cb_st_getc(cb_eng *e, cb_stream *s);
+int cb_st_getc(cb_proc *pr, cb_stream *s);
 /* k buffered bytes to the program's dst, with memcpy's traffic. */
-bool cb_st_copy_out(cb_eng *e, cb_stream *s, uint64_t dst, uint64_t k);
+bool cb_st_copy_out(cb_proc *pr, cb_stream *s, uint64_t dst, uint64_t k);
 /* fopen (fdopen when by_fd) and fclose. */
-cb_stop cb_st_fopen(cb_eng *e, const cb_value *a, bool by_fd, cb_value *ret);
-cb_stop cb_st_fclose(cb_eng *e, cb_stream *s, cb_value *ret);
+cb_stop cb_st_fopen(cb_proc *pr, const cb_value *a, bool by_fd, cb_value *ret);
+cb_stop cb_st_fclose(cb_proc *pr, cb_stream *s, cb_value *ret);
 
 /* The run's state, made at the first use. */
-cb_files *cb_files_get(cb_eng *e);
+cb_files *cb_files_get(cb_proc *pr);
 /* The vfile behind descriptor fd, NULL when fd is not a file's. */
-cb_ofd *cb_fd_ofd(cb_eng *e, int fd);
+cb_ofd *cb_fd_ofd(cb_proc *pr, int fd);
 
 #endif

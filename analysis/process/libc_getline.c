@@ -26,22 +26,22 @@
 #define IN_BLOCK 4096u
 
 typedef struct gd {
-  cb_eng *e;
+  cb_proc *pr;
   uint64_t C, fp, lock;
   cb_stream *s; /* a file stream's, NULL for stdin */
 } gd;
 
 static void acc(gd *g, uint64_t a, unsigned n, bool w) {
-  cb_libc_acc(g->e, a, n, w);
+  cb_libc_acc(g->pr, a, n, w);
 }
 
 /* _IO_acquire_lock / _IO_release_lock (the owner test reads the thread
  * descriptor) */
 static void lock(gd *g, bool take) {
-  cb_eng *e = g->e;
+  cb_proc *pr = g->pr;
   if (take) {
     acc(g, g->fp + CB_F_FLAGS, 4, false);
-    acc(g, e->dl_tcb + T_SELF, 8, false);
+    acc(g, pr->dl_tcb + T_SELF, 8, false);
     acc(g, g->fp + CB_F_LOCK, 8, false);
     acc(g, g->lock + 8, 8, false);
     acc(g, g->lock, 4, false);
@@ -63,11 +63,11 @@ static void lock(gd *g, bool take) {
 /* The chunk the stream's buffer holds now, refilled when it is empty:
  * its bytes (a host copy), their address in the buffer; 0 at the end. */
 static int64_t chunk(gd *g, const unsigned char **bytes, uint64_t *at) {
-  cb_eng *e = g->e;
+  cb_proc *pr = g->pr;
   if (g->s) {
     cb_stream *s = g->s;
     if (s->rpos >= s->rlen) {
-      int64_t r = cb_st_fill(e, s);
+      int64_t r = cb_st_fill(pr, s);
       if (r <= 0)
         return r;
     }
@@ -75,16 +75,16 @@ static int64_t chunk(gd *g, const unsigned char **bytes, uint64_t *at) {
     *at = s->buf + s->rpos;
     return (int64_t)(s->rlen - s->rpos);
   }
-  if (!e->stdin_buf)
-    e->stdin_buf = cb_heap_malloc(e->heap, IN_BLOCK);
-  uint64_t pos = e->stdin_pos;
-  if (pos >= e->in_len)
+  if (!pr->stdin_buf)
+    pr->stdin_buf = cb_heap_malloc(pr->heap, IN_BLOCK);
+  uint64_t pos = pr->stdin_pos;
+  if (pos >= pr->in_len)
     return 0;
   uint64_t end = pos / IN_BLOCK * IN_BLOCK + IN_BLOCK;
-  if (end > e->in_len)
-    end = e->in_len;
-  *bytes = e->in_data + pos;
-  *at = e->stdin_buf + pos % IN_BLOCK;
+  if (end > pr->in_len)
+    end = pr->in_len;
+  *bytes = pr->in_data + pos;
+  *at = pr->stdin_buf + pos % IN_BLOCK;
   return (int64_t)(end - pos);
 }
 
@@ -92,36 +92,36 @@ static void take(gd *g, uint64_t k) {
   if (g->s)
     g->s->rpos += k;
   else
-    g->e->stdin_pos += k;
+    g->pr->stdin_pos += k;
 }
 
-cb_stop cb_libc_getdelim(cb_eng *e, uint64_t lineptr, uint64_t np, int delim,
+cb_stop cb_libc_getdelim(cb_proc *pr, uint64_t lineptr, uint64_t np, int delim,
                          uint64_t fp, cb_value *ret) {
-  if (!cb_files_get(e))
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
-  cb_files *f = e->files;
-  gd g = {e, cb_libc_caller_sp(e), fp, 0, NULL};
-  if (fp == e->file_stdin) {
+  if (!cb_files_get(pr))
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site, "out of memory");
+  cb_files *f = pr->files;
+  gd g = {pr, cb_libc_caller_sp(pr), fp, 0, NULL};
+  if (fp == pr->file_stdin) {
     if (f->stdin_npb)
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                         "getdelim after ungetc of another byte on stdin "
-                         "(glibc's backup area) is not modelled");
-    g.lock = e->libc_base + L_STDIN_LOCK;
+      return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                          "getdelim after ungetc of another byte on stdin "
+                          "(glibc's backup area) is not modelled");
+    g.lock = pr->libc_base + L_STDIN_LOCK;
   } else {
-    if (cb_st_is_std(e, fp))
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                         "getdelim on stdout or stderr is not modelled");
-    g.s = cb_st_get(e, fp, "getdelim");
+    if (cb_st_is_std(pr, fp))
+      return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                          "getdelim on stdout or stderr is not modelled");
+    g.s = cb_st_get(pr, fp, "getdelim");
     if (!g.s)
       return CB_FAIL;
     if (g.s->npb)
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                         "getdelim after ungetc of another byte (glibc's "
-                         "backup area) is not modelled");
+      return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                          "getdelim after ungetc of another byte (glibc's "
+                          "backup area) is not modelled");
     g.lock = fp + CB_F_LOCKWORD;
   }
   uint64_t line, n;
-  if (!cb_eng_read(e, lineptr, &line, 8) || !cb_eng_read(e, np, &n, 8))
+  if (!cb_proc_read(pr, lineptr, &line, 8) || !cb_proc_read(pr, np, &n, 8))
     return CB_FAIL;
   uint64_t C = g.C;
   for (unsigned i = 0; i < 6; i++)
@@ -135,23 +135,23 @@ cb_stop cb_libc_getdelim(cb_eng *e, uint64_t lineptr, uint64_t np, int delim,
   ret[0].u = (uint64_t)-1;
   if (!line || !n) {
     n = 120;
-    line = cb_heap_malloc(e->heap, n);
-    cb_libc_heap_traffic(e, CB_LIBC_MALLOC, C - 0x60, 0, line, false);
-    cb_libc_alloc_event(e, CB_ALLOC_NEW, CB_LIBC_GETDELIM, line, 0, n);
+    line = cb_heap_malloc(pr->heap, n);
+    cb_libc_heap_traffic(pr, CB_LIBC_MALLOC, C - 0x60, 0, line, false);
+    cb_libc_alloc_event(pr, CB_ALLOC_NEW, CB_LIBC_GETDELIM, line, 0, n);
     if (!line)
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                         "getdelim: no memory for the line");
-    if (!cb_eng_write(e, lineptr, &line, 8) || !cb_eng_write(e, np, &n, 8))
+      return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                          "getdelim: no memory for the line");
+    if (!cb_proc_write(pr, lineptr, &line, 8) || !cb_proc_write(pr, np, &n, 8))
       return CB_FAIL;
-    cb_eng_lib(e, lineptr, 8, true);
-    cb_eng_lib(e, np, 8, true);
+    cb_proc_lib(pr, lineptr, 8, true);
+    cb_proc_lib(pr, np, 8, true);
   }
   bool in = g.s == NULL;
-  if (g.s && !cb_st_can_read(e, g.s)) {
+  if (g.s && !cb_st_can_read(pr, g.s)) {
     lock(&g, false);
     return CB_GO;
   }
-  if (g.s && !cb_st_ensure_buf(e, g.s))
+  if (g.s && !cb_st_ensure_buf(pr, g.s))
     return CB_FAIL;
   uint64_t cur = 0;
   for (;;) {
@@ -168,7 +168,7 @@ cb_stop cb_libc_getdelim(cb_eng *e, uint64_t lineptr, uint64_t np, int delim,
         f->stdin_eof = true;
       else {
         g.s->eof = true;
-        cb_st_sync_flags(e, g.s);
+        cb_st_sync_flags(pr, g.s);
       }
       break;
     }
@@ -176,31 +176,32 @@ cb_stop cb_libc_getdelim(cb_eng *e, uint64_t lineptr, uint64_t np, int delim,
     uint64_t k = t ? (uint64_t)(t - b) + 1 : (uint64_t)len;
     acc(&g, C - 0x58, 8, true);
     acc(&g, C - 0x68, 8, true);
-    cb_libc_scan(e, at, t ? k : (uint64_t)len);
+    cb_libc_scan(pr, at, t ? k : (uint64_t)len);
     acc(&g, C - 0x68, 8, false);
     uint64_t need = cur + k + 1;
     if (need > n) {
       if (need < 2 * n)
         need = 2 * n;
-      uint64_t nl = cb_heap_realloc(e->heap, line, need);
-      cb_libc_heap_traffic(e, CB_LIBC_REALLOC, C - 0x60, line, nl, false);
+      uint64_t nl = cb_heap_realloc(pr->heap, line, need);
+      cb_libc_heap_traffic(pr, CB_LIBC_REALLOC, C - 0x60, line, nl, false);
       if (!nl)
-        return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                           "getdelim: no memory for a line of %llu bytes",
-                           (unsigned long long)need);
-      cb_libc_alloc_event(e, CB_ALLOC_REALLOC, CB_LIBC_GETDELIM, nl, line,
+        return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                            "getdelim: no memory for a line of %llu bytes",
+                            (unsigned long long)need);
+      cb_libc_alloc_event(pr, CB_ALLOC_REALLOC, CB_LIBC_GETDELIM, nl, line,
                           need);
       line = nl;
       n = need;
-      if (!cb_eng_write(e, lineptr, &line, 8) || !cb_eng_write(e, np, &n, 8))
+      if (!cb_proc_write(pr, lineptr, &line, 8) ||
+          !cb_proc_write(pr, np, &n, 8))
         return CB_FAIL;
-      cb_eng_lib(e, lineptr, 8, true);
-      cb_eng_lib(e, np, 8, true);
+      cb_proc_lib(pr, lineptr, 8, true);
+      cb_proc_lib(pr, np, 8, true);
     }
-    if (!cb_eng_write(e, line + cur, b, (size_t)k))
+    if (!cb_proc_write(pr, line + cur, b, (size_t)k))
       return CB_FAIL;
     acc(&g, C - 0x68, 8, true);
-    cb_eng_memcpy_traffic(e, line + cur, at, k);
+    cb_proc_memcpy_traffic(pr, line + cur, at, k);
     acc(&g, C - 0x68, 8, false);
     acc(&g, fp + CB_F_READ_PTR, 8, false); /* read_ptr += len */
     take(&g, k);
@@ -210,7 +211,7 @@ cb_stop cb_libc_getdelim(cb_eng *e, uint64_t lineptr, uint64_t np, int delim,
   }
   if (cur) {
     char z = 0;
-    if (!cb_eng_write(e, line + cur, &z, 1))
+    if (!cb_proc_write(pr, line + cur, &z, 1))
       return CB_FAIL;
     acc(&g, line + cur, 1, true);
     ret[0].u = cur;

@@ -28,8 +28,8 @@
  * itself (with its own getopt: Prolangs-C/bison's `int optind = 0;`) has
  * debug info for its definition, which a declaration of libc's has not:
  * that one is the program's, and keeps its own initial value. */
-static uint64_t libc_var(cb_eng *e, const char *name, uint32_t size) {
-  const cb_program *p = e->p;
+static uint64_t libc_var(cb_proc *pr, const char *name, uint32_t size) {
+  const cb_program *p = pr->p;
   for (uint32_t i = 0; i < p->n_globals; i++) {
     const cb_global *g = &p->globals[i];
     if (g->name && g->size == size && !g->init && g->var == CB_NONE &&
@@ -40,39 +40,39 @@ static uint64_t libc_var(cb_eng *e, const char *name, uint32_t size) {
 }
 
 /* libc's initial values: optind 1, opterr 1, optopt '?' (posix/getopt.c) */
-void cb_libc_getopt_init(cb_eng *e) {
+void cb_libc_getopt_init(cb_proc *pr) {
   int32_t one = 1, q = '?';
   uint64_t a;
-  if ((a = libc_var(e, "optind", 4)))
-    cb_mem_write(&e->mem, a, &one, 4, NULL);
-  if ((a = libc_var(e, "opterr", 4)))
-    cb_mem_write(&e->mem, a, &one, 4, NULL);
-  if ((a = libc_var(e, "optopt", 4)))
-    cb_mem_write(&e->mem, a, &q, 4, NULL);
+  if ((a = libc_var(pr, "optind", 4)))
+    cb_mem_write(&pr->mem, a, &one, 4, NULL);
+  if ((a = libc_var(pr, "opterr", 4)))
+    cb_mem_write(&pr->mem, a, &one, 4, NULL);
+  if ((a = libc_var(pr, "optopt", 4)))
+    cb_mem_write(&pr->mem, a, &q, 4, NULL);
 }
 
-static int32_t get_int(cb_eng *e, const char *name, int32_t dflt) {
-  uint64_t a = libc_var(e, name, 4);
+static int32_t get_int(cb_proc *pr, const char *name, int32_t dflt) {
+  uint64_t a = libc_var(pr, name, 4);
   int32_t v = dflt;
   if (a) {
-    cb_mem_read(&e->mem, a, &v, 4, NULL);
-    cb_libc_acc(e, a, 4, false);
+    cb_mem_read(&pr->mem, a, &v, 4, NULL);
+    cb_libc_acc(pr, a, 4, false);
   }
   return v;
 }
 
-static void put_var(cb_eng *e, const char *name, const void *v, uint32_t n) {
-  uint64_t a = libc_var(e, name, n);
+static void put_var(cb_proc *pr, const char *name, const void *v, uint32_t n) {
+  uint64_t a = libc_var(pr, name, n);
   if (a) {
-    cb_mem_write(&e->mem, a, v, n, NULL);
-    cb_libc_acc(e, a, n, true);
+    cb_mem_write(&pr->mem, a, v, n, NULL);
+    cb_libc_acc(pr, a, n, true);
   }
 }
 
 enum { REQUIRE_ORDER, PERMUTE, RETURN_IN_ORDER };
 
 typedef struct go {
-  cb_eng *e;
+  cb_proc *pr;
   uint64_t argv;
   bool bad;
   uint64_t longopts, longind; /* getopt_long's, 0 for getopt */
@@ -81,20 +81,20 @@ typedef struct go {
 
 static uint64_t arg_at(go *g, int i) {
   uint64_t v = 0;
-  if (!cb_eng_read(g->e, g->argv + 8 * (uint64_t)i, &v, 8))
+  if (!cb_proc_read(g->pr, g->argv + 8 * (uint64_t)i, &v, 8))
     g->bad = true;
   return v;
 }
 
 static void arg_put(go *g, int i, uint64_t v) {
-  if (!cb_eng_write(g->e, g->argv + 8 * (uint64_t)i, &v, 8))
+  if (!cb_proc_write(g->pr, g->argv + 8 * (uint64_t)i, &v, 8))
     g->bad = true;
-  cb_libc_acc(g->e, g->argv + 8 * (uint64_t)i, 8, true);
+  cb_libc_acc(g->pr, g->argv + 8 * (uint64_t)i, 8, true);
 }
 
 static int byte_at(go *g, uint64_t a) {
   uint8_t b = 0;
-  if (!cb_eng_read(g->e, a, &b, 1))
+  if (!cb_proc_read(g->pr, a, &b, 1))
     g->bad = true;
   return b;
 }
@@ -133,41 +133,41 @@ static void exchange(go *g, cb_getopt_state *d) {
 }
 
 static void message(go *g, uint64_t argv0, const char *what, int c) {
-  char *prog = cb_eng_read_str(g->e, argv0, 4096, NULL);
+  char *prog = cb_proc_read_str(g->pr, argv0, 4096, NULL);
   char buf[4200];
   int n =
       snprintf(buf, sizeof buf, "%s: %s -- '%c'\n", prog ? prog : "", what, c);
   free(prog);
-  cb_textbuf_put(&g->e->err_text, buf, (size_t)n);
-  cb_files *f = cb_files_get(g->e);
+  cb_textbuf_put(&g->pr->err_text, buf, (size_t)n);
+  cb_files *f = cb_files_get(g->pr);
   if (f)
     f->stderr_oriented = true;
 }
 
 static uint64_t word_at(go *g, uint64_t a) {
   uint64_t v = 0;
-  if (!cb_eng_read(g->e, a, &v, 8))
+  if (!cb_proc_read(g->pr, a, &v, 8))
     g->bad = true;
-  cb_libc_acc(g->e, a, 8, false);
+  cb_libc_acc(g->pr, a, 8, false);
   return v;
 }
 
 static int32_t int_at(go *g, uint64_t a) {
   int32_t v = 0;
-  if (!cb_eng_read(g->e, a, &v, 4))
+  if (!cb_proc_read(g->pr, a, &v, 4))
     g->bad = true;
-  cb_libc_acc(g->e, a, 4, false);
+  cb_libc_acc(g->pr, a, 4, false);
   return v;
 }
 
 static void long_message(go *g, const char *fmt, const char *a1,
                          const char *a2) {
-  char *prog = cb_eng_read_str(g->e, arg_at(g, 0), 4096, NULL);
+  char *prog = cb_proc_read_str(g->pr, arg_at(g, 0), 4096, NULL);
   char buf[8400];
   int n = snprintf(buf, sizeof buf, fmt, prog ? prog : "", a1, a2);
   free(prog);
-  cb_textbuf_put(&g->e->err_text, buf, (size_t)n);
-  cb_files *f = cb_files_get(g->e);
+  cb_textbuf_put(&g->pr->err_text, buf, (size_t)n);
+  cb_files *f = cb_files_get(g->pr);
   if (f)
     f->stderr_oriented = true;
 }
@@ -182,7 +182,7 @@ static int long_option(go *g, cb_getopt_state *d, int argc, uint64_t optstring,
   while (byte_at(g, nameend) && byte_at(g, nameend) != '=' && !g->bad)
     nameend++;
   size_t namelen = (size_t)(nameend - name);
-  char *want = cb_eng_read_str(g->e, name, 4096, NULL);
+  char *want = cb_proc_read_str(g->pr, name, 4096, NULL);
   if (!want) {
     g->bad = true;
     return -1;
@@ -196,7 +196,7 @@ static int long_option(go *g, cb_getopt_state *d, int argc, uint64_t optstring,
     uint64_t pn = word_at(g, p);
     if (!pn)
       break;
-    char *on = cb_eng_read_str(g->e, pn, 4096, NULL);
+    char *on = cb_proc_read_str(g->pr, pn, 4096, NULL);
     if (!on) {
       g->bad = true;
       break;
@@ -217,9 +217,9 @@ static int long_option(go *g, cb_getopt_state *d, int argc, uint64_t optstring,
     free(on);
   }
   if (!exact && n_found) {
-    cb_eng_fail(g->e, CB_RUN_ERROR, g->e->cur_site,
-                "getopt_long: the ambiguous option '--%s' is not modelled",
-                want);
+    cb_proc_fail(g->pr, CB_RUN_ERROR, g->pr->cur_site,
+                 "getopt_long: the ambiguous option '--%s' is not modelled",
+                 want);
     free(want);
     g->refused = true;
     return -1;
@@ -238,7 +238,7 @@ static int long_option(go *g, cb_getopt_state *d, int argc, uint64_t optstring,
   int has_arg = int_at(g, found + 8);
   int val = int_at(g, found + 24);
   uint64_t flag = word_at(g, found + 16);
-  char *oname = cb_eng_read_str(g->e, word_at(g, found), 4096, NULL);
+  char *oname = cb_proc_read_str(g->pr, word_at(g, found), 4096, NULL);
   if (byte_at(g, nameend)) {
     if (has_arg) {
       *arg = nameend + 1;
@@ -268,14 +268,14 @@ static int long_option(go *g, cb_getopt_state *d, int argc, uint64_t optstring,
   free(oname);
   if (g->longind) {
     int32_t v = index;
-    if (!cb_eng_write(g->e, g->longind, &v, 4))
+    if (!cb_proc_write(g->pr, g->longind, &v, 4))
       g->bad = true;
-    cb_libc_acc(g->e, g->longind, 4, true);
+    cb_libc_acc(g->pr, g->longind, 4, true);
   }
   if (flag) {
-    if (!cb_eng_write(g->e, flag, &val, 4))
+    if (!cb_proc_write(g->pr, flag, &val, 4))
       g->bad = true;
-    cb_libc_acc(g->e, flag, 4, true);
+    cb_libc_acc(g->pr, flag, 4, true);
     return 0;
   }
   return val;
@@ -397,16 +397,16 @@ static int getopt_r(go *g, cb_getopt_state *d, int argc, uint64_t optstring,
   return c;
 }
 
-cb_stop cb_libc_getopt(cb_eng *e, uint32_t fn, const cb_value *a,
+cb_stop cb_libc_getopt(cb_proc *pr, uint32_t fn, const cb_value *a,
                        cb_value *ret) {
-  cb_files *f = cb_files_get(e);
+  cb_files *f = cb_files_get(pr);
   if (!f)
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site, "out of memory");
   cb_getopt_state *d = &f->getopt;
   /* _getopt_internal: the globals in, the state's out */
-  d->optind = get_int(e, "optind", d->optind ? d->optind : 1);
-  d->opterr = get_int(e, "opterr", 1);
-  go g = {e,
+  d->optind = get_int(pr, "optind", d->optind ? d->optind : 1);
+  d->opterr = get_int(pr, "opterr", 1);
+  go g = {pr,
           a[1].u,
           false,
           fn == CB_LIBC_GETOPT_LONG ? a[3].u : 0,
@@ -417,9 +417,9 @@ cb_stop cb_libc_getopt(cb_eng *e, uint32_t fn, const cb_value *a,
   if (g.bad || g.refused)
     return CB_FAIL;
   int32_t oi = d->optind, oo = d->optopt;
-  put_var(e, "optind", &oi, 4);
-  put_var(e, "optarg", &arg, 8);
-  put_var(e, "optopt", &oo, 4);
+  put_var(pr, "optind", &oi, 4);
+  put_var(pr, "optarg", &arg, 8);
+  put_var(pr, "optopt", &oo, 4);
   ret[0].u = (uint64_t)(uint32_t)r;
   return CB_GO;
 }

@@ -43,14 +43,14 @@ static uint64_t bit_reverse(uint64_t x, unsigned b) {
   return r;
 }
 
-cb_stop cb_intrinsic_ext(cb_eng *e, uint32_t id, const cb_op *op,
+cb_stop cb_intrinsic_ext(cb_proc *pr, uint32_t id, const cb_op *op,
                          const cb_value *const *v, const uint8_t *aty,
                          const uint8_t *alanes, uint32_t n, cb_value *r) {
   unsigned ty = op->ty, l = op->lanes ? op->lanes : 1;
   unsigned t0 = n ? aty[0] : ty;
   if (n == 0)
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "intrinsic #%u without operands", id);
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "intrinsic #%u without operands", id);
   for (unsigned i = 0; i < l; i++) {
     const cb_value *x = lane(v, alanes, 0, i);
     const cb_value *y = n > 1 ? lane(v, alanes, 1, i) : x;
@@ -115,8 +115,8 @@ cb_stop cb_intrinsic_ext(cb_eng *e, uint32_t id, const cb_op *op,
       break;
     }
     default:
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                         "intrinsic #%u is not modelled", id);
+      return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                          "intrinsic #%u is not modelled", id);
     }
   }
   return CB_GO;

@@ -1,24 +1,36 @@
 /* libc_ldouble.c: C11 <math.h>'s long double functions (acosl to fmal in
  * libc_names.h). Their values come from the host's libm, the same glibc
  * 2.36 as the analysed program's, computing on the same x87 format; a
- * long double argument arrives in two slots (engine_internal.h,
+ * long double argument arrives in two slots (proc.h,
  * call_vals). The traffic of the call itself (return address, PLT, lazy
  * binding) is engine_frames.c's; libm's own accesses are its files',
  * which reports leave out as cachegrind's own-code totals do; the
  * functions that store through a pointer (frexpl, modfl, remquol) make
  * that store, attributed to the call. */
-#include "engine_internal.h"
-
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static long double arg_ld(const cb_eng *e, const cb_value *a, const uint8_t *ty,
-                          uint32_t n, uint32_t k) {
+#include "libc_internal.h"
+
+/* x87's 80-bit format in the first 10 bytes of two slots (program.h). */
+long double cb_wide_f80(const cb_value *v) {
+  long double x = 0;
+  memcpy(&x, v, 10);
+  return x;
+}
+
+void cb_wide_put_f80(cb_value *d, long double x) {
+  d[0].u = d[1].u = 0;
+  memcpy(d, &x, 10);
+}
+
+static long double arg_ld(const cb_proc *pr, const cb_value *a,
+                          const uint8_t *ty, uint32_t n, uint32_t k) {
   if (k >= n)
     return 0;
-  if (ty[k] == CB_TY_F80 && e->call_vals)
-    return cb_wide_f80(e->call_vals[k]);
+  if (ty[k] == CB_TY_F80 && pr->call_vals)
+    return cb_wide_f80(pr->call_vals[k]);
   if (ty[k] == CB_TY_F32)
     return a[k].f;
   if (ty[k] == CB_TY_F64)
@@ -27,17 +39,17 @@ static long double arg_ld(const cb_eng *e, const cb_value *a, const uint8_t *ty,
 }
 
 /* A store the function makes through a pointer argument. */
-static bool store_out(cb_eng *e, uint64_t addr, const void *v, size_t len) {
-  if (!cb_eng_write(e, addr, v, len))
+static bool store_out(cb_proc *pr, uint64_t addr, const void *v, size_t len) {
+  if (!cb_proc_write(pr, addr, v, len))
     return false;
-  cb_eng_lib(e, addr, len, true);
+  cb_proc_lib(pr, addr, len, true);
   return true;
 }
 
 typedef long double (*ld1)(long double);
 typedef long double (*ld2)(long double, long double);
 
-cb_stop cb_libc_ldouble_call(cb_eng *e, uint32_t fn, const cb_value *a,
+cb_stop cb_libc_ldouble_call(cb_proc *pr, uint32_t fn, const cb_value *a,
                              const uint8_t *ty, uint32_t n, cb_value *ret) {
   static const ld1 one[CB_LIBC_COUNT] = {
       [CB_LIBC_ACOSL] = acosl,     [CB_LIBC_ASINL] = asinl,
@@ -71,15 +83,15 @@ cb_stop cb_libc_ldouble_call(cb_eng *e, uint32_t fn, const cb_value *a,
       [CB_LIBC_FMAXL] = fmaxl,
       [CB_LIBC_FMINL] = fminl,
   };
-  long double x = arg_ld(e, a, ty, n, 0), r = 0;
+  long double x = arg_ld(pr, a, ty, n, 0), r = 0;
   if (one[fn]) {
     r = one[fn](x);
   } else if (two[fn]) {
-    r = two[fn](x, arg_ld(e, a, ty, n, 1));
+    r = two[fn](x, arg_ld(pr, a, ty, n, 1));
   } else {
     switch ((cb_libfn)fn) {
     case CB_LIBC_FMAL:
-      r = fmal(x, arg_ld(e, a, ty, n, 1), arg_ld(e, a, ty, n, 2));
+      r = fmal(x, arg_ld(pr, a, ty, n, 1), arg_ld(pr, a, ty, n, 2));
       break;
     case CB_LIBC_LDEXPL:
       r = ldexpl(x, (int)(uint32_t)a[1].u);
@@ -108,37 +120,37 @@ cb_stop cb_libc_ldouble_call(cb_eng *e, uint32_t fn, const cb_value *a,
     case CB_LIBC_FREXPL: {
       int ex = 0;
       r = frexpl(x, &ex);
-      if (!store_out(e, a[1].u, &ex, sizeof ex))
+      if (!store_out(pr, a[1].u, &ex, sizeof ex))
         return CB_FAIL;
       break;
     }
     case CB_LIBC_MODFL: {
       long double ip = 0;
       r = modfl(x, &ip);
-      if (!store_out(e, a[1].u, &ip, 10)) /* fstp tbyte */
+      if (!store_out(pr, a[1].u, &ip, 10)) /* fstp tbyte */
         return CB_FAIL;
       break;
     }
     case CB_LIBC_REMQUOL: {
       int q = 0;
-      r = remquol(x, arg_ld(e, a, ty, n, 1), &q);
-      if (!store_out(e, a[2].u, &q, sizeof q))
+      r = remquol(x, arg_ld(pr, a, ty, n, 1), &q);
+      if (!store_out(pr, a[2].u, &q, sizeof q))
         return CB_FAIL;
       break;
     }
     case CB_LIBC_NANL: {
       size_t len = 0;
-      char *tag = cb_eng_read_str(e, a[0].u, 4096, &len);
+      char *tag = cb_proc_read_str(pr, a[0].u, 4096, &len);
       if (!tag)
         return CB_FAIL;
-      cb_eng_lib(e, a[0].u, len + 1, false);
+      cb_proc_lib(pr, a[0].u, len + 1, false);
       r = nanl(tag);
       free(tag);
       break;
     }
     default:
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                         "long double function %u has no model", fn);
+      return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                          "long double function %u has no model", fn);
     }
   }
   cb_wide_put_f80(ret, r);

@@ -449,14 +449,14 @@ static void do_memalign(cb_lt *m, uint64_t C, const cb_heap_path *p,
   pops(m, C, 3, false);
 }
 
-void cb_libc_heap_traffic(cb_eng *e, uint32_t fn, uint64_t C, uint64_t arg,
+void cb_libc_heap_traffic(cb_proc *pr, uint32_t fn, uint64_t C, uint64_t arg,
                           uint64_t mem, bool consolidated) {
-  if (!e->libc_base || !C)
+  if (!pr->libc_base || !C)
     return;
   cb_lt m;
-  if (!cb_lt_init(&m, e))
+  if (!cb_lt_init(&m, pr))
     return;
-  const cb_heap_path *p = cb_heap_last_path(e->heap);
+  const cb_heap_path *p = cb_heap_last_path(pr->heap);
   switch ((cb_libfn)fn) {
   case CB_LIBC_MALLOC:
     do_malloc(&m, C, p, mem);
@@ -485,32 +485,32 @@ void cb_libc_heap_traffic(cb_eng *e, uint32_t fn, uint64_t C, uint64_t arg,
   }
 }
 
-uint64_t cb_libc_caller_sp(const cb_eng *e) {
-  return e->depth ? e->frames[e->depth - 1].sp : 0;
+uint64_t cb_libc_caller_sp(const cb_proc *pr) {
+  return pr->stack->depth ? cb_proc_top(pr)->sp : 0;
 }
 
 /* ---- the emitter the traffic tables share (libc_traffic.h) ---- */
 
-bool cb_lt_init(cb_lt *m, cb_eng *e) {
-  *m = (cb_lt){e, e->libc_base, e->dl_tcb, e->dl_ldso};
+bool cb_lt_init(cb_lt *m, cb_proc *pr) {
+  *m = (cb_lt){pr, pr->libc_base, pr->dl_tcb, pr->dl_ldso};
   if (!m->libc)
     return false;
   if (!m->tcb || !m->ldso) {
     /* no dynamic-link tables: the layout's own guess (layout.c) */
     uint64_t lmap, obj[CB_DL_MAX_OBJS];
-    if (!cb_eng_dl_layout(e->p, &m->ldso, &lmap, &m->tcb, obj))
+    if (!cb_eng_dl_layout(pr->p, &m->ldso, &lmap, &m->tcb, obj))
       return false;
   }
   return true;
 }
 
 void cb_lt_acc(cb_lt *m, uint64_t a, unsigned n, bool w) {
-  cb_eng *e = m->e;
-  cb_eng_emit(e, a, n, e->cur_site, w);
+  cb_proc *pr = m->pr;
+  cb_proc_emit(pr, a, n, pr->cur_site, w);
   if (w)
-    e->out->lib_writes++;
+    pr->out->lib_writes++;
   else
-    e->out->lib_reads++;
+    pr->out->lib_reads++;
 }
 
 void cb_lt_pushes(cb_lt *m, uint64_t B, unsigned n) {

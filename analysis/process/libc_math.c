@@ -139,36 +139,36 @@ static void ret_f(cb_value *r, float f) {
 }
 
 /* The store the real function makes through its pointer argument. */
-static cb_stop store_out(cb_eng *e, uint64_t p, const void *v, size_t n) {
-  if (!cb_eng_write(e, p, v, n))
+static cb_stop store_out(cb_proc *pr, uint64_t p, const void *v, size_t n) {
+  if (!cb_proc_write(pr, p, v, n))
     return CB_FAIL;
-  cb_eng_lib(e, p, n, true);
+  cb_proc_lib(pr, p, n, true);
   return CB_GO;
 }
 
 /* lgamma's sign goes to signgam (math/w_lgamma_template.c); the program
  * sees it when it declares the variable. */
-static cb_stop store_signgam(cb_eng *e, int sign) {
-  const cb_program *p = e->p;
+static cb_stop store_signgam(cb_proc *pr, int sign) {
+  const cb_program *p = pr->p;
   for (uint32_t i = 0; i < p->n_globals; i++) {
     const cb_global *g = &p->globals[i];
     if (g->name && g->size == 4 && !strcmp(g->name, "signgam"))
-      return store_out(e, g->addr, &sign, 4);
+      return store_out(pr, g->addr, &sign, 4);
   }
   return CB_GO;
 }
 
 /* nan(tagp): glibc reads the tag as strtod reads "NAN(tagp)". */
-static cb_stop read_tag(cb_eng *e, uint64_t addr, char **s) {
+static cb_stop read_tag(cb_proc *pr, uint64_t addr, char **s) {
   size_t len;
-  *s = cb_eng_read_str(e, addr, MAX_STR, &len);
+  *s = cb_proc_read_str(pr, addr, MAX_STR, &len);
   if (!*s)
     return CB_FAIL;
-  cb_eng_lib(e, addr, len + 1, false);
+  cb_proc_lib(pr, addr, len + 1, false);
   return CB_GO;
 }
 
-cb_stop cb_libc_math_call(cb_eng *e, uint32_t fn, const cb_value *a,
+cb_stop cb_libc_math_call(cb_proc *pr, uint32_t fn, const cb_value *a,
                           const uint8_t *ty, cb_value *ret) {
   if (fn == CB_LIBC_CEXP) {
     /* its traffic (math/s_cexp_template.c: __sincos, __ieee754_exp) is
@@ -188,14 +188,14 @@ cb_stop cb_libc_math_call(cb_eng *e, uint32_t fn, const cb_value *a,
   case SIG_D_D:
     d = arg_d(a, ty, 0);
     ret[0].d = f.D_D(d);
-    cb_libm_traffic(e, fn, &d, ret[0].d);
+    cb_libm_traffic(pr, fn, &d, ret[0].d);
     if (fn == CB_LIBC_LGAMMA)
-      return store_signgam(e, signgam);
+      return store_signgam(pr, signgam);
     return CB_GO;
   case SIG_D_D_D: {
     double xy[2] = {arg_d(a, ty, 0), arg_d(a, ty, 1)};
     ret[0].d = f.D_D_D(xy[0], xy[1]);
-    cb_libm_traffic(e, fn, xy, ret[0].d);
+    cb_libm_traffic(pr, fn, xy, ret[0].d);
     return CB_GO;
   }
   case SIG_D_D_D_D:
@@ -218,15 +218,15 @@ cb_stop cb_libc_math_call(cb_eng *e, uint32_t fn, const cb_value *a,
     return CB_GO;
   case SIG_D_D_PI:
     ret[0].d = f.D_D_PI(arg_d(a, ty, 0), &i);
-    return store_out(e, a[1].u, &i, 4);
+    return store_out(pr, a[1].u, &i, 4);
   case SIG_D_D_PD:
     ret[0].d = f.D_D_PD(arg_d(a, ty, 0), &d);
-    return store_out(e, a[1].u, &d, 8);
+    return store_out(pr, a[1].u, &d, 8);
   case SIG_D_D_D_PI:
     ret[0].d = f.D_D_D_PI(arg_d(a, ty, 0), arg_d(a, ty, 1), &i);
-    return store_out(e, a[2].u, &i, 4);
+    return store_out(pr, a[2].u, &i, 4);
   case SIG_D_S:
-    if (read_tag(e, a[0].u, &s) != CB_GO)
+    if (read_tag(pr, a[0].u, &s) != CB_GO)
       return CB_FAIL;
     ret[0].d = f.D_S(s);
     free(s);
@@ -234,7 +234,7 @@ cb_stop cb_libc_math_call(cb_eng *e, uint32_t fn, const cb_value *a,
   case SIG_F_F:
     ret_f(ret, f.F_F(arg_f(a, ty, 0)));
     if (fn == CB_LIBC_LGAMMAF)
-      return store_signgam(e, signgam);
+      return store_signgam(pr, signgam);
     return CB_GO;
   case SIG_F_F_F:
     ret_f(ret, f.F_F_F(arg_f(a, ty, 0), arg_f(a, ty, 1)));
@@ -259,15 +259,15 @@ cb_stop cb_libc_math_call(cb_eng *e, uint32_t fn, const cb_value *a,
     return CB_GO;
   case SIG_F_F_PI:
     ret_f(ret, f.F_F_PI(arg_f(a, ty, 0), &i));
-    return store_out(e, a[1].u, &i, 4);
+    return store_out(pr, a[1].u, &i, 4);
   case SIG_F_F_PF:
     ret_f(ret, f.F_F_PF(arg_f(a, ty, 0), &x));
-    return store_out(e, a[1].u, &x, 4);
+    return store_out(pr, a[1].u, &x, 4);
   case SIG_F_F_F_PI:
     ret_f(ret, f.F_F_F_PI(arg_f(a, ty, 0), arg_f(a, ty, 1), &i));
-    return store_out(e, a[2].u, &i, 4);
+    return store_out(pr, a[2].u, &i, 4);
   case SIG_F_S:
-    if (read_tag(e, a[0].u, &s) != CB_GO)
+    if (read_tag(pr, a[0].u, &s) != CB_GO)
       return CB_FAIL;
     ret_f(ret, f.F_S(s));
     free(s);
@@ -275,6 +275,6 @@ cb_stop cb_libc_math_call(cb_eng *e, uint32_t fn, const cb_value *a,
   case SIG_NONE:
     break;
   }
-  return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                     "library function #%u is no math function", fn);
+  return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                      "library function #%u is no math function", fn);
 }

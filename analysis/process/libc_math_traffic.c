@@ -627,34 +627,34 @@ const cb_lm_row *cb_libm_rows(uint32_t fn, int path, size_t *n) {
 
 /* libm.so.6's load address: the scope's order (layout.c), else 0xe0000
  * below libc, where cbana's link line maps it (docs/process-model.md 3.3) */
-static uint64_t libm_base(cb_eng *e, uint64_t *tp) {
-  const cb_program *p = e->p;
+static uint64_t libm_base(cb_proc *pr, uint64_t *tp) {
+  const cb_program *p = pr->p;
   uint64_t ldso, lmap, tcb = 0, obj[CB_DL_MAX_OBJS];
   uint64_t libm = 0;
   if (p->dl && cb_eng_dl_layout(p, &ldso, &lmap, &tcb, obj))
     for (uint32_t i = 1; i < p->dl->n_objs && i < CB_DL_MAX_OBJS; i++)
       if (!strncmp(p->dl->objs[i].soname, "libm.so", 7))
-        libm = e->dl_obj[i] ? e->dl_obj[i] : obj[i];
-  if (!libm && e->libc_base)
-    libm = e->libc_base - 0xe0000;
-  if (e->dl_tcb)
-    tcb = e->dl_tcb;
+        libm = pr->dl_obj[i] ? pr->dl_obj[i] : obj[i];
+  if (!libm && pr->libc_base)
+    libm = pr->libc_base - 0xe0000;
+  if (pr->dl_tcb)
+    tcb = pr->dl_tcb;
   /* the thread pointer in the page after the last library (layout.c) */
   *tp = tcb ? tcb + 0x740 : 0;
   return libm;
 }
 
-void cb_libm_traffic(cb_eng *e, uint32_t fn, const double *a, double ret) {
-  if (!e->libm_base)
-    e->libm_base = libm_base(e, &e->libm_tp);
-  uint64_t L = e->libm_base, C = cb_libc_caller_sp(e);
+void cb_libm_traffic(cb_proc *pr, uint32_t fn, const double *a, double ret) {
+  if (!pr->libm_base)
+    pr->libm_base = libm_base(pr, &pr->libm_tp);
+  uint64_t L = pr->libm_base, C = cb_libc_caller_sp(pr);
   uint32_t idx[CB_LM_NIDX];
   if (fn == CB_LIBC_CABS)
     fn = CB_LIBC_HYPOT; /* cabs: jmp __hypot */
   int path = cb_libm_path(fn, a, ret, idx);
   size_t n;
   const cb_lm_row *r = path >= 0 ? cb_libm_rows(fn, path, &n) : NULL;
-  if (!r || !L || !C || !e->libm_tp)
+  if (!r || !L || !C || !pr->libm_tp)
     return;
   for (size_t i = 0; i < n; i++) {
     uint64_t at;
@@ -666,7 +666,7 @@ void cb_libm_traffic(cb_eng *e, uint32_t fn, const double *a, double ret) {
       at = L + (uint64_t)(int64_t)r[i].off;
       break;
     case CB_LM_T:
-      at = e->libm_tp + (uint64_t)(int64_t)r[i].off;
+      at = pr->libm_tp + (uint64_t)(int64_t)r[i].off;
       break;
     case CB_LM_Z:
       at = C - (uint64_t)(int64_t)r[i].off + idx[3];
@@ -675,6 +675,6 @@ void cb_libm_traffic(cb_eng *e, uint32_t fn, const double *a, double ret) {
       at = L + idx[r[i].base - CB_LM_X0] + (uint64_t)(int64_t)r[i].off;
       break;
     }
-    cb_libc_acc(e, at, r[i].len, r[i].write);
+    cb_libc_acc(pr, at, r[i].len, r[i].write);
   }
 }

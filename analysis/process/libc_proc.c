@@ -3,7 +3,7 @@
  * getuid, geteuid, getgid, getegid (the host's: this machine's kernel and
  * name, cbana's user, as the real run's). cbana never
  * waits: sleep returns at once with nothing left to sleep, having moved the
- * virtual clock (eng_clock_ns) on by its seconds, and getrusage reports the
+ * virtual clock (cb_proc_clock_ns) on by its seconds, and getrusage reports the
  * clock's CPU time, as clock() does.
  *
  * Traffic: a lackey trace of each after its first call (Debian 12's
@@ -31,14 +31,14 @@
 #define SINGLE_THREADED 0x1db5d8ull /* __libc_single_threaded_internal */
 #define TLS_ERRNO 0x80ull           /* errno, below the thread pointer */
 
-#define R(a, n) cb_libc_acc(e, a, n, false)
-#define W(a, n) cb_libc_acc(e, a, n, true)
+#define R(a, n) cb_libc_acc(pr, a, n, false)
+#define W(a, n) cb_libc_acc(pr, a, n, true)
 
-static void sleep_traffic(cb_eng *e) {
-  if (!e->libc_base)
+static void sleep_traffic(cb_proc *pr) {
+  if (!pr->libc_base)
     return;
-  uint64_t L = e->libc_base, C = e->frames[e->depth - 1].sp;
-  uint64_t fs28 = cb_libc_canary(e), err = fs28 - 0x28 - TLS_ERRNO;
+  uint64_t L = pr->libc_base, C = cb_proc_top(pr)->sp;
+  uint64_t fs28 = cb_libc_canary(pr), err = fs28 - 0x28 - TLS_ERRNO;
   W(C - 0x10, 8);
   W(C - 0x18, 8);
   R(L + LIBC_GOT_ERRNO, 8);
@@ -61,9 +61,9 @@ static void sleep_traffic(cb_eng *e) {
 
 /* isatty(fd) after its first call: isatty's frame and canary, tcgetattr's,
  * and errno's store (ENOTTY, or EBADF for a descriptor not open) */
-static void isatty_call(cb_eng *e, int err) {
-  uint64_t L = e->libc_base, C = e->frames[e->depth - 1].sp;
-  uint64_t fs28 = cb_libc_canary(e);
+static void isatty_call(cb_proc *pr, int err) {
+  uint64_t L = pr->libc_base, C = cb_proc_top(pr)->sp;
+  uint64_t fs28 = cb_libc_canary(pr);
   if (L) {
     R(fs28, 8);
     W(C - 0x18, 8);
@@ -72,7 +72,7 @@ static void isatty_call(cb_eng *e, int err) {
     W(C - 0x78, 8);
     R(L + LIBC_GOT_ERRNO, 8);
   }
-  cb_libc_set_errno(e, err); /* the store */
+  cb_libc_set_errno(pr, err); /* the store */
   if (!L)
     return;
   R(C - 0x78, 8);
@@ -115,16 +115,16 @@ static const struct {
     {P_TP, 0x28, 8, 0},
 };
 
-static void signal_traffic(cb_eng *e) {
-  if (!e->libc_base)
+static void signal_traffic(cb_proc *pr) {
+  if (!pr->libc_base)
     return;
-  uint64_t L = e->libc_base, C = e->frames[e->depth - 1].sp;
-  uint64_t tp = cb_libc_canary(e) - 0x28;
+  uint64_t L = pr->libc_base, C = cb_proc_top(pr)->sp;
+  uint64_t tp = cb_libc_canary(pr) - 0x28;
   for (size_t i = 0; i < sizeof sig_rows / sizeof sig_rows[0]; i++) {
     uint64_t at = sig_rows[i].base == P_STACK ? C - sig_rows[i].off
                   : sig_rows[i].base == P_TP  ? tp + sig_rows[i].off
                                               : L + SIGINTR;
-    cb_libc_acc(e, at, sig_rows[i].len, sig_rows[i].w);
+    cb_libc_acc(pr, at, sig_rows[i].len, sig_rows[i].w);
   }
 }
 
@@ -133,12 +133,12 @@ static void signal_traffic(cb_eng *e) {
  * inblock, oublock, msgsnd, msgrcv, nsignals, nvcsw, nivcsw). */
 enum { RUSAGE_BYTES = 144 };
 
-cb_stop cb_libc_proc_call(cb_eng *e, uint32_t fn, const cb_value *a,
+cb_stop cb_libc_proc_call(cb_proc *pr, uint32_t fn, const cb_value *a,
                           cb_value *ret) {
   switch ((cb_libfn)fn) {
   case CB_LIBC_SLEEP:
-    sleep_traffic(e);
-    e->slept_ns += (uint64_t)(uint32_t)a[0].u * 1000000000u;
+    sleep_traffic(pr);
+    pr->slept_ns += (uint64_t)(uint32_t)a[0].u * 1000000000u;
     ret[0].u = 0; /* no second left to sleep */
     return CB_GO;
   case CB_LIBC_GETPID:
@@ -152,8 +152,8 @@ cb_stop cb_libc_proc_call(cb_eng *e, uint32_t fn, const cb_value *a,
      * precision, rounded to double through the same slot */
     long double d = (long double)a[0].s - (long double)a[1].s;
     ret[0].d = (double)d;
-    if (e->libc_base) {
-      uint64_t slot = e->frames[e->depth - 1].sp - 0x18;
+    if (pr->libc_base) {
+      uint64_t slot = cb_proc_top(pr)->sp - 0x18;
       for (int k = 0; k < 3; k++) {
         W(slot, 8);
         R(slot, 8);
@@ -164,7 +164,7 @@ cb_stop cb_libc_proc_call(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_GETRUSAGE: {
     int who = (int)(uint32_t)a[0].u;
     if (who != 0 && who != -1 && who != 1) { /* SELF, CHILDREN, THREAD */
-      cb_libc_set_errno(e, EINVAL);
+      cb_libc_set_errno(pr, EINVAL);
       ret[0].u = (uint32_t)-1;
       return CB_GO;
     }
@@ -173,36 +173,36 @@ cb_stop cb_libc_proc_call(cb_eng *e, uint32_t fn, const cb_value *a,
      * are 0: the model keeps no such accounting */
     uint8_t ru[RUSAGE_BYTES];
     memset(ru, 0, sizeof ru);
-    uint64_t us = who == -1 ? 0 : CB_CLOCK_CPU0_US + eng_cpu_ns(e) / 1000;
+    uint64_t us = who == -1 ? 0 : CB_CLOCK_CPU0_US + cb_host_cpu_ns(pr) / 1000;
     int64_t tv[2] = {(int64_t)(us / 1000000), (int64_t)(us % 1000000)};
     memcpy(ru, tv, sizeof tv);
-    if (!cb_eng_write(e, a[1].u, ru, sizeof ru))
+    if (!cb_proc_write(pr, a[1].u, ru, sizeof ru))
       return CB_FAIL;
     ret[0].u = 0;
     return CB_GO;
   }
   case CB_LIBC_ISATTY: {
     int fd = (int)(uint32_t)a[0].u;
-    isatty_call(e, cb_fd_accmode(e, fd) < 0 ? EBADF : ENOTTY);
+    isatty_call(pr, cb_fd_accmode(pr, fd) < 0 ? EBADF : ENOTTY);
     ret[0].u = 0;
     return CB_GO;
   }
   case CB_LIBC_SIGNAL: {
     int sig = (int)(uint32_t)a[0].u;
-    cb_files *f = cb_files_get(e);
+    cb_files *f = cb_files_get(pr);
     if (!f)
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
+      return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site, "out of memory");
     /* SIG_ERR for what __bsd_signal and sigaction refuse: numbers outside
      * 1..64, glibc's internal SIGCANCEL and SIGSETXID (32, 33), and
      * SIGKILL and SIGSTOP (the kernel's EINVAL); their traffic is not
      * modelled */
     if (sig < 1 || sig > 64 || sig == 32 || sig == 33 || sig == SIGKILL ||
         sig == SIGSTOP || a[1].u == (uint64_t)(intptr_t)SIG_ERR) {
-      cb_libc_set_errno(e, EINVAL);
+      cb_libc_set_errno(pr, EINVAL);
       ret[0].u = (uint64_t)(intptr_t)SIG_ERR;
       return CB_GO;
     }
-    signal_traffic(e);
+    signal_traffic(pr);
     ret[0].u = f->sig_handler[sig];
     f->sig_handler[sig] = a[1].u;
     return CB_GO;
@@ -223,15 +223,15 @@ cb_stop cb_libc_proc_call(cb_eng *e, uint32_t fn, const cb_value *a,
      * kernel fills struct utsname, this machine's, as the real run's */
     struct utsname u;
     if (uname(&u) != 0)
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                         "uname: the host's uname failed");
-    if (!cb_eng_write(e, a[0].u, &u, sizeof u))
+      return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                          "uname: the host's uname failed");
+    if (!cb_proc_write(pr, a[0].u, &u, sizeof u))
       return CB_FAIL;
     ret[0].u = 0;
     return CB_GO;
   }
   default:
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "library function #%u is not modelled", fn);
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "library function #%u is not modelled", fn);
   }
 }

@@ -19,7 +19,7 @@
 #define L_MEMPCPY_GOT 0x1d3028ull /* and of __mempcpy */
 
 typedef struct msort_ctx {
-  cb_eng *e;
+  cb_proc *pr;
   cb_lt m;
   bool traffic;
   uint32_t cmp;
@@ -43,18 +43,18 @@ static int ms_cmp(msort_ctx *c, uint64_t B, uint64_t a, uint64_t b) {
   cb_value args[2], r[4] = {{0}};
   args[0].u = a;
   args[1].u = b;
-  uint32_t keep = c->e->cur_site;
+  uint32_t keep = c->pr->cur_site;
   cb_stop st = c->traffic
-                   ? cb_eng_call_at(c->e, c->cmp, B - 0x70, keep, args, 2, r)
-                   : cb_eng_call_function(c->e, c->cmp, args, 2, r);
-  c->e->cur_site = keep;
+                   ? cb_host_call_at(c->pr, c->cmp, B - 0x70, keep, args, 2, r)
+                   : cb_host_call(c->pr, c->cmp, args, 2, r);
+  c->pr->cur_site = keep;
   if (st != CB_GO)
     c->st = st;
   return (int32_t)(uint32_t)r[0].u;
 }
 
 static void ms_copy(msort_ctx *c, uint64_t dst, uint64_t src, uint64_t n) {
-  if (c->st == CB_GO && cb_libc_memmove(c->e, dst, src, n) != CB_GO)
+  if (c->st == CB_GO && cb_libc_memmove(c->pr, dst, src, n) != CB_GO)
     c->st = CB_FAIL;
 }
 
@@ -78,8 +78,8 @@ static void ms_elem(msort_ctx *c, uint64_t B, uint64_t dst, uint64_t src) {
     return;
   }
   uint64_t v = 0;
-  if (!cb_eng_read(c->e, src, &v, (size_t)c->size) ||
-      !cb_eng_write(c->e, dst, &v, (size_t)c->size)) {
+  if (!cb_proc_read(c->pr, src, &v, (size_t)c->size) ||
+      !cb_proc_write(c->pr, dst, &v, (size_t)c->size)) {
     c->st = CB_FAIL;
     return;
   }
@@ -136,23 +136,23 @@ static void msort(msort_ctx *c, uint64_t B, uint64_t b, uint64_t n) {
   ms_memcpy(c, B - 8, b, c->tmp, (n - n2) * s);
 }
 
-cb_stop cb_libc_qsort(cb_eng *e, uint64_t base, uint64_t n, uint64_t size,
+cb_stop cb_libc_qsort(cb_proc *pr, uint64_t base, uint64_t n, uint64_t size,
                       uint64_t fnaddr) {
-  uint32_t f = cb_eng_function_at(e, fnaddr);
+  uint32_t f = cb_host_function_at(pr, fnaddr);
   if (f == CB_NONE)
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "qsort with a comparator (0x%llx) that is no "
-                       "function of the program",
-                       (unsigned long long)fnaddr);
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "qsort with a comparator (0x%llx) that is no "
+                        "function of the program",
+                        (unsigned long long)fnaddr);
   if (n <= 1)
     return CB_GO;
-  msort_ctx c = {e, {0}, false, f, size, 0, 0, 4, CB_GO};
+  msort_ctx c = {pr, {0}, false, f, size, 0, 0, 4, CB_GO};
   uint64_t total = n * size;
   bool heap = total >= 1024;
-  cb_frame *F = &e->frames[e->depth - 1];
+  cb_frame *F = cb_proc_top(pr);
   uint64_t keep_sp = F->sp, C = keep_sp;
   c.C = C;
-  c.traffic = C && cb_lt_init(&c.m, e);
+  c.traffic = C && cb_lt_init(&c.m, pr);
   /* msort.c's variants: aligned 4- and 8-byte elements move as words */
   if (size == 4 && !(base & 3))
     c.var = 0;
@@ -172,13 +172,13 @@ cb_stop cb_libc_qsort(cb_eng *e, uint64_t base, uint64_t n, uint64_t size,
   }
   uint64_t B1;
   if (heap) {
-    c.tmp = cb_heap_malloc(e->heap, total);
+    c.tmp = cb_heap_malloc(pr->heap, total);
     /* qsort_r's malloc, called with its frame 0xa0 deep (lackey) */
-    cb_libc_heap_traffic(e, CB_LIBC_MALLOC, keep_sp - 0xa0, 0, c.tmp, false);
+    cb_libc_heap_traffic(pr, CB_LIBC_MALLOC, keep_sp - 0xa0, 0, c.tmp, false);
     if (!c.tmp)
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                         "qsort: no memory for %llu bytes",
-                         (unsigned long long)total);
+      return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                          "qsort: no memory for %llu bytes",
+                          (unsigned long long)total);
     B1 = C - 0xb0;
   } else {
     /* __alloca (total_size) below qsort_r's frame: gcc's rounding,
@@ -211,9 +211,9 @@ cb_stop cb_libc_qsort(cb_eng *e, uint64_t base, uint64_t n, uint64_t size,
       cb_lt_acc(m, C - 0x10 - 8 * k, 8, false);
   }
   if (heap) {
-    cb_heap_free(e->heap, c.tmp);
-    cb_libc_heap_traffic(e, CB_LIBC_FREE, keep_sp - 0xa0, c.tmp, 0, false);
+    cb_heap_free(pr->heap, c.tmp);
+    cb_libc_heap_traffic(pr, CB_LIBC_FREE, keep_sp - 0xa0, c.tmp, 0, false);
   }
-  e->frames[e->depth - 1].sp = keep_sp;
+  cb_proc_top(pr)->sp = keep_sp;
   return c.st;
 }

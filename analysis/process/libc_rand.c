@@ -30,24 +30,24 @@
 #define LIBC_SPAN 0x1e2000ull
 
 /* One access of exactly n bytes. */
-void cb_libc_acc(cb_eng *e, uint64_t a, uint32_t n, bool w) {
-  cb_eng_emit(e, a, n, e->cur_site, w);
+void cb_libc_acc(cb_proc *pr, uint64_t a, uint32_t n, bool w) {
+  cb_proc_emit(pr, a, n, pr->cur_site, w);
   if (w)
-    e->out->lib_writes++;
+    pr->out->lib_writes++;
   else
-    e->out->lib_reads++;
+    pr->out->lib_reads++;
 }
-#define R(a, n) cb_libc_acc(e, a, n, false)
-#define W(a, n) cb_libc_acc(e, a, n, true)
+#define R(a, n) cb_libc_acc(pr, a, n, false)
+#define W(a, n) cb_libc_acc(pr, a, n, true)
 
-uint64_t cb_libc_canary(const cb_eng *e) {
-  uint64_t tcb = e->dl ? e->dl_tcb : e->libc_base + LIBC_SPAN;
+uint64_t cb_libc_canary(const cb_proc *pr) {
+  uint64_t tcb = pr->dl ? pr->dl_tcb : pr->libc_base + LIBC_SPAN;
   return tcb + TP_IN_TCB_PAGE + 0x28;
 }
 
 /* The caller's return-address slot (engine_frames.c writes it). */
-static uint64_t ra_slot(const cb_eng *e) {
-  return e->frames[e->depth - 1].sp - 8;
+static uint64_t ra_slot(const cb_proc *pr) {
+  return cb_proc_top(pr)->sp - 8;
 }
 
 /* random() (rand() adds its own frame around it): the lock, random_r's
@@ -55,10 +55,10 @@ static uint64_t ra_slot(const cb_eng *e) {
  * *fptr and its update, the result through the stack, the pointers'
  * stores and the unlock. pos: the words of the state random_r is at
  * (rptr = state + pos, fptr = state + (pos + 3) % 31). */
-void cb_libc_random_traffic(cb_eng *e, bool via_rand, unsigned pos) {
-  if (!e->libc_base)
+void cb_libc_random_traffic(cb_proc *pr, bool via_rand, unsigned pos) {
+  if (!pr->libc_base)
     return;
-  uint64_t L = e->libc_base, ra = ra_slot(e), fs28 = cb_libc_canary(e);
+  uint64_t L = pr->libc_base, ra = ra_slot(pr), fs28 = cb_libc_canary(pr);
   uint64_t U = L + UNSAFE_STATE, S = L + RANDTBL_STATE;
   uint64_t rptr = S + 4 * (uint64_t)(pos % 31);
   uint64_t fptr = S + 4 * (uint64_t)((pos + 3) % 31);
@@ -95,10 +95,10 @@ void cb_libc_random_traffic(cb_eng *e, bool via_rand, unsigned pos) {
 /* srand(seed) = srandom: __srandom_r writes the 31 words from the seed
  * (Park-Miller), sets fptr and rptr, and discards 310 outputs with
  * random_r's loop inlined. */
-void cb_libc_srand_traffic(cb_eng *e) {
-  if (!e->libc_base)
+void cb_libc_srand_traffic(cb_proc *pr) {
+  if (!pr->libc_base)
     return;
-  uint64_t L = e->libc_base, ra = ra_slot(e);
+  uint64_t L = pr->libc_base, ra = ra_slot(pr);
   uint64_t U = L + UNSAFE_STATE, S = L + RANDTBL_STATE;
   W(ra - 0x8, 8);
   R(L + RANDOM_LOCK, 4);
@@ -136,21 +136,21 @@ typedef struct d48 {
   uint64_t a;
 } d48;
 
-static uint64_t d48_addr(cb_eng *e) {
-  uint64_t D = e->libc_base + DRAND48_DATA;
-  if (!cb_mem_mapped(&e->mem, D))
-    cb_mem_map(&e->mem, D & ~(uint64_t)(CB_PG_SIZE - 1),
+static uint64_t d48_addr(cb_proc *pr) {
+  uint64_t D = pr->libc_base + DRAND48_DATA;
+  if (!cb_mem_mapped(&pr->mem, D))
+    cb_mem_map(&pr->mem, D & ~(uint64_t)(CB_PG_SIZE - 1),
                (D + sizeof(d48) + CB_PG_SIZE - 1) &
                    ~(uint64_t)(CB_PG_SIZE - 1));
   return D;
 }
 
-static void d48_get(cb_eng *e, d48 *d) {
-  cb_mem_read(&e->mem, d48_addr(e), d, sizeof *d, NULL);
+static void d48_get(cb_proc *pr, d48 *d) {
+  cb_mem_read(&pr->mem, d48_addr(pr), d, sizeof *d, NULL);
 }
 
-static void d48_put(cb_eng *e, const d48 *d) {
-  cb_mem_write(&e->mem, d48_addr(e), d, sizeof *d, NULL);
+static void d48_put(cb_proc *pr, const d48 *d) {
+  cb_mem_write(&pr->mem, d48_addr(pr), d, sizeof *d, NULL);
 }
 
 /* __drand48_iterate on xsubi (at X in the modelled memory, or the
@@ -158,16 +158,16 @@ static void d48_put(cb_eng *e, const d48 *d) {
  * [ljm]rand48 / [nje]rand48 (one shape, measured for each): kind 'l'
  * (nrand48_r: x[2] << 15 | x[1] >> 1), 'm' (jrand48_r: the upper 32
  * bits, signed), 'd' (erand48_r: a double in [0, 1)). */
-static cb_stop rand48_step(cb_eng *e, uint64_t X, bool own, char kind,
+static cb_stop rand48_step(cb_proc *pr, uint64_t X, bool own, char kind,
                            cb_value *ret) {
-  uint64_t L = e->libc_base, ra = ra_slot(e), fs28 = cb_libc_canary(e);
-  uint64_t D = d48_addr(e);
+  uint64_t L = pr->libc_base, ra = ra_slot(pr), fs28 = cb_libc_canary(pr);
+  uint64_t D = d48_addr(pr);
   d48 d;
-  d48_get(e, &d);
+  d48_get(pr, &d);
   uint16_t x[3];
   if (own)
     memcpy(x, d.x, 6);
-  else if (!cb_eng_read(e, X, x, 6))
+  else if (!cb_proc_read(pr, X, x, 6))
     return CB_FAIL;
   if (own)
     X = D;
@@ -229,35 +229,35 @@ static cb_stop rand48_step(cb_eng *e, uint64_t X, bool own, char kind,
   R(fs28, 8);
   if (own) {
     memcpy(d.x, x, 6);
-  } else if (!cb_eng_write(e, X, x, 6)) {
+  } else if (!cb_proc_write(pr, X, x, 6)) {
     return CB_FAIL;
   }
-  d48_put(e, &d);
+  d48_put(pr, &d);
   return CB_GO;
 }
 
-cb_stop cb_libc_rand48_call(cb_eng *e, uint32_t fn, const cb_value *a,
+cb_stop cb_libc_rand48_call(cb_proc *pr, uint32_t fn, const cb_value *a,
                             cb_value *ret) {
-  uint64_t L = e->libc_base, ra = ra_slot(e);
+  uint64_t L = pr->libc_base, ra = ra_slot(pr);
   switch ((cb_libfn)fn) {
   case CB_LIBC_DRAND48:
-    return rand48_step(e, 0, true, 'd', ret);
+    return rand48_step(pr, 0, true, 'd', ret);
   case CB_LIBC_LRAND48:
-    return rand48_step(e, 0, true, 'l', ret);
+    return rand48_step(pr, 0, true, 'l', ret);
   case CB_LIBC_MRAND48:
-    return rand48_step(e, 0, true, 'm', ret);
+    return rand48_step(pr, 0, true, 'm', ret);
   case CB_LIBC_ERAND48:
-    return rand48_step(e, a[0].u, false, 'd', ret);
+    return rand48_step(pr, a[0].u, false, 'd', ret);
   case CB_LIBC_NRAND48:
-    return rand48_step(e, a[0].u, false, 'l', ret);
+    return rand48_step(pr, a[0].u, false, 'l', ret);
   case CB_LIBC_JRAND48:
-    return rand48_step(e, a[0].u, false, 'm', ret);
+    return rand48_step(pr, a[0].u, false, 'm', ret);
   default:
     break;
   }
-  uint64_t D = d48_addr(e);
+  uint64_t D = d48_addr(pr);
   d48 d;
-  d48_get(e, &d);
+  d48_get(pr, &d);
   switch ((cb_libfn)fn) {
   case CB_LIBC_SRAND48: {
     /* srand48_r: a long's low 32 bits */
@@ -274,7 +274,7 @@ cb_stop cb_libc_rand48_call(cb_eng *e, uint32_t fn, const cb_value *a,
   }
   case CB_LIBC_SEED48: {
     uint16_t s[3];
-    if (!cb_eng_read(e, a[0].u, s, 6))
+    if (!cb_proc_read(pr, a[0].u, s, 6))
       return CB_FAIL;
     W(ra - 0x10, 8);
     R(D + 0, 4);
@@ -298,7 +298,7 @@ cb_stop cb_libc_rand48_call(cb_eng *e, uint32_t fn, const cb_value *a,
   }
   case CB_LIBC_LCONG48: {
     uint16_t p[7];
-    if (!cb_eng_read(e, a[0].u, p, 14))
+    if (!cb_proc_read(pr, a[0].u, p, 14))
       return CB_FAIL;
     uint64_t P = a[0].u;
     R(P + 0, 4);
@@ -318,14 +318,14 @@ cb_stop cb_libc_rand48_call(cb_eng *e, uint32_t fn, const cb_value *a,
     break;
   }
   default:
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "library function #%u is no rand48 function", fn);
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "library function #%u is no rand48 function", fn);
   }
   if (fn != CB_LIBC_LCONG48) {
     d.a = 0x5deece66dull;
     d.c = 0xb;
   }
   d.init = 1;
-  d48_put(e, &d);
+  d48_put(pr, &d);
   return CB_GO;
 }

@@ -1,15 +1,15 @@
 /* libc_rows.c: the emitter of libc_rows.h's tables. */
 #include "libc_rows.h"
 
-void cb_rows_init(cb_rows *r, cb_eng *e, uint64_t a0, uint64_t a1) {
-  *r = (cb_rows){.e = e, .C = cb_libc_caller_sp(e)};
-  r->trace = r->C && cb_lt_init(&r->m, e);
+void cb_rows_init(cb_rows *r, cb_proc *pr, uint64_t a0, uint64_t a1) {
+  *r = (cb_rows){.pr = pr, .C = cb_libc_caller_sp(pr)};
+  r->trace = r->C && cb_lt_init(&r->m, pr);
   r->arg[0] = a0;
   r->arg[1] = a1;
 }
 
 void cb_rows_run(cb_rows *r, const cb_row *t, size_t n) {
-  cb_eng *e = r->e;
+  cb_proc *pr = r->pr;
   for (size_t i = 0; i < n; i++) {
     uint64_t a;
     switch (t[i].base) {
@@ -34,11 +34,11 @@ void cb_rows_run(cb_rows *r, const cb_row *t, size_t n) {
       a = r->arg[t[i].base - ROW_A0] + (uint64_t)(int64_t)t[i].off;
       break;
     case ROW_E:
-      a = e->envp_at + 8 * (uint64_t)t[i].off;
+      a = pr->envp_at + 8 * (uint64_t)t[i].off;
       break;
     case ROW_ES: {
       uint64_t s = 0;
-      cb_eng_read(e, e->envp_at + 8 * (uint64_t)(t[i].off >> 16), &s, 8);
+      cb_proc_read(pr, pr->envp_at + 8 * (uint64_t)(t[i].off >> 16), &s, 8);
       a = s + (uint64_t)(t[i].off & 0xffff);
       break;
     }

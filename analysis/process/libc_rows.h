@@ -62,7 +62,7 @@ enum {
 
 typedef struct cb_rows cb_rows;
 struct cb_rows {
-  cb_eng *e;
+  cb_proc *pr;
   cb_lt m;
   bool trace; /* false: no layout, no traffic (OP rows still run) */
   uint64_t C, arg[2];
@@ -71,7 +71,7 @@ struct cb_rows {
 };
 
 /* for a call with pointer arguments a0, a1 */
-void cb_rows_init(cb_rows *r, cb_eng *e, uint64_t a0, uint64_t a1);
+void cb_rows_init(cb_rows *r, cb_proc *pr, uint64_t a0, uint64_t a1);
 void cb_rows_run(cb_rows *r, const cb_row *t, size_t n);
 #define CB_ROWS(r, t) cb_rows_run(r, t, sizeof t / sizeof t[0])
 

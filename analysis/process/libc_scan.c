@@ -15,7 +15,7 @@
 #define STDIO_BUF 4096u
 
 typedef cb_argcur argcur;
-#define next_arg(c, ty) cb_libc_next_arg(e, c, CB_ARG_INT, ty)
+#define next_arg(c, ty) cb_libc_next_arg(pr, c, CB_ARG_INT, ty)
 
 typedef struct scan_src {
   const unsigned char *d;
@@ -32,27 +32,27 @@ static int src_peek(scan_src *s) {
   return EOF;
 }
 
-static void src_take(cb_eng *e, scan_src *s, size_t n) {
+static void src_take(cb_proc *pr, scan_src *s, size_t n) {
   if (s->is_stdin) {
     for (size_t i = 0; i < n; i++)
-      if (e->stdin_buf)
-        cb_eng_emit(e, e->stdin_buf + (s->pos + i) % STDIO_BUF, 1, e->cur_site,
-                    false);
-    e->out->lib_reads += n;
+      if (pr->stdin_buf)
+        cb_proc_emit(pr, pr->stdin_buf + (s->pos + i) % STDIO_BUF, 1,
+                     pr->cur_site, false);
+    pr->out->lib_reads += n;
   }
   s->pos += n;
 }
 
-static bool store_int(cb_eng *e, uint64_t ptr, int lng, uint64_t v) {
+static bool store_int(cb_proc *pr, uint64_t ptr, int lng, uint64_t v) {
   unsigned sz = lng == -2 ? 1 : lng == -1 ? 2 : lng == 0 ? 4 : 8;
-  if (!cb_eng_write(e, ptr, &v, sz))
+  if (!cb_proc_write(pr, ptr, &v, sz))
     return false;
-  cb_eng_lib(e, ptr, sz, true);
+  cb_proc_lib(pr, ptr, sz, true);
   return true;
 }
 
-static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac);
-static int scan_loop(cb_eng *e, scan_src *s, const char *fmt, size_t flen,
+static int scan_(cb_proc *pr, scan_src *s, uint64_t fmt_addr, argcur *ac);
+static int scan_loop(cb_proc *pr, scan_src *s, const char *fmt, size_t flen,
                      argcur *ac, char *tok, size_t ntok, size_t *ip,
                      int *assignedp, int *convsp);
 
@@ -65,28 +65,28 @@ static size_t skip_len(const scan_src *s) {
 }
 
 /* Returns the number of assignments, EOF, or -2 after a fault. */
-static int scan(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
+static int scan(cb_proc *pr, scan_src *s, uint64_t fmt_addr, argcur *ac) {
   if (s->tr) {
     s->tr->d = s->d;
     s->tr->dlen = s->len;
   }
-  int r = scan_(e, s, fmt_addr, ac);
+  int r = scan_(pr, s, fmt_addr, ac);
   return ac->bad ? -2 : r;
 }
 
-int cb_libc_scan_bytes(cb_eng *e, const unsigned char *d, size_t len,
+int cb_libc_scan_bytes(cb_proc *pr, const unsigned char *d, size_t len,
                        size_t *pos, bool *at_end, uint64_t fmt_addr,
                        cb_argcur *ac, cb_sct *tr) {
   scan_src s = {d, len, *pos, false, false, tr};
-  int r = scan(e, &s, fmt_addr, ac);
+  int r = scan(pr, &s, fmt_addr, ac);
   *pos = s.pos;
   *at_end = s.at_end;
   return r;
 }
 
-static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
+static int scan_(cb_proc *pr, scan_src *s, uint64_t fmt_addr, argcur *ac) {
   size_t flen;
-  char *fmt = cb_eng_read_str(e, fmt_addr, MAX_STR, &flen);
+  char *fmt = cb_proc_read_str(pr, fmt_addr, MAX_STR, &flen);
   if (!fmt)
     return -2;
   int assigned = 0, convs = 0;
@@ -94,14 +94,14 @@ static int scan_(cb_eng *e, scan_src *s, uint64_t fmt_addr, argcur *ac) {
   cb_sct *tr = s->tr;
   size_t i = 0;
   int r =
-      scan_loop(e, s, fmt, flen, ac, tok, sizeof tok, &i, &assigned, &convs);
+      scan_loop(pr, s, fmt, flen, ac, tok, sizeof tok, &i, &assigned, &convs);
   if (tr)
     cb_sct_end(tr, i < flen ? i : flen);
   free(fmt);
   return r;
 }
 
-static int scan_loop(cb_eng *e, scan_src *s, const char *fmt, size_t flen,
+static int scan_loop(cb_proc *pr, scan_src *s, const char *fmt, size_t flen,
                      argcur *ac, char *tok, size_t ntok, size_t *ip,
                      int *assignedp, int *convsp) {
   cb_sct *tr = s->tr;
@@ -120,7 +120,7 @@ static int scan_loop(cb_eng *e, scan_src *s, const char *fmt, size_t flen,
       if (tr)
         cb_sct_fmt_space(tr, i, s->pos);
       while (isspace(src_peek(s)))
-        src_take(e, s, 1);
+        src_take(pr, s, 1);
       i++;
       continue;
     }
@@ -130,7 +130,7 @@ static int scan_loop(cb_eng *e, scan_src *s, const char *fmt, size_t flen,
         if (tr)
           cb_sct_skip(tr, s->pos, s->pos + skip_len(s));
         while (isspace(src_peek(s)))
-          src_take(e, s, 1);
+          src_take(pr, s, 1);
       }
       if (tr && fc != '%')
         cb_sct_fmt_lit(tr, i, s->pos, src_peek(s) == (unsigned char)fmt[i]);
@@ -138,7 +138,7 @@ static int scan_loop(cb_eng *e, scan_src *s, const char *fmt, size_t flen,
         RET(convs ? assigned : EOF);
       if (src_peek(s) != (unsigned char)fmt[i])
         break;
-      src_take(e, s, 1);
+      src_take(pr, s, 1);
       i++;
       continue;
     }
@@ -189,8 +189,8 @@ static int scan_loop(cb_eng *e, scan_src *s, const char *fmt, size_t flen,
         }
       }
       if (i >= flen) {
-        cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                    "scanf: a %%[ conversion without its ]");
+        cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                     "scanf: a %%[ conversion without its ]");
         RET(-2);
       }
       i++;
@@ -203,7 +203,7 @@ static int scan_loop(cb_eng *e, scan_src *s, const char *fmt, size_t flen,
       cb_value p = {0};
       if (!suppress)
         p = next_arg(ac, &t);
-      if (!suppress && !store_int(e, p.u, lng, s->pos))
+      if (!suppress && !store_int(pr, p.u, lng, s->pos))
         RET(-2);
       continue;
     }
@@ -212,7 +212,7 @@ static int scan_loop(cb_eng *e, scan_src *s, const char *fmt, size_t flen,
                   s->pos + (conv != 'c' && conv != '[' ? skip_len(s) : 0));
     if (conv != 'c' && conv != '[')
       while (isspace(src_peek(s)))
-        src_take(e, s, 1);
+        src_take(pr, s, 1);
     if (src_peek(s) == EOF)
       RET(convs ? assigned : EOF);
     convs++;
@@ -231,13 +231,13 @@ static int scan_loop(cb_eng *e, scan_src *s, const char *fmt, size_t flen,
       if (tr)
         cb_sct_chars(tr, s->pos, w, suppress, p.u, true);
       if (!suppress) {
-        if (!cb_eng_write(e, p.u, s->d + s->pos, w))
+        if (!cb_proc_write(pr, p.u, s->d + s->pos, w))
           RET(-2);
         if (!tr)
-          cb_eng_lib(e, p.u, w, true);
+          cb_proc_lib(pr, p.u, w, true);
         assigned++;
       }
-      src_take(e, s, w);
+      src_take(pr, s, w);
       continue;
     }
     if (conv == 's' || conv == '[') {
@@ -255,14 +255,14 @@ static int scan_loop(cb_eng *e, scan_src *s, const char *fmt, size_t flen,
         cb_sct_chars(tr, s->pos, w, suppress, p.u, width && w == width);
       if (!suppress) {
         char z = 0;
-        if (!cb_eng_write(e, p.u, s->d + s->pos, w) ||
-            !cb_eng_write(e, p.u + w, &z, 1))
+        if (!cb_proc_write(pr, p.u, s->d + s->pos, w) ||
+            !cb_proc_write(pr, p.u + w, &z, 1))
           RET(-2);
         if (!tr)
-          cb_eng_lib(e, p.u, w + 1, true);
+          cb_proc_lib(pr, p.u, w + 1, true);
         assigned++;
       }
-      src_take(e, s, w);
+      src_take(pr, s, w);
       continue;
     }
     /* numbers: the host's strto* on a copy of the next bytes */
@@ -288,7 +288,7 @@ static int scan_loop(cb_eng *e, scan_src *s, const char *fmt, size_t flen,
       if (!suppress)
         p = next_arg(ac, &t);
       if (!suppress) {
-        if (!store_int(e, p.u, lng, v))
+        if (!store_int(pr, p.u, lng, v))
           RET(-2);
         assigned++;
       }
@@ -306,12 +306,12 @@ static int scan_loop(cb_eng *e, scan_src *s, const char *fmt, size_t flen,
       if (!suppress) {
         bool ok;
         if (lng >= 1) {
-          ok = cb_eng_write(e, p.u, &d, 8);
-          cb_eng_lib(e, p.u, 8, true);
+          ok = cb_proc_write(pr, p.u, &d, 8);
+          cb_proc_lib(pr, p.u, 8, true);
         } else {
           float f = (float)d;
-          ok = cb_eng_write(e, p.u, &f, 4);
-          cb_eng_lib(e, p.u, 4, true);
+          ok = cb_proc_write(pr, p.u, &f, 4);
+          cb_proc_lib(pr, p.u, 4, true);
         }
         if (!ok)
           RET(-2);
@@ -320,53 +320,53 @@ static int scan_loop(cb_eng *e, scan_src *s, const char *fmt, size_t flen,
       if (tr)
         cb_sct_number_done(tr);
     } else {
-      cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                  "scanf: the conversion %%%c is not modelled", conv);
+      cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                   "scanf: the conversion %%%c is not modelled", conv);
       RET(-2);
     }
-    src_take(e, s, (size_t)(end - tok));
+    src_take(pr, s, (size_t)(end - tok));
   }
   RET(assigned);
 #undef RET
 }
 
-static void ensure_stdin_buf(cb_eng *e) {
-  if (!e->stdin_buf)
-    e->stdin_buf = cb_heap_malloc(e->heap, STDIO_BUF);
+static void ensure_stdin_buf(cb_proc *pr) {
+  if (!pr->stdin_buf)
+    pr->stdin_buf = cb_heap_malloc(pr->heap, STDIO_BUF);
 }
 
 /* traced: CB_SCT_STREAM (fscanf), CB_SCT_STDIN (scanf) or -1 */
-static cb_stop scan_stdin(cb_eng *e, uint64_t fmt, argcur *ac, cb_value *ret,
+static cb_stop scan_stdin(cb_proc *pr, uint64_t fmt, argcur *ac, cb_value *ret,
                           int traced) {
-  ensure_stdin_buf(e);
-  cb_files *f = e->files;
+  ensure_stdin_buf(pr);
+  cb_files *f = pr->files;
   int r;
   if (f && f->stdin_npb) {
     /* bytes ungetc pushed back come first (libc_files.c) */
-    size_t rest = e->in_len - e->stdin_pos, np = f->stdin_npb;
+    size_t rest = pr->in_len - pr->stdin_pos, np = f->stdin_npb;
     unsigned char *d = malloc(np + rest + 1);
     if (!d)
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
+      return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site, "out of memory");
     for (size_t i = 0; i < np; i++)
       d[i] = f->stdin_pb[np - 1 - i];
-    memcpy(d + np, e->in_data + e->stdin_pos, rest);
+    memcpy(d + np, pr->in_data + pr->stdin_pos, rest);
     scan_src s = {d, np + rest, 0, false, false, NULL};
-    r = scan(e, &s, fmt, ac);
+    r = scan(pr, &s, fmt, ac);
     size_t took = s.pos < np ? s.pos : np;
     f->stdin_npb -= (uint32_t)took;
-    scan_src t = {e->in_data, e->in_len, e->stdin_pos, true, false, NULL};
-    src_take(e, &t, s.pos - took);
-    e->stdin_pos = t.pos;
+    scan_src t = {pr->in_data, pr->in_len, pr->stdin_pos, true, false, NULL};
+    src_take(pr, &t, s.pos - took);
+    pr->stdin_pos = t.pos;
     f->stdin_eof |= s.at_end;
     free(d);
   } else {
     cb_sct tr;
-    bool on = traced >= 0 && cb_sct_begin(e, &tr, traced, e->file_stdin, fmt);
-    scan_src s = {e->in_data, e->in_len, e->stdin_pos,
-                  true,       false,     on ? &tr : NULL};
-    r = scan(e, &s, fmt, ac);
-    e->stdin_pos = s.pos;
-    if (s.at_end && (f || (f = cb_files_get(e))))
+    bool on = traced >= 0 && cb_sct_begin(pr, &tr, traced, pr->file_stdin, fmt);
+    scan_src s = {pr->in_data, pr->in_len, pr->stdin_pos,
+                  true,        false,      on ? &tr : NULL};
+    r = scan(pr, &s, fmt, ac);
+    pr->stdin_pos = s.pos;
+    if (s.at_end && (f || (f = cb_files_get(pr))))
       f->stdin_eof = true;
   }
   if (r == -2)
@@ -376,7 +376,7 @@ static cb_stop scan_stdin(cb_eng *e, uint64_t fmt, argcur *ac, cb_value *ret,
 }
 
 /* The scanf functions. */
-cb_stop cb_libc_scanf_call(cb_eng *e, uint32_t fn, const cb_value *a,
+cb_stop cb_libc_scanf_call(cb_proc *pr, uint32_t fn, const cb_value *a,
                            const uint8_t *ty, uint32_t n, cb_value *ret) {
   switch ((cb_libfn)fn) {
   case CB_LIBC_SCANF:
@@ -385,8 +385,8 @@ cb_stop cb_libc_scanf_call(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_ISOC99_VSCANF: {
     bool v = fn == CB_LIBC_VSCANF || fn == CB_LIBC_ISOC99_VSCANF;
     argcur ac = {a, ty, n, 1, v ? a[1].u : 0, 0, false};
-    return scan_stdin(e, a[0].u, &ac, ret,
-                      !v && e->lib_called == fn ? CB_SCT_STDIN : -1);
+    return scan_stdin(pr, a[0].u, &ac, ret,
+                      !v && pr->lib_called == fn ? CB_SCT_STDIN : -1);
   }
   case CB_LIBC_FSCANF:
   case CB_LIBC_ISOC99_FSCANF:
@@ -395,35 +395,35 @@ cb_stop cb_libc_scanf_call(cb_eng *e, uint32_t fn, const cb_value *a,
     bool v = fn == CB_LIBC_VFSCANF || fn == CB_LIBC_ISOC99_VFSCANF;
     argcur ac = {a, ty, n, 2, v ? a[2].u : 0, 0, false};
     /* glibc's traffic for fscanf itself (vfscanf's entry differs) */
-    bool traced = !v && e->lib_called == fn;
-    if (a[0].u != e->file_stdin)
-      return cb_stream_scanf(e, a[0].u, a[1].u, &ac, ret, traced);
-    return scan_stdin(e, a[1].u, &ac, ret, traced ? CB_SCT_STREAM : -1);
+    bool traced = !v && pr->lib_called == fn;
+    if (a[0].u != pr->file_stdin)
+      return cb_stream_scanf(pr, a[0].u, a[1].u, &ac, ret, traced);
+    return scan_stdin(pr, a[1].u, &ac, ret, traced ? CB_SCT_STREAM : -1);
   }
   case CB_LIBC_SSCANF:
   case CB_LIBC_ISOC99_SSCANF:
   case CB_LIBC_VSSCANF:
   case CB_LIBC_ISOC99_VSSCANF: {
     size_t len;
-    char *s = cb_eng_read_str(e, a[0].u, MAX_STR, &len);
+    char *s = cb_proc_read_str(pr, a[0].u, MAX_STR, &len);
     if (!s)
       return CB_FAIL;
     bool v = fn == CB_LIBC_VSSCANF || fn == CB_LIBC_ISOC99_VSSCANF;
     /* glibc's traffic for sscanf itself (libc_scanf_traffic.c) */
     cb_sct tr;
-    bool on = !v && e->lib_called == fn &&
-              cb_sct_begin(e, &tr, CB_SCT_STRING, a[0].u, a[1].u);
+    bool on = !v && pr->lib_called == fn &&
+              cb_sct_begin(pr, &tr, CB_SCT_STRING, a[0].u, a[1].u);
     /* the string's end first: _IO_str_init_static_internal with size 0
      * (libio/strops.c) calls __rawmemchr (s, 0) */
-    cb_libc_strlen_traffic(e, a[0].u, len);
+    cb_libc_strlen_traffic(pr, a[0].u, len);
     if (on)
       cb_sct_string_set(&tr);
     scan_src src = {(const unsigned char *)s, len, 0, false, false,
                     on ? &tr : NULL};
     argcur ac = {a, ty, n, 2, v ? a[2].u : 0, 0, false};
-    int r = scan(e, &src, a[1].u, &ac);
+    int r = scan(pr, &src, a[1].u, &ac);
     if (!on) /* else inchar's reads */
-      cb_eng_lib(e, a[0].u, src.pos + 1, false);
+      cb_proc_lib(pr, a[0].u, src.pos + 1, false);
     free(s);
     if (r == -2)
       return CB_FAIL;
@@ -431,7 +431,7 @@ cb_stop cb_libc_scanf_call(cb_eng *e, uint32_t fn, const cb_value *a,
     return CB_GO;
   }
   default:
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "library function #%u is not modelled", fn);
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "library function #%u is not modelled", fn);
   }
 }

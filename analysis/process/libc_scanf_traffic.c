@@ -139,11 +139,12 @@ static void va_ptr(cb_sct *t) {
   }
 }
 
-bool cb_sct_begin(cb_eng *e, cb_sct *t, int kind, uint64_t obj, uint64_t fmt) {
+bool cb_sct_begin(cb_proc *pr, cb_sct *t, int kind, uint64_t obj,
+                  uint64_t fmt) {
   bool string = kind == CB_SCT_STRING;
   memset(t, 0, sizeof *t);
-  uint64_t C = cb_libc_caller_sp(e);
-  if (!C || !cb_lt_init(&t->m, e))
+  uint64_t C = cb_libc_caller_sp(pr);
+  if (!C || !cb_lt_init(&t->m, pr))
     return false;
   t->on = true;
   t->string = string;
@@ -171,8 +172,8 @@ bool cb_sct_begin(cb_eng *e, cb_sct *t, int kind, uint64_t obj, uint64_t fmt) {
     t->P = obj;
     t->V = C - 0xe0;
     t->R = C - 0xc0;
-    t->K = obj == e->file_stdin ? LC(L_STDIN_LOCK) : obj + 0xe0;
-    if (obj == e->file_stdin)
+    t->K = obj == pr->file_stdin ? LC(L_STDIN_LOCK) : obj + 0xe0;
+    if (obj == pr->file_stdin)
       t->P = LC(L_STDIN);
     if (kind == CB_SCT_STDIN) {
       t->gp = 8;
@@ -271,7 +272,7 @@ void cb_sct_spec(cb_sct *t, size_t fi, size_t fc_at, char conv) {
   bool mod = false;
   for (size_t k = fi + 1; k < fc_at; k++) {
     char c = 0;
-    if (!cb_eng_read(t->m.e, t->F + k, &c, 1))
+    if (!cb_proc_read(t->m.pr, t->F + k, &c, 1))
       return;
     if (c >= '0' && c <= '9') { /* width = width * 10 + digit */
       RD(t->F + k, 1);

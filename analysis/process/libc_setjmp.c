@@ -21,8 +21,6 @@
 #include "libc_internal.h"
 #include "libc_traffic.h"
 
-#include "engine_frames.h"
-
 #define TP_IN_TCB 0x740u  /* the thread pointer (%fs) in the TLS page */
 #define FS_SELF 0x10u     /* tcbhead_t.self */
 #define FS_GUARD 0x30u    /* tcbhead_t.pointer_guard */
@@ -43,10 +41,10 @@ enum { JB_RBX, JB_RBP, JB_R12, JB_R13, JB_R14, JB_R15, JB_RSP, JB_PC };
 
 /* PTR_MANGLE and PTR_DEMANGLE (sysdeps/unix/sysv/linux/x86_64/sysdep.h):
  * xor with the guard, rotate left by 17 */
-static uint64_t guard_of(cb_eng *e, uint64_t tp) {
+static uint64_t guard_of(cb_proc *pr, uint64_t tp) {
   uint64_t g = 0;
-  if (tp && cb_mem_mapped(&e->mem, tp + FS_GUARD))
-    cb_mem_read(&e->mem, tp + FS_GUARD, &g, 8, NULL);
+  if (tp && cb_mem_mapped(&pr->mem, tp + FS_GUARD))
+    cb_mem_read(&pr->mem, tp + FS_GUARD, &g, 8, NULL);
   return g;
 }
 static uint64_t mangle(uint64_t v, uint64_t g) {
@@ -62,35 +60,35 @@ static bool is_setjmp(uint64_t fn) {
          fn == CB_LIBC_SIGSETJMP;
 }
 
-cb_stop cb_libc_setjmp(cb_eng *e, uint32_t fn, const cb_value *a, uint32_t n,
+cb_stop cb_libc_setjmp(cb_proc *pr, uint32_t fn, const cb_value *a, uint32_t n,
                        cb_value *ret) {
   uint64_t env = a[0].u;
   int savemask = fn == CB_LIBC_SETJMP      ? 1
                  : fn == CB_LIBC_SIGSETJMP ? (n > 1 ? (int)a[1].u : 0)
                                            : 0;
   if (savemask)
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "%s saving the signal mask (sigprocmask) is not "
-                       "modelled",
-                       fn == CB_LIBC_SETJMP ? "setjmp" : "sigsetjmp");
-  const cb_frame *F = &e->frames[e->depth - 1];
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "%s saving the signal mask (sigprocmask) is not "
+                        "modelled",
+                        fn == CB_LIBC_SETJMP ? "setjmp" : "sigsetjmp");
+  const cb_frame *F = cb_proc_top(pr);
   cb_lt lt, *m = &lt;
-  bool traffic = cb_lt_init(m, e);
+  bool traffic = cb_lt_init(m, pr);
   uint64_t tp = traffic ? m->tcb + TP_IN_TCB : 0;
-  uint64_t g = guard_of(e, tp);
+  uint64_t g = guard_of(pr, tp);
   /* the caller's rsp before its `call`: the return address is below it */
   uint64_t C = F->sp;
-  uint64_t w[8] = {e->depth,
+  uint64_t w[8] = {pr->stack->depth,
                    mangle(F->cfa, g),
-                   e->cur_op,
+                   pr->cur_op,
                    F->func,
                    0,
                    0,
                    mangle(C, g),
                    mangle(CB_KERNEL_RET_ADDR, g)};
   uint32_t saved = 0;
-  if (!cb_eng_write(e, env, w, sizeof w) ||
-      !cb_eng_write(e, env + JB_MASK_SAVED, &saved, 4))
+  if (!cb_proc_write(pr, env, w, sizeof w) ||
+      !cb_proc_write(pr, env + JB_MASK_SAVED, &saved, 4))
     return CB_FAIL;
   if (traffic) {
     /* _setjmp: xor %esi,%esi and a jump into __sigsetjmp */
@@ -123,8 +121,8 @@ static uint32_t block_of(const cb_program *p, uint32_t fn, uint32_t op) {
   return CB_NONE;
 }
 
-cb_stop cb_libc_longjmp(cb_eng *e, uint32_t fn, const cb_value *a) {
-  const cb_program *p = e->p;
+cb_stop cb_libc_longjmp(cb_proc *pr, uint32_t fn, const cb_value *a) {
+  const cb_program *p = pr->p;
   uint64_t env = a[0].u;
   int val = (int)(uint32_t)a[1].u;
   const char *name = fn == CB_LIBC_LONGJMP_CHK  ? "__longjmp_chk"
@@ -133,15 +131,15 @@ cb_stop cb_libc_longjmp(cb_eng *e, uint32_t fn, const cb_value *a) {
                                                 : "longjmp";
   uint64_t w[8];
   uint32_t saved;
-  if (!cb_eng_read(e, env, w, sizeof w) ||
-      !cb_eng_read(e, env + JB_MASK_SAVED, &saved, 4))
+  if (!cb_proc_read(pr, env, w, sizeof w) ||
+      !cb_proc_read(pr, env + JB_MASK_SAVED, &saved, 4))
     return CB_FAIL;
   cb_lt lt, *m = &lt;
-  bool traffic = cb_lt_init(m, e);
+  bool traffic = cb_lt_init(m, pr);
   uint64_t tp = traffic ? m->tcb + TP_IN_TCB : 0;
-  uint64_t g = guard_of(e, tp);
+  uint64_t g = guard_of(pr, tp);
   if (traffic) {
-    uint64_t C = e->frames[e->depth - 1].sp; /* the `call`'s rsp */
+    uint64_t C = cb_proc_top(pr)->sp; /* the `call`'s rsp */
     /* push %rbp; push %rbx; sub $8,%rsp; call _longjmp_unwind, which
      * jumps to __pthread_cleanup_upto (no cleanup buffers: the list is
      * empty, and NULL is stored back) */
@@ -171,8 +169,9 @@ cb_stop cb_libc_longjmp(cb_eng *e, uint32_t fn, const cb_value *a) {
   }
   uint64_t depth = w[JB_RBX], op = w[JB_R12], func = w[JB_R13];
   uint64_t cfa = demangle(w[JB_RBP], g), sp = demangle(w[JB_RSP], g);
-  const cb_frame *T =
-      depth >= 1 && depth <= e->depth ? &e->frames[depth - 1] : NULL;
+  const cb_frame *T = depth >= 1 && depth <= pr->stack->depth
+                          ? &pr->stack->frames[depth - 1]
+                          : NULL;
   uint32_t blk = CB_NONE;
   const int64_t *x = NULL;
   if (T && func < p->n_functions && T->func == func && T->cfa == cfa &&
@@ -180,29 +179,29 @@ cb_stop cb_libc_longjmp(cb_eng *e, uint32_t fn, const cb_value *a) {
       (blk = block_of(p, (uint32_t)func, (uint32_t)op)) != CB_NONE)
     x = &p->extra[p->ops[op].aux];
   if (!x || x[0] != CB_CALL_LIBC || !is_setjmp((uint64_t)x[1]) || sp > cfa ||
-      sp < e->stack_lo || saved != 0)
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "%s to a jmp_buf (0x%llx) whose setjmp's function has "
-                       "returned, or that no setjmp filled: not modelled",
-                       name, (unsigned long long)env);
-  for (uint32_t d = (uint32_t)depth; d < e->depth; d++)
-    if (e->frames[d].call_op == CB_NONE)
-      return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                         "%s out of %s, which the C library called (a "
-                         "callback's frames are the library's): not modelled",
-                         name, p->functions[e->frames[d].func].name);
+      sp < pr->stack->stack_lo || saved != 0)
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "%s to a jmp_buf (0x%llx) whose setjmp's function has "
+                        "returned, or that no setjmp filled: not modelled",
+                        name, (unsigned long long)env);
+  for (uint32_t d = (uint32_t)depth; d < pr->stack->depth; d++)
+    if (pr->stack->frames[d].call_op == CB_NONE)
+      return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                          "%s out of %s, which the C library called (a "
+                          "callback's frames are the library's): not modelled",
+                          name, p->functions[pr->stack->frames[d].func].name);
   /* the frames above the setjmp's are dropped, with their slots */
-  e->depth = (uint32_t)depth;
-  cb_frame *F = &e->frames[depth - 1];
-  e->nslots = F->slot_base + p->functions[func].n_slots;
+  pr->stack->depth = (uint32_t)depth;
+  cb_frame *F = &pr->stack->frames[depth - 1];
+  pr->stack->nslots = F->slot_base + p->functions[func].n_slots;
   F->sp = sp;
   F->block = blk;
   F->ip = (uint32_t)op + 1;
   const cb_op *cop = &p->ops[op];
   if (cop->dst != CB_NONE)
-    e->slots[F->slot_base + cop->dst].u = (uint32_t)(val ? val : 1);
+    pr->stack->slots[F->slot_base + cop->dst].u = (uint32_t)(val ? val : 1);
   /* the machine code after the call runs again */
   if (p->blocks[blk].n_mach)
-    eng_emit_mach_at(e, &p->blocks[blk], F->cfa, F->ip);
+    cb_host_emit_mach_at(pr, &p->blocks[blk], F->cfa, F->ip);
   return CB_LONGJMP;
 }

@@ -24,19 +24,19 @@ static void rows(cb_lt *m, const lt_acc *t, size_t n, uint64_t C) {
 
 #define ROWS(m, t, C) rows(m, t, sizeof t / sizeof t[0], C)
 
-bool cb_libc_stdin_traffic_begin(cb_eng *e, cb_stdio_mark *mk) {
+bool cb_libc_stdin_traffic_begin(cb_proc *pr, cb_stdio_mark *mk) {
   cb_lt m;
-  uint64_t C = cb_libc_caller_sp(e);
+  uint64_t C = cb_libc_caller_sp(pr);
   mk->C = C;
   mk->tail = 0;
-  if (!C || !cb_lt_init(&m, e))
+  if (!C || !cb_lt_init(&m, pr))
     return false;
-  const cb_files *f = e->files;
-  bool eof = f && f->stdin_eof, first = !e->stdin_buf;
-  uint64_t pos = e->stdin_pos;
+  const cb_files *f = pr->files;
+  bool eof = f && f->stdin_eof, first = !pr->stdin_buf;
+  uint64_t pos = pr->stdin_pos;
   ROWS(&m, t_gc_head, C);
   if ((f && f->stdin_npb) ||
-      (!first && !eof && pos < e->in_len &&
+      (!first && !eof && pos < pr->in_len &&
        (pos % BLOCK || (f && f->stdin_hold0 && pos == 0)))) {
     /* a byte in the buffer (or in ungetc's backup area): read_ptr moved
      * on, the byte (libc_stdio.c's), the pops */
@@ -55,24 +55,25 @@ bool cb_libc_stdin_traffic_begin(cb_eng *e, cb_stdio_mark *mk) {
   }
   if (first) {
     /* fstat says a character device for /dev/null, then isatty */
-    if (e->in_data)
+    if (pr->in_data)
       ROWS(&m, t_gc_under_first_file, C);
     else
       ROWS(&m, t_gc_under_first_chr, C);
-    e->stdin_buf = cb_heap_malloc(e->heap, BLOCK);
-    cb_libc_heap_traffic(e, CB_LIBC_MALLOC, C - 0x150, 0, e->stdin_buf, false);
+    pr->stdin_buf = cb_heap_malloc(pr->heap, BLOCK);
+    cb_libc_heap_traffic(pr, CB_LIBC_MALLOC, C - 0x150, 0, pr->stdin_buf,
+                         false);
     cb_lt_acc(&m, C - 0x158, 8, false); /* malloc's `ret` */
     ROWS(&m, t_gc_setup_end, C);
   } else {
     ROWS(&m, t_gc_under, C);
   }
   ROWS(&m, t_gc_read, C);
-  if (pos < e->in_len) {
+  if (pos < pr->in_len) {
     /* the block read: read_end moved, underflow returns its first byte,
      * _IO_default_uflow takes it (libc_stdio.c's read of it) */
     ROWS(&m, t_gc_data, C);
-    if (e->stdin_buf)
-      cb_lt_acc(&m, e->stdin_buf + pos % BLOCK, 1, false);
+    if (pr->stdin_buf)
+      cb_lt_acc(&m, pr->stdin_buf + pos % BLOCK, 1, false);
     ROWS(&m, t_gc_data_end, C);
     mk->tail = 2;
   } else {
@@ -81,9 +82,10 @@ bool cb_libc_stdin_traffic_begin(cb_eng *e, cb_stdio_mark *mk) {
   return true;
 }
 
-void cb_libc_stdin_traffic_end(cb_eng *e, const cb_stdio_mark *mk, cb_stop st) {
+void cb_libc_stdin_traffic_end(cb_proc *pr, const cb_stdio_mark *mk,
+                               cb_stop st) {
   cb_lt m;
-  if (st != CB_GO || !mk->tail || !cb_lt_init(&m, e))
+  if (st != CB_GO || !mk->tail || !cb_lt_init(&m, pr))
     return;
   if (mk->tail == 1)
     ROWS(&m, t_gc_hit_exit, mk->C);

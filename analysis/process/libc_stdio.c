@@ -17,68 +17,68 @@
 
 /* ---- stdio buffers ---- */
 
-static uint64_t stdout_cap(const cb_eng *e) {
-  return e->stdout_cap          ? e->stdout_cap
-         : e->opt.stdout_is_tty ? 1024
-                                : STDIO_BUF;
+static uint64_t stdout_cap(const cb_proc *pr) {
+  return pr->stdout_cap           ? pr->stdout_cap
+         : pr->opt->stdout_is_tty ? 1024
+                                  : STDIO_BUF;
 }
 
-static void ensure_stdout_buf(cb_eng *e) {
-  if (!e->stdout_buf && !e->stdout_unbuf)
-    e->stdout_buf = cb_heap_malloc(e->heap, stdout_cap(e));
+static void ensure_stdout_buf(cb_proc *pr) {
+  if (!pr->stdout_buf && !pr->stdout_unbuf)
+    pr->stdout_buf = cb_heap_malloc(pr->heap, stdout_cap(pr));
 }
 
 /* The output's text. */
-static void out_text(cb_eng *e, const char *s, size_t n) {
+static void out_text(cb_proc *pr, const char *s, size_t n) {
   if (n)
-    e->stdout_flushed = false;
-  cb_textbuf_put(&e->out_text, s, n);
+    pr->stdout_flushed = false;
+  cb_textbuf_put(&pr->out_text, s, n);
 }
 
 /* what reached fd 1: all but the buffer's content (a write(1, ...)
  * comes out before that) */
-static void out_sent(cb_eng *e) {
-  uint64_t cap = stdout_cap(e);
-  size_t held = e->stdout_buf ? (size_t)(e->stdout_pos % cap) : 0;
-  e->stdout_sent = e->out_text.n - (held < e->out_text.n ? held : 0);
+static void out_sent(cb_proc *pr) {
+  uint64_t cap = stdout_cap(pr);
+  size_t held = pr->stdout_buf ? (size_t)(pr->stdout_pos % cap) : 0;
+  pr->stdout_sent = pr->out_text.n - (held < pr->out_text.n ? held : 0);
 }
 
-void cb_libc_put_stdout_text(cb_eng *e, const char *s, size_t n) {
-  out_text(e, s, n);
-  e->stdout_pos += n;
-  out_sent(e);
+void cb_libc_put_stdout_text(cb_proc *pr, const char *s, size_t n) {
+  out_text(pr, s, n);
+  pr->stdout_pos += n;
+  out_sent(pr);
 }
 
 /* Output through stdout's buffer: the bytes are copied into it. */
-void cb_libc_put_stdout(cb_eng *e, const char *s, size_t n) {
-  ensure_stdout_buf(e);
-  out_text(e, s, n);
-  uint64_t cap = stdout_cap(e);
-  if (e->stdout_buf) {
+void cb_libc_put_stdout(cb_proc *pr, const char *s, size_t n) {
+  ensure_stdout_buf(pr);
+  out_text(pr, s, n);
+  uint64_t cap = stdout_cap(pr);
+  if (pr->stdout_buf) {
     for (size_t i = 0; i < n;) {
-      uint64_t at = e->stdout_pos % cap;
+      uint64_t at = pr->stdout_pos % cap;
       size_t k = n - i;
       if (k > cap - at)
         k = (size_t)(cap - at);
-      cb_mem_write(&e->mem, e->stdout_buf + at, s + i, k, NULL);
-      cb_eng_lib(e, e->stdout_buf + at, k, true);
-      e->stdout_pos += k;
+      cb_mem_write(&pr->mem, pr->stdout_buf + at, s + i, k, NULL);
+      cb_proc_lib(pr, pr->stdout_buf + at, k, true);
+      pr->stdout_pos += k;
       i += k;
     }
   }
-  out_sent(e);
+  out_sent(pr);
 }
 
 #define put_stdout cb_libc_put_stdout
 
 /* src: the program's address of the bytes (fwrite, fputs), 0 for
  * formatted text. */
-static cb_stop put_file(cb_eng *e, uint64_t file, const char *s, uint64_t src,
+static cb_stop put_file(cb_proc *pr, uint64_t file, const char *s, uint64_t src,
                         size_t n) {
-  if (file == e->file_stdout)
-    put_stdout(e, s, n);
+  if (file == pr->file_stdout)
+    put_stdout(pr, s, n);
   else
-    return cb_stream_put(e, file, s, src, n);
+    return cb_stream_put(pr, file, s, src, n);
   return CB_GO;
 }
 
@@ -89,61 +89,61 @@ typedef cb_argcur argcur;
 /* va_arg on the va_list at c->va (SysV x86-64 ABI, section 3.5.7): the
  * offset (or overflow pointer) read, the slot read, the offset written
  * back, as glibc's compiled va_arg does. */
-static cb_value va_next(cb_eng *e, cb_argcur *c, int cls, uint8_t *ty) {
+static cb_value va_next(cb_proc *pr, cb_argcur *c, int cls, uint8_t *ty) {
   uint32_t off[2];
   uint64_t ovf, save;
   cb_value v = {0};
   *ty = cls == CB_ARG_INT ? CB_TY_I64 : CB_TY_F64;
-  if (c->bad || !cb_eng_read(e, c->va, off, 8) ||
-      !cb_eng_read(e, c->va + 8, &ovf, 8) ||
-      !cb_eng_read(e, c->va + 16, &save, 8)) {
+  if (c->bad || !cb_proc_read(pr, c->va, off, 8) ||
+      !cb_proc_read(pr, c->va + 8, &ovf, 8) ||
+      !cb_proc_read(pr, c->va + 16, &save, 8)) {
     c->bad = true;
     return v;
   }
   unsigned k = cls == CB_ARG_INT ? 0 : 1;
   uint32_t lim = k ? 176 : 48, step = k ? 16 : 8;
   if (cls != CB_ARG_LDOUBLE && off[k] + step <= lim) {
-    cb_eng_lib(e, c->va + 4 * k, 4, false);
+    cb_proc_lib(pr, c->va + 4 * k, 4, false);
     uint64_t at = save + off[k];
-    if (!cb_eng_read(e, at, &v.u, 8)) {
+    if (!cb_proc_read(pr, at, &v.u, 8)) {
       c->bad = true;
       return v;
     }
-    cb_eng_lib(e, at, 8, false);
+    cb_proc_lib(pr, at, 8, false);
     off[k] += step;
-    cb_mem_write(&e->mem, c->va + 4 * k, &off[k], 4, NULL);
-    cb_eng_lib(e, c->va + 4 * k, 4, true);
+    cb_mem_write(&pr->mem, c->va + 4 * k, &off[k], 4, NULL);
+    cb_proc_lib(pr, c->va + 4 * k, 4, true);
     return v;
   }
-  cb_eng_lib(e, c->va + 8, 8, false);
+  cb_proc_lib(pr, c->va + 8, 8, false);
   if (cls == CB_ARG_LDOUBLE) {
     /* 16 bytes, 16-aligned, the x87 extended format */
     ovf = (ovf + 15) & ~15ull;
     long double ld = 0;
-    if (!cb_eng_read(e, ovf, &ld, 10)) {
+    if (!cb_proc_read(pr, ovf, &ld, 10)) {
       c->bad = true;
       return v;
     }
-    cb_eng_lib(e, ovf, 16, false);
+    cb_proc_lib(pr, ovf, 16, false);
     c->ld = ld;
     *ty = CB_TY_F80;
     ovf += 16;
   } else {
-    if (!cb_eng_read(e, ovf, &v.u, 8)) {
+    if (!cb_proc_read(pr, ovf, &v.u, 8)) {
       c->bad = true;
       return v;
     }
-    cb_eng_lib(e, ovf, 8, false);
+    cb_proc_lib(pr, ovf, 8, false);
     ovf += 8;
   }
-  cb_mem_write(&e->mem, c->va + 8, &ovf, 8, NULL);
-  cb_eng_lib(e, c->va + 8, 8, true);
+  cb_mem_write(&pr->mem, c->va + 8, &ovf, 8, NULL);
+  cb_proc_lib(pr, c->va + 8, 8, true);
   return v;
 }
 
-cb_value cb_libc_next_arg(cb_eng *e, cb_argcur *c, int cls, uint8_t *ty) {
+cb_value cb_libc_next_arg(cb_proc *pr, cb_argcur *c, int cls, uint8_t *ty) {
   if (c->va)
-    return va_next(e, c, cls, ty);
+    return va_next(pr, c, cls, ty);
   if (c->i >= c->n) {
     *ty = CB_TY_I64;
     return (cb_value){0};
@@ -152,16 +152,16 @@ cb_value cb_libc_next_arg(cb_eng *e, cb_argcur *c, int cls, uint8_t *ty) {
   return c->a[c->i++];
 }
 
-#define next_arg(c, ty) cb_libc_next_arg(e, c, CB_ARG_INT, ty)
-#define next_fp_arg(c, cls, ty) cb_libc_next_arg(e, c, cls, ty)
+#define next_arg(c, ty) cb_libc_next_arg(pr, c, CB_ARG_INT, ty)
+#define next_fp_arg(c, cls, ty) cb_libc_next_arg(pr, c, cls, ty)
 
 /* Formats into *b; false after a fault. */
-static bool format(cb_eng *e, uint64_t fmt_addr, argcur *ac, cb_textbuf *b) {
+static bool format(cb_proc *pr, uint64_t fmt_addr, argcur *ac, cb_textbuf *b) {
   size_t flen;
-  char *fmt = cb_eng_read_str(e, fmt_addr, MAX_STR, &flen);
+  char *fmt = cb_proc_read_str(pr, fmt_addr, MAX_STR, &flen);
   if (!fmt)
     return false;
-  cb_eng_lib(e, fmt_addr, flen + 1, false);
+  cb_proc_lib(pr, fmt_addr, flen + 1, false);
   char spec[64], tmp[512];
   for (size_t i = 0; i < flen;) {
     if (fmt[i] != '%') {
@@ -263,10 +263,10 @@ static bool format(cb_eng *e, uint64_t fmt_addr, argcur *ac, cb_textbuf *b) {
     case 'A': {
       cb_value v =
           next_fp_arg(ac, lng == 3 ? CB_ARG_LDOUBLE : CB_ARG_DOUBLE, &t);
-      if (t == CB_TY_F80 && (ac->va || e->call_vals)) {
+      if (t == CB_TY_F80 && (ac->va || pr->call_vals)) {
         /* a long double, from the va_list or in its two slots
          * (engine_wide.c); %Lf's digits reach 4933 */
-        long double x = ac->va ? ac->ld : cb_wide_f80(e->call_vals[ac->i - 1]);
+        long double x = ac->va ? ac->ld : cb_wide_f80(pr->call_vals[ac->i - 1]);
         n = lng == 3 ? SNP(x) : SNP((double)x);
         if (lng == 3 && n >= (int)sizeof tmp &&
             (dyn = malloc((size_t)n + 1)) != NULL)
@@ -294,13 +294,13 @@ static bool format(cb_eng *e, uint64_t fmt_addr, argcur *ac, cb_textbuf *b) {
     case 's': {
       cb_value v = next_arg(ac, &t);
       size_t len;
-      char *s = v.u ? cb_eng_read_str(e, v.u, MAX_STR, &len) : NULL;
+      char *s = v.u ? cb_proc_read_str(pr, v.u, MAX_STR, &len) : NULL;
       if (v.u && !s) {
         free(fmt);
         return false;
       }
       if (s)
-        cb_eng_lib(e, v.u, len + 1, false);
+        cb_proc_lib(pr, v.u, len + 1, false);
       const char *arg = s ? s : "(null)";
       size_t need = strlen(arg) + 64 + (nstar ? (size_t)abs(star[0]) : 0);
       if (need > sizeof tmp) {
@@ -317,7 +317,7 @@ static bool format(cb_eng *e, uint64_t fmt_addr, argcur *ac, cb_textbuf *b) {
     case 'n': {
       cb_value v = next_arg(ac, &t);
       int32_t cnt = (int32_t)b->n;
-      if (v.u && !cb_eng_write(e, v.u, &cnt, 4)) {
+      if (v.u && !cb_proc_write(pr, v.u, &cnt, 4)) {
         free(fmt);
         return false;
       }
@@ -341,18 +341,18 @@ static bool format(cb_eng *e, uint64_t fmt_addr, argcur *ac, cb_textbuf *b) {
   return !ac->bad;
 }
 
-bool cb_libc_format(cb_eng *e, uint64_t fmt_addr, cb_argcur *ac,
+bool cb_libc_format(cb_proc *pr, uint64_t fmt_addr, cb_argcur *ac,
                     cb_textbuf *b) {
-  return format(e, fmt_addr, ac, b);
+  return format(pr, fmt_addr, ac, b);
 }
 
-static void ensure_stdin_buf(cb_eng *e) {
-  if (!e->stdin_buf)
-    e->stdin_buf = cb_heap_malloc(e->heap, STDIO_BUF);
+static void ensure_stdin_buf(cb_proc *pr) {
+  if (!pr->stdin_buf)
+    pr->stdin_buf = cb_heap_malloc(pr->heap, STDIO_BUF);
 }
 
 /* The stdio functions. */
-cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
+cb_stop cb_libc_stdio_call(cb_proc *pr, uint32_t fn, const cb_value *a,
                            const uint8_t *ty, uint32_t n, cb_value *ret) {
   switch ((cb_libfn)fn) {
   case CB_LIBC_PRINTF:
@@ -372,25 +372,25 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
     uint32_t fi = fn == CB_LIBC_PRINTF ? 0 : fn == CB_LIBC_SNPRINTF ? 2 : 1;
     argcur ac = {a, ty, n, fi + 1, v ? a[fi + 1].u : 0, 0, false};
     cb_textbuf b = {0};
-    if (!format(e, a[fi].u, &ac, &b)) {
+    if (!format(pr, a[fi].u, &ac, &b)) {
       free(b.s);
       return CB_FAIL;
     }
     cb_stop st = CB_GO;
     if (fn == CB_LIBC_PRINTF)
-      put_stdout(e, b.s ? b.s : "", b.n);
+      put_stdout(pr, b.s ? b.s : "", b.n);
     else if (fn == CB_LIBC_FPRINTF)
-      st = put_file(e, a[0].u, b.s ? b.s : "", 0, b.n);
+      st = put_file(pr, a[0].u, b.s ? b.s : "", 0, b.n);
     else {
       uint64_t lim = fn == CB_LIBC_SNPRINTF ? a[1].u : UINT64_MAX;
       if (lim) {
         size_t w = b.n < lim ? b.n : (size_t)(lim - 1);
         char z = 0;
-        if ((w && !cb_eng_write(e, a[0].u, b.s, w)) ||
-            !cb_eng_write(e, a[0].u + w, &z, 1))
+        if ((w && !cb_proc_write(pr, a[0].u, b.s, w)) ||
+            !cb_proc_write(pr, a[0].u + w, &z, 1))
           st = CB_FAIL;
         else
-          cb_eng_lib(e, a[0].u, w + 1, true);
+          cb_proc_lib(pr, a[0].u, w + 1, true);
       }
     }
     ret[0].u = (uint64_t)(uint32_t)b.n;
@@ -404,16 +404,16 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_PUTS:
   case CB_LIBC_FPUTS: {
     size_t len;
-    char *s = cb_eng_read_str(e, a[0].u, MAX_STR, &len);
+    char *s = cb_proc_read_str(pr, a[0].u, MAX_STR, &len);
     if (!s)
       return CB_FAIL;
-    cb_libc_scan(e, a[0].u, len + 1);
+    cb_libc_scan(pr, a[0].u, len + 1);
     cb_stop st = CB_GO;
     if (fn == CB_LIBC_PUTS) {
-      put_stdout(e, s, len);
-      put_stdout(e, "\n", 1);
+      put_stdout(pr, s, len);
+      put_stdout(pr, "\n", 1);
     } else {
-      st = put_file(e, a[1].u, s, a[0].u, len);
+      st = put_file(pr, a[1].u, s, a[0].u, len);
     }
     free(s);
     /* glibc: puts returns the bytes written, fputs 1 */
@@ -428,10 +428,10 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
     char c = (char)a[0].u;
     ret[0].u = a[0].u & 0xff;
     if (fn == CB_LIBC_PUTCHAR) {
-      put_stdout(e, &c, 1);
+      put_stdout(pr, &c, 1);
       return CB_GO;
     }
-    cb_stop st = put_file(e, a[1].u, &c, 0, 1);
+    cb_stop st = put_file(pr, a[1].u, &c, 0, 1);
     if (st == CB_RETURNED)
       ret[0].u = (uint64_t)(uint32_t)EOF;
     return st == CB_RETURNED ? CB_GO : st;
@@ -439,23 +439,23 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_FWRITE: {
     uint64_t bytes;
     if (__builtin_mul_overflow(a[1].u, a[2].u, &bytes) || bytes == UINT64_MAX)
-      return cb_eng_fault(e, a[0].u, UINT64_MAX, false, e->cur_site);
+      return cb_proc_fault(pr, a[0].u, UINT64_MAX, false, pr->cur_site);
     char *buf = malloc(bytes + 1);
     if (!buf) /* more than any object the process could hold */
-      return cb_eng_fault(e, a[0].u, bytes, false, e->cur_site);
-    if (!cb_eng_read(e, a[0].u, buf, bytes)) {
+      return cb_proc_fault(pr, a[0].u, bytes, false, pr->cur_site);
+    if (!cb_proc_read(pr, a[0].u, buf, bytes)) {
       free(buf);
       return CB_FAIL;
     }
     cb_stop st;
-    if (a[3].u == e->file_stdout) {
+    if (a[3].u == pr->file_stdout) {
       /* with glibc's traffic (libc_stdio_traffic.c) the copy's reads
        * are its memcpy's */
-      if (!e->lib_mute_stdout)
-        cb_eng_lib_bulk(e, a[0].u, bytes, false);
-      st = put_file(e, a[3].u, buf, 0, bytes);
+      if (!pr->lib_mute_stdout)
+        cb_proc_lib_bulk(pr, a[0].u, bytes, false);
+      st = put_file(pr, a[3].u, buf, 0, bytes);
     } else {
-      st = put_file(e, a[3].u, buf, a[0].u, bytes);
+      st = put_file(pr, a[3].u, buf, a[0].u, bytes);
     }
     free(buf);
     ret[0].u = st == CB_RETURNED ? 0 : a[1].u ? a[2].u : 0;
@@ -473,11 +473,11 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
   case CB_LIBC_ISOC99_SSCANF:
   case CB_LIBC_VSSCANF:
   case CB_LIBC_ISOC99_VSSCANF:
-    return cb_libc_scanf_call(e, fn, a, ty, n, ret);
+    return cb_libc_scanf_call(pr, fn, a, ty, n, ret);
   case CB_LIBC_GETC:
   case CB_LIBC_FGETC:
-    if (a[0].u != e->file_stdin) {
-      int c = cb_stream_getc(e, a[0].u);
+    if (a[0].u != pr->file_stdin) {
+      int c = cb_stream_getc(pr, a[0].u);
       if (c == -2)
         return CB_FAIL;
       ret[0].u = (uint64_t)(uint32_t)c;
@@ -485,30 +485,30 @@ cb_stop cb_libc_stdio_call(cb_eng *e, uint32_t fn, const cb_value *a,
     }
     /* fall through */
   case CB_LIBC_GETCHAR: {
-    ensure_stdin_buf(e);
-    cb_files *f = e->files;
+    ensure_stdin_buf(pr);
+    cb_files *f = pr->files;
     if (f && f->stdin_npb) {
       /* ungetc's backup area (libc_files.c) */
-      cb_eng_emit(e, f->stdin_backup + 128 - f->stdin_npb, 1, e->cur_site,
-                  false);
-      e->out->lib_reads++;
+      cb_proc_emit(pr, f->stdin_backup + 128 - f->stdin_npb, 1, pr->cur_site,
+                   false);
+      pr->out->lib_reads++;
       ret[0].u = f->stdin_pb[--f->stdin_npb];
       return CB_GO;
     }
-    if (e->stdin_pos >= e->in_len) {
-      if (f || (f = cb_files_get(e)))
+    if (pr->stdin_pos >= pr->in_len) {
+      if (f || (f = cb_files_get(pr)))
         f->stdin_eof = true;
       ret[0].u = (uint64_t)(uint32_t)EOF;
       return CB_GO;
     }
-    cb_eng_emit(e, e->stdin_buf + e->stdin_pos % STDIO_BUF, 1, e->cur_site,
-                false);
-    e->out->lib_reads++;
-    ret[0].u = e->in_data[e->stdin_pos++];
+    cb_proc_emit(pr, pr->stdin_buf + pr->stdin_pos % STDIO_BUF, 1, pr->cur_site,
+                 false);
+    pr->out->lib_reads++;
+    ret[0].u = pr->in_data[pr->stdin_pos++];
     return CB_GO;
   }
   default:
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "library function #%u is not modelled", fn);
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "library function #%u is not modelled", fn);
   }
 }

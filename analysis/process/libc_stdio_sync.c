@@ -33,33 +33,35 @@
 
 #define IN_BLOCK 4096u
 
-static uint64_t rd64(cb_eng *e, uint64_t a) {
+static uint64_t rd64(cb_proc *pr, uint64_t a) {
   uint64_t v = 0;
-  cb_mem_read(&e->mem, a, &v, 8, NULL);
+  cb_mem_read(&pr->mem, a, &v, 8, NULL);
   return v;
 }
 
-static void wr64(cb_eng *e, uint64_t a, uint64_t v) {
-  cb_mem_write(&e->mem, a, &v, 8, NULL);
+static void wr64(cb_proc *pr, uint64_t a, uint64_t v) {
+  cb_mem_write(&pr->mem, a, &v, 8, NULL);
 }
 
-static uint64_t out_cap(const cb_eng *e) {
-  return e->stdout_cap ? e->stdout_cap : e->opt.stdout_is_tty ? 1024 : IN_BLOCK;
+static uint64_t out_cap(const cb_proc *pr) {
+  return pr->stdout_cap           ? pr->stdout_cap
+         : pr->opt->stdout_is_tty ? 1024
+                                  : IN_BLOCK;
 }
 
-static bool stream_pull(cb_eng *e, cb_stream *s) {
+static bool stream_pull(cb_proc *pr, cb_stream *s) {
   if (s->pub_rp) {
-    uint64_t p = rd64(e, s->fp + CB_F_READ_PTR);
+    uint64_t p = rd64(pr, s->fp + CB_F_READ_PTR);
     if (p > s->pub_rp && p <= s->buf + s->rlen) {
       s->rpos += p - s->pub_rp;
       s->pub_rp = p;
     }
   }
   if (s->pub_wp) {
-    uint64_t p = rd64(e, s->fp + CB_F_WRITE_PTR);
+    uint64_t p = rd64(pr, s->fp + CB_F_WRITE_PTR);
     if (p > s->pub_wp && p <= s->buf + s->bufsz) {
       uint64_t k = p - s->pub_wp;
-      if (!cb_eng_read(e, s->pub_wp, s->wcopy + s->wlen, (size_t)k))
+      if (!cb_proc_read(pr, s->pub_wp, s->wcopy + s->wlen, (size_t)k))
         return false;
       s->wlen += k;
       s->pub_wp = p;
@@ -68,7 +70,7 @@ static bool stream_pull(cb_eng *e, cb_stream *s) {
   return true;
 }
 
-static void stream_publish(cb_eng *e, cb_stream *s) {
+static void stream_publish(cb_proc *pr, cb_stream *s) {
   uint64_t rp = 0, re = 0, wp = 0, we = 0;
   if (s->buf && !s->npb) {
     if (s->wlen) {
@@ -81,75 +83,76 @@ static void stream_publish(cb_eng *e, cb_stream *s) {
   }
   if (rp == s->pub_rp && wp == s->pub_wp)
     return;
-  wr64(e, s->fp + CB_F_READ_PTR, rp);
-  wr64(e, s->fp + CB_F_READ_END, re);
-  wr64(e, s->fp + CB_F_WRITE_PTR, wp);
-  wr64(e, s->fp + CB_F_WRITE_END, we);
+  wr64(pr, s->fp + CB_F_READ_PTR, rp);
+  wr64(pr, s->fp + CB_F_READ_END, re);
+  wr64(pr, s->fp + CB_F_WRITE_PTR, wp);
+  wr64(pr, s->fp + CB_F_WRITE_END, we);
   s->pub_rp = rp;
   s->pub_wp = wp;
 }
 
-bool cb_stdio_pull(cb_eng *e) {
-  cb_files *f = e->files;
+bool cb_stdio_pull(cb_proc *pr) {
+  cb_files *f = pr->files;
   for (uint32_t i = 0; f && i < f->nst; i++)
-    if (!f->st[i].closed && !stream_pull(e, &f->st[i]))
+    if (!f->st[i].closed && !stream_pull(pr, &f->st[i]))
       return false;
-  if (e->stdin_pub) {
-    uint64_t p = rd64(e, e->file_stdin + CB_F_READ_PTR);
-    if (p > e->stdin_pub_ptr && p <= e->stdin_buf + IN_BLOCK) {
-      e->stdin_pos += p - e->stdin_pub_ptr;
-      e->stdin_pub_ptr = p;
+  if (pr->stdin_pub) {
+    uint64_t p = rd64(pr, pr->file_stdin + CB_F_READ_PTR);
+    if (p > pr->stdin_pub_ptr && p <= pr->stdin_buf + IN_BLOCK) {
+      pr->stdin_pos += p - pr->stdin_pub_ptr;
+      pr->stdin_pub_ptr = p;
     }
   }
-  if (e->stdout_pub) {
-    uint64_t p = rd64(e, e->file_stdout + CB_F_WRITE_PTR);
-    if (p > e->stdout_pub_ptr && p <= e->stdout_buf + out_cap(e)) {
-      size_t n = (size_t)(p - e->stdout_pub_ptr);
+  if (pr->stdout_pub) {
+    uint64_t p = rd64(pr, pr->file_stdout + CB_F_WRITE_PTR);
+    if (p > pr->stdout_pub_ptr && p <= pr->stdout_buf + out_cap(pr)) {
+      size_t n = (size_t)(p - pr->stdout_pub_ptr);
       char *b = malloc(n);
-      if (!b || !cb_eng_read(e, e->stdout_pub_ptr, b, n)) {
+      if (!b || !cb_proc_read(pr, pr->stdout_pub_ptr, b, n)) {
         free(b);
         return false;
       }
       /* the bytes are in the buffer already: only the text and the
        * position move */
-      cb_libc_put_stdout_text(e, b, n);
+      cb_libc_put_stdout_text(pr, b, n);
       free(b);
-      e->stdout_pub_ptr = p;
+      pr->stdout_pub_ptr = p;
     }
   }
   return true;
 }
 
-void cb_stdio_publish_streams(cb_eng *e) {
-  cb_files *f = e->files;
+void cb_stdio_publish_streams(cb_proc *pr) {
+  cb_files *f = pr->files;
   for (uint32_t i = 0; f && i < f->nst; i++)
     if (!f->st[i].closed)
-      stream_publish(e, &f->st[i]);
+      stream_publish(pr, &f->st[i]);
 }
 
-void cb_stdio_publish(cb_eng *e) {
-  cb_files *f = e->files;
-  if (e->stdin_buf && e->stdin_pos > 0) {
-    uint64_t pos = e->stdin_pos, blk = (pos - 1) / IN_BLOCK * IN_BLOCK;
-    uint64_t end = blk + IN_BLOCK < e->in_len ? blk + IN_BLOCK : e->in_len;
+void cb_stdio_publish(cb_proc *pr) {
+  cb_files *f = pr->files;
+  if (pr->stdin_buf && pr->stdin_pos > 0) {
+    uint64_t pos = pr->stdin_pos, blk = (pos - 1) / IN_BLOCK * IN_BLOCK;
+    uint64_t end = blk + IN_BLOCK < pr->in_len ? blk + IN_BLOCK : pr->in_len;
     if (end < pos)
       end = pos;
-    if (e->stdin_blk != blk + 1) {
+    if (pr->stdin_blk != blk + 1) {
       /* read(2) filled the buffer with this block */
-      if (end > blk && blk < e->in_len)
-        cb_mem_write(&e->mem, e->stdin_buf, e->in_data + blk,
-                     (size_t)((end < e->in_len ? end : e->in_len) - blk), NULL);
-      e->stdin_blk = blk + 1;
+      if (end > blk && blk < pr->in_len)
+        cb_mem_write(&pr->mem, pr->stdin_buf, pr->in_data + blk,
+                     (size_t)((end < pr->in_len ? end : pr->in_len) - blk),
+                     NULL);
+      pr->stdin_blk = blk + 1;
     }
-    uint64_t b = e->stdin_buf, rp = b + (pos - blk);
+    uint64_t b = pr->stdin_buf, rp = b + (pos - blk);
     bool pushed = f && f->stdin_npb;
-    wr64(e, e->file_stdin + CB_F_READ_PTR, rp);
-    wr64(e, e->file_stdin + CB_F_READ_END, pushed ? rp : b + (end - blk));
-    wr64(e, e->file_stdin + CB_F_READ_BASE, b);
-    wr64(e, e->file_stdin + CB_F_BUF_BASE, b);
-    wr64(e, e->file_stdin + CB_F_BUF_END, b + IN_BLOCK);
-    e->stdin_pub = true;
-    e->stdin_pub_ptr = rp;
+    wr64(pr, pr->file_stdin + CB_F_READ_PTR, rp);
+    wr64(pr, pr->file_stdin + CB_F_READ_END, pushed ? rp : b + (end - blk));
+    wr64(pr, pr->file_stdin + CB_F_READ_BASE, b);
+    wr64(pr, pr->file_stdin + CB_F_BUF_BASE, b);
+    wr64(pr, pr->file_stdin + CB_F_BUF_END, b + IN_BLOCK);
+    pr->stdin_pub = true;
+    pr->stdin_pub_ptr = rp;
   }
   /* _flags as glibc's stdin and stdout hold them (0xfbad2088 and
    * 0xfbad2884 once used: _IO_IS_FILEBUF, _IO_LINKED, no writes / no
@@ -161,23 +164,23 @@ void cb_stdio_publish(cb_eng *e) {
   if (f && f->stdin_err)
     fl |= CB_IO_ERR_SEEN;
   /* a stream fclose closed keeps the fields it left (libc_stdstream.c) */
-  if (!(e->std_closed & 1))
-    cb_mem_write(&e->mem, e->file_stdin + CB_F_FLAGS, &fl, 4, NULL);
-  fl = CB_IO_MAGIC | 0x2084u | (e->stdout_buf ? 0x800u : 0);
+  if (!(pr->std_closed & 1))
+    cb_mem_write(&pr->mem, pr->file_stdin + CB_F_FLAGS, &fl, 4, NULL);
+  fl = CB_IO_MAGIC | 0x2084u | (pr->stdout_buf ? 0x800u : 0);
   if (f && f->stdout_err)
     fl |= CB_IO_ERR_SEEN;
-  if (!(e->std_closed & 2))
-    cb_mem_write(&e->mem, e->file_stdout + CB_F_FLAGS, &fl, 4, NULL);
-  if (e->stdout_buf) {
-    uint64_t cap = out_cap(e), b = e->stdout_buf;
-    uint64_t wp = b + e->stdout_pos % cap;
-    bool every = e->opt.stdout_is_tty || e->stdout_unbuf;
-    wr64(e, e->file_stdout + CB_F_WRITE_BASE, b);
-    wr64(e, e->file_stdout + CB_F_WRITE_PTR, wp);
-    wr64(e, e->file_stdout + CB_F_WRITE_END, every ? wp : b + cap);
-    wr64(e, e->file_stdout + CB_F_BUF_BASE, b);
-    wr64(e, e->file_stdout + CB_F_BUF_END, b + cap);
-    e->stdout_pub = true;
-    e->stdout_pub_ptr = wp;
+  if (!(pr->std_closed & 2))
+    cb_mem_write(&pr->mem, pr->file_stdout + CB_F_FLAGS, &fl, 4, NULL);
+  if (pr->stdout_buf) {
+    uint64_t cap = out_cap(pr), b = pr->stdout_buf;
+    uint64_t wp = b + pr->stdout_pos % cap;
+    bool every = pr->opt->stdout_is_tty || pr->stdout_unbuf;
+    wr64(pr, pr->file_stdout + CB_F_WRITE_BASE, b);
+    wr64(pr, pr->file_stdout + CB_F_WRITE_PTR, wp);
+    wr64(pr, pr->file_stdout + CB_F_WRITE_END, every ? wp : b + cap);
+    wr64(pr, pr->file_stdout + CB_F_BUF_BASE, b);
+    wr64(pr, pr->file_stdout + CB_F_BUF_END, b + cap);
+    pr->stdout_pub = true;
+    pr->stdout_pub_ptr = wp;
   }
 }

@@ -10,7 +10,7 @@
  * libc_stdin_traffic.c's. The
  * text's bytes go where libc_stdio.c put them; its own approximate
  * traffic for the format and the buffer is left out while the call runs
- * (cb_eng's lib_mute) and replaced by this. Rows measured with lackey
+ * (cb_proc's lib_mute) and replaced by this. Rows measured with lackey
  * (tools/probe/libtrace.py, docs/process-model.md section 9). Not
  * modelled: the buffer's flush when it fills (write(2)'s path), other
  * streams, the v* and s*printf forms (their text's traffic only). */
@@ -94,14 +94,14 @@ static void xsputn(pf *s, uint64_t B, uint64_t src, uint64_t n) {
   if (s->setup) {
     s->setup = false;
     ROWS(s, t_stdout_setup, B, 0);
-    cb_libc_heap_traffic(m->e, CB_LIBC_MALLOC, B - 0x140, 0, s->buf, false);
+    cb_libc_heap_traffic(m->pr, CB_LIBC_MALLOC, B - 0x140, 0, s->buf, false);
     RD(B - 0x148, 8); /* malloc's `ret` */
   }
   WR(B - 0x48, 8);
   RD(m->libc + L_GOTPLT + 0x40, 8);
   while (n && s->buf) {
     uint64_t at = s->pos % s->cap, k = n < s->cap - at ? n : s->cap - at;
-    cb_eng_memcpy_traffic(m->e, s->buf + at, src, k);
+    cb_proc_memcpy_traffic(m->pr, s->buf + at, src, k);
     s->pos += k;
     src += k;
     n -= k;
@@ -138,7 +138,7 @@ static void fp_char(pf *s) {
   if (s->setup) {
     s->setup = false;
     ROWS(s, t_fp_overflow, s->C, 0);
-    cb_libc_heap_traffic(s->m->e, CB_LIBC_MALLOC, s->C - 0x950, 0, s->buf,
+    cb_libc_heap_traffic(s->m->pr, CB_LIBC_MALLOC, s->C - 0x950, 0, s->buf,
                          false);
     cb_lt_acc(s->m, s->C - 0x958, 8, false); /* malloc's `ret` */
     ROWS(s, t_fp_overflow_end, s->C, 0);
@@ -292,10 +292,10 @@ static int conv_len(const char *spec, size_t len, char conv, cb_value v,
 static void do_printf(pf *s, const cb_value *a, const uint8_t *ty, uint32_t n,
                       uint32_t fi) {
   cb_lt *m = s->m;
-  cb_eng *e = m->e;
+  cb_proc *pr = m->pr;
   uint64_t C = s->C, B = C - 0x620; /* _IO_file_xsputn's frame base */
   size_t flen;
-  char *f = cb_eng_read_str(e, a[fi].u, MAX_STR, &flen);
+  char *f = cb_proc_read_str(pr, a[fi].u, MAX_STR, &flen);
   if (!f)
     return;
   s->fmt = a[fi].u;
@@ -372,7 +372,7 @@ static void do_printf(pf *s, const cb_value *a, const uint8_t *ty, uint32_t n,
       bool isfp = strchr("fFeEgGaA", conv) != NULL;
       next_arg(s, isfp, isfp || wide ? 8 : 4);
       if (conv == 's' && v.u)
-        str = cb_eng_read_str(e, v.u, MAX_STR, &slen);
+        str = cb_proc_read_str(pr, v.u, MAX_STR, &slen);
     }
     char text[512] = "";
     int len =
@@ -470,7 +470,7 @@ static void do_printf(pf *s, const cb_value *a, const uint8_t *ty, uint32_t n,
 static void do_puts(pf *s, uint64_t str) {
   cb_lt *m = s->m;
   size_t len;
-  char *t = cb_eng_read_str(m->e, str, MAX_STR, &len);
+  char *t = cb_proc_read_str(m->pr, str, MAX_STR, &len);
   if (!t)
     return;
   free(t);
@@ -492,7 +492,7 @@ static void do_putc(pf *s) {
      * base approximated by putc's) */
     s->setup = false;
     ROWS(s, t_stdout_setup, s->C - 0x20, 0);
-    cb_libc_heap_traffic(s->m->e, CB_LIBC_MALLOC, s->C - 0x160, 0, s->buf,
+    cb_libc_heap_traffic(s->m->pr, CB_LIBC_MALLOC, s->C - 0x160, 0, s->buf,
                          false);
   }
   put_byte(s);
@@ -510,14 +510,14 @@ static void do_fwrite(pf *s, uint64_t buf, uint64_t bytes) {
   ROWS(s, t_fwrite_exit, s->C, 0);
 }
 
-bool cb_libc_stdio_traffic_begin(cb_eng *e, uint32_t fn, const cb_value *a,
+bool cb_libc_stdio_traffic_begin(cb_proc *pr, uint32_t fn, const cb_value *a,
                                  cb_stdio_mark *mk) {
   bool to_stdout;
   /* getc and fwrite themselves: their unlocked forms and __uflow have
    * other frames (not measured) */
   if (fn == CB_LIBC_GETC)
-    return e->lib_called == CB_LIBC_GETC && a[0].u == e->file_stdin &&
-           cb_libc_stdin_traffic_begin(e, mk);
+    return pr->lib_called == CB_LIBC_GETC && a[0].u == pr->file_stdin &&
+           cb_libc_stdin_traffic_begin(pr, mk);
   switch ((cb_libfn)fn) {
   case CB_LIBC_PRINTF:
   case CB_LIBC_PUTS:
@@ -525,52 +525,52 @@ bool cb_libc_stdio_traffic_begin(cb_eng *e, uint32_t fn, const cb_value *a,
     to_stdout = true;
     break;
   case CB_LIBC_FPRINTF:
-    to_stdout = a[0].u == e->file_stdout;
+    to_stdout = a[0].u == pr->file_stdout;
     break;
   case CB_LIBC_PUTC:
   case CB_LIBC_FPUTC:
-    to_stdout = a[1].u == e->file_stdout;
+    to_stdout = a[1].u == pr->file_stdout;
     break;
   case CB_LIBC_FWRITE:
-    to_stdout = a[3].u == e->file_stdout && e->lib_called == CB_LIBC_FWRITE;
+    to_stdout = a[3].u == pr->file_stdout && pr->lib_called == CB_LIBC_FWRITE;
     break;
   default:
     to_stdout = false;
   }
-  if (!to_stdout || e->opt.stdout_is_tty)
+  if (!to_stdout || pr->opt->stdout_is_tty)
     return false;
-  mk->first = !e->stdout_buf;
-  mk->pos = e->stdout_pos;
-  mk->C = cb_libc_caller_sp(e);
+  mk->first = !pr->stdout_buf;
+  mk->pos = pr->stdout_pos;
+  mk->C = cb_libc_caller_sp(pr);
   /* libc_stdio.c's reads of the format and writes into the buffer are
    * replaced by the traffic below */
-  e->lib_mute_stdout = true;
+  pr->lib_mute_stdout = true;
   if (fn == CB_LIBC_PRINTF || fn == CB_LIBC_FPRINTF) {
     uint64_t fmt = a[fn == CB_LIBC_PRINTF ? 0 : 1].u;
     size_t len;
-    char *f = cb_eng_read_str(e, fmt, MAX_STR, &len);
+    char *f = cb_proc_read_str(pr, fmt, MAX_STR, &len);
     if (f) {
-      e->lib_mute_lo = fmt;
-      e->lib_mute_hi = fmt + len + 1;
+      pr->lib_mute_lo = fmt;
+      pr->lib_mute_hi = fmt + len + 1;
       free(f);
     }
   }
   return true;
 }
 
-void cb_libc_stdio_traffic_end(cb_eng *e, uint32_t fn, const cb_value *a,
+void cb_libc_stdio_traffic_end(cb_proc *pr, uint32_t fn, const cb_value *a,
                                const uint8_t *ty, uint32_t n,
                                const cb_stdio_mark *mk, cb_stop st) {
   if (fn == CB_LIBC_GETC) {
-    cb_libc_stdin_traffic_end(e, mk, st);
+    cb_libc_stdin_traffic_end(pr, mk, st);
     return;
   }
-  e->lib_mute_stdout = false;
-  e->lib_mute_lo = e->lib_mute_hi = 0;
+  pr->lib_mute_stdout = false;
+  pr->lib_mute_lo = pr->lib_mute_hi = 0;
   cb_lt m;
-  if (st != CB_GO || !mk->C || !cb_lt_init(&m, e))
+  if (st != CB_GO || !mk->C || !cb_lt_init(&m, pr))
     return;
-  pf s = {&m, mk->C, e->stdout_buf, 4096, mk->pos, mk->first, 0, 0, 0, 0};
+  pf s = {&m, mk->C, pr->stdout_buf, 4096, mk->pos, mk->first, 0, 0, 0, 0};
   switch ((cb_libfn)fn) {
   case CB_LIBC_PRINTF:
     do_printf(&s, a, ty, n, 0);

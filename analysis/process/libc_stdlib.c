@@ -18,14 +18,14 @@
 
 /* ---- bsearch ---- */
 
-static cb_stop do_bsearch(cb_eng *e, const cb_value *a, cb_value *ret) {
+static cb_stop do_bsearch(cb_proc *pr, const cb_value *a, cb_value *ret) {
   uint64_t key = a[0].u, base = a[1].u, n = a[2].u, size = a[3].u;
-  uint32_t f = cb_eng_function_at(e, a[4].u);
+  uint32_t f = cb_host_function_at(pr, a[4].u);
   if (f == CB_NONE)
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "bsearch with a comparator (0x%llx) that is no "
-                       "function of the program",
-                       (unsigned long long)a[4].u);
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "bsearch with a comparator (0x%llx) that is no "
+                        "function of the program",
+                        (unsigned long long)a[4].u);
   uint64_t l = 0, u = n;
   ret[0].u = 0;
   while (l < u) {
@@ -33,9 +33,9 @@ static cb_stop do_bsearch(cb_eng *e, const cb_value *a, cb_value *ret) {
     cb_value args[2], r[4] = {{0}};
     args[0].u = key;
     args[1].u = p;
-    uint32_t keep = e->cur_site;
-    cb_stop st = cb_eng_call_function(e, f, args, 2, r);
-    e->cur_site = keep;
+    uint32_t keep = pr->cur_site;
+    cb_stop st = cb_host_call(pr, f, args, 2, r);
+    pr->cur_site = keep;
     if (st != CB_GO)
       return st;
     int32_t c = (int32_t)(uint32_t)r[0].u;
@@ -53,32 +53,32 @@ static cb_stop do_bsearch(cb_eng *e, const cb_value *a, cb_value *ret) {
 
 /* ---- getenv ---- */
 
-static cb_stop do_getenv(cb_eng *e, const cb_value *a, cb_value *ret) {
+static cb_stop do_getenv(cb_proc *pr, const cb_value *a, cb_value *ret) {
   size_t len;
-  char *name = cb_eng_read_str(e, a[0].u, MAX_STR, &len);
+  char *name = cb_proc_read_str(pr, a[0].u, MAX_STR, &len);
   if (!name)
     return CB_FAIL;
-  cb_libc_scan(e, a[0].u, len + 1);
+  cb_libc_scan(pr, a[0].u, len + 1);
   ret[0].u = 0;
-  for (uint64_t i = 0; e->envp_at && len; i++) {
-    uint64_t ep = e->envp_at + 8 * i, s;
-    if (!cb_eng_read(e, ep, &s, 8)) {
+  for (uint64_t i = 0; pr->envp_at && len; i++) {
+    uint64_t ep = pr->envp_at + 8 * i, s;
+    if (!cb_proc_read(pr, ep, &s, 8)) {
       free(name);
       return CB_FAIL;
     }
-    cb_libc_acc(e, ep, 8, false);
+    cb_libc_acc(pr, ep, 8, false);
     if (!s)
       break;
     size_t sl;
-    char *str = cb_eng_read_str(e, s, MAX_STR, &sl);
+    char *str = cb_proc_read_str(pr, s, MAX_STR, &sl);
     if (!str) {
       free(name);
       return CB_FAIL;
     }
-    cb_libc_acc(e, s, len > 1 ? 2 : 1, false);
+    cb_libc_acc(pr, s, len > 1 ? 2 : 1, false);
     bool hit = sl > len && !strncmp(str, name, len) && str[len] == '=';
     if (len > 1 && sl >= 2 && !memcmp(str, name, 2))
-      cb_libc_scan(e, s + 2, len - 1); /* strncmp of the rest, the '=' */
+      cb_libc_scan(pr, s + 2, len - 1); /* strncmp of the rest, the '=' */
     free(str);
     if (hit) {
       ret[0].u = s + len + 1;
@@ -89,13 +89,13 @@ static cb_stop do_getenv(cb_eng *e, const cb_value *a, cb_value *ret) {
   return CB_GO;
 }
 
-cb_stop cb_libc_stdlib_call(cb_eng *e, uint32_t fn, const cb_value *a,
+cb_stop cb_libc_stdlib_call(cb_proc *pr, uint32_t fn, const cb_value *a,
                             const uint8_t *ty, uint32_t n, cb_value *ret) {
   (void)ty;
   (void)n;
   switch ((cb_libfn)fn) {
   case CB_LIBC_BSEARCH:
-    return do_bsearch(e, a, ret);
+    return do_bsearch(pr, a, ret);
   case CB_LIBC_LLABS:
     ret[0].u = a[0].s < 0 ? 0 - a[0].u : a[0].u;
     return CB_GO;
@@ -116,19 +116,19 @@ cb_stop cb_libc_stdlib_call(cb_eng *e, uint32_t fn, const cb_value *a,
     ret[1].s = a[0].s % a[1].s;
     return CB_GO;
   case CB_LIBC_GETENV:
-    return do_getenv(e, a, ret);
+    return do_getenv(pr, a, ret);
   case CB_LIBC_STRTOIMAX:
   case CB_LIBC_STRTOUMAX:
     /* intmax_t is long: strtol's and strtoul's model */
     return cb_libc_call(
-        e, fn == CB_LIBC_STRTOIMAX ? CB_LIBC_STRTOL : CB_LIBC_STRTOUL, a, ty, n,
-        ret);
+        pr, fn == CB_LIBC_STRTOIMAX ? CB_LIBC_STRTOL : CB_LIBC_STRTOUL, a, ty,
+        n, ret);
   default:
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "library function #%u is not modelled", fn);
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "library function #%u is not modelled", fn);
   }
-  return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                     "%s by zero (or of the most negative value by -1): "
-                     "the real run dies of SIGFPE",
-                     fn == CB_LIBC_DIV ? "div" : "ldiv/lldiv");
+  return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                      "%s by zero (or of the most negative value by -1): "
+                      "the real run dies of SIGFPE",
+                      fn == CB_LIBC_DIV ? "div" : "ldiv/lldiv");
 }

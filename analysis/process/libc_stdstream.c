@@ -51,20 +51,21 @@ static void rows(cb_lt *m, const lt_acc *t, size_t n, uint64_t C) {
 
 #define ROWS(m, t, C) rows(m, t, sizeof t / sizeof t[0], C)
 
-static unsigned std_bit(const cb_eng *e, uint64_t fp) {
-  return fp == e->file_stdin    ? IN
-         : fp == e->file_stdout ? OUT
-         : fp == e->file_stderr ? ERR
-                                : 0;
+static unsigned std_bit(const cb_proc *pr, uint64_t fp) {
+  return fp == pr->file_stdin    ? IN
+         : fp == pr->file_stdout ? OUT
+         : fp == pr->file_stderr ? ERR
+                                 : 0;
 }
 
-static cb_stop refuse(cb_eng *e, const char *what) {
-  return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "%s is not modelled", what);
+static cb_stop refuse(cb_proc *pr, const char *what) {
+  return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site, "%s is not modelled",
+                      what);
 }
 
-bool cb_libc_std_closed_use(cb_eng *e, uint32_t fn, const cb_value *a,
+bool cb_libc_std_closed_use(cb_proc *pr, uint32_t fn, const cb_value *a,
                             uint32_t n) {
-  unsigned c = e->std_closed;
+  unsigned c = pr->std_closed;
   switch ((cb_libfn)fn) {
   case CB_LIBC_PRINTF:
   case CB_LIBC_VPRINTF:
@@ -91,7 +92,7 @@ bool cb_libc_std_closed_use(cb_eng *e, uint32_t fn, const cb_value *a,
     break;
   }
   for (uint32_t i = 0; i < n; i++)
-    if (a[i].u && (std_bit(e, a[i].u) & c))
+    if (a[i].u && (std_bit(pr, a[i].u) & c))
       return true;
   return false;
 }
@@ -99,19 +100,19 @@ bool cb_libc_std_closed_use(cb_eng *e, uint32_t fn, const cb_value *a,
 /* _IO_un_link's walk: _IO_list_all holds the streams fopen opened, the
  * last first, then stderr, stdout and stdin; each _chain up to fp's is
  * read, fp's too, and the one before it (or _IO_list_all) written */
-static void unlink_walk(cb_eng *e, cb_lt *m, uint64_t fp) {
+static void unlink_walk(cb_proc *pr, cb_lt *m, uint64_t fp) {
   uint64_t list[CB_MAX_FDS + 3];
   size_t k = 0;
-  const cb_files *f = e->files;
+  const cb_files *f = pr->files;
   for (uint32_t i = f ? f->nst : 0; i-- > 0 && k < CB_MAX_FDS;)
     if (!f->st[i].closed)
       list[k++] = f->st[i].fp;
-  if (!(e->std_closed & ERR))
-    list[k++] = e->file_stderr;
-  if (!(e->std_closed & OUT))
-    list[k++] = e->file_stdout;
-  if (!(e->std_closed & IN))
-    list[k++] = e->file_stdin;
+  if (!(pr->std_closed & ERR))
+    list[k++] = pr->file_stderr;
+  if (!(pr->std_closed & OUT))
+    list[k++] = pr->file_stdout;
+  if (!(pr->std_closed & IN))
+    list[k++] = pr->file_stdin;
   size_t at = 0;
   while (at < k && list[at] != fp)
     at++;
@@ -122,199 +123,199 @@ static void unlink_walk(cb_eng *e, cb_lt *m, uint64_t fp) {
 }
 
 /* glibc's FILE after _IO_file_close_it: no buffer, no descriptor */
-static void write_closed(cb_eng *e, uint64_t fp) {
+static void write_closed(cb_proc *pr, uint64_t fp) {
   uint32_t fl = CLOSED_FLAGS;
-  cb_mem_write(&e->mem, fp + CB_F_FLAGS, &fl, 4, NULL);
+  cb_mem_write(&pr->mem, fp + CB_F_FLAGS, &fl, 4, NULL);
   uint64_t z = 0;
   for (uint32_t o = CB_F_READ_PTR; o <= CB_F_BUF_END; o += 8)
-    cb_mem_write(&e->mem, fp + o, &z, 8, NULL);
+    cb_mem_write(&pr->mem, fp + o, &z, 8, NULL);
   int32_t no = -1;
-  cb_mem_write(&e->mem, fp + CB_F_FILENO, &no, 4, NULL);
+  cb_mem_write(&pr->mem, fp + CB_F_FILENO, &no, 4, NULL);
   int64_t off = -1;
-  cb_mem_write(&e->mem, fp + CB_F_OFFSET, &off, 8, NULL);
+  cb_mem_write(&pr->mem, fp + CB_F_OFFSET, &off, 8, NULL);
 }
 
 /* _IO_setb's free of glibc's buffer (C: free's, below the caller's) */
-static void free_buf(cb_eng *e, uint64_t C, uint64_t buf) {
-  cb_heap_free(e->heap, buf);
-  cb_libc_heap_traffic(e, CB_LIBC_FREE, C, buf, 0, false);
+static void free_buf(cb_proc *pr, uint64_t C, uint64_t buf) {
+  cb_heap_free(pr->heap, buf);
+  cb_libc_heap_traffic(pr, CB_LIBC_FREE, C, buf, 0, false);
 }
 
-static bool stdout_plain(const cb_eng *e) {
-  return e->stdout_buf && !e->stdout_cap && !e->stdout_unbuf &&
-         !e->opt.stdout_is_tty;
+static bool stdout_plain(const cb_proc *pr) {
+  return pr->stdout_buf && !pr->stdout_cap && !pr->stdout_unbuf &&
+         !pr->opt->stdout_is_tty;
 }
 
-static bool stdout_pending(const cb_eng *e) {
-  return e->stdout_pos % 4096 != 0;
+static bool stdout_pending(const cb_proc *pr) {
+  return pr->stdout_pos % 4096 != 0;
 }
 
-static cb_stop std_fclose(cb_eng *e, uint64_t fp, cb_value *ret) {
-  cb_files *f = e->files;
-  unsigned bit = std_bit(e, fp);
-  if (e->std_closed & bit)
-    return refuse(e, "fclose of a standard stream closed before");
-  uint64_t C = cb_libc_caller_sp(e);
+static cb_stop std_fclose(cb_proc *pr, uint64_t fp, cb_value *ret) {
+  cb_files *f = pr->files;
+  unsigned bit = std_bit(pr, fp);
+  if (pr->std_closed & bit)
+    return refuse(pr, "fclose of a standard stream closed before");
+  uint64_t C = cb_libc_caller_sp(pr);
   cb_lt m;
-  bool tr = C && cb_lt_init(&m, e);
+  bool tr = C && cb_lt_init(&m, pr);
   if (bit == IN) {
-    if (!e->stdin_buf)
-      return refuse(e, "fclose(stdin) before any input from it");
+    if (!pr->stdin_buf)
+      return refuse(pr, "fclose(stdin) before any input from it");
     if (f->stdin_npb || f->stdin_backup)
-      return refuse(e, "fclose(stdin) with ungetc's backup area");
+      return refuse(pr, "fclose(stdin) with ungetc's backup area");
     if (tr) {
       ROWS(&m, t_fclose_in_head, C);
-      unlink_walk(e, &m, fp);
+      unlink_walk(pr, &m, fp);
       ROWS(&m, t_fclose_in_mid, C);
     }
-    free_buf(e, C - FCLOSE_IN_FREE_C, e->stdin_buf);
+    free_buf(pr, C - FCLOSE_IN_FREE_C, pr->stdin_buf);
     if (tr)
       ROWS(&m, t_fclose_in_tail, C);
-    e->stdin_buf = 0;
-    e->stdin_pub = false;
+    pr->stdin_buf = 0;
+    pr->stdin_pub = false;
   } else if (bit == OUT) {
-    if (!stdout_plain(e))
-      return refuse(e, "fclose(stdout) before any output, or with a "
-                       "buffer from setvbuf, or on a terminal,");
-    bool pending = stdout_pending(e);
+    if (!stdout_plain(pr))
+      return refuse(pr, "fclose(stdout) before any output, or with a "
+                        "buffer from setvbuf, or on a terminal,");
+    bool pending = stdout_pending(pr);
     if (tr) {
       if (pending) {
         ROWS(&m, t_fclose_out_pending_head, C);
-        unlink_walk(e, &m, fp);
+        unlink_walk(pr, &m, fp);
         ROWS(&m, t_fclose_out_pending_mid, C);
       } else {
         ROWS(&m, t_fclose_out_flushed_head, C);
-        unlink_walk(e, &m, fp);
+        unlink_walk(pr, &m, fp);
         ROWS(&m, t_fclose_out_flushed_mid, C);
       }
     }
     /* _IO_do_flush: what waits reaches fd 1 */
-    e->stdout_sent = e->out_text.n;
-    e->stdout_flushed = true;
+    pr->stdout_sent = pr->out_text.n;
+    pr->stdout_flushed = true;
     free_buf(
-        e,
+        pr,
         C - (pending ? FCLOSE_OUT_PENDING_FREE_C : FCLOSE_OUT_FLUSHED_FREE_C),
-        e->stdout_buf);
+        pr->stdout_buf);
     if (tr) {
       if (pending)
         ROWS(&m, t_fclose_out_pending_tail, C);
       else
         ROWS(&m, t_fclose_out_flushed_tail, C);
     }
-    e->stdout_buf = 0;
-    e->stdout_pub = false;
+    pr->stdout_buf = 0;
+    pr->stdout_pub = false;
   } else {
     /* stderr is unbuffered: no buffer to free; one written through
      * stdio is flushed first (nothing waits) */
     if (tr && f->stderr_oriented) {
       ROWS(&m, t_fclose_err_head, C);
-      unlink_walk(e, &m, fp);
+      unlink_walk(pr, &m, fp);
       ROWS(&m, t_fclose_err_tail, C);
     } else if (tr) {
       ROWS(&m, t_fclose_err_unused_head, C);
-      unlink_walk(e, &m, fp);
+      unlink_walk(pr, &m, fp);
       ROWS(&m, t_fclose_err_unused_tail, C);
     }
   }
   int fd = bit == IN ? 0 : bit == OUT ? 1 : 2;
   if (f->fd[fd] != CB_FD_FREE)
-    cb_fd_close(e, fd);
-  e->std_closed |= bit;
-  write_closed(e, fp);
+    cb_fd_close(pr, fd);
+  pr->std_closed |= bit;
+  write_closed(pr, fp);
   ret[0].u = 0;
   return CB_GO;
 }
 
-static cb_stop std_rewind(cb_eng *e, uint64_t fp) {
-  cb_files *f = e->files;
-  if (fp != e->file_stdin)
-    return refuse(e, "rewind of stdout or stderr");
-  if (!e->stdin_buf)
-    return refuse(e, "rewind(stdin) before any input from it");
+static cb_stop std_rewind(cb_proc *pr, uint64_t fp) {
+  cb_files *f = pr->files;
+  if (fp != pr->file_stdin)
+    return refuse(pr, "rewind of stdout or stderr");
+  if (!pr->stdin_buf)
+    return refuse(pr, "rewind(stdin) before any input from it");
   if (f->stdin_npb || f->stdin_backup)
-    return refuse(e, "rewind(stdin) with ungetc's backup area");
+    return refuse(pr, "rewind(stdin) with ungetc's backup area");
   /* _IO_new_file_seekoff: with _offset known (a rewind before, no end
    * read since) a target inside the buffer only moves read_ptr; else
    * lseek(0, 0, SEEK_SET) and the buffer emptied */
   bool known = f->stdin_off_known && !f->stdin_eof;
-  bool in_buf = known && e->stdin_pos > 0 && e->stdin_pos <= 4096;
-  if (known && !in_buf && e->stdin_pos > 0)
-    return refuse(e, "rewind(stdin) from past its first block after an "
-                     "earlier rewind");
-  uint64_t C = cb_libc_caller_sp(e);
+  bool in_buf = known && pr->stdin_pos > 0 && pr->stdin_pos <= 4096;
+  if (known && !in_buf && pr->stdin_pos > 0)
+    return refuse(pr, "rewind(stdin) from past its first block after an "
+                      "earlier rewind");
+  uint64_t C = cb_libc_caller_sp(pr);
   cb_lt m;
-  if (C && cb_lt_init(&m, e)) {
+  if (C && cb_lt_init(&m, pr)) {
     if (in_buf)
       ROWS(&m, t_rewind_in_buf, C);
     else
       ROWS(&m, t_rewind_in, C);
   }
   /* rewind clears the end and error flags */
-  e->stdin_pos = 0;
+  pr->stdin_pos = 0;
   f->stdin_kpos = in_buf ? 4096 : 0;
   f->stdin_eof = f->stdin_err = false;
   f->stdin_off_known = true;
   f->stdin_hold0 = in_buf;
-  uint64_t b = e->stdin_buf;
+  uint64_t b = pr->stdin_buf;
   if (in_buf) {
     /* block 0 stays: read_ptr at its start */
-    cb_mem_write(&e->mem, fp + CB_F_READ_PTR, &b, 8, NULL);
-    e->stdin_pub = true;
-    e->stdin_pub_ptr = b;
+    cb_mem_write(&pr->mem, fp + CB_F_READ_PTR, &b, 8, NULL);
+    pr->stdin_pub = true;
+    pr->stdin_pub_ptr = b;
     return CB_GO;
   }
-  e->stdin_blk = 0;
-  e->stdin_pub = false;
+  pr->stdin_blk = 0;
+  pr->stdin_pub = false;
   for (uint32_t o = CB_F_READ_PTR; o <= CB_F_WRITE_END; o += 8)
-    cb_mem_write(&e->mem, fp + o, &b, 8, NULL);
+    cb_mem_write(&pr->mem, fp + o, &b, 8, NULL);
   int64_t off = 0;
-  cb_mem_write(&e->mem, fp + CB_F_OFFSET, &off, 8, NULL);
+  cb_mem_write(&pr->mem, fp + CB_F_OFFSET, &off, 8, NULL);
   return CB_GO;
 }
 
-static cb_stop std_ftell(cb_eng *e, uint64_t fp, cb_value *ret) {
-  cb_files *f = e->files;
-  uint64_t C = cb_libc_caller_sp(e);
+static cb_stop std_ftell(cb_proc *pr, uint64_t fp, cb_value *ret) {
+  cb_files *f = pr->files;
+  uint64_t C = cb_libc_caller_sp(pr);
   cb_lt m;
-  bool tr = C && cb_lt_init(&m, e);
-  if (fp == e->file_stdin) {
-    if (!e->stdin_buf)
-      return refuse(e, "ftell(stdin) before any input from it");
+  bool tr = C && cb_lt_init(&m, pr);
+  if (fp == pr->file_stdin) {
+    if (!pr->stdin_buf)
+      return refuse(pr, "ftell(stdin) before any input from it");
     if (f->stdin_npb || f->stdin_backup)
-      return refuse(e, "ftell(stdin) with ungetc's backup area");
+      return refuse(pr, "ftell(stdin) with ungetc's backup area");
     if (tr)
       ROWS(&m, t_ftell_in, C);
-    ret[0].u = e->stdin_pos;
+    ret[0].u = pr->stdin_pos;
     return CB_GO;
   }
-  if (fp == e->file_stdout) {
-    if (!stdout_plain(e))
-      return refuse(e, "ftell(stdout) before any output, or with a buffer "
-                       "from setvbuf, or on a terminal,");
+  if (fp == pr->file_stdout) {
+    if (!stdout_plain(pr))
+      return refuse(pr, "ftell(stdout) before any output, or with a buffer "
+                        "from setvbuf, or on a terminal,");
     if (tr) {
-      if (stdout_pending(e))
+      if (stdout_pending(pr))
         ROWS(&m, t_ftell_out_pending, C);
       else
         ROWS(&m, t_ftell_out_flushed, C);
     }
-    ret[0].u = e->out_text.n;
+    ret[0].u = pr->out_text.n;
     return CB_GO;
   }
-  return refuse(e, "ftell(stderr)");
+  return refuse(pr, "ftell(stderr)");
 }
 
-cb_stop cb_libc_std_call(cb_eng *e, uint32_t fn, const cb_value *a,
+cb_stop cb_libc_std_call(cb_proc *pr, uint32_t fn, const cb_value *a,
                          cb_value *ret) {
   switch ((cb_libfn)fn) {
   case CB_LIBC_FCLOSE:
-    return std_fclose(e, a[0].u, ret);
+    return std_fclose(pr, a[0].u, ret);
   case CB_LIBC_REWIND:
-    return std_rewind(e, a[0].u);
+    return std_rewind(pr, a[0].u);
   case CB_LIBC_FTELL:
   case CB_LIBC_FTELLO:
-    return std_ftell(e, a[0].u, ret);
+    return std_ftell(pr, a[0].u, ret);
   default:
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "library function #%u is not modelled", fn);
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "library function #%u is not modelled", fn);
   }
 }

@@ -36,7 +36,7 @@
 #define TOLOWER_0 0x17d4c0ull /* _nl_C_LC_CTYPE_tolower's entry for 0 */
 
 typedef struct sc {
-  cb_eng *e;
+  cb_proc *pr;
   uint64_t a, b; /* the string loaded first (rdi) and second (rsi) */
   uint64_t k;
   uint64_t n;     /* loads emitted */
@@ -44,7 +44,7 @@ typedef struct sc {
 } sc;
 
 static void ld(sc *c, uint64_t addr, uint32_t size) {
-  cb_eng_emit(c->e, addr, size, c->e->cur_site, false);
+  cb_proc_emit(c->pr, addr, size, c->pr->cur_site, false);
   c->n++;
 }
 
@@ -53,8 +53,8 @@ static void lower2(sc *c, uint64_t i) {
   if (!c->lower)
     return;
   uint8_t x = 0, y = 0;
-  cb_mem_read(&c->e->mem, c->a + i, &x, 1, NULL);
-  cb_mem_read(&c->e->mem, c->b + i, &y, 1, NULL);
+  cb_mem_read(&c->pr->mem, c->a + i, &x, 1, NULL);
+  cb_mem_read(&c->pr->mem, c->b + i, &y, 1, NULL);
   ld(c, c->lower + 4 * (uint64_t)x, 4);
   ld(c, c->lower + 4 * (uint64_t)y, 4);
 }
@@ -186,9 +186,9 @@ static void cross_entry(sc *c, uint64_t off) {
   block_loop(c, j + w - 128);
 }
 
-static uint64_t strcmp_paths(cb_eng *e, uint64_t s, uint64_t t, uint64_t k,
+static uint64_t strcmp_paths(cb_proc *pr, uint64_t s, uint64_t t, uint64_t k,
                              uint64_t lower) {
-  sc c = {e, s, t, k, 0, lower};
+  sc c = {pr, s, t, k, 0, lower};
   uint64_t os = s & 0xfff, ot = t & 0xfff;
   if ((os | ot) > 0xf80 && ((s | t) & 31) && (os > 0xf80 || ot > 0xf80)) {
     if (ot > os) { /* t is read first */
@@ -201,31 +201,32 @@ static uint64_t strcmp_paths(cb_eng *e, uint64_t s, uint64_t t, uint64_t k,
     for (uint64_t i = 0; i < 128; i += 32)
       if (vec(&c, i, 32)) {
         tail(&c);
-        e->out->lib_reads += c.n;
+        pr->out->lib_reads += c.n;
         return c.n;
       }
     block_loop(&c, (s & ~127ull) - s);
   }
-  e->out->lib_reads += c.n;
+  pr->out->lib_reads += c.n;
   return c.n;
 }
 
-uint64_t cb_libc_strcmp_traffic(cb_eng *e, uint64_t s, uint64_t t, uint64_t k) {
-  return strcmp_paths(e, s, t, k, 0);
+uint64_t cb_libc_strcmp_traffic(cb_proc *pr, uint64_t s, uint64_t t,
+                                uint64_t k) {
+  return strcmp_paths(pr, s, t, k, 0);
 }
 
-uint64_t cb_libc_strcasecmp_traffic(cb_eng *e, uint64_t s, uint64_t t,
+uint64_t cb_libc_strcasecmp_traffic(cb_proc *pr, uint64_t s, uint64_t t,
                                     uint64_t k) {
-  uint64_t L = e->libc_base, tp = cb_libc_canary(e) - 0x28;
+  uint64_t L = pr->libc_base, tp = cb_libc_canary(pr) - 0x28;
   if (!L) /* no libc in the address space: the strings' loads only */
-    return strcmp_paths(e, s, t, k, 0);
+    return strcmp_paths(pr, s, t, k, 0);
   /* __strcasecmp_avx2: the locale; __strcasecmp_l_avx2: its LC_CTYPE's
    * NONASCII_CASE word, then the vector tolower's constants */
-  cb_libc_acc(e, L + LIBC_GOT_TSD_LOCALE, 8, false);
-  cb_libc_acc(e, tp - TLS_LOCALE, 8, false);
-  cb_libc_acc(e, L + NL_GLOBAL_LOCALE, 8, false);
-  cb_libc_acc(e, L + NL_C_CTYPE_NONASCII, 4, false);
+  cb_libc_acc(pr, L + LIBC_GOT_TSD_LOCALE, 8, false);
+  cb_libc_acc(pr, tp - TLS_LOCALE, 8, false);
+  cb_libc_acc(pr, L + NL_GLOBAL_LOCALE, 8, false);
+  cb_libc_acc(pr, L + NL_C_CTYPE_NONASCII, 4, false);
   for (unsigned i = 0; i < 3; i++)
-    cb_libc_acc(e, L + CASECMP_CONSTS + 32 * i, 32, false);
-  return 7 + strcmp_paths(e, s, t, k, L + TOLOWER_0);
+    cb_libc_acc(pr, L + CASECMP_CONSTS + 32 * i, 32, false);
+  return 7 + strcmp_paths(pr, s, t, k, L + TOLOWER_0);
 }

@@ -36,8 +36,8 @@
 #define SHIFT_TABLE 0x1924c0ull  /* ___m128i_shift_right's masks */
 #define LETTERS 0x19b560ull      /* tempname.c's letters[] */
 
-#define R(a, n) cb_libc_acc(e, a, n, false)
-#define W(a, n) cb_libc_acc(e, a, n, true)
+#define R(a, n) cb_libc_acc(pr, a, n, false)
+#define W(a, n) cb_libc_acc(pr, a, n, true)
 
 static const char letters[] =
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -46,7 +46,7 @@ static const char letters[] =
  * at s against "X": the accept string's first byte, its aligned block
  * shifted by the table, then s's first aligned block (shifted when s is
  * not aligned) and the next one while the run of X's goes past it. */
-static void strspn_traffic(cb_eng *e, uint64_t L, uint64_t s) {
+static void strspn_traffic(cb_proc *pr, uint64_t L, uint64_t s) {
   R(L + ACCEPT_X, 1);
   R(L + (ACCEPT_X & ~15ull), 16);
   R(L + SHIFT_TABLE + (ACCEPT_X & 15), 16);
@@ -56,10 +56,10 @@ static void strspn_traffic(cb_eng *e, uint64_t L, uint64_t s) {
     R(b, 16);
 }
 
-static void traffic(cb_eng *e, uint64_t tmpl, uint64_t len,
+static void traffic(cb_proc *pr, uint64_t tmpl, uint64_t len,
                     const unsigned *idx) {
-  uint64_t L = e->libc_base, C = e->frames[e->depth - 1].sp;
-  uint64_t fs28 = cb_libc_canary(e), err = fs28 - 0x28 - TLS_ERRNO;
+  uint64_t L = pr->libc_base, C = cb_proc_top(pr)->sp;
+  uint64_t fs28 = cb_libc_canary(pr), err = fs28 - 0x28 - TLS_ERRNO;
   uint64_t x = tmpl + len - 6;
   for (uint64_t o = 0x10; o <= 0x48; o += 8)
     W(C - o, 8); /* the callee-saved registers */
@@ -75,13 +75,13 @@ static void traffic(cb_eng *e, uint64_t tmpl, uint64_t len,
   W(C - 0xcd, 1);
   W(C - 0xd8, 8); /* call strlen */
   R(L + GOT_STRLEN, 8);
-  cb_libc_strlen_traffic(e, tmpl, len);
+  cb_libc_strlen_traffic(pr, tmpl, len);
   R(C - 0xd8, 8);
   W(C - 0xb8, 8);
   W(C - 0xb0, 8);
   W(C - 0xd8, 8); /* call strspn */
   R(L + GOT_STRSPN, 8);
-  strspn_traffic(e, L, x);
+  strspn_traffic(pr, L, x);
   R(C - 0xd8, 8);
   R(C - 0xcd, 1);
   W(C - 0x94, 4);
@@ -139,20 +139,20 @@ static uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-cb_stop cb_libc_mktemp(cb_eng *e, const cb_value *a, cb_value *ret) {
+cb_stop cb_libc_mktemp(cb_proc *pr, const cb_value *a, cb_value *ret) {
   uint64_t tmpl = a[0].u;
   size_t len;
-  char *s = cb_eng_read_str(e, tmpl, 1 << 20, &len);
+  char *s = cb_proc_read_str(pr, tmpl, 1 << 20, &len);
   if (!s)
     return CB_FAIL;
   bool ok = len >= 6 && strcmp(s + len - 6, "XXXXXX") == 0;
   free(s);
   if (!ok)
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                       "mktemp of a template that does not end in XXXXXX "
-                       "(EINVAL) is not modelled");
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                        "mktemp of a template that does not end in XXXXXX "
+                        "(EINVAL) is not modelled");
   /* tempname.c: ten base-62 digits of v, the first six used */
-  uint64_t v = splitmix64(++e->tempname_calls);
+  uint64_t v = splitmix64(++pr->tempname_calls);
   /* v below glibc's unfair_min, as the digits it keeps are */
   const uint64_t base62_10 = 839299365868340224ull; /* 62^10 */
   v %= UINT64_MAX - UINT64_MAX % base62_10;
@@ -163,10 +163,10 @@ cb_stop cb_libc_mktemp(cb_eng *e, const cb_value *a, cb_value *ret) {
     name[i] = letters[idx[i]];
     v /= 62;
   }
-  if (!cb_eng_write(e, tmpl + len - 6, name, 6))
+  if (!cb_proc_write(pr, tmpl + len - 6, name, 6))
     return CB_FAIL;
-  if (e->libc_base)
-    traffic(e, tmpl, len, idx);
+  if (pr->libc_base)
+    traffic(pr, tmpl, len, idx);
   ret[0].u = tmpl;
   return CB_GO;
 }

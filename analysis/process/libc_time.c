@@ -56,36 +56,36 @@ typedef struct cb_tz {
   uint64_t node[MAX_NAMES];
 } cb_tz;
 
-static cb_stop refuse(cb_eng *e, const char *fn, const char *why) {
-  return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "%s: %s is not modelled", fn,
-                     why);
+static cb_stop refuse(cb_proc *pr, const char *fn, const char *why) {
+  return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site, "%s: %s is not modelled",
+                      fn, why);
 }
 
 /* libc's address of a host libc object (the same libc.so.6) */
-static uint64_t libc_addr(const cb_eng *e, const void *host) {
+static uint64_t libc_addr(const cb_proc *pr, const void *host) {
   Dl_info di;
-  if (!e->libc_base || !dladdr(host, &di) || !di.dli_fbase)
+  if (!pr->libc_base || !dladdr(host, &di) || !di.dli_fbase)
     return 0;
-  return e->libc_base + (uint64_t)((const char *)host - (char *)di.dli_fbase);
+  return pr->libc_base + (uint64_t)((const char *)host - (char *)di.dli_fbase);
 }
 
 /* bytes glibc keeps in its own data (no traffic: the tables have it) */
-static void lib_put(cb_eng *e, uint64_t at, const void *p, size_t n) {
+static void lib_put(cb_proc *pr, uint64_t at, const void *p, size_t n) {
   for (uint64_t a = at & ~(uint64_t)(CB_PG_SIZE - 1); a < at + n;
        a += CB_PG_SIZE)
-    if (!cb_mem_mapped(&e->mem, a))
-      cb_mem_map(&e->mem, a, a + CB_PG_SIZE);
-  cb_mem_write(&e->mem, at, p, n, NULL);
+    if (!cb_mem_mapped(&pr->mem, a))
+      cb_mem_map(&pr->mem, a, a + CB_PG_SIZE);
+  cb_mem_write(&pr->mem, at, p, n, NULL);
 }
 
 /* the TZ string of the modelled environment, or NULL */
-static bool model_tz_set(cb_eng *e) {
-  for (uint64_t i = 0; e->envp_at; i++) {
+static bool model_tz_set(cb_proc *pr) {
+  for (uint64_t i = 0; pr->envp_at; i++) {
     uint64_t s = 0;
     char b[3] = {0};
-    if (!cb_eng_read(e, e->envp_at + 8 * i, &s, 8) || !s)
+    if (!cb_proc_read(pr, pr->envp_at + 8 * i, &s, 8) || !s)
       break;
-    if (cb_eng_read(e, s, b, 3) && b[0] == 'T' && b[1] == 'Z' && b[2] == '=')
+    if (cb_proc_read(pr, s, b, 3) && b[0] == 'T' && b[1] == 'Z' && b[2] == '=')
       return true;
   }
   return false;
@@ -174,7 +174,7 @@ typedef struct tz_run {
 
 static void heap_op(cb_rows *rows, const cb_row *t) {
   tz_run *r = (tz_run *)rows;
-  cb_eng *e = rows->e;
+  cb_proc *pr = rows->pr;
   cb_tz *z = r->z;
   uint64_t C = rows->C - (uint64_t)t->off;
   if (t->len == 1) { /* malloc */
@@ -184,32 +184,32 @@ static void heap_op(cb_rows *rows, const cb_row *t) {
                  : b == 2 ? z->blksize
                  : b == 3 ? z->trans_size
                           : 16 + strlen(z->names[0]) + 1;
-    z->blk[b] = cb_heap_malloc(e->heap, n);
+    z->blk[b] = cb_heap_malloc(pr->heap, n);
     if (rows->trace)
-      cb_libc_heap_traffic(e, CB_LIBC_MALLOC, C, 0, z->blk[b], false);
+      cb_libc_heap_traffic(pr, CB_LIBC_MALLOC, C, 0, z->blk[b], false);
     if (b == 0)
-      cb_mem_write(&e->mem, z->blk[0], TZ_PATH, sizeof TZ_PATH, NULL);
+      cb_mem_write(&pr->mem, z->blk[0], TZ_PATH, sizeof TZ_PATH, NULL);
     if (b == 4) {
       /* the nodes of every name, in the types' order */
       z->node[0] = z->blk[4];
       for (uint32_t i = 1; i < z->nnames; i++) {
-        z->node[i] = cb_heap_malloc(e->heap, 16 + strlen(z->names[i]) + 1);
+        z->node[i] = cb_heap_malloc(pr->heap, 16 + strlen(z->names[i]) + 1);
         if (rows->trace)
-          cb_libc_heap_traffic(e, CB_LIBC_MALLOC, C, 0, z->node[i], false);
+          cb_libc_heap_traffic(pr, CB_LIBC_MALLOC, C, 0, z->node[i], false);
       }
       for (uint32_t i = 0; i < z->nnames; i++) {
         uint64_t hdr[2] = {i + 1 < z->nnames ? z->node[i + 1] : 0,
                            strlen(z->names[i])};
-        cb_mem_write(&e->mem, z->node[i], hdr, 16, NULL);
-        cb_mem_write(&e->mem, z->node[i] + 16, z->names[i], hdr[1] + 1, NULL);
+        cb_mem_write(&pr->mem, z->node[i], hdr, 16, NULL);
+        cb_mem_write(&pr->mem, z->node[i] + 16, z->names[i], hdr[1] + 1, NULL);
       }
     }
   } else {
     uint64_t p = t->w == 255 ? 0 : z->blk[t->w];
     if (p)
-      cb_heap_free(e->heap, p);
+      cb_heap_free(pr->heap, p);
     if (rows->trace)
-      cb_libc_heap_traffic(e, CB_LIBC_FREE, C, p, 0, false);
+      cb_libc_heap_traffic(pr, CB_LIBC_FREE, C, p, 0, false);
   }
 }
 
@@ -217,29 +217,29 @@ static void heap_op(cb_rows *rows, const cb_row *t) {
 
 /* ---- the calls ---- */
 
-static cb_tz *tz_state(cb_eng *e) {
-  if (!e->tz)
-    e->tz = calloc(1, sizeof(cb_tz));
-  return e->tz;
+static cb_tz *tz_state(cb_proc *pr) {
+  if (!pr->tz)
+    pr->tz = calloc(1, sizeof(cb_tz));
+  return pr->tz;
 }
 
-void cb_libc_time_free(cb_eng *e) {
-  free(e->tz);
-  e->tz = NULL;
+void cb_libc_time_free(cb_proc *pr) {
+  free(pr->tz);
+  pr->tz = NULL;
 }
 
 /* the host's glibc gives the modelled process's values: both without TZ */
-static bool check_tz(cb_eng *e, const char *fn) {
-  if (model_tz_set(e)) {
-    refuse(e, fn, "TZ in the analysed process's environment");
+static bool check_tz(cb_proc *pr, const char *fn) {
+  if (model_tz_set(pr)) {
+    refuse(pr, fn, "TZ in the analysed process's environment");
     return false;
   }
   const char *h = getenv("TZ");
   if (h) {
-    cb_eng_fail(e, CB_RUN_ERROR, e->cur_site,
-                "%s: cbana runs with TZ=%s but the analysed process has no "
-                "TZ (glibc reads %s): unset TZ to analyse it",
-                fn, h, TZ_PATH);
+    cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site,
+                 "%s: cbana runs with TZ=%s but the analysed process has no "
+                 "TZ (glibc reads %s): unset TZ to analyse it",
+                 fn, h, TZ_PATH);
     return false;
   }
   return true;
@@ -247,7 +247,8 @@ static bool check_tz(cb_eng *e, const char *fn) {
 
 /* a struct tm into the model's memory (the tables have its stores);
  * zone: tm_zone's model address */
-static void put_tm(cb_eng *e, uint64_t at, const struct tm *tm, uint64_t zone) {
+static void put_tm(cb_proc *pr, uint64_t at, const struct tm *tm,
+                   uint64_t zone) {
   unsigned char b[TM_BYTES] = {0};
   int32_t v[9] = {tm->tm_sec,  tm->tm_min,  tm->tm_hour,
                   tm->tm_mday, tm->tm_mon,  tm->tm_year,
@@ -256,7 +257,7 @@ static void put_tm(cb_eng *e, uint64_t at, const struct tm *tm, uint64_t zone) {
   int64_t off = tm->tm_gmtoff;
   memcpy(b + TM_GMTOFF, &off, 8);
   memcpy(b + TM_ZONE, &zone, 8);
-  lib_put(e, at, b, TM_BYTES);
+  lib_put(pr, at, b, TM_BYTES);
 }
 
 static uint64_t zone_node(const cb_tz *z, const char *name) {
@@ -270,21 +271,21 @@ static uint64_t zone_node(const cb_tz *z, const char *name) {
 }
 
 /* tzname, timezone and daylight, where the program has them */
-static void put_tz_vars(cb_eng *e, const cb_tz *z) {
-  const cb_program *p = e->p;
+static void put_tz_vars(cb_proc *pr, const cb_tz *z) {
+  const cb_program *p = pr->p;
   for (uint32_t i = 0; i < p->n_globals; i++) {
     const cb_global *g = &p->globals[i];
     if (!g->name || g->init || g->var != CB_NONE)
       continue;
     if (!strcmp(g->name, "tzname") && g->size == 16) {
       uint64_t v[2] = {zone_node(z, tzname[0]), zone_node(z, tzname[1])};
-      cb_mem_write(&e->mem, g->addr, v, 16, NULL);
+      cb_mem_write(&pr->mem, g->addr, v, 16, NULL);
     } else if (!strcmp(g->name, "timezone") && g->size == 8) {
       int64_t v = timezone;
-      cb_mem_write(&e->mem, g->addr, &v, 8, NULL);
+      cb_mem_write(&pr->mem, g->addr, &v, 8, NULL);
     } else if (!strcmp(g->name, "daylight") && g->size == 4) {
       int32_t v = daylight;
-      cb_mem_write(&e->mem, g->addr, &v, 4, NULL);
+      cb_mem_write(&pr->mem, g->addr, &v, 4, NULL);
     }
   }
 }
@@ -294,16 +295,16 @@ static void put_tz_vars(cb_eng *e, const cb_tz *z) {
  * conversions; the struct normalized in place. Its traffic was measured
  * on one date: the search's steps (about 140 accesses each) depend on
  * the date and the fields' ranges. */
-static cb_stop mktime_call(cb_eng *e, const cb_value *a, cb_value *ret) {
-  cb_tz *z = tz_state(e);
+static cb_stop mktime_call(cb_proc *pr, const cb_value *a, cb_value *ret) {
+  cb_tz *z = tz_state(pr);
   if (!z)
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
-  if (!e->libc_base)
-    return refuse(e, "mktime", "a process without libc's layout");
-  if (!check_tz(e, "mktime"))
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site, "out of memory");
+  if (!pr->libc_base)
+    return refuse(pr, "mktime", "a process without libc's layout");
+  if (!check_tz(pr, "mktime"))
     return CB_FAIL;
   unsigned char b[TM_BYTES];
-  if (!cb_eng_read(e, a[0].u, b, TM_BYTES))
+  if (!cb_proc_read(pr, a[0].u, b, TM_BYTES))
     return CB_FAIL;
   int32_t v[9];
   memcpy(v, b, sizeof v);
@@ -315,47 +316,47 @@ static cb_stop mktime_call(cb_eng *e, const cb_value *a, cb_value *ret) {
   if (first) {
     char why[160];
     if (!read_zone(z, why, sizeof why))
-      return refuse(e, "mktime", why);
+      return refuse(pr, "mktime", why);
     tzset();
   }
   tz_run r;
-  cb_rows_init(&r.rows, e, a[0].u, 0);
+  cb_rows_init(&r.rows, pr, a[0].u, 0);
   r.rows.blk = z->blk;
   r.rows.op = heap_op;
   r.z = z;
   first ? RUN(&r, t_mktime_first) : RUN(&r, t_mktime);
   z->loaded = true;
   time_t t = mktime(&tm);
-  put_tz_vars(e, z);
+  put_tz_vars(pr, z);
   if (t != (time_t)-1) {
     uint64_t zone = zone_node(z, tm.tm_zone ? tm.tm_zone : "");
     if (!zone)
-      return refuse(e, "mktime", "a zone name the zone file's types lack");
-    put_tm(e, a[0].u, &tm, zone);
+      return refuse(pr, "mktime", "a zone name the zone file's types lack");
+    put_tm(pr, a[0].u, &tm, zone);
   } else {
-    cb_libc_put_errno(e, EOVERFLOW);
+    cb_libc_put_errno(pr, EOVERFLOW);
   }
   ret[0].u = (uint64_t)t;
   return CB_GO;
 }
 
-cb_stop cb_libc_time_call(cb_eng *e, uint32_t fn, const cb_value *a,
+cb_stop cb_libc_time_call(cb_proc *pr, uint32_t fn, const cb_value *a,
                           cb_value *ret) {
   if (fn == CB_LIBC_MKTIME)
-    return mktime_call(e, a, ret);
+    return mktime_call(pr, a, ret);
   const char *name = fn == CB_LIBC_LOCALTIME     ? "localtime"
                      : fn == CB_LIBC_LOCALTIME_R ? "localtime_r"
                      : fn == CB_LIBC_GMTIME      ? "gmtime"
                      : fn == CB_LIBC_GMTIME_R    ? "gmtime_r"
                      : fn == CB_LIBC_ASCTIME     ? "asctime"
                                                  : "ctime";
-  if (!e->libc_base)
-    return refuse(e, name, "a process without libc's layout");
-  cb_tz *z = tz_state(e);
+  if (!pr->libc_base)
+    return refuse(pr, name, "a process without libc's layout");
+  cb_tz *z = tz_state(pr);
   if (!z)
-    return cb_eng_fail(e, CB_RUN_ERROR, e->cur_site, "out of memory");
+    return cb_proc_fail(pr, CB_RUN_ERROR, pr->cur_site, "out of memory");
   tz_run r;
-  cb_rows_init(&r.rows, e, a[0].u, a[1].u);
+  cb_rows_init(&r.rows, pr, a[0].u, a[1].u);
   r.rows.blk = z->blk;
   r.rows.op = heap_op;
   r.z = z;
@@ -363,25 +364,25 @@ cb_stop cb_libc_time_call(cb_eng *e, uint32_t fn, const cb_value *a,
                fn == CB_LIBC_CTIME;
   time_t t = 0;
   struct tm tm;
-  if (fn != CB_LIBC_ASCTIME && !cb_eng_read(e, a[0].u, &t, 8))
+  if (fn != CB_LIBC_ASCTIME && !cb_proc_read(pr, a[0].u, &t, 8))
     return CB_FAIL;
   /* every conversion but asctime's initializes the zone once
    * (__tz_convert's tzset_internal, gmtime's too) */
   bool first = false;
   if (fn != CB_LIBC_ASCTIME) {
-    if (!check_tz(e, name))
+    if (!check_tz(pr, name))
       return CB_FAIL;
     first = !z->loaded;
     if (first) {
       char why[160];
       if (!read_zone(z, why, sizeof why))
-        return refuse(e, name, why);
+        return refuse(pr, name, why);
       tzset(); /* the host's view of the same zone, for tzname */
     }
   }
   if (local) {
     if (!localtime_r(&t, &tm))
-      return refuse(e, name, "a time localtime cannot convert (EOVERFLOW)");
+      return refuse(pr, name, "a time localtime cannot convert (EOVERFLOW)");
     if (fn == CB_LIBC_LOCALTIME)
       first ? RUN(&r, t_localtime_first) : RUN(&r, t_localtime);
     else if (fn == CB_LIBC_LOCALTIME_R)
@@ -391,45 +392,45 @@ cb_stop cb_libc_time_call(cb_eng *e, uint32_t fn, const cb_value *a,
     z->loaded = true;
     uint64_t zone = zone_node(z, tm.tm_zone ? tm.tm_zone : "");
     if (!zone)
-      return refuse(e, name, "a zone name the zone file's types lack");
-    put_tz_vars(e, z);
+      return refuse(pr, name, "a zone name the zone file's types lack");
+    put_tz_vars(pr, z);
     if (fn == CB_LIBC_LOCALTIME_R) {
-      put_tm(e, a[1].u, &tm, zone);
+      put_tm(pr, a[1].u, &tm, zone);
       ret[0].u = a[1].u;
       return CB_GO;
     }
     time_t zero = 0;
-    uint64_t tmbuf = libc_addr(e, gmtime(&zero)); /* libc's _tmbuf */
+    uint64_t tmbuf = libc_addr(pr, gmtime(&zero)); /* libc's _tmbuf */
     if (!tmbuf)
-      return refuse(e, name, "libc's _tmbuf not found");
-    put_tm(e, tmbuf, &tm, zone);
+      return refuse(pr, name, "libc's _tmbuf not found");
+    put_tm(pr, tmbuf, &tm, zone);
     ret[0].u = tmbuf;
     if (fn == CB_LIBC_LOCALTIME)
       return CB_GO;
   } else if (fn != CB_LIBC_ASCTIME) {
     if (!gmtime_r(&t, &tm))
-      return refuse(e, name, "a time gmtime cannot convert (EOVERFLOW)");
-    uint64_t gmt = libc_addr(e, tm.tm_zone); /* libc's "GMT" */
+      return refuse(pr, name, "a time gmtime cannot convert (EOVERFLOW)");
+    uint64_t gmt = libc_addr(pr, tm.tm_zone); /* libc's "GMT" */
     if (!gmt)
-      return refuse(e, name, "libc's \"GMT\" not found");
-    lib_put(e, gmt, "GMT", 4);
+      return refuse(pr, name, "libc's \"GMT\" not found");
+    lib_put(pr, gmt, "GMT", 4);
     uint64_t at = a[1].u;
     if (fn == CB_LIBC_GMTIME) {
       time_t zero = 0;
-      at = libc_addr(e, gmtime(&zero));
+      at = libc_addr(pr, gmtime(&zero));
       first ? RUN(&r, t_gmtime_first) : RUN(&r, t_gmtime);
     } else {
       first ? RUN(&r, t_gmtime_r_first) : RUN(&r, t_gmtime_r);
     }
     z->loaded = true;
-    put_tz_vars(e, z);
-    put_tm(e, at, &tm, gmt);
+    put_tz_vars(pr, z);
+    put_tm(pr, at, &tm, gmt);
     ret[0].u = at;
     return CB_GO;
   } else {
     /* asctime's struct tm, from the program's memory (the table reads it) */
     unsigned char b[TM_BYTES];
-    if (!cb_eng_read(e, a[0].u, b, TM_BYTES))
+    if (!cb_proc_read(pr, a[0].u, b, TM_BYTES))
       return CB_FAIL;
     int32_t v[9];
     memcpy(v, b, sizeof v);
@@ -444,11 +445,11 @@ cb_stop cb_libc_time_call(cb_eng *e, uint32_t fn, const cb_value *a,
   struct tm probe = {0};
   char *host_buf = asctime(&probe); /* libc's static buffer */
   if (!asctime_r(&tm, text))
-    return refuse(e, name, "a year asctime cannot print (EOVERFLOW)");
-  uint64_t at = libc_addr(e, host_buf);
+    return refuse(pr, name, "a year asctime cannot print (EOVERFLOW)");
+  uint64_t at = libc_addr(pr, host_buf);
   if (!at)
-    return refuse(e, name, "libc's asctime buffer not found");
-  lib_put(e, at, text, strlen(text) + 1);
+    return refuse(pr, name, "libc's asctime buffer not found");
+  lib_put(pr, at, text, strlen(text) + 1);
   ret[0].u = at;
   return CB_GO;
 }

@@ -7,7 +7,7 @@
 #ifndef CBANA_LIBC_TRAFFIC_H
 #define CBANA_LIBC_TRAFFIC_H
 
-#include "engine_internal.h"
+#include "libc_internal.h"
 
 typedef struct lt_acc {
   uint8_t base; /* LT_* */
@@ -36,12 +36,12 @@ enum { LT_S, LT_L, LT_D, LT_T, LT_V, LT_P, LT_F, LT_NBASES };
 
 /* where libc, ld.so and the TLS page are in the modelled process */
 typedef struct cb_lt {
-  cb_eng *e;
+  cb_proc *pr;
   uint64_t libc, tcb, ldso;
 } cb_lt;
 
 /* false when the layout is unknown (then no traffic is emitted) */
-bool cb_lt_init(cb_lt *m, cb_eng *e);
+bool cb_lt_init(cb_lt *m, cb_proc *pr);
 /* one access of the library call running */
 void cb_lt_acc(cb_lt *m, uint64_t a, unsigned n, bool w);
 /* n pushes from B - 0x10 down; their pops (and the `ret`'s read) */
@@ -66,7 +66,7 @@ typedef struct cb_sct {
 
 /* sscanf on the string at obj, fscanf on the FILE obj, scanf */
 enum { CB_SCT_STRING, CB_SCT_STREAM, CB_SCT_STDIN };
-bool cb_sct_begin(cb_eng *e, cb_sct *t, int kind, uint64_t obj, uint64_t fmt);
+bool cb_sct_begin(cb_proc *pr, cb_sct *t, int kind, uint64_t obj, uint64_t fmt);
 void cb_sct_string_set(cb_sct *t);
 void cb_sct_fmt_space(cb_sct *t, size_t fi, size_t pos);
 void cb_sct_fmt_lit(cb_sct *t, size_t fi, size_t pos, bool match);

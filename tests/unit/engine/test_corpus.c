@@ -18,7 +18,7 @@
 #include "cbana/frontend.h"
 #include "cbana/inputs.h"
 #include "check.h"
-#include "engine_internal.h"
+#include "proc.h"
 
 typedef struct prog {
   const char *name;

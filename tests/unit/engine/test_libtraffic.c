@@ -1,4 +1,4 @@
-/* glibc's memset and memcpy/memmove traffic (engine_libtraffic.c) as it
+/* glibc's memset and memcpy/memmove traffic (process/proc_traffic.c) as it
  * reaches a sink that takes affine blocks, expanded, against a reference
  * that emits the same sequences record by record with glibc's loops as
  * written (do/while, while with its break), over every size class and
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "engine_internal.h"
+#include "proc.h"
 
 /* A growable list of records. */
 typedef struct seq {
@@ -43,7 +43,7 @@ static void sink_block(void *ctx, const cb_affine_block *b) {
     sink_records(ctx, buf, k);
 }
 
-/* ---- The reference: glibc's loops as engine_libtraffic.c wrote them
+/* ---- The reference: glibc's loops as proc_traffic.c wrote them
  * before library loops became blocks. ---- */
 #define SITE 77
 #define LIBC_BASE 0x4870000ull
@@ -210,21 +210,25 @@ static void count_ref(const seq *s) {
       ref_reads++;
 }
 
-/* One engine for every case (it is large: its batch alone is 64 KiB),
- * its emission state set anew each time. */
-static cb_eng *engine;
+/* One process and batch for every case (the batch alone is 64 KiB),
+ * their emission state set anew each time. */
+static cb_proc *engine;
+static cb_accbuf *batch;
+static cb_engine_options opts;
 
-static cb_eng *new_engine(seq *got, cb_access_sink *sink, cb_run_outcome *out,
-                          const cb_glibc_thresholds *t) {
-  cb_eng *e = engine;
-  e->nbatch = 0;
+static cb_proc *new_engine(seq *got, cb_access_sink *sink, cb_run_outcome *out,
+                           const cb_glibc_thresholds *t) {
+  cb_proc *pr = engine;
+  batch->nbatch = 0;
   *sink = (cb_access_sink){sink_records, got, sink_block, NULL};
-  e->sink = sink;
-  e->out = out;
-  e->opt.glibc = *t;
-  e->libc_base = LIBC_BASE;
-  e->cur_site = SITE;
-  return e;
+  batch->sink = sink;
+  pr->acc = batch;
+  pr->out = out;
+  opts.glibc = *t;
+  pr->opt = &opts;
+  pr->libc_base = LIBC_BASE;
+  pr->cur_site = SITE;
+  return pr;
 }
 
 static bool same_seq(const seq *a, const seq *b) {
@@ -246,15 +250,15 @@ static void check_case(const cb_glibc_thresholds *t, bool is_copy, uint64_t d,
   cb_access_sink sink;
   cb_run_outcome out;
   memset(&out, 0, sizeof out);
-  cb_eng *e = new_engine(&got, &sink, &out, t);
+  cb_proc *pr = new_engine(&got, &sink, &out, t);
   if (is_copy) {
     ref_memcpy(&want, t, d, s, n);
-    cb_eng_memcpy_traffic(e, d, s, n);
+    cb_proc_memcpy_traffic(pr, d, s, n);
   } else {
     ref_memset(&want, t, d, n);
-    cb_eng_memset_traffic(e, d, n);
+    cb_proc_memset_traffic(pr, d, n);
   }
-  cb_eng_flush(e);
+  cb_acc_flush(pr->acc);
   count_ref(&want);
   cases++;
   blocks_seen += got.blocks;
@@ -276,7 +280,8 @@ static void check_case(const cb_glibc_thresholds *t, bool is_copy, uint64_t d,
 
 int main(void) {
   engine = calloc(1, sizeof *engine);
-  if (!engine)
+  batch = calloc(1, sizeof *batch);
+  if (!engine || !batch)
     abort();
   /* This AMD host's thresholds and the Intel hosts' of earlier sessions
    * (docs/process-model.md, section 4). */
@@ -320,5 +325,6 @@ int main(void) {
   printf("%llu calls, %llu blocks\n", (unsigned long long)cases,
          (unsigned long long)blocks_seen);
   free(engine);
+  free(batch);
   return check_done();
 }

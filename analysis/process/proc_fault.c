@@ -1,17 +1,17 @@
-/* engine_fault.c: how a run stops with an error (cb_eng_fail), the
- * message about an access outside every object (cb_eng_fault, naming the
- * nearest object), and the checked memory accesses of the library model
- * that report such faults. */
+/* proc_fault.c: how a run stops with an error (cb_proc_fail), the
+ * message about an access outside every object (cb_proc_fault, naming the
+ * nearest object: a global, a live frame's object, a heap block), and the
+ * checked memory accesses of the library model that report such faults. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_internal.h"
+#include "libc_internal.h"
 
-static void site_where(cb_eng *e, uint32_t site, const char **file,
+static void site_where(cb_proc *pr, uint32_t site, const char **file,
                        uint32_t *line) {
-  const cb_program *p = e->p;
+  const cb_program *p = pr->p;
   *file = NULL;
   *line = 0;
   if (site != CB_NONE && site < p->n_sites) {
@@ -22,20 +22,20 @@ static void site_where(cb_eng *e, uint32_t site, const char **file,
   }
 }
 
-cb_stop cb_eng_fail(cb_eng *e, cb_run_status st, uint32_t site, const char *fmt,
-                    ...) {
-  cb_run_outcome *o = e->out;
+cb_stop cb_proc_fail(cb_proc *pr, cb_run_status st, uint32_t site,
+                     const char *fmt, ...) {
+  cb_run_outcome *o = pr->out;
   if (o->status != CB_RUN_OK)
     return CB_FAIL; /* keep the first */
   o->status = st;
   const char *file;
   uint32_t line;
-  site_where(e, site, &file, &line);
-  if (!file && e->depth) {
+  site_where(pr, site, &file, &line);
+  if (!file && pr->stack->depth) {
     /* no site: the running function's definition */
-    const cb_function *f = &e->p->functions[e->frames[e->depth - 1].func];
-    if (f->file < e->p->n_files)
-      file = e->p->files[f->file];
+    const cb_function *f = &pr->p->functions[cb_proc_top(pr)->func];
+    if (f->file < pr->p->n_files)
+      file = pr->p->files[f->file];
     line = f->line;
   }
   o->file = file;
@@ -52,8 +52,8 @@ cb_stop cb_eng_fail(cb_eng *e, cb_run_status st, uint32_t site, const char *fmt,
 
 /* The object nearest to [addr, addr+size): a global, a live frame's
  * object, or a heap block. */
-static void nearest_object(cb_eng *e, uint64_t addr, char *buf, size_t n) {
-  const cb_program *p = e->p;
+static void nearest_object(cb_proc *pr, uint64_t addr, char *buf, size_t n) {
+  const cb_program *p = pr->p;
   uint64_t best = UINT64_MAX;
   buf[0] = 0;
   for (uint32_t i = 0; i < p->n_globals; i++) {
@@ -77,13 +77,13 @@ static void nearest_object(cb_eng *e, uint64_t addr, char *buf, size_t n) {
                (unsigned long long)g->addr, (unsigned long long)d, rel);
     }
   }
-  for (uint32_t k = 0; k < e->depth; k++) {
-    const cb_frame *f = &e->frames[k];
+  for (uint32_t k = 0; k < pr->stack->depth; k++) {
+    const cb_frame *f = &pr->stack->frames[k];
     for (uint32_t i = 0; i < p->n_frame_objs; i++) {
       const cb_frame_obj *o = &p->frame_objs[i];
       if (o->func != f->func)
         continue;
-      uint64_t lo = f->cfa + (uint64_t)e->fo_off[i], hi = lo + o->size;
+      uint64_t lo = f->cfa + (uint64_t)pr->stack->fo_off[i], hi = lo + o->size;
       uint64_t d = addr < lo ? lo - addr : addr >= hi ? addr - hi : 0;
       if (d < best) {
         best = d;
@@ -100,49 +100,49 @@ static void nearest_object(cb_eng *e, uint64_t addr, char *buf, size_t n) {
     }
   }
   uint64_t mem, usable;
-  if (cb_heap_find_block(e->heap, addr, &mem, &usable))
+  if (cb_heap_find_block(pr->heap, addr, &mem, &usable))
     snprintf(buf, n, "heap block of %llu bytes at 0x%llx",
              (unsigned long long)usable, (unsigned long long)mem);
 }
 
-cb_stop cb_eng_fault(cb_eng *e, uint64_t addr, uint64_t size, bool is_write,
-                     uint32_t site) {
+cb_stop cb_proc_fault(cb_proc *pr, uint64_t addr, uint64_t size, bool is_write,
+                      uint32_t site) {
   char near[256];
-  nearest_object(e, addr, near, sizeof near);
+  nearest_object(pr, addr, near, sizeof near);
   const char *text =
-      site != CB_NONE && site < e->p->n_sites ? e->p->sites[site].text : NULL;
-  return cb_eng_fail(e, CB_RUN_ERROR, site,
-                     "invalid %s of %llu bytes at 0x%llx%s%s%s, outside "
-                     "every object; nearest: %s",
-                     is_write ? "write" : "read", (unsigned long long)size,
-                     (unsigned long long)addr, text ? " (" : "",
-                     text ? text : "", text ? ")" : "",
-                     near[0] ? near : "none");
+      site != CB_NONE && site < pr->p->n_sites ? pr->p->sites[site].text : NULL;
+  return cb_proc_fail(pr, CB_RUN_ERROR, site,
+                      "invalid %s of %llu bytes at 0x%llx%s%s%s, outside "
+                      "every object; nearest: %s",
+                      is_write ? "write" : "read", (unsigned long long)size,
+                      (unsigned long long)addr, text ? " (" : "",
+                      text ? text : "", text ? ")" : "",
+                      near[0] ? near : "none");
 }
 
-bool cb_eng_read(cb_eng *e, uint64_t addr, void *dst, size_t n) {
+bool cb_proc_read(cb_proc *pr, uint64_t addr, void *dst, size_t n) {
   uint64_t bad;
-  if (cb_mem_read(&e->mem, addr, dst, n, &bad))
+  if (cb_mem_read(&pr->mem, addr, dst, n, &bad))
     return true;
-  cb_eng_fault(e, bad, 1, false, e->cur_site);
+  cb_proc_fault(pr, bad, 1, false, pr->cur_site);
   return false;
 }
 
-bool cb_eng_write(cb_eng *e, uint64_t addr, const void *src, size_t n) {
+bool cb_proc_write(cb_proc *pr, uint64_t addr, const void *src, size_t n) {
   uint64_t bad;
-  if (cb_mem_write(&e->mem, addr, src, n, &bad))
+  if (cb_mem_write(&pr->mem, addr, src, n, &bad))
     return true;
-  cb_eng_fault(e, bad, 1, true, e->cur_site);
+  cb_proc_fault(pr, bad, 1, true, pr->cur_site);
   return false;
 }
 
-char *cb_eng_read_str(cb_eng *e, uint64_t addr, size_t max, size_t *len) {
+char *cb_proc_read_str(cb_proc *pr, uint64_t addr, size_t max, size_t *len) {
   size_t cap = 64, n = 0;
   char *s = malloc(cap);
   for (;;) {
-    uint8_t *pp = cb_mem_ptr(&e->mem, addr + n);
+    uint8_t *pp = cb_mem_ptr(&pr->mem, addr + n);
     if (!pp) {
-      cb_eng_fault(e, addr + n, 1, false, e->cur_site);
+      cb_proc_fault(pr, addr + n, 1, false, pr->cur_site);
       free(s);
       return NULL;
     }
