@@ -17,6 +17,12 @@
  * slowly than the simulation drains them, made 32,000 of them for 24,000
  * slots. */
 #define PIPE_WAKE 4
+/* A side signals the other only when it sleeps (its flag, set and read
+ * under the lock), and once per sleep: a consumer that signalled at
+ * every slot it freed while the producer slept, or had not run yet to
+ * take the lock back, made a futex call for each (glibc's
+ * pthread_cond_signal enters the kernel while a waiter is counted, until
+ * it has left pthread_cond_wait). */
 
 typedef stream_item item;
 
@@ -42,6 +48,7 @@ struct cb_pipe {
   pthread_cond_t filled, freed;
   unsigned head, tail; /* produced, consumed (monotonic counters) */
   bool done;
+  bool consumer_sleeps, producer_sleeps; /* and not yet signalled */
   pipe_slot *open; /* the producer's slot being filled, not yet published */
   cb_access *area; /* the engine's batch, written in place in `open` */
   pipe_slot slot[PIPE_SLOTS];
@@ -71,8 +78,11 @@ static void *consumer(void *arg) {
   pthread_mutex_lock(&p->lock);
   for (;;) {
     if (p->tail == p->head) {
-      while (p->head - p->tail < PIPE_WAKE && !p->done)
+      while (p->head - p->tail < PIPE_WAKE && !p->done) {
+        p->consumer_sleeps = true;
         pthread_cond_wait(&p->filled, &p->lock);
+      }
+      p->consumer_sleeps = false;
       if (p->tail == p->head)
         break; /* done and drained */
     }
@@ -81,8 +91,10 @@ static void *consumer(void *arg) {
     consume(p, &p->slot[s]);
     pthread_mutex_lock(&p->lock);
     p->tail++;
-    if (PIPE_SLOTS - (p->head - p->tail) >= PIPE_WAKE)
+    if (p->producer_sleeps && PIPE_SLOTS - (p->head - p->tail) >= PIPE_WAKE) {
+      p->producer_sleeps = false;
       pthread_cond_signal(&p->freed);
+    }
   }
   pthread_mutex_unlock(&p->lock);
   p->consumer_cpu_s = drv_thread_cpu_s() - t0;
@@ -96,6 +108,7 @@ cb_pipe *cb_pipe_start(const cb_access_sink *sink) {
   p->consumer = *sink;
   p->head = p->tail = 0;
   p->done = false;
+  p->consumer_sleeps = p->producer_sleeps = false;
   p->open = NULL;
   p->area = NULL;
   pthread_mutex_init(&p->lock, NULL);
@@ -123,8 +136,10 @@ static void publish(cb_pipe *p) {
 #endif
   pthread_mutex_lock(&p->lock);
   p->head++;
-  if (p->head - p->tail >= PIPE_WAKE)
+  if (p->consumer_sleeps && p->head - p->tail >= PIPE_WAKE) {
+    p->consumer_sleeps = false;
     pthread_cond_signal(&p->filled);
+  }
   pthread_mutex_unlock(&p->lock);
   p->open = NULL;
 }
@@ -136,9 +151,13 @@ static unsigned char *room(cb_pipe *p, size_t bytes) {
     publish(p);
   if (!p->open) {
     pthread_mutex_lock(&p->lock);
-    if (p->head - p->tail == PIPE_SLOTS)
-      while (PIPE_SLOTS - (p->head - p->tail) < PIPE_WAKE)
+    if (p->head - p->tail == PIPE_SLOTS) {
+      while (PIPE_SLOTS - (p->head - p->tail) < PIPE_WAKE) {
+        p->producer_sleeps = true;
         pthread_cond_wait(&p->freed, &p->lock);
+      }
+      p->producer_sleeps = false;
+    }
     p->open = &p->slot[p->head % PIPE_SLOTS];
     pthread_mutex_unlock(&p->lock);
     p->open->used = 0;
@@ -208,6 +227,7 @@ double cb_pipe_finish(cb_pipe *p) {
   publish(p);
   pthread_mutex_lock(&p->lock);
   p->done = true;
+  p->consumer_sleeps = false;
   pthread_cond_signal(&p->filled);
   pthread_mutex_unlock(&p->lock);
   pthread_join(p->thread, NULL);
