@@ -7,7 +7,10 @@
  * outnumber the living), which keeps a list freed from its head linear.
  * A lookup first tries the accessing site's last block (valid until a
  * block dies), then the granule map of small blocks, then a binary
- * search among the big ones (or all, where the map cannot tell). */
+ * search among the big ones (or all, where the map cannot tell). A
+ * lookup that finds a block remembers it for the site, whichever way it
+ * found it: fannkuch's sites each walk one small block, which the
+ * granule map alone answered at every access. */
 #include "alloc_track.h"
 #include "cbana/mix64.h"
 #include "lineset.h"
@@ -111,6 +114,7 @@ typedef struct blk {
   uint64_t start, end;
   uint32_t row;
   uint32_t live;
+  uint32_t small; /* its place in the granule map's table + 1, or 0 */
 } blk;
 
 /* Blocks sorted by start address, freed ones kept as tombstones. */
@@ -119,24 +123,20 @@ typedef struct blkarr {
   size_t n, cap, dead;
 } blkarr;
 
-typedef struct site_cache {
-  uint64_t start, end, epoch;
+typedef struct small_blk {
+  uint64_t start, end;
   uint32_t row;
-} site_cache;
-
-typedef struct row_extra {
-  uint64_t last_line; /* + 1: the line of the row's latest access */
-  uint64_t hot;       /* first-level misses of its hottest site */
-} row_extra;
+} small_blk;
 
 /* The granule map: blocks under GM_SMALL bytes by 16-byte granule, per
  * 4 KiB page of the address range they lie in. glibc aligns every block
  * to 16 bytes (MALLOC_ALIGNMENT), and a block's bytes end at least 8
  * before the next chunk's (malloc.c: the usable size is the chunk's less
  * its size field), so no two live blocks share a granule. An entry holds
- * its block's row + 1, and for the granule holding the block's end the
- * bytes it covers (GM_LEN); a granule shared anyway, or one a block
- * starts inside, is marked GM_PART and looked up in the sorted array of
+ * its block's index + 1 in the table of small blocks (their rows and
+ * bounds), and for the granule holding the block's end the bytes it
+ * covers (GM_LEN); a granule shared anyway, or one a block starts
+ * inside, is marked GM_PART and looked up in the sorted array of
  * all blocks, which stays the reference. A pointer-chasing program
  * touches a different small block at nearly every access: a binary
  * search over all blocks took 36-41% of the analysis of Olden/bisort and
@@ -145,7 +145,7 @@ typedef struct row_extra {
 #define GM_PAGE_SHIFT 12
 #define GM_PER_PAGE 256u /* granules of 16 bytes */
 #define GM_PART UINT32_MAX
-#define GM_ROW_BITS 28 /* row + 1 below, the covered bytes (1-15) above */
+#define GM_ROW_BITS 28 /* index + 1 below, the covered bytes (1-15) above */
 #define GM_LEN(e) ((e) >> GM_ROW_BITS)
 #define GM_MAX_PAGES (1u << 24) /* 64 GiB of address range */
 
@@ -157,17 +157,16 @@ typedef struct gmap {
 } gmap;
 
 struct cb_alloc_track {
+  cb_alloc_head h; /* first: alloc_track.h reads it inline */
   const cb_program *p;
-  unsigned nl, shift;
   blkarr all; /* every block: the reference */
   blkarr big; /* the blocks not in the granule map */
   gmap gm;
-  uint64_t lo, hi; /* every block so far lies in [lo, hi) */
-  uint64_t epoch;  /* moves when a block dies: per-site caches go stale */
-  site_cache *cache;
+  small_blk *sm;     /* the granule map's blocks, by the entries' index */
+  uint32_t *sm_free; /* free places in sm */
+  uint32_t n_sm, cap_sm, n_sm_free;
+  cb_alloc_hint *cache; /* per site, for cb_alloc_track_find */
   uint32_t *row_of_site;
-  cb_alloc_site *rows;
-  row_extra *extra;
   uint32_t n_rows, cap_rows;
   lineset lines; /* (row, line): the working sets */
   pair_map hot;  /* (row, site): first-level misses */
@@ -217,27 +216,28 @@ static uint32_t *gmap_page(gmap *g, uint64_t pg, bool make) {
   return gmap_page(g, pg, true);
 }
 
-/* Marks [start, end) (a small block) with row's entries, or clears it
- * (row CB_NONE); false when a page could not be made. */
-static bool gmap_set(gmap *g, uint64_t start, uint64_t end, uint32_t row) {
+/* Marks [start, end) (a small block) with entries naming its place k in
+ * the small blocks' table, or clears it (k CB_NONE); false when a page could
+ * not be made. */
+static bool gmap_set(gmap *g, uint64_t start, uint64_t end, uint32_t k) {
   for (uint64_t gr = start >> 4; gr < (end + 15) >> 4; gr++) {
-    uint32_t *e = gmap_page(g, gr >> 8, row != CB_NONE);
+    uint32_t *e = gmap_page(g, gr >> 8, k != CB_NONE);
     if (!e) {
-      if (row != CB_NONE)
+      if (k != CB_NONE)
         return false;
       continue;
     }
     uint32_t *x = &e[gr & (GM_PER_PAGE - 1)];
-    if (row == CB_NONE) {
+    if (k == CB_NONE) {
       /* a granule shared with a live block stays looked up */
       *x = *x == GM_PART ? GM_PART : 0;
       continue;
     }
     uint64_t at = gr << 4;
     uint32_t len = end - at >= 16 ? 0 : (uint32_t)(end - at);
-    *x = *x || at < start || row + 1 >= 1u << GM_ROW_BITS
+    *x = *x || at < start || k + 1 >= 1u << GM_ROW_BITS
              ? GM_PART
-             : (row + 1) | len << GM_ROW_BITS;
+             : (k + 1) | len << GM_ROW_BITS;
   }
   return true;
 }
@@ -256,8 +256,8 @@ cb_alloc_track *cb_alloc_track_new(const cb_program *p, unsigned n_levels,
   if (!t)
     return NULL;
   t->p = p;
-  t->nl = n_levels > CB_RESULT_LEVELS ? CB_RESULT_LEVELS : n_levels;
-  t->shift = line_shift;
+  t->h.nl = n_levels > CB_RESULT_LEVELS ? CB_RESULT_LEVELS : n_levels;
+  t->h.shift = line_shift;
   t->cache = calloc(p->n_sites + 1, sizeof *t->cache);
   t->row_of_site = malloc((p->n_sites + 1) * sizeof *t->row_of_site);
   if (!t->cache || !t->row_of_site) {
@@ -272,14 +272,15 @@ cb_alloc_track *cb_alloc_track_new(const cb_program *p, unsigned n_levels,
 
 void cb_alloc_track_reset(cb_alloc_track *t) {
   for (uint32_t r = 0; r < t->n_rows; r++)
-    t->row_of_site[t->rows[r].site] = CB_NONE;
+    t->row_of_site[t->h.rows[r].site] = CB_NONE;
   t->n_rows = 0;
   t->all.n = t->all.dead = 0;
   t->big.n = t->big.dead = 0;
   gmap_clear(&t->gm);
-  t->lo = UINT64_MAX;
-  t->hi = 0;
-  t->epoch++; /* the caches of the previous run */
+  t->n_sm = t->n_sm_free = 0;
+  t->h.lo = UINT64_MAX;
+  t->h.hi = 0;
+  t->h.epoch++; /* the caches of the previous run */
   lineset_clear(&t->lines);
   pair_clear(&t->hot);
 }
@@ -290,10 +291,12 @@ void cb_alloc_track_free(cb_alloc_track *t) {
   free(t->all.b);
   free(t->big.b);
   gmap_clear(&t->gm);
+  free(t->sm);
+  free(t->sm_free);
   free(t->cache);
   free(t->row_of_site);
-  free(t->rows);
-  free(t->extra);
+  free(t->h.rows);
+  free(t->h.extra);
   lineset_free(&t->lines);
   free(t->hot.v);
   free(t);
@@ -347,18 +350,18 @@ static uint32_t row_for(cb_alloc_track *t, const cb_alloc_event *ev) {
     return t->row_of_site[s];
   if (t->n_rows == t->cap_rows) {
     uint32_t cap = t->cap_rows ? t->cap_rows * 2 : 16;
-    cb_alloc_site *r = realloc(t->rows, cap * sizeof *r);
+    cb_alloc_site *r = realloc(t->h.rows, cap * sizeof *r);
     if (r)
-      t->rows = r;
-    row_extra *x = realloc(t->extra, cap * sizeof *x);
+      t->h.rows = r;
+    cb_alloc_row_state *x = realloc(t->h.extra, cap * sizeof *x);
     if (x)
-      t->extra = x;
+      t->h.extra = x;
     if (!r || !x)
       return CB_NONE;
     t->cap_rows = cap;
   }
   uint32_t row = t->n_rows++;
-  cb_alloc_site *a = &t->rows[row];
+  cb_alloc_site *a = &t->h.rows[row];
   memset(a, 0, sizeof *a);
   a->site = s;
   a->callee = ev->callee;
@@ -367,13 +370,14 @@ static uint32_t row_for(cb_alloc_track *t, const cb_alloc_event *ev) {
     a->hot_file = t->p->sites[s].file;
     a->hot_line = 0;
   }
-  memset(&t->extra[row], 0, sizeof t->extra[row]);
+  memset(&t->h.extra[row], 0, sizeof t->h.extra[row]);
   t->row_of_site[s] = row;
   return row;
 }
 
-static void add_block(blkarr *a, uint64_t start, uint64_t size, uint32_t row) {
-  blk nb = {start, start + size, row, 1};
+static void add_block(blkarr *a, uint64_t start, uint64_t size, uint32_t row,
+                      uint32_t small) {
+  blk nb = {start, start + size, row, 1, small};
   size_t pos = upper(a, start);
   /* A tombstone beside the place keeps the order when replaced. */
   if (pos > 0 && !a->b[pos - 1].live) {
@@ -397,15 +401,48 @@ static void add_block(blkarr *a, uint64_t start, uint64_t size, uint32_t row) {
   }
 }
 
+/* A place in the small blocks' table for [start, end) of row: its index,
+ * or UINT32_MAX when out of memory. */
+static uint32_t small_new(cb_alloc_track *t, uint64_t start, uint64_t end,
+                          uint32_t row) {
+  uint32_t k;
+  if (t->n_sm_free) {
+    k = t->sm_free[--t->n_sm_free];
+  } else {
+    if (t->n_sm == t->cap_sm) {
+      uint32_t cap = t->cap_sm ? t->cap_sm * 2 : 256;
+      small_blk *v = cap > t->cap_sm ? realloc(t->sm, cap * sizeof *v) : NULL;
+      if (!v)
+        return UINT32_MAX;
+      t->sm = v;
+      uint32_t *f = realloc(t->sm_free, cap * sizeof *f);
+      if (!f)
+        return UINT32_MAX;
+      t->sm_free = f;
+      t->cap_sm = cap;
+    }
+    k = t->n_sm++;
+  }
+  t->sm[k] = (small_blk){start, end, row};
+  return k;
+}
+
+/* Gives back a block's place (dead: the block). */
+static void small_free(cb_alloc_track *t, const blk *dead) {
+  if (dead->small)
+    t->sm_free[t->n_sm_free++] = dead->small - 1;
+}
+
 void cb_alloc_track_event(cb_alloc_track *t, const cb_alloc_event *ev) {
   if (ev->kind == CB_ALLOC_FREE || ev->kind == CB_ALLOC_REALLOC) {
     uint64_t at = ev->kind == CB_ALLOC_FREE ? ev->addr : ev->old;
     blk dead;
     if (kill(&t->all, at, &dead)) {
-      t->epoch++;
+      t->h.epoch++;
       blk d2;
       if (!kill(&t->big, at, &d2))
         gmap_set(&t->gm, dead.start, dead.end, CB_NONE);
+      small_free(t, &dead);
     }
   }
   if (ev->kind == CB_ALLOC_FREE)
@@ -413,25 +450,30 @@ void cb_alloc_track_event(cb_alloc_track *t, const cb_alloc_event *ev) {
   uint32_t row = row_for(t, ev);
   if (row == CB_NONE)
     return;
-  cb_alloc_site *a = &t->rows[row];
+  cb_alloc_site *a = &t->h.rows[row];
   a->blocks++;
   a->bytes += ev->size;
   if (ev->size < a->min_size)
     a->min_size = ev->size;
   if (ev->size > a->max_size)
     a->max_size = ev->size;
-  add_block(&t->all, ev->addr, ev->size, row);
-  bool mapped = ev->size < GM_SMALL &&
-                gmap_set(&t->gm, ev->addr, ev->addr + ev->size, row);
+  uint32_t k = ev->size < GM_SMALL
+                   ? small_new(t, ev->addr, ev->addr + ev->size, row)
+                   : UINT32_MAX;
+  bool mapped =
+      k != UINT32_MAX && gmap_set(&t->gm, ev->addr, ev->addr + ev->size, k);
   if (!mapped) {
-    if (ev->size < GM_SMALL) /* the granules it got before failing */
+    if (k != UINT32_MAX) { /* the granules it got before failing */
       gmap_set(&t->gm, ev->addr, ev->addr + ev->size, CB_NONE);
-    add_block(&t->big, ev->addr, ev->size, row);
+      t->sm_free[t->n_sm_free++] = k;
+    }
+    add_block(&t->big, ev->addr, ev->size, row, 0);
   }
-  if (ev->addr < t->lo)
-    t->lo = ev->addr;
-  if (ev->addr + ev->size > t->hi)
-    t->hi = ev->addr + ev->size;
+  add_block(&t->all, ev->addr, ev->size, row, mapped ? k + 1 : 0);
+  if (ev->addr < t->h.lo)
+    t->h.lo = ev->addr;
+  if (ev->addr + ev->size > t->h.hi)
+    t->h.hi = ev->addr + ev->size;
 }
 
 /* The live block of `a` holding addr, or NULL. */
@@ -445,29 +487,37 @@ static const blk *find_in(const blkarr *a, uint64_t addr) {
 }
 
 uint32_t cb_alloc_track_find(cb_alloc_track *t, uint64_t addr, uint32_t site) {
-  if (addr < t->lo || addr >= t->hi)
-    return CB_NONE;
-  site_cache *c = site < t->p->n_sites ? &t->cache[site] : NULL;
-  if (c && c->epoch == t->epoch && addr >= c->start && addr < c->end)
-    return c->row;
+  cb_alloc_hint none = {0, 0, 0, CB_NONE};
+  return cb_alloc_track_find_at(t, addr,
+                                site < t->p->n_sites ? &t->cache[site] : &none);
+}
+
+/* The hint missed (addr lies in [lo, hi)). The block found, from the
+ * granule map or the sorted arrays, holds addr; live blocks do not
+ * overlap (an allocator's), so until one dies it holds every address
+ * between its bounds: the next lookup's answer there is it. */
+uint32_t cb_alloc_track_find_slow(cb_alloc_track *t, uint64_t addr,
+                                  cb_alloc_hint *hint) {
   uint32_t g = gmap_get(&t->gm, addr);
   if (g && g != GM_PART) {
-    if (!GM_LEN(g) || (addr & 15) < GM_LEN(g))
-      return (g & ((1u << GM_ROW_BITS) - 1)) - 1;
+    if (!GM_LEN(g) || (addr & 15) < GM_LEN(g)) {
+      const small_blk *b = &t->sm[(g & ((1u << GM_ROW_BITS) - 1)) - 1];
+      *hint = (cb_alloc_hint){b->start, b->end, t->h.epoch, b->row};
+      return b->row;
+    }
     g = 0; /* past its block's end: no small block there */
   }
   const blk *b = find_in(g ? &t->all : &t->big, addr);
   if (!b)
     return CB_NONE;
-  if (c)
-    *c = (site_cache){b->start, b->end, t->epoch, b->row};
+  *hint = (cb_alloc_hint){b->start, b->end, t->h.epoch, b->row};
   return b->row;
 }
 
 uint32_t cb_alloc_track_find_range(const cb_alloc_track *t, uint64_t lo,
                                    uint64_t hi, bool *uniform) {
   *uniform = true;
-  if (hi < t->lo || lo >= t->hi)
+  if (hi < t->h.lo || lo >= t->h.hi)
     return CB_NONE;
   /* The live block at or before hi, as cb_alloc_track_find looks. */
   const blkarr *a = &t->all;
@@ -489,36 +539,43 @@ uint32_t cb_alloc_track_find_range(const cb_alloc_track *t, uint64_t lo,
 }
 
 void cb_alloc_track_count_hits(cb_alloc_track *t, uint32_t row, uint64_t n) {
-  t->rows[row].level[0].accesses += n;
+  t->h.rows[row].level[0].accesses += n;
 }
 
 void cb_alloc_track_count(cb_alloc_track *t, uint32_t row, const cb_access *a,
                           unsigned missed, const uint8_t *cls) {
-  cb_alloc_site *r = &t->rows[row];
-  r->level[0].accesses++;
-  for (unsigned l = 0; l < missed && l < t->nl; l++) {
+  uint64_t first = a->addr >> t->h.shift;
+  uint64_t last = (a->addr + (a->size ? a->size - 1 : 0)) >> t->h.shift;
+  cb_alloc_track_count_at(t, row, a->site, first, last, missed, cls);
+}
+
+void cb_alloc_track_count_misses(cb_alloc_track *t, uint32_t row, uint32_t site,
+                                 unsigned missed, const uint8_t *cls) {
+  cb_alloc_site *r = &t->h.rows[row];
+  for (unsigned l = 0; l < missed && l < t->h.nl; l++) {
     cb_site_counts *lc = &r->level[l];
     lc->misses++;
     lc->compulsory += cls[l] == CB_MISS_COMPULSORY;
     lc->capacity += cls[l] == CB_MISS_CAPACITY;
     lc->conflict += cls[l] == CB_MISS_CONFLICT;
-    if (l + 1 < t->nl)
+    if (l + 1 < t->h.nl)
       lc[1].accesses++;
   }
   bool fresh;
-  if (missed && a->site < t->p->n_sites) {
-    pair_entry *e = pair_get(&t->hot, row, a->site, &fresh);
-    if (e && ++e->val > t->extra[row].hot) {
-      t->extra[row].hot = e->val;
-      r->hot_file = t->p->sites[a->site].file;
-      r->hot_line = t->p->sites[a->site].line;
+  if (site < t->p->n_sites) {
+    pair_entry *e = pair_get(&t->hot, row, site, &fresh);
+    if (e && ++e->val > t->h.extra[row].hot) {
+      t->h.extra[row].hot = e->val;
+      r->hot_file = t->p->sites[site].file;
+      r->hot_line = t->p->sites[site].line;
     }
   }
-  uint64_t first = a->addr >> t->shift;
-  uint64_t last = (a->addr + (a->size ? a->size - 1 : 0)) >> t->shift;
-  if (t->extra[row].last_line == last + 1)
-    return;
-  t->extra[row].last_line = last + 1;
+}
+
+void cb_alloc_track_count_lines(cb_alloc_track *t, uint32_t row, uint64_t first,
+                                uint64_t last) {
+  cb_alloc_site *r = &t->h.rows[row];
+  t->h.extra[row].last_line = last + 1;
   for (uint64_t line = first; line <= last && line - first < 64; line++)
     r->lines += lineset_add(&t->lines, row, line) > 0;
 }
@@ -532,7 +589,7 @@ bool cb_alloc_track_export(const cb_alloc_track *t, cb_alloc_site **rows,
   cb_alloc_site *v = malloc(t->n_rows * sizeof *v);
   if (!v)
     return false;
-  memcpy(v, t->rows, t->n_rows * sizeof *v);
+  memcpy(v, t->h.rows, t->n_rows * sizeof *v);
   *rows = v;
   *n = t->n_rows;
   return true;

@@ -41,6 +41,34 @@ void cb_alloc_to_stream(void *sink, const cb_alloc_event *ev);
 
 typedef struct cb_alloc_track cb_alloc_track;
 
+/* The tracker's state that the per-access path reads inline (the first
+ * member of struct cb_alloc_track): a collector makes a lookup and a
+ * count on nearly every access, and calls there were a fifth of the
+ * cache simulation's time on fannkuch. */
+typedef struct cb_alloc_row_state {
+  uint64_t last_line; /* + 1: the line of the row's latest access */
+  uint64_t hot;       /* first-level misses of its hottest site */
+} cb_alloc_row_state;
+
+typedef struct cb_alloc_head {
+  uint64_t lo, hi; /* every block so far lies in [lo, hi) */
+  uint64_t epoch;  /* moves when a block dies: hints go stale */
+  cb_alloc_site *rows;
+  cb_alloc_row_state *extra;
+  unsigned nl, shift;
+} cb_alloc_head;
+
+static inline cb_alloc_head *cb_alloc_head_of(cb_alloc_track *t) {
+  return (cb_alloc_head *)(void *)t;
+}
+
+/* The live block an accessing site found last (its own, one per site):
+ * valid while the epoch has not moved, as no block died since. */
+typedef struct cb_alloc_hint {
+  uint64_t start, end, epoch;
+  uint32_t row;
+} cb_alloc_hint;
+
 /* n_levels: the hierarchy's levels (at most CB_RESULT_LEVELS); line_shift:
  * log2 of the first level's line size (working sets). */
 cb_alloc_track *cb_alloc_track_new(const cb_program *p, unsigned n_levels,
@@ -53,6 +81,20 @@ void cb_alloc_track_event(cb_alloc_track *t, const cb_alloc_event *ev);
 /* The allocation-site row of the live block holding addr, or CB_NONE;
  * site: the accessing site, whose last block is tried first. */
 uint32_t cb_alloc_track_find(cb_alloc_track *t, uint64_t addr, uint32_t site);
+
+/* The same with the caller's hint for the accessing site: tried first,
+ * and set to the block found (cb_alloc_track_find keeps one per site). */
+uint32_t cb_alloc_track_find_slow(cb_alloc_track *t, uint64_t addr,
+                                  cb_alloc_hint *hint);
+static inline uint32_t cb_alloc_track_find_at(cb_alloc_track *t, uint64_t addr,
+                                              cb_alloc_hint *hint) {
+  const cb_alloc_head *h = cb_alloc_head_of(t);
+  if (addr < h->lo || addr >= h->hi)
+    return CB_NONE;
+  if (hint->epoch == h->epoch && addr >= hint->start && addr < hint->end)
+    return hint->row;
+  return cb_alloc_track_find_slow(t, addr, hint);
+}
 
 /* For accesses whose start addresses all lie in [lo, hi]: the row of the
  * live block holding all of them, or CB_NONE when none lies in a live
@@ -70,6 +112,28 @@ void cb_alloc_track_count_hits(cb_alloc_track *t, uint32_t row, uint64_t n);
  * missed one miss of its class and one access of the next. */
 void cb_alloc_track_count(cb_alloc_track *t, uint32_t row, const cb_access *a,
                           unsigned missed, const uint8_t *cls);
+
+/* The same split for the per-access path: the misses (missed > 0), and
+ * the working set's lines first .. last when the row's last line was
+ * not `last` (cb_alloc_track_count_at checks). */
+void cb_alloc_track_count_misses(cb_alloc_track *t, uint32_t row, uint32_t site,
+                                 unsigned missed, const uint8_t *cls);
+void cb_alloc_track_count_lines(cb_alloc_track *t, uint32_t row, uint64_t first,
+                                uint64_t last);
+/* cb_alloc_track_count with the access's first and last first-level
+ * lines already known (first = addr >> shift, last the same of its last
+ * byte). */
+static inline void cb_alloc_track_count_at(cb_alloc_track *t, uint32_t row,
+                                           uint32_t site, uint64_t first,
+                                           uint64_t last, unsigned missed,
+                                           const uint8_t *cls) {
+  cb_alloc_head *h = cb_alloc_head_of(t);
+  h->rows[row].level[0].accesses++;
+  if (missed)
+    cb_alloc_track_count_misses(t, row, site, missed, cls);
+  if (h->extra[row].last_line != last + 1)
+    cb_alloc_track_count_lines(t, row, first, last);
+}
 
 /* The rows (malloc'ed, NULL when there are none). */
 bool cb_alloc_track_export(const cb_alloc_track *t, cb_alloc_site **rows,

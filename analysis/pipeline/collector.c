@@ -17,6 +17,22 @@ static uint32_t log2u(uint64_t v) {
   return k;
 }
 
+/* The sites' states as at the start of a run: their ids, nothing seen.
+ * One more for the accesses of no program site (their misses only). */
+static void sites_init(collector *c) {
+  const cb_program *p = c->p;
+  memset(c->site, 0, (p->n_sites + 1) * sizeof *c->site);
+  for (uint32_t k = 0; k <= p->n_sites; k++) {
+    site_state *ss = &c->site[k];
+    const cb_site *s = k < p->n_sites ? &p->sites[k] : NULL;
+    ss->prog = s && !s->is_call;
+    ss->ws[WS_VAR] = ss->prog ? s->var : CB_NONE;
+    ss->ws[WS_TYPE] = ss->prog ? s->type : CB_NONE;
+    ss->ws[WS_FIELD] = ss->prog ? s->field : CB_NONE;
+    ss->var_set = ss->prog && s->var < p->n_vars ? s->var : CB_NONE;
+  }
+}
+
 bool drv_collector_init(collector *c, cb_hierarchy *h, const cb_program *p) {
   memset(c, 0, sizeof *c);
   c->h = h;
@@ -44,18 +60,15 @@ bool drv_collector_init(collector *c, cb_hierarchy *h, const cb_program *p) {
   for (int k = 0; k < 3; k++)
     if (!(c->lines[k] = calloc(n[k] + 1, sizeof(uint64_t))))
       return false;
-  c->last_line = calloc(p->n_sites + 1, sizeof *c->last_line);
-  c->last_addr = calloc(p->n_sites + 1, sizeof *c->last_addr);
-  c->last_delta = calloc(p->n_sites + 1, sizeof *c->last_delta);
-  c->stride = calloc(p->n_sites + 1, sizeof *c->stride);
-  c->stride_runs = calloc(p->n_sites + 1, sizeof *c->stride_runs);
-  if (!c->last_addr || !c->last_delta || !c->stride || !c->stride_runs)
+  c->site = calloc(p->n_sites + 1, sizeof *c->site);
+  if (!c->site)
     return false;
+  sites_init(c);
   if ((uint64_t)p->n_vars * c->sets[0] <= (1u << 22))
     c->var_set =
         calloc((size_t)p->n_vars * c->sets[0] * 2 + 1, sizeof *c->var_set);
   c->alloc = cb_alloc_track_new(p, c->nl, c->shift[0]);
-  return c->last_line && c->var_set && c->alloc;
+  return c->var_set && c->alloc;
 }
 
 void drv_collector_reset(collector *c) {
@@ -68,11 +81,7 @@ void drv_collector_reset(collector *c) {
   uint32_t n[3] = {c->p->n_vars, c->p->n_types, c->p->n_fields};
   for (int k = 0; k < 3; k++)
     memset(c->lines[k], 0, n[k] * sizeof(uint64_t));
-  memset(c->last_line, 0, c->p->n_sites * sizeof *c->last_line);
-  memset(c->last_addr, 0, c->p->n_sites * sizeof *c->last_addr);
-  memset(c->last_delta, 0, c->p->n_sites * sizeof *c->last_delta);
-  memset(c->stride, 0, c->p->n_sites * sizeof *c->stride);
-  memset(c->stride_runs, 0, c->p->n_sites * sizeof *c->stride_runs);
+  sites_init(c);
   memset(c->var_set, 0,
          (size_t)c->p->n_vars * c->sets[0] * 2 * sizeof *c->var_set);
   lineset_clear(&c->ws);
@@ -86,11 +95,7 @@ void drv_collector_free(collector *c) {
   }
   for (int k = 0; k < 3; k++)
     free(c->lines[k]);
-  free(c->last_line);
-  free(c->last_addr);
-  free(c->last_delta);
-  free(c->stride);
-  free(c->stride_runs);
+  free(c->site);
   free(c->var_set);
   lineset_free(&c->ws);
   cb_alloc_track_free(c->alloc);
@@ -103,60 +108,74 @@ static void touch(collector *c, unsigned kind, uint32_t id, uint64_t line) {
 
 /* A program site's access at addr: its stride state (the stride seen
  * twice in a row, and how often in the current run). */
-static inline void stride_step(collector *c, uint32_t site, uint64_t addr) {
-  int64_t delta = (int64_t)(addr - c->last_addr[site]);
-  if (c->last_addr[site] && delta == c->last_delta[site]) {
-    if (c->stride[site] != delta) {
-      c->stride[site] = delta;
-      c->stride_runs[site] = 0;
+static inline void stride_step(site_state *ss, uint64_t addr) {
+  int64_t delta = (int64_t)(addr - ss->last_addr);
+  if (ss->last_addr && delta == ss->last_delta) {
+    if (ss->stride != delta) {
+      ss->stride = delta;
+      ss->stride_runs = 0;
     }
-    c->stride_runs[site]++;
+    ss->stride_runs++;
   }
-  c->last_delta[site] = delta;
-  c->last_addr[site] = addr;
+  ss->last_delta = delta;
+  ss->last_addr = addr;
 }
 
-/* One access through the hierarchy and every view; returns the levels
- * it missed (cb_hierarchy_access_outcome). */
-static unsigned collect_one(collector *c, const cb_access *a) {
-  uint8_t cls[CB_MAX_LEVELS];
-  unsigned missed = cb_hierarchy_access_outcome(c->h, a->addr, a->size,
-                                                a->is_write, a->site, cls);
-  const cb_site *s = a->site < c->p->n_sites ? &c->p->sites[a->site] : NULL;
-  unsigned nl = missed < c->nl ? missed : c->nl;
+/* An access's misses at its first nl levels: per set, and per variable
+ * and set at the first. */
+static void count_misses(collector *c, const site_state *ss, uint64_t addr,
+                         unsigned nl, const uint8_t *cls) {
   for (unsigned l = 0; l < nl; l++) {
-    uint64_t set = (a->addr >> c->shift[l]) & c->mask[l];
+    uint64_t set = (addr >> c->shift[l]) & c->mask[l];
     uint64_t conflict = cls[l] == CB_MISS_CONFLICT;
     c->set_misses[l][set]++;
     c->set_conflicts[l][set] += conflict;
-    if (l == 0 && s && !s->is_call && s->var < c->p->n_vars) {
-      uint64_t *vs = &c->var_set[((size_t)s->var * c->sets[0] + set) * 2];
+    if (l == 0 && ss->var_set != CB_NONE) {
+      uint64_t *vs = &c->var_set[((size_t)ss->var_set * c->sets[0] + set) * 2];
       vs[0]++;
       vs[1] += conflict;
     }
   }
+}
+
+/* A site's access that starts a new last line: its lines in the working
+ * sets of its variable, type and field. */
+static void touch_lines(collector *c, const site_state *ss, uint64_t first,
+                        uint64_t last) {
+  for (uint64_t line = first; line <= last && line - first < 64; line++) {
+    touch(c, WS_VAR, ss->ws[WS_VAR], line);
+    touch(c, WS_TYPE, ss->ws[WS_TYPE], line);
+    touch(c, WS_FIELD, ss->ws[WS_FIELD], line);
+  }
+}
+
+/* One access through the hierarchy and every view; returns the levels
+ * it missed (cb_hierarchy_access_outcome). */
+static inline unsigned collect_one(collector *c, uint64_t addr, uint32_t size,
+                                   bool is_write, uint32_t site) {
+  uint8_t cls[CB_MAX_LEVELS];
+  unsigned missed =
+      cb_hierarchy_access_outcome(c->h, addr, size, is_write, site, cls);
+  site_state *ss = &c->site[site < c->p->n_sites ? site : c->p->n_sites];
+  unsigned nl = missed < c->nl ? missed : c->nl;
+  if (nl)
+    count_misses(c, ss, addr, nl, cls);
+  if (!ss->prog)
+    return missed;
+  uint64_t first = addr >> c->shift[0];
+  uint64_t last = (addr + (size ? size - 1 : 0)) >> c->shift[0];
   /* A program access to a live heap block counts for its allocation
    * site: one access at the first level, and at each level it misses one
    * miss of one class and one access of the next (cachegrind's rule, as
    * the cache model counts a site). */
-  uint32_t row = s && !s->is_call
-                     ? cb_alloc_track_find(c->alloc, a->addr, a->site)
-                     : CB_NONE;
+  uint32_t row = cb_alloc_track_find_at(c->alloc, addr, &ss->hint);
   if (row != CB_NONE)
-    cb_alloc_track_count(c->alloc, row, a, nl, cls);
-  if (!s || s->is_call)
+    cb_alloc_track_count_at(c->alloc, row, site, first, last, nl, cls);
+  stride_step(ss, addr);
+  if (ss->last_line == last + 1)
     return missed;
-  stride_step(c, a->site, a->addr);
-  uint64_t first = a->addr >> c->shift[0];
-  uint64_t last = (a->addr + (a->size ? a->size - 1 : 0)) >> c->shift[0];
-  if (c->last_line[a->site] == last + 1)
-    return missed;
-  c->last_line[a->site] = last + 1;
-  for (uint64_t line = first; line <= last && line - first < 64; line++) {
-    touch(c, WS_VAR, s->var, line);
-    touch(c, WS_TYPE, s->type, line);
-    touch(c, WS_FIELD, s->field, line);
-  }
+  ss->last_line = last + 1;
+  touch_lines(c, ss, first, last);
   return missed;
 }
 
@@ -186,7 +205,8 @@ void drv_fanout_batch(void *ctx, const cb_access *batch, size_t n) {
       continue;
     }
     for (size_t k = 0; k < n; k++)
-      collect_one(c, &batch[k]);
+      collect_one(c, batch[k].addr, batch[k].size, batch[k].is_write,
+                  batch[k].site);
   }
   if (f->timed)
     f->sim_s += drv_sim_clock_s() - t0;
@@ -255,7 +275,7 @@ static void collect_block(collector *c, const cb_affine_block *b) {
   uint64_t pos = 0;
   if (b->n_acc > 16) {
     while (cb_affine_expand(b, &pos, &one, 1) > 0)
-      collect_one(c, &one);
+      collect_one(c, one.addr, one.size, one.is_write, one.site);
     return;
   }
   /* Sites of the program met once per iteration: their strides in
@@ -263,7 +283,7 @@ static void collect_block(collector *c, const cb_affine_block *b) {
   bool once[16];
   for (uint32_t j = 0; j < b->n_acc; j++) {
     const cb_affine_access *a = &b->acc[j];
-    once[j] = a->site < c->p->n_sites && !c->p->sites[a->site].is_call;
+    once[j] = a->site < c->p->n_sites && c->site[a->site].prog;
     for (uint32_t i = 0; i < b->n_acc; i++)
       if (i != j && b->acc[i].site == a->site)
         once[j] = false;
@@ -272,11 +292,8 @@ static void collect_block(collector *c, const cb_affine_block *b) {
     bool all_hit = true;
     for (uint32_t j = 0; j < b->n_acc; j++) {
       const cb_affine_access *a = &b->acc[j];
-      one = (cb_access){.addr = a->base + t * (uint64_t)a->stride,
-                        .site = a->site,
-                        .size = a->size,
-                        .is_write = a->is_write};
-      all_hit &= collect_one(c, &one) == 0;
+      all_hit &= collect_one(c, a->base + t * (uint64_t)a->stride, a->size,
+                             a->is_write, a->site) == 0;
     }
     bool same = t > 0 && same_lines(b, t - 1, t, shift);
     t++;
@@ -295,29 +312,28 @@ static void collect_block(collector *c, const cb_affine_block *b) {
       uint64_t p = a->base + (t - 1) * (uint64_t)a->stride;
       closed[j] = once[j] && p >> shift != 0;
       if (!closed[j]) {
-        stepped |= a->site < c->p->n_sites && !c->p->sites[a->site].is_call;
+        stepped |= a->site < c->p->n_sites && c->site[a->site].prog;
         continue;
       }
       /* The site's delta was the stride at t-1 (its previous access was
        * at t-2) and stays so: each step continues the run. Its addresses
        * lie in p's line, not line 0: never 0 (stride_step's "no previous
        * access"). */
-      uint32_t site = a->site;
-      if (c->stride[site] != a->stride) {
-        c->stride[site] = a->stride;
-        c->stride_runs[site] = 0;
+      site_state *ss = &c->site[a->site];
+      if (ss->stride != a->stride) {
+        ss->stride = a->stride;
+        ss->stride_runs = 0;
       }
-      c->stride_runs[site] += m;
-      c->last_delta[site] = a->stride;
-      c->last_addr[site] = p + m * (uint64_t)a->stride;
+      ss->stride_runs += m;
+      ss->last_delta = a->stride;
+      ss->last_addr = p + m * (uint64_t)a->stride;
     }
     /* The other sites in order, iteration by iteration. */
     for (uint64_t k = t; k < t + m && stepped; k++)
       for (uint32_t j = 0; j < b->n_acc; j++) {
         const cb_affine_access *a = &b->acc[j];
-        if (!closed[j] && a->site < c->p->n_sites &&
-            !c->p->sites[a->site].is_call)
-          stride_step(c, a->site, a->base + k * (uint64_t)a->stride);
+        if (!closed[j] && a->site < c->p->n_sites && c->site[a->site].prog)
+          stride_step(&c->site[a->site], a->base + k * (uint64_t)a->stride);
       }
     t += m;
   }
@@ -397,11 +413,14 @@ bool drv_collect_extras(const collector *col, cb_cache_result *c) {
   if (!c->var_lines || !c->type_lines || !c->field_lines)
     return false;
   c->site_stride = malloc((p->n_sites + 1) * sizeof *c->site_stride);
-  c->site_stride_runs = dup_u64(col->stride_runs, p->n_sites);
+  c->site_stride_runs = malloc((p->n_sites + 1) * sizeof *c->site_stride_runs);
   if (!c->site_stride || !c->site_stride_runs ||
       !cb_alloc_track_export(col->alloc, &c->alloc_sites, &c->n_alloc_sites))
     return false;
-  memcpy(c->site_stride, col->stride, p->n_sites * sizeof *c->site_stride);
+  for (uint32_t k = 0; k < p->n_sites; k++) {
+    c->site_stride[k] = col->site[k].stride;
+    c->site_stride_runs[k] = col->site[k].stride_runs;
+  }
   size_t n = 0, total = (size_t)p->n_vars * col->sets[0];
   for (size_t k = 0; k < total; k++)
     n += col->var_set[k * 2] != 0;

@@ -42,6 +42,22 @@ static inline double drv_sim_clock_s(void) {
 
 enum { WS_VAR, WS_TYPE, WS_FIELD };
 
+/* Per program site, what an access of it reads and writes: the site's
+ * ids, its stride state, its last line and the heap block it found last,
+ * together in 96 bytes (a site's fields in six arrays and the
+ * cb_site put each access on eight). */
+typedef struct site_state {
+  uint64_t last_addr;   /* of its latest access */
+  int64_t last_delta;   /* the latest step */
+  int64_t stride;       /* the step seen twice in a row, latest */
+  uint64_t stride_runs; /* how often in the current run of it */
+  uint64_t last_line;   /* the line of its latest access + 1 */
+  uint32_t ws[3];       /* var, type, field: CB_NONE or the id */
+  uint32_t var_set;     /* its variable when counted per set, else CB_NONE */
+  uint8_t prog;         /* a program access, not a call's */
+  cb_alloc_hint hint;   /* alloc_track.h */
+} site_state;
+
 /* Beside one hierarchy: what the views need beyond per-site counters
  * (misses per set, working sets, misses per variable and set). */
 typedef struct collector {
@@ -53,12 +69,9 @@ typedef struct collector {
   uint64_t mask[CB_RESULT_LEVELS];
   uint32_t sets[CB_RESULT_LEVELS];
   uint64_t *set_misses[CB_RESULT_LEVELS], *set_conflicts[CB_RESULT_LEVELS];
-  lineset ws;          /* (kind << 30 | id, line): the working sets */
-  uint64_t *lines[3];  /* per var, type, field */
-  uint64_t *last_line; /* per site: the line of its latest access + 1 */
-  uint64_t *last_addr; /* per site */
-  int64_t *last_delta, *stride;
-  uint64_t *stride_runs;
+  lineset ws;            /* (kind << 30 | id, line): the working sets */
+  uint64_t *lines[3];    /* per var, type, field */
+  site_state *site;      /* per site */
   uint64_t *var_set;     /* n_vars * sets[0] * 2: misses, conflicts */
   cb_alloc_track *alloc; /* heap blocks by allocation site */
 } collector;

@@ -10,12 +10,6 @@ static size_t slot_hash(uint32_t tag1, uint64_t chunk) {
   return (size_t)cb_mix64(chunk ^ (uint64_t)tag1 << 40);
 }
 
-/* The recent-cache index: cheap, and a walk over consecutive chunks of
- * one tag fills consecutive entries. */
-static size_t recent_index(uint32_t tag1, uint64_t chunk) {
-  return (size_t)(chunk + (uint64_t)tag1 * 0x9e3779b1u) & (LS_RECENT - 1);
-}
-
 static int grow_table(lineset *s) {
   size_t cap = s->cap ? s->cap * 2 : 1024;
   ls_slot *t = calloc(cap, sizeof *t);
@@ -63,22 +57,16 @@ static int64_t find_chunk(lineset *s, uint32_t tag1, uint64_t chunk) {
   return idx;
 }
 
-int lineset_add(lineset *s, uint32_t tag, uint64_t line) {
+int lineset_add_slow(lineset *s, uint32_t tag, uint64_t line) {
   uint32_t tag1 = tag + 1;
   uint64_t chunk = line / LS_CHUNK_LINES;
-  ls_slot *r = &s->recent[recent_index(tag1, chunk)];
-  uint32_t idx;
-  if (r->tag1 == tag1 && r->chunk == chunk) {
-    idx = r->idx;
-  } else {
-    int64_t i = find_chunk(s, tag1, chunk);
-    if (i < 0)
-      return -1;
-    idx = (uint32_t)i;
-    *r = (ls_slot){.chunk = chunk, .tag1 = tag1, .idx = idx};
-  }
+  int64_t i = find_chunk(s, tag1, chunk);
+  if (i < 0)
+    return -1;
+  s->recent[lineset_recent_index(tag1, chunk)] =
+      (ls_slot){.chunk = chunk, .tag1 = tag1, .idx = (uint32_t)i};
   uint64_t bit = line % LS_CHUNK_LINES;
-  uint64_t *w = &s->bits[idx][bit / 64], m = 1ull << (bit % 64);
+  uint64_t *w = &s->bits[i][bit / 64], m = 1ull << (bit % 64);
   if (*w & m)
     return 0;
   *w |= m;

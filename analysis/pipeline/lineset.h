@@ -33,9 +33,32 @@ typedef struct lineset {
   ls_slot recent[LS_RECENT];
 } lineset;
 
+/* The recent-cache index: cheap, and a walk over consecutive chunks of
+ * one tag fills consecutive entries. */
+static inline size_t lineset_recent_index(uint32_t tag1, uint64_t chunk) {
+  return (size_t)(chunk + (uint64_t)tag1 * 0x9e3779b1u) & (LS_RECENT - 1);
+}
+
+/* lineset_add where the recent cache lacks the chunk. */
+int lineset_add_slow(lineset *s, uint32_t tag, uint64_t line);
+
 /* Adds (tag, line), tag < UINT32_MAX: 1 when the pair is new, 0 when it
- * was there, -1 when memory ran out (nothing added). */
-int lineset_add(lineset *s, uint32_t tag, uint64_t line);
+ * was there, -1 when memory ran out (nothing added). Inline: the views
+ * ask on most accesses, and the answer is mostly a bit in a recent
+ * chunk. */
+static inline int lineset_add(lineset *s, uint32_t tag, uint64_t line) {
+  uint32_t tag1 = tag + 1;
+  uint64_t chunk = line / LS_CHUNK_LINES;
+  const ls_slot *r = &s->recent[lineset_recent_index(tag1, chunk)];
+  if (r->tag1 != tag1 || r->chunk != chunk)
+    return lineset_add_slow(s, tag, line);
+  uint64_t bit = line % LS_CHUNK_LINES;
+  uint64_t *w = &s->bits[r->idx][bit / 64], m = 1ull << (bit % 64);
+  if (*w & m)
+    return 0;
+  *w |= m;
+  return 1;
+}
 /* Empties the set, keeping its memory for the next input. */
 void lineset_clear(lineset *s);
 void lineset_free(lineset *s);
