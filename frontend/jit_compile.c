@@ -300,7 +300,6 @@ static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
   g.B = LLVMCreateBuilderInContext(C);
   jit_make_types(&g);
   bool made = jit_gen_kernel(&g, fi);
-  LLVMDisposeBuilder(g.B);
   /* a kernel of some blocks is named for them, one at -O0 for that: each
    * compile of a function adds a symbol of its own to the JIT, and the
    * same blocks give the same module (the cache's key) in the next run */
@@ -314,6 +313,13 @@ static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
     len += snprintf(name + len, sizeof name - (size_t)len, ".O0");
   if (made && (only || m->tier == 0))
     LLVMSetValueName2(g.F, name, (size_t)len);
+  /* its entry for calls through pointers, named for the kernel */
+  char ename[72];
+  snprintf(ename, sizeof ename, "%.*s.e", len, name);
+  LLVMValueRef ef =
+      made && o->p->kernel_entries ? jit_gen_entry(&g, fi, ename) : NULL;
+  bool entry = ef != NULL;
+  LLVMDisposeBuilder(g.B);
   /* a loop's iterations for its template: the kernel's name and the
    * block's */
   char(*tnames)[80] =
@@ -326,8 +332,13 @@ static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
     }
   LLVMMemoryBufferRef obj = NULL;
   bool ok = true;
-  if (made && m->tier == 0)
+  if (made && m->tier == 0) {
     plain_stores(&g);
+    jit_gen ge = g;
+    ge.F = ef;
+    if (ef)
+      plain_stores(&ge);
+  }
   if (made) {
     optimise(g.M);
     char *text = LLVMPrintModuleToString(g.M);
@@ -376,6 +387,15 @@ static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
   }
   free(tnames);
   free(g.tpl_fns);
+  LLVMOrcExecutorAddress ea = 0;
+  if (addr && entry && (err = LLVMOrcLLJITLookup(o->jit, &ea, ename))) {
+    jit_fail(err);
+    ok = false;
+    ea = 0;
+  }
+  if (ea) /* read atomically, as the kernels */
+    __atomic_store_n(&o->p->kernel_entries[fi],
+                     (cb_kernel_entry_fn)(uintptr_t)ea, __ATOMIC_RELEASE);
   if (addr) {
     for (uint32_t lb = 0; lb < fn->n_blocks; lb++)
       __atomic_store_n(&o->code[fn->first_block + lb],
@@ -694,6 +714,7 @@ void fe_jit_compile(cb_program *p, bool eager, const char *cache_dir) {
   pthread_cond_init(&o->idle, NULL);
   p->kernels = k; /* NULL entries until compiled */
   p->tpl_kernels = calloc(p->n_blocks + 1, sizeof *p->tpl_kernels);
+  p->kernel_entries = calloc(p->n_functions + 1, sizeof *p->kernel_entries);
   p->kernel_ran = o->ran;
   p->kernel_code = o->code;
   p->kernel_more = o->more;
