@@ -30,6 +30,7 @@
 
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The type of field `off` bytes into base (a p8), as a pointer. */
 static LLVMValueRef ptr_at(jit_gen *g, LLVMValueRef base, LLVMValueRef off,
@@ -670,6 +671,53 @@ static bool native_indirect(jit_gen *g, uint32_t ip, uint32_t gb,
   jit_load_locals_after_call(g);
   LLVMBuildBr(B, no);
   return true;
+}
+
+/* The function at addr in t (n, sorted by address), or CB_NONE. */
+static uint32_t fn_at(const fn_addr *t, uint32_t n, uint64_t addr) {
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (t[mid].addr == addr)
+      return t[mid].fi;
+    if (t[mid].addr < addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return CB_NONE;
+}
+
+uint8_t *jit_addr_taken(const cb_program *p) {
+  uint8_t *taken = calloc(p->n_functions + 1, 1);
+  fn_addr *t = malloc((p->n_functions + 1) * sizeof *t);
+  if (!taken || !t) {
+    free(taken);
+    free(t);
+    return NULL;
+  }
+  uint32_t n = 0;
+  for (uint32_t f = 0; f < p->n_functions; f++)
+    if (p->functions[f].addr)
+      t[n++] = (fn_addr){p->functions[f].addr, f};
+  qsort(t, n, sizeof *t, cmp_fn_addr);
+  for (uint32_t i = 0; n && i < p->n_consts; i++) {
+    uint32_t f = fn_at(t, n, p->consts[i].u);
+    if (f != CB_NONE)
+      taken[f] = 1;
+  }
+  for (uint32_t g = 0; n && g < p->n_globals; g++) {
+    const cb_global *gl = &p->globals[g];
+    for (uint64_t off = 0; gl->init && off + 8 <= gl->size; off += 8) {
+      uint64_t v;
+      memcpy(&v, gl->init + off, 8);
+      uint32_t f = fn_at(t, n, v);
+      if (f != CB_NONE)
+        taken[f] = 1;
+    }
+  }
+  free(t);
+  return taken;
 }
 
 LLVMValueRef jit_gen_entry(jit_gen *g, uint32_t fi, const char *name) {

@@ -243,6 +243,11 @@ LLVMValueRef jit_call_engine(jit_gen *g, uint32_t ip, uint32_t gb,
  * cb_kernel_io.entries) into g->M, named `name`, beside its kernel (made
  * by jit_gen_kernel); NULL when such calls of it are the engine's. */
 LLVMValueRef jit_gen_entry(jit_gen *g, uint32_t fi, const char *name);
+/* jit_call.c: per function, 1 when its address is among the Program's
+ * constants or in a global's initial bytes (a table of pointers), so that
+ * a call through a pointer may reach it: only those get an entry, whose
+ * code each compile would otherwise pay for. NULL when out of memory. */
+uint8_t *jit_addr_taken(const cb_program *p);
 /* jit_call.c: a `ret` (op ip of global block gb), which returns to the
  * calling kernel (the frame popped natively, or by io->ret) or leaves to
  * the interpreter. */
