@@ -4,9 +4,11 @@
 own (the kernels compiled cold, as on a first run), one line each:
 
   program  exit  operations  compiled %  stream gen. s  wall s  load  left
+  engine calls
 
 `left` is --stats' "kernels left before" (the ops kernels left to the
-interpreter before, most first). MultiSource programs are run as
+interpreter before, most first), `engine calls` its "calls of the
+program's functions kernels left to the engine". MultiSource programs are run as
 bench/realprogs.py runs them (testsuite_cmake.py reads their flags,
 arguments and input); SingleSource ones with -O2 -DSMALL_PROBLEM_SIZE and
 no arguments. Each runs in a work folder of its own holding links to its
@@ -80,9 +82,10 @@ def run(name, srcdir, cmd, stdin, work, cache):
     k = stat(err, "native kernels:")
     pct = k[k.rfind("(") + 1:k.rfind("%)")] if "%)" in k else ""
     left = stat(err, "kernels left before:")[len("kernels left before: "):]
+    ec = stat(err, "calls of the program's functions").split(":")[-1].strip()
     print("\t".join([name, str(r.returncode), ops[0] if ops else "",
                      pct, sg[0] if sg else "", f"{wall:.1f}", f"{load:.2f}",
-                     left]), flush=True)
+                     left, ec]), flush=True)
 
 
 def main():
@@ -96,7 +99,7 @@ def main():
     cbana = os.path.abspath(a.cbana)
     cache = os.path.join(a.work, "cache")
     print("program\texit\toperations\tcompiled %\tstream gen. s\twall s\t"
-          "load\tleft before")
+          "load\tleft before\tengine calls")
     for n in a.ms:
         d = os.path.join(a.lts, "MultiSource/Benchmarks", n)
         cmd, stdin = ms_command(cbana, d)

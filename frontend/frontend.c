@@ -19,6 +19,7 @@ static void program_free(cb_program *p) {
   fe_jit_free(p->jit); /* waits for a compile still reading the Program */
   free(p->kernels);
   free(p->tpl_kernels);
+  free(p->kernel_entries);
   free(p->files);
   free(p->functions);
   free(p->blocks);

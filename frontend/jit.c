@@ -104,6 +104,11 @@ void jit_load_local(jit_gen *g, int which) {
       jit_load(g, lv_type(g, which), jit_io_field(g, lv_field[which]), TB_IO));
 }
 
+void jit_alloc_locals(jit_gen *g) {
+  for (int k = 0; k < LV_COUNT; k++)
+    g->lv[k] = LLVMBuildAlloca(g->B, lv_type(g, k), "");
+}
+
 void jit_load_locals(jit_gen *g) {
   for (int k = 0; k < LV_COUNT; k++)
     jit_load_local(g, k);
@@ -148,6 +153,12 @@ void jit_make_types(jit_gen *g) {
   f[IO_CALLEE] = LLVMPointerType(g->kernel_ty, 0);
   g->page_ty = LLVMFunctionType(g->p8, (LLVMTypeRef[]){g->p8, g->i64}, 2, 0);
   f[IO_PAGE] = LLVMPointerType(g->page_ty, 0);
+  f[IO_ENTRIES] = g->p8;
+  g->entry_ty =
+      LLVMFunctionType(g->i32,
+                       (LLVMTypeRef[]){pio, g->p64, g->i32, g->i32, g->i32,
+                                       g->i32, g->i32, g->i64},
+                       8, 0);
   LLVMStructSetBody(g->io_ty, f, IO_NFIELDS, 0);
   /* scalar type-based alias metadata: a root and one type per kind */
   static const char *const names[TB_COUNT] = {"slot", "mem",   "io",
@@ -270,6 +281,7 @@ bool jit_gen_kernel(jit_gen *g, uint32_t fi) {
   g->body = calloc(fn->n_blocks, sizeof *g->body);
   g->n_ops = n_ops;
   g->mach_made_ip = CB_NONE;
+  g->icall_args = NULL;
   g->exits = calloc(2 * (n_ops + 1), sizeof *g->exits);
   if (!g->body || !g->exits) {
     gen_free(g);
@@ -294,8 +306,7 @@ bool jit_gen_kernel(jit_gen *g, uint32_t fi) {
   g->stop = jit_load(g, g->p8, jit_io_field(g, IO_STOP), TB_IO);
   g->op_flags = jit_load(g, g->p8, jit_io_field(g, IO_OP_FLAGS), TB_IO);
   g->counts = jit_load(g, g->p64, jit_io_field(g, IO_COUNTS), TB_IO);
-  for (int k = 0; k < LV_COUNT; k++)
-    g->lv[k] = LLVMBuildAlloca(g->B, lv_type(g, k), "");
+  jit_alloc_locals(g);
   g->page_out = LLVMBuildAlloca(g->B, g->p8, "");
   jit_load_locals(g);
   LLVMValueRef blk = jit_load(g, g->i32, jit_io_field(g, IO_BLOCK), TB_IO);

@@ -13,6 +13,14 @@
  * return that way, 20 ns natively; BenchmarkGame/recursive's engine
  * 22.8 s, 8.2 s natively (bench/results/engine.md).
  *
+ * A call through a pointer finds its callee by address (a table of the
+ * program's functions in the module) and has the callee's entry push the
+ * frame (kernel.h's io->entries: the push depends on the callee, so each
+ * function with a kernel has one beside it), then calls the callee's
+ * kernel as a direct call does. Shootout's methcall makes 100 M calls
+ * through pointers; through the engine's C they took 28 s of its 36 s
+ * of stream generation (bench/results/engine.md).
+ *
  * Every check that the engine would answer otherwise (a stack overflow,
  * the frame or slot stack to grow, a return address's page not in the
  * translation cache, the native stack low, no callee kernel yet) sends
@@ -21,6 +29,8 @@
 #include "jit_gen.h"
 
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* The type of field `off` bytes into base (a p8), as a pointer. */
 static LLVMValueRef ptr_at(jit_gen *g, LLVMValueRef base, LLVMValueRef off,
@@ -162,6 +172,30 @@ static uint64_t entry_mach_count(const cb_program *p, uint32_t gb) {
   return n;
 }
 
+/* Whether the kernel may push a frame of function fi itself: no body
+ * (the engine's error), a variadic callee's register save area, saved
+ * registers without their machine-code line, or an entry block whose
+ * records a push does not make are the engine's. */
+static bool callee_ok(const jit_gen *g, uint32_t fi) {
+  const cb_program *p = g->p;
+  const cb_function *fn = &p->functions[fi];
+  if (fn->n_blocks == 0 || (fn->is_vararg && fn->va_save1))
+    return false;
+  if (fn->n_saved_regs && (!p->fn_mach || p->fn_mach[fi].entry_site == CB_NONE))
+    return false;
+  /* the callee's kernel is entered at its first block (kentry), which no
+   * loop template stops (only a block that is its own successor is) */
+  uint32_t eb = fn->first_block;
+  const cb_block *b = &p->blocks[eb];
+  if (g->nphis[eb] >= b->n_ops || !jit_mach_compiled(p, eb) ||
+      entry_mach_count(p, eb) + 1 + fn->n_saved_regs > JIT_CHECK_MAX_ACCESSES)
+    return false;
+  for (uint32_t k = 0; k < b->n_succ; k++)
+    if (p->succs[b->first_succ + k] == 0)
+      return false;
+  return true;
+}
+
 /* A parameter lane's value: the caller's operand. */
 typedef struct param_move {
   uint32_t slot;
@@ -183,11 +217,10 @@ static uint32_t native_callee(const jit_gen *g, const cb_op *op, param_move *mv,
   const int64_t *x = &p->extra[op->aux];
   uint32_t kind = (uint32_t)x[0], callee = (uint32_t)x[1];
   uint32_t site = (uint32_t)x[2], nargs = (uint32_t)x[3];
-  if (kind != CB_CALL_DIRECT || callee >= p->n_functions || nargs > 64)
+  if (kind != CB_CALL_DIRECT || callee >= p->n_functions || nargs > 64 ||
+      !callee_ok(g, callee))
     return CB_NONE;
   const cb_function *fn = &p->functions[callee];
-  if (fn->n_blocks == 0 || (fn->is_vararg && fn->va_save1))
-    return CB_NONE;
   /* a return address, saved registers or, for a tail call, the caller's
    * epilogue that the engine counts as the library's (no machine code
    * told their lines) */
@@ -198,19 +231,6 @@ static uint32_t native_callee(const jit_gen *g, const cb_op *op, param_move *mv,
   if (*tail ? !p->fn_mach || p->fn_mach[caller].exit_site == CB_NONE
             : !p->ra_site || p->ra_site[site] == CB_NONE)
     return CB_NONE;
-  if (fn->n_saved_regs &&
-      (!p->fn_mach || p->fn_mach[callee].entry_site == CB_NONE))
-    return CB_NONE;
-  /* the callee's kernel is entered at its first block (kentry), which no
-   * loop template stops (only a block that is its own successor is) */
-  uint32_t eb = fn->first_block;
-  const cb_block *b = &p->blocks[eb];
-  if (g->nphis[eb] >= b->n_ops || !jit_mach_compiled(p, eb) ||
-      entry_mach_count(p, eb) + 1 + fn->n_saved_regs > JIT_CHECK_MAX_ACCESSES)
-    return CB_NONE;
-  for (uint32_t k = 0; k < b->n_succ; k++)
-    if (p->succs[b->first_succ + k] == 0)
-      return CB_NONE;
   cb_operand flat[MAX_ARG_LANES];
   uint32_t start[64], used = 0;
   for (uint32_t k = 0; k < nargs; k++) {
@@ -317,23 +337,29 @@ static LLVMValueRef frame_at(jit_gen *g, LLVMValueRef frames,
   return LLVMBuildGEP2(g->B, g->i8, frames, &off, 1, "");
 }
 
-/* eng_do_call, eng_push_frame and eng_set_params for call op ip (global
- * block gb) of `callee` (native_callee), in the kernel: any check that
+/* The call a push makes, as values (constants in a kernel's direct call,
+ * an entry's parameters for a call through a pointer): the call op
+ * (global), its block, its site, the op's dst, and the return address's
+ * record (cb_access's second word; unused in a tail call). */
+typedef struct push_call {
+  LLVMValueRef ip, gb, site, dst, ra_word;
+} push_call;
+
+/* eng_do_call, eng_push_frame and eng_set_params for call c of `callee`
+ * (native_callee, or an entry's callee), in the kernel: any check that
  * fails goes to `no` before anything changed; else the frame is pushed,
- * io is the callee's at its first block, and the code goes to `enter`
- * with the callee's kernel added to kphi. A tail call (eng_tail_epilogue
- * first) makes the caller's epilogue's pops, marks the caller's frame
- * tail_done and puts the callee's frame where the caller's was, its
- * return address the caller's own (written again, not emitted). */
-static void native_push(jit_gen *g, uint32_t ip, uint32_t gb, uint32_t callee,
-                        bool tail, const param_move *mv, uint32_t n_mv,
-                        LLVMBasicBlockRef no, LLVMBasicBlockRef enter,
-                        LLVMValueRef kphi) {
+ * its parameters' slots (n_mv of them, dst[i]) set to vals[i], io is the
+ * callee's at its first block, and the callee's kernel is returned. A
+ * tail call (eng_tail_epilogue first) makes the caller's epilogue's
+ * pops, marks the caller's frame tail_done and puts the callee's frame
+ * where the caller's was, its return address the caller's own (written
+ * again, not emitted). */
+static LLVMValueRef native_push(jit_gen *g, const push_call *c, uint32_t callee,
+                                bool tail, const uint32_t *dst,
+                                LLVMValueRef *vals, uint32_t n_mv,
+                                LLVMBasicBlockRef no) {
   const cb_program *p = g->p;
-  const cb_op *op = &p->ops[ip];
   const cb_function *fn = &p->functions[callee];
-  uint32_t site = (uint32_t)p->extra[op->aux + 2];
-  uint32_t ra_site = tail ? CB_NONE : p->ra_site[site];
   uint32_t in_site = p->fn_mach ? p->fn_mach[callee].entry_site : CB_NONE;
   uint32_t eb = fn->first_block, e_ip = p->blocks[eb].first_op;
   LLVMBuilderRef B = g->B;
@@ -404,14 +430,11 @@ static void native_push(jit_gen *g, uint32_t ip, uint32_t gb, uint32_t callee,
   room_or(g, (tail ? nr : 1) + fn->n_saved_regs + n_entry, no);
 
   /* the call is made from here on */
-  LLVMValueRef vals[MAX_MOVES];
-  for (uint32_t i = 0; i < n_mv; i++)
-    vals[i] = jit_val(g, mv[i].src);
   jit_set_lv(g, LV_BUDGET,
              LLVMBuildSub(B, jit_lv(g, LV_BUDGET), jit_c64(g, 1), ""));
   /* the caller's place, where the interpreter returns to */
-  st_at(g, c32(g, ip + 1), Fp, offsetof(cb_frame, ip));
-  st_at(g, c32(g, gb), Fp, offsetof(cb_frame, block));
+  st_at(g, LLVMBuildAdd(B, c->ip, c32(g, 1), ""), Fp, offsetof(cb_frame, ip));
+  st_at(g, c->gb, Fp, offsetof(cb_frame, block));
   st_at(g, jit_lv(g, LV_PREV), Fp, offsetof(cb_frame, prev));
   /* the callee's slots, zeroed (and one past them, as eng_push_frame) */
   LLVMValueRef slots = ld_at(g, st, offsetof(cb_kernel_stack, slots), g->p8);
@@ -430,9 +453,9 @@ static void native_push(jit_gen *g, uint32_t ip, uint32_t gb, uint32_t callee,
   st_at(g, c32(g, eb), NF, offsetof(cb_frame, block));
   st_at(g, c32(g, CB_NONE), NF, offsetof(cb_frame, prev));
   st_at(g, c32(g, e_ip), NF, offsetof(cb_frame, ip));
-  st_at(g, c32(g, ip), NF, offsetof(cb_frame, call_op));
-  st_at(g, c32(g, site), NF, offsetof(cb_frame, call_site));
-  st_at(g, c32(g, op->dst), NF, offsetof(cb_frame, ret_dst));
+  st_at(g, c->ip, NF, offsetof(cb_frame, call_op));
+  st_at(g, c->site, NF, offsetof(cb_frame, call_site));
+  st_at(g, c->dst, NF, offsetof(cb_frame, ret_dst));
   st_at(g, sp, NF, offsetof(cb_frame, cfa));
   st_at(g, new_sp, NF, offsetof(cb_frame, sp));
   /* va_al: the engine's va_al_next, 0 but in a variadic callee's push */
@@ -453,7 +476,7 @@ static void native_push(jit_gen *g, uint32_t ip, uint32_t gb, uint32_t callee,
   }
   jit_store(g, jit_c64(g, CB_KERNEL_RET_ADDR), ra_host, TB_MEM);
   if (!tail) {
-    jit_emit(g, ra_at, 8, ra_site, true);
+    jit_emit_word(g, ra_at, c->ra_word);
     writes++;
   }
   for (unsigned r = 0; r < fn->n_saved_regs; r++)
@@ -466,7 +489,7 @@ static void native_push(jit_gen *g, uint32_t ip, uint32_t gb, uint32_t callee,
     jit_add_lv(g, LV_LOADS, reads);
   LLVMValueRef S64 = LLVMBuildBitCast(B, S, g->p64, "");
   for (uint32_t i = 0; i < n_mv; i++) {
-    LLVMValueRef at = jit_c64(g, mv[i].slot);
+    LLVMValueRef at = jit_c64(g, dst[i]);
     jit_store(g, vals[i], LLVMBuildGEP2(B, g->i64, S64, &at, 1, ""), TB_SLOT);
   }
   /* io as the callee's kernel starts with it */
@@ -476,9 +499,275 @@ static void native_push(jit_gen *g, uint32_t ip, uint32_t gb, uint32_t callee,
   jit_store(g, c32(g, CB_NONE), jit_io_field(g, IO_PREV), TB_IO);
   jit_store(g, c32(g, eb), jit_io_field(g, IO_BLOCK), TB_IO);
   jit_store(g, c32(g, e_ip), jit_io_field(g, IO_IP), TB_IO);
-  LLVMBasicBlockRef here = LLVMGetInsertBlock(B);
-  LLVMAddIncoming(kphi, &k, &here, 1);
-  LLVMBuildBr(B, enter);
+  return k;
+}
+
+/* The record of a return address pushed at `site`'s line (jit_emit's
+ * second word). */
+static uint64_t ra_record(const cb_program *p, uint32_t site) {
+  return (uint64_t)p->ra_site[site] | (8ull << 32) | (1ull << 48);
+}
+
+/* Calls through pointers pass at most this many arguments to an entry
+ * (the kernel's buffer of argument words). */
+#define MAX_ICALL_ARGS 16u
+
+typedef struct fn_addr {
+  uint64_t addr;
+  uint32_t fi;
+} fn_addr;
+
+static int cmp_fn_addr(const void *a, const void *b) {
+  uint64_t x = ((const fn_addr *)a)->addr, y = ((const fn_addr *)b)->addr;
+  return x < y ? -1 : x > y;
+}
+
+/* The module's function `i32 find(i64 addr)`: the program's function at
+ * code address addr, as the engine's cb_eng_function_at finds it, or
+ * CB_NONE (not a function of the program, or an address two functions
+ * share, which the engine resolves); NULL when no function has an
+ * address. A branch-free binary search over a table of the addresses in
+ * the module's constants (the callee of a call through a pointer varies
+ * from call to call, methcall's between two methods). */
+static LLVMValueRef find_fn(jit_gen *g) {
+  if (g->icall_find)
+    return g->icall_find;
+  const cb_program *p = g->p;
+  fn_addr *t = malloc((p->n_functions + 1) * sizeof *t);
+  if (!t)
+    return NULL;
+  uint32_t n = 0, m = 0;
+  for (uint32_t f = 0; f < p->n_functions; f++)
+    if (p->functions[f].addr)
+      t[n++] = (fn_addr){p->functions[f].addr, f};
+  qsort(t, n, sizeof *t, cmp_fn_addr);
+  for (uint32_t i = 0; i < n; i++)
+    if (!(i > 0 && t[i - 1].addr == t[i].addr) &&
+        !(i + 1 < n && t[i + 1].addr == t[i].addr))
+      t[m++] = t[i];
+  if (m == 0) {
+    free(t);
+    return NULL;
+  }
+  LLVMValueRef *av = malloc(m * sizeof *av), *iv = malloc(m * sizeof *iv);
+  if (!av || !iv) {
+    free(t);
+    free(av);
+    free(iv);
+    return NULL;
+  }
+  for (uint32_t i = 0; i < m; i++) {
+    av[i] = jit_c64(g, t[i].addr);
+    iv[i] = c32(g, t[i].fi);
+  }
+  free(t);
+  LLVMTypeRef aty = LLVMArrayType(g->i64, m), ity = LLVMArrayType(g->i32, m);
+  LLVMValueRef ga = LLVMAddGlobal(g->M, aty, "cbfa");
+  LLVMValueRef gi = LLVMAddGlobal(g->M, ity, "cbfi");
+  LLVMSetInitializer(ga, LLVMConstArray(g->i64, av, m));
+  LLVMSetInitializer(gi, LLVMConstArray(g->i32, iv, m));
+  free(av);
+  free(iv);
+  LLVMValueRef gl[2] = {ga, gi};
+  for (int k = 0; k < 2; k++) {
+    LLVMSetGlobalConstant(gl[k], 1);
+    LLVMSetLinkage(gl[k], LLVMPrivateLinkage);
+  }
+  LLVMTypeRef fty = LLVMFunctionType(g->i32, &g->i64, 1, 0);
+  LLVMValueRef F = LLVMAddFunction(g->M, "cbfind", fty);
+  LLVMSetLinkage(F, LLVMPrivateLinkage);
+  LLVMBuilderRef B = LLVMCreateBuilderInContext(g->C);
+  LLVMPositionBuilderAtEnd(B, LLVMAppendBasicBlockInContext(g->C, F, ""));
+  LLVMValueRef a = LLVMGetParam(F, 0);
+  LLVMValueRef base = jit_c64(g, 0), z = jit_c64(g, 0);
+  for (uint32_t len = m; len > 1; len -= len / 2) {
+    LLVMValueRef mid = LLVMBuildAdd(B, base, jit_c64(g, len / 2), "");
+    LLVMValueRef v = LLVMBuildLoad2(
+        B, g->i64, LLVMBuildGEP2(B, aty, ga, (LLVMValueRef[]){z, mid}, 2, ""),
+        "");
+    base = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntULE, v, a, ""), mid, base,
+                           "");
+  }
+  LLVMValueRef v = LLVMBuildLoad2(
+      B, g->i64, LLVMBuildGEP2(B, aty, ga, (LLVMValueRef[]){z, base}, 2, ""),
+      "");
+  LLVMValueRef fi = LLVMBuildLoad2(
+      B, g->i32, LLVMBuildGEP2(B, ity, gi, (LLVMValueRef[]){z, base}, 2, ""),
+      "");
+  LLVMBuildRet(B, LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, v, a, ""), fi,
+                                  c32(g, CB_NONE), ""));
+  LLVMDisposeBuilder(B);
+  g->icall_find = F;
+  return F;
+}
+
+/* A call through a pointer at call op ip (global block gb): when the
+ * callee is one of the program's functions with an entry (kernel.h's
+ * io->entries), the entry pushes its frame and the code goes to
+ * `entered` (io the callee's, io->callee its kernel); otherwise to `no`
+ * (the engine), with nothing done. False when the call never goes
+ * through an entry: byval or wide arguments, a tail call, a return
+ * address the engine counts as the library's, too many arguments. */
+static bool native_indirect(jit_gen *g, uint32_t ip, uint32_t gb,
+                            LLVMBasicBlockRef no, LLVMBasicBlockRef entered) {
+  const cb_program *p = g->p;
+  const cb_op *op = &p->ops[ip];
+  const int64_t *x = &p->extra[op->aux];
+  uint32_t site = (uint32_t)x[2], nargs = (uint32_t)x[3];
+  if ((uint32_t)x[0] != CB_CALL_INDIRECT || nargs > MAX_ICALL_ARGS ||
+      site >= p->n_sites || p->sites[site].is_tail || !p->ra_site ||
+      p->ra_site[site] == CB_NONE)
+    return false;
+  for (uint32_t k = 0; k < nargs; k++)
+    if (CB_CALL_ARG_BYVAL(x[4 + k]) || CB_CALL_ARG_LANES(x[4 + k]) > 1)
+      return false;
+  LLVMValueRef find = find_fn(g);
+  if (!find)
+    return false;
+  LLVMBuilderRef B = g->B;
+  if (!g->icall_args) {
+    /* in the kernel's entry block, so that a call in a loop takes no
+     * more native stack */
+    LLVMBuilderRef b2 = LLVMCreateBuilderInContext(g->C);
+    LLVMPositionBuilderBefore(
+        b2, LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(g->F)));
+    g->icall_args =
+        LLVMBuildAlloca(b2, LLVMArrayType(g->i64, MAX_ICALL_ARGS), "");
+    LLVMDisposeBuilder(b2);
+  }
+  LLVMValueRef addr = jit_val(g, op->a);
+  LLVMValueRef fi =
+      LLVMBuildCall2(B, LLVMGlobalGetValueType(find), find, &addr, 1, "");
+  fail_if(g, LLVMBuildICmp(B, LLVMIntEQ, fi, c32(g, CB_NONE), ""), no);
+  LLVMValueRef tab = jit_load(g, g->p8, jit_io_field(g, IO_ENTRIES), TB_IO);
+  fail_if(g, LLVMBuildIsNull(B, tab, ""), no);
+  /* the frontend's compile may be filling the table (the engine's
+   * acquire, as for the kernels) */
+  LLVMTypeRef ep = LLVMPointerType(g->entry_ty, 0);
+  LLVMValueRef off = LLVMBuildMul(B, LLVMBuildZExt(B, fi, g->i64, ""),
+                                  jit_c64(g, sizeof(void *)), "");
+  LLVMValueRef ent = LLVMBuildLoad2(B, ep, ptr_at(g, tab, off, ep), "");
+  LLVMSetOrdering(ent, LLVMAtomicOrderingAcquire);
+  LLVMSetAlignment(ent, sizeof(void *));
+  fail_if(g, LLVMBuildIsNull(B, ent, ""), no);
+  LLVMValueRef args = LLVMBuildBitCast(B, g->icall_args, g->p64, "");
+  for (uint32_t k = 0; k < nargs; k++) {
+    LLVMValueRef at = jit_c64(g, k);
+    jit_store(g, jit_val(g, CB_CALL_ARG_OPERAND(x[4 + k])),
+              LLVMBuildGEP2(B, g->i64, args, &at, 1, ""), TB_TABLE);
+  }
+  jit_save_locals(g);
+  LLVMValueRef av[8] = {g->io,           args,
+                        c32(g, nargs),   c32(g, ip),
+                        c32(g, gb),      c32(g, site),
+                        c32(g, op->dst), jit_c64(g, ra_record(p, site))};
+  LLVMValueRef r = LLVMBuildCall2(B, g->entry_ty, ent, av, 8, "");
+  LLVMBasicBlockRef back = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  LLVMBuildCondBr(B,
+                  LLVMBuildICmp(B, LLVMIntEQ, r, c32(g, CB_KCALL_ENTERED), ""),
+                  entered, back);
+  /* declined: a batch it handed over is io's */
+  LLVMPositionBuilderAtEnd(B, back);
+  jit_load_locals_after_call(g);
+  LLVMBuildBr(B, no);
+  return true;
+}
+
+/* The function at addr in t (n, sorted by address), or CB_NONE. */
+static uint32_t fn_at(const fn_addr *t, uint32_t n, uint64_t addr) {
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (t[mid].addr == addr)
+      return t[mid].fi;
+    if (t[mid].addr < addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return CB_NONE;
+}
+
+uint8_t *jit_addr_taken(const cb_program *p) {
+  uint8_t *taken = calloc(p->n_functions + 1, 1);
+  fn_addr *t = malloc((p->n_functions + 1) * sizeof *t);
+  if (!taken || !t) {
+    free(taken);
+    free(t);
+    return NULL;
+  }
+  uint32_t n = 0;
+  for (uint32_t f = 0; f < p->n_functions; f++)
+    if (p->functions[f].addr)
+      t[n++] = (fn_addr){p->functions[f].addr, f};
+  qsort(t, n, sizeof *t, cmp_fn_addr);
+  for (uint32_t i = 0; n && i < p->n_consts; i++) {
+    uint32_t f = fn_at(t, n, p->consts[i].u);
+    if (f != CB_NONE)
+      taken[f] = 1;
+  }
+  for (uint32_t g = 0; n && g < p->n_globals; g++) {
+    const cb_global *gl = &p->globals[g];
+    for (uint64_t off = 0; gl->init && off + 8 <= gl->size; off += 8) {
+      uint64_t v;
+      memcpy(&v, gl->init + off, 8);
+      uint32_t f = fn_at(t, n, v);
+      if (f != CB_NONE)
+        taken[f] = 1;
+    }
+  }
+  free(t);
+  return taken;
+}
+
+LLVMValueRef jit_gen_entry(jit_gen *g, uint32_t fi, const char *name) {
+  const cb_program *p = g->p;
+  const cb_function *fn = &p->functions[fi];
+  if (!callee_ok(g, fi) || fn->n_params > MAX_ICALL_ARGS)
+    return NULL;
+  for (uint32_t k = 0; k < fn->n_params; k++)
+    if (p->params[fn->first_param + k].lanes > 1)
+      return NULL;
+  jit_gen h = *g;
+  h.fn = fn;
+  h.F = LLVMAddFunction(g->M, name, g->entry_ty);
+  h.io = LLVMGetParam(h.F, 0);
+  unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
+  LLVMAddAttributeAtIndex(h.F, 1, LLVMCreateEnumAttribute(g->C, noalias, 0));
+  LLVMAddAttributeAtIndex(
+      h.F, LLVMAttributeFunctionIndex,
+      LLVMCreateStringAttribute(g->C, "no-builtin-memset", 17, "", 0));
+  LLVMBuilderRef B = g->B;
+  LLVMBasicBlockRef keep = LLVMGetInsertBlock(B);
+  LLVMPositionBuilderAtEnd(B, LLVMAppendBasicBlockInContext(g->C, h.F, ""));
+  h.tlb = jit_load(&h, g->p64, jit_io_field(&h, IO_TLB), TB_IO);
+  jit_alloc_locals(&h);
+  jit_load_locals(&h);
+  LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(g->C, h.F, "");
+  push_call c = {LLVMGetParam(h.F, 3), LLVMGetParam(h.F, 4),
+                 LLVMGetParam(h.F, 5), LLVMGetParam(h.F, 6),
+                 LLVMGetParam(h.F, 7)};
+  LLVMValueRef args = LLVMGetParam(h.F, 1), nargs = LLVMGetParam(h.F, 2);
+  LLVMValueRef vals[MAX_ICALL_ARGS];
+  uint32_t dst[MAX_ICALL_ARGS];
+  /* eng_set_params: the parameters the call passes; the others stay 0 */
+  for (uint32_t k = 0; k < fn->n_params; k++) {
+    LLVMValueRef at = jit_c64(g, k);
+    LLVMValueRef v = jit_load(
+        &h, g->i64, LLVMBuildGEP2(B, g->i64, args, &at, 1, ""), TB_TABLE);
+    vals[k] =
+        LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntULT, c32(g, k), nargs, ""),
+                        v, jit_c64(g, 0), "");
+    dst[k] = p->params[fn->first_param + k].slot;
+  }
+  LLVMValueRef k = native_push(&h, &c, fi, false, dst, vals, fn->n_params, no);
+  jit_store(&h, k, jit_io_field(&h, IO_CALLEE), TB_IO);
+  LLVMBuildRet(B, c32(g, CB_KCALL_ENTERED));
+  LLVMPositionBuilderAtEnd(B, no);
+  jit_save_locals(&h);
+  LLVMBuildRet(B, c32(g, CB_KCALL_LEAVE));
+  LLVMPositionBuilderAtEnd(B, keep);
+  return h.F;
 }
 
 LLVMValueRef jit_call_engine(jit_gen *g, uint32_t ip, uint32_t gb,
@@ -502,6 +791,7 @@ void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb) {
   LLVMBasicBlockRef enter = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBasicBlockRef returned = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBasicBlockRef cont = LLVMAppendBasicBlockInContext(g->C, g->F, "");
+  LLVMBasicBlockRef entered = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBasicBlockRef here = LLVMGetInsertBlock(B);
   LLVMPositionBuilderAtEnd(B, enter);
   LLVMValueRef kphi = LLVMBuildPhi(B, LLVMPointerType(g->kernel_ty, 0), "");
@@ -510,10 +800,24 @@ void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb) {
   uint32_t n_mv = 0;
   bool tail = false;
   uint32_t callee = native_callee(g, &g->p->ops[ip], mv, &n_mv, &tail);
-  if (callee != CB_NONE)
-    native_push(g, ip, gb, callee, tail, mv, n_mv, eng, enter, kphi);
-  else
+  if (callee != CB_NONE) {
+    const cb_op *op = &g->p->ops[ip];
+    uint32_t site = (uint32_t)g->p->extra[op->aux + 2];
+    push_call c = {c32(g, ip), c32(g, gb), c32(g, site), c32(g, op->dst),
+                   jit_c64(g, tail ? 0 : ra_record(g->p, site))};
+    LLVMValueRef vals[MAX_MOVES];
+    uint32_t dst[MAX_MOVES];
+    for (uint32_t i = 0; i < n_mv; i++) {
+      dst[i] = mv[i].slot;
+      vals[i] = jit_val(g, mv[i].src);
+    }
+    LLVMValueRef k = native_push(g, &c, callee, tail, dst, vals, n_mv, eng);
+    LLVMBasicBlockRef at = LLVMGetInsertBlock(B);
+    LLVMAddIncoming(kphi, &k, &at, 1);
+    LLVMBuildBr(B, enter);
+  } else if (!native_indirect(g, ip, gb, eng, entered)) {
     LLVMBuildBr(B, eng);
+  }
 
   /* the engine runs the call, or pushes the frame of a callee whose
    * kernel this one then calls */
@@ -521,13 +825,13 @@ void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb) {
   LLVMValueRef r = jit_call_engine(g, ip, gb, IO_CALL);
   LLVMBasicBlockRef started = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBasicBlockRef ran = LLVMAppendBasicBlockInContext(g->C, g->F, "");
-  LLVMBasicBlockRef entered = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntEQ, r, c32(g, CB_KCALL_LEAVE), ""),
                   jit_exit_before(g, ip, gb), started);
   LLVMPositionBuilderAtEnd(B, started);
   LLVMBuildCondBr(B,
                   LLVMBuildICmp(B, LLVMIntEQ, r, c32(g, CB_KCALL_ENTERED), ""),
                   entered, ran);
+  /* io is the callee's (the engine's push, or an entry's) */
   LLVMPositionBuilderAtEnd(B, entered);
   LLVMValueRef k = jit_load(g, LLVMPointerType(g->kernel_ty, 0),
                             jit_io_field(g, IO_CALLEE), TB_IO);

@@ -162,6 +162,7 @@ typedef struct jit_owned {
   uint64_t *more;  /* per function: p->kernel_more */
   uint64_t *up;    /* per function: p->kernel_up */
   uint8_t *tier;   /* per function: its kernel's, 0 -O0, 1 -O1 */
+  uint8_t *taken;  /* per function: jit_addr_taken's; NULL: every one */
   /* per function, NULL: none; to compile first with the blocks of
    * pin_blocks (the last run's): 1 at -O0, 2 at -O1 */
   uint8_t *pin;
@@ -300,7 +301,6 @@ static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
   g.B = LLVMCreateBuilderInContext(C);
   jit_make_types(&g);
   bool made = jit_gen_kernel(&g, fi);
-  LLVMDisposeBuilder(g.B);
   /* a kernel of some blocks is named for them, one at -O0 for that: each
    * compile of a function adds a symbol of its own to the JIT, and the
    * same blocks give the same module (the cache's key) in the next run */
@@ -314,6 +314,14 @@ static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
     len += snprintf(name + len, sizeof name - (size_t)len, ".O0");
   if (made && (only || m->tier == 0))
     LLVMSetValueName2(g.F, name, (size_t)len);
+  /* its entry for calls through pointers, named for the kernel */
+  char ename[72];
+  snprintf(ename, sizeof ename, "%.*s.e", len, name);
+  LLVMValueRef ef = made && o->p->kernel_entries && (!o->taken || o->taken[fi])
+                        ? jit_gen_entry(&g, fi, ename)
+                        : NULL;
+  bool entry = ef != NULL;
+  LLVMDisposeBuilder(g.B);
   /* a loop's iterations for its template: the kernel's name and the
    * block's */
   char(*tnames)[80] =
@@ -326,8 +334,13 @@ static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
     }
   LLVMMemoryBufferRef obj = NULL;
   bool ok = true;
-  if (made && m->tier == 0)
+  if (made && m->tier == 0) {
     plain_stores(&g);
+    jit_gen ge = g;
+    ge.F = ef;
+    if (ef)
+      plain_stores(&ge);
+  }
   if (made) {
     optimise(g.M);
     char *text = LLVMPrintModuleToString(g.M);
@@ -376,6 +389,15 @@ static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
   }
   free(tnames);
   free(g.tpl_fns);
+  LLVMOrcExecutorAddress ea = 0;
+  if (addr && entry && (err = LLVMOrcLLJITLookup(o->jit, &ea, ename))) {
+    jit_fail(err);
+    ok = false;
+    ea = 0;
+  }
+  if (ea) /* read atomically, as the kernels */
+    __atomic_store_n(&o->p->kernel_entries[fi],
+                     (cb_kernel_entry_fn)(uintptr_t)ea, __ATOMIC_RELEASE);
   if (addr) {
     for (uint32_t lb = 0; lb < fn->n_blocks; lb++)
       __atomic_store_n(&o->code[fn->first_block + lb],
@@ -390,23 +412,36 @@ static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
   return ok;
 }
 
-/* Queues the functions with kernels at -O0 that function fi calls
- * directly, to be made at -O1; o->lock held. */
+/* Queues function c to be made at -O1 if its kernel is at -O0;
+ * o->lock held. */
+static void up_one(jit_owned *o, uint64_t c) {
+  if (c >= o->p->n_functions || o->state[c] != JS_OPEN || o->tier[c] != 0)
+    return;
+  __atomic_store_n(&o->up[c], 0, __ATOMIC_RELAXED);
+  o->state[c] = JS_QUEUED;
+  o->queue[o->n_queued++] = (uint32_t)c;
+}
+
+/* Queues the functions with kernels at -O0 that function fi calls, to be
+ * made at -O1: a callee its kernel calls natively runs inside the
+ * caller's entry, and its own count towards -O1 never moves. Through a
+ * pointer: the functions whose address is taken and that take as many
+ * parameters. o->lock held. */
 static void up_callees(jit_owned *o, uint32_t fi) {
   const cb_program *p = o->p;
   uint32_t o0, o1;
   cb_function_ops(p, &p->functions[fi], &o0, &o1);
   for (uint32_t ip = o0; ip < o1; ip++) {
     const cb_op *op = &p->ops[ip];
-    if (op->code != CB_OP_CALL || op->aux + 1 >= p->n_extra ||
-        p->extra[op->aux] != CB_CALL_DIRECT)
+    if (op->code != CB_OP_CALL || op->aux + 3 >= p->n_extra)
       continue;
-    uint64_t c = (uint64_t)p->extra[op->aux + 1];
-    if (c >= p->n_functions || o->state[c] != JS_OPEN || o->tier[c] != 0)
+    if (p->extra[op->aux] == CB_CALL_DIRECT)
+      up_one(o, (uint64_t)p->extra[op->aux + 1]);
+    if (p->extra[op->aux] != CB_CALL_INDIRECT || !o->taken)
       continue;
-    __atomic_store_n(&o->up[c], 0, __ATOMIC_RELAXED);
-    o->state[c] = JS_QUEUED;
-    o->queue[o->n_queued++] = (uint32_t)c;
+    for (uint32_t c = 0; c < p->n_functions; c++)
+      if (o->taken[c] && p->functions[c].n_params == p->extra[op->aux + 3])
+        up_one(o, c);
   }
 }
 
@@ -632,6 +667,7 @@ void fe_jit_free(void *owned) {
   free(o->more);
   free(o->up);
   free(o->tier);
+  free(o->taken);
   free(o->pin);
   free(o->pin_blocks);
   free(o);
@@ -694,6 +730,8 @@ void fe_jit_compile(cb_program *p, bool eager, const char *cache_dir) {
   pthread_cond_init(&o->idle, NULL);
   p->kernels = k; /* NULL entries until compiled */
   p->tpl_kernels = calloc(p->n_blocks + 1, sizeof *p->tpl_kernels);
+  p->kernel_entries = calloc(p->n_functions + 1, sizeof *p->kernel_entries);
+  o->taken = jit_addr_taken(p);
   p->kernel_ran = o->ran;
   p->kernel_code = o->code;
   p->kernel_more = o->more;

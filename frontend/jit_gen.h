@@ -46,6 +46,7 @@ enum {
   IO_BLOCK,
   IO_PREV,
   IO_NEST,
+  IO_ENTRIES,
   IO_NFIELDS
 };
 
@@ -92,7 +93,11 @@ typedef struct jit_gen {
   LLVMTypeRef kernel_ty, call_ty; /* int (cb_kernel_io *) */
   LLVMTypeRef page_ty;            /* cb_kernel_io.page's */
   LLVMTypeRef thunk_ty;           /* jit_mem.c's call of it */
-  LLVMValueRef page_out;          /* the kernel's alloca it writes */
+  LLVMTypeRef entry_ty;           /* cb_kernel_entry_fn's */
+  /* jit_call.c's calls through pointers: the module's function that
+   * finds the function at an address, and the kernel's argument words */
+  LLVMValueRef icall_find, icall_args;
+  LLVMValueRef page_out; /* the kernel's alloca it writes */
   bool quick; /* for LLVM's -O0 code generator (jit_compile.c's tier 0) */
   LLVMValueRef io;
   LLVMValueRef tlb, stop, op_flags, counts;
@@ -130,7 +135,9 @@ typedef struct jit_gen {
  * function fi's kernel into g->M (g->nphis set), false if it has none. */
 void jit_make_types(jit_gen *g);
 bool jit_gen_kernel(jit_gen *g, uint32_t fi);
-/* jit.c: the locals into io (before a call, on exit), and back. */
+/* jit.c: the locals' allocas, at the builder's place (an entry block);
+ * the locals into io (before a call, on exit), and back. */
+void jit_alloc_locals(jit_gen *g);
 void jit_save_locals(jit_gen *g);
 void jit_load_locals(jit_gen *g);
 void jit_load_local(jit_gen *g, int which);
@@ -194,6 +201,9 @@ void jit_load_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb);
 void jit_store_op(jit_gen *g, const cb_op *op, uint32_t ip, uint32_t gb);
 void jit_emit(jit_gen *g, LLVMValueRef addr, unsigned size, uint32_t site,
               bool is_write);
+/* The same with the record's second word (site | size << 32 | is_write
+ * << 48) a value. */
+void jit_emit_word(jit_gen *g, LLVMValueRef addr, LLVMValueRef word);
 void jit_mach(jit_gen *g, uint32_t gb, uint32_t at, uint32_t from);
 /* The phi moves of global block tgb entered from local block lb (an edge
  * or a loop's back edge): parallel, every lane; a phi that does not name
@@ -229,6 +239,15 @@ void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb);
  * budget spent (none for io->tpl: the ip's op has not run). */
 LLVMValueRef jit_call_engine(jit_gen *g, uint32_t ip, uint32_t gb,
                              unsigned field);
+/* jit_call.c: function fi's entry for calls through pointers (kernel.h's
+ * cb_kernel_io.entries) into g->M, named `name`, beside its kernel (made
+ * by jit_gen_kernel); NULL when such calls of it are the engine's. */
+LLVMValueRef jit_gen_entry(jit_gen *g, uint32_t fi, const char *name);
+/* jit_call.c: per function, 1 when its address is among the Program's
+ * constants or in a global's initial bytes (a table of pointers), so that
+ * a call through a pointer may reach it: only those get an entry, whose
+ * code each compile would otherwise pay for. NULL when out of memory. */
+uint8_t *jit_addr_taken(const cb_program *p);
 /* jit_call.c: a `ret` (op ip of global block gb), which returns to the
  * calling kernel (the frame popped natively, or by io->ret) or leaves to
  * the interpreter. */

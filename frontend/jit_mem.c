@@ -211,11 +211,11 @@ static void tpl_write_back(jit_gen *g, LLVMValueRef slow, LLVMValueRef addr,
 
 /* The record's two words at w0, with non-temporal stores or plain. */
 static void store_record(jit_gen *g, LLVMValueRef w0, LLVMValueRef addr,
-                         uint64_t word, bool nt) {
+                         LLVMValueRef word, bool nt) {
   LLVMValueRef one = jit_c64(g, 1);
   LLVMValueRef w1 = LLVMBuildGEP2(g->B, g->i64, w0, &one, 1, "");
   LLVMValueRef st[2] = {LLVMBuildStore(g->B, addr, w0),
-                        LLVMBuildStore(g->B, jit_c64(g, word), w1)};
+                        LLVMBuildStore(g->B, word, w1)};
   for (int k = 0; k < 2; k++) {
     LLVMSetMetadata(st[k], g->tbaa_kind, g->tbaa[TB_BATCH]);
     if (nt)
@@ -234,13 +234,17 @@ static void store_record(jit_gen *g, LLVMValueRef w0, LLVMValueRef addr,
  * but for a batch handed over inside the kernel (io->flush). */
 void jit_emit(jit_gen *g, LLVMValueRef addr, unsigned size, uint32_t site,
               bool is_write) {
+  uint64_t word = (uint64_t)site | ((uint64_t)size << 32) |
+                  ((uint64_t)(is_write ? 1 : 0) << 48);
+  jit_emit_word(g, addr, jit_c64(g, word));
+}
+
+void jit_emit_word(jit_gen *g, LLVMValueRef addr, LLVMValueRef word) {
   LLVMBuilderRef B = g->B;
   LLVMValueRef n = jit_lv(g, LV_NBATCH);
   LLVMValueRef at = LLVMBuildShl(B, n, jit_c64(g, 4), "");
   LLVMValueRef rec = LLVMBuildGEP2(B, g->i8, jit_lv(g, LV_BATCH), &at, 1, "");
   LLVMValueRef w0 = LLVMBuildBitCast(B, rec, g->p64, "");
-  uint64_t word = (uint64_t)site | ((uint64_t)size << 32) |
-                  ((uint64_t)(is_write ? 1 : 0) << 48);
   LLVMBasicBlockRef nt = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBasicBlockRef plain = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(g->C, g->F, "");

@@ -85,6 +85,7 @@ static inline bool fl_kernel(cb_eng *e, cb_frame **Fp, cb_value **Sp,
                      .flush = eng_kernel_flush,
                      .tpl = eng_kernel_tpl,
                      .page = eng_kernel_page,
+                     .entries = e->p->kernel_entries,
                      .ip = *ip,
                      .block = F->block,
                      .prev = F->prev};

@@ -9,7 +9,9 @@
  * runs blocks and branches of its function. A direct call of a function
  * of the program that has a kernel it makes itself (the frame pushed on
  * cb_kernel_stack, the callee's kernel called, the frame popped at its
- * `ret`); any other call it hands to the engine (io->call), which runs
+ * `ret`), and so a call through a pointer to one (the push made by the
+ * callee's io->entries); any other call it hands to the engine
+ * (io->call), which runs
  * it in full, callee included, or pushes its frame. It leaves
  * before an op it does not compile, at a `ret`, at a jump to a block
  * marked in `stop`, at an access whose page the translation cache
@@ -135,6 +137,18 @@ struct cb_kernel_io {
   uint8_t *(*page)(void *engine, uint64_t addr);
   uint32_t ip, block, prev; /* in: block (global) and prev; out: all */
   uint32_t nest;            /* kernels called by kernels, running */
+  /* Per function (program.h's kernel_entries): for a call through a
+   * pointer, what a direct call's native push does, made by the callee's
+   * side, as its frame depends on the callee. Called with the caller's
+   * counters in io (its locals saved, the call op's budget not yet
+   * spent), the call's argument words (nargs, each one lane; a parameter
+   * past them gets 0), the call op (global), its block, its site, the
+   * op's dst and the return address's record (cb_access's second word).
+   * CB_KCALL_ENTERED: the frame pushed, the records made, io the
+   * callee's at its first block and io->callee its kernel;
+   * CB_KCALL_LEAVE: nothing done but a full batch handed over (io has
+   * the counters), and the engine makes the call (io->call). */
+  const cb_kernel_entry_fn *entries;
 };
 
 /* What call returns. CB_KCALL_ENTERED: the callee's frame is pushed and

@@ -535,6 +535,10 @@ typedef struct cb_kernel_io cb_kernel_io;
 typedef int (*cb_kernel_fn)(cb_kernel_io *io);
 typedef struct cb_tpl_kernel_io cb_tpl_kernel_io;
 typedef uint64_t (*cb_tpl_kernel_fn)(cb_tpl_kernel_io *io);
+typedef int (*cb_kernel_entry_fn)(cb_kernel_io *io, const uint64_t *args,
+                                  uint32_t nargs, uint32_t call_op,
+                                  uint32_t block, uint32_t site,
+                                  uint32_t ret_dst, uint64_t ra_record);
 
 /* The path signature's mix of one run of equal branch outcomes (outcome
  * word v, length n) into h, here because the kernels mix runs too. The
@@ -667,6 +671,11 @@ typedef struct cb_program {
    * cb_tpl_kernel_io), or NULL (none yet, or an op the kernels do not
    * compile); filled with the function's kernel, read atomically. */
   cb_tpl_kernel_fn *tpl_kernels;
+  /* Per function: its frame's push for a call through a pointer made by
+   * a kernel (cbana/kernel.h's cb_kernel_io.entries), or NULL (no kernel
+   * yet, or a callee such a call leaves to the engine); filled with the
+   * function's kernel, read atomically. */
+  cb_kernel_entry_fn *kernel_entries;
   /* the kernels' ops compiled, their functions' ops, and the compiles
    * that replaced a kernel with more blocks or with faster code
    * (--stats), set with n_kernels */
