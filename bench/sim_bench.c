@@ -35,12 +35,15 @@
  * the access before; W = 6, 12, 24, 48 (the classification's stack
  * distances are below W: n-body and Dhrystone have W of 6 to 9). Every
  * access after the first loop hits the L1D.
+ * Then lone accesses with classification (the analysis's default mode),
+ * each through cb_hierarchy_access_outcome, with a checksum of their
+ * outcomes (lone_table).
  * Each figure is the best of a few runs, on one core.
  * usage: sim_bench [MILLION_ACCESSES [RUNS [CASE]]]  (defaults 32, 3, all;
  * the random stream runs a quarter of MILLION_ACCESSES)
  * CASE picks one figure: 0 sweep/off, 1 sweep/on, 2 random/off, 3
  * random/on, 4.. the affine table's rows in order, 28.. the small
- * working sets' (for profiling). */
+ * working sets', 36.. the lone accesses' (for profiling). */
 #include "cbana/stream.h"
 
 #include <math.h>
@@ -385,6 +388,177 @@ static void ws_table(const cb_cache_config *cfg, uint64_t total, int runs,
     }
 }
 
+/* ---- Lone accesses with classification ---- */
+
+/* The analysis's default mode: each access through
+ * cb_hierarchy_access_outcome, one at a time, with classification.
+ * Streams: the small working sets above (W = 6, 24), the 64 MiB sweep,
+ * the random reads (a quarter as many), and a sieve of Eratosthenes over
+ * a bit array of 4 Mi bits in 32-bit words (nsieve-bits: a read of the
+ * word per candidate and per multiple, a write per multiple cleared; its
+ * strides over 512 KiB miss the L1D and hit the LL). A checksum of every
+ * outcome, class and the curves (each level's histogram) is printed: two
+ * builds that give the same stream the same answers print the same. */
+enum { LONE_WS6, LONE_WS24, LONE_SWEEP, LONE_RANDOM, LONE_SIEVE, LONE_KINDS };
+
+#define SIEVE_BITS (1u << 22)
+
+typedef struct lone_gen {
+  int kind;
+  uint64_t k, total, rng;
+  uint64_t body[WS_BODY_MAX];
+  uint32_t w;
+  /* sieve: the candidate i, the multiple j (0: test i next) */
+  uint64_t i, j;
+  uint32_t *bits;
+} lone_gen;
+
+static size_t lone_fill(lone_gen *g, cb_access *b, size_t cap) {
+  size_t n = 0;
+  const uint64_t base = 0x10000000;
+  while (n < cap && g->k < g->total) {
+    switch (g->kind) {
+    case LONE_WS6:
+    case LONE_WS24:
+      b[n++] = (cb_access){.addr = g->body[g->k % (4 * g->w)],
+                           .size = 8,
+                           .is_write = g->k % 3 == 0,
+                           .site = CB_SITE_NONE};
+      g->k++;
+      break;
+    case LONE_SWEEP:
+    case LONE_RANDOM:
+      fill(b + n, 1, g->k, g->kind == LONE_RANDOM, &g->rng);
+      n++;
+      g->k++;
+      break;
+    default: /* LONE_SIEVE; it starts again when done */
+      if (g->i < 2 || g->i >= SIEVE_BITS) {
+        for (uint32_t x = 0; x < SIEVE_BITS / 32; x++)
+          g->bits[x] = UINT32_MAX;
+        g->i = 2;
+        g->j = 0;
+      }
+      if (g->j == 0) {
+        b[n++] = (cb_access){
+            .addr = base + g->i / 32 * 4, .size = 4, .site = CB_SITE_NONE};
+        g->k++;
+        if (g->bits[g->i / 32] >> (g->i % 32) & 1)
+          g->j = 2 * g->i;
+        else
+          g->i++;
+      } else if (g->j < SIEVE_BITS) {
+        if (cap - n < 2)
+          return n;
+        uint64_t a = base + g->j / 32 * 4;
+        uint32_t *word = &g->bits[g->j / 32], bit = 1u << (g->j % 32);
+        b[n++] = (cb_access){.addr = a, .size = 4, .site = CB_SITE_NONE};
+        g->k++;
+        if (*word & bit) {
+          b[n++] = (cb_access){
+              .addr = a, .size = 4, .is_write = 1, .site = CB_SITE_NONE};
+          g->k++;
+          *word &= ~bit;
+        }
+        g->j += g->i;
+      } else {
+        g->j = 0;
+        g->i++;
+      }
+    }
+  }
+  return n;
+}
+
+static uint64_t mix_in(uint64_t h, uint64_t v) {
+  return (h ^ v) * 0x100000001B3ull + 0x9E3779B97F4A7C15ull;
+}
+
+static double run_lone(const cb_cache_config *cfg, int kind, uint64_t total,
+                       uint64_t m[2], uint64_t *sum) {
+  char err[CB_ERR_MAX];
+  cb_hierarchy *h = cb_hierarchy_create(cfg, 0, CB_CLASSIFY, err, sizeof err);
+  if (!h) {
+    fprintf(stderr, "sim_bench: %s\n", err);
+    exit(2);
+  }
+  lone_gen g = {.kind = kind, .total = total, .rng = 1};
+  g.w = kind == LONE_WS6 ? 6 : 24;
+  ws_body(g.w, g.body);
+  if (kind == LONE_SIEVE && !(g.bits = malloc(SIEVE_BITS / 8))) {
+    fprintf(stderr, "sim_bench: out of memory\n");
+    exit(2);
+  }
+  static cb_access batch[BATCH];
+  double spent = 0;
+  uint64_t cs = 0;
+  size_t n;
+  while ((n = lone_fill(&g, batch, BATCH)) > 0) {
+    uint64_t local = 0;
+    double t0 = now();
+    for (size_t i = 0; i < n; i++) {
+      uint8_t cls[CB_MAX_LEVELS];
+      unsigned missed =
+          cb_hierarchy_access_outcome(h, batch[i].addr, batch[i].size,
+                                      batch[i].is_write, batch[i].site, cls);
+      uint64_t o = missed;
+      for (unsigned l = 0; l < missed; l++)
+        o = o * 8 + cls[l];
+      local = local * 31 + o;
+    }
+    spent += now() - t0;
+    cs = mix_in(cs, local);
+  }
+  for (unsigned l = 0; l < 2; l++) {
+    cb_level_stats s;
+    cb_hierarchy_level_stats(h, l, &s);
+    m[l] = s.misses;
+    for (unsigned c = 0; c < CB_MISS_CLASSES; c++)
+      cs = mix_in(cs, s.miss_class[c]);
+    const uint64_t *hist;
+    size_t len;
+    uint64_t cold;
+    if (cb_hierarchy_distance_histogram(h, l, &hist, &len, &cold)) {
+      cs = mix_in(cs, cold);
+      for (size_t d = 0; d < len; d++)
+        cs = mix_in(cs, hist[d]);
+    }
+  }
+  *sum = cs;
+  free(g.bits);
+  cb_hierarchy_destroy(h);
+  return spent;
+}
+
+static void lone_table(const cb_cache_config *cfg, uint64_t total, int runs,
+                       int only) {
+  static const char *const names[LONE_KINDS] = {
+      "small working set, 6 lines", "small working set, 24 lines",
+      "stride-8 sweep, 64 MiB", "random 8 B reads, 64 MiB", "sieve, 4 Mi bits"};
+  int row = 36;
+  for (int kind = 0; kind < LONE_KINDS; kind++, row++) {
+    if (only >= 0 && only != row)
+      continue;
+    if (only < 0 && kind == 0)
+      printf("\n| stream, lone accesses, classification on | accesses | M "
+             "accesses/s | L1D misses | LL misses | checksum |\n"
+             "|---|---:|---:|---:|---:|---|\n");
+    uint64_t count = kind == LONE_RANDOM ? total / 4 : total;
+    double best = 1e30;
+    uint64_t m[2] = {0, 0}, sum = 0;
+    for (int r = 0; r < runs; r++) {
+      double t = run_lone(cfg, kind, count, m, &sum);
+      if (t < best)
+        best = t;
+    }
+    printf("| %s | %llu M | %.1f | %llu | %llu | %016llx |\n", names[kind],
+           (unsigned long long)(count / 1000000), (double)count / best / 1e6,
+           (unsigned long long)m[0], (unsigned long long)m[1],
+           (unsigned long long)sum);
+    fflush(stdout);
+  }
+}
+
 int main(int argc, char **argv) {
   uint64_t millions = argc > 1 ? strtoull(argv[1], NULL, 10) : 32;
   int runs = argc > 2 ? atoi(argv[2]) : 3;
@@ -422,5 +596,6 @@ int main(int argc, char **argv) {
     }
   affine_table(&cfg, total, runs, only);
   ws_table(&cfg, total, runs, only);
+  lone_table(&cfg, total, runs, only);
   return 0;
 }

@@ -43,6 +43,8 @@ void cb_records_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
     h->slow_accesses++;
     if (lean_mask && (a->addr & lean_mask) + a->size <= lean_mask + 1)
       access_lean(h, a->addr, a->is_write, a->site);
+    else if (h->cg_mask && (a->addr & h->cg_mask) + a->size <= h->cg_mask + 1)
+      access_cg_one_line(h, a->addr, a->is_write, a->site, NULL);
     else
       access_levels(h, a->addr, access_end(a->addr, a->size), a->is_write,
                     a->site);
@@ -84,6 +86,8 @@ access_outcome_slow(cb_hierarchy *h, uint64_t addr, uint64_t end, uint32_t size,
   if (size > UINT16_MAX)
     return access_levels_body(h, addr, end, is_write, site, cls);
   h->slow_accesses++;
+  if (h->cg_mask && (addr & h->cg_mask) + size <= h->cg_mask + 1)
+    return access_cg_one_line(h, addr, is_write, site, cls);
   if (!(h->lean_mask && (addr & h->lean_mask) + size <= h->lean_mask + 1))
     return access_levels_body(h, addr, end, is_write, site, cls);
   /* access_lean counts no classes (there are none then): a missed level
@@ -192,6 +196,12 @@ cb_hierarchy *cb_hierarchy_create(const cb_cache_config *cfg, uint32_t n_sites,
       h->lean_mask = 0;
     else if (m < h->lean_mask)
       h->lean_mask = m;
+  }
+  if (h->classify && cg_shape(h)) {
+    uint32_t shift = h->levels[0].line_shift < h->levels[1].line_shift
+                         ? h->levels[0].line_shift
+                         : h->levels[1].line_shift;
+    h->cg_mask = (1ull << shift) - 1;
   }
   if (!memo_init(h->memo, h)) {
     free(h->memo);

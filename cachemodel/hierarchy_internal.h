@@ -6,7 +6,9 @@
 
 #include "cbana/stream.h"
 #include "level.h"
+
 #include "memo.h"
+#include <limits.h>
 
 typedef struct par_pool par_pool; /* parallel.c */
 
@@ -19,6 +21,9 @@ struct cb_hierarchy {
   /* The smallest line's offset mask when access_lean applies (no
    * classification, no wide sets), else 0. */
   uint64_t lean_mask;
+  /* The smallest line's offset mask when access_cg_one_line applies
+   * (classification, cachegrind's two LRU levels), else 0. */
+  uint64_t cg_mask;
   cb_affine_stats affine; /* affine.c's counters */
   seg_memo *memo;         /* memo.c, or NULL where it does not apply */
   par_pool *pool;         /* parallel.c: threads that split blocks, or NULL */
@@ -88,16 +93,28 @@ bool par_run_affine(cb_hierarchy *h, const cb_affine_block *b, bool can_warp,
 /* Stops the pool's threads and frees it (nothing without one). */
 void par_stop(cb_hierarchy *h);
 
+/* One line reference at a level: cb_level_ref, or with `lru_assoc` a
+ * constant (the caller's copy for a level known to be LRU without wide
+ * sets, that many ways) lru_touch with the bound a constant. */
+static inline __attribute__((always_inline)) bool
+level_ref_line(cb_level *lv, uint64_t line, bool is_write, uint32_t lru_assoc) {
+  if (!lru_assoc)
+    return cb_level_ref(lv, line, is_write);
+  return lru_touch(lv->tags + (line & lv->set_mask) * lru_assoc, lru_assoc,
+                   line, !is_write || lv->write_allocate);
+}
+
 /* All lines of an access at one level: true if any missed; *cls is the
  * worst class of the missed lines (the lowest enum value). `cold`: what
- * the level above knew of the line's first reference (shadow.h). */
+ * the level above knew of the line's first reference (shadow.h).
+ * lru_assoc: as level_ref_line. */
 static inline __attribute__((always_inline)) bool
 level_ref_lines(cb_level *lv, uint64_t first, uint64_t last, bool is_write,
-                unsigned *cls, unsigned cold) {
+                unsigned *cls, unsigned cold, uint32_t lru_assoc) {
   bool missed = false, hit;
   uint64_t line = first;
   for (;;) {
-    hit = cb_level_ref(lv, line, is_write);
+    hit = level_ref_line(lv, line, is_write, lru_assoc);
     missed |= !hit;
     if (lv->shadow) {
       unsigned c = cb_shadow_ref(lv->shadow, line, hit, cold);
@@ -114,6 +131,60 @@ level_ref_lines(cb_level *lv, uint64_t first, uint64_t last, bool is_write,
   return missed;
 }
 
+/* level_visit's answer when the access goes on to the next level. */
+#define VISIT_NEXT UINT_MAX
+
+/* An access presented to level lv (its access counters already counted):
+ * looks its lines up, counts a miss and its class, and presents it to
+ * the next level. Returns how many levels missed when the access stops
+ * here or at the next level's repeat fast path, else VISIT_NEXT.
+ * `one_line` (a constant): the caller knows the access lies inside one
+ * line at this level (first == last); lru_assoc as level_ref_line. */
+static inline __attribute__((always_inline)) unsigned
+level_visit(cb_hierarchy *h, cb_level *lv, cb_site_stats *ss, uint64_t addr,
+            uint64_t end, bool is_write, uint8_t *out, unsigned *cold,
+            bool one_line, uint32_t lru_assoc) {
+  cb_level *const lv_end = h->levels + h->n_levels;
+  uint64_t first = addr >> lv->line_shift,
+           last = one_line ? first : end >> lv->line_shift;
+  unsigned cls = CB_MISS_CONFLICT;
+  if (!level_ref_lines(lv, first, last, is_write, &cls, *cold, lru_assoc))
+    return (unsigned)(lv - h->levels);
+  /* A level below with the same lines sees a line first exactly when
+   * this one does: this one's first reference to it missed and was
+   * presented there, and it is presented only what this one saw. */
+  *cold =
+      first != last || lv + 1 == lv_end || lv[1].line_shift != lv->line_shift
+          ? SHADOW_COLD_UNKNOWN
+      : cls == CB_MISS_COMPULSORY ? SHADOW_COLD_YES
+                                  : SHADOW_COLD_NO;
+  lv->misses++;
+  lv->write_misses += is_write;
+  if (ss)
+    ss->misses++;
+  if (h->classify) {
+    lv->miss_class[cls]++;
+    if (ss)
+      ss->miss_class[cls]++;
+  }
+  if (out)
+    out[lv - h->levels] = (uint8_t)(h->classify ? cls : CB_MISS_CLASSES);
+  if (lv + 1 == lv_end)
+    return h->n_levels;
+  /* Presented to the next level, with the first level's fast path. */
+  lv[1].accesses++;
+  lv[1].writes += is_write;
+  if (ss)
+    ss[1].accesses++;
+  if (addr >> lv[1].line_shift == lv[1].last_line &&
+      (one_line || end >> lv[1].line_shift == lv[1].last_line)) {
+    if (lv[1].shadow)
+      cb_shadow_repeat(lv[1].shadow, 1);
+    return (unsigned)(lv + 1 - h->levels);
+  }
+  return VISIT_NEXT;
+}
+
 /* An access that missed the first level's fast path, from the first
  * level down; the first level's access counters are the caller's.
  * Returns how many levels missed (the first ones); with `out`, the
@@ -124,47 +195,32 @@ access_levels_body(cb_hierarchy *h, uint64_t addr, uint64_t end, bool is_write,
                    uint32_t site, uint8_t *out) {
   cb_site_stats *ss =
       site < h->n_sites ? &h->sites[(size_t)site * h->n_levels] : NULL;
-  const bool classify = h->classify;
-  cb_level *lv = h->levels, *const lv_end = h->levels + h->n_levels;
   unsigned cold = SHADOW_COLD_UNKNOWN;
-  for (;; lv++, ss = ss ? ss + 1 : NULL) {
-    uint64_t first = addr >> lv->line_shift, last = end >> lv->line_shift;
-    unsigned cls = CB_MISS_CONFLICT;
-    if (!level_ref_lines(lv, first, last, is_write, &cls, cold))
-      return (unsigned)(lv - h->levels);
-    /* A level below with the same lines sees a line first exactly when
-     * this one does: this one's first reference to it missed and was
-     * presented there, and it is presented only what this one saw. */
-    cold =
-        first != last || lv + 1 == lv_end || lv[1].line_shift != lv->line_shift
-            ? SHADOW_COLD_UNKNOWN
-        : cls == CB_MISS_COMPULSORY ? SHADOW_COLD_YES
-                                    : SHADOW_COLD_NO;
-    lv->misses++;
-    lv->write_misses += is_write;
-    if (ss)
-      ss->misses++;
-    if (classify) {
-      lv->miss_class[cls]++;
-      if (ss)
-        ss->miss_class[cls]++;
-    }
-    if (out)
-      out[lv - h->levels] = (uint8_t)(classify ? cls : CB_MISS_CLASSES);
-    if (lv + 1 == lv_end)
-      return h->n_levels;
-    /* Presented to the next level, with the first level's fast path. */
-    lv[1].accesses++;
-    lv[1].writes += is_write;
-    if (ss)
-      ss[1].accesses++;
-    if (addr >> lv[1].line_shift == lv[1].last_line &&
-        end >> lv[1].line_shift == lv[1].last_line) {
-      if (lv[1].shadow)
-        cb_shadow_repeat(lv[1].shadow, 1);
-      return (unsigned)(lv + 1 - h->levels);
-    }
+  for (cb_level *lv = h->levels;; lv++, ss = ss ? ss + 1 : NULL) {
+    unsigned r =
+        level_visit(h, lv, ss, addr, end, is_write, out, &cold, false, 0);
+    if (r != VISIT_NEXT)
+      return r;
   }
+}
+
+/* access_levels_body for a hierarchy of two LRU levels without wide sets
+ * of assoc0 and assoc1 ways (constants: the caller's copy) and an access
+ * inside one line at both: the same steps, unrolled, with the loops'
+ * bounds known. */
+static inline __attribute__((always_inline)) unsigned
+access_lru2_one_line(cb_hierarchy *h, uint64_t addr, bool is_write,
+                     uint32_t site, uint8_t *out, uint32_t assoc0,
+                     uint32_t assoc1) {
+  cb_site_stats *ss =
+      site < h->n_sites ? &h->sites[(size_t)site * h->n_levels] : NULL;
+  unsigned cold = SHADOW_COLD_UNKNOWN;
+  unsigned r = level_visit(h, &h->levels[0], ss, addr, addr, is_write, out,
+                           &cold, true, assoc0);
+  if (r != VISIT_NEXT)
+    return r;
+  return level_visit(h, &h->levels[1], ss ? ss + 1 : NULL, addr, addr, is_write,
+                     out, &cold, true, assoc1);
 }
 
 static void __attribute__((noinline, unused))
@@ -201,6 +257,23 @@ access_lean(cb_hierarchy *h, uint64_t addr, bool is_write, uint32_t site) {
     if (addr >> lv->line_shift == lv->last_line)
       return;
   }
+}
+
+/* Whether access_cg_one_line applies to h's levels: two LRU levels of
+ * 8 and 16 ways without wide sets (cachegrind's default geometry, and
+ * the model's: presets.c). */
+static inline bool cg_shape(const cb_hierarchy *h) {
+  return h->n_levels == 2 && h->levels[0].policy == CB_POLICY_LRU &&
+         h->levels[1].policy == CB_POLICY_LRU && !h->levels[0].wide &&
+         !h->levels[1].wide && h->levels[0].assoc == 8 &&
+         h->levels[1].assoc == 16;
+}
+
+/* access_lru2_one_line's copy for cg_shape. */
+static inline __attribute__((always_inline)) unsigned
+access_cg_one_line(cb_hierarchy *h, uint64_t addr, bool is_write, uint32_t site,
+                   uint8_t *out) {
+  return access_lru2_one_line(h, addr, is_write, site, out, 8, 16);
 }
 
 /* The last byte of an access, clamped at the top of the address space. */

@@ -6,11 +6,13 @@
  * every reference's exact stack distance: every level and site counter,
  * the classes included, on random, sweeping and mixed streams with
  * straddling accesses, through levels of every policy, direct-mapped to
- * fully associative, with and without write allocation. The exact
- * counts of the sampled histograms (first references, distances below
- * SHADOW_NEAR, the total) must equal the model's, and the sampled curve must
- * stay close to the exact one on a stream of many lines. Affine blocks that
- * warp with a sampled shadow must give what their records give. */
+ * fully associative, with and without write allocation (cachegrind's two
+ * LRU levels of 8 and 16 ways included, which have their own copy of
+ * the steps). The exact counts of the sampled histograms (first
+ * references, distances below SHADOW_NEAR, the total) must equal the
+ * model's, and the sampled curve must stay close to the exact one on a
+ * stream of many lines. Affine blocks that warp with a sampled shadow
+ * must give what their records give. */
 #include "cbana/stream.h"
 #include "check.h"
 #include "hierarchy_internal.h"
@@ -94,6 +96,14 @@ static void hierarchies(void) {
       {2,
        {lvl("L1D", 4096, 1, 32, CB_POLICY_LRU, false, 1),
         lvl("LL", 8192, CB_ASSOC_FULL, 64, CB_POLICY_RANDOM, true, 5)}},
+      /* cachegrind's shape (hierarchy_internal.h, access_cg_one_line),
+       * with and without write allocation at the first level */
+      {2,
+       {lvl("L1D", 2048, 8, 64, CB_POLICY_LRU, true, 1),
+        lvl("LL", 16384, 16, 64, CB_POLICY_LRU, true, 2)}},
+      {2,
+       {lvl("L1D", 1024, 8, 64, CB_POLICY_LRU, false, 1),
+        lvl("LL", 8192, 16, 64, CB_POLICY_LRU, true, 2)}},
   };
   const uint64_t pools[] = {30, 300, 2500};
   const uint32_t n_sites = 5;
@@ -110,6 +120,9 @@ static void hierarchies(void) {
         if (!h || !x)
           return;
         lower_bounds(h, 40, 64);
+        /* the last two configurations take the copy for cachegrind's
+         * shape, the others the general path */
+        CHECK_EQ_U64(h->cg_mask != 0, c + 2 >= sizeof cfgs / sizeof cfgs[0]);
         ref_model m;
         ref_init(&m, &cfgs[c], n_sites);
         const uint64_t n = 30000;
