@@ -25,3 +25,17 @@ run() {
 }
 output() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["output"], end="")' "$1"; }
 exit_code() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["exit_code"])' "$1"; }
+# engine_calls NAME MAX: at most MAX calls of the program's functions the
+# kernels left to the engine (--stats in $tmp/NAME.err)
+engine_calls() {
+  local n
+  n=$(grep -oP "left to the engine: \K[0-9]+" "$tmp/$1.err")
+  if [ -n "$n" ] && [ "$n" -le "$2" ]; then ok; else
+    bad "$1: ${n:-no count of} calls left to the engine, over $2"
+  fi
+}
+# build_native: $src built at -O2 as $tmp/native (clang-14, else clang)
+build_native() {
+  clang-14 -O2 -o "$tmp/native" "$src" 2>"$tmp/cc.err" ||
+    clang -O2 -o "$tmp/native" "$src" 2>>"$tmp/cc.err" || cat "$tmp/cc.err"
+}

@@ -15,17 +15,8 @@ cbana=$1
 src=$(cd "$(dirname "$0")/../unit/engine/progs" && pwd)/kernel_calls.c
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/checks.sh"
-# engine_calls NAME MAX: at most MAX calls left to the engine
-engine_calls() {
-  local n
-  n=$(grep -oP "left to the engine: \K[0-9]+" "$tmp/$1.err")
-  if [ -n "$n" ] && [ "$n" -le "$2" ]; then ok; else
-    bad "$1: ${n:-no count of} calls left to the engine, over $2"
-  fi
-}
 
-clang-14 -O2 -o "$tmp/native" "$src" 2>"$tmp/cc.err" ||
-  clang -O2 -o "$tmp/native" "$src" 2>>"$tmp/cc.err" || cat "$tmp/cc.err"
+build_native
 
 # case: ARGS MAX-ENGINE-CALLS (-1: not checked)
 # fib: 46367 calls; mutual: the frame and slot stacks grow through the

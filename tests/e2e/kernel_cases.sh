@@ -14,8 +14,7 @@ src=$(cd "$(dirname "$0")/../unit/engine/progs" && pwd)/kernel_cases.c
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/checks.sh"
 
-clang-14 -O2 -o "$tmp/native" "$src" 2>"$tmp/cc.err" ||
-  clang -O2 -o "$tmp/native" "$src" 2>>"$tmp/cc.err" || cat "$tmp/cc.err"
+build_native
 
 # --jobs 2 for one input: the simulation on a thread of its own, fed
 # through the pipe, into which the kernels write their records with

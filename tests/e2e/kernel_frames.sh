@@ -27,8 +27,7 @@ left() {
   fi
 }
 
-clang-14 -O2 -o "$tmp/native" "$src" 2>"$tmp/cc.err" ||
-  clang -O2 -o "$tmp/native" "$src" 2>>"$tmp/cc.err" || cat "$tmp/cc.err"
+build_native
 
 # case: ARGS|OP MAX,OP MAX...: the most leaves before each op
 cases="search 12|alloca 0,ret 10,load 0

@@ -17,17 +17,8 @@ cbana=$1
 src=$(cd "$(dirname "$0")/../unit/engine/progs" && pwd)/kernel_icalls.c
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/checks.sh"
-# engine_calls NAME MAX: at most MAX calls left to the engine
-engine_calls() {
-  local n
-  n=$(grep -oP "left to the engine: \K[0-9]+" "$tmp/$1.err")
-  if [ -n "$n" ] && [ "$n" -le "$2" ]; then ok; else
-    bad "$1: ${n:-no count of} calls left to the engine, over $2"
-  fi
-}
 
-clang-14 -O2 -o "$tmp/native" "$src" 2>"$tmp/cc.err" ||
-  clang -O2 -o "$tmp/native" "$src" 2>>"$tmp/cc.err" || cat "$tmp/cc.err"
+build_native
 
 # case: ARGS MAX-ENGINE-CALLS (a few before the kernels, from main)
 # (qsort: the C library's calls of the comparator are the library
