@@ -40,6 +40,11 @@ void cb_shadow_reset(cb_shadow *s) {
   s->sampled = false;
   s->repeats = s->cold = s->rest = s->est = 0;
   memset(s->near, 0, sizeof s->near);
+  /* hist_add adds into what is there: the previous stream's counts go */
+  if (s->shist)
+    memset(s->shist, 0, s->shist_cap * sizeof *s->shist);
+  if (s->acc)
+    memset(s->acc, 0, s->acc_cap * sizeof *s->acc);
   s->shist_len = 0;
   s->last_line = NO_LINE;
   s->k = 0;
