@@ -39,3 +39,14 @@ build_native() {
   clang-14 -O2 -o "$tmp/native" "$src" 2>"$tmp/cc.err" ||
     clang -O2 -o "$tmp/native" "$src" 2>>"$tmp/cc.err" || cat "$tmp/cc.err"
 }
+# budget_stop ARGS BUDGET: $src run with ARGS until BUDGET operations,
+# kernels compiled first and by the reference interpreter: both stop
+# there (exit 3, the budget's message) with equal reports
+budget_stop() {
+  local n=budget.${1// /.}
+  run "$n" analyze "$src" --args "$1" --budget "$2" --wait-kernels
+  run "$n.ref" analyze "$src" --args "$1" --budget "$2" --exact-engine
+  has 'exit 3' "$tmp/$n.err" "$n: exit"
+  has "stopped after $2 operations" "$tmp/$n.err" "$n: message"
+  same "$tmp/$n.json" "$tmp/$n.ref.json" "$n: fast vs exact"
+}

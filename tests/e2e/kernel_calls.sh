@@ -53,13 +53,7 @@ done <<<"$cases"
 # tail calls
 for c in "fib 24|300001" "mutual 3000|20011" "deep 100000|650003" \
   "tail 20000|700001"; do
-  args=${c%|*} budget=${c#*|}
-  n=budget.${args// /.}
-  run "$n" analyze "$src" --args "$args" --budget "$budget" --wait-kernels
-  run "$n.ref" analyze "$src" --args "$args" --budget "$budget" --exact-engine
-  has 'exit 3' "$tmp/$n.err" "$n: exit"
-  has "stopped after $budget operations" "$tmp/$n.err" "$n: message"
-  same "$tmp/$n.json" "$tmp/$n.ref.json" "$n: fast vs exact"
+  budget_stop "${c%|*}" "${c#*|}"
 done
 
 # the modelled stack overflows (8 MiB by default): the engine's error

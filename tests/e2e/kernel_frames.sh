@@ -72,13 +72,7 @@ done <<<"$stops"
 
 # the budget runs out in the search's recursion and among the VLAs
 for c in "search 12|1000003" "vla 200|700001"; do
-  args=${c%|*} budget=${c#*|}
-  n=budget.${args// /.}
-  run "$n" analyze "$src" --args "$args" --budget "$budget" --wait-kernels
-  run "$n.ref" analyze "$src" --args "$args" --budget "$budget" --exact-engine
-  has 'exit 3' "$tmp/$n.err" "$n: exit"
-  has "stopped after $budget operations" "$tmp/$n.err" "$n: message"
-  same "$tmp/$n.json" "$tmp/$n.ref.json" "$n: fast vs exact"
+  budget_stop "${c%|*}" "${c#*|}"
 done
 
 echo "$pass passed, $fail failed"

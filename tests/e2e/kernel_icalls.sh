@@ -53,14 +53,9 @@ done <<<"$cases"
 
 # the budget runs out in a recursion through pointers, and among methods
 for c in "rec 22|300001" "methods 200000|1500007"; do
-  args=${c%|*} budget=${c#*|}
-  n=budget.${args// /.}
-  export XDG_CACHE_HOME="$tmp/cache.$n"
-  run "$n" analyze "$src" --args "$args" --budget "$budget" --wait-kernels
-  run "$n.ref" analyze "$src" --args "$args" --budget "$budget" --exact-engine
-  has 'exit 3' "$tmp/$n.err" "$n: exit"
-  has "stopped after $budget operations" "$tmp/$n.err" "$n: message"
-  same "$tmp/$n.json" "$tmp/$n.ref.json" "$n: fast vs exact"
+  args=${c%|*}
+  export XDG_CACHE_HOME="$tmp/cache.budget.${args// /.}"
+  budget_stop "$args" "${c#*|}"
 done
 
 echo "$pass passed, $fail failed"
