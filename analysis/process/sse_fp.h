@@ -34,30 +34,21 @@ static inline float fp_quiet_f(float x) {
   memcpy(&x, &u, 4);
   return x;
 }
-static inline double fadd_d(double x, double y) {
-  return isnan(x) ? fp_quiet_d(x) : x + y;
-}
-static inline double fsub_d(double x, double y) {
-  return isnan(x) ? fp_quiet_d(x) : x - y;
-}
-static inline double fmul_d(double x, double y) {
-  return isnan(x) ? fp_quiet_d(x) : x * y;
-}
-static inline double fdiv_d(double x, double y) {
-  return isnan(x) ? fp_quiet_d(x) : x / y;
-}
-static inline float fadd_f(float x, float y) {
-  return isnan(x) ? fp_quiet_f(x) : x + y;
-}
-static inline float fsub_f(float x, float y) {
-  return isnan(x) ? fp_quiet_f(x) : x - y;
-}
-static inline float fmul_f(float x, float y) {
-  return isnan(x) ? fp_quiet_f(x) : x * y;
-}
-static inline float fdiv_f(float x, float y) {
-  return isnan(x) ? fp_quiet_f(x) : x / y;
-}
+/* fadd_d, fsub_d, fmul_d, fdiv_d and their float forms (_f), from one
+ * definition: the first operand's NaN, quieted, else the operation. */
+#define SSE_FP_OP(name, op, T, sfx)                                            \
+  static inline T name##_##sfx(T x, T y) {                                     \
+    return isnan(x) ? fp_quiet_##sfx(x) : x op y;                              \
+  }
+#define SSE_FP_OPS(T, sfx)                                                     \
+  SSE_FP_OP(fadd, +, T, sfx)                                                   \
+  SSE_FP_OP(fsub, -, T, sfx)                                                   \
+  SSE_FP_OP(fmul, *, T, sfx)                                                   \
+  SSE_FP_OP(fdiv, /, T, sfx)
+SSE_FP_OPS(double, d)
+SSE_FP_OPS(float, f)
+#undef SSE_FP_OPS
+#undef SSE_FP_OP
 
 /* llvm.fma, and llvm.fmuladd where the target fuses it: one rounding;
  * llvm.fmuladd elsewhere: a multiply and an add, as x86-64's backend
