@@ -55,6 +55,9 @@ void jit_set_lv(jit_gen *g, int which, LLVMValueRef v) {
   LLVMBuildStore(g->B, v, g->lv[which]);
 }
 
+static LLVMBasicBlockRef exit_at(jit_gen *g, uint32_t ip, uint32_t block,
+                                 bool made, uint32_t k);
+
 LLVMBasicBlockRef jit_exit_before(jit_gen *g, uint32_t ip, uint32_t block) {
   if (g->tpl) {
     g->tpl_exits++;
@@ -63,6 +66,24 @@ LLVMBasicBlockRef jit_exit_before(jit_gen *g, uint32_t ip, uint32_t block) {
   /* after the machine-code accesses made before ip: the exit says so */
   bool made = ip == g->mach_made_ip;
   uint32_t k = ip - g->first_op + (made ? g->n_ops + 1 : 0);
+  LLVMBasicBlockRef here = LLVMGetInsertBlock(g->B);
+  if (jit_slots_needed(g, ip)) {
+    /* the temporaries the interpreter reads from ip on, then the exit */
+    LLVMBasicBlockRef out = exit_at(g, ip, block, made, k);
+    LLVMBasicBlockRef sp =
+        LLVMAppendBasicBlockInContext(g->C, g->F, "exit.slots");
+    LLVMPositionBuilderAtEnd(g->B, sp);
+    jit_slots_store(g, ip);
+    LLVMBuildBr(g->B, out);
+    LLVMPositionBuilderAtEnd(g->B, here);
+    return sp;
+  }
+  return exit_at(g, ip, block, made, k);
+}
+
+/* The exit before op ip (exits[k]), made once. */
+static LLVMBasicBlockRef exit_at(jit_gen *g, uint32_t ip, uint32_t block,
+                                 bool made, uint32_t k) {
   if (g->exits[k])
     return g->exits[k];
   LLVMBasicBlockRef here = LLVMGetInsertBlock(g->B);
@@ -193,6 +214,7 @@ static void gen_free(jit_gen *g) {
   g->exits = NULL;
   g->head = NULL;
   g->need_ops = g->need_acc = NULL;
+  jit_slots_free(g);
 }
 
 /* Whether block gb's machine-code accesses are ones a kernel makes: not
@@ -283,7 +305,7 @@ bool jit_gen_kernel(jit_gen *g, uint32_t fi) {
   g->mach_made_ip = CB_NONE;
   g->icall_args = NULL;
   g->exits = calloc(2 * (n_ops + 1), sizeof *g->exits);
-  if (!g->body || !g->exits) {
+  if (!g->body || !g->exits || !jit_slots_plan(g)) {
     gen_free(g);
     return false;
   }
@@ -300,6 +322,7 @@ bool jit_gen_kernel(jit_gen *g, uint32_t fi) {
       LLVMCreateStringAttribute(g->C, "no-builtin-memset", 17, "", 0));
 
   LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(g->C, g->F, "entry");
+  g->entry_bb = entry;
   g->exit_bb = LLVMAppendBasicBlockInContext(g->C, g->F, "leave");
   LLVMPositionBuilderAtEnd(g->B, entry);
   g->tlb = jit_load(g, g->p64, jit_io_field(g, IO_TLB), TB_IO);

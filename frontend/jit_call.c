@@ -730,6 +730,7 @@ LLVMValueRef jit_gen_entry(jit_gen *g, uint32_t fi, const char *name) {
       return NULL;
   jit_gen h = *g;
   h.fn = fn;
+  h.sl_val = NULL; /* the entry sets no slot of its own frame */
   h.F = LLVMAddFunction(g->M, name, g->entry_ty);
   h.io = LLVMGetParam(h.F, 0);
   unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
@@ -787,6 +788,9 @@ LLVMValueRef jit_call_engine(jit_gen *g, uint32_t ip, uint32_t gb,
 void jit_call_op(jit_gen *g, uint32_t ip, uint32_t gb) {
   LLVMBuilderRef B = g->B;
   uint32_t lb = gb - g->fn->first_block;
+  /* the engine and a callee read and write the slots themselves; the
+   * call's value is in its slot after it */
+  jit_slots_spill(g, ip);
   LLVMBasicBlockRef eng = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBasicBlockRef enter = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   LLVMBasicBlockRef returned = LLVMAppendBasicBlockInContext(g->C, g->F, "");
@@ -988,6 +992,7 @@ static void native_ret(jit_gen *g, uint32_t ip, uint32_t x,
 void jit_ret_op(jit_gen *g, uint32_t ip, uint32_t gb) {
   LLVMBuilderRef B = g->B;
   const cb_program *p = g->p;
+  jit_slots_spill(g, ip); /* the engine's `ret` reads the value's slots */
   LLVMValueRef nest = jit_load(g, g->i32, jit_io_field(g, IO_NEST), TB_IO);
   LLVMBasicBlockRef back = LLVMAppendBasicBlockInContext(g->C, g->F, "");
   /* entered by the interpreter: its loop makes the return */

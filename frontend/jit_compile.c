@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Kernels of more ops are not compiled (the time would grow past what
  * they could save on the inputs cbana is run on). */
@@ -366,9 +367,24 @@ static bool compile_one(jit_owned *o, uint32_t fi, jit_made *m) {
   LLVMContextDispose(C);
   LLVMErrorRef err = NULL;
   LLVMOrcExecutorAddress addr = 0;
+  /* the object, before LLJIT takes it, for a profile's look at the code */
+  const char *dump = getenv("CBANA_KERNEL_DUMP");
+  char dpath[4200] = "";
+  if (obj && dump && *dump) {
+    snprintf(dpath, sizeof dpath, "%s/%d-%s-%u.o", dump, (int)getpid(), name,
+             o->nth[fi]);
+    FILE *df = fopen(dpath, "wb");
+    if (df) {
+      fwrite(LLVMGetBufferStart(obj), 1, LLVMGetBufferSize(obj), df);
+      fclose(df);
+    }
+  }
   if (obj && !(err = LLVMOrcLLJITAddObjectFile(
                    o->jit, LLVMOrcLLJITGetMainJITDylib(o->jit), obj)))
     err = LLVMOrcLLJITLookup(o->jit, &addr, name);
+  if (addr && dpath[0])
+    fprintf(stderr, "cbana: kernel %s at %#llx: %s\n", name,
+            (unsigned long long)addr, dpath);
   if (err) {
     jit_fail(err);
     ok = false;

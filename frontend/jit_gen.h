@@ -129,6 +129,20 @@ typedef struct jit_gen {
   LLVMValueRef tpl_buf, tpl_engine, tpl_access;
   LLVMTypeRef tpl_access_ty;
   LLVMValueRef *tpl_fns; /* per local block: its iterations' code, or NULL */
+  /* Block temporaries kept in registers (jit_slots.c): per slot of the
+   * function, the local block it is a temporary of (CB_NONE: none) and
+   * its last read there; the values set and not written to their slots
+   * in the block being made (cur_lb), sl_list their slots. NULL: every
+   * value is written at once. */
+  uint32_t n_slots, cur_lb;
+  uint32_t *sl_blk, *sl_last, *sl_list, sl_n;
+  uint8_t *sl_set;            /* per slot: set in the block being made */
+  uint32_t *sl_carry;         /* per slot: the self-loop block carrying it in
+                                 a register from pass to pass, CB_NONE */
+  LLVMBasicBlockRef *sl_loop; /* per local block: where its own edge goes
+                                 (past its phis' loads), NULL: body */
+  LLVMValueRef *sl_val;       /* per slot: its alloca (jit_slots_keep) */
+  LLVMBasicBlockRef entry_bb; /* the kernel's entry, where allocas go */
 } jit_gen;
 
 /* jit.c: the types every kernel of module g->M uses (g->C, g->M set);
@@ -269,13 +283,43 @@ static inline LLVMValueRef jit_slot_ptr(jit_gen *g, uint32_t slot) {
   return LLVMBuildGEP2(g->B, g->i64, jit_lv(g, LV_SLOTS), &idx, 1, "");
 }
 
+/* jit_slots.c: which slots are block temporaries (g->fn set; false
+ * when out of memory), and the values kept: a block's code begins with
+ * none; whether slot is one the block being made keeps; keeping v for
+ * it; whether an exit before op ip must write some (one read at ip or
+ * later), and writing those (jit_slots_store) or writing them and
+ * keeping none after (jit_slots_spill: before a call or `ret` the engine
+ * or a callee runs). */
+bool jit_slots_plan(jit_gen *g);
+void jit_slots_free(jit_gen *g);
+void jit_slots_begin(jit_gen *g, uint32_t lb);
+bool jit_slots_kept(const jit_gen *g, uint32_t slot);
+void jit_slots_keep(jit_gen *g, uint32_t slot, LLVMValueRef v);
+LLVMValueRef jit_slots_value(jit_gen *g, uint32_t slot);
+/* jit_slots.c, for a block that is its own successor: its phis' values
+ * read into their registers, and code going on in a block of its own,
+ * where the block's edge to itself goes (jit_slots_target); before an
+ * edge out of the block, the slots it carries written (jit_slots_leave). */
+void jit_slots_loop(jit_gen *g, uint32_t lb);
+LLVMBasicBlockRef jit_slots_target(const jit_gen *g, uint32_t lb, uint32_t t);
+void jit_slots_leave(jit_gen *g);
+bool jit_slots_needed(const jit_gen *g, uint32_t ip);
+void jit_slots_store(jit_gen *g, uint32_t ip);
+void jit_slots_spill(jit_gen *g, uint32_t ip);
+
 static inline LLVMValueRef jit_val(jit_gen *g, cb_operand o) {
   if (o & CB_OPND_CONST)
     return jit_c64(g, g->p->consts[o & ~CB_OPND_CONST].u);
+  if (g->sl_val && !g->tpl && o < g->n_slots && g->sl_set[o])
+    return jit_slots_value(g, o);
   return jit_load(g, g->i64, jit_slot_ptr(g, o), TB_SLOT);
 }
 
 static inline void jit_set(jit_gen *g, uint32_t dst, LLVMValueRef v) {
+  if (jit_slots_kept(g, dst)) {
+    jit_slots_keep(g, dst, v);
+    return;
+  }
   jit_store(g, v, jit_slot_ptr(g, dst), TB_SLOT);
 }
 

@@ -350,6 +350,8 @@ static void gen_edge(jit_gen *g, uint32_t ip, uint32_t lb, uint32_t t,
       g, LV_BUDGET,
       LLVMBuildSub(B, jit_lv(g, LV_BUDGET), jit_c64(g, 1 + (uint64_t)np), ""));
   jit_set_lv(g, LV_PREV, LLVMConstInt(g->i32, lb, 0));
+  if (t != lb)
+    jit_slots_leave(g); /* what the block carried, for the code after it */
   /* entering a loop whose template runs it (template.h): the engine runs
    * the template's iterations, and the kernel goes on with the rest */
   if (self && t != lb) {
@@ -364,7 +366,7 @@ static void gen_edge(jit_gen *g, uint32_t ip, uint32_t lb, uint32_t t,
     jit_call_engine(g, first + np, tgb, IO_TPL);
     jit_load_locals(g);
   }
-  LLVMBuildBr(B, g->body[t]);
+  LLVMBuildBr(B, jit_slots_target(g, lb, t));
 }
 
 static void gen_br(jit_gen *g, uint32_t ip, uint32_t lb) {
@@ -461,6 +463,8 @@ void jit_block(jit_gen *g, uint32_t lb) {
   const cb_block *b = &p->blocks[gb];
   uint32_t start = b->first_op + g->nphis[gb], end = b->first_op + b->n_ops;
   LLVMBuilderRef B = g->B;
+  jit_slots_begin(g, lb);
+  jit_slots_loop(g, lb);
   /* room for the way ahead, up to the next check (jit_check_points) */
   if (g->head[lb])
     jit_check(g, lb);

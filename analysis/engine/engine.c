@@ -31,6 +31,7 @@ static void eng_destroy(cb_eng *e) {
   free(e->rmw);
   free(e->fk);
   free(e->mach_mid);
+  free(e->mach_at);
   free(e->kstop);
   free(e->kflags);
   free(e->kentry);

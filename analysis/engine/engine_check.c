@@ -376,6 +376,30 @@ static void find_mach_mid(cb_eng *e) {
   }
 }
 
+/* engine_internal.h's mach_at: per op, the first of the accesses made
+ * after the call before it, when that op's are contiguous in its
+ * block's list. */
+static void find_mach_at(cb_eng *e) {
+  const cb_program *p = e->p;
+  if (!p->n_mach || !(e->mach_at = malloc((p->n_ops + 1) * sizeof(uint32_t))))
+    return;
+  for (uint32_t i = 0; i <= p->n_ops; i++)
+    e->mach_at[i] = CB_MACH_AT_NONE;
+  for (uint32_t bi = 0; bi < p->n_blocks; bi++) {
+    const cb_block *b = &p->blocks[bi];
+    for (uint32_t i = 0; i < b->n_mach && b->first_mach + i < p->n_mach; i++) {
+      uint32_t k = b->first_mach + i;
+      uint32_t op = p->mach[k].op;
+      if (op <= b->first_op || op >= p->n_ops)
+        continue; /* on entry to the block */
+      if (e->mach_at[op] == CB_MACH_AT_NONE)
+        e->mach_at[op] = k;
+      else if (i == 0 || p->mach[k - 1].op != op)
+        e->mach_at[op] = CB_NONE; /* not contiguous: walk the list */
+    }
+  }
+}
+
 void eng_precompute(cb_eng *e) {
   find_rmw(e);
   find_vector_selects(e);
@@ -383,6 +407,7 @@ void eng_precompute(cb_eng *e) {
     e->fk = cb_fast_kinds(e->p, e->rmw); /* NULL: the reference loop */
   const cb_program *p = e->p;
   find_mach_mid(e);
+  find_mach_at(e);
   e->nphis = calloc(p->n_blocks + 1, sizeof *e->nphis);
   size_t maxl = 16;
   for (uint32_t b = 0; b < p->n_blocks; b++) {

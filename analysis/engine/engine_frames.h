@@ -49,8 +49,24 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out);
 static inline void eng_emit_mach_at(cb_eng *e, const cb_block *b, uint64_t cfa,
                                     uint32_t at) {
   const cb_program *p = e->p;
-  for (uint32_t i = 0; i < b->n_mach && b->first_mach + i < p->n_mach; i++) {
+  uint32_t i = 0;
+  bool run = false; /* from the first of a contiguous run of at's accesses */
+  if (at != b->first_op && e->mach_at && at < p->n_ops) {
+    /* after a call: the accesses of op `at` alone, found at once rather
+     * than by a walk over the block's list (a long block calling libm in
+     * a loop walked it at every call) */
+    uint32_t k = e->mach_at[at];
+    if (k == CB_MACH_AT_NONE)
+      return;
+    if (k != CB_NONE && k >= b->first_mach && k - b->first_mach < b->n_mach) {
+      i = k - b->first_mach;
+      run = true;
+    }
+  }
+  for (; i < b->n_mach && b->first_mach + i < p->n_mach; i++) {
     const cb_mach_access *m = &p->mach[b->first_mach + i];
+    if (run && m->op != at)
+      break;
     if (m->op > b->first_op ? m->op != at : at != b->first_op)
       continue;
     if (m->from1 && m->from1 - 1 != e->frames[e->depth - 1].prev)

@@ -20,6 +20,7 @@
 /* cb_frame is kernel.h's: the native kernels push and pop frames. */
 
 #define CB_PF_SLOTS 4096u
+#define CB_MACH_AT_NONE 0xfffffffeu
 
 typedef struct cb_kernel_tpl_use cb_kernel_tpl_use;
 
@@ -41,6 +42,11 @@ typedef struct cb_eng {
    * the fast kinds leave those ops to the reference loop, which emits them.
    * NULL: none. */
   uint8_t *mach_mid;
+  /* per op: where in program->mach the accesses made after a call just
+   * before that op start (engine_frames.h's eng_emit_mach_at), when they
+   * are contiguous; CB_MACH_AT_NONE: none; CB_NONE: look through the
+   * block's list. NULL: look through it always. */
+  uint32_t *mach_at;
   uint8_t *fk;     /* per op: the fast engine's kind (fastops.h); NULL in the
                       reference mode */
   cb_phi_edges pe; /* the fast engine's phi moves per edge (fastops.h) */
