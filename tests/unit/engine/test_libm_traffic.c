@@ -300,15 +300,21 @@ static int run_lackey(lackey_job *j, size_t n, calltrace *calls) {
   acc *cur = NULL;
   size_t ncur = 0;
   while (fgets(line, sizeof line, fl)) {
-    uint64_t a;
-    unsigned len;
+    /* "I  ADDR,LEN" and " K ADDR,LEN", by strtoull: a quarter of sscanf's
+     * time on lackey's millions of lines */
+    char *end;
     if (line[0] == 'I') {
-      if (sscanf(line + 1, " %" SCNx64, &a) == 1)
+      uint64_t a = strtoull(line + 1, &end, 16);
+      if (end != line + 1)
         in_libm = a >= base && a < base + 0x100000;
       continue;
     }
-    if (line[0] != ' ' || sscanf(line + 3, "%" SCNx64 ",%u", &a, &len) != 2)
+    if (line[0] != ' ')
       continue;
+    uint64_t a = strtoull(line + 3, &end, 16);
+    if (end == line + 3 || *end != ',')
+      continue;
+    unsigned len = (unsigned)strtoul(end + 1, NULL, 10);
     char kind = line[1];
     if (a == mark && kind == 'S') {
       if (!in_call) {
