@@ -25,6 +25,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cgref  # noqa: E402
+from e2e_quick import first  # noqa: E402
 
 ACCESS_TOL = 0.02
 
@@ -119,8 +120,9 @@ def main():
     if a.only:
         srcs = [s for s in srcs if a.only in os.path.basename(s)]
     geos = cgref.GEOMETRIES if a.geometries == "all" else cgref.GEOMETRIES[:1]
-    tasks = [(s, z, d1, ll) for s in srcs for z in a.sizes.split(",")
-             for d1, ll in geos]
+    # quick: the first kernel at the first size and geometry
+    tasks = first((s, z, d1, ll) for s in srcs for z in a.sizes.split(",")
+                  for d1, ll in geos)
     for s, z, _, _ in tasks:  # build before the pool
         cgref.build([s], cache_dir, f"{cgref.DEFAULT_CFLAGS} -D{z}_DATASET")
     passed = failed = 0

@@ -34,6 +34,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 DEFAULT_CFLAGS = "-O2 -g -gdwarf-4"
 DEFAULT_LDFLAGS = "-lm"
@@ -404,12 +405,37 @@ def stride_expected_read_misses(n=1 << 20, elem=8, line=64, stride=8,
     return reps * lines_touched, n * elem // line
 
 
-def selftest(corpus, jobs=2, verbose=False):
+def cached_reference(program, idx, d1, ll, cache_dir, cflags=DEFAULT_CFLAGS):
+    """run_reference of one input in cache_dir (the programs' working
+    directory), kept there as JSON keyed by executable, input and geometry:
+    analyze_corpus.py and the selftest share one run of each."""
+    sources, _, _ = program_files(program)
+    os.makedirs(cache_dir, exist_ok=True)
+    exe = build(sources, cache_dir, cflags)
+    key = f"{os.path.basename(exe)}-{idx}-{d1}-{ll}".replace(",", "_")
+    path = os.path.join(cache_dir, key + ".json")
+    if os.path.exists(path):
+        with open(path) as f:
+            return json.load(f)
+    res = run_reference(program, idx, None, d1, ll, cflags=cflags,
+                        workdir=cache_dir)
+    tmp = path + f".tmp{os.getpid()}.{threading.get_ident()}"
+    with open(tmp, "w") as f:
+        json.dump(res, f)
+    os.replace(tmp, path)
+    return res
+
+
+def selftest(corpus, jobs=2, verbose=False, cache_dir=None):
     progs = corpus_programs(corpus)
     if not progs:
         print(f"selftest: no programs in {corpus}")
         return 1
-    workdir = tempfile.mkdtemp(prefix="cgref-selftest-")
+    # with cache_dir: analyze_corpus.py's runs (the same builds, inputs and
+    # geometries), made once for both
+    workdir = cache_dir or tempfile.mkdtemp(prefix="cgref-selftest-")
+    if cache_dir:
+        os.makedirs(cache_dir, exist_ok=True)
     fails = []
     try:
         tasks = []
@@ -420,10 +446,15 @@ def selftest(corpus, jobs=2, verbose=False):
                 for d1, ll in GEOMETRIES:
                     tasks.append((p, idx, d1, ll))
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as ex:
-            futs = {ex.submit(run_reference, p, idx, None, d1, ll, None,
-                              DEFAULT_CFLAGS, DEFAULT_LDFLAGS, workdir,
-                              False, 300): (p, idx, d1, ll)
-                    for (p, idx, d1, ll) in tasks}
+            if cache_dir:
+                futs = {ex.submit(cached_reference, p, idx, d1, ll,
+                                  cache_dir): (p, idx, d1, ll)
+                        for (p, idx, d1, ll) in tasks}
+            else:
+                futs = {ex.submit(run_reference, p, idx, None, d1, ll, None,
+                                  DEFAULT_CFLAGS, DEFAULT_LDFLAGS, workdir,
+                                  False, 300): (p, idx, d1, ll)
+                        for (p, idx, d1, ll) in tasks}
             results = {}
             for fut in concurrent.futures.as_completed(futs):
                 key = futs[fut]
@@ -462,7 +493,8 @@ def selftest(corpus, jobs=2, verbose=False):
                         fails.append(f"stride_global '8 2': D1 write misses "
                                      f"{gw}, first principles {wlines}")
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        if not cache_dir:
+            shutil.rmtree(workdir, ignore_errors=True)
     print(f"selftest: {len(tasks)} runs, {len(fails)} failures")
     for f in fails:
         print("FAIL " + f)
@@ -500,10 +532,12 @@ def main(argv=None):
     s.add_argument("--corpus", required=True)
     s.add_argument("--jobs", type=int, default=2)
     s.add_argument("--verbose", action="store_true")
+    s.add_argument("--cache-dir", default=None,
+                   help="keep and reuse the runs here (analyze_corpus.py's)")
     a = ap.parse_args(argv)
     try:
         if a.cmd == "selftest":
-            return selftest(a.corpus, a.jobs, a.verbose)
+            return selftest(a.corpus, a.jobs, a.verbose, a.cache_dir)
         if a.cmd == "run":
             if a.input is not None:
                 res = [run_reference(a.program, None, a.input, a.D1, a.LL,

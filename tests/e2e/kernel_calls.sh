@@ -46,6 +46,7 @@ while IFS='|' read -r args most; do
   if [ "$(output "$tmp/$n.json")" = "$(cat "$tmp/$n.native")" ]; then ok; else
     bad "$n: output '$(output "$tmp/$n.json")' vs native '$(cat "$tmp/$n.native")'"
   fi
+  if quick; then break; fi
 done <<<"$cases"
 
 # the budget runs out deep in a recursion: in fib's kernels, in a mutual
@@ -54,6 +55,7 @@ done <<<"$cases"
 for c in "fib 24|300001" "mutual 3000|20011" "deep 100000|650003" \
   "tail 20000|700001"; do
   budget_stop "${c%|*}" "${c#*|}"
+  if quick; then break; fi
 done
 
 # the modelled stack overflows (8 MiB by default): the engine's error

@@ -55,6 +55,7 @@ while IFS='|' read -r args most; do
   if [ "$(output "$tmp/$n.json")" = "$(cat "$tmp/$n.native")" ]; then ok; else
     bad "$n: output '$(output "$tmp/$n.json")' vs native '$(cat "$tmp/$n.native")'"
   fi
+  if quick; then break; fi
 done <<<"$cases"
 
 # runs that stop: ARGS|MESSAGE
@@ -68,11 +69,13 @@ while IFS='|' read -r args msg; do
   has "$msg" "$tmp/$n.err" "$n: message"
   has "$msg" "$tmp/$n.ref.err" "$n: the interpreter's message"
   same "$tmp/$n.json" "$tmp/$n.ref.json" "$n: fast vs exact"
+  if quick; then break; fi
 done <<<"$stops"
 
 # the budget runs out in the search's recursion and among the VLAs
 for c in "search 12|1000003" "vla 200|700001"; do
   budget_stop "${c%|*}" "${c#*|}"
+  if quick; then break; fi
 done
 
 echo "$pass passed, $fail failed"

@@ -63,6 +63,7 @@ while read -r p mode pct native; do
       bad "$n: output '$(output "$tmp/$n.json")' vs native '$(cat "$tmp/$n.native")'"
     fi
   fi
+  if quick; then break; fi
 done <<<"$cases"
 
 # the branch counts of the switches

@@ -30,6 +30,8 @@ import subprocess
 import sys
 import tempfile
 
+from e2e_quick import first
+
 PROGRAMS = ["strcasecmp", "devnull", "sleep_rusage", "file_pos",
             "complex_abs_exp", "signal_isatty", "getopt_args",
             "index_rindex", "pid_difftime", "printf_star", "std_streams",
@@ -114,7 +116,7 @@ def main():
 
     tmp = tempfile.mkdtemp(prefix="libc-models-")
     try:
-        for name in PROGRAMS:
+        for name in first(PROGRAMS):  # quick: the first program
             if o.only and name not in o.only:
                 continue
             src = os.path.abspath(os.path.join(o.data, name + ".c"))

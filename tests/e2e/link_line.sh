@@ -5,6 +5,9 @@
 # from the cache, and with a remembered line whose ld fails (dropped, and
 # the driver links). A link error still reads as the linker's.
 set -u
+# whole in both passes; CBANA_E2E_QUICK kept out of the programs' environment
+# (checks.sh says why)
+unset CBANA_E2E_QUICK
 cbana=$1
 root=$2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

@@ -35,6 +35,7 @@ for args in print "print 100" fields "fields 7" copy pun reuse fill iota \
   if [ "$(field "$tmp/$name.json" exit_code)" = "$want" ]; then ok; else
     bad "$args: exit code $(field "$tmp/$name.json" exit_code) vs native $want"
   fi
+  if quick; then break; fi
 done
 
 # the options of the native run are gone, not silently ignored

@@ -36,8 +36,11 @@ if got != want or "main 0x" not in want:
             print("cbana:", g, " native:", w)
     sys.exit(1)
 PY
+      if quick; then break; fi
     done
+    if quick; then break; fi
   done
+  if quick; then break; fi
 done
 # per line against cachegrind at -O2 (validate's own-code misses gate,
 # and the walk's accesses)
