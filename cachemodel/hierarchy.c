@@ -41,6 +41,11 @@ void cb_records_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
         (a->addr & offset_mask) + a->size <= offset_mask + 1)
       continue;
     h->slow_accesses++;
+    if (h->mru_max && l1_mru_hit(h, a->addr >> shift,
+                                 access_end(a->addr, a->size) >> shift)) {
+      last_line = l1->last_line;
+      continue;
+    }
     if (lean_mask && (a->addr & lean_mask) + a->size <= lean_mask + 1)
       access_lean(h, a->addr, a->is_write, a->site);
     else if (h->cg_mask && (a->addr & h->cg_mask) + a->size <= h->cg_mask + 1)
@@ -121,6 +126,11 @@ access_outcome(cb_hierarchy *h, uint64_t addr, uint32_t size, bool is_write,
       cb_shadow_repeat(l1->shadow, 1);
     return 0;
   }
+  if (h->mru_max &&
+      l1_mru_hit(h, addr >> l1->line_shift, end >> l1->line_shift)) {
+    h->slow_accesses++;
+    return 0;
+  }
   return access_outcome_slow(h, addr, end, size, is_write, site, cls);
 }
 
@@ -197,6 +207,7 @@ cb_hierarchy *cb_hierarchy_create(const cb_cache_config *cfg, uint32_t n_sites,
     else if (m < h->lean_mask)
       h->lean_mask = m;
   }
+  h->mru_max = mru_max_of(h);
   if (h->classify && cg_shape(h)) {
     uint32_t shift = h->levels[0].line_shift < h->levels[1].line_shift
                          ? h->levels[0].line_shift
