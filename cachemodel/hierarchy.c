@@ -153,6 +153,47 @@ unsigned cb_hierarchy_access_outcome(cb_hierarchy *h, uint64_t addr,
   return access_outcome(h, addr, size, is_write, site, cls);
 }
 
+/* access_outcome's steps for a batch, its first level's counters and
+ * distance-0 references in registers (cb_records_run's reason). */
+void cb_hierarchy_run_outcomes(cb_hierarchy *h, const cb_access *batch,
+                               size_t n, uint8_t *missed,
+                               uint8_t (*cls)[CB_MAX_LEVELS]) {
+  if (h->memo) {
+    for (size_t k = 0; k < n; k++)
+      missed[k] = (uint8_t)cb_hierarchy_access_outcome(
+          h, batch[k].addr, batch[k].size, batch[k].is_write, batch[k].site,
+          cls[k]);
+    return;
+  }
+  cb_level *l1 = &h->levels[0];
+  const uint32_t shift = l1->line_shift;
+  const uint32_t mru_max = h->mru_max;
+  uint64_t writes = 0, repeats = 0;
+  for (size_t k = 0; k < n; k++) {
+    const cb_access *a = &batch[k];
+    writes += a->is_write;
+    if (a->site < h->n_sites)
+      h->sites[(size_t)a->site * h->n_levels].accesses++;
+    const uint64_t end = access_end(a->addr, a->size);
+    const uint64_t first = a->addr >> shift, last = end >> shift;
+    missed[k] = 0;
+    if (first == l1->last_line && last == first) {
+      repeats++;
+      continue;
+    }
+    if (mru_max && l1_mru_hit(h, first, last)) {
+      h->slow_accesses++;
+      continue;
+    }
+    missed[k] = (uint8_t)access_outcome_slow(h, a->addr, end, a->size,
+                                             a->is_write, a->site, cls[k]);
+  }
+  l1->accesses += n;
+  l1->writes += writes;
+  if (l1->shadow)
+    cb_shadow_repeat(l1->shadow, repeats);
+}
+
 static void set_err(char *err, size_t n, const char *msg, const char *name) {
   if (err && n)
     snprintf(err, n, "%s%s%s", name ? name : "", name ? ": " : "", msg);
