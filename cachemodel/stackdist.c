@@ -556,8 +556,11 @@ COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
   if (sd->mru_dirty)
     mru_sync(sd);
   uint64_t d = ref_below(sd, line, true);
-  /* on top now, the list's lines below it */
-  memmove(sd->mru + 1, sd->mru, (SD_MRU - 1) * sizeof *sd->mru);
+  /* on top now, the list's lines below it (unrolled: GCC called memmove
+   * for the loop, 2.5% of nsieve-bits' simulation) */
+#pragma GCC unroll 8
+  for (uint32_t i = SD_MRU - 1; i > 0; i--)
+    sd->mru[i] = sd->mru[i - 1];
   sd->mru[0] = line;
   return d;
 }
