@@ -307,7 +307,7 @@ static inline uint32_t mru_max_of(const cb_hierarchy *h) {
 static inline __attribute__((always_inline)) bool
 l1_mru_hit(cb_hierarchy *h, uint64_t first, uint64_t last) {
   cb_level *l1 = &h->levels[0];
-  if (first != last || l1->shadow->sampled)
+  if (first != last || l1->shadow->sampled || l1->shadow->sd.bypass)
     return false;
   cb_stackdist *sd = &l1->shadow->sd;
   uint32_t d = cb_stackdist_mru_find(sd, first);

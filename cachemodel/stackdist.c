@@ -436,8 +436,8 @@ static void front_flush(cb_stackdist *sd) {
 }
 
 /* A reference with the front off (empty): the structure alone. Not
- * `count`ed: a replay (mru_sync), which moves a line seen before and
- * counts nothing. */
+ * `count`ed: a replay (ref_below's meaning; mru_sync replays only with
+ * the front on), which moves a line seen before and counts nothing. */
 static COUNTS_BITS __attribute__((noinline)) uint64_t
 ref_bypass(cb_stackdist *sd, uint64_t line, bool count) {
   uint32_t *const tp = group_time(sd, line);
@@ -535,20 +535,14 @@ ref_below(cb_stackdist *sd, uint64_t line, bool count) {
  * on top in a stale order (their set is right: stackdist.h), so the
  * lines the list moved, mru[0 .. mru_dirty - 1], referenced again
  * deepest first without counting, come out on top in the list's order,
- * the rest as they were. The moves count for the front's heuristic as
- * the front hits they stand for: each takes one off front_misses, and
- * with the front off they are references in a row at distances below
- * SD_FRONT (ref_bypass). */
+ * the rest as they were. The list moves lines only while the front is
+ * on (cb_stackdist_ref), whose heuristic counts them as the front hits
+ * they stand for: each takes one off front_misses. */
 static COUNTS_BITS __attribute__((noinline)) void mru_sync(cb_stackdist *sd) {
   for (uint32_t i = sd->mru_dirty; i-- > 0;)
     ref_below(sd, sd->mru[i], false);
-  if (!sd->bypass) {
-    sd->front_misses =
-        sd->front_misses > sd->mru_moves ? sd->front_misses - sd->mru_moves : 0;
-  } else if ((sd->front_misses += sd->mru_moves) >= FRONT_BACK) {
-    sd->front_misses = 0;
-    sd->bypass = false;
-  }
+  sd->front_misses =
+      sd->front_misses > sd->mru_moves ? sd->front_misses - sd->mru_moves : 0;
   sd->mru_dirty = sd->mru_moves = 0;
 }
 
@@ -556,6 +550,15 @@ COUNTS_BITS uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line) {
   if (sd->mru_dirty)
     mru_sync(sd);
   uint64_t d = ref_below(sd, line, true);
+  if (sd->bypass) {
+    /* The front is off: the structure takes every reference, and the
+     * list holds the latest line only (the repeats' compare). */
+    if (sd->mru[1] != NO_LINE)
+      for (uint32_t i = 1; i < SD_MRU; i++)
+        sd->mru[i] = NO_LINE;
+    sd->mru[0] = line;
+    return d;
+  }
   /* on top now, the list's lines below it (unrolled: GCC called memmove
    * for the loop, 2.5% of nsieve-bits' simulation) */
 #pragma GCC unroll 8
@@ -685,7 +688,7 @@ void cb_stackdist_order(const cb_stackdist *sd, uint64_t *lines) {
   for (size_t i = 0; i < n; i++)
     lines[i] = v[i].line;
   /* The list's lines are the top ones, in its order (stackdist.h). */
-  for (size_t i = 0; i < SD_MRU && i < n; i++)
+  for (size_t i = 0; i < SD_MRU && i < n && sd->mru[i] != NO_LINE; i++)
     lines[n - 1 - i] = sd->mru[i];
   free(v);
 }

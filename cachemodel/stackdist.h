@@ -37,7 +37,10 @@
  * other line where it is, so replaying the moved lines, deepest first,
  * without counting, brings them up to date (cb_stackdist_ref_new).
  * Streams that go back and forth between a few lines (fannkuch's arrays
- * of 44 bytes) then almost never reach the front.
+ * of 44 bytes) then almost never reach the front. With the front off
+ * (below) the list holds the latest line only: every other reference
+ * goes to the structure, as a replay there would cost as much as the
+ * reference (jacobi-2d's simulation took 25% longer).
  *
  * The distance is also the fully associative LRU shadow used for miss
  * classification: a cache of C lines misses on a reference exactly when
@@ -64,7 +67,9 @@ typedef struct sd_times {
 
 typedef struct cb_stackdist {
   /* The SD_MRU most recent distinct lines, most recent first (mru[0],
-   * distance 0 again), NO_LINE where fewer were seen. */
+   * distance 0 again), NO_LINE past the ones it holds (fewer were seen,
+   * or the front was off: it holds the latest line only then, and fills
+   * again once the front is back). */
   uint64_t mru[SD_MRU];
   /* 1 + the deepest position the list moved to its front since the
    * structure below last learned its order (0: it knows), and how many
@@ -149,7 +154,8 @@ static inline uint32_t cb_stackdist_mru_find(const cb_stackdist *sd,
 }
 
 /* A reference to the list's line at position d (cb_stackdist_mru_find,
- * d >= 1): its distance counted, the line moved to the front. */
+ * d >= 1) while the front is on (!sd->bypass): its distance counted, the
+ * line moved to the front. */
 static inline __attribute__((always_inline)) void
 cb_stackdist_mru_hit(cb_stackdist *sd, uint64_t line, uint32_t d) {
 #pragma GCC unroll 8
@@ -173,7 +179,8 @@ static inline uint64_t cb_stackdist_ref(cb_stackdist *sd, uint64_t line) {
     sd->hist[0]++;
     return 0;
   }
-  uint32_t d = cb_stackdist_mru_find(sd, line);
+  /* (with the front off the list holds no other line) */
+  uint32_t d = sd->bypass ? 0 : cb_stackdist_mru_find(sd, line);
   if (d) {
     cb_stackdist_mru_hit(sd, line, d);
     return d;

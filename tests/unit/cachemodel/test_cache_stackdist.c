@@ -153,7 +153,8 @@ static void test_distances(uint32_t initial_cap, int stream) {
     stack[0] = line;
     CHECK_EQ_U64(cb_stackdist_ref(&sd, line), d);
   }
-  CHECK(sd.mru_dirty > 0);
+  /* (the list moves lines only while the front is on) */
+  CHECK(sd.mru_dirty > 0 || sd.bypass);
   uint64_t *order = malloc(depth * sizeof *order);
   cb_stackdist_order(&sd, order);
   bool same_order = true;
