@@ -41,6 +41,11 @@ void cb_records_run(cb_hierarchy *h, const cb_access *batch, size_t n) {
         (a->addr & offset_mask) + a->size <= offset_mask + 1)
       continue;
     h->slow_accesses++;
+    if (h->mru_max && l1_mru_hit(h, a->addr >> shift,
+                                 access_end(a->addr, a->size) >> shift)) {
+      last_line = l1->last_line;
+      continue;
+    }
     if (lean_mask && (a->addr & lean_mask) + a->size <= lean_mask + 1)
       access_lean(h, a->addr, a->is_write, a->site);
     else if (h->cg_mask && (a->addr & h->cg_mask) + a->size <= h->cg_mask + 1)
@@ -121,6 +126,11 @@ access_outcome(cb_hierarchy *h, uint64_t addr, uint32_t size, bool is_write,
       cb_shadow_repeat(l1->shadow, 1);
     return 0;
   }
+  if (h->mru_max &&
+      l1_mru_hit(h, addr >> l1->line_shift, end >> l1->line_shift)) {
+    h->slow_accesses++;
+    return 0;
+  }
   return access_outcome_slow(h, addr, end, size, is_write, site, cls);
 }
 
@@ -141,6 +151,47 @@ unsigned cb_hierarchy_access_outcome(cb_hierarchy *h, uint64_t addr,
   if (h->memo)
     return access_outcome_settle(h, addr, size, is_write, site, cls);
   return access_outcome(h, addr, size, is_write, site, cls);
+}
+
+/* access_outcome's steps for a batch, its first level's counters and
+ * distance-0 references in registers (cb_records_run's reason). */
+void cb_hierarchy_run_outcomes(cb_hierarchy *h, const cb_access *batch,
+                               size_t n, uint8_t *missed,
+                               uint8_t (*cls)[CB_MAX_LEVELS]) {
+  if (h->memo) {
+    for (size_t k = 0; k < n; k++)
+      missed[k] = (uint8_t)cb_hierarchy_access_outcome(
+          h, batch[k].addr, batch[k].size, batch[k].is_write, batch[k].site,
+          cls[k]);
+    return;
+  }
+  cb_level *l1 = &h->levels[0];
+  const uint32_t shift = l1->line_shift;
+  const uint32_t mru_max = h->mru_max;
+  uint64_t writes = 0, repeats = 0;
+  for (size_t k = 0; k < n; k++) {
+    const cb_access *a = &batch[k];
+    writes += a->is_write;
+    if (a->site < h->n_sites)
+      h->sites[(size_t)a->site * h->n_levels].accesses++;
+    const uint64_t end = access_end(a->addr, a->size);
+    const uint64_t first = a->addr >> shift, last = end >> shift;
+    missed[k] = 0;
+    if (first == l1->last_line && last == first) {
+      repeats++;
+      continue;
+    }
+    if (mru_max && l1_mru_hit(h, first, last)) {
+      h->slow_accesses++;
+      continue;
+    }
+    missed[k] = (uint8_t)access_outcome_slow(h, a->addr, end, a->size,
+                                             a->is_write, a->site, cls[k]);
+  }
+  l1->accesses += n;
+  l1->writes += writes;
+  if (l1->shadow)
+    cb_shadow_repeat(l1->shadow, repeats);
 }
 
 static void set_err(char *err, size_t n, const char *msg, const char *name) {
@@ -197,6 +248,7 @@ cb_hierarchy *cb_hierarchy_create(const cb_cache_config *cfg, uint32_t n_sites,
     else if (m < h->lean_mask)
       h->lean_mask = m;
   }
+  h->mru_max = mru_max_of(h);
   if (h->classify && cg_shape(h)) {
     uint32_t shift = h->levels[0].line_shift < h->levels[1].line_shift
                          ? h->levels[0].line_shift

@@ -24,6 +24,9 @@ struct cb_hierarchy {
   /* The smallest line's offset mask when access_cg_one_line applies
    * (classification, cachegrind's two LRU levels), else 0. */
   uint64_t cg_mask;
+  /* The deepest distance + 1 at which l1_mru_hit takes a reference
+   * (min(SD_MRU, the first level's ways)) when it applies, else 0. */
+  uint32_t mru_max;
   cb_affine_stats affine; /* affine.c's counters */
   seg_memo *memo;         /* memo.c, or NULL where it does not apply */
   par_pool *pool;         /* parallel.c: threads that split blocks, or NULL */
@@ -274,6 +277,50 @@ static inline __attribute__((always_inline)) unsigned
 access_cg_one_line(cb_hierarchy *h, uint64_t addr, bool is_write, uint32_t site,
                    uint8_t *out) {
   return access_lru2_one_line(h, addr, is_write, site, out, 8, 16);
+}
+
+/* Whether l1_mru_hit may apply to h (its mru_max): classification (the
+ * first level's shadow), and a first level that is LRU without wide sets
+ * and fills on every miss. */
+static inline uint32_t mru_max_of(const cb_hierarchy *h) {
+  const cb_level *l1 = &h->levels[0];
+  if (!h->classify || l1->policy != CB_POLICY_LRU || l1->wide ||
+      !l1->write_allocate)
+    return 0;
+  return l1->assoc < SD_MRU ? l1->assoc : SD_MRU;
+}
+
+/* The first level's second fast path, for an access inside one line
+ * (first .. last: its line at the first level) that is not the line
+ * referenced last: that line's distance d in the first level's fully
+ * associative LRU stack, when its shadow's move-to-front list has it
+ * (exact distances only: a sampled shadow's list holds the sample).
+ * The level's references are the shadow's, so at most d lines of its
+ * set came since the line's last reference, which filled it (LRU fills
+ * on every miss here): with d below the ways it hits (the inclusion
+ * property, Mattson et al. 1970), no lower level is consulted
+ * (cachegrind's rule) and nothing is classified. What a reference
+ * changes then is the set's order (lru_touch, usually one compare: the
+ * line is in front), the list's (cb_stackdist_mru_hit, which counts
+ * distance d) and last_line; the counters of accesses are the caller's.
+ * False, having done nothing, when it does not apply. */
+static inline __attribute__((always_inline)) bool
+l1_mru_hit(cb_hierarchy *h, uint64_t first, uint64_t last) {
+  cb_level *l1 = &h->levels[0];
+  if (first != last || l1->shadow->sampled || l1->shadow->sd.bypass)
+    return false;
+  cb_stackdist *sd = &l1->shadow->sd;
+  uint32_t d = cb_stackdist_mru_find(sd, first);
+  if (!d || d >= h->mru_max)
+    return false;
+  uint64_t *set = l1->tags + (first & l1->set_mask) * l1->assoc;
+  if (l1->assoc == 8)
+    lru_touch(set, 8, first, true);
+  else
+    lru_touch(set, l1->assoc, first, true);
+  cb_stackdist_mru_hit(sd, first, d);
+  l1->last_line = first;
+  return true;
 }
 
 /* The last byte of an access, clamped at the top of the address space. */

@@ -28,6 +28,20 @@
  * lines go back to the structure in order, which then takes every
  * reference alone, until many in a row have distances below SD_FRONT.
  *
+ * In front of the front, the SD_MRU most recent distinct lines in order
+ * (an exact move-to-front list): a reference to one of them is its
+ * position, counted with a shift of a few words and nothing else. The
+ * front and the structure behind it are told of those moves only when a
+ * reference goes past the list (or the order is asked for): until then
+ * they hold the same SD_MRU lines on top, in a stale order, and every
+ * other line where it is, so replaying the moved lines, deepest first,
+ * without counting, brings them up to date (cb_stackdist_ref_new).
+ * Streams that go back and forth between a few lines (fannkuch's arrays
+ * of 44 bytes) then almost never reach the front. With the front off
+ * (below) the list holds the latest line only: every other reference
+ * goes to the structure, as a replay there would cost as much as the
+ * reference (jacobi-2d's simulation took 25% longer).
+ *
  * The distance is also the fully associative LRU shadow used for miss
  * classification: a cache of C lines misses on a reference exactly when
  * its distance is >= C or the line is cold (the inclusion property of
@@ -43,6 +57,7 @@
 #define SD_GROUP_LINES 16  /* consecutive lines sharing one hash entry */
 #define SD_RECENT 4        /* groups remembered without hashing */
 #define SD_FRONT 16        /* lines of the front, a power of two <= 64 */
+#define SD_MRU 8           /* lines of the move-to-front list, <= SD_FRONT */
 
 /* The last reference times of a group of lines, 0 = never: one cache
  * line, apart from the keys so that probing stays dense. */
@@ -51,9 +66,17 @@ typedef struct sd_times {
 } sd_times;
 
 typedef struct cb_stackdist {
-  uint64_t last_line; /* the most recent reference (distance 0 again) */
-  uint64_t *hist;     /* hist[d]: references at distance d */
-  size_t hist_len;    /* 1 + the largest distance seen */
+  /* The SD_MRU most recent distinct lines, most recent first (mru[0],
+   * distance 0 again), NO_LINE past the ones it holds (fewer were seen,
+   * or the front was off: it holds the latest line only then, and fills
+   * again once the front is back). */
+  uint64_t mru[SD_MRU];
+  /* 1 + the deepest position the list moved to its front since the
+   * structure below last learned its order (0: it knows), and how many
+   * such moves there were (for the front's on/off heuristic). */
+  uint32_t mru_dirty, mru_moves;
+  uint64_t *hist;  /* hist[d]: references at distance d */
+  size_t hist_len; /* 1 + the largest distance seen */
   size_t hist_cap;
   uint64_t cold;     /* first references */
   uint64_t distinct; /* lines seen */
@@ -115,16 +138,52 @@ bool cb_stackdist_init(cb_stackdist *sd, uint32_t initial_cap);
 void cb_stackdist_free(cb_stackdist *sd);
 void cb_stackdist_reset(cb_stackdist *sd);
 
-/* The slow path of cb_stackdist_ref. */
+/* The slow path of cb_stackdist_ref: a line not in the list. */
 uint64_t cb_stackdist_ref_new(cb_stackdist *sd, uint64_t line);
 
+/* The position of `line` in the move-to-front list past its first
+ * (1 .. SD_MRU - 1: its distance), 0 if it is not there. Branch-free:
+ * the position is as unpredictable as the stream. */
+static inline uint32_t cb_stackdist_mru_find(const cb_stackdist *sd,
+                                             uint64_t line) {
+  uint32_t d = 0;
+#pragma GCC unroll 8
+  for (uint32_t i = 1; i < SD_MRU; i++)
+    d |= (uint32_t)(sd->mru[i] == line) * i; /* the lines are distinct */
+  return d;
+}
+
+/* A reference to the list's line at position d (cb_stackdist_mru_find,
+ * d >= 1) while the front is on (!sd->bypass): its distance counted, the
+ * line moved to the front. */
+static inline __attribute__((always_inline)) void
+cb_stackdist_mru_hit(cb_stackdist *sd, uint64_t line, uint32_t d) {
+#pragma GCC unroll 8
+  for (uint32_t i = SD_MRU - 1; i > 0; i--)
+    if (i <= d)
+      sd->mru[i] = sd->mru[i - 1];
+  sd->mru[0] = line;
+  if (d >= sd->mru_dirty)
+    sd->mru_dirty = d + 1;
+  sd->mru_moves++;
+  if (d >= sd->hist_len) /* hist_cap is 64 at least */
+    sd->hist_len = (size_t)d + 1;
+  sd->hist[d]++;
+}
+
 /* Records a reference to `line`; returns its distance or SD_COLD. A
- * repeated reference to the most recent line costs a compare: it changes
- * no last-reference order. */
+ * repeated reference to the most recent line costs a compare, one to the
+ * list's other lines a few more: they change no order below. */
 static inline uint64_t cb_stackdist_ref(cb_stackdist *sd, uint64_t line) {
-  if (line == sd->last_line) {
+  if (line == sd->mru[0]) {
     sd->hist[0]++;
     return 0;
+  }
+  /* (with the front off the list holds no other line) */
+  uint32_t d = sd->bypass ? 0 : cb_stackdist_mru_find(sd, line);
+  if (d) {
+    cb_stackdist_mru_hit(sd, line, d);
+    return d;
   }
   return cb_stackdist_ref_new(sd, line);
 }

@@ -123,16 +123,24 @@ void cb_alloc_track_count_lines(cb_alloc_track *t, uint32_t row, uint64_t first,
 /* cb_alloc_track_count with the access's first and last first-level
  * lines already known (first = addr >> shift, last the same of its last
  * byte). */
-static inline void cb_alloc_track_count_at(cb_alloc_track *t, uint32_t row,
-                                           uint32_t site, uint64_t first,
-                                           uint64_t last, unsigned missed,
-                                           const uint8_t *cls) {
+/* cb_alloc_track_count_at without its first-level access (the caller
+ * counts it: cb_alloc_track_count_hits). */
+static inline void cb_alloc_track_count_rest(cb_alloc_track *t, uint32_t row,
+                                             uint32_t site, uint64_t first,
+                                             uint64_t last, unsigned missed,
+                                             const uint8_t *cls) {
   cb_alloc_head *h = cb_alloc_head_of(t);
-  h->rows[row].level[0].accesses++;
   if (missed)
     cb_alloc_track_count_misses(t, row, site, missed, cls);
   if (h->extra[row].last_line != last + 1)
     cb_alloc_track_count_lines(t, row, first, last);
+}
+static inline void cb_alloc_track_count_at(cb_alloc_track *t, uint32_t row,
+                                           uint32_t site, uint64_t first,
+                                           uint64_t last, unsigned missed,
+                                           const uint8_t *cls) {
+  cb_alloc_head_of(t)->rows[row].level[0].accesses++;
+  cb_alloc_track_count_rest(t, row, site, first, last, missed, cls);
 }
 
 /* The rows (malloc'ed, NULL when there are none). */

@@ -56,6 +56,10 @@ typedef struct site_state {
   uint32_t var_set;     /* its variable when counted per set, else CB_NONE */
   uint8_t prog;         /* a program access, not a call's */
   cb_alloc_hint hint;   /* alloc_track.h */
+  /* First-level accesses to allocation row pend_row not yet added to
+   * it (collector.c, collect_views). */
+  uint32_t pend_row;
+  uint64_t pend;
 } site_state;
 
 /* Beside one hierarchy: what the views need beyond per-site counters

@@ -47,6 +47,14 @@ unsigned cb_hierarchy_access_outcome(cb_hierarchy *h, uint64_t addr,
                                      uint32_t size, bool is_write,
                                      uint32_t site, uint8_t cls[CB_MAX_LEVELS]);
 
+/* cb_hierarchy_access_outcome for each access of a batch, in order:
+ * missed[k] is what it returns for batch[k], and cls[k] what it writes
+ * (only where missed[k] > 0). The same results; the per-access call and
+ * the first level's access counters in memory are saved. */
+void cb_hierarchy_run_outcomes(cb_hierarchy *h, const cb_access *batch,
+                               size_t n, uint8_t *missed,
+                               uint8_t (*cls)[CB_MAX_LEVELS]);
+
 /* An affine block: the accesses of n_iter iterations of a loop body whose
  * addresses are affine in the iteration number. Iteration t (0 <= t <
  * n_iter) makes the n_acc accesses acc[0 .. n_acc) in that order, access j

@@ -111,6 +111,8 @@ static void run_both(const cb_cache_config *cfg, const cb_access *t, size_t n,
   for (size_t i = n / 2; i < q; i++)
     cb_hierarchy_access(h, t[i].addr, t[i].size, t[i].is_write, t[i].site);
   size_t bad_outcomes = 0, misses_seen = 0;
+  uint8_t(*out_cls)[CB_MAX_LEVELS] = calloc(n - q, sizeof *out_cls);
+  uint8_t *out_missed = calloc(n - q, 1);
   for (size_t i = q; i < n; i++) {
     cb_level_stats before[CB_MAX_LEVELS];
     for (unsigned l = 0; l < m.n; l++)
@@ -119,6 +121,8 @@ static void run_both(const cb_cache_config *cfg, const cb_access *t, size_t n,
     uint8_t cls[CB_MAX_LEVELS];
     unsigned missed = cb_hierarchy_access_outcome(
         h, t[i].addr, t[i].size, t[i].is_write, t[i].site, cls);
+    out_missed[i - q] = (uint8_t)missed;
+    memcpy(out_cls[i - q], cls, missed);
     unsigned want = 0;
     while (want < m.n && m.lv[want].st.misses != before[want].misses)
       want++;
@@ -135,6 +139,28 @@ static void run_both(const cb_cache_config *cfg, const cb_access *t, size_t n,
   CHECK_EQ_U64(bad_outcomes, 0);
   CHECK(misses_seen > 0);
   CHECK(ref_compare(h, &m, classify, what) == 0);
+  /* The same accesses through cb_hierarchy_run_outcomes, in chunks of
+   * a few: the same outcomes, the same counters. */
+  cb_hierarchy *b = cb_hierarchy_create(cfg, 5, flags, err, sizeof err);
+  CHECK(b != NULL);
+  cb_hierarchy_run(b, t, q);
+  size_t bad_batch = 0;
+  for (size_t i = q; i < n;) {
+    uint8_t missed[13], cls[13][CB_MAX_LEVELS];
+    size_t k = 1 + (i * 7) % 13;
+    if (k > n - i)
+      k = n - i;
+    cb_hierarchy_run_outcomes(b, t + i, k, missed, cls);
+    for (size_t j = 0; j < k; j++, i++) {
+      bad_batch += missed[j] != out_missed[i - q];
+      bad_batch += memcmp(cls[j], out_cls[i - q], out_missed[i - q]) != 0;
+    }
+  }
+  CHECK_EQ_U64(bad_batch, 0);
+  CHECK(ref_compare(b, &m, classify, what) == 0);
+  cb_hierarchy_destroy(b);
+  free(out_cls);
+  free(out_missed);
   /* A reset starts the same run again, random policies included. */
   cb_hierarchy_reset(h);
   cb_hierarchy_run(h, t, n);

@@ -1,7 +1,7 @@
-/* Stack distances: every returned distance against a naive move-to-front
- * list (with a tree small enough to renumber hundreds of times), and the
- * histogram's miss-ratio curve against direct simulation of fully
- * associative LRU caches of several capacities. */
+/* Stack distances: every returned distance and the final order against a
+ * naive move-to-front list (with a tree small enough to renumber hundreds
+ * of times), and the histogram's miss-ratio curve against direct
+ * simulation of fully associative LRU caches of several capacities. */
 #include "cbana/stream.h"
 #include "check.h"
 #include "stackdist.h"
@@ -144,6 +144,24 @@ static void test_distances(uint32_t initial_cap, int stream) {
     same = (d < sd.hist_len ? sd.hist[d] : 0) == hist[d];
   CHECK(same);
   CHECK_EQ_U64(cb_stackdist_refs(&sd), N + refs);
+  /* The order, bottom up, is the brute-force stack's, after references
+   * that move lines inside the move-to-front list (which the front and
+   * the structure have not seen then). */
+  for (uint64_t d = 3; d > 0 && depth > 3; d--) {
+    uint64_t line = stack[d];
+    memmove(stack + 1, stack, d * sizeof *stack);
+    stack[0] = line;
+    CHECK_EQ_U64(cb_stackdist_ref(&sd, line), d);
+  }
+  /* (the list moves lines only while the front is on) */
+  CHECK(sd.mru_dirty > 0 || sd.bypass);
+  uint64_t *order = malloc(depth * sizeof *order);
+  cb_stackdist_order(&sd, order);
+  bool same_order = true;
+  for (size_t k = 0; k < depth; k++)
+    same_order &= order[depth - 1 - k] == stack[k];
+  CHECK(same_order);
+  free(order);
   /* After a reset the same stream gives the same distances. */
   cb_stackdist_reset(&sd);
   CHECK_EQ_U64(cb_stackdist_refs(&sd), 0);
