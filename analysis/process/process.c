@@ -493,6 +493,9 @@ static void map_trace(const cb_process_probe *pp, cb_access *r, size_t n,
   }
 }
 
+/* The exit trace of a mode, made once per state: a lackey run, unlocked
+ * while it runs so that the engine asking for another mode does not wait
+ * for it; a caller that finds its mode being made waits for that. */
 static const cb_access *exit_for(void *ctx, unsigned mode, size_t *n,
                                  uint64_t *cfa) {
   cb_process_state *st = ctx;
@@ -500,19 +503,28 @@ static const cb_access *exit_for(void *ctx, unsigned mode, size_t *n,
   if (mode >= CB_PROCESS_EXIT_MODES)
     return NULL;
   pthread_mutex_lock(&st->lock);
-  if (!st->exit_tried[mode]) {
-    st->exit_tried[mode] = true;
+  if (st->exit_state[mode] == 0) {
+    st->exit_state[mode] = 1;
+    pthread_mutex_unlock(&st->lock);
     char why[256];
-    cb_access *r;
-    size_t k;
-    uint64_t c;
-    if (exit_trace(st->p, st->cache_dir, mode, &r, &k, &c, why, sizeof why)) {
+    cb_access *r = NULL;
+    size_t k = 0;
+    uint64_t c = 0;
+    bool ok =
+        exit_trace(st->p, st->cache_dir, mode, &r, &k, &c, why, sizeof why);
+    if (ok)
       map_trace(&st->p->process->exit, r, k, st->p->process->exit_site);
+    pthread_mutex_lock(&st->lock);
+    if (ok) {
       st->exit[mode] = r;
       st->n_exit[mode] = k;
       st->exit_cfa[mode] = c;
     }
+    st->exit_state[mode] = 2;
+    pthread_cond_broadcast(&st->made);
   }
+  while (st->exit_state[mode] != 2)
+    pthread_cond_wait(&st->made, &st->lock);
   const cb_access *r = st->exit[mode];
   *n = st->n_exit[mode];
   *cfa = st->exit_cfa[mode];
@@ -520,11 +532,26 @@ static const cb_access *exit_for(void *ctx, unsigned mode, size_t *n,
   return r;
 }
 
+/* The exit trace of the mode the frontend expects (program.h,
+ * exit_mode_guess), made while this thread's start-up trace is: on a
+ * program not seen before each is a valgrind run of about 0.5 s of CPU,
+ * and the engine asks for the exit's only when its run ends. A wrong
+ * guess costs that CPU and nothing else: the engine's mode is made when
+ * asked for, as without it. */
+static void *exit_ahead(void *arg) {
+  cb_process_state *st = arg;
+  size_t n;
+  uint64_t cfa;
+  exit_for(st, st->p->process->exit_mode_guess, &n, &cfa);
+  return NULL;
+}
+
 bool cb_process_prepare(cb_process_state *st, const cb_program *p,
                         const char *cache_dir, int argc,
                         const char *const *argv, const char *cwd) {
   memset(st, 0, sizeof *st);
   pthread_mutex_init(&st->lock, NULL);
+  pthread_cond_init(&st->made, NULL);
   st->p = p;
   st->cache_dir = cache_dir;
   if (!p->process) {
@@ -535,6 +562,8 @@ bool cb_process_prepare(cb_process_state *st, const cb_program *p,
     snprintf(st->why, sizeof st->why, "%s", p->process->why);
     return false;
   }
+  st->ahead_running = p->process->exit_mode_guess < CB_PROCESS_EXIT_MODES &&
+                      pthread_create(&st->ahead, NULL, exit_ahead, st) == 0;
   size_t n;
   if (!startup_trace(p, cache_dir, argc, argv, cwd, &st->startup, &n, st->why,
                      sizeof st->why))
@@ -545,10 +574,13 @@ bool cb_process_prepare(cb_process_state *st, const cb_program *p,
 }
 
 void cb_process_release(cb_process_state *st) {
+  if (st->ahead_running)
+    pthread_join(st->ahead, NULL);
   free(st->startup);
   for (unsigned m = 0; m < CB_PROCESS_EXIT_MODES; m++)
     free(st->exit[m]);
   pthread_mutex_destroy(&st->lock);
+  pthread_cond_destroy(&st->made); /* zeroed: the static initialiser's */
   memset(st, 0, sizeof *st);
 }
 
