@@ -286,12 +286,23 @@ static bool build(const char *root, const char *kind, const char *src,
   }
   if (access(out, X_OK) == 0)
     return true;
-  char tmp[PATH_MAX + 64], csrc[PATH_MAX + 64], log[PATH_MAX + 64];
+  /* The source in a directory of this process's, under a name of its
+   * kind only: the object's file symbol (STT_FILE) is the source's base
+   * name, and through ld's --build-id note (hashed over the whole file)
+   * it reaches the loaded image. So the executable is the same for every
+   * build of the text, compiler and flags, whichever process makes it,
+   * and the traces kept by its contents (analysis/process/process.c)
+   * serve each of them. */
+  char tmp[PATH_MAX + 64], sdir[PATH_MAX + 64], csrc[PATH_MAX + 96],
+      log[PATH_MAX + 64];
   snprintf(tmp, sizeof tmp, "%s.%ld", out, (long)getpid());
-  snprintf(csrc, sizeof csrc, "%s.%ld.c", out, (long)getpid());
+  snprintf(sdir, sizeof sdir, "%s.%ld.d", out, (long)getpid());
+  snprintf(csrc, sizeof csrc, "%s/%s.c", sdir, kind);
   snprintf(log, sizeof log, "%s.%ld.log", out, (long)getpid());
-  FILE *f = fopen(csrc, "w");
+  FILE *f = mkdir(sdir, 0700) == 0 ? fopen(csrc, "w") : NULL;
   if (!f || fputs(src, f) < 0 || fclose(f) != 0) {
+    unlink(csrc);
+    rmdir(sdir);
     snprintf(why, nw, "cannot write the %s probe's source", kind);
     return false;
   }
@@ -306,6 +317,7 @@ static bool build(const char *root, const char *kind, const char *src,
              rc ? "clang exit" : "rename", rc ? rc : errno);
   unlink(tmp);
   unlink(csrc);
+  rmdir(sdir);
   unlink(log);
   return ok;
 }

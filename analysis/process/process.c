@@ -42,6 +42,25 @@ static uint64_t hash_file_id(uint64_t h, const char *path) {
   return fnv(h, id, sizeof id);
 }
 
+/* A probe by its bytes and its path's length (argv[0], on the initial
+ * stack): builds of the same text with flags that make no difference to
+ * it (-D, -I of a program's own) are one executable (frontend/
+ * process_probe.c names its sources so), and share their traces. A file
+ * that cannot be read is keyed by its path, as before. */
+static uint64_t hash_probe(uint64_t h, const char *path) {
+  FILE *f = fopen(path, "rb");
+  bool ok = f != NULL;
+  h = fnv_u64(h, strlen(path));
+  char buf[1 << 14];
+  size_t k;
+  while (ok && (k = fread(buf, 1, sizeof buf, f)) > 0)
+    h = fnv(h, buf, k);
+  ok = ok && !ferror(f);
+  if (f)
+    fclose(f);
+  return ok ? h : fnv_str(h, path);
+}
+
 static bool find_valgrind(char *out, size_t n) {
   const char *path = getenv("PATH");
   if (!path || !*path)
@@ -350,8 +369,8 @@ static bool startup_trace(const cb_program *p, const char *root, int argc,
     snprintf(real_cwd, sizeof real_cwd, "%s", cwd);
   const char *exe = argc > 0 ? argv[0] : "";
   char valgrind[PATH_MAX];
-  uint64_t key = fnv_str(0xcbf29ce484222325ull, "cbana startup trace 1");
-  key = fnv_str(key, pi->startup.exe);
+  uint64_t key = fnv_str(0xcbf29ce484222325ull, "cbana startup trace 2");
+  key = hash_probe(key, pi->startup.exe);
   key = fnv_u64(key, strlen(exe));
   key = fnv_u64(key, exe[0] == '/');
   key = fnv_u64(key, strlen(real_cwd));
@@ -437,8 +456,8 @@ static bool exit_trace(const cb_program *p, const char *root, unsigned mode,
                        size_t nw) {
   const cb_process_info *pi = p->process;
   char valgrind[PATH_MAX];
-  uint64_t key = fnv_str(0xcbf29ce484222325ull, "cbana exit trace 1");
-  key = fnv_str(key, pi->exit.exe);
+  uint64_t key = fnv_str(0xcbf29ce484222325ull, "cbana exit trace 2");
+  key = hash_probe(key, pi->exit.exe);
   key = fnv_u64(key, mode);
   if (find_valgrind(valgrind, sizeof valgrind))
     key = hash_file_id(key, valgrind);
