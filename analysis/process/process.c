@@ -451,6 +451,51 @@ static bool startup_trace(const cb_program *p, const char *root, int argc,
   return ok;
 }
 
+/* The exit traces this process is making, by key: inputs run at once
+ * (--jobs) each make the exit trace of their mode ahead (exit_ahead), and
+ * a second lackey run of the same key would be thrown away (trace_keep
+ * keeps the first); the second waits for the first and reads its trace. */
+#define MAX_MAKING 16
+static pthread_mutex_t making_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t making_cv = PTHREAD_COND_INITIALIZER;
+static uint64_t making[MAX_MAKING];
+static unsigned n_making;
+
+static bool making_has(uint64_t key) {
+  for (unsigned i = 0; i < n_making; i++)
+    if (making[i] == key)
+      return true;
+  return false;
+}
+
+/* Waits while another thread makes key's trace; then true if this thread
+ * is to make it (registered), false when no room was left (made anyway). */
+static bool making_begin(uint64_t key) {
+  pthread_mutex_lock(&making_lock);
+  while (making_has(key))
+    pthread_cond_wait(&making_cv, &making_lock);
+  bool reg = n_making < MAX_MAKING;
+  if (reg)
+    making[n_making++] = key;
+  pthread_mutex_unlock(&making_lock);
+  return reg;
+}
+
+static void making_end(uint64_t key) {
+  pthread_mutex_lock(&making_lock);
+  for (unsigned i = 0; i < n_making; i++)
+    if (making[i] == key) {
+      making[i] = making[--n_making];
+      break;
+    }
+  pthread_cond_broadcast(&making_cv);
+  pthread_mutex_unlock(&making_lock);
+}
+
+static bool exit_trace_run(const cb_process_info *pi, const char *path,
+                           unsigned mode, cb_access **recs, size_t *n,
+                           uint64_t *cfa, char *why, size_t nw);
+
 static bool exit_trace(const cb_program *p, const char *root, unsigned mode,
                        cb_access **recs, size_t *n, uint64_t *cfa, char *why,
                        size_t nw) {
@@ -469,6 +514,17 @@ static bool exit_trace(const cb_program *p, const char *root, unsigned mode,
   }
   if (trace_read(path, recs, n, cfa))
     return true;
+  bool reg = making_begin(key);
+  bool ok = trace_read(path, recs, n, cfa) ||
+            exit_trace_run(pi, path, mode, recs, n, cfa, why, nw);
+  if (reg)
+    making_end(key);
+  return ok;
+}
+
+static bool exit_trace_run(const cb_process_info *pi, const char *path,
+                           unsigned mode, cb_access **recs, size_t *n,
+                           uint64_t *cfa, char *why, size_t nw) {
   char arg[2] = {(char)('0' + mode), 0};
   const char *args[] = {arg, NULL};
   /* stdin, when read, from a file with more than it reads */
