@@ -483,8 +483,9 @@ static bool build_startup(fe_probes *pr) {
 /* The thread: the link line first (the program's link waits for it), the
  * exit probe (the same for every program built with these flags), then,
  * once the program is linked, the start-up probe, while the program's
- * bitcode is lowered. Each step is what fe_process_probes did in turn,
- * with the same results. */
+ * bitcode is lowered. The steps share nothing with the compile but the
+ * cache directory (the link line is written whole, then renamed), so each
+ * makes what it would make in turn. */
 static void *probes_main(void *arg) {
   fe_probes *pr = arg;
   if (pr->cache_dir && pr->tmpdir) {
