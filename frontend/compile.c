@@ -2,6 +2,7 @@
  * and the ELF executable, with the same flags, in a private temporary
  * directory; reads compile_commands.json for per-file flags. */
 #include "fe_internal.h"
+#include "process_probe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -510,6 +511,8 @@ const char *fe_default_clang(void) {
 }
 
 void fe_build_cleanup(fe_build *b) {
+  fe_probes_finish(b->probes, NULL); /* its files are in tmpdir */
+  b->probes = NULL;
   if (b->tmpdir) {
     DIR *d = opendir(b->tmpdir);
     if (d) {
@@ -588,6 +591,10 @@ cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b,
   if (!getcwd(cwd, sizeof cwd))
     snprintf(cwd, sizeof cwd, ".");
   char **common = fe_split_flags(o->cflags ? o->cflags : "-O2");
+  /* Link flags: the common ones (compile_commands.json has none). */
+  char **lf = o->compdb_dir ? NULL : common;
+  /* the process probes, linked as the program is, while it compiles */
+  b->probes = fe_probes_start(o->cache_dir, clang, lf, b->tmpdir);
   proc *procs = calloc(2 * b->n + 1, sizeof *procs);
   /* the object from the bitcode when the sources keep the cores busy */
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -735,8 +742,8 @@ cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b,
     char ef[PATH_MAX];
     snprintf(ef, sizeof ef, "%s/link.err", b->tmpdir);
     proc *lp = &procs[2 * b->n];
-    /* Link flags: the common ones (compile_commands.json has none). */
-    char **lf = o->compdb_dir ? NULL : common;
+    /* the probes' thread works out the line first: not twice at once */
+    fe_probes_wait_line(b->probes);
     if (!link_by_line(lp, o->cache_dir, clang, lf, exe, objs, b->n, b->tmpdir,
                       ef)) {
       ok = spawn(lp, clang, lf, NULL, post, NULL, ef, err);
@@ -758,6 +765,8 @@ cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b,
       }
     }
   }
+  /* the start-up probe is built from the executable (none: stops) */
+  fe_probes_exe(b->probes, ok ? b->exe : NULL);
   for (size_t i = 0; i < 2 * b->n + 1; i++)
     free(procs[i].errfile);
   free(procs);

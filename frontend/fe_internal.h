@@ -154,6 +154,8 @@ typedef struct fe_build {
    * the cache (set before the scan ahead starts, which reads them), and
    * kept there by this compile */
   uint64_t *unit_keys, *new_keys;
+  /* the process probes, built beside the compile (process_probe.h) */
+  struct fe_probes *probes;
 } fe_build;
 
 cb_fe_status fe_compile(const cb_frontend_options *o, fe_build *b, fe_err *err);

@@ -191,15 +191,13 @@ cb_fe_status cb_frontend_load(const cb_frontend_options *opts, cb_program **out,
     fe_errf(&err, CB_FE_ERR_COMPILE, "%s", b.link_err);
     st = CB_FE_ERR_COMPILE;
   }
-  /* the process's start-up and exit: probes linked as the program is */
-  if (st == CB_FE_OK && b.exe) {
-    char **flags = opts->compdb_dir
-                       ? NULL
-                       : fe_split_flags(opts->cflags ? opts->cflags : "-O2");
-    fe_process_probes(*out, opts->cache_dir, b.exe,
-                      opts->clang ? opts->clang : fe_default_clang(), flags);
-    fe_free_strv(flags);
-  }
+  /* the process's start-up and exit: probes linked as the program is,
+     built beside the compile and the lowering (process_probe.h) */
+  if (st == CB_FE_OK && b.exe)
+    fe_probes_finish(b.probes, *out);
+  else
+    fe_probes_finish(b.probes, NULL);
+  b.probes = NULL;
   if (b.scans && api)
     api->scans_free(b.scans);
   fe_build_cleanup(&b);

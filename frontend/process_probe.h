@@ -46,13 +46,24 @@ uint32_t fe_pelf_count(const fe_pelf *e, uint32_t type);
 const fe_pelf_sec *fe_pelf_section(const fe_pelf *e, const char *name);
 const char *fe_pelf_reloc_sym(const fe_pelf *e, const fe_pelf_reloc *r);
 
-/* Builds (or finds in cache_dir/process) the start-up probe of the
- * executable exe and the exit probe of its link line, and attaches them
- * to p (p->process, two sites appended to p->sites). clang and flags as
- * the program was linked. Never fails the load: when a probe cannot be
- * built (no cache_dir among others), p->process says why (its `why`) and
- * the engine models neither. */
-void fe_process_probes(cb_program *p, const char *cache_dir, const char *exe,
-                       const char *clang, char **flags);
+/* The start-up probe of an executable and the exit probe of its link
+ * line, built (or found in cache_dir/process) by a thread of their own
+ * while the program compiles and lowers: fe_probes_start as the compile
+ * starts (clang and flags as the program is linked; tmpdir: the build's
+ * private directory), fe_probes_exe once the executable is linked (NULL:
+ * none will be), fe_probes_finish attaches them to p (p->process, two
+ * sites appended to p->sites; p NULL: only ends the thread). The link
+ * line for one object is worked out first (link_cmd.c): the program's
+ * link waits for it (fe_probes_wait_line) rather than running the driver
+ * a second time. Never fails the load: when a probe cannot be built (no
+ * cache_dir among others), p->process says why (its `why`) and the engine
+ * models neither. Without a thread, fe_probes_finish builds them; the
+ * calls accept NULL (no memory: p->process stays NULL). */
+typedef struct fe_probes fe_probes;
+fe_probes *fe_probes_start(const char *cache_dir, const char *clang,
+                           char **flags, const char *tmpdir);
+void fe_probes_wait_line(fe_probes *pr);
+void fe_probes_exe(fe_probes *pr, const char *exe);
+void fe_probes_finish(fe_probes *pr, cb_program *p);
 
 #endif

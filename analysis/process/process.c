@@ -42,6 +42,25 @@ static uint64_t hash_file_id(uint64_t h, const char *path) {
   return fnv(h, id, sizeof id);
 }
 
+/* A probe by its bytes and its path's length (argv[0], on the initial
+ * stack): builds of the same text with flags that make no difference to
+ * it (-D, -I of a program's own) are one executable (frontend/
+ * process_probe.c names its sources so), and share their traces. A file
+ * that cannot be read is keyed by its path, as before. */
+static uint64_t hash_probe(uint64_t h, const char *path) {
+  FILE *f = fopen(path, "rb");
+  bool ok = f != NULL;
+  h = fnv_u64(h, strlen(path));
+  char buf[1 << 14];
+  size_t k;
+  while (ok && (k = fread(buf, 1, sizeof buf, f)) > 0)
+    h = fnv(h, buf, k);
+  ok = ok && !ferror(f);
+  if (f)
+    fclose(f);
+  return ok ? h : fnv_str(h, path);
+}
+
 static bool find_valgrind(char *out, size_t n) {
   const char *path = getenv("PATH");
   if (!path || !*path)
@@ -350,8 +369,8 @@ static bool startup_trace(const cb_program *p, const char *root, int argc,
     snprintf(real_cwd, sizeof real_cwd, "%s", cwd);
   const char *exe = argc > 0 ? argv[0] : "";
   char valgrind[PATH_MAX];
-  uint64_t key = fnv_str(0xcbf29ce484222325ull, "cbana startup trace 1");
-  key = fnv_str(key, pi->startup.exe);
+  uint64_t key = fnv_str(0xcbf29ce484222325ull, "cbana startup trace 2");
+  key = hash_probe(key, pi->startup.exe);
   key = fnv_u64(key, strlen(exe));
   key = fnv_u64(key, exe[0] == '/');
   key = fnv_u64(key, strlen(real_cwd));
@@ -432,13 +451,58 @@ static bool startup_trace(const cb_program *p, const char *root, int argc,
   return ok;
 }
 
+/* The exit traces this process is making, by key: inputs run at once
+ * (--jobs) each make the exit trace of their mode ahead (exit_ahead), and
+ * a second lackey run of the same key would be thrown away (trace_keep
+ * keeps the first); the second waits for the first and reads its trace. */
+#define MAX_MAKING 16
+static pthread_mutex_t making_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t making_cv = PTHREAD_COND_INITIALIZER;
+static uint64_t making[MAX_MAKING];
+static unsigned n_making;
+
+static bool making_has(uint64_t key) {
+  for (unsigned i = 0; i < n_making; i++)
+    if (making[i] == key)
+      return true;
+  return false;
+}
+
+/* Waits while another thread makes key's trace; then true if this thread
+ * is to make it (registered), false when no room was left (made anyway). */
+static bool making_begin(uint64_t key) {
+  pthread_mutex_lock(&making_lock);
+  while (making_has(key))
+    pthread_cond_wait(&making_cv, &making_lock);
+  bool reg = n_making < MAX_MAKING;
+  if (reg)
+    making[n_making++] = key;
+  pthread_mutex_unlock(&making_lock);
+  return reg;
+}
+
+static void making_end(uint64_t key) {
+  pthread_mutex_lock(&making_lock);
+  for (unsigned i = 0; i < n_making; i++)
+    if (making[i] == key) {
+      making[i] = making[--n_making];
+      break;
+    }
+  pthread_cond_broadcast(&making_cv);
+  pthread_mutex_unlock(&making_lock);
+}
+
+static bool exit_trace_run(const cb_process_info *pi, const char *path,
+                           unsigned mode, cb_access **recs, size_t *n,
+                           uint64_t *cfa, char *why, size_t nw);
+
 static bool exit_trace(const cb_program *p, const char *root, unsigned mode,
                        cb_access **recs, size_t *n, uint64_t *cfa, char *why,
                        size_t nw) {
   const cb_process_info *pi = p->process;
   char valgrind[PATH_MAX];
-  uint64_t key = fnv_str(0xcbf29ce484222325ull, "cbana exit trace 1");
-  key = fnv_str(key, pi->exit.exe);
+  uint64_t key = fnv_str(0xcbf29ce484222325ull, "cbana exit trace 2");
+  key = hash_probe(key, pi->exit.exe);
   key = fnv_u64(key, mode);
   if (find_valgrind(valgrind, sizeof valgrind))
     key = hash_file_id(key, valgrind);
@@ -450,6 +514,17 @@ static bool exit_trace(const cb_program *p, const char *root, unsigned mode,
   }
   if (trace_read(path, recs, n, cfa))
     return true;
+  bool reg = making_begin(key);
+  bool ok = trace_read(path, recs, n, cfa) ||
+            exit_trace_run(pi, path, mode, recs, n, cfa, why, nw);
+  if (reg)
+    making_end(key);
+  return ok;
+}
+
+static bool exit_trace_run(const cb_process_info *pi, const char *path,
+                           unsigned mode, cb_access **recs, size_t *n,
+                           uint64_t *cfa, char *why, size_t nw) {
   char arg[2] = {(char)('0' + mode), 0};
   const char *args[] = {arg, NULL};
   /* stdin, when read, from a file with more than it reads */
@@ -493,6 +568,9 @@ static void map_trace(const cb_process_probe *pp, cb_access *r, size_t n,
   }
 }
 
+/* The exit trace of a mode, made once per state: a lackey run, unlocked
+ * while it runs so that the engine asking for another mode does not wait
+ * for it; a caller that finds its mode being made waits for that. */
 static const cb_access *exit_for(void *ctx, unsigned mode, size_t *n,
                                  uint64_t *cfa) {
   cb_process_state *st = ctx;
@@ -500,19 +578,28 @@ static const cb_access *exit_for(void *ctx, unsigned mode, size_t *n,
   if (mode >= CB_PROCESS_EXIT_MODES)
     return NULL;
   pthread_mutex_lock(&st->lock);
-  if (!st->exit_tried[mode]) {
-    st->exit_tried[mode] = true;
+  if (st->exit_state[mode] == 0) {
+    st->exit_state[mode] = 1;
+    pthread_mutex_unlock(&st->lock);
     char why[256];
-    cb_access *r;
-    size_t k;
-    uint64_t c;
-    if (exit_trace(st->p, st->cache_dir, mode, &r, &k, &c, why, sizeof why)) {
+    cb_access *r = NULL;
+    size_t k = 0;
+    uint64_t c = 0;
+    bool ok =
+        exit_trace(st->p, st->cache_dir, mode, &r, &k, &c, why, sizeof why);
+    if (ok)
       map_trace(&st->p->process->exit, r, k, st->p->process->exit_site);
+    pthread_mutex_lock(&st->lock);
+    if (ok) {
       st->exit[mode] = r;
       st->n_exit[mode] = k;
       st->exit_cfa[mode] = c;
     }
+    st->exit_state[mode] = 2;
+    pthread_cond_broadcast(&st->made);
   }
+  while (st->exit_state[mode] != 2)
+    pthread_cond_wait(&st->made, &st->lock);
   const cb_access *r = st->exit[mode];
   *n = st->n_exit[mode];
   *cfa = st->exit_cfa[mode];
@@ -520,11 +607,26 @@ static const cb_access *exit_for(void *ctx, unsigned mode, size_t *n,
   return r;
 }
 
+/* The exit trace of the mode the frontend expects (program.h,
+ * exit_mode_guess), made while this thread's start-up trace is: on a
+ * program not seen before each is a valgrind run of about 0.5 s of CPU,
+ * and the engine asks for the exit's only when its run ends. A wrong
+ * guess costs that CPU and nothing else: the engine's mode is made when
+ * asked for, as without it. */
+static void *exit_ahead(void *arg) {
+  cb_process_state *st = arg;
+  size_t n;
+  uint64_t cfa;
+  exit_for(st, st->p->process->exit_mode_guess, &n, &cfa);
+  return NULL;
+}
+
 bool cb_process_prepare(cb_process_state *st, const cb_program *p,
                         const char *cache_dir, int argc,
                         const char *const *argv, const char *cwd) {
   memset(st, 0, sizeof *st);
   pthread_mutex_init(&st->lock, NULL);
+  pthread_cond_init(&st->made, NULL);
   st->p = p;
   st->cache_dir = cache_dir;
   if (!p->process) {
@@ -535,6 +637,8 @@ bool cb_process_prepare(cb_process_state *st, const cb_program *p,
     snprintf(st->why, sizeof st->why, "%s", p->process->why);
     return false;
   }
+  st->ahead_running = p->process->exit_mode_guess < CB_PROCESS_EXIT_MODES &&
+                      pthread_create(&st->ahead, NULL, exit_ahead, st) == 0;
   size_t n;
   if (!startup_trace(p, cache_dir, argc, argv, cwd, &st->startup, &n, st->why,
                      sizeof st->why))
@@ -545,10 +649,13 @@ bool cb_process_prepare(cb_process_state *st, const cb_program *p,
 }
 
 void cb_process_release(cb_process_state *st) {
+  if (st->ahead_running)
+    pthread_join(st->ahead, NULL);
   free(st->startup);
   for (unsigned m = 0; m < CB_PROCESS_EXIT_MODES; m++)
     free(st->exit[m]);
   pthread_mutex_destroy(&st->lock);
+  pthread_cond_destroy(&st->made); /* zeroed: the static initialiser's */
   memset(st, 0, sizeof *st);
 }
 

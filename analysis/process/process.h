@@ -23,10 +23,15 @@ typedef struct cb_process_state {
   cb_process_replay replay;
   cb_access *startup;
   pthread_mutex_t lock; /* the exit traces, loaded on demand */
+  pthread_cond_t made;  /* an exit trace's making ended */
   cb_access *exit[CB_PROCESS_EXIT_MODES];
   size_t n_exit[CB_PROCESS_EXIT_MODES];
   uint64_t exit_cfa[CB_PROCESS_EXIT_MODES];
-  bool exit_tried[CB_PROCESS_EXIT_MODES];
+  /* 0 not asked for, 1 being made (unlocked), 2 made or failed */
+  uint8_t exit_state[CB_PROCESS_EXIT_MODES];
+  /* the exit trace of the likely mode, made beside the start-up's */
+  pthread_t ahead;
+  bool ahead_running;
   char why[256]; /* why not, when replay.startup is NULL */
 } cb_process_state;
 

@@ -760,6 +760,10 @@ typedef struct cb_process_info {
   char why[200];
   cb_process_probe startup, exit;
   uint32_t startup_site, exit_site; /* is_process sites of the Program */
+  /* The exit mode (enum cb_process_exit_mode) the run likely ends in,
+   * from the executable's imports: only which exit trace the analysis
+   * makes ahead of its need (process.c). */
+  uint8_t exit_mode_guess;
 } cb_process_info;
 
 /* ld.so's lazy binding (glibc 2.36 elf/dl-runtime.c `_dl_fixup`,
