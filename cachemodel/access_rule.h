@@ -60,12 +60,17 @@ RULE_CAT_(RULE_NAME, _level)(RULE_PARAMS, const unsigned k,
   RULE_LEVEL_LOCALS
   const uint64_t first = addr >> RULE_SHIFT(k),
                  last = one_line ? first : end >> RULE_SHIFT(k);
-  bool all_hit = true, hit;
-  for (uint64_t line = first;; line++) {
-    hit = RULE_REF(k, line);
-    all_hit &= hit;
-    if (line == last)
-      break;
+  bool all_hit, hit;
+  if (one_line) {
+    all_hit = hit = RULE_REF(k, first);
+  } else {
+    all_hit = true;
+    for (uint64_t line = first;; line++) {
+      hit = RULE_REF(k, line);
+      all_hit &= hit;
+      if (line == last)
+        break;
+    }
   }
 #if RULE_REPEATS
   /* The repeat fast path may trust last_line only while it is cached: a

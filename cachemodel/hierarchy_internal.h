@@ -28,16 +28,17 @@ struct cb_hierarchy {
   /* The deepest distance + 1 at which l1_mru_hit takes a reference
    * (min(SD_MRU, the first level's ways)) when it applies, else 0. */
   uint32_t mru_max;
-  bool lru2;              /* records_lru2.c's paths */
-  bool lru2_cg_ways;      /* and their copies with 8 and 16 ways constant */
-  bool avx512;            /* and with AVX-512 set updates */
-  bool way0;              /* affine_loop.h's way-0 hits */
-  bool memo_applies;      /* memo.c's segment memos */
   cb_affine_stats affine; /* affine.c's counters */
   seg_memo *memo;         /* memo.c, or NULL where it does not apply */
   par_pool *pool;         /* parallel.c: threads that split blocks, or NULL */
   cb_level levels[CB_MAX_LEVELS];
   cb_shadow shadows[CB_MAX_LEVELS];
+  /* accel.c's other choices, after the fields the hot loops read */
+  bool lru2;         /* records_lru2.c's paths */
+  bool lru2_cg_ways; /* and their copies with 8 and 16 ways constant */
+  bool avx512;       /* and with AVX-512 set updates */
+  bool way0;         /* affine_loop.h's way-0 hits */
+  bool memo_applies; /* memo.c's segment memos */
 };
 
 /* The unmemoized paths: a record batch (hierarchy.c) and an affine
