@@ -35,7 +35,7 @@ demo: build
 bench: build
 	bench/run.sh $(BUILD)
 
-# Issue 7: cbana's fast engine vs cachegrind (bench/results/fast.md).
+# cbana's fast engine vs cachegrind (bench/results/fast.md).
 bench-fast: build
 	CBANA_FLAGS=--no-classify bench/fast.sh -b $(BUILD) medium medium-default \
 	  irregular tablev memory report

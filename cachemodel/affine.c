@@ -275,9 +275,8 @@ void cb_affine_run(cb_hierarchy *h, const cb_affine_block *b) {
   /* cachegrind's shape (two LRU levels of 8 and 16 ways): the levels'
    * state in locals (run_iterations); with its lines too, the AVX-512
    * copy where the host has it (lru2_regs.h) */
-  const bool inl =
-      lru2_applies(h) && l1->assoc == 8 && h->levels[1].assoc == 16;
-  if (inl && lru2_is_cachegrinds(h) && lru2_avx512_usable()) {
+  const bool inl = h->lru2_cg_ways;
+  if (h->avx512) {
     affine_run_inl_avx512(h, b, can_warp, aligned, &r);
     goto count;
   }

@@ -24,18 +24,6 @@ static inline uint64_t steps_in_room(uint32_t room, uint32_t mag, int lg) {
   return lg >= 0 ? room >> lg : room / mag;
 }
 
-/* Whether a first-level line found in way 0 of its set may be taken as
- * a hit without the policy's update: LRU and MRU keep the most recent
- * line there (a hit on it reorders nothing), FIFO and random change
- * nothing on any hit. Not PLRU (a hit sets tree bits), not wide sets
- * (their ways are not in order), not with classification (the shadow
- * must see every reference). The hit sets last_line, as the slow path
- * would; the lower levels are not consulted on a hit. */
-static inline bool way0_hits(const cb_hierarchy *h) {
-  const cb_level *l1 = &h->levels[0];
-  return !h->classify && !l1->wide && l1->policy != CB_POLICY_PLRU;
-}
-
 /* access_lean out of line, for run_iterations. Inlined into each of
  * cb_affine_run's many copies of the loop, access_lean grew it past the
  * compiler's inlining limits: the replacement policies were then called
@@ -86,7 +74,7 @@ static inline bool shadow_warp(cb_shadow *sd, uint32_t shift, const uint64_t *p,
  * below, so that the per-access arrays become registers). With a key
  * (parallel.c), only the accesses of partition `part`: the others are
  * another thread's, in sets this one never touches. With `inl` (no key,
- * a hierarchy lru2_applies to, a1 and a2 its ways), the two levels'
+ * a hierarchy accel.c chose lru2 for, a1 and a2 its ways), the two levels'
  * state is kept in locals for the whole block and each access past the
  * fast paths is lru2_step inline, or lru2_step_lines where it crosses a
  * line: called out of line (access_lean_lru2), every such access read
@@ -96,7 +84,7 @@ static inline bool shadow_warp(cb_shadow *sd, uint32_t shift, const uint64_t *p,
  * were taken so, its simulation spent a third of its time in
  * access_levels (1.36 -> 0.96 s of CPU at N = 120, 20 steps). With inl,
  * ls nonzero says both levels have lines of 1 << ls bytes and allocate
- * on writes (lru2_is_cachegrinds, regs_fix): constants in this copy. */
+ * on writes (h->avx512, regs_fix): constants in this copy. */
 static inline __attribute__((always_inline)) void
 run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
                const bool can_warp, const bool aligned, const bool inl,
@@ -111,11 +99,19 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
   const uint32_t shift = inl && ls ? ls : l1->line_shift;
   const uint64_t offset_mask = (1ull << shift) - 1;
   const uint64_t lean_mask = inl && ls ? offset_mask : h->lean_mask;
-  const uint64_t *const way0 = way0_hits(h) ? l1->tags : NULL;
+  /* A first-level line found in way 0 of its set may be taken as a hit
+   * without the policy's update (h->way0, accel.c): LRU and MRU keep the
+   * most recent line there (a hit on it reorders nothing), FIFO and
+   * random change nothing on any hit. Not PLRU (a hit sets tree bits),
+   * not wide sets (their ways are not in order), not with
+   * classification (the shadow must see every reference). The hit sets
+   * last_line, as the slow path would; the lower levels are not
+   * consulted on a hit. */
+  const uint64_t *const way0 = h->way0 ? l1->tags : NULL;
   const uint64_t set_mask = l1->set_mask;
   const uint32_t assoc = inl ? a1 : l1->assoc;
   cb_shadow *const shadow = can_warp ? l1->shadow : NULL;
-  const bool lru2 = lru2_applies(h);
+  const bool lru2 = h->lru2;
   /* Whether an iteration that missed may start a warp too (the comment
    * at the top): an LRU first level that fills on every miss, with ways
    * enough for all of an iteration's line references. */
@@ -164,7 +160,7 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
       if (key && par_part(key, a) != part)
         continue;
       slow++;
-      /* In front of its set: a hit that changes nothing (way0_hits). */
+      /* In front of its set: a hit that changes nothing (way0). */
       if (way0 && one_line &&
           way0[((a >> shift) & set_mask) * assoc] == a >> shift) {
         last_line = a >> shift;
@@ -279,7 +275,7 @@ run_iterations(cb_hierarchy *h, const cb_affine_block *b, const uint32_t n,
   } while (0)
 
 /* cb_affine_run's `inl` loop with AVX-512 set updates (lru2_avx512.c),
- * where lru2_avx512_usable (lru2_regs.h). */
+ * where accel.c chose it (h->avx512). */
 void affine_run_inl_avx512(cb_hierarchy *h, const cb_affine_block *b,
                            bool can_warp, bool aligned, affine_run *r);
 

@@ -18,11 +18,12 @@ struct cb_hierarchy {
   cb_site_stats *sites; /* n_sites * n_levels, site-major */
   bool classify;
   uint64_t slow_accesses; /* accesses that missed the fast path */
-  /* The smallest line's offset mask when access_lean applies (no
-   * classification, no wide sets), else 0. */
+  /* Which accelerations apply (accel.c, accel_choose, has each one's
+   * predicate and fallback). The smallest line's offset mask when
+   * access_lean applies, else 0. */
   uint64_t lean_mask;
-  /* The smallest line's offset mask when access_cg_one_line applies
-   * (classification, cachegrind's two LRU levels), else 0. */
+  /* The smallest line's offset mask when access_cg_one_line applies,
+   * else 0. */
   uint64_t cg_mask;
   /* The deepest distance + 1 at which l1_mru_hit takes a reference
    * (min(SD_MRU, the first level's ways)) when it applies, else 0. */
@@ -32,17 +33,24 @@ struct cb_hierarchy {
   par_pool *pool;         /* parallel.c: threads that split blocks, or NULL */
   cb_level levels[CB_MAX_LEVELS];
   cb_shadow shadows[CB_MAX_LEVELS];
+  /* accel.c's other choices, after the fields the hot loops read */
+  bool lru2;         /* records_lru2.c's paths */
+  bool lru2_cg_ways; /* and their copies with 8 and 16 ways constant */
+  bool avx512;       /* and with AVX-512 set updates */
+  bool way0;         /* affine_loop.h's way-0 hits */
+  bool memo_applies; /* memo.c's segment memos */
 };
 
 /* The unmemoized paths: a record batch (hierarchy.c) and an affine
  * block (affine.c) run as they are. */
 void cb_records_run(cb_hierarchy *h, const cb_access *batch, size_t n);
-/* cb_records_run for two LRU levels without classification or wide
- * sets (records_lru2.c); false, having done nothing, for any other. */
-bool records_run_lru2(cb_hierarchy *h, const cb_access *batch, size_t n);
-/* Whether records_lru2.c's paths apply; access_lean for such a
+/* The accelerations' predicates (accel.c): sets h's choices, once its
+ * levels are made; whether parallel.c may split h's blocks by set. */
+void accel_choose(cb_hierarchy *h);
+bool accel_split_applies(const cb_hierarchy *h);
+/* cb_records_run where h->lru2 (records_lru2.c); access_lean for such a
  * hierarchy, out of line (affine.c's iterations call it). */
-bool lru2_applies(const cb_hierarchy *h);
+void records_run_lru2(cb_hierarchy *h, const cb_access *batch, size_t n);
 void access_lean_lru2(cb_hierarchy *h, uint64_t addr, bool is_write,
                       uint32_t site);
 void cb_affine_run(cb_hierarchy *h, const cb_affine_block *b);
@@ -107,85 +115,137 @@ level_ref_line(cb_level *lv, uint64_t line, bool is_write, uint32_t lru_assoc) {
                    line, !is_write || lv->write_allocate);
 }
 
-/* All lines of an access at one level: true if any missed; *cls is the
- * worst class of the missed lines (the lowest enum value). `cold`: what
- * the level above knew of the line's first reference (shadow.h).
- * lru_assoc: as level_ref_line. */
+/* One line's lookup at a level with its shadow (the full copies of the
+ * rule below): whether it hit; *cls: the worst class of the missed lines
+ * (the lowest enum value). `cold`: what the level above knew of the
+ * line's first reference (shadow.h). */
 static inline __attribute__((always_inline)) bool
-level_ref_lines(cb_level *lv, uint64_t first, uint64_t last, bool is_write,
-                unsigned *cls, unsigned cold, uint32_t lru_assoc) {
-  bool missed = false, hit;
-  uint64_t line = first;
-  for (;;) {
-    hit = level_ref_line(lv, line, is_write, lru_assoc);
-    missed |= !hit;
-    if (lv->shadow) {
-      unsigned c = cb_shadow_ref(lv->shadow, line, hit, cold);
-      if (!hit && c < *cls)
-        *cls = c;
-    }
-    if (line == last)
-      break;
-    line++;
+full_ref(cb_level *lv, uint64_t line, bool is_write, uint32_t lru_assoc,
+         unsigned cold, unsigned *cls) {
+  bool hit = level_ref_line(lv, line, is_write, lru_assoc);
+  if (lv->shadow) {
+    unsigned c = cb_shadow_ref(lv->shadow, line, hit, cold);
+    if (!hit && c < *cls)
+      *cls = c;
   }
-  /* The repeat fast path may trust last_line only while it is cached: a
-   * write miss without allocation leaves it out. */
-  lv->last_line = hit || !is_write || lv->write_allocate ? last : NO_LINE;
-  return missed;
+  return hit;
 }
 
-/* level_visit's answer when the access goes on to the next level. */
-#define VISIT_NEXT UINT_MAX
-
-/* An access presented to level lv (its access counters already counted):
- * looks its lines up, counts a miss and its class, and presents it to
- * the next level. Returns how many levels missed when the access stops
- * here or at the next level's repeat fast path, else VISIT_NEXT.
- * `one_line` (a constant): the caller knows the access lies inside one
- * line at this level (first == last); lru_assoc as level_ref_line. */
-static inline __attribute__((always_inline)) unsigned
-level_visit(cb_hierarchy *h, cb_level *lv, cb_site_stats *ss, uint64_t addr,
-            uint64_t end, bool is_write, uint8_t *out, unsigned *cold,
-            bool one_line, uint32_t lru_assoc) {
-  cb_level *const lv_end = h->levels + h->n_levels;
-  uint64_t first = addr >> lv->line_shift,
-           last = one_line ? first : end >> lv->line_shift;
-  unsigned cls = CB_MISS_CONFLICT;
-  if (!level_ref_lines(lv, first, last, is_write, &cls, *cold, lru_assoc))
-    return (unsigned)(lv - h->levels);
+/* A miss at level k of n_levels (lines first .. last there), counted
+ * with its class `cls`, into `out` when asked; *cold: what the next
+ * level knows of the line. */
+static inline __attribute__((always_inline)) void
+full_miss(cb_hierarchy *h, unsigned k, unsigned n_levels, cb_site_stats *ss,
+          uint64_t first, uint64_t last, bool is_write, uint8_t *out,
+          unsigned *cold, unsigned cls) {
+  cb_level *lv = &h->levels[k];
   /* A level below with the same lines sees a line first exactly when
    * this one does: this one's first reference to it missed and was
    * presented there, and it is presented only what this one saw. */
   *cold =
-      first != last || lv + 1 == lv_end || lv[1].line_shift != lv->line_shift
+      first != last || k + 1 == n_levels || lv[1].line_shift != lv->line_shift
           ? SHADOW_COLD_UNKNOWN
       : cls == CB_MISS_COMPULSORY ? SHADOW_COLD_YES
                                   : SHADOW_COLD_NO;
   lv->misses++;
   lv->write_misses += is_write;
   if (ss)
-    ss->misses++;
+    ss[k].misses++;
   if (h->classify) {
     lv->miss_class[cls]++;
     if (ss)
-      ss->miss_class[cls]++;
+      ss[k].miss_class[cls]++;
   }
   if (out)
-    out[lv - h->levels] = (uint8_t)(h->classify ? cls : CB_MISS_CLASSES);
-  if (lv + 1 == lv_end)
-    return h->n_levels;
-  /* Presented to the next level, with the first level's fast path. */
-  lv[1].accesses++;
-  lv[1].writes += is_write;
+    out[k] = (uint8_t)(h->classify ? cls : CB_MISS_CLASSES);
+}
+
+/* The access presented to level k (the plain copies count the same). */
+static inline __attribute__((always_inline)) void
+level_pass(cb_level *lv, cb_site_stats *ss, unsigned k, bool is_write) {
+  lv->accesses++;
+  lv->writes += is_write;
   if (ss)
-    ss[1].accesses++;
-  if (addr >> lv[1].line_shift == lv[1].last_line &&
-      (one_line || end >> lv[1].line_shift == lv[1].last_line)) {
-    if (lv[1].shadow)
-      cb_shadow_repeat(lv[1].shadow, 1);
-    return (unsigned)(lv + 1 - h->levels);
-  }
-  return VISIT_NEXT;
+    ss[k].accesses++;
+}
+
+/* The full copies of access_rule.h: on the levels' fields, with the
+ * shadows, classes and outcomes (`out`: the class of each missed
+ * level's miss, CB_MISS_CLASSES without classification); ss: the site's
+ * counters or NULL; assoc0, assoc1: the first two levels' ways as
+ * level_ref_line takes them (0: any level, any policy). rule_full runs
+ * over the levels; rule_full2, for two levels, is unrolled. */
+#define RULE_PARAMS                                                            \
+  cb_hierarchy *h, cb_site_stats *ss, uint8_t *out, unsigned *cold,            \
+      uint32_t assoc0, uint32_t assoc1
+#define RULE_ARGS h, ss, out, cold, assoc0, assoc1
+#define RULE_LEVEL_LOCALS unsigned cls = CB_MISS_CONFLICT;
+#define RULE_SHIFT(k) (h->levels[k].line_shift)
+#define RULE_REF(k, line)                                                      \
+  full_ref(&h->levels[k], line, is_write, (k) ? assoc1 : assoc0, *cold, &cls)
+#define RULE_REPEATS 1
+#define RULE_LAST(k) (h->levels[k].last_line)
+#define RULE_ALLOCATES(k) (h->levels[k].write_allocate)
+#define RULE_MISS(k, first, last)                                              \
+  full_miss(h, k, n_levels, ss, first, last, is_write, out, cold, cls)
+#define RULE_PASS(k) level_pass(&h->levels[k], ss, k, is_write)
+#define RULE_REPEAT(k)                                                         \
+  do {                                                                         \
+    if (h->levels[k].shadow)                                                   \
+      cb_shadow_repeat(h->levels[k].shadow, 1);                                \
+  } while (0)
+#define RULE_NAME rule_full
+#define RULE_UNROLLED 0
+#include "access_rule.h"
+#define RULE_PARAMS                                                            \
+  cb_hierarchy *h, cb_site_stats *ss, uint8_t *out, unsigned *cold,            \
+      uint32_t assoc0, uint32_t assoc1
+#define RULE_ARGS h, ss, out, cold, assoc0, assoc1
+#define RULE_LEVEL_LOCALS unsigned cls = CB_MISS_CONFLICT;
+#define RULE_SHIFT(k) (h->levels[k].line_shift)
+#define RULE_REF(k, line)                                                      \
+  full_ref(&h->levels[k], line, is_write, (k) ? assoc1 : assoc0, *cold, &cls)
+#define RULE_REPEATS 1
+#define RULE_LAST(k) (h->levels[k].last_line)
+#define RULE_ALLOCATES(k) (h->levels[k].write_allocate)
+#define RULE_MISS(k, first, last)                                              \
+  full_miss(h, k, n_levels, ss, first, last, is_write, out, cold, cls)
+#define RULE_PASS(k) level_pass(&h->levels[k], ss, k, is_write)
+#define RULE_REPEAT(k)                                                         \
+  do {                                                                         \
+    if (h->levels[k].shadow)                                                   \
+      cb_shadow_repeat(h->levels[k].shadow, 1);                                \
+  } while (0)
+#define RULE_NAME rule_full2
+#define RULE_UNROLLED 1
+#include "access_rule.h"
+
+/* The lean copy: no classification, no wide sets, an access inside one
+ * line at every level (the caller's check: h->lean_mask), on the levels'
+ * fields and the site's counters. */
+static inline __attribute__((always_inline)) void
+lean_miss(cb_level *lv, cb_site_stats *ss, unsigned k, bool is_write) {
+  lv->misses++;
+  lv->write_misses += is_write;
+  if (ss)
+    ss[k].misses++;
+}
+#define RULE_PARAMS cb_hierarchy *h, cb_site_stats *ss
+#define RULE_ARGS h, ss
+#define RULE_SHIFT(k) (h->levels[k].line_shift)
+#define RULE_REF(k, line) cb_level_ref(&h->levels[k], line, is_write)
+#define RULE_REPEATS 1
+#define RULE_LAST(k) (h->levels[k].last_line)
+#define RULE_ALLOCATES(k) (h->levels[k].write_allocate)
+#define RULE_MISS(k, first, last) lean_miss(&h->levels[k], ss, k, is_write)
+#define RULE_PASS(k) level_pass(&h->levels[k], ss, k, is_write)
+#define RULE_REPEAT(k) ((void)0)
+#define RULE_NAME rule_lean
+#define RULE_UNROLLED 0
+#include "access_rule.h"
+
+static inline cb_site_stats *site_stats(cb_hierarchy *h, uint32_t site) {
+  return site < h->n_sites ? &h->sites[(size_t)site * h->n_levels] : NULL;
 }
 
 /* An access that missed the first level's fast path, from the first
@@ -196,15 +256,9 @@ level_visit(cb_hierarchy *h, cb_level *lv, cb_site_stats *ss, uint64_t addr,
 static inline __attribute__((always_inline)) unsigned
 access_levels_body(cb_hierarchy *h, uint64_t addr, uint64_t end, bool is_write,
                    uint32_t site, uint8_t *out) {
-  cb_site_stats *ss =
-      site < h->n_sites ? &h->sites[(size_t)site * h->n_levels] : NULL;
   unsigned cold = SHADOW_COLD_UNKNOWN;
-  for (cb_level *lv = h->levels;; lv++, ss = ss ? ss + 1 : NULL) {
-    unsigned r =
-        level_visit(h, lv, ss, addr, end, is_write, out, &cold, false, 0);
-    if (r != VISIT_NEXT)
-      return r;
-  }
+  return rule_full(h, site_stats(h, site), out, &cold, 0, 0, h->n_levels, addr,
+                   end, is_write, false);
 }
 
 /* access_levels_body for a hierarchy of two LRU levels without wide sets
@@ -215,15 +269,9 @@ static inline __attribute__((always_inline)) unsigned
 access_lru2_one_line(cb_hierarchy *h, uint64_t addr, bool is_write,
                      uint32_t site, uint8_t *out, uint32_t assoc0,
                      uint32_t assoc1) {
-  cb_site_stats *ss =
-      site < h->n_sites ? &h->sites[(size_t)site * h->n_levels] : NULL;
   unsigned cold = SHADOW_COLD_UNKNOWN;
-  unsigned r = level_visit(h, &h->levels[0], ss, addr, addr, is_write, out,
-                           &cold, true, assoc0);
-  if (r != VISIT_NEXT)
-    return r;
-  return level_visit(h, &h->levels[1], ss ? ss + 1 : NULL, addr, addr, is_write,
-                     out, &cold, true, assoc1);
+  return rule_full2(h, site_stats(h, site), out, &cold, assoc0, assoc1, 2, addr,
+                    addr, is_write, true);
 }
 
 static void __attribute__((noinline, unused))
@@ -234,60 +282,19 @@ access_levels(cb_hierarchy *h, uint64_t addr, uint64_t end, bool is_write,
 
 /* access_levels for the common case, in fewer instructions: no
  * classification, no wide sets, and an access inside one line at every
- * level (h->lean_mask, from the smallest line). The same steps as
- * access_levels with first == last. */
-static inline __attribute__((always_inline)) void
+ * level (h->lean_mask, from the smallest line). Returns how many levels
+ * missed. */
+static inline __attribute__((always_inline)) unsigned
 access_lean(cb_hierarchy *h, uint64_t addr, bool is_write, uint32_t site) {
-  cb_site_stats *ss =
-      site < h->n_sites ? &h->sites[(size_t)site * h->n_levels] : NULL;
-  cb_level *lv = h->levels, *const lv_end = h->levels + h->n_levels;
-  for (;;) {
-    uint64_t line = addr >> lv->line_shift;
-    bool hit = cb_level_ref(lv, line, is_write);
-    lv->last_line = hit || !is_write || lv->write_allocate ? line : NO_LINE;
-    if (hit)
-      return;
-    lv->misses++;
-    lv->write_misses += is_write;
-    if (ss)
-      ss++->misses++;
-    if (++lv == lv_end)
-      return;
-    lv->accesses++;
-    lv->writes += is_write;
-    if (ss)
-      ss->accesses++;
-    if (addr >> lv->line_shift == lv->last_line)
-      return;
-  }
+  return rule_lean(h, site_stats(h, site), h->n_levels, addr, addr, is_write,
+                   true);
 }
 
-/* Whether access_cg_one_line applies to h's levels: two LRU levels of
- * 8 and 16 ways without wide sets (cachegrind's default geometry, and
- * the model's: presets.c). */
-static inline bool cg_shape(const cb_hierarchy *h) {
-  return h->n_levels == 2 && h->levels[0].policy == CB_POLICY_LRU &&
-         h->levels[1].policy == CB_POLICY_LRU && !h->levels[0].wide &&
-         !h->levels[1].wide && h->levels[0].assoc == 8 &&
-         h->levels[1].assoc == 16;
-}
-
-/* access_lru2_one_line's copy for cg_shape. */
+/* access_lru2_one_line's copy for cachegrind's ways (h->cg_mask). */
 static inline __attribute__((always_inline)) unsigned
 access_cg_one_line(cb_hierarchy *h, uint64_t addr, bool is_write, uint32_t site,
                    uint8_t *out) {
   return access_lru2_one_line(h, addr, is_write, site, out, 8, 16);
-}
-
-/* Whether l1_mru_hit may apply to h (its mru_max): classification (the
- * first level's shadow), and a first level that is LRU without wide sets
- * and fills on every miss. */
-static inline uint32_t mru_max_of(const cb_hierarchy *h) {
-  const cb_level *l1 = &h->levels[0];
-  if (!h->classify || l1->policy != CB_POLICY_LRU || l1->wide ||
-      !l1->write_allocate)
-    return 0;
-  return l1->assoc < SD_MRU ? l1->assoc : SD_MRU;
 }
 
 /* The first level's second fast path, for an access inside one line

@@ -1,9 +1,9 @@
 /* The two-level LRU loops for cachegrind's caches (8 and 16 ways, 64-byte
- * lines, write-allocate: lru2_is_cachegrinds) compiled with AVX-512 set
+ * lines, write-allocate: accel.c, h->avx512) compiled with AVX-512 set
  * updates (lru_avx512.h) and that geometry as constants:
  * cb_affine_run's `inl` copy (affine_loop.h) and records_lru2.c's batch
  * loop (lru2_regs.h). This file alone is built with -mavx512f; they are
- * called only where lru2_avx512_usable says the host runs it. The loops,
+ * called only where accel.c chose them (h->avx512). The loops,
  * the warps and every count are those of the plain copies: only the way
  * a set moves its lines differs. */
 #define LRU2_TOUCH lru_touch_avx512

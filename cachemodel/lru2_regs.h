@@ -11,7 +11,7 @@
 
 #include "hierarchy_internal.h"
 
-/* The set update regs_ref makes: policy.h's lru_touch, unless the file
+/* The set update regs_touch makes: policy.h's lru_touch, unless the file
  * that includes this one names another of the same contract first
  * (lru2_avx512.c: lru_avx512.h's). */
 #ifndef LRU2_TOUCH
@@ -50,24 +50,9 @@ static inline void regs_store(lvl_regs *r, cb_level *lv) {
 /* The line shift of cachegrind's caches (64-byte lines). */
 #define LRU2_CG_SHIFT 6
 
-/* Whether the two levels are cachegrind's down to the constants that the
- * AVX-512 copies (lru2_avx512.c) are compiled with: 8 and 16 ways,
- * 64-byte lines (its default), both allocating on writes (cg_sim.c takes
- * a write as a read). In those copies the shifts are immediates and the
- * set index needs no multiply, where the generic copy reloaded them from
- * the stack (the register allocator had spilled them): simulation CPU
- * 0.83 of the generic copy's on nussinov LARGE, 0.78 on gemm LARGE
- * (pinned pairs, bench/results/fast_notes.md). */
-static inline bool lru2_is_cachegrinds(const cb_hierarchy *h) {
-  const cb_level *l1 = &h->levels[0], *l2 = &h->levels[1];
-  return l1->assoc == 8 && l2->assoc == 16 && l1->line_shift == LRU2_CG_SHIFT &&
-         l2->line_shift == LRU2_CG_SHIFT && l1->write_allocate &&
-         l2->write_allocate;
-}
-
 /* With ls nonzero (a constant in the caller's copy), the level's line
- * shift and write allocation made constants: ls and true, as
- * lru2_is_cachegrinds checked. */
+ * shift and write allocation made constants: ls and true, as accel.c
+ * checked (h->avx512). */
 static inline __attribute__((always_inline)) void regs_fix(lvl_regs *r,
                                                            uint32_t ls) {
   if (ls) {
@@ -78,78 +63,66 @@ static inline __attribute__((always_inline)) void regs_fix(lvl_regs *r,
 
 /* A miss at level k (its site's counters ss[k], ss NULL: none). */
 static inline __attribute__((always_inline)) void
-regs_miss(lvl_regs *r, bool is_write, cb_site_stats *ss, int k) {
+regs_miss(lvl_regs *r, bool is_write, cb_site_stats *ss, unsigned k) {
   r->misses++;
   r->write_misses += is_write;
   if (ss)
     ss[k].misses++;
 }
 
-/* cb_level_ref and access_lean's last-line rule, for an LRU level. */
-static inline __attribute__((always_inline)) bool
-regs_ref(lvl_regs *r, uint32_t assoc, uint64_t line, bool is_write) {
-  uint64_t *set = r->tags + (line & r->set_mask) * assoc;
-  bool fill = !is_write || r->write_allocate;
-  bool hit = LRU2_TOUCH(set, assoc, line, fill);
-  r->last_line = hit || !is_write || r->write_allocate ? line : NO_LINE;
-  return hit;
-}
-
-/* A first-level miss, counted there and presented to the last level
- * (ss: the site's counters or NULL). */
+/* The access presented to level k. */
 static inline __attribute__((always_inline)) void
-regs_pass_down(lvl_regs *r1, lvl_regs *r2, bool w, cb_site_stats *ss) {
-  regs_miss(r1, w, ss, 0);
-  r2->accesses++;
-  r2->writes += w;
+regs_pass(lvl_regs *r, bool is_write, cb_site_stats *ss, unsigned k) {
+  r->accesses++;
+  r->writes += is_write;
   if (ss)
-    ss[1].accesses++;
+    ss[k].accesses++;
 }
 
-/* regs_ref for every line from first to last: whether all of them hit
- * (level_ref_lines' rule; the last line's outcome sets last_line). */
+/* cb_level_ref for an LRU level of `assoc` ways without wide sets: the
+ * set's lru_touch (LRU2_TOUCH). */
 static inline __attribute__((always_inline)) bool
-regs_ref_lines(lvl_regs *r, uint32_t assoc, uint64_t first, uint64_t last,
-               bool is_write) {
-  bool hit = true;
-  for (uint64_t x = first;; x++) {
-    hit &= regs_ref(r, assoc, x, is_write);
-    if (x == last)
-      return hit;
-  }
+regs_touch(const lvl_regs *r, uint32_t assoc, uint64_t line, bool is_write) {
+  uint64_t *set = r->tags + (line & r->set_mask) * assoc;
+  return LRU2_TOUCH(set, assoc, line, !is_write || r->write_allocate);
 }
 
-/* access_lean's steps past the first level's fast path, unrolled over
- * the two levels (a1, a2: their ways; ss: the site's counters or NULL).
- * The first level's accesses and writes are the caller's to count. */
+/* access_rule.h's copy on the two levels' locals, unrolled (a1, a2:
+ * their ways; ss: the site's counters or NULL). */
+#define RULE_REGS_(k) ((k) == 0 ? r1 : r2)
+#define RULE_PARAMS                                                            \
+  lvl_regs *r1, lvl_regs *r2, uint32_t a1, uint32_t a2, cb_site_stats *ss
+#define RULE_ARGS r1, r2, a1, a2, ss
+#define RULE_SHIFT(k) (RULE_REGS_(k)->shift)
+#define RULE_REF(k, line)                                                      \
+  regs_touch(RULE_REGS_(k), (k) == 0 ? a1 : a2, line, is_write)
+#define RULE_REPEATS 1
+#define RULE_LAST(k) (RULE_REGS_(k)->last_line)
+#define RULE_ALLOCATES(k) (RULE_REGS_(k)->write_allocate)
+#define RULE_MISS(k, first, last) regs_miss(RULE_REGS_(k), is_write, ss, k)
+#define RULE_PASS(k) regs_pass(RULE_REGS_(k), is_write, ss, k)
+#define RULE_REPEAT(k) ((void)0)
+#define RULE_NAME rule_regs
+#define RULE_UNROLLED 1
+#include "access_rule.h"
+#undef RULE_REGS_
+
+/* The rule past the first level's fast path for an access inside one
+ * line at both levels (a1, a2: their ways; ss: the site's counters or
+ * NULL). The first level's accesses and writes are the caller's to
+ * count. */
 static inline __attribute__((always_inline)) void
 lru2_step(lvl_regs *r1, lvl_regs *r2, uint32_t a1, uint32_t a2, uint64_t addr,
           bool w, cb_site_stats *ss) {
-  if (regs_ref(r1, a1, addr >> r1->shift, w))
-    return;
-  regs_pass_down(r1, r2, w, ss);
-  if (addr >> r2->shift == r2->last_line)
-    return;
-  if (regs_ref(r2, a2, addr >> r2->shift, w))
-    return;
-  regs_miss(r2, w, ss, 1);
+  rule_regs(r1, r2, a1, a2, ss, 2, addr, addr, w, true);
 }
 
 /* lru2_step for an access from addr to end (its last byte) that may
- * cross into the next line, as access_levels takes it: every line of
- * it is referenced at a level, one miss counted there if any line
- * missed, and then every line at the next level. */
+ * cross into the next line, as access_levels takes it. */
 static inline __attribute__((always_inline)) void
 lru2_step_lines(lvl_regs *r1, lvl_regs *r2, uint32_t a1, uint32_t a2,
                 uint64_t addr, uint64_t end, bool w, cb_site_stats *ss) {
-  if (regs_ref_lines(r1, a1, addr >> r1->shift, end >> r1->shift, w))
-    return;
-  regs_pass_down(r1, r2, w, ss);
-  const uint64_t first2 = addr >> r2->shift, last2 = end >> r2->shift;
-  if (first2 == r2->last_line && last2 == r2->last_line)
-    return;
-  if (!regs_ref_lines(r2, a2, first2, last2, w))
-    regs_miss(r2, w, ss, 1);
+  rule_regs(r1, r2, a1, a2, ss, 2, addr, end, w, false);
 }
 
 /* records_lru2.c's batch loop (cb_records_run's steps, the state in
@@ -209,10 +182,10 @@ done:
 }
 
 /* The loops of this file and affine_loop.h's `inl` copy for cachegrind's
- * caches (lru2_is_cachegrinds), compiled with AVX-512 set updates
- * (lru2_avx512.c);
- * lru2_avx512_usable is false where this build or this host has none, or
- * where CBANA_SIMD=0 asks for policy.h's (the tests run both). */
+ * caches, compiled with AVX-512 set updates (lru2_avx512.c), where
+ * accel.c chose them (h->avx512); lru2_avx512_usable (accel.c) is false
+ * where this build or this host has none, or where CBANA_SIMD=0 asks for
+ * policy.h's (the tests run both). */
 bool lru2_avx512_usable(void);
 void records_run_lru2_avx512(cb_hierarchy *h, const cb_access *batch, size_t n);
 

@@ -83,17 +83,11 @@
 
 #include <string.h>
 
-bool memo_init(seg_memo *m, const struct cb_hierarchy *h) {
-  if (h->classify)
-    return false;
+void memo_init(seg_memo *m, const struct cb_hierarchy *h) {
   uint32_t shift = 63;
-  for (unsigned l = 0; l < h->n_levels; l++) {
-    const cb_level *lv = &h->levels[l];
-    if (lv->policy != CB_POLICY_LRU || !lv->write_allocate)
-      return false;
-    if (lv->line_shift < shift)
-      shift = lv->line_shift;
-  }
+  for (unsigned l = 0; l < h->n_levels; l++)
+    if (h->levels[l].line_shift < shift)
+      shift = h->levels[l].line_shift;
   memo_long *lng = m->lng; /* kept across a reset */
   rec_memo *rec = m->rec;
   uint64_t *ll_refs = m->ll_refs, *ll_mark = m->ll_mark;
@@ -110,7 +104,6 @@ bool memo_init(seg_memo *m, const struct cb_hierarchy *h) {
   m->shift = shift;
   m->closed_slack = 64;
   memo_parts_init(&m->parts, h);
-  return true;
 }
 
 /* Runs a segment kept in the history (an owed one). */
@@ -361,13 +354,6 @@ void memo_add_counters(cb_hierarchy *h, const uint64_t *to,
   add_diff(&h->affine.iterations, to, from, &i);
   add_diff(&h->affine.warped_iterations, to, from, &i);
   add_diff(&h->affine.warps, to, from, &i);
-}
-
-bool memo_state_copies(const cb_hierarchy *h) {
-  for (unsigned l = 0; l < h->n_levels; l++)
-    if (h->levels[l].wide)
-      return false;
-  return true;
 }
 
 size_t memo_state_words(const cb_hierarchy *h) {

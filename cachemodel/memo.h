@@ -293,9 +293,9 @@ typedef struct seg_memo {
 } seg_memo;
 
 struct cb_hierarchy;
-/* Whether the memo applies to the hierarchy: every level LRU and
- * write-allocate, no classification. Sets it up if so. */
-bool memo_init(seg_memo *m, const struct cb_hierarchy *h);
+/* Sets the memo up for a hierarchy it applies to (accel.c: every level
+ * LRU and write-allocate, no classification). */
+void memo_init(seg_memo *m, const struct cb_hierarchy *h);
 /* Runs what is held back, and forgets the previous segment: before
  * anything that is not a record batch or a block reaches the hierarchy,
  * and before its counters are read. */
@@ -331,7 +331,7 @@ void memo_add_counters(struct cb_hierarchy *h, const uint64_t *to,
  * it for levels without wide sets (memo_records.c, memo_long.c): whether
  * that holds, its size in words, a copy of it followed by every counter
  * (memo_read_counters), whether the state equals a copy's, and the state made a
- * copy's. */
+ * copy's (memo_state_copies: accel.c). */
 bool memo_state_copies(const struct cb_hierarchy *h);
 size_t memo_state_words(const struct cb_hierarchy *h);
 void memo_copy_take(const struct cb_hierarchy *h, uint64_t *c);

@@ -175,14 +175,14 @@ void run_parts_avx512(cb_hierarchy *h, const memo_slots *s,
                       const cb_affine_block *b, uint64_t run,
                       uint64_t (*out)[MEMO_PART_COUNTERS]) {
   (void)h, (void)s, (void)b, (void)run, (void)out;
-  abort(); /* lru2_avx512_usable said no */
+  abort(); /* accel.c chose no AVX-512 copy */
 }
 #endif
 
 static void run_parts(cb_hierarchy *h, const memo_slots *s,
                       const cb_affine_block *b, uint64_t run,
                       uint64_t (*out)[MEMO_PART_COUNTERS]) {
-  if (h->n_levels == 2 && lru2_is_cachegrinds(h) && lru2_avx512_usable())
+  if (h->avx512)
     run_parts_avx512(h, s, b, run, out);
   else
     run_parts_plain(h, s, b, run, out);

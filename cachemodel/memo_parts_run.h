@@ -23,7 +23,7 @@
 #endif
 
 /* The AVX-512 copy's entry (memo_parts_avx512.c), called only where
- * lru2_avx512_usable (lru2_regs.h) says the host runs it. */
+ * accel.c chose it (h->avx512). */
 void run_parts_avx512(cb_hierarchy *h, const memo_slots *s,
                       const cb_affine_block *b, uint64_t run,
                       uint64_t (*out)[MEMO_PART_COUNTERS]);
@@ -54,6 +54,37 @@ static void part_hier_of(part_hier *ph, const cb_hierarchy *h) {
   }
 }
 
+/* One line's lookup at level k of a part (ways: a, a constant where the
+ * caller makes it one): the levels' own path with wide sets, else LRU,
+ * write-allocating, cb_level_ref's lru_touch, filling. */
+static inline __attribute__((always_inline)) bool
+part_touch(cb_hierarchy *h, const part_hier *ph, unsigned k, uint32_t a,
+           uint64_t line, bool is_write) {
+  if (ph->wide)
+    return cb_level_ref(&h->levels[k], line, is_write);
+  const part_geo *g = &ph->lv[k];
+  return PARTS_TOUCH(g->tags + (line & g->set_mask) * a, a, line, true);
+}
+
+/* access_rule.h's copy for the parts: a miss at level k counted in
+ * c[1 + k]; no repeat fast path (the parts' last lines are not kept). */
+#define RULE_PARAMS                                                            \
+  cb_hierarchy *h, const part_hier *ph, uint32_t a1, uint32_t a2, uint64_t *c
+#define RULE_ARGS h, ph, a1, a2, c
+#define RULE_SHIFT(k) PARTS_SHIFT(&ph->lv[k])
+#define RULE_REF(k, line)                                                      \
+  part_touch(h, ph, k,                                                         \
+             (k) == 0   ? a1                                                   \
+             : (k) == 1 ? a2                                                   \
+                        : ph->lv[k].assoc,                                     \
+             line, is_write)
+#define RULE_REPEATS 0
+#define RULE_MISS(k, first, last) (c[1 + (k)]++)
+#define RULE_PASS(k) ((void)0)
+#define RULE_NAME rule_parts
+#define RULE_UNROLLED 0
+#include "access_rule.h"
+
 /* One reference through every level, counted into c, its slot's
  * counters in its part. A line in front of its first-level set is a hit
  * that changes nothing (LRU). a1, a2: the first two levels' ways, a
@@ -64,30 +95,9 @@ part_ref(cb_hierarchy *h, const part_hier *ph, uint32_t a1, uint32_t a2,
   const part_geo *g = &ph->lv[0];
   uint64_t line = addr >> PARTS_SHIFT(g);
   c[0]++;
-  uint64_t *set = g->tags + (line & g->set_mask) * a1;
-  if (set[0] == line)
+  if (g->tags[(line & g->set_mask) * a1] == line)
     return;
-  if (ph->wide) {
-    for (unsigned l = 0; l < h->n_levels; l++) {
-      cb_level *lv = &h->levels[l];
-      if (cb_level_ref(lv, addr >> lv->line_shift, is_write))
-        return;
-      c[1 + l]++;
-    }
-    return;
-  }
-  /* LRU, write-allocating: cb_level_ref's lru_touch, filling */
-  if (PARTS_TOUCH(set, a1, line, true))
-    return;
-  c[1]++;
-  for (unsigned l = 1; l < ph->n; l++) {
-    g = &ph->lv[l];
-    uint32_t a = l == 1 ? a2 : g->assoc;
-    line = addr >> PARTS_SHIFT(g);
-    if (PARTS_TOUCH(g->tags + (line & g->set_mask) * a, a, line, true))
-      return;
-    c[1 + l]++;
-  }
+  rule_parts(h, ph, a1, a2, c, ph->n, addr, addr, is_write, true);
 }
 
 /* The first iteration at or after 0 at which an access whose address

@@ -161,11 +161,8 @@ static bool shared_set_bits(const cb_hierarchy *h, par_key *k) {
 
 unsigned cb_hierarchy_set_threads(cb_hierarchy *h, unsigned n) {
   par_stop(h);
-  if (h->classify || n < 2)
+  if (n < 2 || !accel_split_applies(h))
     return 1;
-  for (unsigned l = 0; l < h->n_levels; l++)
-    if (h->levels[l].wide || h->levels[l].policy == CB_POLICY_RANDOM)
-      return 1;
   par_key key;
   if (!shared_set_bits(h, &key))
     return 1;

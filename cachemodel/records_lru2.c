@@ -16,107 +16,73 @@
  * state in locals for the whole block, for cachegrind's ways; out of
  * line for one access (access_lean_lru2) for others. The loop itself is
  * in lru2_regs.h (run_lru2), so that lru2_avx512.c compiles it again
- * with AVX-512 set updates; this file picks that copy where
- * lru2_avx512_usable, defined here, says the host has them.
+ * with AVX-512 set updates; this file picks that copy where accel.c
+ * chose it (h->avx512).
  * test_cache_reference holds every copy to the brute-force model. */
 #include "hierarchy_internal.h"
 #include "lru2_regs.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
-#include <string.h>
 
-bool lru2_applies(const cb_hierarchy *h) {
-  if (h->n_levels != 2 || !h->lean_mask)
-    return false;
+void records_run_lru2(cb_hierarchy *h, const cb_access *batch, size_t n) {
   const cb_level *l1 = &h->levels[0], *l2 = &h->levels[1];
-  return l1->policy == CB_POLICY_LRU && l2->policy == CB_POLICY_LRU &&
-         !l1->wide && !l2->wide && !l1->shadow && !l2->shadow;
-}
-
-bool records_run_lru2(cb_hierarchy *h, const cb_access *batch, size_t n) {
-  if (!lru2_applies(h))
-    return false;
-  const cb_level *l1 = &h->levels[0], *l2 = &h->levels[1];
-  if (lru2_is_cachegrinds(h) && lru2_avx512_usable())
+  if (h->avx512)
     records_run_lru2_avx512(h, batch, n);
-  else if (l1->assoc == 8 && l2->assoc == 16)
+  else if (h->lru2_cg_ways)
     run_lru2(h, batch, n, 8, 16, 0);
   else
     run_lru2(h, batch, n, l1->assoc, l2->assoc, 0);
-  return true;
 }
 
-/* One access past the first level's fast path (access_lean's steps),
- * the geometry read once into locals. The same steps as run_lru2's slow
- * path, but counting straight into the levels, and only on a miss:
- * sharing run_lru2's step and writing its local counters back on every
- * call cost affine blocks 8 to 10 % (sim_bench column walk 106 -> 93
- * M/s, gemm 423 -> 389). */
+/* One access past the first level's fast path: access_rule.h's copy
+ * with the geometry read once into locals, counting straight into the
+ * levels, and only on a miss. Sharing run_lru2's copy (lru2_step) and
+ * writing its local counters back on every call cost affine blocks 8 to
+ * 10 % (sim_bench column walk 106 -> 93 M/s, gemm 423 -> 389). */
+#define RULE_REGS_(k) ((k) == 0 ? r1 : r2)
+#define RULE_PARAMS                                                            \
+  cb_hierarchy *h, const lvl_regs *r1, const lvl_regs *r2, uint32_t a1,        \
+      uint32_t a2, cb_site_stats *ss
+#define RULE_ARGS h, r1, r2, a1, a2, ss
+#define RULE_SHIFT(k) (RULE_REGS_(k)->shift)
+#define RULE_REF(k, line)                                                      \
+  regs_touch(RULE_REGS_(k), (k) == 0 ? a1 : a2, line, is_write)
+#define RULE_REPEATS 1
+#define RULE_LAST(k) (h->levels[k].last_line)
+#define RULE_ALLOCATES(k) (RULE_REGS_(k)->write_allocate)
+#define RULE_MISS(k, first, last) lean_miss(&h->levels[k], ss, k, is_write)
+#define RULE_PASS(k) level_pass(&h->levels[k], ss, k, is_write)
+#define RULE_REPEAT(k) ((void)0)
+#define RULE_NAME rule_lean2
+#define RULE_UNROLLED 1
+#include "access_rule.h"
+#undef RULE_REGS_
+
 static inline __attribute__((always_inline)) void
 lean_lru2(cb_hierarchy *h, uint64_t addr, bool w, uint32_t site, uint32_t a1,
           uint32_t a2) {
-  cb_level *l1 = &h->levels[0], *l2 = &h->levels[1];
-  lvl_regs r1 = regs_of(l1), r2 = regs_of(l2);
-  cb_site_stats *ss = site < h->n_sites ? &h->sites[(size_t)site * 2] : NULL;
-  bool hit = regs_ref(&r1, a1, addr >> r1.shift, w);
-  l1->last_line = r1.last_line;
-  if (hit)
-    return;
-  l1->misses++;
-  l1->write_misses += w;
-  if (ss)
-    ss[0].misses++;
-  l2->accesses++;
-  l2->writes += w;
-  if (ss)
-    ss[1].accesses++;
-  if (addr >> r2.shift == r2.last_line)
-    return;
-  hit = regs_ref(&r2, a2, addr >> r2.shift, w);
-  l2->last_line = r2.last_line;
-  if (hit)
-    return;
-  l2->misses++;
-  l2->write_misses += w;
-  if (ss)
-    ss[1].misses++;
+  const lvl_regs r1 = regs_of(&h->levels[0]), r2 = regs_of(&h->levels[1]);
+  rule_lean2(h, &r1, &r2, a1, a2, site_stats(h, site), 2, addr, addr, w, true);
 }
 
 void access_lean_lru2(cb_hierarchy *h, uint64_t addr, bool is_write,
                       uint32_t site) {
-  if (h->levels[0].assoc == 8 && h->levels[1].assoc == 16)
+  if (h->lru2_cg_ways)
     lean_lru2(h, addr, is_write, site, 8, 16);
   else
     lean_lru2(h, addr, is_write, site, h->levels[0].assoc, h->levels[1].assoc);
-}
-
-bool lru2_avx512_usable(void) {
-#ifdef CB_HAVE_AVX512
-  /* -1: not looked up yet. Threads that race here write the same value. */
-  static _Atomic int usable = -1;
-  int u = atomic_load_explicit(&usable, memory_order_relaxed);
-  if (u < 0) {
-    const char *env = getenv("CBANA_SIMD");
-    u = !(env && strcmp(env, "0") == 0) && __builtin_cpu_supports("avx512f");
-    atomic_store_explicit(&usable, u, memory_order_relaxed);
-  }
-  return u;
-#else
-  return false;
-#endif
 }
 
 #ifndef CB_HAVE_AVX512
 void affine_run_inl_avx512(cb_hierarchy *h, const cb_affine_block *b,
                            bool can_warp, bool aligned, affine_run *r) {
   (void)h, (void)b, (void)can_warp, (void)aligned, (void)r;
-  abort(); /* lru2_avx512_usable said no */
+  abort(); /* accel.c chose no AVX-512 copy */
 }
 
 void records_run_lru2_avx512(cb_hierarchy *h, const cb_access *batch,
                              size_t n) {
   (void)h, (void)batch, (void)n;
-  abort(); /* lru2_avx512_usable said no */
+  abort(); /* accel.c chose no AVX-512 copy */
 }
 #endif

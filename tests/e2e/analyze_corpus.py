@@ -7,7 +7,7 @@ reference geometries (--D1=32768,8,64 --LL=1048576,16,64, and
 reference) and cbana analyzes it the same way: same executable path in
 argv[0], same working directory, same inputs. The program's own L1D
 misses must agree within max(1%, 20) (10% for the programs whose stack
-and constant traffic the IR does not show yet, as the issue allows).
+and constant traffic the IR does not show yet).
 
   analyze_corpus.py CBANA CORPUS [--cache-dir DIR] [--jobs N] [--only NAME]
                     [--opt LEVEL ...] [--xfail NAME:INDEX@D1[/OLEVEL] ...]
@@ -16,8 +16,8 @@ and constant traffic the IR does not show yet, as the issue allows).
 ... -O3; default 2), both for cachegrind and for cbana; an --xfail tag of
 a level other than 2 ends in /O<level>.
 
---xfail names the known gaps (program, input index, D1 geometry) that an
-open issue still has to close: they are reported as XFAIL and do not fail
+--xfail names the known gaps (program, input index, D1 geometry) still
+open: they are reported as XFAIL and do not fail
 the test; one that passes is reported as XPASS so the list can shrink.
 
 Cachegrind's results are cached in --cache-dir (keyed by program, input,

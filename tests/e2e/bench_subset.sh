@@ -16,7 +16,7 @@ cbana=$2
 out=$3
 cache=$4
 
-# Known gaps, each owned by an open issue (kernel names, no spaces):
+# Known gaps (kernel names, no spaces):
 XFAIL=""
 # A kernel of each category, every workload program with its "small"
 # inputs (br_path2, br_path3, tc, pr), three load_loop rows; with

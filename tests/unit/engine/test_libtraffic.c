@@ -283,8 +283,8 @@ int main(void) {
   batch = calloc(1, sizeof *batch);
   if (!engine || !batch)
     abort();
-  /* This AMD host's thresholds and the Intel hosts' of earlier sessions
-   * (docs/process-model.md, section 4). */
+  /* An AMD host's thresholds and an Intel host's (docs/process-model.md,
+   * section 4). */
   const cb_glibc_thresholds hosts[] = {
       {.stosb = 2048, .movsb = 8192, .movsb_stop = 2u << 20, .nt = 2u << 20},
       {.stosb = 2048, .movsb = 4096, .movsb_stop = 3u << 20, .nt = 3u << 20},
