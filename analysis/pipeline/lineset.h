@@ -64,6 +64,10 @@ static inline int lineset_add(lineset *s, uint32_t tag, uint64_t line) {
   *w |= m;
   return 1;
 }
+/* The bitmap of (tag, chunk) (LS_CHUNK_LINES / 64 words, line
+ * chunk * LS_CHUNK_LINES + i at bit i), added empty if new; NULL when
+ * memory runs out. Valid until the next addition. */
+uint64_t *lineset_chunk(lineset *s, uint32_t tag, uint64_t chunk);
 /* Empties the set, keeping its memory for the next input. */
 void lineset_clear(lineset *s);
 void lineset_free(lineset *s);
