@@ -153,26 +153,6 @@ unsigned cb_hierarchy_access_outcome(cb_hierarchy *h, uint64_t addr,
   return access_outcome(h, addr, size, is_write, site, cls);
 }
 
-/* What an access reads below the first level if it misses there (each
- * lower level's set and its shadow's entry), asked for a few accesses
- * ahead: with a working set larger than the host's caches every such
- * read waited for memory in turn (heapsort: half the simulation's time
- * on two loads). Changes nothing. */
-enum { PREFETCH_AHEAD = 8 };
-static inline void prefetch_below(const cb_hierarchy *h, uint64_t addr) {
-  for (unsigned l = 1; l < h->n_levels; l++) {
-    const cb_level *lv = &h->levels[l];
-    const uint64_t line = addr >> lv->line_shift;
-    if (!lv->wide) {
-      const uint64_t *set = lv->tags + (line & lv->set_mask) * lv->assoc;
-      __builtin_prefetch(set);
-      __builtin_prefetch(set + lv->assoc - 1);
-    }
-    if (lv->shadow)
-      cb_shadow_prefetch(lv->shadow, line);
-  }
-}
-
 /* access_outcome's steps for a batch, its first level's counters and
  * distance-0 references in registers (cb_records_run's reason). */
 void cb_hierarchy_run_outcomes(cb_hierarchy *h, const cb_access *batch,
@@ -191,9 +171,6 @@ void cb_hierarchy_run_outcomes(cb_hierarchy *h, const cb_access *batch,
   uint64_t writes = 0, repeats = 0;
   for (size_t k = 0; k < n; k++) {
     const cb_access *a = &batch[k];
-    if (k + PREFETCH_AHEAD < n &&
-        (a[PREFETCH_AHEAD].addr ^ a[PREFETCH_AHEAD - 1].addr) >> shift)
-      prefetch_below(h, a[PREFETCH_AHEAD].addr);
     writes += a->is_write;
     if (a->site < h->n_sites)
       h->sites[(size_t)a->site * h->n_levels].accesses++;

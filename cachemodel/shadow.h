@@ -105,17 +105,6 @@ cb_shadow_window(cb_shadow *s, uint64_t line) {
   return far;
 }
 
-/* Asks the host for what a reference to `line` will read first, a few
- * references ahead (a level whose lines do not fit the host's caches
- * waits for them otherwise): the LRU cache's slot once sampled, else
- * the stack-distance structure's group. Changes nothing. */
-static inline void cb_shadow_prefetch(const cb_shadow *s, uint64_t line) {
-  if (s->sampled)
-    __builtin_prefetch(&s->fa.t[fa_home(&s->fa, line)]);
-  else
-    cb_stackdist_prefetch(&s->sd, line);
-}
-
 /* A reference to `line`; `hit`: whether the level hit; `cold`: a
  * SHADOW_COLD_. Returns the class the miss would have (meaningful when
  * !hit). */

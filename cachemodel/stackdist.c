@@ -58,10 +58,17 @@ static void tree_build(uint32_t *tree, uint32_t n) {
   }
 }
 
-#define RUN SD_RUN
+/* Slots come in runs of 16 for 16 consecutive groups (256 lines), so a
+ * walk through memory walks through the table too; the run is placed by
+ * Fibonacci hashing, whose multiply spreads power-of-two strides. A
+ * stride of 16 groups or more uses one slot per run, and the keys that
+ * meet there spill into the run's free slots. */
+#define RUN 16
 
 static size_t group_slot(uint64_t key, size_t n_groups) {
-  return sd_group_slot(key, n_groups);
+  uint64_t h = (key / RUN) * 0x9E3779B97F4A7C15ull;
+  size_t run = (size_t)(h >> 32) & (n_groups / RUN - 1);
+  return run * RUN + (size_t)(key % RUN);
 }
 
 /* Zeroed, cache-line aligned times for n groups. */

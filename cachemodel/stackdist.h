@@ -188,28 +188,6 @@ static inline uint64_t cb_stackdist_ref(cb_stackdist *sd, uint64_t line) {
   return cb_stackdist_ref_new(sd, line);
 }
 
-/* Slots of the groups' table come in runs of SD_RUN for SD_RUN
- * consecutive groups (256 lines), so a walk through memory walks through
- * the table too; the run is placed by Fibonacci hashing, whose multiply
- * spreads power-of-two strides. A stride of 16 groups or more uses one
- * slot per run, and the keys that meet there spill into the run's free
- * slots. key: line / SD_GROUP_LINES + 1. */
-#define SD_RUN 16
-static inline size_t sd_group_slot(uint64_t key, size_t n_groups) {
-  uint64_t h = (key / SD_RUN) * 0x9E3779B97F4A7C15ull;
-  size_t run = (size_t)(h >> 32) & (n_groups / SD_RUN - 1);
-  return run * SD_RUN + (size_t)(key % SD_RUN);
-}
-
-/* Asks the host for the group of `line` (its key's home slot and its
- * times), a few references before it comes: changes nothing. */
-static inline void cb_stackdist_prefetch(const cb_stackdist *sd,
-                                         uint64_t line) {
-  size_t s = sd_group_slot(line / SD_GROUP_LINES + 1, sd->n_groups);
-  __builtin_prefetch(&sd->keys[s]);
-  __builtin_prefetch(&sd->times[s]);
-}
-
 /* Adds `count` references at distance d to the histogram without
  * touching the last-reference order: for callers that know the order
  * would come out the same (affine.c's warps). */
