@@ -106,7 +106,12 @@ static double run(const cb_program *p, const stream *s, bool blocks,
   cb_level_stats st;
   cb_hierarchy_level_stats(h, 0, &st);
   *m1 = st.misses;
-  *lines = col.lines[WS_VAR][0] + col.lines[WS_VAR][1];
+  uint64_t vl[2] = {0, 0}, tl[1] = {0}, fl[1] = {0};
+  uint64_t *ws[3] = {vl, tl, fl};
+  if (p->n_vars > 2 || p->n_types > 1 || p->n_fields > 1 ||
+      !drv_collector_ws_lines(&col, ws))
+    fprintf(stderr, "collect_bench: no working sets\n");
+  *lines = vl[0] + vl[1];
   cb_alloc_site *rows;
   uint32_t n_rows;
   if (s->heap && cb_alloc_track_export(col.alloc, &rows, &n_rows)) {

@@ -26,12 +26,55 @@ static void sites_init(collector *c) {
     site_state *ss = &c->site[k];
     const cb_site *s = k < p->n_sites ? &p->sites[k] : NULL;
     ss->prog = s && !s->is_call;
-    ss->ws[WS_VAR] = ss->prog ? s->var : CB_NONE;
-    ss->ws[WS_TYPE] = ss->prog ? s->type : CB_NONE;
-    ss->ws[WS_FIELD] = ss->prog ? s->field : CB_NONE;
+    ss->wsk = c->site_wsk[k];
     ss->var_set = ss->prog && s->var < p->n_vars ? s->var : CB_NONE;
     ss->pend_row = CB_NONE;
   }
+}
+
+/* Each site's (var, type, field) triple, numbered as first met; CB_NONE
+ * for a site with none of them (or not the program's). False if memory
+ * runs out. */
+static bool triples_init(collector *c) {
+  const cb_program *p = c->p;
+  size_t slots = 16;
+  while (slots < 2 * ((size_t)p->n_sites + 1))
+    slots *= 2;
+  uint32_t *tab = malloc(slots * sizeof *tab); /* triple + 1, 0: empty */
+  c->ws_ids = malloc(((size_t)p->n_sites + 1) * sizeof *c->ws_ids);
+  c->site_wsk = malloc(((size_t)p->n_sites + 1) * sizeof *c->site_wsk);
+  if (!tab || !c->ws_ids || !c->site_wsk) {
+    free(tab);
+    return false;
+  }
+  memset(tab, 0, slots * sizeof *tab);
+  uint32_t n = 0;
+  for (uint32_t k = 0; k <= p->n_sites; k++) {
+    const cb_site *s = k < p->n_sites ? &p->sites[k] : NULL;
+    c->site_wsk[k] = CB_NONE;
+    if (!s || s->is_call ||
+        (s->var == CB_NONE && s->type == CB_NONE && s->field == CB_NONE))
+      continue;
+    uint64_t h = ((uint64_t)s->var * 0x9E3779B97F4A7C15ull) ^
+                 ((uint64_t)s->type * 0xC2B2AE3D27D4EB4Full) ^
+                 ((uint64_t)s->field * 0x165667B19E3779F9ull);
+    size_t i = (size_t)(h >> 32) & (slots - 1);
+    for (; tab[i]; i = (i + 1) & (slots - 1)) {
+      const uint32_t *t = c->ws_ids[tab[i] - 1];
+      if (t[WS_VAR] == s->var && t[WS_TYPE] == s->type &&
+          t[WS_FIELD] == s->field)
+        break;
+    }
+    if (!tab[i]) {
+      c->ws_ids[n][WS_VAR] = s->var;
+      c->ws_ids[n][WS_TYPE] = s->type;
+      c->ws_ids[n][WS_FIELD] = s->field;
+      tab[i] = ++n;
+    }
+    c->site_wsk[k] = tab[i] - 1;
+  }
+  free(tab);
+  return true;
 }
 
 bool drv_collector_init(collector *c, cb_hierarchy *h, const cb_program *p) {
@@ -57,12 +100,8 @@ bool drv_collector_init(collector *c, cb_hierarchy *h, const cb_program *p) {
     if (!c->set_misses[l] || !c->set_conflicts[l])
       return false;
   }
-  uint32_t n[3] = {p->n_vars, p->n_types, p->n_fields};
-  for (int k = 0; k < 3; k++)
-    if (!(c->lines[k] = calloc(n[k] + 1, sizeof(uint64_t))))
-      return false;
   c->site = calloc(p->n_sites + 1, sizeof *c->site);
-  if (!c->site)
+  if (!c->site || !triples_init(c))
     return false;
   sites_init(c);
   if ((uint64_t)p->n_vars * c->sets[0] <= (1u << 22))
@@ -79,9 +118,6 @@ void drv_collector_reset(collector *c) {
     memset(c->set_misses[l], 0, c->sets[l] * sizeof(uint64_t));
     memset(c->set_conflicts[l], 0, c->sets[l] * sizeof(uint64_t));
   }
-  uint32_t n[3] = {c->p->n_vars, c->p->n_types, c->p->n_fields};
-  for (int k = 0; k < 3; k++)
-    memset(c->lines[k], 0, n[k] * sizeof(uint64_t));
   sites_init(c);
   memset(c->var_set, 0,
          (size_t)c->p->n_vars * c->sets[0] * 2 * sizeof *c->var_set);
@@ -94,17 +130,12 @@ void drv_collector_free(collector *c) {
     free(c->set_misses[l]);
     free(c->set_conflicts[l]);
   }
-  for (int k = 0; k < 3; k++)
-    free(c->lines[k]);
+  free(c->ws_ids);
+  free(c->site_wsk);
   free(c->site);
   free(c->var_set);
   lineset_free(&c->ws);
   cb_alloc_track_free(c->alloc);
-}
-
-static void touch(collector *c, unsigned kind, uint32_t id, uint64_t line) {
-  if (id != CB_NONE && lineset_add(&c->ws, (uint32_t)kind << 30 | id, line) > 0)
-    c->lines[kind][id]++;
 }
 
 /* A program site's access at addr: its stride state (the stride seen
@@ -140,14 +171,41 @@ static void count_misses(collector *c, const site_state *ss, uint64_t addr,
 }
 
 /* A site's access that starts a new last line: its lines in the working
- * sets of its variable, type and field. */
+ * set of its triple (at most 64, as before for each view). */
 static void touch_lines(collector *c, const site_state *ss, uint64_t first,
                         uint64_t last) {
-  for (uint64_t line = first; line <= last && line - first < 64; line++) {
-    touch(c, WS_VAR, ss->ws[WS_VAR], line);
-    touch(c, WS_TYPE, ss->ws[WS_TYPE], line);
-    touch(c, WS_FIELD, ss->ws[WS_FIELD], line);
+  if (ss->wsk == CB_NONE)
+    return;
+  for (uint64_t line = first; line <= last && line - first < 64; line++)
+    if (lineset_add(&c->ws, ss->wsk, line) < 0)
+      abort(); /* a working set without the line would be wrong */
+}
+
+/* The union of the triples' lines, chunk by chunk (collector.h). */
+bool drv_collector_ws_lines(const collector *c, uint64_t *out[3]) {
+  const uint32_t lim[3] = {c->p->n_vars, c->p->n_types, c->p->n_fields};
+  lineset u = {0};
+  bool ok = true;
+  for (size_t i = 0; i < c->ws.cap && ok; i++) {
+    const ls_slot *e = &c->ws.table[i];
+    if (!e->tag1)
+      continue;
+    const uint32_t *ids = c->ws_ids[e->tag1 - 1];
+    const uint64_t *b = c->ws.bits[e->idx];
+    for (unsigned k = 0; k < 3 && ok; k++) {
+      if (ids[k] == CB_NONE || ids[k] >= lim[k])
+        continue;
+      uint64_t *ub = lineset_chunk(&u, (uint32_t)k << 30 | ids[k], e->chunk);
+      if (!(ok = ub != NULL))
+        break;
+      for (unsigned w = 0; w < LS_CHUNK_LINES / 64; w++) {
+        out[k][ids[k]] += (uint64_t)__builtin_popcountll(b[w] & ~ub[w]);
+        ub[w] |= b[w];
+      }
+    }
   }
+  lineset_free(&u);
+  return ok;
 }
 
 /* One access's views, given what it did in the hierarchy: `missed`
@@ -442,10 +500,12 @@ bool drv_collect_extras(const collector *col, cb_cache_result *c) {
     if (!c->distance_hist[l] || !c->set_misses[l] || !c->set_conflicts[l])
       return false;
   }
-  c->var_lines = dup_u64(col->lines[WS_VAR], p->n_vars);
-  c->type_lines = dup_u64(col->lines[WS_TYPE], p->n_types);
-  c->field_lines = dup_u64(col->lines[WS_FIELD], p->n_fields);
-  if (!c->var_lines || !c->type_lines || !c->field_lines)
+  c->var_lines = calloc(p->n_vars ? p->n_vars : 1, sizeof(uint64_t));
+  c->type_lines = calloc(p->n_types ? p->n_types : 1, sizeof(uint64_t));
+  c->field_lines = calloc(p->n_fields ? p->n_fields : 1, sizeof(uint64_t));
+  uint64_t *ws_out[3] = {c->var_lines, c->type_lines, c->field_lines};
+  if (!c->var_lines || !c->type_lines || !c->field_lines ||
+      !drv_collector_ws_lines(col, ws_out))
     return false;
   c->site_stride = malloc((p->n_sites + 1) * sizeof *c->site_stride);
   c->site_stride_runs = malloc((p->n_sites + 1) * sizeof *c->site_stride_runs);

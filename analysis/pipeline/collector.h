@@ -52,7 +52,7 @@ typedef struct site_state {
   int64_t stride;       /* the step seen twice in a row, latest */
   uint64_t stride_runs; /* how often in the current run of it */
   uint64_t last_line;   /* the line of its latest access + 1 */
-  uint32_t ws[3];       /* var, type, field: CB_NONE or the id */
+  uint32_t wsk;         /* its (var, type, field) triple, or CB_NONE */
   uint32_t var_set;     /* its variable when counted per set, else CB_NONE */
   uint8_t prog;         /* a program access, not a call's */
   cb_alloc_hint hint;   /* alloc_track.h */
@@ -73,8 +73,15 @@ typedef struct collector {
   uint64_t mask[CB_RESULT_LEVELS];
   uint32_t sets[CB_RESULT_LEVELS];
   uint64_t *set_misses[CB_RESULT_LEVELS], *set_conflicts[CB_RESULT_LEVELS];
-  lineset ws;            /* (kind << 30 | id, line): the working sets */
-  uint64_t *lines[3];    /* per var, type, field */
+  /* The working sets: the lines of each distinct (var, type, field)
+   * triple of the sites (ws_ids[k]: CB_NONE or the id), (triple, line)
+   * pairs in ws; each variable's, type's and field's is the union of its
+   * triples', made at the end (drv_collect_extras). One set per triple
+   * rather than one per variable, type and field: one lookup where a
+   * site starts a new line, not three. */
+  lineset ws;
+  uint32_t (*ws_ids)[3];
+  uint32_t *site_wsk;    /* per site (and the one past), the triple */
   site_state *site;      /* per site */
   uint64_t *var_set;     /* n_vars * sets[0] * 2: misses, conflicts */
   cb_alloc_track *alloc; /* heap blocks by allocation site */
@@ -110,6 +117,10 @@ void drv_hash_only_affine(void *ctx, const cb_affine_block *b);
  * producer's thread, in stream order. */
 void drv_fanout_tap_batch(void *ctx, const cb_access *batch, size_t n);
 void drv_fanout_tap_affine(void *ctx, const cb_affine_block *b);
+/* The working sets' sizes in lines, per variable, type and field, added
+ * to out[WS_VAR], out[WS_TYPE], out[WS_FIELD] (the caller's, n_vars,
+ * n_types and n_fields long, zeroed). False if memory runs out. */
+bool drv_collector_ws_lines(const collector *c, uint64_t *out[3]);
 /* Copies what the collector gathered into a cache result. */
 bool drv_collect_extras(const collector *col, cb_cache_result *c);
 

@@ -73,6 +73,11 @@ int lineset_add_slow(lineset *s, uint32_t tag, uint64_t line) {
   return 1;
 }
 
+uint64_t *lineset_chunk(lineset *s, uint32_t tag, uint64_t chunk) {
+  int64_t i = find_chunk(s, tag + 1, chunk);
+  return i < 0 ? NULL : s->bits[i];
+}
+
 void lineset_clear(lineset *s) {
   if (s->table)
     memset(s->table, 0, s->cap * sizeof *s->table);
