@@ -190,7 +190,14 @@ static uint64_t doallocate_depth(uint32_t fn) {
   case CB_LIBC_ISOC99_FSCANF:
   case CB_LIBC_VFSCANF:
   case CB_LIBC_ISOC99_VFSCANF:
+  case CB_LIBC_SCANF:
+  case CB_LIBC_ISOC99_SCANF:
+  case CB_LIBC_VSCANF:
+  case CB_LIBC_ISOC99_VSCANF:
     return 2352;
+  case CB_LIBC_GETCHAR:
+  case CB_LIBC_GETCHAR_UNLOCKED:
+    return 344;
   case CB_LIBC_FPRINTF:
   case CB_LIBC_VFPRINTF:
     return 1888;
@@ -236,6 +243,14 @@ static void st_free(cb_proc *pr, uint64_t p, uint64_t depth) {
   uint64_t C = cb_libc_caller_sp(pr);
   if (C)
     cb_libc_heap_traffic(pr, CB_LIBC_FREE, C - depth, p, 0, false);
+}
+
+/* stdin's buffer at its first read by scanf, fscanf(stdin) or getchar
+ * (getc(stdin)'s is libc_stdin_traffic.c's): 4096 bytes (stdin a file, a
+ * pipe or /dev/null), with malloc's traffic */
+void cb_libc_stdin_buf(cb_proc *pr) {
+  if (!pr->stdin_buf)
+    pr->stdin_buf = st_malloc(pr, 4096, doallocate_depth(pr->lib_called));
 }
 
 /* _IO_file_doallocate: st_blksize bytes from malloc */
