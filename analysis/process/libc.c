@@ -20,6 +20,15 @@
 
 void cb_libc_init(cb_proc *pr) {
   cb_libc_getopt_init(pr);
+  /* environ and its aliases hold envp from the start (csu/libc-start.c's
+   * __libc_init_first); unset, a program walking environ (MallocBench/gawk)
+   * read through a null pointer */
+  static const char *const env_names[] = {"environ", "__environ", "_environ"};
+  for (size_t i = 0; pr->envp_at && i < 3; i++) {
+    uint64_t a = cb_libc_var(pr, env_names[i], 8);
+    if (a)
+      cb_mem_write(&pr->mem, a, &pr->envp_at, 8, NULL);
+  }
 }
 
 /* ---- the dispatcher ---- */

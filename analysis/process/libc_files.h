@@ -167,6 +167,8 @@ void cb_st_sync_flags(cb_proc *pr, const cb_stream *s);
 void cb_st_set_err(cb_proc *pr, cb_stream *s, int err);
 /* The buffer (_IO_file_doallocate); false after failing the run. */
 bool cb_st_ensure_buf(cb_proc *pr, cb_stream *s);
+/* stdin's buffer, made at its first read */
+void cb_libc_stdin_buf(cb_proc *pr);
 void cb_st_drop_backup(cb_proc *pr, cb_stream *s);
 /* Writes out what waits in the buffer; false: the write failed. */
 bool cb_st_flush(cb_proc *pr, cb_stream *s);

@@ -28,7 +28,7 @@
  * itself (with its own getopt: Prolangs-C/bison's `int optind = 0;`) has
  * debug info for its definition, which a declaration of libc's has not:
  * that one is the program's, and keeps its own initial value. */
-static uint64_t libc_var(cb_proc *pr, const char *name, uint32_t size) {
+uint64_t cb_libc_var(const cb_proc *pr, const char *name, uint32_t size) {
   const cb_program *p = pr->p;
   for (uint32_t i = 0; i < p->n_globals; i++) {
     const cb_global *g = &p->globals[i];
@@ -43,16 +43,16 @@ static uint64_t libc_var(cb_proc *pr, const char *name, uint32_t size) {
 void cb_libc_getopt_init(cb_proc *pr) {
   int32_t one = 1, q = '?';
   uint64_t a;
-  if ((a = libc_var(pr, "optind", 4)))
+  if ((a = cb_libc_var(pr, "optind", 4)))
     cb_mem_write(&pr->mem, a, &one, 4, NULL);
-  if ((a = libc_var(pr, "opterr", 4)))
+  if ((a = cb_libc_var(pr, "opterr", 4)))
     cb_mem_write(&pr->mem, a, &one, 4, NULL);
-  if ((a = libc_var(pr, "optopt", 4)))
+  if ((a = cb_libc_var(pr, "optopt", 4)))
     cb_mem_write(&pr->mem, a, &q, 4, NULL);
 }
 
 static int32_t get_int(cb_proc *pr, const char *name, int32_t dflt) {
-  uint64_t a = libc_var(pr, name, 4);
+  uint64_t a = cb_libc_var(pr, name, 4);
   int32_t v = dflt;
   if (a) {
     cb_mem_read(&pr->mem, a, &v, 4, NULL);
@@ -62,7 +62,7 @@ static int32_t get_int(cb_proc *pr, const char *name, int32_t dflt) {
 }
 
 static void put_var(cb_proc *pr, const char *name, const void *v, uint32_t n) {
-  uint64_t a = libc_var(pr, name, n);
+  uint64_t a = cb_libc_var(pr, name, n);
   if (a) {
     cb_mem_write(&pr->mem, a, v, n, NULL);
     cb_libc_acc(pr, a, n, true);

@@ -12,6 +12,11 @@
  * unterminated one ends at the first unmapped byte, a fault. */
 #define MAX_STR SIZE_MAX
 
+/* libc_getopt.c: the address of libc's variable `name` of size bytes as
+ * the Program declares it (copy-relocated into the executable's .bss),
+ * 0 when the program does not refer to it or defines its own. */
+uint64_t cb_libc_var(const cb_proc *pr, const char *name, uint32_t size);
+
 /* libc_malloc_traffic.c: the allocator's traffic outside the heap for
  * the heap call fn (CB_LIBC_MALLOC ... POSIX_MEMALIGN) that just ran in
  * the heap model, called with the caller's rsp C; arg: free's, realloc's

@@ -330,15 +330,10 @@ static int scan_loop(cb_proc *pr, scan_src *s, const char *fmt, size_t flen,
 #undef RET
 }
 
-static void ensure_stdin_buf(cb_proc *pr) {
-  if (!pr->stdin_buf)
-    pr->stdin_buf = cb_heap_malloc(pr->heap, STDIO_BUF);
-}
-
 /* traced: CB_SCT_STREAM (fscanf), CB_SCT_STDIN (scanf) or -1 */
 static cb_stop scan_stdin(cb_proc *pr, uint64_t fmt, argcur *ac, cb_value *ret,
                           int traced) {
-  ensure_stdin_buf(pr);
+  cb_libc_stdin_buf(pr);
   cb_files *f = pr->files;
   int r;
   if (f && f->stdin_npb) {

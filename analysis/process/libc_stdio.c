@@ -346,11 +346,6 @@ bool cb_libc_format(cb_proc *pr, uint64_t fmt_addr, cb_argcur *ac,
   return format(pr, fmt_addr, ac, b);
 }
 
-static void ensure_stdin_buf(cb_proc *pr) {
-  if (!pr->stdin_buf)
-    pr->stdin_buf = cb_heap_malloc(pr->heap, STDIO_BUF);
-}
-
 /* The stdio functions. */
 cb_stop cb_libc_stdio_call(cb_proc *pr, uint32_t fn, const cb_value *a,
                            const uint8_t *ty, uint32_t n, cb_value *ret) {
@@ -485,7 +480,7 @@ cb_stop cb_libc_stdio_call(cb_proc *pr, uint32_t fn, const cb_value *a,
     }
     /* fall through */
   case CB_LIBC_GETCHAR: {
-    ensure_stdin_buf(pr);
+    cb_libc_stdin_buf(pr);
     cb_files *f = pr->files;
     if (f && f->stdin_npb) {
       /* ungetc's backup area (libc_files.c) */

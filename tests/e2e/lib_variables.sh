@@ -46,5 +46,25 @@ if command -v valgrind >/dev/null; then
   done
 fi
 
+# environ holds envp from the start (data/libvars/environ.c walks it as
+# MallocBench/gawk does; unset, the walk read through a null pointer):
+# the modelled output is the real run's under valgrind (its environment
+# strings), the fast engine's report the reference's, own accesses and
+# L1D misses equal to cachegrind's
+env_src=$(dirname "$src")/environ.c
+run env_fast analyze "$env_src" --wait-kernels
+run env_ref analyze "$env_src" --exact-engine
+has "^exit 0" "$tmp/env_fast.err" "environ: analyze exit"
+same env_fast.json env_ref.json "environ: fast vs exact"
+if command -v valgrind >/dev/null; then
+  "$cbana" validate "$env_src" >env_val.out 2>&1
+  st=$?
+  [ $st -eq 0 ] && ok || { bad "environ: validate exit $st"; cat env_val.out; }
+  has "identical to the real run's" env_val.out "environ: output"
+  awk '/own code/ { own = 1 } own && $1 == "accesses" { a = ($2 == $3); next }
+       own && $1 == "L1D" { exit !(a && $3 == $4) }' env_val.out &&
+    ok || { bad "environ: own accesses or L1D misses differ"; cat env_val.out; }
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -7,7 +7,8 @@ rewind and ftell on the standard streams, localtime, gmtime, asctime,
 ctime and their _r forms (the native run without TZ, as the model's
 process), uname, rename, getopt_long, setlocale, scanf's %*; sscanf and
 fscanf's, acos's and qsort's own traffic (a 32 KiB walk after each call turns every
-L1D set the library touches into eight misses of the program's).
+L1D set the library touches into eight misses of the program's), the
+FILE streams' mallocs and frees with malloc's traffic.
 
 For every program and input line of its .inputs file:
   - the output of `cbana analyze` equals the native executable's, and
@@ -16,7 +17,9 @@ For every program and input line of its .inputs file:
   - the JSON report of the default engine equals --exact-engine's;
   - with valgrind: `cbana validate` passes, own-code accesses equal
     cachegrind's, and, for the programs listed in PER_LINE, every line's
-    accesses equal cachegrind's and its L1D misses within one.
+    accesses equal cachegrind's and its L1D misses within one; for those
+    in WHOLE, the whole process's L1D misses within that many of
+    cachegrind's.
 
   libc_models.py CBANA DATA_DIR [--only NAME ...]
 """
@@ -36,10 +39,18 @@ PROGRAMS = ["strcasecmp", "devnull", "sleep_rusage", "file_pos",
             "complex_abs_exp", "signal_isatty", "getopt_args",
             "index_rindex", "pid_difftime", "printf_star", "std_streams",
             "time_conv", "uname_rename", "getopt_long_args", "locale_c",
-            "scanf_family", "acos_ranges", "qsort_variants", "scanf_suppress"]
-# data files a program reads (its stdin: `< FILE` in its .inputs), copied
-# into the working directory
-DATA = {"std_streams": ["std_streams.in"]}
+            "scanf_family", "acos_ranges", "qsort_variants", "scanf_suppress",
+            "fopen_first", "stdin_first"]
+# data files a program reads (its stdin: `< FILE` in its .inputs, or a
+# file it opens), copied into the working directory
+DATA = {"std_streams": ["std_streams.in"], "stdin_first": ["stdin_first.in"]}
+# whole-process L1D misses allowed off cachegrind's by this many:
+# fopen_first's streams are about 1900 misses, of which the first malloc's
+# set-up (about 55) ran inside fopen unseen before; what is left, fopen's
+# and fclose's own work (about 200 and 120 accesses a call, hits mostly),
+# is not modelled (docs/process-model.md 9.4)
+# stdin_first: the first malloc inside scanf was as unseen (-65 misses)
+WHOLE = {"fopen_first": 20, "stdin_first": 20}
 # complex_abs_exp: one spill a call is on line 0 for cachegrind and on
 # the call's line for cbana (the machine code's line table), so only its
 # totals are compared
@@ -59,7 +70,9 @@ TOLERANCE = {"scanf_family": "4"}
 # spill on line 0 that the engine's pairing leaves out (3 against 2);
 # qsort_variants' main counts two accesses a round more on line 0 than
 # cachegrind (40 in 20 rounds, with or without qsort's model)
-ACC_SLACK = {"scanf_family": 1, "qsort_variants": 40}
+# fopen_first's main counts two or three accesses off cachegrind's on
+# every input (with or without the streams' malloc traffic; not traced)
+ACC_SLACK = {"scanf_family": 1, "qsort_variants": 40, "fopen_first": 3}
 # A line's L1D misses may differ by one: the library traffic around the
 # functions tested is not all exact (aligned_alloc's, the FILE streams'
 # internals, docs/process-model.md 9.4), and moves a line's eviction.
@@ -83,17 +96,21 @@ def inputs_of(path):
 
 
 def validate_blocks(text):
-    """[(own_acc_cbana, own_acc_cg, {line: (acc, cg_acc, l1, cg_l1)})]"""
+    """[(own_acc_cbana, own_acc_cg, {line: (acc, cg_acc, l1, cg_l1)},
+    (whole_l1_cbana, whole_l1_cg))]"""
     blocks = []
     for part in re.split(r"\ninput \d+:", text)[1:]:
         m = re.search(r"own code.*?\n\s+accesses\s+(\d+)\s+(\d+)", part, re.S)
+        w = re.search(r"whole process.*?\n\s+L1D misses\s+(\d+)\s+(\d+)",
+                      part, re.S)
         lines = {}
         for lm in re.finditer(r"^\s+(\S+\.[ch]):(\d+)\s+(\d+)\s+(\d+)\s+(\d+)"
                               r"\s+(\d+)\s*$", part, re.M):
             lines[(lm.group(1), lm.group(2))] = tuple(
                 int(lm.group(k)) for k in range(3, 7))
-        blocks.append((int(m.group(1)), int(m.group(2)), lines) if m else
-                      None)
+        blocks.append((int(m.group(1)), int(m.group(2)), lines,
+                       (int(w.group(1)), int(w.group(2))) if w else None)
+                      if m else None)
     return blocks
 
 
@@ -185,10 +202,15 @@ def main():
                 if b is None:
                     check(False, f"{name} input {i + 1}: no own-code rows")
                     continue
-                acc, cg_acc, lines = b
+                acc, cg_acc, lines, whole = b
                 check(abs(acc - cg_acc) <= ACC_SLACK.get(name, 0),
                       f"{name} input {i + 1}: own accesses {acc}, "
                       f"cachegrind {cg_acc}")
+                if name in WHOLE:
+                    check(whole is not None and
+                          abs(whole[0] - whole[1]) <= WHOLE[name],
+                          f"{name} input {i + 1}: whole-process L1D misses "
+                          f"{whole}, allowed {WHOLE[name]} apart")
                 if name not in PER_LINE:
                     continue
                 check(len(lines) >= 5, f"{name}: only {len(lines)} lines")
