@@ -156,15 +156,20 @@ _Static_assert(sizeof(((cb_mem *)0)->tlb[0]) == sizeof(cb_kernel_page) &&
                "translation cache");
 
 /* The ops of block b from op ip to its end, which the interpreter is to
- * run: counted per function for --stats (program.h's kernel_interp). A
- * relaxed add: engines on other threads may count at once. */
+ * run: counted per function for --stats (program.h's kernel_interp).
+ * Engines on other threads may count at once: a count lost between them
+ * only makes the figure a little low, and a locked add at every block
+ * the interpreter runs would cost more than the block. */
 static inline void count_interp(cb_eng *e, uint32_t func, uint32_t b,
                                 uint32_t ip) {
   const cb_program *p = e->p;
   const cb_block *bl = &p->blocks[b];
-  if (p->kernel_interp && ip >= bl->first_op && ip < bl->first_op + bl->n_ops)
-    __atomic_fetch_add(&p->kernel_interp[func], bl->first_op + bl->n_ops - ip,
-                       __ATOMIC_RELAXED);
+  if (p->kernel_interp && ip >= bl->first_op && ip < bl->first_op + bl->n_ops) {
+    uint64_t *c = &p->kernel_interp[func];
+    __atomic_store_n(
+        c, __atomic_load_n(c, __ATOMIC_RELAXED) + bl->first_op + bl->n_ops - ip,
+        __ATOMIC_RELAXED);
+  }
 }
 
 bool eng_kernel_enter(cb_eng *e, uint32_t *ip, uint64_t *budget) {
