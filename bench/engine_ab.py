@@ -21,20 +21,27 @@ import tempfile
 import time
 
 
-def run(binary, srcs, cflags, args, extra, timeout, cache_home=None):
+def run(binary, srcs, cflags, args, extra, timeout, cache_home=None,
+        keep=None):
+    """keep: (directory, report path) to run from, with the environment
+    `env -i PATH=/usr/bin:/bin HOME=/root` (the modelled process's is the
+    analyzer's), keeping the report there to compare byte for byte."""
     with tempfile.TemporaryDirectory() as d:
-        out = os.path.join(d, "r.json")
+        out = keep[1] if keep else os.path.join(d, "r.json")
         cmd = [binary, "analyze"] + srcs + ["--cflags", cflags, "--stats",
                "--quiet", "--format", "json", "-o", out] + extra
         if args:
             cmd += ["--args", args]
         t0 = time.time()
         env = dict(os.environ)
+        if keep:
+            env = {"PATH": "/usr/bin:/bin", "HOME": "/root"}
         if cache_home:
             env["XDG_CACHE_HOME"] = cache_home
         try:
             p = subprocess.run(cmd, capture_output=True, text=True,
-                               timeout=timeout, env=env)
+                               timeout=timeout, env=env,
+                               cwd=keep[0] if keep else None)
         except subprocess.TimeoutExpired:
             return {"status": "timeout", "wall": timeout}
         wall = time.time() - t0
@@ -51,6 +58,14 @@ def run(binary, srcs, cflags, args, extra, timeout, cache_home=None):
         r["kfn"], r["kcpu"] = (int(m.group(1)), float(m.group(2))) if m else (0, 0.0)
         m = re.search(r"kernels left before: (.*)", p.stderr)
         r["left"] = m.group(1).strip() if m else ""
+        m = re.search(r"interpreted outside kernels \(ops, by function\): (.*)", p.stderr)
+        r["interp"] = m.group(1).strip() if m else ""
+        if keep:
+            try:
+                with open(out, "rb") as f:
+                    r["bytes"] = f.read()
+            except OSError:
+                r["bytes"] = None
         try:
             with open(out) as f:
                 j = json.load(f)
@@ -124,7 +139,7 @@ def geomean(xs):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--a", required=True, help="the old build's cbana")
-    ap.add_argument("--b", required=True, help="the new build's cbana")
+    ap.add_argument("--b", help="the new build's cbana (none: A alone)")
     ap.add_argument("--tsv")
     ap.add_argument("--lts")
     ap.add_argument("--min-cg", type=float, default=1.0)
@@ -136,6 +151,9 @@ def main():
     ap.add_argument("--out", required=True, help="prefix of .md and .tsv")
     ap.add_argument("--cache-a", help="XDG_CACHE_HOME of A's runs")
     ap.add_argument("--cache-b", help="XDG_CACHE_HOME of B's runs")
+    ap.add_argument("--keep", help="run from this directory with env -i "
+                    "PATH=/usr/bin:/bin HOME=/root, keep the reports in "
+                    "its a/ and b/, and compare them byte for byte")
     o = ap.parse_args()
     if o.polybench:
         progs = programs_from_polybench(o.polybench, o.size, o.only)
@@ -147,12 +165,27 @@ def main():
     lines = []
     tsv = open(o.out + ".tsv", "w")
     tsv.write("name\tcg_wall\ta_wall\ta_gen\tb_wall\tb_gen\tops\tb_kops\t"
-              "b_kfn\tb_kcpu\tequal\tb_left\n")
+              "b_kfn\tb_kcpu\tequal\tb_left\ta_kops\ta_left\ta_interp\t"
+              "b_interp\n")
     gen_ratio, wall_ratio, shares, worse = [], [], [], []
+    keep = {}
+    if o.keep:
+        for t in ("a", "b"):
+            os.makedirs(os.path.join(o.keep, t), exist_ok=True)
+            keep[t] = lambda n, t=t: (o.keep, os.path.join(
+                o.keep, t, n.replace("/", "-") + ".json"))
     for name, src, cflags, args, cg in progs:
-        ra = run(o.a, src, cflags, args, extra, o.timeout, o.cache_a)
-        rb = run(o.b, src, cflags, args, extra, o.timeout, o.cache_b)
-        eq = ra.get("report") is not None and ra.get("report") == rb.get("report")
+        ra = run(o.a, src, cflags, args, extra, o.timeout, o.cache_a,
+                 keep["a"](name) if keep else None)
+        rb = run(o.b, src, cflags, args, extra, o.timeout, o.cache_b,
+                 keep["b"](name) if keep else None) if o.b else ra
+        if keep:
+            eq = ra.get("bytes") is not None and ra["bytes"] == rb.get("bytes")
+        else:
+            eq = (ra.get("report") is not None and
+                  ra.get("report") == rb.get("report"))
+        if o.b is None:
+            eq = ra.get("status") == 0
         share = (rb["kops"] / rb["ops"]) if rb.get("ops") else None
         if ra.get("gen") and rb.get("gen"):
             gen_ratio.append(ra["gen"] / rb["gen"] if rb["gen"] > 0 else None)
@@ -165,7 +198,9 @@ def main():
         tsv.write("\t".join(str(x) for x in [
             name, cg, f"{ra['wall']:.2f}", ra.get("gen"), f"{rb['wall']:.2f}",
             rb.get("gen"), rb.get("ops"), rb.get("kops"), rb.get("kfn"),
-            rb.get("kcpu"), int(eq), rb.get("left", "")]) + "\n")
+            rb.get("kcpu"), int(eq), rb.get("left", ""), ra.get("kops"),
+            ra.get("left", ""), ra.get("interp", ""),
+            rb.get("interp", "")]) + "\n")
         tsv.flush()
         lines.append(f"| {name} | {cg if cg is not None else ''} | "
                      f"{ra['wall']:.2f} | {ra.get('gen')} | {rb['wall']:.2f} | "

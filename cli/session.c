@@ -40,6 +40,32 @@ static void print_kernel_left(const cb_analysis_stats *st) {
     fputc('\n', stderr);
 }
 
+/* --stats: the functions whose blocks the interpreter ran most, outside
+ * the kernels (program.h's kernel_interp). */
+static void print_interp(const cb_program *p) {
+  if (!p->kernel_interp)
+    return;
+  bool *shown = calloc(p->n_functions + 1, sizeof *shown);
+  unsigned n = 0;
+  for (; shown && n < 6; n++) {
+    uint32_t best = UINT32_MAX;
+    for (uint32_t f = 0; f < p->n_functions; f++)
+      if (!shown[f] && p->kernel_interp[f] &&
+          (best == UINT32_MAX || p->kernel_interp[f] > p->kernel_interp[best]))
+        best = f;
+    if (best == UINT32_MAX)
+      break;
+    shown[best] = true;
+    fprintf(stderr, "%s%s %llu",
+            n ? ", " : "  interpreted outside kernels (ops, by function): ",
+            p->functions[best].name,
+            (unsigned long long)p->kernel_interp[best]);
+  }
+  if (n)
+    fputc('\n', stderr);
+  free(shown);
+}
+
 static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -331,6 +357,7 @@ int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
     s->stats.kernel_tier_ups = s->program->kernel_tier_ups;
     cb_analysis_stats_print(stderr, &s->stats);
     print_kernel_left(&s->stats);
+    print_interp(s->program);
   }
   if (r->library_note && !a->quiet)
     fprintf(stderr, "cbana %s: note: %s\n", command, r->library_note);

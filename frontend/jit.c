@@ -218,13 +218,17 @@ static void gen_free(jit_gen *g) {
 }
 
 /* Whether block gb's machine-code accesses are ones a kernel makes: not
- * a vararg prologue's vector spills nor an inline sqrt's path, which
- * depend on state only the interpreter keeps. */
+ * a vararg prologue's vector spills, which depend on the caller's %al,
+ * state only the interpreter keeps. An inline sqrt's path
+ * (cb_mach_access.sqrt_path) is made after its library call, which the
+ * engine runs (io->call) and follows with the accesses of the path it
+ * took (engine_frames.h's eng_emit_mach_at): the kernel never makes
+ * those itself. */
 bool jit_mach_compiled(const cb_program *p, uint32_t gb) {
   const cb_block *b = &p->blocks[gb];
   for (uint32_t i = 0; i < b->n_mach && b->first_mach + i < p->n_mach; i++) {
     const cb_mach_access *m = &p->mach[b->first_mach + i];
-    if (m->va_xmm || m->sqrt_path)
+    if (m->va_xmm)
       return false;
   }
   return true;

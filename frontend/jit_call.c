@@ -118,9 +118,9 @@ static void emit_checked(jit_gen *g, LLVMValueRef addr, unsigned size,
  * frame's cfa: on a new frame's entry (at its block's first op; its prev
  * is none, so no access of an edge) or after a call (each record
  * checked: nothing before counted them). The block has code, so none of
- * its accesses is a vararg prologue's or an inline sqrt's
- * (jit_mach_compiled). Returns the accesses made (entry) as reads and
- * writes. */
+ * its accesses is a vararg prologue's (jit_mach_compiled), and an inline
+ * sqrt's follow a library call, which is the engine's. Returns the accesses
+ * made (entry) as reads and writes. */
 static void mach_at(jit_gen *g, uint32_t gb, uint32_t at, LLVMValueRef cfa,
                     bool entry, uint64_t *reads, uint64_t *writes) {
   const cb_program *p = g->p;

@@ -154,16 +154,17 @@ typedef struct jit_owned {
   pthread_mutex_t lock;
   pthread_cond_t wake, idle;
   uint32_t *queue, n_queued;
-  uint8_t *state;  /* per function: JS_* */
-  uint8_t *wanted; /* per function: asked for by the engine */
-  uint8_t *nth;    /* per function: its compiles so far */
-  uint8_t *nmore;  /* per function: of those, with more blocks */
-  uint8_t *ran;    /* per global block: p->kernel_ran */
-  uint8_t *code;   /* per global block: p->kernel_code */
-  uint64_t *more;  /* per function: p->kernel_more */
-  uint64_t *up;    /* per function: p->kernel_up */
-  uint8_t *tier;   /* per function: its kernel's, 0 -O0, 1 -O1 */
-  uint8_t *taken;  /* per function: jit_addr_taken's; NULL: every one */
+  uint8_t *state;   /* per function: JS_* */
+  uint8_t *wanted;  /* per function: asked for by the engine */
+  uint8_t *nth;     /* per function: its compiles so far */
+  uint8_t *nmore;   /* per function: of those, with more blocks */
+  uint8_t *ran;     /* per global block: p->kernel_ran */
+  uint8_t *code;    /* per global block: p->kernel_code */
+  uint64_t *more;   /* per function: p->kernel_more */
+  uint64_t *up;     /* per function: p->kernel_up */
+  uint64_t *interp; /* per function: p->kernel_interp */
+  uint8_t *tier;    /* per function: its kernel's, 0 -O0, 1 -O1 */
+  uint8_t *taken;   /* per function: jit_addr_taken's; NULL: every one */
   /* per function, NULL: none; to compile first with the blocks of
    * pin_blocks (the last run's): 1 at -O0, 2 at -O1 */
   uint8_t *pin;
@@ -682,6 +683,7 @@ void fe_jit_free(void *owned) {
   free(o->code);
   free(o->more);
   free(o->up);
+  free(o->interp);
   free(o->tier);
   free(o->taken);
   free(o->pin);
@@ -702,14 +704,15 @@ void fe_jit_compile(cb_program *p, bool eager, const char *cache_dir) {
     o->ops_now = calloc(nf, sizeof *o->ops_now);
     o->more = calloc(nf, sizeof *o->more);
     o->up = calloc(nf, sizeof *o->up);
+    o->interp = calloc(nf, sizeof *o->interp);
     o->tier = calloc(nf, 1);
     o->ran = calloc(nb, 1);
     o->code = calloc(nb, 1);
     o->nphis = count_phis(p);
   }
   if (!o || !k || !o->queue || !o->state || !o->wanted || !o->nth ||
-      !o->nmore || !o->ops_now || !o->more || !o->up || !o->tier || !o->ran ||
-      !o->code || !o->nphis) {
+      !o->nmore || !o->ops_now || !o->more || !o->up || !o->interp ||
+      !o->tier || !o->ran || !o->code || !o->nphis) {
     if (o) {
       free(o->queue);
       free(o->state);
@@ -719,6 +722,7 @@ void fe_jit_compile(cb_program *p, bool eager, const char *cache_dir) {
       free(o->ops_now);
       free(o->more);
       free(o->up);
+      free(o->interp);
       free(o->tier);
       free(o->ran);
       free(o->code);
@@ -751,6 +755,7 @@ void fe_jit_compile(cb_program *p, bool eager, const char *cache_dir) {
   p->kernel_ran = o->ran;
   p->kernel_code = o->code;
   p->kernel_more = o->more;
+  p->kernel_interp = o->interp;
   p->kernel_up = o->up;
   p->jit = o;
   p->kernel_request = request;

@@ -13,7 +13,6 @@
 #include "engine_frames.h"
 #include "engine_internal.h"
 #include "engine_scalar.h"
-#include "fastops.h"
 #include "template.h"
 
 /* ---- defaults ---- */
@@ -29,7 +28,6 @@ static void eng_destroy(cb_eng *e) {
   cb_proc_free(&e->pr);
   free(e->nphis);
   free(e->rmw);
-  free(e->fk);
   free(e->mach_mid);
   free(e->mach_at);
   free(e->kstop);
@@ -37,7 +35,6 @@ static void eng_destroy(cb_eng *e) {
   free(e->kentry);
   free(e->kheat);
   free(e->ktpl);
-  cb_phi_edges_free(&e->pe);
   cb_tpl_free(e->tpl);
   free(e->fo_off);
   free(e->frame_size);

@@ -1,7 +1,7 @@
 /* engine_check.c: what is computed from the Program before a run:
  * validate (every index the interpreter follows is inside the Program's
- * arrays), folded read-modify-write stores, vector selects, the fast
- * engine's kinds, phi counts, functions by address and the frame layout
+ * arrays), folded read-modify-write stores, vector selects, phi counts,
+ * loop templates, functions by address and the frame layout
  * (precompute). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,6 @@
 #include "engine_frames.h"
 #include "engine_internal.h"
 #include "engine_kernel.h"
-#include "fastops.h"
 #include "template.h"
 
 /* Orders function indexes by code address (e->fn_by_addr). */
@@ -347,8 +346,7 @@ static void find_vector_selects(cb_eng *e) {
 }
 
 /* The ops before which a block's machine-code accesses are made in the
- * middle of the block (engine_internal.h, mach_mid): the reference loop
- * runs them, so no fast kind, nor a gep fused with them. */
+ * middle of the block (engine_internal.h, mach_mid). */
 static void find_mach_mid(cb_eng *e) {
   const cb_program *p = e->p;
   for (uint32_t b = 0; p->mach && b < p->n_blocks; b++) {
@@ -362,16 +360,6 @@ static void find_mach_mid(cb_eng *e) {
       if (!e->mach_mid && !(e->mach_mid = calloc(p->n_ops, 1)))
         return;
       e->mach_mid[x] = 1;
-      if (!e->fk)
-        continue;
-      e->fk[x] = FK_NONE;
-      uint8_t *pk = &e->fk[x - 1];
-      if (*pk == FK_GEP1_LOAD8 || *pk == FK_GEP1_STORE8 ||
-          *pk == FK_GEP1_LOAD_S)
-        *pk = FK_GEP1;
-      else if (*pk == FK_GEP2_LOAD8 || *pk == FK_GEP2_STORE8 ||
-               *pk == FK_GEP2_LOAD_S)
-        *pk = FK_GEP2;
     }
   }
 }
@@ -403,8 +391,6 @@ static void find_mach_at(cb_eng *e) {
 void eng_precompute(cb_eng *e) {
   find_rmw(e);
   find_vector_selects(e);
-  if (e->opt.mode == CB_ENGINE_FAST)
-    e->fk = cb_fast_kinds(e->p, e->rmw); /* NULL: the reference loop */
   const cb_program *p = e->p;
   find_mach_mid(e);
   find_mach_at(e);
@@ -424,7 +410,9 @@ void eng_precompute(cb_eng *e) {
       maxl = l;
   }
   e->phi_cap = maxl;
-  if (e->opt.mode == CB_ENGINE_FAST && cb_phi_edges_build(p, e->nphis, &e->pe))
+  /* loop templates run only the iterations the kernels' native code
+   * computes (template.h) */
+  if (e->opt.mode == CB_ENGINE_FAST && p->kernels && p->tpl_kernels)
     e->tpl = cb_tpl_build(p, e->rmw, e->nphis); /* template.h */
   eng_kernel_setup(e);
   e->phi_tmp = malloc(maxl * sizeof *e->phi_tmp);

@@ -1,5 +1,5 @@
 /* engine_internal.h: the state of one engine run (cb_eng), shared by the
- * interpreter's files (engine*.c, fastloop.c, template*.c). The modelled
+ * interpreter's files (engine*.c, template*.c). The modelled
  * process it runs the program in is process/proc.h's cb_proc, embedded as
  * e->pr; the engine implements proc.h's host interface (cb_host_*).
  * Internal to the engine stage. */
@@ -14,12 +14,10 @@
 #include "cbana/engine.h"
 #include "cbana/kernel.h"
 #include "cbana/program.h"
-#include "fastops.h"
 #include "proc.h"
 
 /* cb_frame is kernel.h's: the native kernels push and pop frames. */
 
-#define CB_PF_SLOTS 4096u
 #define CB_MACH_AT_NONE 0xfffffffeu
 
 typedef struct cb_kernel_tpl_use cb_kernel_tpl_use;
@@ -39,7 +37,6 @@ typedef struct cb_eng {
                      one read-modify-write instruction (counted as a read) */
   /* per op: 1 when a block's machine-code accesses are made just before
    * it, in the middle of the block (cb_mach_access.op, not after a call);
-   * the fast kinds leave those ops to the reference loop, which emits them.
    * NULL: none. */
   uint8_t *mach_mid;
   /* per op: where in program->mach the accesses made after a call just
@@ -47,9 +44,6 @@ typedef struct cb_eng {
    * are contiguous; CB_MACH_AT_NONE: none; CB_NONE: look through the
    * block's list. NULL: look through it always. */
   uint32_t *mach_at;
-  uint8_t *fk;     /* per op: the fast engine's kind (fastops.h); NULL in the
-                      reference mode */
-  cb_phi_edges pe; /* the fast engine's phi moves per edge (fastops.h) */
   struct cb_tpl_set *tpl; /* the fast engine's loop templates (template.h);
                              NULL: none */
   /* the frontend's native kernels (kernel.h) the fast engine runs, and
@@ -109,10 +103,6 @@ typedef struct cb_eng {
 
   uint64_t *phi_tmp;
   size_t phi_cap;
-  /* cb_fast_loop's stride prefetcher: the latest address of each load op,
-   * by op index modulo CB_PF_SLOTS (a collision costs only a useless
-   * prefetch). */
-  uint64_t pf_last[CB_PF_SLOTS];
 } cb_eng;
 
 /* The engine whose process pr is (proc.h's host functions). */

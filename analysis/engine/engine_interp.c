@@ -9,9 +9,8 @@
 
 #include "engine_frames.h"
 #include "engine_internal.h"
+#include "engine_kernel.h"
 #include "engine_scalar.h"
-#include "fastloop.h"
-#include "fastops.h"
 
 cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
   const cb_program *p = e->p;
@@ -27,10 +26,8 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
   cb_run_outcome *out = e->out;
   cb_stop st = CB_GO;
   uint32_t target = 0;
-  const uint8_t *FK = e->fk; /* fast engine: pre-decoded kinds */
   const uint8_t *MM = e->mach_mid;
   const uint8_t *KE = e->kentry; /* where a native kernel may start */
-  const cb_phi_edges *PE = e->pe.first ? &e->pe : NULL;
 
 #define V(o) ((o)&CB_OPND_CONST ? &K[(o) & ~CB_OPND_CONST] : &S[o])
 #define RELOAD()                                                               \
@@ -40,14 +37,12 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
   } while (0)
 
   for (;;) {
-    /* The fast engine: cb_fast_loop runs every pre-decoded kind, and
-     * returns before an op it cannot finish (an unmapped or page-crossing
-     * access, a zero divisor, a block with machine-code accesses), which
-     * the reference cases below then run. */
-    if (FK && (FK[ip] != FK_NONE || (KE && KE[ip])) && budget != 0) {
-      cb_fast_loop(e, F, S, &ip, &budget); /* fastloop.h */
+    /* At a block's start, its function's native kernel (kernel.h) runs
+     * as far as it can; the op it leaves before is run below. */
+    if (KE && KE[ip] && budget != 0) {
+      bool stopped = eng_kernel_enter(e, &ip, &budget); /* engine_kernel.h */
       RELOAD(); /* a kernel's calls may move frames and slots */
-      if (__builtin_expect(e->kernel_stop != CB_GO, 0)) {
+      if (__builtin_expect(stopped, 0)) {
         st = e->kernel_stop; /* a call a kernel ran ended the run */
         e->kernel_stop = CB_GO;
         if (st == CB_LONGJMP) {
@@ -69,7 +64,7 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
       if ((budget = eng_budget_refill(e, p->functions[F->func].name)) == 0)
         return CB_FAIL;
       e->budget_left = budget;
-      continue; /* the fast loop may take the op at ip */
+      continue; /* a kernel may take the op at ip */
     }
     budget--;
     const cb_op *op = &ops[ip++];
@@ -507,38 +502,7 @@ cb_stop eng_run(cb_eng *e, uint32_t stop_depth, cb_value *ret_out) {
     ip = nb->first_op;
     if (__builtin_expect(nb->n_mach != 0, 0))
       eng_emit_mach(e, nb, F->cfa);
-    if (np && PE) {
-      /* fast engine: this edge's moves, precomputed (fastops.h) */
-      const cb_phi_edge *ed = &PE->edges[PE->first[gb]];
-      const cb_phi_edge *ee = &PE->edges[PE->first[gb + 1]];
-      while (ed < ee && ed->pred != from)
-        ed++;
-      uint64_t *tmp = e->phi_tmp;
-      size_t t = 0;
-      if (ed < ee) {
-        const cb_phi_move *mv = &PE->moves[ed->first_move];
-        for (uint32_t k = 0; k < ed->n_moves; k++) {
-          const cb_value *src =
-              mv[k].src == CB_NONE ? NULL : V((cb_operand)mv[k].src);
-          for (unsigned i = 0; i < mv[k].lanes; i++)
-            tmp[t++] = src ? src[i].u : 0;
-        }
-        t = 0;
-        for (uint32_t k = 0; k < ed->n_moves; k++)
-          for (unsigned i = 0; i < mv[k].lanes; i++)
-            S[mv[k].dst + i].u = tmp[t++];
-      } else {
-        /* an edge no phi names: every phi reads 0, as the reference */
-        for (uint32_t k = 0; k < np; k++) {
-          const cb_op *ph = &ops[ip + k];
-          unsigned l = ph->lanes ? ph->lanes : 1;
-          for (unsigned i = 0; i < l; i++)
-            S[ph->dst + i].u = 0;
-        }
-      }
-      eng_budget_spend_upto(e, &budget, np);
-      ip += np;
-    } else if (np) {
+    if (np) {
       /* parallel: read every incoming value, then write */
       uint64_t *tmp = e->phi_tmp;
       size_t t = 0;

@@ -21,20 +21,17 @@ void eng_kernel_missed_ops(cb_eng *e, const cb_frame *F, uint64_t n);
 
 /* Frame F is at the start of its block (after its phis) and the
  * interpreter is to run it: the function has no kernel k yet (NULL), or
- * k has no code for the block, or the block is a loop template's
- * (kstop). Marks the block run, counts it towards asking for the kernel
- * (eng_kernel_warm) or asking for it again (eng_kernel_missed), and
- * returns the kernel to run the block with after all (an eager compile
- * just made it), else NULL. A relaxed byte each: the compile thread
- * reads the marks while the engines write them. */
+ * k has no code for the block. Marks the block run, counts it towards asking
+ * for the kernel (eng_kernel_warm) or asking for it again (eng_kernel_missed),
+ * and returns the kernel to run the block with after all (an eager compile just
+ * made it), else NULL. A relaxed byte each: the compile thread reads the marks
+ * while the engines write them. */
 static inline cb_kernel_fn eng_kernel_outside(cb_eng *e, const cb_frame *F,
                                               cb_kernel_fn k) {
   const cb_program *p = e->p;
   uint8_t *ran = &p->kernel_ran[F->block];
   if (!__atomic_load_n(ran, __ATOMIC_RELAXED))
     __atomic_store_n(ran, 1, __ATOMIC_RELAXED);
-  if (e->kstop[F->block])
-    return NULL;
   if (k) {
     eng_kernel_missed(e, F);
     return NULL;

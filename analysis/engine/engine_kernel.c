@@ -100,7 +100,7 @@ static void io_to_state(cb_eng *e, const volatile cb_kernel_io *io,
 
 void eng_kernel_setup(cb_eng *e) {
   const cb_program *p = e->p;
-  if (!e->fk || !p->kernels)
+  if (e->opt.mode != CB_ENGINE_FAST || !p->kernels)
     return;
   e->kstop = calloc(p->n_blocks + 1, 1);
   e->kflags = calloc(p->n_ops + 1, 1);
@@ -143,9 +143,120 @@ void eng_kernel_setup(cb_eng *e) {
   e->kernels = p->kernels;
 }
 
+/* The kernel's view of the engine's state is this layout (program.h). */
+_Static_assert(CB_PG_BITS == CB_KERNEL_PAGE_BITS, "page size");
+_Static_assert(CB_TLB_N == CB_KERNEL_TLB_N, "translation cache's size");
+_Static_assert(sizeof(cb_value) == 8, "slot words");
+_Static_assert(sizeof(cb_access) == 16 && offsetof(cb_access, site) == 8 &&
+                   offsetof(cb_access, size) == 12 &&
+                   offsetof(cb_access, is_write) == 14,
+               "batch records");
+_Static_assert(sizeof(((cb_mem *)0)->tlb[0]) == sizeof(cb_kernel_page) &&
+                   offsetof(cb_kernel_page, data) == 8,
+               "translation cache");
+
+/* The ops of block b from op ip to its end, which the interpreter is to
+ * run: counted per function for --stats (program.h's kernel_interp).
+ * Engines on other threads may count at once: a count lost between them
+ * only makes the figure a little low, and a locked add at every block
+ * the interpreter runs would cost more than the block. */
+static inline void count_interp(cb_eng *e, uint32_t func, uint32_t b,
+                                uint32_t ip) {
+  const cb_program *p = e->p;
+  const cb_block *bl = &p->blocks[b];
+  if (p->kernel_interp && ip >= bl->first_op && ip < bl->first_op + bl->n_ops) {
+    uint64_t *c = &p->kernel_interp[func];
+    __atomic_store_n(
+        c, __atomic_load_n(c, __ATOMIC_RELAXED) + bl->first_op + bl->n_ops - ip,
+        __ATOMIC_RELAXED);
+  }
+}
+
+bool eng_kernel_enter(cb_eng *e, uint32_t *ip, uint64_t *budget) {
+  const cb_program *p = e->p;
+  cb_frame *F = &e->frames[e->depth - 1];
+  /* a loop entered from outside whose template has native iterations
+   * (template.h): the template runs them, the kernel or the interpreter
+   * the rest */
+  if (e->tpl && *ip == p->blocks[F->block].first_op + e->nphis[F->block] &&
+      F->prev + p->functions[F->func].first_block != F->block) {
+    int32_t ti = cb_tpl_of(e->tpl, F->block);
+    if (ti >= 0) {
+      eng_tpl_run(e, F, e->slots + F->slot_base, ti, budget);
+      if (*budget == 0)
+        return false;
+    }
+  }
+  /* the frontend's compile may still be filling the table */
+  cb_kernel_fn k = __atomic_load_n(&e->kernels[F->func], __ATOMIC_ACQUIRE);
+  if ((!k || !p->kernel_code[F->block]) && !(k = eng_kernel_outside(e, F, k))) {
+    count_interp(e, F->func, F->block, *ip);
+    return false;
+  }
+  cb_kernel_io io = {.slots = e->slots + F->slot_base,
+                     .tlb = (const cb_kernel_page *)(const void *)e->pr.mem.tlb,
+                     .stop = e->kstop,
+                     .op_flags = e->kflags,
+                     .branch_counts = e->out->branch_counts,
+                     .batch = (uint8_t *)e->acc.batch,
+                     .nbatch = e->acc.nbatch,
+                     .cap = e->acc.cap,
+                     .stream_records = e->acc.stream_records,
+                     .budget = *budget,
+                     .sig_v = e->sig_v,
+                     .sig_n = e->sig_n,
+                     .path_signature = e->out->path_signature,
+                     .cfa = F->cfa,
+                     .engine = e,
+                     .stack = &e->ks,
+                     .kernels = e->kernels,
+                     .call = eng_kernel_call,
+                     .ret = eng_kernel_ret,
+                     .flush = eng_kernel_flush,
+                     .tpl = eng_kernel_tpl,
+                     .page = eng_kernel_page,
+                     .entries = p->kernel_entries,
+                     .ip = *ip,
+                     .block = F->block,
+                     .prev = F->prev};
+  uint64_t done0 = eng_ops_done(e, *budget), kops0 = e->out->kernel_ops;
+  uint32_t func = F->func;
+  k(&io);
+  /* read field by field (io_to_state says why) */
+  const volatile cb_kernel_io *vo = &io;
+  e->out->kernel_ops += eng_ops_done(e, vo->budget) - done0;
+  /* the kernels' own: without the calls and templates the engine ran */
+  eng_kernel_ran(e, func, e->out->kernel_ops - kops0);
+  F = &e->frames[e->depth - 1];
+  e->acc.nbatch = vo->nbatch;
+  e->sig_v = vo->sig_v;
+  e->sig_n = vo->sig_n;
+  e->out->path_signature = vo->path_signature;
+  e->out->branches += vo->branches;
+  e->out->loads += vo->loads;
+  e->out->stores += vo->stores;
+  *budget = vo->budget;
+  if (e->kernel_stop != CB_GO)
+    return true;
+  *ip = vo->ip & ~CB_KERNEL_IP_MACH_MADE;
+  if (vo->ip & CB_KERNEL_IP_MACH_MADE)
+    e->mach_made_at = *ip;
+  F->block = vo->block;
+  F->prev = vo->prev;
+  e->out->kernel_left[p->ops[*ip].code]++; /* --stats */
+  count_interp(e, F->func, F->block, *ip);
+  return false;
+}
+
 uint64_t eng_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
                      uint64_t *budget) {
-  uint64_t iters = cb_tpl_run(e, F, S, ti, budget);
+  const cb_tpl_kernel_fn nk =
+      e->p->tpl_kernels
+          ? __atomic_load_n(&e->p->tpl_kernels[F->block], __ATOMIC_ACQUIRE)
+          : NULL;
+  if (!nk)
+    return 0;
+  uint64_t iters = cb_tpl_run(e, F, S, ti, nk, budget);
   /* a function that runs mostly in its loops' templates is as hot as
    * their operations say: its kernel makes their iterations natively,
    * once compiled with the header among the blocks that ran
@@ -248,6 +359,14 @@ int eng_kernel_tpl(cb_kernel_io *io) {
   io_to_state(e, io, io->ip);
   cb_frame *F = &e->frames[e->depth - 1];
   int32_t ti = e->tpl ? cb_tpl_of(e->tpl, F->block) : -1;
+  if (ti >= 0 && e->p->tpl_kernels &&
+      !__atomic_load_n(&e->p->tpl_kernels[F->block], __ATOMIC_ACQUIRE)) {
+    /* the running kernel has code for the loop, and its compile made no
+     * native iterations for it (an op the kernels leave before): the
+     * kernel runs the loop from now on without asking */
+    e->kstop[F->block] = 0;
+    ti = -1;
+  }
   if (ti >= 0 && e->budget_left != 0) {
     uint64_t done0 = eng_ops_done(e, e->budget_left);
     uint64_t budget = e->budget_left;

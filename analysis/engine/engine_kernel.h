@@ -22,10 +22,22 @@ static inline cb_kernel_fn eng_kernel_warm(cb_eng *e, const cb_frame *F) {
   }
   return *h ? eng_kernel_cold(e, F) : NULL;
 }
-/* cb_tpl_run (template.h) of template ti at frame F's block, and what
- * it ran counted: a header whose template runs few iterations an entry on
- * average is left to the kernels from then on (e->kstop), which run a
- * short loop faster than the template's setup. Returns the iterations. */
+/* Frame F (the top frame) is at *ip, the start of its block after the
+ * phis, in the interpreter's loop (eng_run): runs the loop template
+ * when the block is one entered from outside, then the function's
+ * native kernel when it has code for the block, which goes on as far as
+ * it can and leaves *ip, the frame's block and prev, *budget, the batch
+ * and the counters as the interpreter would have; the op at *ip is then
+ * the interpreter's. A function without a kernel yet is asked for once
+ * hot (eng_kernel_warm). The kernel's calls may move the frames and the
+ * slots. True when a call it ran ended the run (e->kernel_stop). */
+bool eng_kernel_enter(cb_eng *e, uint32_t *ip, uint64_t *budget);
+/* cb_tpl_run (template.h) of template ti at frame F's block, when its
+ * loop's native iterations are compiled (else nothing: the kernel or the
+ * interpreter runs the loop), and what it ran counted: a header whose
+ * template runs few iterations an entry on average is left to the
+ * kernels from then on (e->kstop), which run a short loop faster than
+ * the template's setup. Returns the iterations. */
 uint64_t eng_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
                      uint64_t *budget);
 /* cb_kernel_io.call and ret */

@@ -152,7 +152,9 @@ static bool cop_ok(const cls *c, const cb_op *op, uint32_t i, uint32_t cmp) {
   }
 }
 
-/* Can the value evaluator (template_run.c) run this op? */
+/* Can this op be a template's value op: computed every iteration by
+ * the loop's native code, with no fault, stop or access other than its
+ * stream's (the interpreter's forms; a zero divisor stops the input)? */
 static bool vop_ok(const cb_program *p, const cb_op *op, const uint8_t *rmw,
                    uint32_t gi) {
   unsigned l = op->lanes ? op->lanes : 1;

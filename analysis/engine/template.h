@@ -6,19 +6,19 @@
  * phis and the integer and pointer arithmetic affine in them, the exit
  * compare and the branch), whose values have closed forms, and value ops
  * (loads and stores at affine addresses, arithmetic on data, reduction
- * phis), which still run every iteration, in order, from operands resolved
- * once per loop entry. At run time, when cb_fast_loop enters such a header
- * from outside the loop, cb_tpl_run computes the trip count and every
+ * phis), which still run every iteration, in order. At run time, when
+ * the interpreter or a native kernel enters such a header from outside
+ * the loop and the frontend has compiled the loop's iterations with the
+ * function's kernel (program.h's tpl_kernels, kernel.h's
+ * cb_tpl_kernel_io), cb_tpl_run computes the trip count and every
  * access's base and stride, checks that every access stays in mapped
- * memory, and runs all iterations but the last from the template, leaving
- * the engine's state exactly as the interpreter would (the interpreter
- * then runs the last iteration). Accesses go
- * to the sink as one affine block (stream.h) when the sink takes them,
- * else expanded into the engine's batch. The iterations' values are
- * computed by the loop's native code when the frontend has compiled it
- * with the function's kernel (program.h's tpl_kernels, kernel.h's
- * cb_tpl_kernel_io), else by the evaluator here (template_eval.c).
- * Internal to analysis/. */
+ * memory, and runs all iterations but the last, their values by that
+ * native code, leaving the engine's state exactly as the interpreter
+ * would (the kernel or the interpreter then runs the last iteration).
+ * Accesses go to the sink as one affine block (stream.h) when the sink
+ * takes them, else expanded into the engine's batch. A loop without
+ * native iterations is not the template's: the kernel or the interpreter
+ * runs it. Internal to analysis/. */
 #ifndef CBANA_ANALYSIS_TEMPLATE_H
 #define CBANA_ANALYSIS_TEMPLATE_H
 
@@ -110,11 +110,11 @@ int32_t cb_tpl_of(const cb_tpl_set *ts, uint32_t gb);
  * outside the loop (the phi moves done, at its first non-phi op, where
  * it stays: the next iteration starts there). Runs as many whole
  * iterations as it can prove the interpreter would run without stopping
- * (at most all but the last), and leaves slots, F->prev, *budget and the
- * outcome's counters as the interpreter would after them. Returns the
- * iterations run (0: nothing changed). The caller has added its own
- * pending load and store counts to the outcome. */
+ * (at most all but the last), their values by nk, the loop's native
+ * iterations, and leaves slots, F->prev, *budget and the outcome's
+ * counters as the interpreter would after them. Returns the iterations
+ * run (0: nothing changed). */
 uint64_t cb_tpl_run(struct cb_eng *e, struct cb_frame *F, cb_value *S,
-                    int32_t t, uint64_t *budget);
+                    int32_t t, cb_tpl_kernel_fn nk, uint64_t *budget);
 
 #endif

@@ -1,6 +1,6 @@
 /* Running a loop template (template.h): closed forms for the control and
- * address ops, the trip count, and the value ops' evaluator over operands
- * resolved once per loop entry; the streams' memory checks are
+ * address ops, the trip count, the accesses, and the iterations' values
+ * by the loop's native code; the streams' memory checks are
  * template_streams.c's.
  *
  * Closed forms. Every control op's value on iteration t is (A + t * B)
@@ -21,7 +21,6 @@
 #include "engine_internal.h"
 #include "engine_scalar.h"
 #include "template.h"
-#include "template_eval.h"
 #include "template_streams.h"
 
 /* The fewest accesses a loop leaves as an affine block; shorter ones go
@@ -38,22 +37,15 @@ typedef struct wcheck {
 
 typedef struct scratch {
   uint64_t *A, *B;
-  rvop *rv;
-  sstate *ss; /* the streams */
-  const cb_value **vsrc;
-  cb_affine_access *acc;
+  cb_affine_access *acc; /* the streams */
   wcheck *wc;
-  mat *mt;
-  uint64_t *ptmp;
   size_t cap_wc;
 } scratch;
 
 static bool get_scratch(cb_tpl_set *ts, scratch *sc) {
   size_t m = ts->max_ops + 1, nwc = m * 64;
-  size_t sz = m * 2 * sizeof(uint64_t) + m * sizeof(rvop) + m * sizeof(sstate) +
-              64 * sizeof(cb_value *) + m * sizeof(cb_affine_access) +
-              nwc * sizeof(wcheck) + m * sizeof(mat) +
-              (ts->max_lanes + 1) * sizeof(uint64_t);
+  size_t sz = m * 2 * sizeof(uint64_t) + m * sizeof(cb_affine_access) +
+              nwc * sizeof(wcheck);
   if (!ts->scratch && !(ts->scratch = malloc(sz)))
     return false;
   /* every element type is 8-byte aligned */
@@ -62,19 +54,9 @@ static bool get_scratch(cb_tpl_set *ts, scratch *sc) {
   q += m * sizeof(uint64_t);
   sc->B = (uint64_t *)(void *)q;
   q += m * sizeof(uint64_t);
-  sc->rv = (rvop *)(void *)q;
-  q += m * sizeof(rvop);
-  sc->ss = (sstate *)(void *)q;
-  q += m * sizeof(sstate);
-  sc->vsrc = (const cb_value **)(void *)q;
-  q += 64 * sizeof(cb_value *);
   sc->acc = (cb_affine_access *)(void *)q;
   q += m * sizeof(cb_affine_access);
   sc->wc = (wcheck *)(void *)q;
-  q += nwc * sizeof(wcheck);
-  sc->mt = (mat *)(void *)q;
-  q += m * sizeof(mat);
-  sc->ptmp = (uint64_t *)(void *)q;
   sc->cap_wc = nwc;
   return true;
 }
@@ -354,68 +336,6 @@ static bool trip_closed(unsigned pred, bool cont, uint64_t xa, uint64_t xb,
   return true;
 }
 
-/* The evaluator's operands, resolved once for this entry: the control
- * values value ops read, each value op's operands and stream, the
- * reduction phis' sources. false when the phis are too many. */
-static bool resolve_values(cb_eng *e, const cb_tpl *t, cb_value *S,
-                           const scratch *sc, uint64_t k, cb_tpl_iter *itr) {
-  const cb_tpl_set *ts = e->tpl;
-  const cb_program *p = e->p;
-  uint32_t nmat = 0;
-  for (uint32_t j = 0; j < t->n_cop; j++) {
-    const cb_tpl_cop *cp = &ts->cops[t->first_cop + j];
-    if (!cp->mat)
-      continue;
-    const cb_op *op = &p->ops[cp->op];
-    mat *mt = &sc->mt[nmat++];
-    mt->slot = &S[op->dst].u;
-    mt->cur = sc->A[j];
-    mt->step = sc->B[j];
-    mt->mask = cb_ty_mask(op->ty);
-  }
-  for (uint32_t i = 0, ns = 0; i < t->n_vop; i++) {
-    uint32_t gi = ts->vops[t->first_vop + i];
-    const cb_op *op = &p->ops[gi];
-    rvop *r = &sc->rv[i];
-    cb_operand o[3] = {op->a, op->b, op->c};
-    r->op = op;
-    r->d = op->dst != CB_NONE ? &S[op->dst] : NULL;
-    r->s = -1;
-    r->vsel = (e->rmw[gi] & 2) != 0;
-    r->kind = cb_tpl_rk_kind(p, op);
-    r->emit = op->code == CB_OP_LOAD ||
-              (op->code == CB_OP_STORE && !(e->rmw[gi] & 1));
-    if (op->code == CB_OP_CALL) {
-      const int64_t *g = &p->extra[op->aux];
-      for (int k2 = 0; k2 < 3; k2++)
-        o[k2] = CB_CALL_ARG_OPERAND((uint64_t)g[4 + k2]);
-    }
-    if (op->code == CB_OP_LOAD || op->code == CB_OP_STORE)
-      r->s = (int32_t)ns++;
-    r->a = o[0] != CB_NONE ? opnd(p, S, o[0]) : NULL;
-    r->b = o[1] != CB_NONE ? opnd(p, S, o[1]) : NULL;
-    r->c = o[2] != CB_NONE ? opnd(p, S, o[2]) : NULL;
-  }
-  const cb_tpl_vphi *vp = &ts->vphis[t->first_vphi];
-  uint32_t nvphi = t->n_vphi;
-  if (nvphi > 64)
-    return false;
-  /* the moves are parallel; when no phi reads another's slots, they are
-   * done one after the other without a temporary */
-  const cb_value **vsrc = sc->vsrc;
-  bool direct = true;
-  for (uint32_t i = 0; i < nvphi; i++) {
-    vsrc[i] = vp[i].src != CB_NONE ? opnd(p, S, vp[i].src) : NULL;
-    direct &= vsrc[i] != NULL;
-    for (uint32_t j = 0; j < nvphi && vsrc[i]; j++)
-      direct &= j == i || vsrc[i] + vp[i].lanes <= &S[vp[j].dst] ||
-                vsrc[i] >= &S[vp[j].dst] + vp[j].lanes;
-  }
-  *itr = (cb_tpl_iter){sc->rv, t->n_vop, sc->ss,   sc->mt, nmat, vp, vsrc,
-                       nvphi,  direct,   sc->ptmp, S,      k,    0};
-  return true;
-}
-
 /* cb_tpl_kernel_io.access: an access of the native iterations that the
  * translation cache misses or that crosses a page, as the interpreter's
  * copy makes it (every byte mapped: the streams were checked). */
@@ -430,8 +350,9 @@ static void native_access(void *engine, uint64_t addr, uint8_t *buf,
 
 /* Iterations 0 .. k-1's values by the loop's native code (kernel.h's
  * cb_tpl_kernel_io), then their records into the batch when emit is set:
- * the same records in the same order as the evaluator's, every stream's
- * in op order each iteration, since no address depends on a value. */
+ * the same records in the same order as the interpreter's, every
+ * stream's in op order each iteration, since no address depends on a
+ * value. */
 static void run_native(cb_eng *e, const cb_tpl *t, cb_value *S,
                        const scratch *sc, cb_tpl_kernel_fn nk, uint64_t k,
                        int emit) {
@@ -456,7 +377,7 @@ static void run_native(cb_eng *e, const cb_tpl *t, cb_value *S,
     for (uint32_t i = 0; i < t->n_stream; i++) {
       const cb_tpl_stream *st = &ts->streams[t->first_stream + i];
       if (st->emits)
-        cb_eng_emit(e, sc->ss[i].addr + it * (uint64_t)sc->ss[i].stride,
+        cb_eng_emit(e, sc->acc[i].base + it * (uint64_t)sc->acc[i].stride,
                     st->size, st->site, st->is_write != 0);
     }
   e->out->kernel_ops += k * t->n_ops;
@@ -464,7 +385,7 @@ static void run_native(cb_eng *e, const cb_tpl *t, cb_value *S,
 }
 
 uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
-                    uint64_t *budget) {
+                    cb_tpl_kernel_fn nk, uint64_t *budget) {
   cb_tpl_set *ts = e->tpl;
   const cb_tpl *t = &ts->t[ti];
   const cb_program *p = e->p;
@@ -514,12 +435,6 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
     uint64_t good = cb_tpl_first_bad(&e->pr.mem, a, (int64_t)b, st->size, k);
     if (good < k)
       k = good;
-    sstate *s = &sc.ss[i];
-    s->addr = a;
-    s->stride = (int64_t)b;
-    s->pno = UINT64_MAX;
-    s->page = NULL;
-    s->pf_n = 0;
     cb_affine_access *ac = &sc.acc[i];
     ac->base = a;
     ac->stride = (int64_t)b;
@@ -529,22 +444,6 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
     ac->reserved = 0;
   }
   if (k < 2)
-    return 0;
-  for (uint32_t i = 0; i < t->n_stream; i++) {
-    const cb_tpl_stream *st = &ts->streams[t->first_stream + i];
-    sstate *s = &sc.ss[i];
-    if (!st->is_write && (s->stride >= 64 || s->stride <= -64) &&
-        k > CB_TPL_AHEAD)
-      s->pf_n = k - CB_TPL_AHEAD; /* every address before k is mapped */
-  }
-
-  /* the loop's native iterations, when the frontend made them */
-  cb_tpl_kernel_fn nk =
-      p->tpl_kernels && e->kflags
-          ? __atomic_load_n(&p->tpl_kernels[t->block], __ATOMIC_ACQUIRE)
-          : NULL;
-  cb_tpl_iter itr;
-  if (!nk && !resolve_values(e, t, S, &sc, k, &itr))
     return 0;
 
   /* the accesses: one affine block, or records in the batch for loops
@@ -564,13 +463,8 @@ uint64_t cb_tpl_run(cb_eng *e, cb_frame *F, cb_value *S, int32_t ti,
     emit = 1;
   }
 
-  /* the iterations: their values (the evaluator moves the streams on) */
-  if (nk) {
-    run_native(e, t, S, &sc, nk, k, emit);
-  } else {
-    itr.emit = emit;
-    cb_tpl_iterate(e, &itr);
-  }
+  /* the iterations: their values */
+  run_native(e, t, S, &sc, nk, k, emit);
 
   /* the state after iteration k-1's back edge, as the interpreter leaves
    * it: the induction phis, the branch's outcomes, the counts */

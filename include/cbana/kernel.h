@@ -1,10 +1,10 @@
 /* The engine's state as the native kernels see it: the contract between
  * the frontend's JIT (frontend/jit*.c), which compiles the lowered ops
- * of a function to machine code, and the engine (analysis/engine/fastloop.c,
- * analysis/engine/engine_kernel.c), which runs it. A kernel does what the
- * reference interpreter does for the ops it runs, bit for bit, on the
- * interpreter's own state: the top frame's slots, the memory's page
- * translation cache, the access batch, the budget and the path
+ * of a function to machine code, and the engine
+ * (analysis/engine/engine_kernel.c, entered from the interpreter's loop), which
+ * runs it. A kernel does what the reference interpreter does for the ops it
+ * runs, bit for bit, on the interpreter's own state: the top frame's slots, the
+ * memory's page translation cache, the access batch, the budget and the path
  * signature. It is entered at the start of a block (after its phis) and
  * runs blocks and branches of its function. A direct call of a function
  * of the program that has a kernel it makes itself (the frame pushed on

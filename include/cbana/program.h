@@ -666,6 +666,11 @@ typedef struct cb_program {
    * may still run (counted from its entries) before the engine asks for
    * it again, to be compiled to faster code; 0 once asked or never. */
   uint64_t *kernel_up;
+  /* Per function: the ops of its blocks the interpreter ran rather than
+   * a kernel, counted a block at a time from where it took over (a
+   * block's start, or where a kernel left), for --stats; NULL without
+   * kernels. */
+  uint64_t *kernel_interp;
   /* Per global block that is its own successor: its loop's iterations
    * made natively for a loop template (cbana/kernel.h's
    * cb_tpl_kernel_io), or NULL (none yet, or an op the kernels do not

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The op forms of native kernels beyond the scalar integer set
 # (frontend/jit_ops_fp.c, jit_ops_vec.c, jit_ops_intr.c, switches in
-# jit_ops.c): tests/unit/engine/progs/kernel_fp.c, kernel_vec.c and
-# kernel_switch.c, each mode run by the fast engine with the kernels
+# jit_ops.c) and the machine code's accesses on an inline sqrt's paths:
+# tests/unit/engine/progs/kernel_fp.c, kernel_vec.c, kernel_switch.c and
+# kernel_sqrt.c, each mode run by the fast engine with the kernels
 # compiled first and by the reference interpreter (--exact-engine). The
 # reports must be equal byte for byte, and `cbana paths` (the branch
 # counts) too; most of each mode's operations must run in a kernel (a form
@@ -39,9 +40,11 @@ kernel_vec masks 40 1
 kernel_vec ptrs 40 1
 kernel_vec popcnt 40 1
 kernel_switch vm 40 1
-kernel_switch bytes 40 1"
+kernel_switch bytes 40 1
+kernel_sqrt pos 90 1
+kernel_sqrt mixed 90 1"
 
-for p in kernel_fp kernel_vec kernel_switch; do
+for p in kernel_fp kernel_vec kernel_switch kernel_sqrt; do
   flags=$(cat "$progs/$p.cflags" 2>/dev/null || echo -O2)
   # shellcheck disable=SC2086
   clang-14 $flags -o "$tmp/$p" "$progs/$p.c" -lm 2>"$tmp/$p.cc" ||

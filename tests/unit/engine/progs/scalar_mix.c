@@ -1,6 +1,6 @@
-/* The fast loop's scalar kinds (analysis/engine/fastloop.c) against the
- * reference: shifts of every integer width with amounts past the width,
- * signed and unsigned division and remainder (negative operands, a
+/* The native kernels' scalar forms (frontend/jit_ops.c) against the
+ * reference interpreter: shifts of every integer width with amounts past the
+ * width, signed and unsigned division and remainder (negative operands, a
  * divisor of -1, and a division by zero on the last input, which stops
  * the run), comparisons with NaN, selects, int <-> double conversions,
  * three-index arrays, and a loop whose data decides its branches. */
