@@ -34,6 +34,8 @@
  *   RULE_MISS(k, first, last)  a miss at level k (its lines first..last)
  *   RULE_PASS(k)         the access presented to level k >= 1
  *   RULE_REPEAT(k)       what a repeat hit at level k counts (or nothing)
+ *   RULE_KEEP            defined: the macros above but RULE_NAME and
+ *                        RULE_UNROLLED stay defined for the next copy
  *
  * Internal to cachemodel; test_cache_reference holds every copy to the
  * brute-force model. */
@@ -117,9 +119,10 @@ RULE_NAME(RULE_PARAMS, const unsigned n_levels, const uint64_t addr,
 }
 
 #undef RULE_NAME
+#undef RULE_UNROLLED
+#ifndef RULE_KEEP
 #undef RULE_PARAMS
 #undef RULE_ARGS
-#undef RULE_UNROLLED
 #undef RULE_LEVEL_LOCALS
 #undef RULE_SHIFT
 #undef RULE_REF
@@ -129,3 +132,4 @@ RULE_NAME(RULE_PARAMS, const unsigned n_levels, const uint64_t addr,
 #undef RULE_MISS
 #undef RULE_PASS
 #undef RULE_REPEAT
+#endif

@@ -196,26 +196,9 @@ level_pass(cb_level *lv, cb_site_stats *ss, unsigned k, bool is_write) {
   } while (0)
 #define RULE_NAME rule_full
 #define RULE_UNROLLED 0
+#define RULE_KEEP
 #include "access_rule.h"
-#define RULE_PARAMS                                                            \
-  cb_hierarchy *h, cb_site_stats *ss, uint8_t *out, unsigned *cold,            \
-      uint32_t assoc0, uint32_t assoc1
-#define RULE_ARGS h, ss, out, cold, assoc0, assoc1
-#define RULE_LEVEL_LOCALS unsigned cls = CB_MISS_CONFLICT;
-#define RULE_SHIFT(k) (h->levels[k].line_shift)
-#define RULE_REF(k, line)                                                      \
-  full_ref(&h->levels[k], line, is_write, (k) ? assoc1 : assoc0, *cold, &cls)
-#define RULE_REPEATS 1
-#define RULE_LAST(k) (h->levels[k].last_line)
-#define RULE_ALLOCATES(k) (h->levels[k].write_allocate)
-#define RULE_MISS(k, first, last)                                              \
-  full_miss(h, k, n_levels, ss, first, last, is_write, out, cold, cls)
-#define RULE_PASS(k) level_pass(&h->levels[k], ss, k, is_write)
-#define RULE_REPEAT(k)                                                         \
-  do {                                                                         \
-    if (h->levels[k].shadow)                                                   \
-      cb_shadow_repeat(h->levels[k].shadow, 1);                                \
-  } while (0)
+#undef RULE_KEEP
 #define RULE_NAME rule_full2
 #define RULE_UNROLLED 1
 #include "access_rule.h"
