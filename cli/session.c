@@ -18,52 +18,50 @@
 #include <time.h>
 #include <unistd.h>
 
-/* --stats: the ops the native kernels left to the interpreter most
- * often (the engine counts them per opcode). */
-static void print_kernel_left(const cb_analysis_stats *st) {
-  bool shown[CB_OP_COUNT] = {false};
-  unsigned n = 0;
-  for (; n < 8; n++) {
-    unsigned best = CB_OP_COUNT;
-    for (unsigned k = 0; k < CB_OP_COUNT; k++)
-      if (!shown[k] && st->kernel_left[k] &&
-          (best == CB_OP_COUNT || st->kernel_left[k] > st->kernel_left[best]))
-        best = k;
-    if (best == CB_OP_COUNT)
-      break;
-    shown[best] = true;
-    fprintf(stderr, "%s%s %llu", n ? ", " : "  kernels left before: ",
-            cb_opcode_name((cb_opcode)best),
-            (unsigned long long)st->kernel_left[best]);
-  }
-  if (n)
-    fputc('\n', stderr);
-}
-
-/* --stats: the functions whose blocks the interpreter ran most, outside
- * the kernels (program.h's kernel_interp). */
-static void print_interp(const cb_program *p) {
-  if (!p->kernel_interp)
-    return;
-  bool *shown = calloc(p->n_functions + 1, sizeof *shown);
-  unsigned n = 0;
-  for (; shown && n < 6; n++) {
+/* --stats: one line naming the `most` largest of counts[0..n) (label,
+ * then "name count" pairs, largest first); nothing when all are 0. */
+static void print_top(const char *label, const uint64_t *counts, uint32_t n,
+                      unsigned most,
+                      const char *(*name)(const void *, uint32_t),
+                      const void *ctx) {
+  bool *shown = calloc(n + 1, sizeof *shown);
+  unsigned k = 0;
+  for (; shown && k < most; k++) {
     uint32_t best = UINT32_MAX;
-    for (uint32_t f = 0; f < p->n_functions; f++)
-      if (!shown[f] && p->kernel_interp[f] &&
-          (best == UINT32_MAX || p->kernel_interp[f] > p->kernel_interp[best]))
-        best = f;
+    for (uint32_t i = 0; i < n; i++)
+      if (!shown[i] && counts[i] &&
+          (best == UINT32_MAX || counts[i] > counts[best]))
+        best = i;
     if (best == UINT32_MAX)
       break;
     shown[best] = true;
-    fprintf(stderr, "%s%s %llu",
-            n ? ", " : "  interpreted outside kernels (ops, by function): ",
-            p->functions[best].name,
-            (unsigned long long)p->kernel_interp[best]);
+    fprintf(stderr, "%s%s %llu", k ? ", " : label, name(ctx, best),
+            (unsigned long long)counts[best]);
   }
-  if (n)
+  if (k)
     fputc('\n', stderr);
   free(shown);
+}
+
+static const char *opcode_name(const void *ctx, uint32_t i) {
+  (void)ctx;
+  return cb_opcode_name((cb_opcode)i);
+}
+
+static const char *function_name(const void *ctx, uint32_t i) {
+  return ((const cb_program *)ctx)->functions[i].name;
+}
+
+/* --stats: the ops the native kernels left to the interpreter most often
+ * (the engine counts them per opcode), and the functions whose blocks the
+ * interpreter ran most outside the kernels (program.h's kernel_interp). */
+static void print_kernel_fallbacks(const cb_analysis_stats *st,
+                                   const cb_program *p) {
+  print_top("  kernels left before: ", st->kernel_left, CB_OP_COUNT, 8,
+            opcode_name, NULL);
+  if (p->kernel_interp)
+    print_top("  interpreted outside kernels (ops, by function): ",
+              p->kernel_interp, p->n_functions, 6, function_name, p);
 }
 
 static double now_s(void) {
@@ -356,8 +354,7 @@ int cb_session_analyze(cb_session *s, cb_results *r, const char *command) {
     s->stats.kernel_recompiles = s->program->kernel_recompiles;
     s->stats.kernel_tier_ups = s->program->kernel_tier_ups;
     cb_analysis_stats_print(stderr, &s->stats);
-    print_kernel_left(&s->stats);
-    print_interp(s->program);
+    print_kernel_fallbacks(&s->stats, s->program);
   }
   if (r->library_note && !a->quiet)
     fprintf(stderr, "cbana %s: note: %s\n", command, r->library_note);

@@ -31,6 +31,15 @@ static int check_passed, check_failed;
     }                                                                          \
   } while (0)
 
+/* splitmix64 (Steele, Lea, Flood 2014): the tests' reproducible random
+ * numbers, from the state *s. */
+static inline uint64_t check_rand(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 static inline int check_done(void) {
   printf("%d passed, %d failed\n", check_passed, check_failed);
   return check_failed ? 1 : 0;

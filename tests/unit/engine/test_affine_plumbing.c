@@ -19,10 +19,7 @@
 
 static uint64_t rnd_state = 11;
 static uint64_t rnd(uint64_t n) {
-  uint64_t z = (rnd_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return (z ^ (z >> 31)) % n;
+  return check_rand(&rnd_state) % n;
 }
 
 #define N_SITES 6
